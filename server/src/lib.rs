@@ -1,0 +1,1 @@
+//! fairdeck relay.
