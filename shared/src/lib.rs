@@ -1,1 +1,12 @@
-//! fairdeck engine.
+//! fairdeck's peer-side engine: mental-poker cryptography, and (to come) the table state,
+//! the wire protocol and the signed game record.
+//!
+//! Architecture invariant: this crate does no I/O. It owns no socket, clock, task or
+//! operating-system randomness; callers pass in time and seeded RNGs, so the same code is
+//! driven by the client, the tests and the benchmarks.
+
+pub mod crypto;
+pub mod hash_rng;
+pub mod ids;
+
+pub use ids::{GameId, Seat};

@@ -1,0 +1,155 @@
+//! The prime-order groups fairdeck locks cards in.
+//!
+//! A lock is a scalar multiplication (exponentiation in `modp2048`); locks by both players
+//! commute, which is what lets either one strip their own layer first. The trait is written
+//! additively: `mul` is "element times scalar", `add` is the group operation.
+
+use std::fmt::Debug;
+use std::hash::Hash;
+use std::str::FromStr;
+
+use rand_core::CryptoRng;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+/// The group a game is played in; both players agree on it in `hello`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Suite {
+    /// ristretto255 over Curve25519 (the default): 32-byte elements, ~23 µs a lock.
+    Ristretto255,
+    /// The RFC 3526 2048-bit MODP group, subgroup of quadratic residues: the seed's
+    /// "RSA modulo a prime" at a safe size. 256-byte elements, ~5 ms a strip.
+    Modp2048,
+}
+
+impl Suite {
+    pub const ALL: [Suite; 2] = [Suite::Ristretto255, Suite::Modp2048];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Suite::Ristretto255 => "ristretto255",
+            Suite::Modp2048 => "modp2048",
+        }
+    }
+}
+
+impl std::fmt::Display for Suite {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Suite {
+    type Err = UnknownSuite;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Suite::ALL.into_iter().find(|suite| suite.name() == s).ok_or_else(|| UnknownSuite(s.to_owned()))
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown suite {0:?} (known: ristretto255, modp2048)")]
+pub struct UnknownSuite(pub String);
+
+/// Why received bytes are not a valid group element or scalar.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DecodeError {
+    #[error("expected {expected} bytes, got {actual}")]
+    Length { expected: usize, actual: usize },
+    #[error("not a canonical encoding")]
+    NonCanonical,
+    #[error("the identity element is never a valid card or key")]
+    Identity,
+    #[error("value outside 1 < x < p-1")]
+    OutOfRange,
+    #[error("value outside the prime-order subgroup")]
+    NotInSubgroup,
+    #[error("scalar is not reduced modulo the group order")]
+    ScalarOutOfRange,
+    #[error("not valid hexadecimal")]
+    Hex,
+}
+
+/// A prime-order group used as a commutative cipher.
+///
+/// Every `Element` value that exists has passed validation: the only ways to make one are
+/// the group's own operations and `decode_element`, which rejects anything outside the
+/// prime-order group (and the identity).
+pub trait Group: Copy + Debug + Send + Sync + 'static {
+    type Element: Clone + PartialEq + Eq + Hash + Debug + Send + Sync + Serialize + DeserializeOwned;
+    type Scalar: Clone + PartialEq + Eq + Debug + Send + Sync + Serialize + DeserializeOwned;
+
+    const SUITE: Suite;
+    const ELEMENT_LEN: usize;
+    const SCALAR_LEN: usize;
+
+    fn generator() -> Self::Element;
+    /// Hashes arbitrary bytes to an element whose discrete log nobody knows.
+    fn hash_to_element(input: &[u8]) -> Self::Element;
+    /// A uniformly random non-zero scalar.
+    fn random_scalar<R: CryptoRng + ?Sized>(rng: &mut R) -> Self::Scalar;
+    /// Reduces 64 uniform bytes to a scalar (Fiat–Shamir challenges).
+    fn scalar_from_wide(bytes: &[u8; 64]) -> Self::Scalar;
+    /// A small scalar, for batch-verification weights.
+    fn scalar_from_u128(value: u128) -> Self::Scalar;
+    fn scalar_add(a: &Self::Scalar, b: &Self::Scalar) -> Self::Scalar;
+    fn scalar_mul(a: &Self::Scalar, b: &Self::Scalar) -> Self::Scalar;
+    fn scalar_neg(a: &Self::Scalar) -> Self::Scalar;
+    /// The inverse of a non-zero scalar; `None` for zero.
+    fn scalar_invert(a: &Self::Scalar) -> Option<Self::Scalar>;
+    /// Overwrites a secret scalar before it is dropped (best effort where the backing
+    /// big-integer type cannot be wiped in place).
+    fn wipe_scalar(a: &mut Self::Scalar);
+
+    fn mul(element: &Self::Element, scalar: &Self::Scalar) -> Self::Element;
+    fn mul_generator(scalar: &Self::Scalar) -> Self::Element;
+    fn add(a: &Self::Element, b: &Self::Element) -> Self::Element;
+    /// Σ scalarᵢ·elementᵢ over public data; may take variable time.
+    fn vartime_multi_mul(scalars: &[Self::Scalar], elements: &[&Self::Element]) -> Self::Element;
+
+    /// Checks Σ wᵢ·lhsᵢ = factor·Σ wᵢ·rhsᵢ over public data. This is how a batch of
+    /// equations `lhsᵢ = factor·rhsᵢ` is verified at once with random weights `wᵢ`.
+    fn equal_weighted_sums(
+        weights: &[Self::Scalar],
+        lhs: &[&Self::Element],
+        rhs: &[&Self::Element],
+        factor: &Self::Scalar,
+    ) -> bool {
+        let left = Self::vartime_multi_mul(weights, lhs);
+        let right = Self::mul(&Self::vartime_multi_mul(weights, rhs), factor);
+        left == right
+    }
+
+    fn encode_element(element: &Self::Element) -> Vec<u8>;
+    /// Decodes and validates a received element.
+    fn decode_element(bytes: &[u8]) -> Result<Self::Element, DecodeError>;
+    fn encode_scalar(scalar: &Self::Scalar) -> Vec<u8>;
+    /// Decodes a received scalar; only canonical (fully reduced) encodings are accepted.
+    fn decode_scalar(bytes: &[u8]) -> Result<Self::Scalar, DecodeError>;
+}
+
+/// Rejection sampling of a uniform index in `0..n`, for permutations drawn from the
+/// engine's own RNG.
+pub(crate) fn uniform_below<R: CryptoRng + ?Sized>(rng: &mut R, n: usize) -> usize {
+    debug_assert!(n > 0);
+    let n = n as u64;
+    // Largest multiple of n that fits in u64 space: accept r < zone, so every residue is equally likely.
+    let zone = u64::MAX - (u64::MAX % n + 1) % n;
+    loop {
+        let r = rng.next_u64();
+        if r <= zone {
+            return (r % n) as usize;
+        }
+    }
+}
+
+/// A uniformly random permutation of `0..n` (Fisher–Yates), as `output[i] = input[perm[i]]`.
+pub(crate) fn random_permutation<R: CryptoRng + ?Sized>(rng: &mut R, n: usize) -> Vec<u16> {
+    let mut perm: Vec<u16> = (0..n as u16).collect();
+    for i in (1..n).rev() {
+        let j = uniform_below(rng, i + 1);
+        perm.swap(i, j);
+    }
+    perm
+}

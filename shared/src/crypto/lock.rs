@@ -1,0 +1,238 @@
+//! Lock keys, locking and stripping, and the batched Chaum–Pedersen proofs that every lock
+//! and strip was done with the committed key.
+
+use rand_core::CryptoRng;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::ProofError;
+use super::group::Group;
+use super::transcript::{ProofContext, Transcript};
+use super::verified::Verified;
+
+/// A player's secret lock: the scalar `x` and its inverse. Locking multiplies by `x`,
+/// stripping by `x⁻¹`. Wiped on drop, never printed.
+pub struct LockKey<G: Group> {
+    lock: G::Scalar,
+    strip: G::Scalar,
+    commitment: KeyCommitment<G>,
+}
+
+/// The public commitment `X = x·G` to a lock key, against which every proof is checked.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(bound = "", transparent)]
+pub struct KeyCommitment<G: Group> {
+    element: G::Element,
+}
+
+/// A short, printable name for a key commitment.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct KeyId(pub [u8; 8]);
+
+impl std::fmt::Display for KeyId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&hex::encode(self.0))
+    }
+}
+
+impl std::fmt::Debug for KeyId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "KeyId({self})")
+    }
+}
+
+/// A batched Chaum–Pedersen (DLEQ) proof: one secret `x` with `X = x·G` maps every base to
+/// its result. Two scalars, whatever the number of cards.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(bound = "")]
+pub struct DleqProof<G: Group> {
+    challenge: G::Scalar,
+    response: G::Scalar,
+}
+
+/// Cards locked under a committed key: `cards[i] = x·inputs[i]`, checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Locked<G: Group> {
+    pub cards: Vec<G::Element>,
+}
+
+/// Cards with one layer stripped: `locked[i] = x·cards[i]`, checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stripped<G: Group> {
+    pub cards: Vec<G::Element>,
+}
+
+const LOCK_KIND: &str = "dleq/lock";
+const STRIP_KIND: &str = "dleq/strip";
+
+impl<G: Group> LockKey<G> {
+    pub fn generate<R: CryptoRng + ?Sized>(rng: &mut R) -> Self {
+        let lock = G::random_scalar(rng);
+        let strip = G::scalar_invert(&lock).expect("random_scalar never returns zero");
+        let commitment = KeyCommitment { element: G::mul_generator(&lock) };
+        LockKey { lock, strip, commitment }
+    }
+
+    pub fn commitment(&self) -> &KeyCommitment<G> {
+        &self.commitment
+    }
+
+    pub(crate) fn lock_scalar(&self) -> &G::Scalar {
+        &self.lock
+    }
+
+    pub(crate) fn strip_scalar(&self) -> &G::Scalar {
+        &self.strip
+    }
+
+    /// Adds this key's layer to each card.
+    pub fn lock(&self, cards: &[G::Element]) -> Vec<G::Element> {
+        cards.iter().map(|card| G::mul(card, &self.lock)).collect()
+    }
+
+    /// Removes this key's layer from each card.
+    pub fn strip(&self, locked: &[G::Element]) -> Vec<G::Element> {
+        locked.iter().map(|card| G::mul(card, &self.strip)).collect()
+    }
+
+    pub fn lock_with_proof<R: CryptoRng + ?Sized>(
+        &self,
+        cards: &[G::Element],
+        context: &ProofContext,
+        rng: &mut R,
+    ) -> (Vec<G::Element>, DleqProof<G>) {
+        let locked = self.lock(cards);
+        let proof = prove_dleq(&self.lock, &self.commitment.element, cards, &locked, LOCK_KIND, context, rng);
+        (locked, proof)
+    }
+
+    pub fn strip_with_proof<R: CryptoRng + ?Sized>(
+        &self,
+        locked: &[G::Element],
+        context: &ProofContext,
+        rng: &mut R,
+    ) -> (Vec<G::Element>, DleqProof<G>) {
+        let stripped = self.strip(locked);
+        // Stripping is proven as the lock it undoes: locked = x·stripped.
+        let proof = prove_dleq(&self.lock, &self.commitment.element, &stripped, locked, STRIP_KIND, context, rng);
+        (stripped, proof)
+    }
+}
+
+impl<G: Group> Drop for LockKey<G> {
+    fn drop(&mut self) {
+        G::wipe_scalar(&mut self.lock);
+        G::wipe_scalar(&mut self.strip);
+    }
+}
+
+impl<G: Group> std::fmt::Debug for LockKey<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "LockKey({})", self.commitment.id())
+    }
+}
+
+impl<G: Group> KeyCommitment<G> {
+    pub fn element(&self) -> &G::Element {
+        &self.element
+    }
+
+    pub fn id(&self) -> KeyId {
+        let digest = Sha256::new()
+            .chain_update(b"fairdeck/v1/key-id/")
+            .chain_update(G::SUITE.name())
+            .chain_update(G::encode_element(&self.element))
+            .finalize();
+        KeyId(digest[..8].try_into().expect("8 of 32 bytes"))
+    }
+
+    /// Checks that `locked[i] = x·cards[i]` for this key's `x`.
+    pub fn verify_lock(
+        &self,
+        cards: &[G::Element],
+        locked: Vec<G::Element>,
+        proof: &DleqProof<G>,
+        context: &ProofContext,
+    ) -> Result<Verified<Locked<G>>, ProofError> {
+        verify_dleq(&self.element, cards, &locked, proof, LOCK_KIND, context)?;
+        Ok(Verified::assert_checked(Locked { cards: locked }))
+    }
+
+    /// Checks that `locked[i] = x·stripped[i]` for this key's `x`.
+    pub fn verify_strip(
+        &self,
+        locked: &[G::Element],
+        stripped: Vec<G::Element>,
+        proof: &DleqProof<G>,
+        context: &ProofContext,
+    ) -> Result<Verified<Stripped<G>>, ProofError> {
+        verify_dleq(&self.element, &stripped, locked, proof, STRIP_KIND, context)?;
+        Ok(Verified::assert_checked(Stripped { cards: stripped }))
+    }
+}
+
+/// The statement of a batched DLEQ proof, hashed whole (Fiat–Shamir must see everything),
+/// with the weights that fold all pairs into one.
+fn dleq_statement<G: Group>(
+    commitment: &G::Element,
+    bases: &[G::Element],
+    results: &[G::Element],
+    kind: &'static str,
+    context: &ProofContext,
+) -> (Transcript, G::Element, G::Element) {
+    let mut transcript = Transcript::new::<G>(kind);
+    transcript.append_context(context);
+    transcript.append_element::<G>("generator", &G::generator());
+    transcript.append_element::<G>("commitment", commitment);
+    transcript.append_elements::<G>("bases", bases);
+    transcript.append_elements::<G>("results", results);
+    let weights = transcript.weights::<G>("batch", 0, bases.len());
+    let base_refs: Vec<&G::Element> = bases.iter().collect();
+    let result_refs: Vec<&G::Element> = results.iter().collect();
+    let folded_base = G::vartime_multi_mul(&weights, &base_refs);
+    let folded_result = G::vartime_multi_mul(&weights, &result_refs);
+    (transcript, folded_base, folded_result)
+}
+
+fn prove_dleq<G: Group, R: CryptoRng + ?Sized>(
+    secret: &G::Scalar,
+    commitment: &G::Element,
+    bases: &[G::Element],
+    results: &[G::Element],
+    kind: &'static str,
+    context: &ProofContext,
+    rng: &mut R,
+) -> DleqProof<G> {
+    let (mut transcript, folded_base, _) = dleq_statement::<G>(commitment, bases, results, kind, context);
+    let mut nonce = G::random_scalar(rng);
+    transcript.append_element::<G>("nonce-generator", &G::mul_generator(&nonce));
+    transcript.append_element::<G>("nonce-base", &G::mul(&folded_base, &nonce));
+    let challenge = transcript.challenge_scalar::<G>("dleq");
+    let response = G::scalar_add(&nonce, &G::scalar_mul(&challenge, secret));
+    G::wipe_scalar(&mut nonce);
+    DleqProof { challenge, response }
+}
+
+fn verify_dleq<G: Group>(
+    commitment: &G::Element,
+    bases: &[G::Element],
+    results: &[G::Element],
+    proof: &DleqProof<G>,
+    kind: &'static str,
+    context: &ProofContext,
+) -> Result<(), ProofError> {
+    if bases.len() != results.len() {
+        return Err(ProofError::LengthMismatch { expected: bases.len(), actual: results.len() });
+    }
+    let (mut transcript, folded_base, folded_result) = dleq_statement::<G>(commitment, bases, results, kind, context);
+    let minus_challenge = G::scalar_neg(&proof.challenge);
+    let scalars = [proof.response.clone(), minus_challenge];
+    let nonce_generator = G::vartime_multi_mul(&scalars, &[&G::generator(), commitment]);
+    let nonce_base = G::vartime_multi_mul(&scalars, &[&folded_base, &folded_result]);
+    transcript.append_element::<G>("nonce-generator", &nonce_generator);
+    transcript.append_element::<G>("nonce-base", &nonce_base);
+    if transcript.challenge_scalar::<G>("dleq") != proof.challenge {
+        return Err(ProofError::Dleq);
+    }
+    Ok(())
+}

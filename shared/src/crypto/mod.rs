@@ -1,0 +1,46 @@
+//! The cryptographic core: groups, card points, locks and their proofs, verifiable
+//! shuffles, commit–reveal. See docs/CRYPTO.md for the constructions and their reasons.
+
+mod card;
+mod commit;
+pub(crate) mod encoding;
+mod group;
+mod lock;
+mod modp;
+mod ristretto;
+mod shuffle;
+mod transcript;
+mod verified;
+
+pub use card::{BackId, CardInstance};
+pub use commit::{AwaitingOpening, Coin, Commitment, Dice, DiceError, Opening, SharedRandom, SharedSeed, commit};
+pub use group::{DecodeError, Group, Suite, UnknownSuite};
+pub use lock::{DleqProof, KeyCommitment, KeyId, LockKey, Locked, Stripped};
+pub use modp::{Modp2048, ModpElement, ModpScalar};
+pub use ristretto::{Ristretto255, RistrettoElement, RistrettoScalar};
+pub use shuffle::{
+    PendingShuffle, Shadow, ShadowOpening, ShuffleChallenge, ShuffleCommit, ShuffleProof, ShuffleResponse, Shuffled,
+    Soundness,
+};
+pub use transcript::ProofContext;
+pub use verified::Verified;
+
+/// Why a proof, an opening or a claimed list was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProofError {
+    #[error("expected {expected} items, got {actual}")]
+    LengthMismatch { expected: usize, actual: usize },
+    #[error("the Chaum–Pedersen proof does not verify")]
+    Dleq,
+    #[error("the shuffle proof has {actual} rounds, {expected} expected")]
+    Rounds { expected: usize, actual: usize },
+    #[error("the shuffle proof fails at round {round}: {reason}")]
+    ShuffleRound { round: usize, reason: &'static str },
+    #[error("the shuffle proof is of the wrong kind (interactive vs non-interactive)")]
+    WrongSoundness,
+    #[error("the opening does not match the commitment")]
+    Opening,
+    #[error("the commitment echoes this player's own")]
+    EchoedCommitment,
+}

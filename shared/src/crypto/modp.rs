@@ -1,0 +1,207 @@
+//! The RFC 3526 2048-bit MODP group (group 14), restricted to its subgroup of quadratic
+//! residues, of prime order q = (p−1)/2: the seed's "RSA modulo a prime" (SRA /
+//! Pohlig–Hellman) at a size where discrete logs are out of reach.
+//!
+//! Arithmetic is num-bigint's, which is not constant-time and cannot wipe its memory; see
+//! docs/CRYPTO.md for what that means for a player choosing this suite.
+
+use std::sync::LazyLock;
+
+use num_bigint::BigUint;
+use num_traits::{One, Zero};
+use rand_core::CryptoRng;
+use sha2::{Digest, Sha256};
+
+use super::group::{DecodeError, Group, Suite};
+
+const P_HEX: &str = concat!(
+    "FFFFFFFFFFFFFFFFC90FDAA22168C234C4C6628B80DC1CD1",
+    "29024E088A67CC74020BBEA63B139B22514A08798E3404DD",
+    "EF9519B3CD3A431B302B0A6DF25F14374FE1356D6D51C245",
+    "E485B576625E7EC6F44C42E9A637ED6B0BFF5CB6F406B7ED",
+    "EE386BFB5A899FA5AE9F24117C4B1FE649286651ECE45B3D",
+    "C2007CB8A163BF0598DA48361C55D39A69163FA8FD24CF5F",
+    "83655D23DCA3AD961C62F356208552BB9ED529077096966D",
+    "670C354E4ABC9804F1746C08CA18217C32905E462E36CE3B",
+    "E39E772C180E86039B2783A2EC07A28FB5C55DF06F4C52C9",
+    "DE2BCBF6955817183995497CEA956AE515D2261898FA0510",
+    "15728E5A8AACAA68FFFFFFFFFFFFFFFF",
+);
+
+/// The safe prime p = 2q + 1.
+pub static P: LazyLock<BigUint> =
+    LazyLock::new(|| BigUint::parse_bytes(P_HEX.as_bytes(), 16).expect("RFC 3526 prime is valid hex"));
+/// The order of the quadratic-residue subgroup, (p − 1) / 2, itself prime.
+pub static Q: LazyLock<BigUint> = LazyLock::new(|| (&*P - 1u32) >> 1);
+
+const LEN: usize = 256;
+
+/// The modp2048 suite.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Modp2048;
+
+/// A quadratic residue modulo p.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct ModpElement(BigUint);
+
+/// An exponent modulo q.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct ModpScalar(BigUint);
+
+impl std::fmt::Debug for ModpElement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let bytes = to_fixed(&self.0);
+        write!(f, "M({})", hex::encode(&bytes[..8]))
+    }
+}
+
+fn to_fixed(value: &BigUint) -> Vec<u8> {
+    let digits = value.to_bytes_be();
+    let mut out = vec![0u8; LEN - digits.len()];
+    out.extend_from_slice(&digits);
+    out
+}
+
+/// SHA-256 in counter mode: `len` bytes bound to `domain` and `input`.
+fn expand(domain: &[u8], input: &[u8], len: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(len + 32);
+    let mut counter = 0u32;
+    while out.len() < len {
+        let block = Sha256::new()
+            .chain_update((domain.len() as u32).to_be_bytes())
+            .chain_update(domain)
+            .chain_update(counter.to_be_bytes())
+            .chain_update(input)
+            .finalize();
+        out.extend_from_slice(&block);
+        counter += 1;
+    }
+    out.truncate(len);
+    out
+}
+
+impl Group for Modp2048 {
+    type Element = ModpElement;
+    type Scalar = ModpScalar;
+
+    const SUITE: Suite = Suite::Modp2048;
+    const ELEMENT_LEN: usize = LEN;
+    const SCALAR_LEN: usize = LEN;
+
+    fn generator() -> ModpElement {
+        // 2 is a quadratic residue because p ≡ 7 (mod 8), so it generates the order-q subgroup.
+        ModpElement(BigUint::from(2u32))
+    }
+
+    fn hash_to_element(input: &[u8]) -> ModpElement {
+        // 128 bits beyond p make the reduction's bias negligible; squaring lands in the QR
+        // subgroup, so no Legendre symbol (or other small residue class) can leak a card.
+        for attempt in 0u32.. {
+            let mut domain = b"fairdeck/v1/modp2048/hash-to-element/".to_vec();
+            domain.extend_from_slice(&attempt.to_be_bytes());
+            let h = BigUint::from_bytes_be(&expand(&domain, input, LEN + 16)) % &*P;
+            let element = h.modpow(&BigUint::from(2u32), &P);
+            if element > BigUint::one() {
+                return ModpElement(element);
+            }
+        }
+        unreachable!("u32 attempts are never all exhausted: each fails with probability 2/p")
+    }
+
+    fn random_scalar<R: CryptoRng + ?Sized>(rng: &mut R) -> ModpScalar {
+        loop {
+            let mut bytes = [0u8; LEN + 16];
+            rng.fill_bytes(&mut bytes);
+            let scalar = BigUint::from_bytes_be(&bytes) % &*Q;
+            bytes.fill(0);
+            if !scalar.is_zero() {
+                return ModpScalar(scalar);
+            }
+        }
+    }
+
+    fn scalar_from_wide(bytes: &[u8; 64]) -> ModpScalar {
+        // 512 bits is already below q: no reduction bias.
+        ModpScalar(BigUint::from_bytes_be(bytes))
+    }
+
+    fn scalar_from_u128(value: u128) -> ModpScalar {
+        ModpScalar(BigUint::from(value))
+    }
+
+    fn scalar_add(a: &ModpScalar, b: &ModpScalar) -> ModpScalar {
+        ModpScalar((&a.0 + &b.0) % &*Q)
+    }
+
+    fn scalar_mul(a: &ModpScalar, b: &ModpScalar) -> ModpScalar {
+        ModpScalar((&a.0 * &b.0) % &*Q)
+    }
+
+    fn scalar_neg(a: &ModpScalar) -> ModpScalar {
+        ModpScalar((&*Q - &a.0 % &*Q) % &*Q)
+    }
+
+    fn scalar_invert(a: &ModpScalar) -> Option<ModpScalar> {
+        a.0.modinv(&Q).map(ModpScalar)
+    }
+
+    fn wipe_scalar(a: &mut ModpScalar) {
+        // num-bigint offers no in-place wipe; dropping the value is all that can be done.
+        a.0 = BigUint::zero();
+    }
+
+    fn mul(element: &ModpElement, scalar: &ModpScalar) -> ModpElement {
+        ModpElement(element.0.modpow(&scalar.0, &P))
+    }
+
+    fn mul_generator(scalar: &ModpScalar) -> ModpElement {
+        Self::mul(&Self::generator(), scalar)
+    }
+
+    fn add(a: &ModpElement, b: &ModpElement) -> ModpElement {
+        ModpElement((&a.0 * &b.0) % &*P)
+    }
+
+    fn vartime_multi_mul(scalars: &[ModpScalar], elements: &[&ModpElement]) -> ModpElement {
+        let product =
+            scalars.iter().zip(elements).fold(BigUint::one(), |acc, (s, e)| (acc * e.0.modpow(&s.0, &P)) % &*P);
+        ModpElement(product)
+    }
+
+    fn encode_element(element: &ModpElement) -> Vec<u8> {
+        to_fixed(&element.0)
+    }
+
+    fn decode_element(bytes: &[u8]) -> Result<ModpElement, DecodeError> {
+        if bytes.len() != LEN {
+            return Err(DecodeError::Length { expected: LEN, actual: bytes.len() });
+        }
+        let x = BigUint::from_bytes_be(bytes);
+        let p_minus_one = &*P - 1u32;
+        if x <= BigUint::one() || x >= p_minus_one {
+            return Err(DecodeError::OutOfRange);
+        }
+        if !x.modpow(&Q, &P).is_one() {
+            return Err(DecodeError::NotInSubgroup);
+        }
+        Ok(ModpElement(x))
+    }
+
+    fn encode_scalar(scalar: &ModpScalar) -> Vec<u8> {
+        to_fixed(&scalar.0)
+    }
+
+    fn decode_scalar(bytes: &[u8]) -> Result<ModpScalar, DecodeError> {
+        if bytes.len() != LEN {
+            return Err(DecodeError::Length { expected: LEN, actual: bytes.len() });
+        }
+        let s = BigUint::from_bytes_be(bytes);
+        if s >= *Q {
+            return Err(DecodeError::ScalarOutOfRange);
+        }
+        Ok(ModpScalar(s))
+    }
+}
+
+super::encoding::serde_via_group!(ModpElement, Modp2048, decode_element, encode_element);
+super::encoding::serde_via_group!(ModpScalar, Modp2048, decode_scalar, encode_scalar);

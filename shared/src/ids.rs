@@ -1,0 +1,57 @@
+//! Who is who, and which game: the identifiers every hash and proof is bound to.
+
+use serde::{Deserialize, Serialize};
+
+/// A player's seat. The host (who created the room) is seat 1, the guest seat 2, as seed 000
+/// names Player 1 and Player 2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Seat {
+    Host,
+    Guest,
+}
+
+impl Seat {
+    pub const BOTH: [Seat; 2] = [Seat::Host, Seat::Guest];
+
+    /// The byte that stands for this seat inside hashes.
+    pub fn id_byte(self) -> u8 {
+        match self {
+            Seat::Host => 1,
+            Seat::Guest => 2,
+        }
+    }
+
+    pub fn opponent(self) -> Seat {
+        match self {
+            Seat::Host => Seat::Guest,
+            Seat::Guest => Seat::Host,
+        }
+    }
+}
+
+/// A game's identity: 32 bytes both players contribute to, bound into every card point,
+/// proof and commitment so nothing can be replayed from another game.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct GameId(#[serde(with = "hex_array")] pub [u8; 32]);
+
+impl std::fmt::Debug for GameId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "GameId({})", hex::encode(&self.0[..8]))
+    }
+}
+
+/// Fixed-size byte arrays as hex strings (JSON) or bytes (binary formats).
+pub(crate) mod hex_array {
+    use serde::{Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer, const N: usize>(bytes: &[u8; N], serializer: S) -> Result<S::Ok, S::Error> {
+        crate::crypto::encoding::serialize_bytes(bytes, serializer)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>, const N: usize>(deserializer: D) -> Result<[u8; N], D::Error> {
+        let bytes = crate::crypto::encoding::deserialize_bytes(deserializer)?;
+        let len = bytes.len();
+        bytes.try_into().map_err(|_| serde::de::Error::custom(format_args!("expected {N} bytes, got {len}")))
+    }
+}
