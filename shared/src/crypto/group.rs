@@ -145,7 +145,7 @@ pub(crate) fn uniform_below<R: CryptoRng + ?Sized>(rng: &mut R, n: usize) -> usi
 }
 
 /// A uniformly random permutation of `0..n` (Fisher–Yates), as `output[i] = input[perm[i]]`.
-pub(crate) fn random_permutation<R: CryptoRng + ?Sized>(rng: &mut R, n: usize) -> Vec<u16> {
+pub fn random_permutation<R: CryptoRng + ?Sized>(rng: &mut R, n: usize) -> Vec<u16> {
     let mut perm: Vec<u16> = (0..n as u16).collect();
     for i in (1..n).rev() {
         let j = uniform_below(rng, i + 1);

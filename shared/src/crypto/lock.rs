@@ -133,6 +133,11 @@ impl<G: Group> std::fmt::Debug for LockKey<G> {
 }
 
 impl<G: Group> KeyCommitment<G> {
+    /// A commitment received from the other player (elements are validated when decoded).
+    pub fn from_element(element: G::Element) -> Self {
+        KeyCommitment { element }
+    }
+
     pub fn element(&self) -> &G::Element {
         &self.element
     }

@@ -14,7 +14,7 @@ mod verified;
 
 pub use card::{BackId, CardInstance};
 pub use commit::{AwaitingOpening, Coin, Commitment, Dice, DiceError, Opening, SharedRandom, SharedSeed, commit};
-pub use group::{DecodeError, Group, Suite, UnknownSuite};
+pub use group::{DecodeError, Group, Suite, UnknownSuite, random_permutation};
 pub use lock::{DleqProof, KeyCommitment, KeyId, LockKey, Locked, Stripped};
 pub use modp::{Modp2048, ModpElement, ModpScalar};
 pub use ristretto::{Ristretto255, RistrettoElement, RistrettoScalar};

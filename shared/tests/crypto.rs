@@ -1,0 +1,471 @@
+//! The cryptographic core against its promises: locks commute, honest proofs verify, every
+//! tampered proof fails, every bad element is refused, and shuffles are uniform.
+
+use fairdeck_shared::crypto::{
+    CardInstance, DecodeError, DleqProof, Group, KeyCommitment, LockKey, Modp2048, ProofContext, ProofError,
+    Ristretto255, Shadow, ShadowOpening, ShuffleChallenge, ShuffleCommit, ShuffleResponse, Soundness,
+};
+use fairdeck_shared::{GameId, Seat};
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+
+fn rng(seed: u8) -> ChaCha20Rng {
+    ChaCha20Rng::from_seed([seed; 32])
+}
+
+const GAME: GameId = GameId([7; 32]);
+
+fn context(purpose: &str) -> ProofContext {
+    ProofContext::new(GAME, 12, purpose)
+}
+
+fn cards<G: Group>(n: usize, owner: Seat) -> Vec<G::Element> {
+    (0..n)
+        .map(|i| {
+            let card = CardInstance { owner, nonce: [i as u8; 16], name: format!("Card {i}"), back: 0 };
+            card.point::<G>(&GAME)
+        })
+        .collect()
+}
+
+/// Replaces a hex field of a serialized proof with the encoding of `value`.
+fn with_field<T: serde::Serialize + serde::de::DeserializeOwned, V: serde::Serialize>(
+    proof: &T,
+    field: &str,
+    value: V,
+) -> T {
+    let mut json = serde_json::to_value(proof).unwrap();
+    json[field] = serde_json::to_value(value).unwrap();
+    serde_json::from_value(json).unwrap()
+}
+
+fn lock_and_strip_commute<G: Group>() {
+    let mut rng = rng(1);
+    let (a, b) = (LockKey::<G>::generate(&mut rng), LockKey::<G>::generate(&mut rng));
+    let plain = cards::<G>(4, Seat::Host);
+    assert_eq!(b.lock(&a.lock(&plain)), a.lock(&b.lock(&plain)));
+    // Either player may strip first.
+    let both = b.lock(&a.lock(&plain));
+    assert_eq!(b.strip(&a.strip(&both)), plain);
+    assert_eq!(a.strip(&b.strip(&both)), plain);
+    assert_ne!(a.lock(&plain), plain);
+}
+
+fn dleq_proofs<G: Group>() {
+    let mut rng = rng(2);
+    let key = LockKey::<G>::generate(&mut rng);
+    let other = LockKey::<G>::generate(&mut rng);
+    let plain = cards::<G>(3, Seat::Host);
+    let ctx = context("library/host/lock");
+    let (locked, proof) = key.lock_with_proof(&plain, &ctx, &mut rng);
+    let verified = key.commitment().verify_lock(&plain, locked.clone(), &proof, &ctx).unwrap();
+    assert_eq!(verified.cards, locked);
+
+    let refuse = |cards: &[G::Element],
+                  locked: Vec<G::Element>,
+                  proof: &DleqProof<G>,
+                  ctx: &ProofContext,
+                  key: &KeyCommitment<G>| {
+        assert_eq!(key.verify_lock(cards, locked, proof, ctx).unwrap_err(), ProofError::Dleq);
+    };
+    let commitment = key.commitment();
+    // A changed element.
+    let mut changed = locked.clone();
+    changed[1] = G::mul(&changed[1], &G::scalar_from_u128(2));
+    refuse(&plain, changed, &proof, &ctx, commitment);
+    // A changed context: each field on its own.
+    for other_ctx in [
+        ProofContext::new(GameId([8; 32]), ctx.sequence, ctx.purpose.clone()),
+        ProofContext::new(GAME, ctx.sequence + 1, ctx.purpose.clone()),
+        ProofContext::new(GAME, ctx.sequence, "library/guest/lock"),
+    ] {
+        refuse(&plain, locked.clone(), &proof, &other_ctx, commitment);
+    }
+    // Swapped cards.
+    let mut swapped = locked.clone();
+    swapped.swap(0, 2);
+    refuse(&plain, swapped, &proof, &ctx, commitment);
+    // A duplicated card.
+    let mut duplicated = locked.clone();
+    duplicated[2] = duplicated[0].clone();
+    refuse(&plain, duplicated, &proof, &ctx, commitment);
+    // The wrong key.
+    refuse(&plain, locked.clone(), &proof, &ctx, other.commitment());
+    // A lock made with another key, proven against this one.
+    let (foreign, _) = other.lock_with_proof(&plain, &ctx, &mut rng);
+    refuse(&plain, foreign, &proof, &ctx, commitment);
+    // Each proof field changed.
+    for field in ["challenge", "response"] {
+        let tampered = with_field(&proof, field, G::scalar_from_u128(12345));
+        refuse(&plain, locked.clone(), &tampered, &ctx, commitment);
+    }
+    // A strip proof is not a lock proof, even over the same pairs.
+    let (stripped, strip_proof) = key.strip_with_proof(&locked, &ctx, &mut rng);
+    assert_eq!(stripped, plain);
+    refuse(&plain, locked.clone(), &strip_proof, &ctx, commitment);
+    // A wrong length is an error, never a panic.
+    assert_eq!(
+        commitment.verify_lock(&plain, locked[..2].to_vec(), &proof, &ctx).unwrap_err(),
+        ProofError::LengthMismatch { expected: 3, actual: 2 }
+    );
+}
+
+fn strip_proofs<G: Group>() {
+    let mut rng = rng(3);
+    let (owner, opponent) = (LockKey::<G>::generate(&mut rng), LockKey::<G>::generate(&mut rng));
+    let plain = cards::<G>(2, Seat::Guest);
+    let both = opponent.lock(&owner.lock(&plain));
+    let ctx = context("draw");
+    let (stripped, proof) = opponent.strip_with_proof(&both, &ctx, &mut rng);
+    let verified = opponent.commitment().verify_strip(&both, stripped.clone(), &proof, &ctx).unwrap();
+    assert_eq!(owner.strip(&verified.cards), plain);
+    // A strip with the wrong key, with a proof made for it, does not pass as this key's.
+    let (wrong, wrong_proof) = owner.strip_with_proof(&both, &ctx, &mut rng);
+    assert_eq!(opponent.commitment().verify_strip(&both, wrong, &wrong_proof, &ctx).unwrap_err(), ProofError::Dleq);
+    // Garbage in place of a stripped card.
+    let mut garbage = stripped.clone();
+    garbage[0] = G::generator();
+    assert_eq!(opponent.commitment().verify_strip(&both, garbage, &proof, &ctx).unwrap_err(), ProofError::Dleq);
+    // A replay into another message.
+    let replay = context("draw").clone();
+    let replay = ProofContext::new(replay.game_id, replay.sequence + 2, replay.purpose);
+    assert_eq!(opponent.commitment().verify_strip(&both, stripped, &proof, &replay).unwrap_err(), ProofError::Dleq);
+}
+
+/// Runs an interactive shuffle proof and hands the pieces to `tamper` before verifying.
+fn interactive_shuffle<G: Group>(
+    n: usize,
+    tamper: impl FnOnce(
+        &mut Vec<G::Element>,
+        &mut ShuffleCommit<G>,
+        &mut ShuffleChallenge,
+        &mut ShuffleResponse<G>,
+        &mut ProofContext,
+    ),
+) -> Result<Vec<G::Element>, ProofError> {
+    let mut rng = rng(4);
+    let key = LockKey::<G>::generate(&mut rng);
+    let mut inputs = key.lock(&cards::<G>(n, Seat::Host));
+    let mut ctx = context("library/host/shuffle");
+    let (mut commit, pending) = key.lock_and_shuffle(&inputs, Soundness::Interactive, &ctx, &mut rng);
+    let mut challenge = ShuffleChallenge::random(&mut rng);
+    let mut response = pending.respond(Some(&challenge));
+    tamper(&mut inputs, &mut commit, &mut challenge, &mut response, &mut ctx);
+    key.commitment().verify_shuffle(&inputs, commit, &challenge, &response, &ctx).map(|v| v.into_inner().cards)
+}
+
+fn shuffle_proofs<G: Group>(n: usize) {
+    let mut rng = rng(5);
+    let key = LockKey::<G>::generate(&mut rng);
+    let plain = cards::<G>(n, Seat::Host);
+    let ctx = context("library/host/shuffle");
+    // Non-interactive: the output is a permutation of the input, locked.
+    let proof = key.lock_and_shuffle_non_interactive(&plain, &ctx, &mut rng);
+    assert_eq!(proof.commit.shadows.len(), Soundness::NonInteractive.rounds());
+    let shuffled = key.commitment().verify_shuffle_proof(&plain, proof.clone(), &ctx).unwrap();
+    let mut unlocked = key.strip(&shuffled.cards);
+    assert!(plain.iter().all(|card| unlocked.contains(card)));
+    unlocked.dedup();
+    assert_eq!(unlocked.len(), n);
+    // Context, key and kind are bound.
+    let other_ctx = ProofContext::new(GAME, 13, ctx.purpose.clone());
+    assert!(key.commitment().verify_shuffle_proof(&plain, proof.clone(), &other_ctx).is_err());
+    let other = LockKey::<G>::generate(&mut rng);
+    assert!(other.commitment().verify_shuffle_proof(&plain, proof.clone(), &ctx).is_err());
+    let challenge = ShuffleChallenge::random(&mut rng);
+    assert_eq!(
+        key.commitment().verify_shuffle(&plain, proof.commit.clone(), &challenge, &proof.response, &ctx).unwrap_err(),
+        ProofError::WrongSoundness
+    );
+
+    // Interactive: honest passes; every tampering fails.
+    let honest = interactive_shuffle::<G>(n, |_, _, _, _, _| {}).unwrap();
+    assert_eq!(honest.len(), n);
+    let refused = |result: Result<Vec<G::Element>, ProofError>| assert!(result.is_err(), "tampered shuffle accepted");
+    refused(interactive_shuffle::<G>(n, |_, commit, _, _, _| commit.cards[0] = G::generator()));
+    refused(interactive_shuffle::<G>(n, |_, commit, _, _, _| commit.cards.swap(0, 1)));
+    refused(interactive_shuffle::<G>(n, |_, commit, _, _, _| commit.cards[1] = commit.cards[0].clone()));
+    refused(interactive_shuffle::<G>(n, |inputs, _, _, _, _| inputs[0] = G::generator()));
+    refused(interactive_shuffle::<G>(n, |_, _, challenge, _, _| challenge.nonce[0] ^= 1));
+    refused(interactive_shuffle::<G>(n, |_, _, _, _, ctx| ctx.sequence += 1));
+    refused(interactive_shuffle::<G>(n, |_, commit, _, _, _| commit.shadows[3].cards.swap(0, 1)));
+    refused(interactive_shuffle::<G>(n, |_, commit, _, _, _| commit.shadows.pop().map(drop).unwrap_or(())));
+    refused(interactive_shuffle::<G>(n, |_, _, _, response, _| {
+        let (ShadowOpening::Shadow { key, .. } | ShadowOpening::Output { key, .. }) = &mut response.openings[5];
+        *key = G::scalar_add(key, &G::scalar_from_u128(1));
+    }));
+    refused(interactive_shuffle::<G>(n, |_, _, _, response, _| {
+        let (ShadowOpening::Shadow { permutation, .. } | ShadowOpening::Output { permutation, .. }) =
+            &mut response.openings[7];
+        permutation.swap(0, 1);
+    }));
+    // Answering the other half of the challenge.
+    refused(interactive_shuffle::<G>(n, |_, _, _, response, _| {
+        response.openings[0] = match response.openings[0].clone() {
+            ShadowOpening::Shadow { key, permutation } => ShadowOpening::Output { key, permutation },
+            ShadowOpening::Output { key, permutation } => ShadowOpening::Shadow { key, permutation },
+        }
+    }));
+    // Not a permutation: a repeated or out-of-range index is refused, not indexed.
+    for bad in [vec![0u16; n], vec![u16::MAX; n], vec![0u16; n + 1]] {
+        let result = interactive_shuffle::<G>(n, |_, _, _, response, _| {
+            let (ShadowOpening::Shadow { permutation, .. } | ShadowOpening::Output { permutation, .. }) =
+                &mut response.openings[2];
+            *permutation = bad;
+        });
+        assert!(matches!(result, Err(ProofError::ShuffleRound { round: 2, .. })), "{result:?}");
+    }
+}
+
+/// A cheating shuffler who substitutes a card prepares every shadow so that it can be linked
+/// to its fake output, and answers the other challenge with what it has. It is caught at the
+/// first round whose challenge it did not prepare for.
+fn cheating_shuffler_is_caught<G: Group>(n: usize) {
+    let mut rng = rng(6);
+    let plain = cards::<G>(n, Seat::Host);
+    let x = G::random_scalar(&mut rng);
+    let key = KeyCommitment::<G>::from_element(G::mul_generator(&x));
+    let mut fake: Vec<G::Element> = plain.iter().rev().map(|card| G::mul(card, &x)).collect();
+    fake[0] = G::mul(&G::hash_to_element(b"a card that was never in the deck"), &x); // substitution
+    let mut shadows = Vec::new();
+    let mut links = Vec::new();
+    for _ in 0..Soundness::Interactive.rounds() {
+        // shadow = z⁻¹·fake, so that fake = z·shadow and X = z·Y with Y = z⁻¹·X.
+        let z = G::random_scalar(&mut rng);
+        let z_inverse = G::scalar_invert(&z).unwrap();
+        let shadow_cards = fake.iter().map(|card| G::mul(card, &z_inverse)).collect();
+        shadows
+            .push(Shadow { key: KeyCommitment::from_element(G::mul(key.element(), &z_inverse)), cards: shadow_cards });
+        links.push(z);
+    }
+    let commit = ShuffleCommit { soundness: Soundness::Interactive, cards: fake, shadows };
+    let challenge = ShuffleChallenge::random(&mut rng);
+    let identity: Vec<u16> = (0..n as u16).collect();
+    // Without the challenge bits (they are the verifier's), the cheater tries both answers
+    // for the first round: whichever it picks, some round is answered wrongly.
+    for answer_shadow in [false, true] {
+        let openings = links
+            .iter()
+            .enumerate()
+            .map(|(round, z)| {
+                if round == 0 && answer_shadow {
+                    ShadowOpening::Shadow { key: z.clone(), permutation: identity.clone() }
+                } else {
+                    ShadowOpening::Output { key: z.clone(), permutation: identity.clone() }
+                }
+            })
+            .collect();
+        let response = ShuffleResponse { openings };
+        let result = key.verify_shuffle(&plain, commit.clone(), &challenge, &response, &context("cheat"));
+        assert!(matches!(result, Err(ProofError::ShuffleRound { .. })), "{result:?}");
+    }
+}
+
+macro_rules! suite_tests {
+    ($suite:ident, $group:ty, $shuffle_cards:expr) => {
+        mod $suite {
+            use super::*;
+
+            #[test]
+            fn lock_and_strip_commute() {
+                super::lock_and_strip_commute::<$group>();
+            }
+
+            #[test]
+            fn dleq_proofs_verify_and_tampering_fails() {
+                super::dleq_proofs::<$group>();
+            }
+
+            #[test]
+            fn strip_proofs_verify_and_tampering_fails() {
+                super::strip_proofs::<$group>();
+            }
+
+            #[test]
+            fn shuffle_proofs_verify_and_tampering_fails() {
+                super::shuffle_proofs::<$group>($shuffle_cards);
+            }
+
+            #[test]
+            fn cheating_shuffler_is_caught() {
+                super::cheating_shuffler_is_caught::<$group>($shuffle_cards);
+            }
+
+            #[test]
+            fn card_points_are_distinct_and_valid() {
+                let base = CardInstance { owner: Seat::Host, nonce: [1; 16], name: "Island".into(), back: 0 };
+                let variants = [
+                    CardInstance { owner: Seat::Guest, ..base.clone() },
+                    CardInstance { nonce: [2; 16], ..base.clone() },
+                    CardInstance { name: "Islan".into(), ..base.clone() },
+                    CardInstance { back: 1, ..base.clone() },
+                ];
+                let point = base.point::<$group>(&GAME);
+                assert_eq!(point, base.point::<$group>(&GAME));
+                assert_ne!(point, base.point::<$group>(&GameId([9; 32])));
+                for variant in &variants {
+                    assert_ne!(point, variant.point::<$group>(&GAME), "{variant:?}");
+                }
+                let encoded = <$group>::encode_element(&point);
+                assert_eq!(encoded.len(), <$group>::ELEMENT_LEN);
+                assert_eq!(<$group>::decode_element(&encoded).unwrap(), point);
+            }
+
+            #[test]
+            fn proofs_round_trip_through_json() {
+                let mut rng = rng(9);
+                let key = LockKey::<$group>::generate(&mut rng);
+                let plain = cards::<$group>(2, Seat::Host);
+                let ctx = context("json");
+                let (locked, proof) = key.lock_with_proof(&plain, &ctx, &mut rng);
+                let json = serde_json::to_string(&(key.commitment(), &locked, &proof)).unwrap();
+                let (commitment, locked_back, proof_back): (KeyCommitment<$group>, Vec<_>, DleqProof<$group>) =
+                    serde_json::from_str(&json).unwrap();
+                commitment.verify_lock(&plain, locked_back, &proof_back, &ctx).unwrap();
+                // A bad element inside a message fails to decode, with a reason.
+                let zeros = hex::encode(vec![0u8; <$group>::ELEMENT_LEN]);
+                let bad = json.replacen(&hex::encode(<$group>::encode_element(&locked[0])), &zeros, 1);
+                let err = serde_json::from_str::<(
+                    KeyCommitment<$group>,
+                    Vec<<$group as Group>::Element>,
+                    DleqProof<$group>,
+                )>(&bad)
+                .unwrap_err();
+                assert!(!err.to_string().is_empty());
+            }
+        }
+    };
+}
+
+suite_tests!(ristretto255, Ristretto255, 6);
+suite_tests!(modp2048, Modp2048, 3);
+
+mod validation {
+    use super::*;
+    use num_bigint::BigUint;
+
+    fn ristretto(hex_str: &str) -> Result<<Ristretto255 as Group>::Element, DecodeError> {
+        Ristretto255::decode_element(&hex::decode(hex_str).unwrap())
+    }
+
+    #[test]
+    fn ristretto_matches_rfc9496_multiples_of_the_generator() {
+        // RFC 9496 Appendix A.1 (1·B to 5·B; 0·B, the identity, is refused below).
+        let multiples = [
+            "e2f2ae0a6abc4e71a884a961c500515f58e30b6aa582dd8db6a65945e08d2d76",
+            "6a493210f7499cd17fecb510ae0cea23a110e8d5b901f8acadd3095c73a3b919",
+            "94741f5d5d52755ece4f23f044ee27d5d1ea1e2bd196b462166b16152a9d0259",
+            "da80862773358b466ffadfe0b3293ab3d9fd53c5ea6c955358f568322daf6a57",
+            "e882b131016b52c1d3337080187cf768423efccbb517bb495ab812c4160ff44e",
+        ];
+        for (i, expected) in multiples.iter().enumerate() {
+            let multiple = Ristretto255::mul_generator(&Ristretto255::scalar_from_u128(i as u128 + 1));
+            assert_eq!(hex::encode(Ristretto255::encode_element(&multiple)), *expected);
+            assert_eq!(ristretto(expected).unwrap(), multiple);
+        }
+    }
+
+    #[test]
+    fn ristretto_refuses_bad_encodings() {
+        // The identity: the one small-order element ristretto255 can encode.
+        assert_eq!(ristretto(&"00".repeat(32)).unwrap_err(), DecodeError::Identity);
+        // RFC 9496 Appendix A.2: non-canonical field encodings, negative field elements,
+        // and s = −1 (an Edwards point of order 2, y = 0).
+        for bad in [
+            "00ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+            "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+            "f3ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+            "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+            "0100000000000000000000000000000000000000000000000000000000000000",
+            "01ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+            "ed57ffd8c914fb201471d1c3d245ce3c746fcbe63a3679d51b6a516c77d7f060",
+            "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+        ] {
+            assert_eq!(ristretto(bad).unwrap_err(), DecodeError::NonCanonical, "{bad}");
+        }
+        assert_eq!(
+            Ristretto255::decode_element(&[1u8; 31]).unwrap_err(),
+            DecodeError::Length { expected: 32, actual: 31 }
+        );
+        // Scalars must be reduced: the group order ℓ itself and 2²⁵⁶ − 1 are refused.
+        let order = hex::decode("edd3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010").unwrap();
+        assert_eq!(Ristretto255::decode_scalar(&order).unwrap_err(), DecodeError::ScalarOutOfRange);
+        assert_eq!(Ristretto255::decode_scalar(&[0xff; 32]).unwrap_err(), DecodeError::ScalarOutOfRange);
+    }
+
+    fn p() -> BigUint {
+        BigUint::parse_bytes(
+            concat!(
+                "FFFFFFFFFFFFFFFFC90FDAA22168C234C4C6628B80DC1CD129024E088A67CC74020BBEA63B139B22514A08798E3404DD",
+                "EF9519B3CD3A431B302B0A6DF25F14374FE1356D6D51C245E485B576625E7EC6F44C42E9A637ED6B0BFF5CB6F406B7ED",
+                "EE386BFB5A899FA5AE9F24117C4B1FE649286651ECE45B3DC2007CB8A163BF0598DA48361C55D39A69163FA8FD24CF5F",
+                "83655D23DCA3AD961C62F356208552BB9ED529077096966D670C354E4ABC9804F1746C08CA18217C32905E462E36CE3B",
+                "E39E772C180E86039B2783A2EC07A28FB5C55DF06F4C52C9DE2BCBF6955817183995497CEA956AE515D2261898FA0510",
+                "15728E5A8AACAA68FFFFFFFFFFFFFFFF"
+            )
+            .as_bytes(),
+            16,
+        )
+        .unwrap()
+    }
+
+    fn fixed(value: &BigUint) -> Vec<u8> {
+        let digits = value.to_bytes_be();
+        let mut out = vec![0u8; 256usize.saturating_sub(digits.len())];
+        out.extend_from_slice(&digits);
+        out
+    }
+
+    /// Miller–Rabin with fixed bases: a typo in the prime would make it composite.
+    fn probably_prime(n: &BigUint) -> bool {
+        let one = BigUint::from(1u32);
+        let n_minus_one = n - &one;
+        let twos = n_minus_one.trailing_zeros().unwrap();
+        let d = &n_minus_one >> twos;
+        [2u32, 3, 5, 7, 11, 13, 17, 19, 23, 29].iter().all(|&base| {
+            let mut x = BigUint::from(base).modpow(&d, n);
+            if x == one || x == n_minus_one {
+                return true;
+            }
+            (1..twos).any(|_| {
+                x = x.modpow(&BigUint::from(2u32), n);
+                x == n_minus_one
+            })
+        })
+    }
+
+    #[test]
+    fn modp_group_is_a_safe_prime_with_a_generator_of_order_q() {
+        let p = p();
+        let q = (&p - 1u32) >> 1;
+        assert!(probably_prime(&p));
+        assert!(probably_prime(&q));
+        let g = BigUint::from_bytes_be(&Modp2048::encode_element(&Modp2048::generator()));
+        assert_eq!(g.modpow(&q, &p), BigUint::from(1u32));
+    }
+
+    #[test]
+    fn modp_refuses_bad_values() {
+        let p = p();
+        let decode = |value: &BigUint| Modp2048::decode_element(&fixed(value));
+        assert_eq!(decode(&BigUint::from(0u32)).unwrap_err(), DecodeError::OutOfRange);
+        assert_eq!(decode(&BigUint::from(1u32)).unwrap_err(), DecodeError::OutOfRange);
+        assert_eq!(decode(&(&p - 1u32)).unwrap_err(), DecodeError::OutOfRange);
+        assert_eq!(decode(&p).unwrap_err(), DecodeError::OutOfRange);
+        assert_eq!(decode(&(&p + 1u32)).unwrap_err(), DecodeError::OutOfRange);
+        assert_eq!(Modp2048::decode_element(&[0xff; 256]).unwrap_err(), DecodeError::OutOfRange);
+        // p − 2 ≡ −2 is a non-residue: (−1|p) = −1 as p ≡ 3 (mod 4), (2|p) = 1 as p ≡ 7 (mod 8).
+        assert_eq!(decode(&(&p - 2u32)).unwrap_err(), DecodeError::NotInSubgroup);
+        // A residue times a non-residue is a non-residue.
+        let residue = BigUint::from_bytes_be(&Modp2048::encode_element(&Modp2048::hash_to_element(b"x")));
+        assert_eq!(decode(&((&residue * (&p - 2u32)) % &p)).unwrap_err(), DecodeError::NotInSubgroup);
+        assert!(decode(&residue).is_ok());
+        assert_eq!(
+            Modp2048::decode_element(&[2; 255]).unwrap_err(),
+            DecodeError::Length { expected: 256, actual: 255 }
+        );
+        let q = (&p - 1u32) >> 1;
+        assert_eq!(Modp2048::decode_scalar(&fixed(&q)).unwrap_err(), DecodeError::ScalarOutOfRange);
+        assert!(Modp2048::decode_scalar(&fixed(&(&q - 1u32))).is_ok());
+    }
+}
