@@ -1,1 +1,3 @@
-//! fairdeck client.
+//! The fairdeck client: the command-line program's library.
+
+pub mod rng;
