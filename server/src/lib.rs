@@ -1,1 +1,41 @@
-//! fairdeck relay.
+//! fairdeck's relay: pairs two players by a short numeric nameplate and forwards their end-to-end encrypted
+//! frames without reading them.
+//!
+//! Architecture invariants: the relay knows nothing of the game (it does not depend on the engine), stores no
+//! frames, and keeps no IP address anywhere but in memory for rate limits. The protocol is documented in
+//! `docs/RELAY.md`; operations in `docs/OPERATIONS.md`.
+//!
+//! Starting a relay in-process (as the tests do):
+//!
+//! ```no_run
+//! # async fn example() -> Result<(), fairdeck_relay::RelayError> {
+//! let data_dir = tempfile::tempdir().expect("temporary directory");
+//! let mut relay = fairdeck_relay::Relay::builder("127.0.0.1:0".parse().unwrap(), data_dir.path()).build().await?;
+//! let addr = relay.bind().await?; // ws://{addr}/v1
+//! let shutdown = relay.shutdown_handle();
+//! let served = tokio::spawn(relay.serve());
+//! // ... connect clients ...
+//! shutdown.shutdown();
+//! served.await.expect("relay task")?;
+//! # Ok(()) }
+//! ```
+
+pub mod config;
+mod handover;
+mod metrics;
+mod outbox;
+pub mod protocol;
+pub mod ratelimit;
+mod rooms;
+mod server;
+mod session;
+pub mod stats;
+mod statspage;
+pub mod test_support;
+mod web;
+
+pub use config::{Limits, parse_duration};
+pub use handover::HandoverError;
+pub use rooms::{LiveCounts, RoomError};
+pub use server::{Relay, RelayBuilder, RelayError, ShutdownHandle};
+pub use stats::{RoomRecord, RoomResult, StatsError, StatsStore, Summary};

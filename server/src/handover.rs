@@ -1,0 +1,94 @@
+//! Rooms survive a relay restart: on a graceful shutdown the open rooms (nameplates, token hashes, counters; no
+//! frames, no tokens) are written to the data directory, and the next process takes them back with every seat
+//! held, so clients told `closing` can resume as if their connection had dropped.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::rooms::{Deadline, Rooms, Stamp};
+
+/// Name of the hand-over file in the data directory.
+pub(crate) const FILE_NAME: &str = "handover.json";
+
+const FORMAT_VERSION: u32 = 1;
+
+/// Errors reading or writing the hand-over file.
+#[derive(Debug, Error)]
+pub enum HandoverError {
+    #[error("cannot read or write {path}")]
+    Io { path: String, source: std::io::Error },
+    #[error("the hand-over file is not valid")]
+    Format(#[from] serde_json::Error),
+    #[error("the hand-over file has version {0}, this relay reads version {FORMAT_VERSION}")]
+    Version(u32),
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct HandoverFile {
+    version: u32,
+    saved_ms: i64,
+    rooms: Vec<RoomSnapshot>,
+}
+
+/// One room as handed over.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct RoomSnapshot {
+    pub(crate) nameplate: u32,
+    pub(crate) created_ms: i64,
+    pub(crate) paired_ms: Option<i64>,
+    /// What was left of the waiting lifetime when saved (unpaired rooms).
+    pub(crate) waiting_left_ms: u64,
+    pub(crate) seats: [Option<SeatSnapshot>; 2],
+    /// Frames and bytes sent by each seat.
+    pub(crate) traffic: [(u64, u64); 2],
+    pub(crate) resumes: u32,
+    pub(crate) crowded: bool,
+    pub(crate) scary: bool,
+    pub(crate) errored: bool,
+}
+
+/// One occupied seat as handed over.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct SeatSnapshot {
+    /// SHA-256 of the seat token, hex. The token itself never touches the disk.
+    pub(crate) token_sha256: String,
+    pub(crate) client: Option<String>,
+}
+
+/// Writes the open rooms to `path` (or removes a stale file when there are none).
+pub(crate) fn save(path: &Path, rooms: &Rooms) -> Result<(), HandoverError> {
+    let io = |source| HandoverError::Io { path: path.display().to_string(), source };
+    let now = Stamp::now();
+    let snapshots = rooms.export(now);
+    if snapshots.is_empty() {
+        return match std::fs::remove_file(path) {
+            Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(io(error)),
+            _ => Ok(()),
+        };
+    }
+    let file = HandoverFile { version: FORMAT_VERSION, saved_ms: now.unix_ms, rooms: snapshots };
+    let temporary = path.with_extension("json.tmp");
+    std::fs::write(&temporary, serde_json::to_vec(&file)?).map_err(io)?;
+    std::fs::rename(&temporary, path).map_err(io)
+}
+
+/// Takes the rooms saved in `path` into `rooms` and removes the file. Returns the deadlines to schedule.
+pub(crate) fn take(path: &Path, rooms: &Rooms) -> Result<Vec<Deadline>, HandoverError> {
+    let io = |source| HandoverError::Io { path: path.display().to_string(), source };
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) => return Err(io(error)),
+    };
+    // Remove it first: a file that cannot be read now would not be readable on the next start either.
+    std::fs::remove_file(path).map_err(io)?;
+    let file: HandoverFile = serde_json::from_slice(&bytes)?;
+    if file.version != FORMAT_VERSION {
+        return Err(HandoverError::Version(file.version));
+    }
+    let now = Stamp::now();
+    let downtime_ms = u64::try_from(now.unix_ms - file.saved_ms).unwrap_or(0);
+    Ok(rooms.import(now, downtime_ms, file.rooms))
+}

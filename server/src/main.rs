@@ -1,0 +1,119 @@
+//! `fairdeck-relay`: parses flags, sets up logging, and runs the library's relay (or prints statistics).
+
+mod args;
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Parser;
+use fairdeck_relay::{Relay, StatsStore, Summary};
+
+use args::{Args, Command, LogFormat};
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    init_tracing(args.log_format);
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("fairdeck-relay: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async {
+        match args.command {
+            Some(Command::Stats { hours }) => print_stats(&args, hours).await,
+            Some(Command::Serve) | None => serve(&args).await,
+        }
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("fairdeck-relay: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn init_tracing(format: LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    match format {
+        LogFormat::Text => builder.init(),
+        LogFormat::Json => builder.json().init(),
+    }
+}
+
+async fn serve(args: &Args) -> anyhow::Result<()> {
+    let data_dir = args.data_dir();
+    let mut builder =
+        Relay::builder(args.listen, &data_dir).limits(args.limits()).trust_forwarded_for(args.trust_forwarded_for);
+    if let Some(url) = &args.database_url {
+        builder = builder.database_url(url);
+    }
+    if let Some(token) = &args.operator_token {
+        builder = builder.operator_token(token);
+    }
+    let mut relay = builder.build().await.context("cannot start the relay")?;
+    let addr = relay.bind().await?;
+    tracing::info!(%addr, data_dir = %data_dir.display(), stats_page = args.operator_token.is_some(), "relay listening");
+    let shutdown = relay.shutdown_handle();
+    tokio::spawn(async move {
+        wait_for_signal().await;
+        tracing::info!("shutting down: telling clients, handing rooms over");
+        shutdown.shutdown();
+    });
+    relay.serve().await?;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+async fn wait_for_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    match signal(SignalKind::terminate()) {
+        Ok(mut terminate) => {
+            tokio::select! {
+                _ = terminate.recv() => {}
+                _ = tokio::signal::ctrl_c() => {}
+            }
+        }
+        Err(_) => {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+    }
+}
+
+async fn print_stats(args: &Args, hours: u32) -> anyhow::Result<()> {
+    let url = match &args.database_url {
+        Some(url) => url.clone(),
+        None => {
+            let dir = args.data_dir();
+            anyhow::ensure!(dir.join("stats.sqlite").exists(), "no statistics in {} yet", dir.display());
+            StatsStore::sqlite_url(&dir)
+        }
+    };
+    let store = StatsStore::connect(&url).await.context("cannot open the statistics database")?;
+    let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_millis() as i64;
+    let summary = store.summary(now_ms, hours).await?;
+    print!("{}", format_summary(&summary, hours));
+    Ok(())
+}
+
+fn format_summary(summary: &Summary, hours: u32) -> String {
+    let mut text = format!("Rooms ended in the last {hours} h: {}\n", summary.rooms);
+    text.push_str(&format!("Frames relayed: {}  Bytes relayed: {}\n\nBy result:\n", summary.frames, summary.bytes));
+    for (result, count) in &summary.results {
+        let share = if summary.rooms > 0 { 100.0 * *count as f64 / summary.rooms as f64 } else { 0.0 };
+        text.push_str(&format!("  {result:<8} {count:>8}  {share:5.1} %\n"));
+    }
+    text.push_str("\nRoom durations:\n");
+    for (label, count) in &summary.durations {
+        text.push_str(&format!("  {label:<10} {count:>8}\n"));
+    }
+    text.push_str("\nWaiting time until the second player:\n");
+    for (label, count) in &summary.waiting {
+        text.push_str(&format!("  {label:<10} {count:>8}\n"));
+    }
+    text
+}

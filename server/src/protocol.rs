@@ -1,0 +1,302 @@
+//! The relay's wire protocol: the only types that derive serde.
+//!
+//! Control messages are small JSON text frames tagged by `type`; binary frames carry the players' end-to-end
+//! encrypted data and are never parsed. `docs/RELAY.md` is the reference for client authors; keep it in step.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// Version of the protocol, also the endpoint path (`/v1`).
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Path of the WebSocket endpoint.
+pub const ENDPOINT_PATH: &str = "/v1";
+
+/// Largest control (text) message the relay reads. Control messages are a few dozen bytes.
+pub const MAX_CONTROL_BYTES: usize = 1024;
+
+/// Longest client version string kept; longer ones are cut.
+pub const MAX_CLIENT_VERSION_CHARS: usize = 64;
+
+/// Messages a client sends as JSON text frames.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ClientMessage {
+    /// Open a new room and take its first seat.
+    Create {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        client: Option<String>,
+    },
+    /// Take the second seat of the room with this nameplate.
+    Join {
+        nameplate: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        client: Option<String>,
+    },
+    /// Take back a held (or still connected) seat with its token.
+    Resume {
+        nameplate: String,
+        token: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        client: Option<String>,
+    },
+    /// Tell the relay how the session went, for the statistics (e.g. a failed key exchange).
+    Report { result: ReportedResult },
+    /// Leave the room for good; the peer is told and the room ends.
+    Leave,
+}
+
+/// What a client may report about its room.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReportedResult {
+    /// The key exchange failed: a wrong code, or someone guessed at it.
+    Scary,
+    /// Something else went wrong between the clients.
+    Errored,
+}
+
+/// Messages the relay sends as JSON text frames.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMessage {
+    /// First message on every connection.
+    Welcome { relay: String, protocol: u32, max_message_bytes: usize, hold_ms: u64, waiting_ms: u64 },
+    /// The room exists; share the nameplate, keep the token to resume.
+    Created { nameplate: String, seat: u8, token: String },
+    /// The second seat is yours; `paired` follows.
+    Joined { nameplate: String, seat: u8, token: String },
+    /// The seat is yours again; `peer` says where the other seat stands.
+    Resumed { nameplate: String, seat: u8, peer: PeerState },
+    /// Both seats are taken: binary frames now flow to the peer.
+    Paired {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        peer_client: Option<String>,
+    },
+    /// The peer's connection dropped; its seat is held for `hold_ms`. Frames sent meanwhile are dropped.
+    PeerAway { hold_ms: u64 },
+    /// The peer took its seat back: resend what it has not acknowledged.
+    PeerBack,
+    /// The peer is gone for good; the room is over and the relay closes this connection.
+    PeerGone { reason: GoneReason },
+    /// The relay is shutting down; reconnect and resume after about `reconnect_after_ms`.
+    Closing { reason: ClosingReason, reconnect_after_ms: u64, try_for_ms: u64 },
+    /// Something went wrong; if the code is fatal a close frame with its close code follows.
+    Error { code: ErrorCode, message: String },
+}
+
+/// Where the other seat stands when a seat is resumed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PeerState {
+    /// Nobody has joined yet.
+    Waiting,
+    /// The peer is connected.
+    Present,
+    /// The peer's seat is held, waiting for it to resume.
+    Away,
+}
+
+/// Why the peer is gone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GoneReason {
+    /// It left (a `leave` message or a normal close).
+    Left,
+    /// Its seat was held too long without a resume.
+    Timeout,
+}
+
+/// Why the relay closes every connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClosingReason {
+    /// The relay is restarting (SIGTERM); rooms are handed over to the next process.
+    Restart,
+}
+
+/// Stable error codes. Each knows whether it ends the connection and with which close code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// Not valid JSON, an unknown message, or a message not allowed now.
+    BadMessage,
+    /// No room has this nameplate.
+    UnknownNameplate,
+    /// The room already has two players.
+    Crowded,
+    /// The token does not match a seat of this room.
+    BadToken,
+    /// Too many new rooms or joins from this address; try again in a minute.
+    RateLimited,
+    /// The relay is at its room limit.
+    ServerFull,
+    /// Nobody joined before the waiting room's lifetime ran out.
+    Expired,
+    /// This connection read too slowly; its outbound queue overflowed.
+    SlowReader,
+    /// No message or pong within the liveness window (or no first message in time).
+    Timeout,
+    /// Another connection resumed this seat.
+    Replaced,
+    /// A message exceeded the size limit.
+    TooBig,
+    /// A binary frame before the room was paired: it was dropped. Not fatal.
+    NotPaired,
+}
+
+impl ErrorCode {
+    /// Every code, for documentation and metrics.
+    pub const ALL: [ErrorCode; 12] = [
+        ErrorCode::BadMessage,
+        ErrorCode::UnknownNameplate,
+        ErrorCode::Crowded,
+        ErrorCode::BadToken,
+        ErrorCode::RateLimited,
+        ErrorCode::ServerFull,
+        ErrorCode::Expired,
+        ErrorCode::SlowReader,
+        ErrorCode::Timeout,
+        ErrorCode::Replaced,
+        ErrorCode::TooBig,
+        ErrorCode::NotPaired,
+    ];
+
+    /// The WebSocket close code that follows this error, or `None` if the connection stays open.
+    pub fn close_code(self) -> Option<u16> {
+        Some(match self {
+            ErrorCode::BadMessage => close::BAD_MESSAGE,
+            ErrorCode::UnknownNameplate => close::UNKNOWN_NAMEPLATE,
+            ErrorCode::Crowded => close::CROWDED,
+            ErrorCode::BadToken => close::BAD_TOKEN,
+            ErrorCode::RateLimited => close::RATE_LIMITED,
+            ErrorCode::ServerFull => close::SERVER_FULL,
+            ErrorCode::Expired => close::EXPIRED,
+            ErrorCode::SlowReader => close::SLOW_READER,
+            ErrorCode::Timeout => close::TIMEOUT,
+            ErrorCode::Replaced => close::REPLACED,
+            ErrorCode::TooBig => close::TOO_BIG,
+            ErrorCode::NotPaired => return None,
+        })
+    }
+
+    /// The code as written on the wire and in metrics labels.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::BadMessage => "bad_message",
+            ErrorCode::UnknownNameplate => "unknown_nameplate",
+            ErrorCode::Crowded => "crowded",
+            ErrorCode::BadToken => "bad_token",
+            ErrorCode::RateLimited => "rate_limited",
+            ErrorCode::ServerFull => "server_full",
+            ErrorCode::Expired => "expired",
+            ErrorCode::SlowReader => "slow_reader",
+            ErrorCode::Timeout => "timeout",
+            ErrorCode::Replaced => "replaced",
+            ErrorCode::TooBig => "too_big",
+            ErrorCode::NotPaired => "not_paired",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// WebSocket close codes the relay uses. 4000–4999 are private-use codes (RFC 6455 §7.4.2).
+pub mod close {
+    /// The room is over: you left, or your peer is gone.
+    pub const NORMAL: u16 = 1000;
+    /// A message was larger than the limit (standard code).
+    pub const TOO_BIG: u16 = 1009;
+    /// The relay is restarting; reconnect and resume (standard code).
+    pub const RESTART: u16 = 1012;
+    pub const BAD_MESSAGE: u16 = 4000;
+    pub const UNKNOWN_NAMEPLATE: u16 = 4001;
+    pub const CROWDED: u16 = 4002;
+    pub const BAD_TOKEN: u16 = 4003;
+    pub const RATE_LIMITED: u16 = 4004;
+    pub const SERVER_FULL: u16 = 4005;
+    pub const EXPIRED: u16 = 4006;
+    pub const SLOW_READER: u16 = 4007;
+    pub const TIMEOUT: u16 = 4008;
+    pub const REPLACED: u16 = 4009;
+}
+
+/// Keeps a client's version string printable and short: it goes into the statistics.
+pub fn sanitize_client_version(raw: &str) -> String {
+    raw.chars().filter(|c| c.is_ascii_graphic() || *c == ' ').take(MAX_CLIENT_VERSION_CHARS).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_messages_parse_from_documented_json() {
+        let cases = [
+            (r#"{"type":"create"}"#, ClientMessage::Create { client: None }),
+            (
+                r#"{"type":"join","nameplate":"7","client":"fairdeck/0.1.0"}"#,
+                ClientMessage::Join { nameplate: "7".into(), client: Some("fairdeck/0.1.0".into()) },
+            ),
+            (
+                r#"{"type":"resume","nameplate":"7","token":"ab"}"#,
+                ClientMessage::Resume { nameplate: "7".into(), token: "ab".into(), client: None },
+            ),
+            (r#"{"type":"report","result":"scary"}"#, ClientMessage::Report { result: ReportedResult::Scary }),
+            (r#"{"type":"leave"}"#, ClientMessage::Leave),
+        ];
+        for (json, expected) in cases {
+            assert_eq!(serde_json::from_str::<ClientMessage>(json).unwrap(), expected, "{json}");
+        }
+    }
+
+    #[test]
+    fn unknown_or_malformed_client_messages_are_errors() {
+        for json in [
+            r#"{"type":"shout"}"#,
+            r#"{"type":"join"}"#,
+            r#"{"type":"create","extra":1}"#,
+            r#"{"type":"report","result":"happy"}"#,
+            "not json",
+            "",
+        ] {
+            assert!(serde_json::from_str::<ClientMessage>(json).is_err(), "{json}");
+        }
+    }
+
+    #[test]
+    fn server_messages_use_the_documented_shape() {
+        let json =
+            serde_json::to_string(&ServerMessage::Error { code: ErrorCode::Crowded, message: "room is full".into() })
+                .unwrap();
+        assert_eq!(json, r#"{"type":"error","code":"crowded","message":"room is full"}"#);
+        let json = serde_json::to_string(&ServerMessage::PeerAway { hold_ms: 5 }).unwrap();
+        assert_eq!(json, r#"{"type":"peer_away","hold_ms":5}"#);
+    }
+
+    #[test]
+    fn every_error_code_has_a_distinct_wire_name_and_close_code() {
+        let mut names = std::collections::HashSet::new();
+        let mut closes = std::collections::HashSet::new();
+        for code in ErrorCode::ALL {
+            let wire = serde_json::to_string(&code).unwrap();
+            assert_eq!(wire, format!("\"{}\"", code.as_str()));
+            assert!(names.insert(code.as_str()));
+            if let Some(close) = code.close_code() {
+                assert!(closes.insert(close), "{code} shares close code {close}");
+            }
+        }
+    }
+
+    #[test]
+    fn client_versions_are_cut_and_cleaned() {
+        let long = "x".repeat(200);
+        assert_eq!(sanitize_client_version(&long).len(), MAX_CLIENT_VERSION_CHARS);
+        assert_eq!(sanitize_client_version("fair\ndeck\u{7}/1"), "fairdeck/1");
+    }
+}

@@ -1,0 +1,293 @@
+//! Building, binding and serving a relay; the state its handlers share; graceful shutdown.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use axum::serve::ListenerExt;
+use thiserror::Error;
+use tokio::net::TcpListener;
+use tokio::sync::{Notify, mpsc, watch};
+
+use crate::config::{Limits, LimitsError};
+use crate::handover;
+use crate::metrics::Metrics;
+use crate::ratelimit::RateLimiter;
+use crate::rooms::Rooms;
+use crate::stats::{StatsError, StatsStore, StatsWriter, error_chain};
+use crate::web;
+
+/// Room records waiting to be written; past this the relay drops records (and counts them) rather than grow.
+const STATS_QUEUE: usize = 4096;
+
+/// How often histogram samples are folded into buckets.
+const METRICS_UPKEEP: Duration = Duration::from_secs(5);
+
+/// Errors starting or running a relay.
+#[derive(Debug, Error)]
+pub enum RelayError {
+    #[error("invalid limits")]
+    Limits(#[from] LimitsError),
+    #[error("cannot create the data directory {path}")]
+    DataDir { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Stats(#[from] StatsError),
+    #[error("cannot listen on {addr}")]
+    Bind { addr: SocketAddr, source: std::io::Error },
+    #[error("the HTTP server failed")]
+    Serve(#[source] std::io::Error),
+}
+
+/// Configures a relay. `listen` may use port 0; [`Relay::bind`] tells the port chosen.
+#[derive(Debug, Clone)]
+pub struct RelayBuilder {
+    listen: SocketAddr,
+    data_dir: PathBuf,
+    database_url: Option<String>,
+    limits: Limits,
+    operator_token: Option<String>,
+    trust_forwarded_for: bool,
+}
+
+impl RelayBuilder {
+    /// A relay listening on `listen` and keeping its state (SQLite statistics, room hand-over) in `data_dir`.
+    pub fn new(listen: SocketAddr, data_dir: impl Into<PathBuf>) -> RelayBuilder {
+        RelayBuilder {
+            listen,
+            data_dir: data_dir.into(),
+            database_url: None,
+            limits: Limits::default(),
+            operator_token: None,
+            trust_forwarded_for: false,
+        }
+    }
+
+    /// Replaces every limit.
+    pub fn limits(mut self, limits: Limits) -> RelayBuilder {
+        self.limits = limits;
+        self
+    }
+
+    /// Keeps statistics in this database (`postgres://…` or `sqlite://…`) instead of `<data_dir>/stats.sqlite`.
+    pub fn database_url(mut self, url: impl Into<String>) -> RelayBuilder {
+        self.database_url = Some(url.into());
+        self
+    }
+
+    /// Enables `/stats` and `/api/stats` for requests that present this token.
+    pub fn operator_token(mut self, token: impl Into<String>) -> RelayBuilder {
+        self.operator_token = Some(token.into());
+        self
+    }
+
+    /// Takes the client address from the last `X-Forwarded-For` entry (only behind a reverse proxy).
+    pub fn trust_forwarded_for(mut self, trust: bool) -> RelayBuilder {
+        self.trust_forwarded_for = trust;
+        self
+    }
+
+    /// Creates the data directory, connects to and migrates the statistics database, and takes back the rooms a
+    /// previous process handed over.
+    pub async fn build(self) -> Result<Relay, RelayError> {
+        self.limits.validate()?;
+        std::fs::create_dir_all(&self.data_dir)
+            .map_err(|source| RelayError::DataDir { path: self.data_dir.clone(), source })?;
+        let url = self.database_url.clone().unwrap_or_else(|| StatsStore::sqlite_url(&self.data_dir));
+        let stats = StatsStore::connect(&url).await?;
+        let (records_tx, records_rx) = mpsc::channel(STATS_QUEUE);
+        let writer = StatsWriter::spawn(stats.clone(), records_rx);
+        let metrics = Arc::new(Metrics::default());
+        let limits = self.limits;
+        let rooms =
+            Arc::new(Rooms::new(limits.hold, limits.waiting_lifetime, limits.max_rooms, metrics.clone(), records_tx));
+        let (shutdown_tx, shutdown) = watch::channel(false);
+        let now = Instant::now();
+        let state = Arc::new(AppState {
+            rooms,
+            metrics,
+            room_limiter: RateLimiter::new(limits.rooms_per_minute, now),
+            join_limiter: RateLimiter::new(limits.joins_per_minute, now),
+            connections: Arc::new(Connections::default()),
+            shutdown,
+            stats,
+            operator_token: self.operator_token,
+            trust_forwarded_for: self.trust_forwarded_for,
+            limits,
+        });
+        let handover_path = self.data_dir.join(handover::FILE_NAME);
+        match handover::take(&handover_path, &state.rooms) {
+            Ok(deadlines) => {
+                if !deadlines.is_empty() {
+                    tracing::info!(rooms = deadlines.len(), "took over rooms from the previous relay process");
+                }
+                for deadline in deadlines {
+                    crate::session::schedule(&state, deadline);
+                }
+            }
+            Err(error) => tracing::warn!(error = %error_chain(&error), "cannot take over the previous rooms"),
+        }
+        Ok(Relay { listen: self.listen, listener: None, state, writer, shutdown: Arc::new(shutdown_tx), handover_path })
+    }
+}
+
+/// A relay, built and ready to bind and serve.
+#[derive(Debug)]
+pub struct Relay {
+    listen: SocketAddr,
+    listener: Option<TcpListener>,
+    state: Arc<AppState>,
+    writer: StatsWriter,
+    shutdown: Arc<watch::Sender<bool>>,
+    handover_path: PathBuf,
+}
+
+/// Stops a serving relay: clients get `closing`, then are closed; rooms are handed over; statistics are flushed.
+#[derive(Debug, Clone)]
+pub struct ShutdownHandle(Arc<watch::Sender<bool>>);
+
+impl ShutdownHandle {
+    /// Starts the shutdown; [`Relay::serve`] returns when it is done.
+    pub fn shutdown(&self) {
+        self.0.send_replace(true);
+    }
+}
+
+impl Relay {
+    /// Shorthand for [`RelayBuilder::new`].
+    pub fn builder(listen: SocketAddr, data_dir: impl Into<PathBuf>) -> RelayBuilder {
+        RelayBuilder::new(listen, data_dir)
+    }
+
+    /// Binds the listening socket (if not yet bound) and returns its address.
+    pub async fn bind(&mut self) -> Result<SocketAddr, RelayError> {
+        let addr = self.listen;
+        let listener = match self.listener.take() {
+            Some(listener) => listener,
+            None => TcpListener::bind(addr).await.map_err(|source| RelayError::Bind { addr, source })?,
+        };
+        let local = listener.local_addr().map_err(|source| RelayError::Bind { addr, source })?;
+        self.listener = Some(listener);
+        Ok(local)
+    }
+
+    /// A handle that stops [`Relay::serve`].
+    pub fn shutdown_handle(&self) -> ShutdownHandle {
+        ShutdownHandle(self.shutdown.clone())
+    }
+
+    /// The statistics database.
+    pub fn stats(&self) -> &StatsStore {
+        &self.state.stats
+    }
+
+    /// Serves until shut down, binding first if [`Relay::bind`] was not called.
+    pub async fn serve(mut self) -> Result<(), RelayError> {
+        self.bind().await?;
+        let Relay { listener, state, writer, handover_path, .. } = self;
+        let Some(listener) = listener else {
+            return Ok(());
+        };
+        let upkeep = {
+            let metrics = state.metrics.clone();
+            let mut shutdown = state.shutdown.clone();
+            tokio::spawn(async move {
+                let mut ticks = tokio::time::interval(METRICS_UPKEEP);
+                loop {
+                    tokio::select! {
+                        _ = ticks.tick() => metrics.run_upkeep(),
+                        _ = shutdown.wait_for(|stopping| *stopping) => return,
+                    }
+                }
+            })
+        };
+        let listener = listener.tap_io(|tcp| {
+            // Frames are small and interactive: send them at once.
+            let _ = tcp.set_nodelay(true);
+        });
+        let grace = state.limits.shutdown_grace;
+        let mut stopping = state.shutdown.clone();
+        let mut stopped = state.shutdown.clone();
+        let server = axum::serve(listener, web::app(state.clone()).into_make_service_with_connect_info::<SocketAddr>())
+            .with_graceful_shutdown(async move {
+                let _ = stopping.wait_for(|stopping| *stopping).await;
+            });
+        // Plain HTTP requests get the grace period to finish; a stuck one does not hold the shutdown.
+        let served = tokio::select! {
+            served = server => served.map_err(RelayError::Serve),
+            () = async {
+                let _ = stopped.wait_for(|stopping| *stopping).await;
+                tokio::time::sleep(grace).await;
+            } => Ok(()),
+        };
+        state.connections.wait_idle(grace).await;
+        let _ = upkeep.await;
+        if let Err(error) = handover::save(&handover_path, &state.rooms) {
+            tracing::warn!(error = %error_chain(&error), "cannot hand the open rooms over to the next process");
+        }
+        writer.finish().await;
+        served
+    }
+}
+
+/// What every handler and connection shares.
+#[derive(Debug)]
+pub(crate) struct AppState {
+    pub(crate) rooms: Arc<Rooms>,
+    pub(crate) metrics: Arc<Metrics>,
+    pub(crate) limits: Limits,
+    pub(crate) room_limiter: RateLimiter,
+    pub(crate) join_limiter: RateLimiter,
+    pub(crate) connections: Arc<Connections>,
+    pub(crate) shutdown: watch::Receiver<bool>,
+    pub(crate) stats: StatsStore,
+    pub(crate) operator_token: Option<String>,
+    pub(crate) trust_forwarded_for: bool,
+}
+
+/// Counts open WebSocket connections, so the relay can refuse past its limit and wait for them on shutdown.
+#[derive(Debug, Default)]
+pub(crate) struct Connections {
+    open: AtomicUsize,
+    idle: Notify,
+}
+
+/// One open connection; dropping it closes the count.
+#[derive(Debug)]
+pub(crate) struct ConnectionGuard(Arc<Connections>);
+
+impl Connections {
+    /// Counts a new connection, unless `max` are already open.
+    pub(crate) fn try_open(self: &Arc<Self>, max: usize) -> Option<ConnectionGuard> {
+        self.open
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |open| (open < max).then_some(open + 1))
+            .ok()
+            .map(|_| ConnectionGuard(self.clone()))
+    }
+
+    pub(crate) fn open(&self) -> usize {
+        self.open.load(Ordering::Acquire)
+    }
+
+    /// Waits until no connection is open, or `limit` has passed.
+    async fn wait_idle(&self, limit: Duration) {
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            let notified = self.idle.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.open() == 0 || tokio::time::timeout_at(deadline, notified).await.is_err() {
+                return;
+            }
+        }
+    }
+}
+
+impl Drop for ConnectionGuard {
+    fn drop(&mut self) {
+        if self.0.open.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.0.idle.notify_waiters();
+        }
+    }
+}

@@ -1,0 +1,261 @@
+//! The driver of one WebSocket connection: reads the socket, talks to [`Rooms`], enforces liveness, and
+//! schedules the deadlines `Rooms` hands back.
+
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::extract::ws::{Message, WebSocket};
+use futures_util::StreamExt;
+use tokio::sync::oneshot;
+use tokio::time::{MissedTickBehavior, interval_at, sleep, sleep_until};
+
+use crate::outbox::{Outbox, WriterEnd, write_loop};
+use crate::protocol::{
+    ClientMessage, ClosingReason, ErrorCode, MAX_CONTROL_BYTES, PROTOCOL_VERSION, ServerMessage, close,
+    sanitize_client_version,
+};
+use crate::rooms::{Deadline, Forwarded, RoomError, Seated, Stamp};
+use crate::server::{AppState, ConnectionGuard};
+
+/// How long a finished connection waits for its writer to deliver the last frames.
+const WRITER_DRAIN: Duration = Duration::from_secs(5);
+
+/// How the connection ended, which decides what happens to its seat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    /// The player left for good (`leave`, or a close frame with code 1000).
+    Left,
+    /// The connection is gone; the seat is held. `errored` if the relay cut it for breaking a rule.
+    Dropped { errored: bool },
+    /// The relay is shutting down; rooms are handed over, nobody is told `peer_away`.
+    Shutdown,
+}
+
+/// Runs one connection to its end.
+pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, addr: IpAddr, guard: ConnectionGuard) {
+    let limits = &state.limits;
+    let (sink, mut stream) = socket.split();
+    let (outbox, queue) = Outbox::new(limits.queue_frames, limits.queue_bytes);
+    let (done_tx, mut writer_done) = oneshot::channel();
+    let writer = tokio::spawn(write_loop(sink, queue, outbox.clone(), state.metrics.clone(), done_tx));
+    state.metrics.connections_accepted.increment(1);
+    let _ = outbox.control(&ServerMessage::Welcome {
+        relay: concat!("fairdeck-relay/", env!("CARGO_PKG_VERSION")).into(),
+        protocol: PROTOCOL_VERSION,
+        max_message_bytes: limits.max_message_bytes,
+        hold_ms: limits.hold.as_millis() as u64,
+        waiting_ms: limits.waiting_lifetime.as_millis() as u64,
+    });
+
+    let mut session = Session { state: &state, outbox, addr, seated: None };
+    let mut shutdown = state.shutdown.clone();
+    let mut last_heard = Instant::now();
+    let mut pings = interval_at((Instant::now() + limits.ping_interval).into(), limits.ping_interval);
+    pings.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    let hello = sleep(limits.hello_timeout);
+    tokio::pin!(hello);
+
+    let end = loop {
+        tokio::select! {
+            biased;
+            end = &mut writer_done => {
+                break match end.unwrap_or(WriterEnd::SocketError) {
+                    WriterEnd::SlowReader => {
+                        state.metrics.rejected(ErrorCode::SlowReader);
+                        End::Dropped { errored: true }
+                    }
+                    WriterEnd::Closed | WriterEnd::SocketError => End::Dropped { errored: false },
+                };
+            }
+            _ = shutdown.wait_for(|stopping| *stopping) => {
+                let try_for_ms = limits.hold.as_millis() as u64;
+                // Spread reconnects over one more hint so a restarted relay is not hit by everyone at once.
+                let hint_ms = limits.restart_hint.as_millis() as u64;
+                let jitter = rand::random::<u64>() % hint_ms.max(1);
+                let _ = session.outbox.control(&ServerMessage::Closing {
+                    reason: ClosingReason::Restart,
+                    reconnect_after_ms: hint_ms + jitter,
+                    try_for_ms,
+                });
+                let _ = session.outbox.close(close::RESTART, "relay restarting");
+                break End::Shutdown;
+            }
+            () = &mut hello, if session.seated.is_none() => {
+                break session.fail(ErrorCode::Timeout, "no create, join or resume in time");
+            }
+            _ = pings.tick() => {
+                if last_heard.elapsed() > limits.ping_interval + limits.ping_timeout {
+                    break session.fail(ErrorCode::Timeout, "no pong in time");
+                }
+                let _ = session.outbox.ping();
+            }
+            message = stream.next() => {
+                last_heard = Instant::now();
+                let step = match message {
+                    Some(Ok(message)) => session.handle(message, last_heard),
+                    Some(Err(error)) => Some(session.read_failed(error)),
+                    None => Some(End::Dropped { errored: false }),
+                };
+                if let Some(end) = step {
+                    break end;
+                }
+            }
+        }
+    };
+
+    let Session { outbox, seated, .. } = session;
+    if let Some(seated) = seated {
+        let now = Stamp::now();
+        match end {
+            End::Left => state.rooms.leave(now, &seated),
+            End::Dropped { errored } => {
+                if let Some(deadline) = state.rooms.detach(now, &seated, errored) {
+                    schedule(&state, deadline);
+                }
+            }
+            End::Shutdown => {}
+        }
+    }
+    if end == End::Left {
+        let _ = outbox.close(close::NORMAL, "left");
+    }
+    drop(outbox);
+    // The writer ends once every queue handle is gone (the room dropped its handle above) or after its close frame.
+    let _ = tokio::time::timeout(WRITER_DRAIN, writer).await;
+    drop(guard);
+}
+
+struct Session<'a> {
+    state: &'a Arc<AppState>,
+    outbox: Outbox,
+    addr: IpAddr,
+    seated: Option<Seated>,
+}
+
+impl Session<'_> {
+    /// Handles one message; returns how the connection ends, if it does.
+    fn handle(&mut self, message: Message, received: Instant) -> Option<End> {
+        match message {
+            Message::Binary(data) => {
+                let Some(seated) = &self.seated else {
+                    return Some(self.fail(ErrorCode::BadMessage, "binary frame before create, join or resume"));
+                };
+                let len = data.len() as u64;
+                match self.state.rooms.forward(seated, data, received) {
+                    Forwarded::Delivered => {
+                        self.state.metrics.frames.increment(1);
+                        self.state.metrics.bytes.increment(len);
+                    }
+                    Forwarded::NotPaired => {
+                        self.state.metrics.frames_dropped.increment(1);
+                        let _ = self.outbox.error(ErrorCode::NotPaired, "nobody has joined yet; frame dropped");
+                    }
+                    Forwarded::Dropped => self.state.metrics.frames_dropped.increment(1),
+                }
+                None
+            }
+            Message::Text(text) => {
+                if text.len() > MAX_CONTROL_BYTES {
+                    return Some(self.fail(ErrorCode::BadMessage, "control message too long"));
+                }
+                match serde_json::from_str::<ClientMessage>(text.as_str()) {
+                    Ok(control) => self.control(control),
+                    Err(error) => {
+                        Some(self.fail(ErrorCode::BadMessage, format!("cannot read control message: {error}")))
+                    }
+                }
+            }
+            Message::Close(frame) => {
+                let normal = frame.is_some_and(|f| f.code == close::NORMAL);
+                Some(if normal { End::Left } else { End::Dropped { errored: false } })
+            }
+            // Tungstenite answers pings itself; any frame already counted as a sign of life.
+            Message::Ping(_) | Message::Pong(_) => None,
+        }
+    }
+
+    fn control(&mut self, control: ClientMessage) -> Option<End> {
+        let state = self.state;
+        let client = |raw: Option<String>| raw.map(|v| sanitize_client_version(&v));
+        if let Some(seated) = &self.seated {
+            return match control {
+                ClientMessage::Report { result } => {
+                    state.rooms.report(seated, result);
+                    None
+                }
+                ClientMessage::Leave => Some(End::Left),
+                ClientMessage::Create { .. } | ClientMessage::Join { .. } | ClientMessage::Resume { .. } => {
+                    Some(self.fail(ErrorCode::BadMessage, "this connection already has a seat"))
+                }
+            };
+        }
+        let now = Stamp::now();
+        let seated = match control {
+            ClientMessage::Create { client: version } => {
+                if state.room_limiter.check(self.addr, now.at).is_err() {
+                    return Some(self.fail(ErrorCode::RateLimited, "too many new rooms from your address"));
+                }
+                state.rooms.create(now, self.outbox.clone(), client(version)).map(|(seated, deadline)| {
+                    schedule(state, deadline);
+                    seated
+                })
+            }
+            ClientMessage::Join { nameplate, client: version } => {
+                if state.join_limiter.check(self.addr, now.at).is_err() {
+                    return Some(self.fail(ErrorCode::RateLimited, "too many joins from your address"));
+                }
+                state.rooms.join(now, &nameplate, self.outbox.clone(), client(version))
+            }
+            ClientMessage::Resume { nameplate, token, client: version } => {
+                state.rooms.resume(&nameplate, &token, self.outbox.clone(), client(version))
+            }
+            ClientMessage::Report { .. } | ClientMessage::Leave => {
+                return Some(self.fail(ErrorCode::BadMessage, "create, join or resume first"));
+            }
+        };
+        match seated {
+            Ok(seated) => {
+                self.seated = Some(seated);
+                None
+            }
+            Err(error) => Some(self.refuse(error)),
+        }
+    }
+
+    fn refuse(&self, error: RoomError) -> End {
+        self.fail(error.code(), error.to_string())
+    }
+
+    /// Sends a fatal error (its close frame follows) and counts it. A silent peer (timeout) is a lost connection;
+    /// anything else means the client broke a rule, which marks its room `errored`.
+    fn fail(&self, code: ErrorCode, message: impl Into<String>) -> End {
+        self.state.metrics.rejected(code);
+        let _ = self.outbox.error(code, message);
+        End::Dropped { errored: code != ErrorCode::Timeout }
+    }
+
+    fn read_failed(&self, error: axum::Error) -> End {
+        let too_big = error
+            .into_inner()
+            .downcast_ref::<tokio_tungstenite::tungstenite::Error>()
+            .is_some_and(|e| matches!(e, tokio_tungstenite::tungstenite::Error::Capacity(_)));
+        if too_big {
+            let max = self.state.limits.max_message_bytes;
+            return self.fail(ErrorCode::TooBig, format!("messages are limited to {max} bytes"));
+        }
+        End::Dropped { errored: false }
+    }
+}
+
+/// Runs `deadline` through `Rooms::expire` when it is due, unless the relay shuts down first.
+pub(crate) fn schedule(state: &Arc<AppState>, deadline: Deadline) {
+    let rooms = state.rooms.clone();
+    let mut shutdown = state.shutdown.clone();
+    tokio::spawn(async move {
+        tokio::select! {
+            () = sleep_until(deadline.at().into()) => rooms.expire(Stamp::now(), &deadline),
+            _ = shutdown.wait_for(|stopping| *stopping) => {}
+        }
+    });
+}

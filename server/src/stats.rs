@@ -1,0 +1,364 @@
+//! Match statistics: one row per room when it ends, through sqlx `Any` (SQLite by default, PostgreSQL by URL).
+//!
+//! Portable SQL only: `$n` placeholders, BIGINT unix milliseconds, TEXT results, integer arithmetic for
+//! grouping. No IP address and no content is ever stored. Migrations live in `migrations/sqlite` and
+//! `migrations/postgres` with the same version numbers (a test checks it).
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde::Serialize;
+use sqlx::any::{AnyPoolOptions, install_default_drivers};
+use sqlx::migrate::Migrator;
+use sqlx::{AnyPool, Row};
+use thiserror::Error;
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+
+static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("../migrations/sqlite");
+static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("../migrations/postgres");
+
+/// How a room ended, from least to most severe. A room's result is the most severe of what happened to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoomResult {
+    /// Two players met and the room ended normally.
+    Happy,
+    /// The creator left (or never came back) before anyone joined.
+    Lonely,
+    /// The waiting room expired, or a held seat was never resumed.
+    Pruned,
+    /// A third player tried to join.
+    Crowded,
+    /// A client reported a failed key exchange.
+    Scary,
+    /// A client broke a rule (oversize frame, bad message, too slow) or reported an error.
+    Errored,
+}
+
+impl RoomResult {
+    pub const ALL: [RoomResult; 6] = [
+        RoomResult::Happy,
+        RoomResult::Lonely,
+        RoomResult::Pruned,
+        RoomResult::Crowded,
+        RoomResult::Scary,
+        RoomResult::Errored,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RoomResult::Happy => "happy",
+            RoomResult::Lonely => "lonely",
+            RoomResult::Pruned => "pruned",
+            RoomResult::Crowded => "crowded",
+            RoomResult::Scary => "scary",
+            RoomResult::Errored => "errored",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<RoomResult> {
+        RoomResult::ALL.into_iter().find(|r| r.as_str() == text)
+    }
+}
+
+/// One finished room, as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RoomRecord {
+    /// When the room was created, unix milliseconds.
+    pub created_ms: i64,
+    /// Time until the second player joined; `None` if nobody did.
+    pub waiting_ms: Option<i64>,
+    /// Time from creation to the end.
+    pub total_ms: i64,
+    pub result: RoomResult,
+    /// Frames and bytes from the creator (seat 0) to the joiner (seat 1), and back.
+    pub frames_a_to_b: i64,
+    pub bytes_a_to_b: i64,
+    pub frames_b_to_a: i64,
+    pub bytes_b_to_a: i64,
+    /// How many times a seat was resumed.
+    pub resumes: i64,
+    /// Client version strings as the clients gave them.
+    pub client_a: Option<String>,
+    pub client_b: Option<String>,
+}
+
+/// Errors of the statistics database.
+#[derive(Debug, Error)]
+pub enum StatsError {
+    #[error("cannot connect to the statistics database")]
+    Connect(#[source] sqlx::Error),
+    #[error("cannot migrate the statistics database")]
+    Migrate(#[source] sqlx::migrate::MigrateError),
+    #[error("statistics query failed")]
+    Query(#[from] sqlx::Error),
+    #[error("unsupported database backend `{0}` (use SQLite or PostgreSQL)")]
+    UnsupportedBackend(String),
+    #[error("the statistics database holds a result this relay does not know: `{0}`")]
+    UnknownResult(String),
+}
+
+/// Bucket edges (exclusive upper bounds, milliseconds) for the duration histograms, with their labels.
+pub const DURATION_BUCKETS: [(i64, &str); 7] = [
+    (60_000, "< 1 min"),
+    (300_000, "1–5 min"),
+    (900_000, "5–15 min"),
+    (1_800_000, "15–30 min"),
+    (3_600_000, "30–60 min"),
+    (7_200_000, "1–2 h"),
+    (i64::MAX, "≥ 2 h"),
+];
+
+/// Aggregates over a time window, for the JSON API, the stats page and `fairdeck-relay stats`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    /// Start of the window, unix milliseconds.
+    pub since_ms: i64,
+    pub rooms: i64,
+    pub frames: i64,
+    pub bytes: i64,
+    /// Rooms by result, every result present.
+    pub results: BTreeMap<&'static str, i64>,
+    /// Rooms created per hour: (hour start in unix ms, rooms), oldest first, hours without rooms included.
+    pub hourly: Vec<(i64, i64)>,
+    /// Total time of rooms, by `DURATION_BUCKETS` label.
+    pub durations: Vec<(&'static str, i64)>,
+    /// Waiting time of the rooms that paired, by `DURATION_BUCKETS` label.
+    pub waiting: Vec<(&'static str, i64)>,
+}
+
+/// The statistics database.
+#[derive(Debug, Clone)]
+pub struct StatsStore {
+    pool: AnyPool,
+}
+
+const HOUR_MS: i64 = 3_600_000;
+
+impl StatsStore {
+    /// Connects (creating a SQLite file if needed) and runs the migrations for the backend.
+    pub async fn connect(url: &str) -> Result<StatsStore, StatsError> {
+        install_default_drivers();
+        let pool = AnyPoolOptions::new()
+            .max_connections(4)
+            .acquire_timeout(Duration::from_secs(10))
+            .connect(url)
+            .await
+            .map_err(StatsError::Connect)?;
+        let backend = pool.acquire().await.map_err(StatsError::Connect)?.backend_name().to_owned();
+        let migrator = match backend.as_str() {
+            "SQLite" => &SQLITE_MIGRATIONS,
+            "PostgreSQL" => &POSTGRES_MIGRATIONS,
+            _ => return Err(StatsError::UnsupportedBackend(backend)),
+        };
+        migrator.run(&pool).await.map_err(StatsError::Migrate)?;
+        Ok(StatsStore { pool })
+    }
+
+    /// The SQLite URL of the stats file in `data_dir`.
+    pub fn sqlite_url(data_dir: &std::path::Path) -> String {
+        format!("sqlite://{}?mode=rwc", data_dir.join("stats.sqlite").display())
+    }
+
+    /// Stores one finished room.
+    pub async fn insert(&self, record: &RoomRecord) -> Result<(), StatsError> {
+        sqlx::query(
+            "INSERT INTO rooms (created_ms, waiting_ms, total_ms, result, frames_a_to_b, bytes_a_to_b, \
+             frames_b_to_a, bytes_b_to_a, resumes, client_a, client_b) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+        )
+        .bind(record.created_ms)
+        .bind(record.waiting_ms)
+        .bind(record.total_ms)
+        .bind(record.result.as_str())
+        .bind(record.frames_a_to_b)
+        .bind(record.bytes_a_to_b)
+        .bind(record.frames_b_to_a)
+        .bind(record.bytes_b_to_a)
+        .bind(record.resumes)
+        .bind(record.client_a.as_deref())
+        .bind(record.client_b.as_deref())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// The most recent rooms, newest first.
+    pub async fn recent(&self, limit: i64) -> Result<Vec<RoomRecord>, StatsError> {
+        let rows = sqlx::query(
+            "SELECT created_ms, waiting_ms, total_ms, result, frames_a_to_b, bytes_a_to_b, frames_b_to_a, \
+             bytes_b_to_a, resumes, client_a, client_b FROM rooms ORDER BY id DESC LIMIT $1",
+        )
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|row| {
+                let result: String = row.try_get(3)?;
+                Ok(RoomRecord {
+                    created_ms: row.try_get(0)?,
+                    waiting_ms: row.try_get(1)?,
+                    total_ms: row.try_get(2)?,
+                    result: RoomResult::parse(&result).ok_or(StatsError::UnknownResult(result))?,
+                    frames_a_to_b: row.try_get(4)?,
+                    bytes_a_to_b: row.try_get(5)?,
+                    frames_b_to_a: row.try_get(6)?,
+                    bytes_b_to_a: row.try_get(7)?,
+                    resumes: row.try_get(8)?,
+                    client_a: row.try_get(9)?,
+                    client_b: row.try_get(10)?,
+                })
+            })
+            .collect()
+    }
+
+    /// Aggregates the rooms created in the `hours` hours before `now_ms`.
+    pub async fn summary(&self, now_ms: i64, hours: u32) -> Result<Summary, StatsError> {
+        let first_hour = now_ms / HOUR_MS - i64::from(hours.max(1)) + 1;
+        let since_ms = first_hour * HOUR_MS;
+        let mut summary = Summary {
+            since_ms,
+            rooms: 0,
+            frames: 0,
+            bytes: 0,
+            results: RoomResult::ALL.iter().map(|r| (r.as_str(), 0)).collect(),
+            hourly: (first_hour..=now_ms / HOUR_MS).map(|h| (h * HOUR_MS, 0)).collect(),
+            durations: DURATION_BUCKETS.iter().map(|(_, label)| (*label, 0)).collect(),
+            waiting: DURATION_BUCKETS.iter().map(|(_, label)| (*label, 0)).collect(),
+        };
+        let rows = sqlx::query(
+            "SELECT result, COUNT(*), CAST(COALESCE(SUM(frames_a_to_b + frames_b_to_a), 0) AS BIGINT), \
+             CAST(COALESCE(SUM(bytes_a_to_b + bytes_b_to_a), 0) AS BIGINT) \
+             FROM rooms WHERE created_ms >= $1 GROUP BY result",
+        )
+        .bind(since_ms)
+        .fetch_all(&self.pool)
+        .await?;
+        for row in rows {
+            let result: String = row.try_get(0)?;
+            let rooms: i64 = row.try_get(1)?;
+            summary.rooms += rooms;
+            summary.frames += row.try_get::<i64, _>(2)?;
+            summary.bytes += row.try_get::<i64, _>(3)?;
+            let result = RoomResult::parse(&result).ok_or(StatsError::UnknownResult(result))?;
+            *summary.results.entry(result.as_str()).or_default() += rooms;
+        }
+        let rows = sqlx::query(
+            "SELECT created_ms / 3600000, COUNT(*) FROM rooms WHERE created_ms >= $1 \
+             GROUP BY created_ms / 3600000",
+        )
+        .bind(since_ms)
+        .fetch_all(&self.pool)
+        .await?;
+        for row in rows {
+            let hour: i64 = row.try_get(0)?;
+            let index = usize::try_from(hour - first_hour).ok();
+            if let Some(slot) = index.and_then(|i| summary.hourly.get_mut(i)) {
+                slot.1 += row.try_get::<i64, _>(1)?;
+            }
+        }
+        summary.durations = self.histogram("total_ms", since_ms).await?;
+        summary.waiting = self.histogram("waiting_ms", since_ms).await?;
+        Ok(summary)
+    }
+
+    /// Counts rooms per duration bucket of `column` (NULLs are left out).
+    async fn histogram(&self, column: &'static str, since_ms: i64) -> Result<Vec<(&'static str, i64)>, StatsError> {
+        let cases: String = DURATION_BUCKETS
+            .iter()
+            .enumerate()
+            .filter(|(_, (edge, _))| *edge != i64::MAX)
+            .map(|(i, (edge, _))| format!("WHEN {column} < {edge} THEN {i} "))
+            .collect();
+        let last = DURATION_BUCKETS.len() - 1;
+        // Only constants and a column name chosen by this file go into the text.
+        let sql = format!(
+            "SELECT CASE {cases}ELSE {last} END, COUNT(*) FROM rooms \
+             WHERE created_ms >= $1 AND {column} IS NOT NULL GROUP BY 1"
+        );
+        let rows = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(since_ms).fetch_all(&self.pool).await?;
+        let mut buckets: Vec<(&'static str, i64)> = DURATION_BUCKETS.iter().map(|(_, label)| (*label, 0)).collect();
+        for row in rows {
+            let index: i64 = row.try_get(0)?;
+            if let Some(slot) = usize::try_from(index).ok().and_then(|i| buckets.get_mut(i)) {
+                slot.1 += row.try_get::<i64, _>(1)?;
+            }
+        }
+        Ok(buckets)
+    }
+}
+
+/// The task that writes room records as rooms end. Stop it with [`StatsWriter::finish`] to flush what is queued.
+#[derive(Debug)]
+pub(crate) struct StatsWriter {
+    stop: oneshot::Sender<()>,
+    task: JoinHandle<()>,
+}
+
+impl StatsWriter {
+    /// Spawns the writer on the current runtime.
+    pub(crate) fn spawn(store: StatsStore, mut records: mpsc::Receiver<RoomRecord>) -> StatsWriter {
+        let (stop, mut stopped) = oneshot::channel();
+        let task = tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    record = records.recv() => match record {
+                        Some(record) => write(&store, &record).await,
+                        None => return,
+                    },
+                    _ = &mut stopped => break,
+                }
+            }
+            while let Ok(record) = records.try_recv() {
+                write(&store, &record).await;
+            }
+        });
+        StatsWriter { stop, task }
+    }
+
+    /// Writes what is queued, then stops.
+    pub(crate) async fn finish(self) {
+        let _ = self.stop.send(());
+        let _ = self.task.await;
+    }
+}
+
+async fn write(store: &StatsStore, record: &RoomRecord) {
+    if let Err(error) = store.insert(record).await {
+        tracing::warn!(error = %error_chain(&error), "cannot store a room record");
+    }
+}
+
+/// Formats an error and its sources on one line.
+pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_backends_have_the_same_migration_versions() {
+        let versions = |m: &Migrator| m.iter().map(|m| m.version).collect::<Vec<_>>();
+        assert!(!versions(&SQLITE_MIGRATIONS).is_empty());
+        assert_eq!(versions(&SQLITE_MIGRATIONS), versions(&POSTGRES_MIGRATIONS));
+    }
+
+    #[test]
+    fn results_round_trip_and_order_by_severity() {
+        for result in RoomResult::ALL {
+            assert_eq!(RoomResult::parse(result.as_str()), Some(result));
+        }
+        assert!(RoomResult::Happy < RoomResult::Crowded && RoomResult::Scary < RoomResult::Errored);
+        assert_eq!(RoomResult::parse("pruney"), None);
+    }
+}

@@ -1,0 +1,187 @@
+//! HTTP routes: the WebSocket endpoint, health, Prometheus metrics, and the operator's statistics.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::{ConnectInfo, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{Html, IntoResponse, Json, Response};
+use axum::routing::get;
+use base64::Engine;
+use serde::{Deserialize, Serialize};
+use subtle::ConstantTimeEq;
+
+use crate::config::WS_BUFFER_BYTES;
+use crate::protocol::{ENDPOINT_PATH, ErrorCode};
+use crate::rooms::{LiveCounts, Stamp};
+use crate::server::AppState;
+use crate::stats::{RoomRecord, StatsError, Summary, error_chain};
+use crate::{session, statspage};
+
+/// Longest statistics window, in hours (31 days).
+const MAX_HOURS: u32 = 744;
+
+/// The relay's routes. Used by [`crate::Relay::serve`]; tests reach it through a real relay.
+pub(crate) fn app(state: Arc<AppState>) -> Router {
+    Router::new()
+        .route(ENDPOINT_PATH, get(websocket))
+        .route("/healthz", get(healthz))
+        .route("/metrics", get(metrics))
+        .route("/api/stats", get(stats_json))
+        .route("/stats", get(stats_page))
+        .with_state(state)
+}
+
+async fn websocket(
+    State(state): State<Arc<AppState>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    if *state.shutdown.borrow() {
+        return (StatusCode::SERVICE_UNAVAILABLE, "restarting: try again shortly\n").into_response();
+    }
+    let Some(guard) = state.connections.try_open(state.limits.max_connections) else {
+        state.metrics.rejected(ErrorCode::ServerFull);
+        return (StatusCode::SERVICE_UNAVAILABLE, "server_full: too many connections\n").into_response();
+    };
+    let addr = client_addr(peer, &headers, state.trust_forwarded_for);
+    let max = state.limits.max_message_bytes;
+    upgrade
+        .read_buffer_size(WS_BUFFER_BYTES)
+        .write_buffer_size(WS_BUFFER_BYTES)
+        // Room for the buffer, one largest frame and a close frame; the outbox bounds everything queued before.
+        .max_write_buffer_size(2 * max + 2 * WS_BUFFER_BYTES)
+        .max_message_size(max)
+        .max_frame_size(max)
+        .on_upgrade(move |socket| session::run(state, socket, addr, guard))
+}
+
+/// The client's address: the socket peer, or behind a trusted proxy the last `X-Forwarded-For` entry (the one the
+/// proxy added). Used only for rate limits; never stored or logged.
+fn client_addr(peer: SocketAddr, headers: &HeaderMap, trust_forwarded_for: bool) -> IpAddr {
+    if !trust_forwarded_for {
+        return peer.ip();
+    }
+    let last = headers.get_all("x-forwarded-for").iter().next_back().and_then(|value| value.to_str().ok());
+    last.and_then(|value| value.rsplit(',').next())
+        .and_then(|entry| entry.trim().parse::<IpAddr>().ok())
+        .unwrap_or(peer.ip())
+}
+
+async fn healthz() -> &'static str {
+    "ok\n"
+}
+
+async fn metrics(State(state): State<Arc<AppState>>) -> Response {
+    let text = state.metrics.render(state.rooms.live_counts(), state.connections.open());
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response()
+}
+
+#[derive(Debug, Deserialize)]
+struct StatsQuery {
+    hours: Option<u32>,
+}
+
+/// The JSON statistics document.
+#[derive(Debug, Serialize)]
+struct StatsDocument {
+    generated_ms: i64,
+    hours: u32,
+    live: LiveCounts,
+    connections: usize,
+    summary: Summary,
+    recent: Vec<RoomRecord>,
+}
+
+async fn stats_document(state: &AppState, query: &StatsQuery) -> Result<StatsDocument, StatsError> {
+    let hours = query.hours.unwrap_or(48).clamp(1, MAX_HOURS);
+    let now = Stamp::now();
+    Ok(StatsDocument {
+        generated_ms: now.unix_ms,
+        hours,
+        live: state.rooms.live_counts(),
+        connections: state.connections.open(),
+        summary: state.stats.summary(now.unix_ms, hours).await?,
+        recent: state.stats.recent(20).await?,
+    })
+}
+
+fn stats_unavailable(error: &StatsError) -> Response {
+    tracing::warn!(error = %error_chain(error), "cannot read the statistics");
+    (StatusCode::INTERNAL_SERVER_ERROR, "statistics unavailable\n").into_response()
+}
+
+async fn stats_json(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    Query(query): Query<StatsQuery>,
+) -> Response {
+    if let Some(refusal) = refuse_unless_operator(&state, &headers) {
+        return refusal;
+    }
+    match stats_document(&state, &query).await {
+        Ok(document) => Json(document).into_response(),
+        Err(error) => stats_unavailable(&error),
+    }
+}
+
+async fn stats_page(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    Query(query): Query<StatsQuery>,
+) -> Response {
+    if let Some(refusal) = refuse_unless_operator(&state, &headers) {
+        return refusal;
+    }
+    match stats_document(&state, &query).await {
+        Ok(doc) => Html(statspage::render(&doc.summary, doc.live, doc.connections, doc.generated_ms, doc.hours))
+            .into_response(),
+        Err(error) => stats_unavailable(&error),
+    }
+}
+
+/// Lets through requests carrying the operator token, as `Authorization: Bearer <token>` or as the password of
+/// HTTP Basic authentication (what a browser prompts for).
+fn refuse_unless_operator(state: &AppState, headers: &HeaderMap) -> Option<Response> {
+    let Some(expected) = &state.operator_token else {
+        return Some(
+            (StatusCode::NOT_FOUND, "statistics are disabled: start the relay with an operator token\n")
+                .into_response(),
+        );
+    };
+    let presented = headers.get(header::AUTHORIZATION).and_then(|value| value.to_str().ok()).and_then(|value| {
+        if let Some(token) = value.strip_prefix("Bearer ") {
+            return Some(token.trim().as_bytes().to_vec());
+        }
+        let decoded = base64::engine::general_purpose::STANDARD.decode(value.strip_prefix("Basic ")?.trim()).ok()?;
+        let colon = decoded.iter().position(|b| *b == b':')?;
+        Some(decoded[colon + 1..].to_vec())
+    });
+    if presented.is_some_and(|token| bool::from(token.ct_eq(expected.as_bytes()))) {
+        return None;
+    }
+    let mut response = (StatusCode::UNAUTHORIZED, "operator token required\n").into_response();
+    response
+        .headers_mut()
+        .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Basic realm=\"fairdeck-relay stats\""));
+    Some(response)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forwarded_for_is_used_only_when_trusted_and_takes_the_last_entry() {
+        let peer: SocketAddr = "127.0.0.1:5000".parse().unwrap();
+        let mut headers = HeaderMap::new();
+        headers.append("x-forwarded-for", HeaderValue::from_static("203.0.113.9, 198.51.100.7"));
+        assert_eq!(client_addr(peer, &headers, false), peer.ip());
+        assert_eq!(client_addr(peer, &headers, true), "198.51.100.7".parse::<IpAddr>().unwrap());
+        headers.insert("x-forwarded-for", HeaderValue::from_static("garbage"));
+        assert_eq!(client_addr(peer, &headers, true), peer.ip());
+    }
+}

@@ -1,0 +1,215 @@
+//! A real relay on 127.0.0.1:0 and real tokio-tungstenite clients, for the integration tests.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use fairdeck_relay::protocol::ServerMessage;
+use fairdeck_relay::{Limits, Relay, RelayBuilder, RelayError, ShutdownHandle, StatsStore};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::task::JoinHandle;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+/// Longest a test waits for something it expects.
+pub const PATIENCE: Duration = Duration::from_secs(10);
+
+/// Limits for tests: production values except timings short enough to test expiry quickly.
+pub fn test_limits() -> Limits {
+    Limits {
+        hold: Duration::from_secs(10),
+        waiting_lifetime: Duration::from_secs(30),
+        shutdown_grace: Duration::from_secs(2),
+        restart_hint: Duration::from_millis(100),
+        ..Limits::default()
+    }
+}
+
+/// A relay serving in this process.
+pub struct TestRelay {
+    pub addr: SocketAddr,
+    pub stats: StatsStore,
+    shutdown: ShutdownHandle,
+    task: JoinHandle<Result<(), RelayError>>,
+}
+
+impl TestRelay {
+    /// A relay with SQLite statistics in `data_dir`.
+    pub async fn start(data_dir: &std::path::Path, limits: Limits) -> TestRelay {
+        TestRelay::start_with(Relay::builder("127.0.0.1:0".parse().unwrap(), data_dir).limits(limits)).await
+    }
+
+    pub async fn start_with(builder: RelayBuilder) -> TestRelay {
+        let mut relay = builder.build().await.expect("relay builds");
+        let addr = relay.bind().await.expect("relay binds");
+        let stats = relay.stats().clone();
+        let shutdown = relay.shutdown_handle();
+        let task = tokio::spawn(relay.serve());
+        TestRelay { addr, stats, shutdown, task }
+    }
+
+    pub fn url(&self) -> String {
+        format!("ws://{}/v1", self.addr)
+    }
+
+    /// Shuts down and waits for the relay to finish (statistics flushed, rooms handed over).
+    pub async fn stop(self) -> StatsStore {
+        self.shutdown.shutdown();
+        tokio::time::timeout(PATIENCE, self.task)
+            .await
+            .expect("relay stops in time")
+            .expect("relay task")
+            .expect("relay serves without error");
+        self.stats
+    }
+}
+
+/// What a client received.
+#[derive(Debug, PartialEq)]
+pub enum Received {
+    Control(ServerMessage),
+    Binary(Vec<u8>),
+    /// A close frame (with its code) or the end of the stream (`None`).
+    Closed(Option<u16>),
+}
+
+pub struct Client {
+    pub ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+}
+
+impl Client {
+    /// Connects and reads the welcome.
+    pub async fn connect(url: &str) -> Client {
+        let (ws, _) = tokio_tungstenite::connect_async(url).await.expect("connect");
+        let mut client = Client { ws };
+        match client.recv().await {
+            Received::Control(ServerMessage::Welcome { protocol: 1, .. }) => {}
+            other => panic!("expected welcome, got {other:?}"),
+        }
+        client
+    }
+
+    /// Creates a room; returns the client, its nameplate and token.
+    pub async fn create(url: &str) -> (Client, String, String) {
+        let mut client = Client::connect(url).await;
+        client.send(json!({"type": "create", "client": "test/creator"})).await;
+        match client.recv().await {
+            Received::Control(ServerMessage::Created { nameplate, seat: 0, token }) => (client, nameplate, token),
+            other => panic!("expected created, got {other:?}"),
+        }
+    }
+
+    /// Joins a room; returns the client and its token, after `paired`.
+    pub async fn join(url: &str, nameplate: &str) -> (Client, String) {
+        let mut client = Client::connect(url).await;
+        client.send(json!({"type": "join", "nameplate": nameplate, "client": "test/joiner"})).await;
+        let token = match client.recv().await {
+            Received::Control(ServerMessage::Joined { seat: 1, token, .. }) => token,
+            other => panic!("expected joined, got {other:?}"),
+        };
+        client.expect(|m| matches!(m, ServerMessage::Paired { .. })).await;
+        (client, token)
+    }
+
+    /// A paired room: (creator, joiner, nameplate, creator token, joiner token). Both have seen `paired`.
+    pub async fn pair(url: &str) -> (Client, Client, String, String, String) {
+        let (mut creator, nameplate, creator_token) = Client::create(url).await;
+        let (joiner, joiner_token) = Client::join(url, &nameplate).await;
+        creator.expect(|m| matches!(m, ServerMessage::Paired { .. })).await;
+        (creator, joiner, nameplate, creator_token, joiner_token)
+    }
+
+    pub async fn send(&mut self, message: Value) {
+        self.ws.send(Message::Text(message.to_string().into())).await.expect("send text");
+    }
+
+    pub async fn send_binary(&mut self, data: Vec<u8>) {
+        self.ws.send(Message::Binary(data.into())).await.expect("send binary");
+    }
+
+    /// Leaves with a normal close frame.
+    pub async fn close_normally(&mut self) {
+        let frame = CloseFrame { code: CloseCode::Normal, reason: "bye".into() };
+        let _ = self.ws.close(Some(frame)).await;
+    }
+
+    /// The next message, skipping pings and pongs.
+    pub async fn recv(&mut self) -> Received {
+        tokio::time::timeout(PATIENCE, self.recv_now()).await.expect("a message in time")
+    }
+
+    /// The next message if one arrives within `wait`.
+    pub async fn try_recv(&mut self, wait: Duration) -> Option<Received> {
+        tokio::time::timeout(wait, self.recv_now()).await.ok()
+    }
+
+    async fn recv_now(&mut self) -> Received {
+        loop {
+            return match self.ws.next().await {
+                Some(Ok(Message::Text(text))) => Received::Control(
+                    serde_json::from_str(text.as_str()).unwrap_or_else(|e| panic!("bad control {text}: {e}")),
+                ),
+                Some(Ok(Message::Binary(data))) => Received::Binary(data.to_vec()),
+                Some(Ok(Message::Close(frame))) => Received::Closed(frame.map(|f| u16::from(f.code))),
+                Some(Ok(_)) => continue,
+                Some(Err(_)) | None => Received::Closed(None),
+            };
+        }
+    }
+
+    /// Waits for a control message matching `wanted`, skipping other control messages; panics on data or close.
+    pub async fn expect(&mut self, wanted: impl Fn(&ServerMessage) -> bool) -> ServerMessage {
+        loop {
+            match self.recv().await {
+                Received::Control(message) if wanted(&message) => return message,
+                Received::Control(_) => continue,
+                other => panic!("expected a control message, got {other:?}"),
+            }
+        }
+    }
+
+    /// Expects the next message to be this binary frame.
+    pub async fn expect_binary(&mut self, data: &[u8]) {
+        match self.recv().await {
+            Received::Binary(got) => assert!(got == data, "frame differs ({} bytes vs {})", got.len(), data.len()),
+            other => panic!("expected a {}-byte frame, got {other:?}", data.len()),
+        }
+    }
+
+    /// Expects an error with this code, then a close frame with `close`.
+    pub async fn expect_error_and_close(&mut self, code: &str, close: u16) {
+        match self.recv().await {
+            Received::Control(ServerMessage::Error { code: got, .. }) => assert_eq!(got.as_str(), code),
+            other => panic!("expected error {code}, got {other:?}"),
+        }
+        assert_eq!(self.recv().await, Received::Closed(Some(close)));
+    }
+
+    /// Asserts that nothing arrives for a short while.
+    pub async fn expect_silence(&mut self) {
+        if let Ok(message) = tokio::time::timeout(Duration::from_millis(200), self.recv_now()).await {
+            panic!("expected silence, got {message:?}");
+        }
+    }
+}
+
+/// A minimal HTTP/1.1 GET; returns the status code and the body.
+pub async fn http_get(addr: SocketAddr, path: &str, headers: &[(&str, &str)]) -> (u16, String) {
+    let mut stream = TcpStream::connect(addr).await.expect("connect http");
+    let mut request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    stream.write_all(request.as_bytes()).await.expect("write request");
+    let mut response = Vec::new();
+    tokio::time::timeout(PATIENCE, stream.read_to_end(&mut response)).await.expect("response in time").expect("read");
+    let response = String::from_utf8_lossy(&response).into_owned();
+    let status = response.split(' ').nth(1).and_then(|s| s.parse().ok()).expect("status line");
+    let body = response.split_once("\r\n\r\n").map(|(_, body)| body.to_owned()).unwrap_or_default();
+    (status, body)
+}

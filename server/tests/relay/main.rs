@@ -1,0 +1,8 @@
+//! Integration tests of the relay over real WebSockets on loopback.
+
+mod common;
+mod forwarding;
+mod limits;
+mod operators;
+mod resume;
+mod stats;

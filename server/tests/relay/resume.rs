@@ -1,0 +1,133 @@
+//! Seats held across dropped connections, resumes, expiry, and graceful shutdown with hand-over.
+
+use std::time::Duration;
+
+use fairdeck_relay::Limits;
+use fairdeck_relay::protocol::{ClosingReason, GoneReason, PeerState, ServerMessage, close};
+use serde_json::json;
+
+use crate::common::{Client, Received, TestRelay, test_limits};
+
+async fn resume(url: &str, nameplate: &str, token: &str) -> (Client, ServerMessage) {
+    let mut client = Client::connect(url).await;
+    client.send(json!({"type": "resume", "nameplate": nameplate, "token": token})).await;
+    match client.recv().await {
+        Received::Control(message @ ServerMessage::Resumed { .. }) => (client, message),
+        other => panic!("expected resumed, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_dropped_seat_is_taken_back_with_its_token_and_the_peer_is_told() {
+    let dir = tempfile::tempdir().unwrap();
+    let relay = TestRelay::start(dir.path(), test_limits()).await;
+    let (creator, mut joiner, nameplate, creator_token, _) = Client::pair(&relay.url()).await;
+    drop(creator); // The TCP connection goes away without a close frame, as on a network failure.
+    match joiner.recv().await {
+        Received::Control(ServerMessage::PeerAway { hold_ms }) => assert_eq!(hold_ms, 10_000),
+        other => panic!("expected peer_away, got {other:?}"),
+    }
+    // Frames sent while the peer is away are dropped, not stored: the clients retransmit after `peer_back`.
+    joiner.send_binary(b"lost".to_vec()).await;
+
+    let mut thief = Client::connect(&relay.url()).await;
+    thief.send(json!({"type": "resume", "nameplate": nameplate, "token": "00".repeat(16)})).await;
+    thief.expect_error_and_close("bad_token", close::BAD_TOKEN).await;
+
+    let (mut creator, resumed) = resume(&relay.url(), &nameplate, &creator_token).await;
+    assert_eq!(resumed, ServerMessage::Resumed { nameplate: nameplate.clone(), seat: 0, peer: PeerState::Present });
+    assert_eq!(joiner.recv().await, Received::Control(ServerMessage::PeerBack));
+    creator.expect_silence().await;
+    joiner.send_binary(b"again".to_vec()).await;
+    creator.expect_binary(b"again").await;
+    creator.send_binary(b"welcome back".to_vec()).await;
+    joiner.expect_binary(b"welcome back").await;
+    relay.stop().await;
+}
+
+#[tokio::test]
+async fn resuming_a_seat_still_connected_replaces_the_old_connection() {
+    let dir = tempfile::tempdir().unwrap();
+    let relay = TestRelay::start(dir.path(), test_limits()).await;
+    let (mut old, mut joiner, nameplate, _, joiner_token) = Client::pair(&relay.url()).await;
+    let (mut new, resumed) = resume(&relay.url(), &nameplate, &joiner_token).await;
+    assert!(matches!(resumed, ServerMessage::Resumed { seat: 1, peer: PeerState::Present, .. }));
+    joiner.expect_error_and_close("replaced", close::REPLACED).await;
+    assert_eq!(old.recv().await, Received::Control(ServerMessage::PeerBack));
+    old.send_binary(b"to the new one".to_vec()).await;
+    new.expect_binary(b"to the new one").await;
+    relay.stop().await;
+}
+
+#[tokio::test]
+async fn a_seat_not_resumed_in_time_ends_the_room() {
+    let dir = tempfile::tempdir().unwrap();
+    let limits = Limits { hold: Duration::from_millis(300), ..test_limits() };
+    let relay = TestRelay::start(dir.path(), limits).await;
+    let (creator, mut joiner, nameplate, creator_token, _) = Client::pair(&relay.url()).await;
+    drop(creator);
+    assert!(matches!(joiner.recv().await, Received::Control(ServerMessage::PeerAway { hold_ms: 300 })));
+    assert_eq!(joiner.recv().await, Received::Control(ServerMessage::PeerGone { reason: GoneReason::Timeout }));
+    assert_eq!(joiner.recv().await, Received::Closed(Some(close::NORMAL)));
+    let mut late = Client::connect(&relay.url()).await;
+    late.send(json!({"type": "resume", "nameplate": nameplate, "token": creator_token})).await;
+    late.expect_error_and_close("unknown_nameplate", close::UNKNOWN_NAMEPLATE).await;
+    relay.stop().await;
+}
+
+#[tokio::test]
+async fn a_waiting_room_expires() {
+    let dir = tempfile::tempdir().unwrap();
+    let limits = Limits { waiting_lifetime: Duration::from_millis(200), ..test_limits() };
+    let relay = TestRelay::start(dir.path(), limits).await;
+    let (mut creator, nameplate, _) = Client::create(&relay.url()).await;
+    creator.expect_error_and_close("expired", close::EXPIRED).await;
+    let mut joiner = Client::connect(&relay.url()).await;
+    joiner.send(json!({"type": "join", "nameplate": nameplate})).await;
+    joiner.expect_error_and_close("unknown_nameplate", close::UNKNOWN_NAMEPLATE).await;
+    relay.stop().await;
+}
+
+#[tokio::test]
+async fn shutdown_tells_clients_and_the_next_relay_takes_the_rooms_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let relay = TestRelay::start(dir.path(), test_limits()).await;
+    let (mut creator, mut joiner, nameplate, creator_token, joiner_token) = Client::pair(&relay.url()).await;
+    let (mut waiting, waiting_plate, waiting_token) = Client::create(&relay.url()).await;
+    let stopping = tokio::spawn(relay.stop());
+    for client in [&mut creator, &mut joiner, &mut waiting] {
+        match client.recv().await {
+            Received::Control(ServerMessage::Closing {
+                reason: ClosingReason::Restart,
+                reconnect_after_ms,
+                try_for_ms,
+            }) => {
+                assert!((100..200).contains(&reconnect_after_ms), "hint plus jitter: {reconnect_after_ms}");
+                assert_eq!(try_for_ms, 10_000);
+            }
+            other => panic!("expected closing, got {other:?}"),
+        }
+        assert_eq!(client.recv().await, Received::Closed(Some(close::RESTART)));
+    }
+    stopping.await.unwrap();
+    assert!(dir.path().join("handover.json").exists());
+    let handover = std::fs::read_to_string(dir.path().join("handover.json")).unwrap();
+    assert!(!handover.contains(&creator_token) && !handover.contains(&joiner_token), "tokens never touch the disk");
+
+    // A new process on the same data directory (another port here) takes the rooms back.
+    let relay = TestRelay::start(dir.path(), test_limits()).await;
+    assert!(!dir.path().join("handover.json").exists());
+    let (mut creator, resumed) = resume(&relay.url(), &nameplate, &creator_token).await;
+    assert!(matches!(resumed, ServerMessage::Resumed { seat: 0, peer: PeerState::Away, .. }));
+    let (mut joiner, resumed) = resume(&relay.url(), &nameplate, &joiner_token).await;
+    assert!(matches!(resumed, ServerMessage::Resumed { seat: 1, peer: PeerState::Present, .. }));
+    assert_eq!(creator.recv().await, Received::Control(ServerMessage::PeerBack));
+    creator.send_binary(b"after restart".to_vec()).await;
+    joiner.expect_binary(b"after restart").await;
+    let (_waiting, resumed) = resume(&relay.url(), &waiting_plate, &waiting_token).await;
+    assert!(matches!(resumed, ServerMessage::Resumed { peer: PeerState::Waiting, .. }));
+    // A new room does not take a handed-over nameplate.
+    let (_fresh, fresh_plate, _) = Client::create(&relay.url()).await;
+    assert!(fresh_plate != nameplate && fresh_plate != waiting_plate);
+    relay.stop().await;
+}

@@ -1,0 +1,155 @@
+//! One statistics row per room with the right result, on SQLite and on a PostgreSQL started for the test.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use fairdeck_relay::protocol::{GoneReason, ServerMessage, close};
+use fairdeck_relay::test_support::TestPostgres;
+use fairdeck_relay::{Limits, Relay, RelayBuilder, RoomRecord, RoomResult};
+use serde_json::json;
+
+use crate::common::{Client, Received, TestRelay, test_limits};
+
+fn limits() -> Limits {
+    Limits { hold: Duration::from_millis(300), max_message_bytes: 8192, ..test_limits() }
+}
+
+async fn expect_gone(client: &mut Client, reason: GoneReason) {
+    client.expect(|m| *m == ServerMessage::PeerGone { reason }).await;
+    assert_eq!(client.recv().await, Received::Closed(Some(close::NORMAL)));
+}
+
+/// Plays one room for each result, stops the relay, and returns the rows by result.
+async fn play_every_result(builder: RelayBuilder) -> BTreeMap<RoomResult, RoomRecord> {
+    let relay = TestRelay::start_with(builder.limits(limits())).await;
+    let url = relay.url();
+
+    // happy: frames both ways, then a leave.
+    let (mut creator, mut joiner, _, _, _) = Client::pair(&url).await;
+    for size in [10, 200, 3000] {
+        creator.send_binary(vec![1; size]).await;
+        joiner.expect_binary(&vec![1; size]).await;
+    }
+    joiner.send_binary(vec![2; 50]).await;
+    creator.expect_binary(&[2; 50]).await;
+    creator.send(json!({"type": "leave"})).await;
+    expect_gone(&mut joiner, GoneReason::Left).await;
+
+    // lonely: the creator leaves before anyone joins.
+    let (mut lonely, _, _) = Client::create(&url).await;
+    lonely.close_normally().await;
+    assert_eq!(lonely.recv().await, Received::Closed(Some(close::NORMAL)));
+
+    // pruned: a dropped seat is never resumed.
+    let (creator, mut joiner, _, _, _) = Client::pair(&url).await;
+    drop(creator);
+    expect_gone(&mut joiner, GoneReason::Timeout).await;
+
+    // crowded: a third player tried to join.
+    let (mut creator, mut joiner, nameplate, _, _) = Client::pair(&url).await;
+    let mut third = Client::connect(&url).await;
+    third.send(json!({"type": "join", "nameplate": nameplate})).await;
+    third.expect_error_and_close("crowded", close::CROWDED).await;
+    joiner.close_normally().await;
+    expect_gone(&mut creator, GoneReason::Left).await;
+
+    // scary: a client reports a failed key exchange.
+    let (mut creator, mut joiner, _, _, _) = Client::pair(&url).await;
+    joiner.send(json!({"type": "report", "result": "scary"})).await;
+    joiner.send(json!({"type": "leave"})).await;
+    expect_gone(&mut creator, GoneReason::Left).await;
+
+    // errored: a client breaks the size limit and never comes back.
+    let (mut creator, mut joiner, _, _, _) = Client::pair(&url).await;
+    creator.send_binary(vec![0; 8193]).await;
+    creator.expect_error_and_close("too_big", close::TOO_BIG).await;
+    expect_gone(&mut joiner, GoneReason::Timeout).await;
+
+    let store = relay.stop().await;
+    let rows = store.recent(100).await.expect("read rows");
+    assert_eq!(rows.len(), 6, "one row per room: {rows:#?}");
+    rows.into_iter().map(|row| (row.result, row)).collect()
+}
+
+fn check_rows(rows: &BTreeMap<RoomResult, RoomRecord>) {
+    assert_eq!(rows.keys().copied().collect::<Vec<_>>(), RoomResult::ALL);
+    let happy = &rows[&RoomResult::Happy];
+    assert_eq!((happy.frames_a_to_b, happy.bytes_a_to_b), (3, 3210));
+    assert_eq!((happy.frames_b_to_a, happy.bytes_b_to_a), (1, 50));
+    assert_eq!(happy.client_a.as_deref(), Some("test/creator"));
+    assert_eq!(happy.client_b.as_deref(), Some("test/joiner"));
+    assert!(happy.waiting_ms.is_some() && happy.total_ms >= happy.waiting_ms.unwrap());
+    let lonely = &rows[&RoomResult::Lonely];
+    assert_eq!((lonely.waiting_ms, lonely.client_b.as_deref()), (None, None));
+    assert!(rows[&RoomResult::Pruned].total_ms >= 300, "held for the hold time");
+    let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+    assert!(rows.values().all(|row| (now_ms - 60_000..=now_ms).contains(&row.created_ms)));
+}
+
+#[tokio::test]
+async fn rooms_are_recorded_with_their_result_in_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = play_every_result(Relay::builder("127.0.0.1:0".parse().unwrap(), dir.path())).await;
+    check_rows(&rows);
+    assert!(dir.path().join("stats.sqlite").exists());
+
+    // The same file, read by the command-line summary.
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_fairdeck-relay"))
+        .arg("stats")
+        .arg("--data-dir")
+        .arg(dir.path())
+        .output()
+        .expect("run fairdeck-relay stats");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{text}{}", String::from_utf8_lossy(&output.stderr));
+    assert!(text.contains("Rooms ended in the last 24 h: 6"), "{text}");
+    for result in RoomResult::ALL {
+        assert!(text.contains(&format!("  {:<8}        1", result.as_str())), "{result:?} in {text}");
+    }
+}
+
+#[tokio::test]
+async fn rooms_are_recorded_with_their_result_in_postgresql() {
+    let postgres = tokio::task::spawn_blocking(TestPostgres::start).await.unwrap().expect("start PostgreSQL");
+    let dir = tempfile::tempdir().unwrap();
+    let builder = Relay::builder("127.0.0.1:0".parse().unwrap(), dir.path()).database_url(postgres.url());
+    let rows = play_every_result(builder).await;
+    check_rows(&rows);
+    assert!(!dir.path().join("stats.sqlite").exists(), "nothing written to SQLite");
+
+    // The summary query runs on PostgreSQL too.
+    let store = fairdeck_relay::StatsStore::connect(&postgres.url()).await.unwrap();
+    let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+    let summary = store.summary(now_ms, 24).await.unwrap();
+    assert_eq!(summary.rooms, 6);
+    assert_eq!(summary.results["happy"], 1);
+    assert_eq!(summary.hourly.iter().map(|(_, n)| n).sum::<i64>(), 6);
+    assert_eq!(summary.durations.iter().map(|(_, n)| n).sum::<i64>(), 6);
+    assert_eq!(summary.waiting.iter().map(|(_, n)| n).sum::<i64>(), 5, "the lonely room never paired");
+    assert_eq!(summary.frames, 4, "only the happy room relayed frames");
+    drop(postgres);
+}
+
+#[tokio::test]
+async fn the_help_lists_every_option_with_its_environment_variable() {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_fairdeck-relay")).arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&output.stdout);
+    for (flag, env) in [
+        ("--listen", "FAIRDECK_RELAY_LISTEN"),
+        ("--data-dir", "FAIRDECK_RELAY_DATA_DIR"),
+        ("--database-url", "FAIRDECK_RELAY_DATABASE_URL"),
+        ("--operator-token", "FAIRDECK_RELAY_OPERATOR_TOKEN"),
+        ("--log-format", "FAIRDECK_RELAY_LOG_FORMAT"),
+        ("--max-message-bytes", "FAIRDECK_RELAY_MAX_MESSAGE_BYTES"),
+        ("--queue-bytes", "FAIRDECK_RELAY_QUEUE_BYTES"),
+        ("--rooms-per-minute", "FAIRDECK_RELAY_ROOMS_PER_MINUTE"),
+        ("--joins-per-minute", "FAIRDECK_RELAY_JOINS_PER_MINUTE"),
+        ("--waiting-lifetime", "FAIRDECK_RELAY_WAITING_LIFETIME"),
+        ("--hold", "FAIRDECK_RELAY_HOLD"),
+        ("--ping-interval", "FAIRDECK_RELAY_PING_INTERVAL"),
+        ("--max-rooms", "FAIRDECK_RELAY_MAX_ROOMS"),
+        ("--max-connections", "FAIRDECK_RELAY_MAX_CONNECTIONS"),
+    ] {
+        assert!(help.contains(flag) && help.contains(&format!("env: {env}")), "{flag} / {env} in\n{help}");
+    }
+}
