@@ -177,26 +177,35 @@ impl<G: Group> KeyCommitment<G> {
 }
 
 /// The statement of a batched DLEQ proof, hashed whole (Fiat–Shamir must see everything),
-/// with the weights that fold all pairs into one.
+/// and the weights that fold all pairs into one.
 fn dleq_statement<G: Group>(
     commitment: &G::Element,
     bases: &[G::Element],
     results: &[G::Element],
     kind: &'static str,
     context: &ProofContext,
-) -> (Transcript, G::Element, G::Element) {
+) -> (Transcript, Vec<G::Scalar>) {
     let mut transcript = Transcript::new::<G>(kind);
     transcript.append_context(context);
     transcript.append_element::<G>("generator", &G::generator());
     transcript.append_element::<G>("commitment", commitment);
     transcript.append_elements::<G>("bases", bases);
     transcript.append_elements::<G>("results", results);
-    let weights = transcript.weights::<G>("batch", 0, bases.len());
-    let base_refs: Vec<&G::Element> = bases.iter().collect();
-    let result_refs: Vec<&G::Element> = results.iter().collect();
-    let folded_base = G::vartime_multi_mul(&weights, &base_refs);
-    let folded_result = G::vartime_multi_mul(&weights, &result_refs);
-    (transcript, folded_base, folded_result)
+    let mut weights = transcript.weights::<G>("batch", 0, bases.len());
+    // One weight may be fixed to 1 without weakening the batch, and a single card then
+    // needs no folding at all.
+    if let Some(first) = weights.first_mut() {
+        *first = G::scalar_from_u128(1);
+    }
+    (transcript, weights)
+}
+
+/// Σ wᵢ·elementᵢ.
+fn fold<G: Group>(weights: &[G::Scalar], elements: &[G::Element]) -> G::Element {
+    match elements {
+        [single] => single.clone(),
+        _ => G::vartime_multi_mul(weights, &elements.iter().collect::<Vec<_>>()),
+    }
 }
 
 fn prove_dleq<G: Group, R: CryptoRng + ?Sized>(
@@ -208,7 +217,8 @@ fn prove_dleq<G: Group, R: CryptoRng + ?Sized>(
     context: &ProofContext,
     rng: &mut R,
 ) -> DleqProof<G> {
-    let (mut transcript, folded_base, _) = dleq_statement::<G>(commitment, bases, results, kind, context);
+    let (mut transcript, weights) = dleq_statement::<G>(commitment, bases, results, kind, context);
+    let folded_base = fold::<G>(&weights, bases);
     let mut nonce = G::random_scalar(rng);
     transcript.append_element::<G>("nonce-generator", &G::mul_generator(&nonce));
     transcript.append_element::<G>("nonce-base", &G::mul(&folded_base, &nonce));
@@ -229,7 +239,8 @@ fn verify_dleq<G: Group>(
     if bases.len() != results.len() {
         return Err(ProofError::LengthMismatch { expected: bases.len(), actual: results.len() });
     }
-    let (mut transcript, folded_base, folded_result) = dleq_statement::<G>(commitment, bases, results, kind, context);
+    let (mut transcript, weights) = dleq_statement::<G>(commitment, bases, results, kind, context);
+    let (folded_base, folded_result) = (fold::<G>(&weights, bases), fold::<G>(&weights, results));
     let minus_challenge = G::scalar_neg(&proof.challenge);
     let scalars = [proof.response.clone(), minus_challenge];
     let nonce_generator = G::vartime_multi_mul(&scalars, &[&G::generator(), commitment]);

@@ -59,7 +59,10 @@ impl Group for Ristretto255 {
     const SCALAR_LEN: usize = 32;
 
     fn generator() -> RistrettoElement {
-        RistrettoElement::new(curve25519_dalek::constants::RISTRETTO_BASEPOINT_POINT)
+        RistrettoElement {
+            point: curve25519_dalek::constants::RISTRETTO_BASEPOINT_POINT,
+            encoded: curve25519_dalek::constants::RISTRETTO_BASEPOINT_COMPRESSED.to_bytes(),
+        }
     }
 
     fn hash_to_element(input: &[u8]) -> RistrettoElement {
