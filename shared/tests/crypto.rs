@@ -261,6 +261,75 @@ fn cheating_shuffler_is_caught<G: Group>(n: usize) {
     }
 }
 
+fn relock_and_combine<G: Group>() {
+    let mut rng = rng(10);
+    let (old, new, extra) =
+        (LockKey::<G>::generate(&mut rng), LockKey::<G>::generate(&mut rng), LockKey::<G>::generate(&mut rng));
+    let plain = cards::<G>(3, Seat::Host);
+    let ctx = context("relock");
+    // From no layer: a lock, checked against the generator.
+    let (locked, proof) = new.relock_with_proof(None, &plain, &ctx, &mut rng);
+    assert_eq!(locked, new.lock(&plain));
+    new.commitment().verify_relock(None, &plain, locked.clone(), &proof, &ctx).unwrap();
+    // From an old layer to a new one, never stripped in between.
+    let old_forms = old.lock(&plain);
+    let (relocked, proof) = new.relock_with_proof(Some(&old), &old_forms, &ctx, &mut rng);
+    assert_eq!(new.strip(&relocked), plain);
+    new.commitment().verify_relock(Some(old.commitment()), &old_forms, relocked.clone(), &proof, &ctx).unwrap();
+    assert_eq!(
+        new.commitment()
+            .verify_relock(Some(extra.commitment()), &old_forms, relocked.clone(), &proof, &ctx)
+            .unwrap_err(),
+        ProofError::Dleq
+    );
+    assert_eq!(new.commitment().verify_relock(None, &old_forms, relocked, &proof, &ctx).unwrap_err(), ProofError::Dleq);
+    // A combined key strips both layers at once, and its commitment is proven.
+    let (combined, proof) = old.combine_with_proof(&extra, &ctx, &mut rng);
+    assert_eq!(combined.strip(&extra.lock(&old.lock(&plain))), plain);
+    old.commitment().verify_combined(extra.commitment(), combined.commitment().clone(), &proof, &ctx).unwrap();
+    assert!(old.commitment().verify_combined(extra.commitment(), new.commitment().clone(), &proof, &ctx).is_err());
+}
+
+fn catalogue_opens_only_with_the_point<G: Group>() {
+    use fairdeck_shared::crypto::{Catalogue, CatalogueEntry, CatalogueError};
+    let instances: Vec<CardInstance> = (0..4u8)
+        .map(|i| CardInstance {
+            owner: Seat::Guest,
+            nonce: [i; 16],
+            name: "x".repeat(1 + 40 * usize::from(i)),
+            back: 0,
+        })
+        .collect();
+    let catalogue = Catalogue::seal::<G>(&instances, &GAME).unwrap();
+    let entries = catalogue.entries();
+    // Same size whatever the name's length.
+    assert!(entries.windows(2).all(|pair| pair[0].sealed.len() == pair[1].sealed.len()));
+    let received = Catalogue::from_entries(
+        serde_json::from_str::<Vec<CatalogueEntry>>(&serde_json::to_string(&entries).unwrap()).unwrap(),
+    )
+    .unwrap();
+    for instance in &instances {
+        assert_eq!(received.open::<G>(&instance.point::<G>(&GAME), &GAME).unwrap(), *instance);
+    }
+    let stranger = CardInstance { owner: Seat::Guest, nonce: [9; 16], name: "Stranger".into(), back: 0 };
+    assert_eq!(received.open::<G>(&stranger.point::<G>(&GAME), &GAME).unwrap_err(), CatalogueError::Missing);
+    // An entry moved under another card's tag does not open.
+    let mut swapped = entries.clone();
+    let sealed0 = swapped[0].sealed.clone();
+    swapped[0].sealed = swapped[1].sealed.clone();
+    swapped[1].sealed = sealed0;
+    let swapped = Catalogue::from_entries(swapped).unwrap();
+    assert!(
+        instances.iter().any(|i| swapped.open::<G>(&i.point::<G>(&GAME), &GAME).unwrap_err() == CatalogueError::Sealed)
+    );
+    let mut duplicated = entries.clone();
+    duplicated[1].tag = duplicated[0].tag;
+    assert_eq!(Catalogue::from_entries(duplicated).unwrap_err(), CatalogueError::DuplicateTag);
+    let mut short = entries;
+    short[0].sealed.pop();
+    assert_eq!(Catalogue::from_entries(short).unwrap_err(), CatalogueError::EntrySize);
+}
+
 macro_rules! suite_tests {
     ($suite:ident, $group:ty, $shuffle_cards:expr) => {
         mod $suite {
@@ -289,6 +358,16 @@ macro_rules! suite_tests {
             #[test]
             fn cheating_shuffler_is_caught() {
                 super::cheating_shuffler_is_caught::<$group>($shuffle_cards);
+            }
+
+            #[test]
+            fn relock_and_combine() {
+                super::relock_and_combine::<$group>();
+            }
+
+            #[test]
+            fn catalogue_opens_only_with_the_point() {
+                super::catalogue_opens_only_with_the_point::<$group>();
             }
 
             #[test]

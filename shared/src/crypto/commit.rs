@@ -32,22 +32,13 @@ impl fmt::Debug for Commitment {
 pub struct Opening {
     #[serde(with = "crate::ids::hex_array")]
     pub nonce: [u8; 32],
-    #[serde(with = "serde_hex_vec")]
+    #[serde(with = "crate::crypto::encoding::hex_vec")]
     pub value: Vec<u8>,
 }
 
 impl fmt::Debug for Opening {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Opening({} value bytes)", self.value.len())
-    }
-}
-
-mod serde_hex_vec {
-    pub fn serialize<S: serde::Serializer>(bytes: &[u8], serializer: S) -> Result<S::Ok, S::Error> {
-        crate::crypto::encoding::serialize_bytes(bytes, serializer)
-    }
-    pub fn deserialize<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<u8>, D::Error> {
-        crate::crypto::encoding::deserialize_bytes(deserializer)
     }
 }
 

@@ -45,6 +45,16 @@ pub(crate) fn deserialize_bytes<'de, D: Deserializer<'de>>(deserializer: D) -> R
     }
 }
 
+/// Variable-length byte strings as hex (JSON) or bytes.
+pub(crate) mod hex_vec {
+    pub fn serialize<S: serde::Serializer>(bytes: &[u8], serializer: S) -> Result<S::Ok, S::Error> {
+        super::serialize_bytes(bytes, serializer)
+    }
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<u8>, D::Error> {
+        super::deserialize_bytes(deserializer)
+    }
+}
+
 /// Implements Serialize/Deserialize for a group's element or scalar type through the
 /// group's encoder and validating decoder.
 macro_rules! serde_via_group {

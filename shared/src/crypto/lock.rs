@@ -64,6 +64,7 @@ pub struct Stripped<G: Group> {
 
 const LOCK_KIND: &str = "dleq/lock";
 const STRIP_KIND: &str = "dleq/strip";
+const RELOCK_KIND: &str = "dleq/relock";
 
 impl<G: Group> LockKey<G> {
     pub fn generate<R: CryptoRng + ?Sized>(rng: &mut R) -> Self {
@@ -102,7 +103,8 @@ impl<G: Group> LockKey<G> {
         rng: &mut R,
     ) -> (Vec<G::Element>, DleqProof<G>) {
         let locked = self.lock(cards);
-        let proof = prove_dleq(&self.lock, &self.commitment.element, cards, &locked, LOCK_KIND, context, rng);
+        let proof =
+            prove_dleq(&self.lock, &G::generator(), &self.commitment.element, cards, &locked, LOCK_KIND, context, rng);
         (locked, proof)
     }
 
@@ -114,8 +116,56 @@ impl<G: Group> LockKey<G> {
     ) -> (Vec<G::Element>, DleqProof<G>) {
         let stripped = self.strip(locked);
         // Stripping is proven as the lock it undoes: locked = x·stripped.
-        let proof = prove_dleq(&self.lock, &self.commitment.element, &stripped, locked, STRIP_KIND, context, rng);
+        let proof = prove_dleq(
+            &self.lock,
+            &G::generator(),
+            &self.commitment.element,
+            &stripped,
+            locked,
+            STRIP_KIND,
+            context,
+            rng,
+        );
         (stripped, proof)
+    }
+}
+
+impl<G: Group> LockKey<G> {
+    /// Moves cards from the layer of `from` (or from no layer of this player's) to this key's
+    /// layer, without ever stripping them: each card is multiplied by `x·x_from⁻¹`. The proof
+    /// shows that the same factor maps `from`'s commitment (or the generator) to this key's.
+    pub fn relock_with_proof<R: CryptoRng + ?Sized>(
+        &self,
+        from: Option<&LockKey<G>>,
+        forms: &[G::Element],
+        context: &ProofContext,
+        rng: &mut R,
+    ) -> (Vec<G::Element>, DleqProof<G>) {
+        let (factor, generator) = match from {
+            Some(old) => (G::scalar_mul(&self.lock, &old.strip), old.commitment.element.clone()),
+            None => (self.lock.clone(), G::generator()),
+        };
+        let relocked: Vec<G::Element> = forms.iter().map(|form| G::mul(form, &factor)).collect();
+        let mut factor = factor;
+        let proof =
+            prove_dleq(&factor, &generator, &self.commitment.element, forms, &relocked, RELOCK_KIND, context, rng);
+        G::wipe_scalar(&mut factor);
+        (relocked, proof)
+    }
+
+    /// The key `x·y` of this key `x` followed by `extra` (`y`), and a proof, checkable with
+    /// `extra`'s commitment, that its commitment is `y·X`.
+    pub fn combine_with_proof<R: CryptoRng + ?Sized>(
+        &self,
+        extra: &LockKey<G>,
+        context: &ProofContext,
+        rng: &mut R,
+    ) -> (LockKey<G>, DleqProof<G>) {
+        let lock = G::scalar_mul(&self.lock, &extra.lock);
+        let strip = G::scalar_mul(&self.strip, &extra.strip);
+        let (combined, proof) = extra.lock_with_proof(std::slice::from_ref(&self.commitment.element), context, rng);
+        let commitment = KeyCommitment { element: combined.into_iter().next().expect("one element in, one out") };
+        (LockKey { lock, strip, commitment }, proof)
     }
 }
 
@@ -159,7 +209,7 @@ impl<G: Group> KeyCommitment<G> {
         proof: &DleqProof<G>,
         context: &ProofContext,
     ) -> Result<Verified<Locked<G>>, ProofError> {
-        verify_dleq(&self.element, cards, &locked, proof, LOCK_KIND, context)?;
+        verify_dleq(&G::generator(), &self.element, cards, &locked, proof, LOCK_KIND, context)?;
         Ok(Verified::assert_checked(Locked { cards: locked }))
     }
 
@@ -171,14 +221,45 @@ impl<G: Group> KeyCommitment<G> {
         proof: &DleqProof<G>,
         context: &ProofContext,
     ) -> Result<Verified<Stripped<G>>, ProofError> {
-        verify_dleq(&self.element, &stripped, locked, proof, STRIP_KIND, context)?;
+        verify_dleq(&G::generator(), &self.element, &stripped, locked, proof, STRIP_KIND, context)?;
         Ok(Verified::assert_checked(Stripped { cards: stripped }))
+    }
+}
+
+impl<G: Group> KeyCommitment<G> {
+    /// Checks that `relocked[i] = f·forms[i]` where `f` maps `from` (or the generator) to
+    /// this commitment.
+    pub fn verify_relock(
+        &self,
+        from: Option<&KeyCommitment<G>>,
+        forms: &[G::Element],
+        relocked: Vec<G::Element>,
+        proof: &DleqProof<G>,
+        context: &ProofContext,
+    ) -> Result<Verified<Locked<G>>, ProofError> {
+        let generator = from.map_or_else(G::generator, |old| old.element.clone());
+        verify_dleq(&generator, &self.element, forms, &relocked, proof, RELOCK_KIND, context)?;
+        Ok(Verified::assert_checked(Locked { cards: relocked }))
+    }
+
+    /// Checks that `combined` commits to the product of this key and the key behind
+    /// `extra` (the proof made by [`LockKey::combine_with_proof`]).
+    pub fn verify_combined(
+        &self,
+        extra: &KeyCommitment<G>,
+        combined: KeyCommitment<G>,
+        proof: &DleqProof<G>,
+        context: &ProofContext,
+    ) -> Result<Verified<KeyCommitment<G>>, ProofError> {
+        extra.verify_lock(std::slice::from_ref(&self.element), vec![combined.element.clone()], proof, context)?;
+        Ok(Verified::assert_checked(combined))
     }
 }
 
 /// The statement of a batched DLEQ proof, hashed whole (Fiat–Shamir must see everything),
 /// and the weights that fold all pairs into one.
 fn dleq_statement<G: Group>(
+    generator: &G::Element,
     commitment: &G::Element,
     bases: &[G::Element],
     results: &[G::Element],
@@ -187,7 +268,7 @@ fn dleq_statement<G: Group>(
 ) -> (Transcript, Vec<G::Scalar>) {
     let mut transcript = Transcript::new::<G>(kind);
     transcript.append_context(context);
-    transcript.append_element::<G>("generator", &G::generator());
+    transcript.append_element::<G>("generator", generator);
     transcript.append_element::<G>("commitment", commitment);
     transcript.append_elements::<G>("bases", bases);
     transcript.append_elements::<G>("results", results);
@@ -208,8 +289,10 @@ fn fold<G: Group>(weights: &[G::Scalar], elements: &[G::Element]) -> G::Element 
     }
 }
 
+#[allow(clippy::too_many_arguments)] // one statement, spelled out
 fn prove_dleq<G: Group, R: CryptoRng + ?Sized>(
     secret: &G::Scalar,
+    generator: &G::Element,
     commitment: &G::Element,
     bases: &[G::Element],
     results: &[G::Element],
@@ -217,10 +300,10 @@ fn prove_dleq<G: Group, R: CryptoRng + ?Sized>(
     context: &ProofContext,
     rng: &mut R,
 ) -> DleqProof<G> {
-    let (mut transcript, weights) = dleq_statement::<G>(commitment, bases, results, kind, context);
+    let (mut transcript, weights) = dleq_statement::<G>(generator, commitment, bases, results, kind, context);
     let folded_base = fold::<G>(&weights, bases);
     let mut nonce = G::random_scalar(rng);
-    transcript.append_element::<G>("nonce-generator", &G::mul_generator(&nonce));
+    transcript.append_element::<G>("nonce-generator", &G::mul(generator, &nonce));
     transcript.append_element::<G>("nonce-base", &G::mul(&folded_base, &nonce));
     let challenge = transcript.challenge_scalar::<G>("dleq");
     let response = G::scalar_add(&nonce, &G::scalar_mul(&challenge, secret));
@@ -229,6 +312,7 @@ fn prove_dleq<G: Group, R: CryptoRng + ?Sized>(
 }
 
 fn verify_dleq<G: Group>(
+    generator: &G::Element,
     commitment: &G::Element,
     bases: &[G::Element],
     results: &[G::Element],
@@ -239,11 +323,11 @@ fn verify_dleq<G: Group>(
     if bases.len() != results.len() {
         return Err(ProofError::LengthMismatch { expected: bases.len(), actual: results.len() });
     }
-    let (mut transcript, weights) = dleq_statement::<G>(commitment, bases, results, kind, context);
+    let (mut transcript, weights) = dleq_statement::<G>(generator, commitment, bases, results, kind, context);
     let (folded_base, folded_result) = (fold::<G>(&weights, bases), fold::<G>(&weights, results));
     let minus_challenge = G::scalar_neg(&proof.challenge);
     let scalars = [proof.response.clone(), minus_challenge];
-    let nonce_generator = G::vartime_multi_mul(&scalars, &[&G::generator(), commitment]);
+    let nonce_generator = G::vartime_multi_mul(&scalars, &[generator, commitment]);
     let nonce_base = G::vartime_multi_mul(&scalars, &[&folded_base, &folded_result]);
     transcript.append_element::<G>("nonce-generator", &nonce_generator);
     transcript.append_element::<G>("nonce-base", &nonce_base);

@@ -2,6 +2,7 @@
 //! shuffles, commit–reveal. See docs/CRYPTO.md for the constructions and their reasons.
 
 mod card;
+mod catalogue;
 mod commit;
 pub(crate) mod encoding;
 mod group;
@@ -13,6 +14,7 @@ mod transcript;
 mod verified;
 
 pub use card::{BackId, CardInstance};
+pub use catalogue::{Catalogue, CatalogueEntry, CatalogueError, MAX_NAME_LEN};
 pub use commit::{AwaitingOpening, Coin, Commitment, Dice, DiceError, Opening, SharedRandom, SharedSeed, commit};
 pub use group::{DecodeError, Group, Suite, UnknownSuite, random_permutation};
 pub use lock::{DleqProof, KeyCommitment, KeyId, LockKey, Locked, Stripped};

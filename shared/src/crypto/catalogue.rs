@@ -1,0 +1,127 @@
+//! A deck's catalogue: how a player who learns a card's point reads what the card is,
+//! without the card's owner learning that anything was read.
+//!
+//! Card points are hashes, so a point alone does not say which card it is. When a player
+//! takes a face-down card from the opponent's library, only the taker may learn it, so the
+//! owner cannot be asked. Instead each player publishes, with their deck, one sealed entry per
+//! card: a tag and a ciphertext, both derived from the card's point. Whoever holds the point
+//! finds the entry by its tag and opens it; without the point, entries are opaque. Every entry
+//! has the same size, so name lengths do not leak, and entries are sorted by tag, so their
+//! order says nothing. An opened entry is checked against the point it claims to describe.
+
+use std::collections::BTreeMap;
+
+use chacha20poly1305::aead::{Aead, KeyInit};
+use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::card::CardInstance;
+use super::group::Group;
+use crate::ids::GameId;
+
+/// Longest card name, in UTF-8 bytes.
+pub const MAX_NAME_LEN: usize = 200;
+/// Size of every sealed entry's plaintext.
+const SEALED_LEN: usize = 320;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CatalogueEntry {
+    #[serde(with = "crate::ids::hex_array")]
+    pub tag: [u8; 32],
+    #[serde(with = "crate::crypto::encoding::hex_vec")]
+    pub sealed: Vec<u8>,
+}
+
+/// One player's sealed deck list.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Catalogue {
+    entries: BTreeMap<[u8; 32], Vec<u8>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CatalogueError {
+    #[error("no catalogue entry for this card")]
+    Missing,
+    #[error("the catalogue entry does not open with this card's point")]
+    Sealed,
+    #[error("the catalogue entry is not a card description")]
+    Malformed,
+    #[error("the catalogue entry describes another card")]
+    WrongCard,
+    #[error("two catalogue entries share a tag")]
+    DuplicateTag,
+    #[error("a catalogue entry has the wrong size")]
+    EntrySize,
+    #[error("card name longer than {MAX_NAME_LEN} bytes")]
+    NameTooLong,
+}
+
+fn derive(label: &[u8], point: &[u8]) -> [u8; 32] {
+    Sha256::new().chain_update(b"fairdeck/v1/catalogue/").chain_update(label).chain_update(point).finalize().into()
+}
+
+impl Catalogue {
+    /// Seals each instance under its point in this game.
+    pub fn seal<G: Group>(instances: &[CardInstance], game_id: &GameId) -> Result<Self, CatalogueError> {
+        let mut entries = BTreeMap::new();
+        for instance in instances {
+            if instance.name.len() > MAX_NAME_LEN {
+                return Err(CatalogueError::NameTooLong);
+            }
+            let point = G::encode_element(&instance.point::<G>(game_id));
+            let mut plaintext = serde_json::to_vec(instance).map_err(|_| CatalogueError::Malformed)?;
+            // JSON never contains a NUL byte, so padding with NULs is unambiguous.
+            plaintext.resize(SEALED_LEN, 0);
+            let cipher = ChaCha20Poly1305::new(&Key::from(derive(b"key", &point)));
+            // Each key seals exactly one message, so a fixed nonce is safe.
+            let sealed =
+                cipher.encrypt(&Nonce::from([0u8; 12]), plaintext.as_slice()).map_err(|_| CatalogueError::Malformed)?;
+            entries.insert(derive(b"tag", &point), sealed);
+        }
+        Ok(Catalogue { entries })
+    }
+
+    /// Accepts a received catalogue; every entry must have the size of a sealed card.
+    pub fn from_entries(list: Vec<CatalogueEntry>) -> Result<Self, CatalogueError> {
+        let mut entries = BTreeMap::new();
+        for entry in list {
+            if entry.sealed.len() != SEALED_LEN + 16 {
+                return Err(CatalogueError::EntrySize);
+            }
+            if entries.insert(entry.tag, entry.sealed).is_some() {
+                return Err(CatalogueError::DuplicateTag);
+            }
+        }
+        Ok(Catalogue { entries })
+    }
+
+    pub fn entries(&self) -> Vec<CatalogueEntry> {
+        self.entries.iter().map(|(tag, sealed)| CatalogueEntry { tag: *tag, sealed: sealed.clone() }).collect()
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Reads the card behind `point`, and checks that it is that card.
+    pub fn open<G: Group>(&self, point: &G::Element, game_id: &GameId) -> Result<CardInstance, CatalogueError> {
+        let encoded = G::encode_element(point);
+        let sealed = self.entries.get(&derive(b"tag", &encoded)).ok_or(CatalogueError::Missing)?;
+        let cipher = ChaCha20Poly1305::new(&Key::from(derive(b"key", &encoded)));
+        let plaintext =
+            cipher.decrypt(&Nonce::from([0u8; 12]), sealed.as_slice()).map_err(|_| CatalogueError::Sealed)?;
+        let json_len = plaintext.iter().position(|&b| b == 0).unwrap_or(plaintext.len());
+        let instance: CardInstance =
+            serde_json::from_slice(&plaintext[..json_len]).map_err(|_| CatalogueError::Malformed)?;
+        if instance.name.len() > MAX_NAME_LEN || instance.point::<G>(game_id) != *point {
+            return Err(CatalogueError::WrongCard);
+        }
+        Ok(instance)
+    }
+}
