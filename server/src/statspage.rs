@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use crate::rooms::LiveCounts;
-use crate::stats::Summary;
+use crate::stats::{RoomResult, Summary};
 
 const CHART_WIDTH: f64 = 760.0;
 const CHART_HEIGHT: f64 = 180.0;
@@ -70,8 +70,14 @@ svg text {{ font-size: 11px; fill: #495057; }}
     page.push_str("<h2>Rooms per hour</h2>\n");
     page.push_str(&hourly_chart(&summary.hourly));
     page.push_str("<h2>Results</h2>\n");
-    let results: Vec<(&str, i64, &str)> =
-        summary.results.iter().map(|(name, count)| (*name, *count, result_colour(name))).collect();
+    // In order of severity, not of name.
+    let results: Vec<(&str, i64, &str)> = RoomResult::ALL
+        .iter()
+        .map(|result| {
+            let name = result.as_str();
+            (name, summary.results.get(name).copied().unwrap_or(0), result_colour(name))
+        })
+        .collect();
     page.push_str(&horizontal_bars(&results));
     page.push_str("<h2>Room durations</h2>\n");
     page.push_str(&column_chart(&summary.durations, "#1c7ed6"));
