@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Parser;
-use fairdeck_relay::{Relay, StatsStore, Summary};
+use fairdeck_relay::{Relay, RoomResult, StatsStore, Summary};
 
 use args::{Args, Command, LogFormat};
 
@@ -103,8 +103,10 @@ async fn print_stats(args: &Args, hours: u32) -> anyhow::Result<()> {
 fn format_summary(summary: &Summary, hours: u32) -> String {
     let mut text = format!("Rooms ended in the last {hours} h: {}\n", summary.rooms);
     text.push_str(&format!("Frames relayed: {}  Bytes relayed: {}\n\nBy result:\n", summary.frames, summary.bytes));
-    for (result, count) in &summary.results {
-        let share = if summary.rooms > 0 { 100.0 * *count as f64 / summary.rooms as f64 } else { 0.0 };
+    for result in RoomResult::ALL {
+        let count = summary.results.get(result.as_str()).copied().unwrap_or(0);
+        let result = result.as_str();
+        let share = if summary.rooms > 0 { 100.0 * count as f64 / summary.rooms as f64 } else { 0.0 };
         text.push_str(&format!("  {result:<8} {count:>8}  {share:5.1} %\n"));
     }
     text.push_str("\nRoom durations:\n");

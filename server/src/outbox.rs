@@ -4,15 +4,15 @@
 //! When the queue overflows (in frames or in bytes) the reader is cut off: the queue is abandoned and the writer
 //! tries, for a short while, to deliver a `slow_reader` close frame.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use bytes::Bytes;
 use futures_util::SinkExt;
 use futures_util::stream::SplitSink;
-use tokio::sync::{Notify, mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot};
 
 use crate::metrics::Metrics;
 use crate::protocol::{ErrorCode, ServerMessage, close};
@@ -52,7 +52,16 @@ struct Shared {
     queued_bytes: AtomicUsize,
     max_bytes: usize,
     killed: AtomicBool,
-    kill: Notify,
+    /// Wakes the writer even while it is stuck writing to a full socket. A oneshot rather than a `Notify`: the
+    /// writer polls it around every frame, and a oneshot poll costs a few atomics instead of a waiter-list lock.
+    kill: Mutex<Option<oneshot::Sender<()>>>,
+}
+
+/// The receiving side of a connection's queue, owned by its writer.
+#[derive(Debug)]
+pub(crate) struct Queue {
+    pub(crate) items: mpsc::Receiver<Outgoing>,
+    kill: oneshot::Receiver<()>,
 }
 
 /// How the writer ended, as reported to the connection task.
@@ -68,15 +77,16 @@ pub(crate) enum WriterEnd {
 
 impl Outbox {
     /// A new queue bounded by `max_frames` entries and `max_bytes` bytes.
-    pub(crate) fn new(max_frames: usize, max_bytes: usize) -> (Outbox, mpsc::Receiver<Outgoing>) {
-        let (tx, rx) = mpsc::channel(max_frames);
+    pub(crate) fn new(max_frames: usize, max_bytes: usize) -> (Outbox, Queue) {
+        let (tx, items) = mpsc::channel(max_frames);
+        let (kill_tx, kill) = oneshot::channel();
         let shared = Arc::new(Shared {
             queued_bytes: AtomicUsize::new(0),
             max_bytes,
             killed: AtomicBool::new(false),
-            kill: Notify::new(),
+            kill: Mutex::new(Some(kill_tx)),
         });
-        (Outbox { tx, shared }, rx)
+        (Outbox { tx, shared }, Queue { items, kill })
     }
 
     /// Queues a peer's frame.
@@ -115,7 +125,10 @@ impl Outbox {
     /// Cuts the connection off now: the queue is abandoned.
     fn kill(&self) {
         if !self.shared.killed.swap(true, Ordering::Relaxed) {
-            self.shared.kill.notify_one();
+            let sender = self.shared.kill.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+            if let Some(sender) = sender {
+                let _ = sender.send(());
+            }
         }
     }
 
@@ -141,17 +154,18 @@ impl Outbox {
 /// it is known (a killed connection reports before its close frame is delivered, so the room learns at once).
 pub(crate) async fn write_loop(
     mut sink: SplitSink<WebSocket, Message>,
-    mut rx: mpsc::Receiver<Outgoing>,
+    queue: Queue,
     outbox: Outbox,
     metrics: Arc<Metrics>,
     done: oneshot::Sender<WriterEnd>,
 ) {
     let shared = outbox.shared;
     drop(outbox.tx);
+    let Queue { items: mut rx, kill: mut killed } = queue;
     let end = loop {
         let item = tokio::select! {
             biased;
-            () = shared.kill.notified() => break None,
+            _ = &mut killed => break None,
             item = rx.recv() => item,
         };
         let Some(item) = item else {
@@ -181,7 +195,7 @@ pub(crate) async fn write_loop(
         };
         let sent = tokio::select! {
             biased;
-            () = shared.kill.notified() => break None,
+            _ = &mut killed => break None,
             sent = sink.send(message) => sent,
         };
         if sent.is_err() {
@@ -220,14 +234,15 @@ mod tests {
 
     #[test]
     fn overflowing_the_byte_budget_kills_the_connection() {
-        let (outbox, mut rx) = Outbox::new(100, 1000);
+        let (outbox, mut queue) = Outbox::new(100, 1000);
         assert_eq!(outbox.frame(Bytes::from(vec![0; 500]), Instant::now()), Ok(()));
         assert_eq!(outbox.frame(Bytes::from(vec![0; 500]), Instant::now()), Err(Overflow));
         assert!(outbox.shared.killed.load(Ordering::Relaxed));
         // Nothing more is accepted once killed, even if it would fit.
         assert_eq!(outbox.ping(), Err(Overflow));
-        assert!(matches!(rx.try_recv(), Ok(Outgoing::Frame { .. })));
-        assert!(rx.try_recv().is_err());
+        assert!(matches!(queue.items.try_recv(), Ok(Outgoing::Frame { .. })));
+        assert!(queue.items.try_recv().is_err());
+        assert_eq!(queue.kill.try_recv(), Ok(()), "the writer is woken");
     }
 
     #[test]

@@ -652,7 +652,7 @@ fn tell_gone(peer: &Seat, reason: GoneReason) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outbox::Outgoing;
+    use crate::outbox::{Outgoing, Queue};
 
     struct Fixture {
         rooms: Rooms,
@@ -666,13 +666,13 @@ mod tests {
         Fixture { rooms, records }
     }
 
-    fn conn() -> (Outbox, mpsc::Receiver<Outgoing>) {
+    fn conn() -> (Outbox, Queue) {
         Outbox::new(64, 1 << 20)
     }
 
-    fn messages(rx: &mut mpsc::Receiver<Outgoing>) -> Vec<ServerMessage> {
+    fn messages(queue: &mut Queue) -> Vec<ServerMessage> {
         let mut out = Vec::new();
-        while let Ok(item) = rx.try_recv() {
+        while let Ok(item) = queue.items.try_recv() {
             if let Outgoing::Text(text) = item {
                 out.push(serde_json::from_str(&text).unwrap());
             }
