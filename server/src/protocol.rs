@@ -294,6 +294,16 @@ mod tests {
     }
 
     #[test]
+    fn the_protocol_document_lists_every_error_code_with_its_close_code() {
+        let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/RELAY.md")).unwrap();
+        for code in ErrorCode::ALL {
+            let close = code.close_code().map_or("—".to_string(), |c| c.to_string());
+            let row = format!("| `{}` | {close}", code.as_str());
+            assert!(doc.contains(&row), "docs/RELAY.md lacks the row starting {row}");
+        }
+    }
+
+    #[test]
     fn client_versions_are_cut_and_cleaned() {
         let long = "x".repeat(200);
         assert_eq!(sanitize_client_version(&long).len(), MAX_CLIENT_VERSION_CHARS);

@@ -55,6 +55,9 @@ pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, addr: IpAddr, g
     pings.set_missed_tick_behavior(MissedTickBehavior::Delay);
     let hello = sleep(limits.hello_timeout);
     tokio::pin!(hello);
+    // Made once, not per message: each new wait registers with the channel shared by every connection.
+    let stopping = shutdown.wait_for(|stopping| *stopping);
+    tokio::pin!(stopping);
 
     let end = loop {
         tokio::select! {
@@ -68,7 +71,7 @@ pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, addr: IpAddr, g
                     WriterEnd::Closed | WriterEnd::SocketError => End::Dropped { errored: false },
                 };
             }
-            _ = shutdown.wait_for(|stopping| *stopping) => {
+            _ = &mut stopping => {
                 let try_for_ms = limits.hold.as_millis() as u64;
                 // Spread reconnects over one more hint so a restarted relay is not hit by everyone at once.
                 let hint_ms = limits.restart_hint.as_millis() as u64;
