@@ -500,7 +500,10 @@ fn print_report(args: &Args, results: &[(Kind, Figures)]) {
         ),
         ("idle connections: relay RSS (MiB)", Box::new(|f| format!("{:.0}", f.idle_rss_kib as f64 / 1024.0))),
         ("idle connections: time to open them (s)", Box::new(|f| format!("{:.1}", f.idle_open_time.as_secs_f64()))),
-        ("other CPU on the machine during the runs (s)", Box::new(|f| format!("{:.1}", f.other_cpu_seconds))),
+        (
+            "machine CPU outside relay and tool: kernel networking, other load (s)",
+            Box::new(|f| format!("{:.1}", f.other_cpu_seconds)),
+        ),
     ];
     for (label, value) in rows {
         print!("| {label} |");
