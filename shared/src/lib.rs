@@ -6,7 +6,11 @@
 //! driven by the client, the tests and the benchmarks.
 
 pub mod crypto;
+pub mod engine;
 pub mod hash_rng;
 pub mod ids;
+pub mod pair;
+pub mod table;
+pub mod wire;
 
 pub use ids::{GameId, Seat};

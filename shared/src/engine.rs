@@ -1,0 +1,1540 @@
+//! The table engine: one state machine per player, fed local intents and received messages,
+//! giving back messages to send and events for the interface. No I/O, no clock, no OS
+//! randomness: the same engine runs in the client, the tests and the benchmarks.
+//!
+//! How to drive it: call [`Engine::handle_intent`] or [`Engine::handle_message`], then drain
+//! [`Engine::poll_transmit`] (send each in order) and [`Engine::poll_event`] until both
+//! return `None`.
+//!
+//! Order. Table actions are applied by both engines in one order, the host's: the host's
+//! actions take effect when sent; the guest's are proposals that take effect when the host
+//! accepts them. Cryptographic replies (strips, shuffle steps, commit–reveal) do not change
+//! the order of anything, so they flow freely.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+
+use ed25519_dalek::{SigningKey, VerifyingKey};
+use rand_chacha::ChaCha20Rng;
+use rand_core::{Rng, SeedableRng};
+use sha2::{Digest, Sha256};
+
+use crate::crypto::{
+    AwaitingOpening, BackId, CardInstance, Catalogue, Coin, Dice, Group, KeyCommitment, LockKey, MAX_NAME_LEN,
+    PendingShuffle, ProofContext, SharedRandom, ShuffleChallenge, Soundness, random_permutation,
+};
+use crate::hash_rng::HashRng;
+use crate::ids::{GameId, Seat};
+use crate::table::{Card, CardId, GUEST_CARD_OFFSET, Knowledge, Placement, Position, Table, ZoneId, ZoneKind};
+use crate::wire::{
+    self, Action, Envelope, KeyRef, MAX_DECK_LEN, MAX_TEXT_LEN, Message, PROTOCOL_VERSION, RelockGroup, ShuffleStep,
+    Stream, StripGroup, WireError,
+};
+
+/// A card of a deck list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeckCard {
+    pub name: String,
+    pub back: BackId,
+}
+
+/// What a player brings to the table.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DeckList {
+    pub library: Vec<DeckCard>,
+    pub sideboard: Vec<DeckCard>,
+}
+
+#[derive(Clone, Debug)]
+pub struct EngineConfig {
+    pub name: String,
+    /// Program name and version, shown to the opponent.
+    pub software: String,
+    /// Proof style of library shuffles.
+    pub soundness: Soundness,
+}
+
+/// What the local player wants to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Intent {
+    Act(Action),
+    Chat(String),
+    Ping,
+    /// Ask the opponent to show cards of one of their zones.
+    RequestReveal {
+        zone: ZoneId,
+        count: Option<u32>,
+    },
+    RefuseReveal {
+        zone: ZoneId,
+    },
+}
+
+/// What happened, for the interface.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// The opponent's hello arrived.
+    Connected {
+        name: String,
+        software: String,
+    },
+    /// Set-up advanced: libraries locked, shuffled and verified so far.
+    SetupProgress {
+        done: u32,
+        total: u32,
+    },
+    /// Both libraries are shuffled: play can start.
+    Ready,
+    /// An action took effect on the table (number `number` in the game's order).
+    Applied {
+        number: u64,
+        by: Seat,
+        action: Action,
+    },
+    /// The host refused this player's action.
+    Rejected {
+        action: Action,
+        reason: String,
+    },
+    /// This player now knows what card `card` is.
+    Learned {
+        card: CardId,
+        instance: CardInstance,
+    },
+    /// A library's shuffle (with its proofs) is complete.
+    Shuffled {
+        library: Seat,
+    },
+    Rolled {
+        by: Seat,
+        dice: Dice,
+        faces: Vec<u32>,
+    },
+    Flipped {
+        by: Seat,
+        coin: Coin,
+    },
+    /// The random card of a "show random card" action.
+    ShownAtRandom {
+        by: Seat,
+        card: CardId,
+    },
+    Chat {
+        from: Seat,
+        text: String,
+    },
+    Pong,
+    RevealRequested {
+        zone: ZoneId,
+        count: Option<u32>,
+    },
+    RevealRefused {
+        zone: ZoneId,
+    },
+    Alert(Alert),
+}
+
+/// Something the opponent did that the player must know about, with its evidence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Alert {
+    pub kind: AlertKind,
+    /// What exactly was wrong.
+    pub detail: String,
+    /// The opponent's signed message it is about, when there is one: with the opponent's
+    /// signing key from `hello`, anyone can check that they sent it.
+    pub evidence: Option<Envelope>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum AlertKind {
+    /// Undecodable message, or an invalid group element in it.
+    Malformed,
+    /// Replayed, reordered, unchained or unsigned message.
+    Sequence,
+    /// A proof did not verify.
+    BadProof,
+    /// A message that does not fit the state of the table.
+    Unexpected,
+    /// An action the protocol forbids (e.g. touching this player's library).
+    Forbidden,
+    /// A shuffle of a library someone knows cards of, without fresh locks.
+    Stacking,
+    /// A revealed card that is not in its owner's sealed deck list.
+    NotInDeck,
+    /// The opponent asked to see this player's hidden cards, or took one.
+    LookedAtYourCards,
+    /// The opponent moved this player's cards.
+    MovedYourCards,
+    /// Incompatible protocol or suite.
+    Incompatible,
+}
+
+impl AlertKind {
+    /// Misbehaviour stops the game: nothing the offender sends afterwards is applied.
+    pub fn is_misbehaviour(self) -> bool {
+        !matches!(self, AlertKind::LookedAtYourCards | AlertKind::MovedYourCards)
+    }
+}
+
+/// Why a local intent was refused (nothing was sent).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum IntentError {
+    #[error("the table is not ready yet")]
+    NotReady,
+    #[error("the game has stopped: {0}")]
+    Halted(String),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DeckError {
+    #[error("a deck needs at least one library card")]
+    Empty,
+    #[error("a deck holds at most {MAX_DECK_LEN} cards")]
+    TooLarge,
+    #[error("card name {0:?} is empty or longer than {MAX_NAME_LEN} bytes")]
+    BadName(String),
+    #[error("all cards of a library must share one back (mixed backs are not supported yet)")]
+    MixedBacks,
+}
+
+/// A card's current cryptographic form: the element everyone sees, and whose layers are on it.
+#[derive(Clone, Debug)]
+struct Form<G: Group> {
+    element: G::Element,
+    layers: [Option<KeyRef>; 2],
+}
+
+fn index(seat: Seat) -> usize {
+    match seat {
+        Seat::Host => 0,
+        Seat::Guest => 1,
+    }
+}
+
+/// Cards being unlocked for an audience: each holder strips in turn, in `steps` order.
+#[derive(Clone, Debug)]
+struct Unlock {
+    cards: Vec<CardId>,
+    steps: VecDeque<Seat>,
+}
+
+enum ShuffleStage<G: Group> {
+    /// The next stepper has not sent its step yet.
+    Waiting,
+    /// This engine sent its step and waits for the challenge.
+    Committed { pending: PendingShuffle<G>, new_key: LockKey<G>, new_ref: KeyRef, outputs: Vec<G::Element> },
+    /// This engine received a step and sent a challenge.
+    Challenged { step: ShuffleStep<G>, inputs: Vec<G::Element>, challenge: ShuffleChallenge, context: ProofContext },
+}
+
+struct ShuffleRun<G: Group> {
+    steps: VecDeque<Seat>,
+    stage: ShuffleStage<G>,
+}
+
+enum RandomKind {
+    Roll(Dice),
+    Flip,
+    ShowRandom(Vec<CardId>),
+}
+
+enum RandomStage {
+    Committed { mine: SharedRandom },
+    Opened { waiting: AwaitingOpening },
+}
+
+struct RandomRound {
+    by: Seat,
+    kind: RandomKind,
+    stage: Option<RandomStage>,
+}
+
+/// A failed check of an action: forbidden whatever the timing, or merely out of date.
+struct ActionError {
+    forbidden: bool,
+    reason: String,
+}
+
+impl ActionError {
+    fn forbidden(reason: impl Into<String>) -> Self {
+        ActionError { forbidden: true, reason: reason.into() }
+    }
+    fn stale(reason: impl Into<String>) -> Self {
+        ActionError { forbidden: false, reason: reason.into() }
+    }
+}
+
+/// An alert raised while handling a message, before it is given its evidence.
+struct Fault {
+    kind: AlertKind,
+    detail: String,
+}
+
+impl Fault {
+    fn new(kind: AlertKind, detail: impl Into<String>) -> Self {
+        Fault { kind, detail: detail.into() }
+    }
+}
+
+impl From<WireError> for Fault {
+    fn from(error: WireError) -> Self {
+        let kind = match error {
+            WireError::Sequence { .. } | WireError::Chain | WireError::Signature => AlertKind::Sequence,
+            _ => AlertKind::Malformed,
+        };
+        Fault::new(kind, error.to_string())
+    }
+}
+
+pub struct Engine<G: Group> {
+    seat: Seat,
+    config: EngineConfig,
+    rng: ChaCha20Rng,
+    signing: SigningKey,
+    nonce: [u8; 32],
+    deck: DeckList,
+    outgoing: Stream,
+    incoming: Stream,
+    peer_key: Option<VerifyingKey>,
+    peer_nonce: Option<[u8; 32]>,
+    game_id: Option<GameId>,
+    table: Table,
+    forms: HashMap<CardId, Form<G>>,
+    keys: HashMap<KeyRef, LockKey<G>>,
+    commitments: HashMap<KeyRef, KeyCommitment<G>>,
+    current_keys: HashMap<(Seat, Seat), u32>,
+    catalogues: HashMap<Seat, Catalogue>,
+    /// The envelope that carried each seat's deck: the evidence for its catalogue.
+    deck_envelopes: HashMap<Seat, Envelope>,
+    identities: HashMap<CardId, CardInstance>,
+    unlocks: BTreeMap<u64, Unlock>,
+    shuffles: BTreeMap<Seat, ShuffleRun<G>>,
+    randoms: BTreeMap<u64, RandomRound>,
+    /// The guest's proposals awaiting the host's answer, by message number.
+    proposals: BTreeMap<u64, Action>,
+    actions_applied: u64,
+    setup_done: BTreeSet<Seat>,
+    ready: bool,
+    halted: Option<String>,
+    record: Vec<(Seat, Envelope)>,
+    transmits: VecDeque<Vec<u8>>,
+    events: VecDeque<Event>,
+}
+
+impl<G: Group> Engine<G> {
+    /// A new engine for `seat`. Its randomness (keys, nonces, permutations) all comes from
+    /// `rng_seed`: the client seeds it from the operating system, tests fix it.
+    pub fn new(seat: Seat, config: EngineConfig, deck: DeckList, rng_seed: [u8; 32]) -> Result<Self, DeckError> {
+        check_deck(&deck)?;
+        let mut rng = ChaCha20Rng::from_seed(rng_seed);
+        let mut signing_seed = [0u8; 32];
+        rng.fill_bytes(&mut signing_seed);
+        let signing = SigningKey::from_bytes(&signing_seed);
+        let mut nonce = [0u8; 32];
+        rng.fill_bytes(&mut nonce);
+        let mut engine = Engine {
+            seat,
+            config,
+            rng,
+            signing,
+            nonce,
+            deck,
+            outgoing: Stream::new(),
+            incoming: Stream::new(),
+            peer_key: None,
+            peer_nonce: None,
+            game_id: None,
+            table: Table::new(),
+            forms: HashMap::new(),
+            keys: HashMap::new(),
+            commitments: HashMap::new(),
+            current_keys: HashMap::new(),
+            catalogues: HashMap::new(),
+            deck_envelopes: HashMap::new(),
+            identities: HashMap::new(),
+            unlocks: BTreeMap::new(),
+            shuffles: BTreeMap::new(),
+            randoms: BTreeMap::new(),
+            proposals: BTreeMap::new(),
+            actions_applied: 0,
+            setup_done: BTreeSet::new(),
+            ready: false,
+            halted: None,
+            record: Vec::new(),
+            transmits: VecDeque::new(),
+            events: VecDeque::new(),
+        };
+        engine.table.player_mut(seat).name = engine.config.name.clone();
+        let hello = Message::Hello {
+            protocol: PROTOCOL_VERSION,
+            software: engine.config.software.clone(),
+            suite: G::SUITE,
+            signing_key: engine.signing.verifying_key().to_bytes(),
+            nonce,
+            name: engine.config.name.clone(),
+        };
+        engine.send(&hello);
+        Ok(engine)
+    }
+
+    pub fn seat(&self) -> Seat {
+        self.seat
+    }
+
+    pub fn table(&self) -> &Table {
+        &self.table
+    }
+
+    pub fn is_ready(&self) -> bool {
+        self.ready
+    }
+
+    /// Why the game stopped, if it did.
+    pub fn halted(&self) -> Option<&str> {
+        self.halted.as_deref()
+    }
+
+    pub fn game_id(&self) -> Option<GameId> {
+        self.game_id
+    }
+
+    /// What this player knows card `card` to be.
+    pub fn identity(&self, card: CardId) -> Option<&CardInstance> {
+        self.identities.get(&card)
+    }
+
+    /// Every identity this player knows.
+    pub fn identities(&self) -> &HashMap<CardId, CardInstance> {
+        &self.identities
+    }
+
+    /// This player's cards whose identity the opponent knows.
+    pub fn known_to_opponent(&self) -> Vec<CardId> {
+        let opponent = self.seat.opponent();
+        self.table.cards().filter(|c| c.owner == self.seat && c.known_to.knows(opponent)).map(|c| c.id).collect()
+    }
+
+    /// Every message sent and received so far, in the order this engine handled them.
+    pub fn record(&self) -> &[(Seat, Envelope)] {
+        &self.record
+    }
+
+    /// Whether a cryptographic exchange is still under way (strips, shuffles, random rounds,
+    /// or a guest proposal waiting for the host).
+    pub fn is_busy(&self) -> bool {
+        !self.unlocks.is_empty() || !self.shuffles.is_empty() || !self.randoms.is_empty() || !self.proposals.is_empty()
+    }
+
+    #[must_use]
+    pub fn poll_transmit(&mut self) -> Option<Vec<u8>> {
+        self.transmits.pop_front()
+    }
+
+    #[must_use]
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    fn send(&mut self, message: &Message<G>) {
+        let envelope = self.outgoing.seal(&self.signing, wire::encode_body(message));
+        self.transmits.push_back(wire::encode_envelope(&envelope));
+        self.record.push((self.seat, envelope));
+    }
+
+    fn emit(&mut self, event: Event) {
+        self.events.push_back(event);
+    }
+
+    fn context(&self, sequence: u64, purpose: impl Into<String>) -> ProofContext {
+        ProofContext::new(self.game_id.expect("proofs are made after hello"), sequence, purpose)
+    }
+
+    // ----- local intents -----
+
+    pub fn handle_intent(&mut self, intent: Intent) -> Result<(), IntentError> {
+        if let Some(reason) = &self.halted {
+            return Err(IntentError::Halted(reason.clone()));
+        }
+        match intent {
+            Intent::Chat(text) => {
+                if text.len() > MAX_TEXT_LEN {
+                    return Err(IntentError::Invalid(format!("chat lines are at most {MAX_TEXT_LEN} bytes")));
+                }
+                self.send(&Message::Chat { text });
+            }
+            Intent::Ping => self.send(&Message::Ping),
+            Intent::RequestReveal { zone, count } => {
+                self.require_ready()?;
+                self.send(&Message::RevealRequest { zone, count });
+            }
+            Intent::RefuseReveal { zone } => self.send(&Message::RevealRefuse { zone }),
+            Intent::Act(action) => {
+                self.require_ready()?;
+                let action = self.complete_action(action);
+                self.check_action(self.seat, &action).map_err(|e| IntentError::Invalid(e.reason))?;
+                match self.seat {
+                    Seat::Host => {
+                        self.send(&Message::Act { action: action.clone() });
+                        self.apply_action(Seat::Host, action);
+                    }
+                    Seat::Guest => {
+                        let seq = self.outgoing.next_seq;
+                        self.send(&Message::Act { action: action.clone() });
+                        self.proposals.insert(seq, action);
+                    }
+                }
+                self.drive();
+            }
+        }
+        Ok(())
+    }
+
+    fn require_ready(&self) -> Result<(), IntentError> {
+        if self.ready { Ok(()) } else { Err(IntentError::NotReady) }
+    }
+
+    /// Fills in what the player leaves to the engine: a clean library's permutation.
+    fn complete_action(&mut self, action: Action) -> Action {
+        match action {
+            Action::Shuffle { permutation: None } if self.is_clean_for_permutation(self.seat) => {
+                let len = self.table.zone(ZoneId::library(self.seat)).len();
+                let permutation =
+                    random_permutation(&mut self.rng, len).into_iter().map(u32::from).collect::<Vec<u32>>();
+                Action::Shuffle { permutation: Some(permutation) }
+            }
+            other => other,
+        }
+    }
+
+    /// A library can be shuffled by reordering alone when nobody knows any of its cards and
+    /// every card carries both players' current keys.
+    fn is_clean_for_permutation(&self, library: Seat) -> bool {
+        !self.table.is_dirty(library)
+            && self.table.zone(ZoneId::library(library)).iter().all(|id| {
+                Seat::BOTH.into_iter().all(|holder| {
+                    let current =
+                        self.current_keys.get(&(holder, library)).map(|&epoch| KeyRef { holder, library, epoch });
+                    current.is_some() && self.forms[id].layers[index(holder)] == current
+                })
+            })
+    }
+
+    // ----- received messages -----
+
+    /// Handles bytes received from the opponent. Misbehaviour becomes an alert, never a panic.
+    pub fn handle_message(&mut self, bytes: &[u8]) {
+        if self.halted.is_some() {
+            return;
+        }
+        let envelope = match wire::decode_envelope(bytes) {
+            Ok(envelope) => envelope,
+            Err(error) => return self.raise(Fault::from(error), None),
+        };
+        if let Err(fault) = self.receive(&envelope) {
+            self.raise(fault, Some(envelope));
+        }
+        self.drive();
+    }
+
+    fn raise(&mut self, fault: Fault, evidence: Option<Envelope>) {
+        if fault.kind.is_misbehaviour() {
+            self.halted = Some(format!("{:?}: {}", fault.kind, fault.detail));
+        }
+        self.emit(Event::Alert(Alert { kind: fault.kind, detail: fault.detail, evidence }));
+    }
+
+    fn receive(&mut self, envelope: &Envelope) -> Result<(), Fault> {
+        let peer = self.seat.opponent();
+        let message: Message<G> = wire::decode_body(&envelope.body)?;
+        match &self.peer_key {
+            None => {
+                let Message::Hello { signing_key, .. } = &message else {
+                    return Err(Fault::new(AlertKind::Unexpected, "the first message must be hello"));
+                };
+                let key = wire::verifying_key(signing_key)?;
+                self.incoming.open(&key, envelope)?;
+                self.peer_key = Some(key);
+            }
+            Some(key) => {
+                let key = *key;
+                self.incoming.open(&key, envelope)?;
+            }
+        }
+        self.record.push((peer, envelope.clone()));
+        let seq = envelope.seq;
+        match message {
+            Message::Hello { protocol, software, suite, nonce, name, .. } => {
+                if seq != 0 {
+                    return Err(Fault::new(AlertKind::Unexpected, "hello sent twice"));
+                }
+                if protocol != PROTOCOL_VERSION || suite != G::SUITE {
+                    return Err(Fault::new(
+                        AlertKind::Incompatible,
+                        format!(
+                            "opponent speaks protocol {protocol} with {suite}, this table {PROTOCOL_VERSION} with {}",
+                            G::SUITE
+                        ),
+                    ));
+                }
+                check_text("name", &name)?;
+                check_text("software", &software)?;
+                self.peer_nonce = Some(nonce);
+                self.table.player_mut(peer).name = name.clone();
+                let (host_nonce, guest_nonce) = match self.seat {
+                    Seat::Host => (self.nonce, nonce),
+                    Seat::Guest => (nonce, self.nonce),
+                };
+                let id = Sha256::new()
+                    .chain_update(b"fairdeck/v1/game")
+                    .chain_update(host_nonce)
+                    .chain_update(guest_nonce)
+                    .finalize();
+                self.game_id = Some(GameId(id.into()));
+                self.emit(Event::Connected { name, software });
+                self.send_deck();
+            }
+            Message::Deck { key, library, sideboard, catalogue } => {
+                self.receive_deck(envelope, key, library, sideboard, catalogue)?
+            }
+            Message::Act { action } => self.receive_act(seq, action)?,
+            Message::Accept { seq: proposal } => {
+                let action = self.expect_guest()?.proposals.remove(&proposal).ok_or_else(|| {
+                    Fault::new(AlertKind::Unexpected, format!("accept of unknown proposal {proposal}"))
+                })?;
+                self.check_action(Seat::Guest, &action).map_err(|e| {
+                    Fault::new(AlertKind::Unexpected, format!("accepted an action that does not fit: {}", e.reason))
+                })?;
+                self.apply_action(Seat::Guest, action);
+            }
+            Message::Reject { seq: proposal, reason } => {
+                let action = self.expect_guest()?.proposals.remove(&proposal).ok_or_else(|| {
+                    Fault::new(AlertKind::Unexpected, format!("reject of unknown proposal {proposal}"))
+                })?;
+                check_text("reason", &reason)?;
+                self.emit(Event::Rejected { action, reason });
+            }
+            Message::Strip { unlock, groups } => self.receive_strip(seq, unlock, groups)?,
+            Message::ShuffleStep { step } => self.receive_shuffle_step(seq, step)?,
+            Message::ShuffleChallenge { library, challenge } => self.receive_challenge(library, challenge)?,
+            Message::ShuffleResponse { library, response } => self.receive_response(library, response)?,
+            Message::RandomCommit { round, commitment } => self.receive_random_commit(round, commitment)?,
+            Message::RandomOpen { round, opening } => self.receive_random_open(round, opening)?,
+            Message::RevealRequest { zone, count } => {
+                self.emit(Event::RevealRequested { zone, count });
+                self.raise(
+                    Fault::new(
+                        AlertKind::LookedAtYourCards,
+                        format!(
+                            "opponent asks to see {} of {zone}",
+                            count.map_or("all".into(), |n| format!("the top {n}"))
+                        ),
+                    ),
+                    Some(envelope.clone()),
+                );
+            }
+            Message::RevealRefuse { zone } => self.emit(Event::RevealRefused { zone }),
+            Message::Chat { text } => {
+                check_text("chat", &text)?;
+                self.emit(Event::Chat { from: peer, text });
+            }
+            Message::Ping => self.send(&Message::Pong),
+            Message::Pong => self.emit(Event::Pong),
+        }
+        Ok(())
+    }
+
+    fn expect_guest(&mut self) -> Result<&mut Self, Fault> {
+        if self.seat == Seat::Guest {
+            Ok(self)
+        } else {
+            Err(Fault::new(AlertKind::Unexpected, "only the host accepts or rejects actions"))
+        }
+    }
+
+    fn receive_act(&mut self, seq: u64, action: Action) -> Result<(), Fault> {
+        if !self.ready {
+            return Err(Fault::new(AlertKind::Unexpected, "an action before set-up finished"));
+        }
+        let peer = self.seat.opponent();
+        match self.seat {
+            // The guest's proposal: the host decides its place in the game's order.
+            Seat::Host => match self.check_action(peer, &action) {
+                Ok(()) => {
+                    self.send(&Message::Accept { seq });
+                    self.apply_action(peer, action);
+                }
+                Err(error) => {
+                    self.send(&Message::Reject { seq, reason: error.reason.clone() });
+                    if error.forbidden {
+                        let kind = forbidden_kind(&action);
+                        return Err(Fault::new(kind, error.reason));
+                    }
+                }
+            },
+            // The host's action, already applied on its side: it must fit.
+            Seat::Guest => {
+                if let Err(error) = self.check_action(peer, &action) {
+                    let kind = if error.forbidden { forbidden_kind(&action) } else { AlertKind::Unexpected };
+                    return Err(Fault::new(kind, error.reason));
+                }
+                self.apply_action(peer, action);
+            }
+        }
+        Ok(())
+    }
+
+    // ----- set-up -----
+
+    fn send_deck(&mut self) {
+        let game_id = self.game_id.expect("game id is set before the deck is sent");
+        let seat = self.seat;
+        let instances: Vec<CardInstance> = self
+            .deck
+            .library
+            .iter()
+            .chain(&self.deck.sideboard)
+            .map(|card| {
+                let mut nonce = [0u8; 16];
+                self.rng.fill_bytes(&mut nonce);
+                CardInstance { owner: seat, nonce, name: card.name.clone(), back: card.back }
+            })
+            .collect();
+        let library_len = self.deck.library.len();
+        // Lay the library out in a random order of this player's own: nothing rests on it
+        // (the opponent's shuffle is what hides the order), but it costs nothing.
+        let order = random_permutation(&mut self.rng, library_len);
+        let library_instances: Vec<&CardInstance> = order.iter().map(|&i| &instances[usize::from(i)]).collect();
+        let sideboard_instances: Vec<&CardInstance> = instances[library_len..].iter().collect();
+        let key = LockKey::<G>::generate(&mut self.rng);
+        let lock =
+            |instance: &&CardInstance| (G::mul(&instance.point::<G>(&game_id), key.lock_scalar()), instance.back);
+        let library: Vec<(G::Element, BackId)> = library_instances.iter().map(lock).collect();
+        let sideboard: Vec<(G::Element, BackId)> = sideboard_instances.iter().map(lock).collect();
+        let catalogue = Catalogue::seal::<G>(&instances, &game_id).expect("deck names were checked in Engine::new");
+        let message = Message::Deck {
+            key: key.commitment().clone(),
+            library: library.clone(),
+            sideboard: sideboard.clone(),
+            catalogue: catalogue.entries(),
+        };
+        self.send(&message);
+        let envelope = self.record.last().expect("just sent").1.clone();
+        self.deck_envelopes.insert(seat, envelope);
+        let key_ref = KeyRef { holder: seat, library: seat, epoch: 0 };
+        self.commitments.insert(key_ref, key.commitment().clone());
+        self.keys.insert(key_ref, key);
+        self.current_keys.insert((seat, seat), 0);
+        self.catalogues.insert(seat, catalogue);
+        let ids = self.place_deck(seat, &library, &sideboard, key_ref);
+        for (id, instance) in ids.into_iter().zip(library_instances.into_iter().chain(sideboard_instances)) {
+            self.identities.insert(id, instance.clone());
+        }
+        self.start_setup_shuffle(seat);
+    }
+
+    /// Creates a deck's cards on the table, known to their owner only.
+    fn place_deck(
+        &mut self,
+        owner: Seat,
+        library: &[(G::Element, BackId)],
+        sideboard: &[(G::Element, BackId)],
+        key: KeyRef,
+    ) -> Vec<CardId> {
+        let base = match owner {
+            Seat::Host => 1,
+            Seat::Guest => GUEST_CARD_OFFSET + 1,
+        };
+        let mut ids = Vec::new();
+        for (i, ((element, back), kind)) in library
+            .iter()
+            .map(|c| (c, ZoneKind::Library))
+            .chain(sideboard.iter().map(|c| (c, ZoneKind::Sideboard)))
+            .enumerate()
+        {
+            let id = CardId(base + i as u32);
+            let card = Card {
+                id,
+                owner,
+                back: *back,
+                zone: ZoneId::new(owner, kind),
+                placement: Placement::default(),
+                tapped: false,
+                counters: BTreeMap::new(),
+                known_to: Knowledge::only(owner),
+            };
+            self.table.add_card(card, Position::Bottom).expect("fresh ids in empty zones");
+            let mut layers = [None, None];
+            layers[index(owner)] = Some(key);
+            self.forms.insert(id, Form { element: element.clone(), layers });
+            ids.push(id);
+        }
+        ids
+    }
+
+    fn receive_deck(
+        &mut self,
+        envelope: &Envelope,
+        key: KeyCommitment<G>,
+        library: Vec<(G::Element, BackId)>,
+        sideboard: Vec<(G::Element, BackId)>,
+        catalogue: Vec<crate::crypto::CatalogueEntry>,
+    ) -> Result<(), Fault> {
+        let peer = self.seat.opponent();
+        if self.catalogues.contains_key(&peer) || self.game_id.is_none() {
+            return Err(Fault::new(AlertKind::Unexpected, "a deck out of turn"));
+        }
+        let total = library.len() + sideboard.len();
+        if library.is_empty() || total > MAX_DECK_LEN {
+            return Err(Fault::new(
+                AlertKind::Malformed,
+                format!("a deck of {} + {} cards", library.len(), sideboard.len()),
+            ));
+        }
+        if library.iter().any(|(_, back)| *back != library[0].1) {
+            return Err(Fault::new(AlertKind::Malformed, "mixed backs in one library"));
+        }
+        let mut distinct = std::collections::HashSet::new();
+        if !library.iter().chain(&sideboard).all(|(element, _)| distinct.insert(element.clone())) {
+            return Err(Fault::new(AlertKind::Malformed, "the same card twice in a deck"));
+        }
+        let catalogue =
+            Catalogue::from_entries(catalogue).map_err(|e| Fault::new(AlertKind::Malformed, e.to_string()))?;
+        if catalogue.len() != total {
+            return Err(Fault::new(AlertKind::Malformed, "the catalogue does not list every card once"));
+        }
+        let key_ref = KeyRef { holder: peer, library: peer, epoch: 0 };
+        self.commitments.insert(key_ref, key);
+        self.current_keys.insert((peer, peer), 0);
+        self.catalogues.insert(peer, catalogue);
+        self.deck_envelopes.insert(peer, envelope.clone());
+        self.place_deck(peer, &library, &sideboard, key_ref);
+        self.start_setup_shuffle(peer);
+        Ok(())
+    }
+
+    fn start_setup_shuffle(&mut self, library: Seat) {
+        // Only the opponent's shuffle matters at set-up: the owner knows every card anyway.
+        let steps = VecDeque::from([library.opponent()]);
+        self.shuffles.insert(library, ShuffleRun { steps, stage: ShuffleStage::Waiting });
+    }
+
+    fn setup_total(&self) -> u32 {
+        2
+    }
+
+    // ----- actions -----
+
+    fn library_locked(&self, library: Seat) -> bool {
+        self.shuffles.contains_key(&library)
+    }
+
+    fn card(&self, id: CardId) -> Result<&Card, ActionError> {
+        self.table.card(id).ok_or_else(|| ActionError::forbidden(format!("there is no card {id}")))
+    }
+
+    /// Checks an action by `actor` against the table as it is now.
+    fn check_action(&self, actor: Seat, action: &Action) -> Result<(), ActionError> {
+        let own_library = ZoneId::library(actor);
+        let count_in = |zone: ZoneId, count: u32| {
+            if count == 0 {
+                return Err(ActionError::forbidden("a count of zero"));
+            }
+            if self.library_locked(zone.owner) && zone.kind == ZoneKind::Library {
+                return Err(ActionError::stale(format!("{zone} is being shuffled")));
+            }
+            self.table.top(zone, count).map(|_| ()).map_err(|e| ActionError::stale(e.to_string()))
+        };
+        let in_play = |card: CardId| {
+            let card = self.card(card)?;
+            if card.zone.kind != ZoneKind::Play {
+                return Err(ActionError::stale(format!("card {} is not in play", card.id)));
+            }
+            Ok(())
+        };
+        match action {
+            Action::Draw { count } | Action::Peek { count } => count_in(own_library, *count),
+            Action::TakeFromLibrary { count } => count_in(ZoneId::library(actor.opponent()), *count),
+            Action::Move { card, to, position, .. } => {
+                let from = self.card(*card)?.zone;
+                for zone in [from, *to] {
+                    if zone.kind == ZoneKind::Library {
+                        if zone.owner != actor {
+                            return Err(ActionError::forbidden(format!("a move in the opponent's library ({zone})")));
+                        }
+                        if self.library_locked(zone.owner) {
+                            return Err(ActionError::stale(format!("{zone} is being shuffled")));
+                        }
+                    }
+                }
+                self.table.check_move(*card, *to, *position).map_err(|e| ActionError::forbidden(e.to_string()))?;
+                if self.unlocks.values().any(|u| u.cards.contains(card)) && to.kind == ZoneKind::Library {
+                    return Err(ActionError::stale(format!("card {card} is still being revealed")));
+                }
+                Ok(())
+            }
+            Action::Rearrange { card, index } => {
+                let zone = self.card(*card)?.zone;
+                if zone.kind == ZoneKind::Library && zone.owner != actor {
+                    return Err(ActionError::forbidden(format!("a move in the opponent's library ({zone})")));
+                }
+                if zone.kind == ZoneKind::Library && self.library_locked(zone.owner) {
+                    return Err(ActionError::stale(format!("{zone} is being shuffled")));
+                }
+                let len = self.table.zone(zone).len();
+                if *index as usize >= len {
+                    return Err(ActionError::stale(format!("{zone} has {len} cards")));
+                }
+                Ok(())
+            }
+            Action::Shuffle { permutation } => {
+                if self.library_locked(actor) {
+                    return Err(ActionError::stale("the library is already being shuffled"));
+                }
+                let cards = self.table.zone(own_library);
+                if self.unlocks.values().any(|u| u.cards.iter().any(|c| cards.contains(c))) {
+                    return Err(ActionError::stale("cards of the library are still being revealed"));
+                }
+                match permutation {
+                    Some(permutation) => {
+                        if !self.is_clean_for_permutation(actor) {
+                            let known: Vec<String> = cards
+                                .iter()
+                                .filter(|id| self.table.card(**id).is_some_and(|c| c.known_to.is_anyone()))
+                                .map(|id| id.to_string())
+                                .collect();
+                            return Err(ActionError::forbidden(format!(
+                                "a reorder-only shuffle of a library whose cards {} are known: stacking",
+                                if known.is_empty() { "keys".to_string() } else { known.join(", ") }
+                            )));
+                        }
+                        if permutation.len() != cards.len() {
+                            return Err(ActionError::stale("the library changed size"));
+                        }
+                        let mut sorted = permutation.clone();
+                        sorted.sort_unstable();
+                        if !sorted.iter().copied().eq(0..cards.len() as u32) {
+                            return Err(ActionError::forbidden("not a permutation of the library"));
+                        }
+                        Ok(())
+                    }
+                    None => Ok(()),
+                }
+            }
+            Action::Reveal { cards, to } => {
+                if cards.is_empty() {
+                    return Err(ActionError::forbidden("nothing to reveal"));
+                }
+                if *to == Some(actor) {
+                    return Err(ActionError::forbidden("a reveal to oneself"));
+                }
+                for id in cards {
+                    if !self.card(*id)?.known_to.knows(actor) {
+                        return Err(ActionError::forbidden(format!(
+                            "a reveal of card {id}, which the revealer does not know"
+                        )));
+                    }
+                }
+                if self.unlocks.values().any(|u| u.cards.iter().any(|c| cards.contains(c))) {
+                    return Err(ActionError::stale("a card is still being revealed"));
+                }
+                Ok(())
+            }
+            Action::ShowRandom => {
+                if self.table.zone(ZoneId::hand(actor)).is_empty() {
+                    return Err(ActionError::stale("the hand is empty"));
+                }
+                Ok(())
+            }
+            Action::Tap { card, .. } => in_play(*card),
+            Action::SetCardValue { card, key, .. } => {
+                check_text("counter", key).map_err(|f| ActionError::forbidden(f.detail))?;
+                in_play(*card)
+            }
+            Action::SetPlayerValue { key, .. } => {
+                check_text("value", key).map_err(|f| ActionError::forbidden(f.detail))
+            }
+            Action::SetPhase { phase } => check_text("phase", phase).map_err(|f| ActionError::forbidden(f.detail)),
+            Action::NextTurn | Action::Roll { .. } | Action::Flip => Ok(()),
+        }
+    }
+
+    /// Applies a checked action, in the game's order, and starts what it sets off.
+    fn apply_action(&mut self, actor: Seat, action: Action) {
+        let number = self.actions_applied;
+        self.actions_applied += 1;
+        let opponent = actor.opponent();
+        match &action {
+            Action::Draw { count } => {
+                let cards = self.table.top(ZoneId::library(actor), *count).expect("checked");
+                for id in &cards {
+                    self.table
+                        .move_card(*id, ZoneId::hand(actor), Position::Bottom, Placement::default())
+                        .expect("checked");
+                }
+                self.start_unlock(number, cards, Knowledge::only(actor));
+            }
+            Action::Peek { count } => {
+                let cards = self.table.top(ZoneId::library(actor), *count).expect("checked");
+                self.start_unlock(number, cards, Knowledge::only(actor));
+            }
+            Action::TakeFromLibrary { count } => {
+                let cards = self.table.top(ZoneId::library(opponent), *count).expect("checked");
+                for id in &cards {
+                    self.table
+                        .move_card(*id, ZoneId::hand(actor), Position::Bottom, Placement::default())
+                        .expect("checked");
+                }
+                if actor != self.seat {
+                    self.raise(
+                        Fault::new(
+                            AlertKind::LookedAtYourCards,
+                            format!("opponent took {count} card(s) from your library"),
+                        ),
+                        None,
+                    );
+                }
+                self.start_unlock(number, cards, Knowledge::only(actor));
+            }
+            Action::Move { card, to, position, placement } => {
+                let before = self.table.card(*card).expect("checked").clone();
+                self.table.move_card(*card, *to, *position, *placement).expect("checked");
+                if actor != self.seat && (before.owner == self.seat || before.zone.owner == self.seat) {
+                    self.raise(
+                        Fault::new(
+                            AlertKind::MovedYourCards,
+                            format!("opponent moved card {card} from {} to {to}", before.zone),
+                        ),
+                        None,
+                    );
+                }
+                let audience = match to.kind {
+                    ZoneKind::Graveyard | ZoneKind::Exile => Knowledge::BOTH,
+                    ZoneKind::Play if !placement.face_down => Knowledge::BOTH,
+                    ZoneKind::Hand | ZoneKind::Sideboard => Knowledge::only(to.owner),
+                    ZoneKind::Play | ZoneKind::Library => Knowledge::NOBODY,
+                };
+                self.start_unlock(number, vec![*card], audience);
+            }
+            Action::Rearrange { card, index } => {
+                let zone = self.table.card(*card).expect("checked").zone;
+                let placement = self.table.card(*card).expect("checked").placement;
+                self.table.move_card(*card, zone, Position::Index(*index), placement).expect("checked");
+            }
+            Action::Shuffle { permutation: Some(permutation) } => {
+                self.table.permute(ZoneId::library(actor), permutation).expect("checked");
+                self.emit(Event::Shuffled { library: actor });
+            }
+            Action::Shuffle { permutation: None } => self.start_shuffle(actor),
+            Action::Reveal { cards, to } => {
+                let audience = to.map_or(Knowledge::BOTH, Knowledge::only);
+                self.start_unlock(number, cards.clone(), audience);
+            }
+            Action::ShowRandom => {
+                let hand = self.table.zone(ZoneId::hand(actor)).to_vec();
+                self.start_random(number, actor, RandomKind::ShowRandom(hand));
+            }
+            Action::Tap { card, tapped } => self.table.card_mut(*card).expect("checked").tapped = *tapped,
+            Action::SetCardValue { card, key, value } => {
+                let counters = &mut self.table.card_mut(*card).expect("checked").counters;
+                match value {
+                    Some(value) => counters.insert(key.clone(), *value),
+                    None => counters.remove(key),
+                };
+            }
+            Action::SetPlayerValue { key, value } => {
+                self.table.player_mut(actor).values.insert(key.clone(), *value);
+            }
+            Action::SetPhase { phase } => self.table.phase = phase.clone(),
+            Action::NextTurn => {
+                self.table.turn += 1;
+                self.table.active = Some(self.table.active.map_or(opponent, Seat::opponent));
+            }
+            Action::Roll { dice } => self.start_random(number, actor, RandomKind::Roll(*dice)),
+            Action::Flip => self.start_random(number, actor, RandomKind::Flip),
+        }
+        self.emit(Event::Applied { number, by: actor, action });
+    }
+
+    // ----- unlocking: strips in turn, then learning -----
+
+    /// Unlocks `cards` for `audience`: the holders of their layers strip in turn.
+    fn start_unlock(&mut self, number: u64, cards: Vec<CardId>, audience: Knowledge) {
+        let cards: Vec<CardId> = cards
+            .into_iter()
+            .filter(|id| {
+                let known = self.table.card(*id).expect("unlocked cards exist").known_to;
+                known.union(audience) != known
+            })
+            .collect();
+        if cards.is_empty() {
+            return;
+        }
+        let both = audience == Knowledge::BOTH;
+        let steps = Seat::BOTH
+            .into_iter()
+            .filter(|&holder| {
+                (both || !audience.knows(holder))
+                    && cards.iter().any(|id| self.forms[id].layers[index(holder)].is_some())
+            })
+            .collect();
+        self.unlocks.insert(number, Unlock { cards, steps });
+        self.advance_unlock(number);
+    }
+
+    /// The cards of an unlock that `holder` must strip now.
+    fn strips_due(&self, unlock: &Unlock, holder: Seat) -> Vec<(CardId, KeyRef)> {
+        unlock.cards.iter().filter_map(|id| self.forms[id].layers[index(holder)].map(|key| (*id, key))).collect()
+    }
+
+    fn advance_unlock(&mut self, number: u64) {
+        let Some(unlock) = self.unlocks.get(&number) else { return };
+        match unlock.steps.front() {
+            Some(&holder) if holder == self.seat => {
+                let due = self.strips_due(unlock, holder);
+                let seq = self.outgoing.next_seq;
+                let context = self.context(seq, format!("unlock/{number}"));
+                let mut groups: BTreeMap<KeyRef, Vec<CardId>> = BTreeMap::new();
+                for (id, key) in due {
+                    groups.entry(key).or_default().push(id);
+                }
+                let mut strip_groups = Vec::new();
+                for (key, cards) in groups {
+                    let locked: Vec<G::Element> = cards.iter().map(|id| self.forms[id].element.clone()).collect();
+                    let lock_key = self.keys.get(&key).expect("a holder keeps every key it locked with");
+                    let (forms, proof) = lock_key.strip_with_proof(&locked, &context, &mut self.rng);
+                    strip_groups.push(StripGroup { key, cards, forms, proof });
+                }
+                self.send(&Message::Strip { unlock: number, groups: strip_groups.clone() });
+                self.apply_strips(number, strip_groups);
+            }
+            Some(_) => {}
+            None => self.finish_unlock(number),
+        }
+    }
+
+    fn receive_strip(&mut self, seq: u64, number: u64, groups: Vec<StripGroup<G>>) -> Result<(), Fault> {
+        let peer = self.seat.opponent();
+        let unlock = self
+            .unlocks
+            .get(&number)
+            .ok_or_else(|| Fault::new(AlertKind::Unexpected, format!("strip for unknown unlock {number}")))?;
+        if unlock.steps.front() != Some(&peer) {
+            return Err(Fault::new(AlertKind::Unexpected, format!("strip out of turn for unlock {number}")));
+        }
+        let mut due: BTreeMap<CardId, KeyRef> = self.strips_due(unlock, peer).into_iter().collect();
+        let context = self.context(seq, format!("unlock/{number}"));
+        for group in &groups {
+            if group.cards.len() != group.forms.len() {
+                return Err(Fault::new(AlertKind::Malformed, "strip group lengths differ"));
+            }
+            for id in &group.cards {
+                if due.remove(id) != Some(group.key) {
+                    return Err(Fault::new(
+                        AlertKind::Unexpected,
+                        format!("strip of card {id} that is not due, or with the wrong key"),
+                    ));
+                }
+            }
+            let commitment = self.commitments.get(&group.key).expect("due keys have commitments");
+            let locked: Vec<G::Element> = group.cards.iter().map(|id| self.forms[id].element.clone()).collect();
+            commitment
+                .verify_strip(&locked, group.forms.clone(), &group.proof, &context)
+                .map_err(|e| Fault::new(AlertKind::BadProof, format!("strip for unlock {number}: {e}")))?;
+        }
+        if let Some(id) = due.keys().next() {
+            return Err(Fault::new(AlertKind::Unexpected, format!("strip of unlock {number} misses card {id}")));
+        }
+        self.apply_strips(number, groups);
+        Ok(())
+    }
+
+    fn apply_strips(&mut self, number: u64, groups: Vec<StripGroup<G>>) {
+        for group in groups {
+            for (id, element) in group.cards.into_iter().zip(group.forms) {
+                let form = self.forms.get_mut(&id).expect("stripped cards exist");
+                form.element = element;
+                form.layers[index(group.key.holder)] = None;
+            }
+        }
+        if let Some(unlock) = self.unlocks.get_mut(&number) {
+            unlock.steps.pop_front();
+        }
+        self.advance_unlock(number);
+    }
+
+    /// All strips are in: whoever can now see a card's point reads it from the catalogue.
+    fn finish_unlock(&mut self, number: u64) {
+        let Some(unlock) = self.unlocks.remove(&number) else { return };
+        for id in unlock.cards {
+            let form = self.forms[&id].clone();
+            let owner = self.table.card(id).expect("unlocked cards exist").owner;
+            let remaining: Vec<Seat> = Seat::BOTH.into_iter().filter(|s| form.layers[index(*s)].is_some()).collect();
+            let learners = match remaining.as_slice() {
+                [] => Knowledge::BOTH,
+                [holder] => Knowledge::only(*holder),
+                _ => Knowledge::NOBODY,
+            };
+            let card = self.table.card_mut(id).expect("unlocked cards exist");
+            card.known_to = card.known_to.union(learners);
+            if !learners.knows(self.seat) || self.identities.contains_key(&id) {
+                continue;
+            }
+            let point = match form.layers[index(self.seat)] {
+                Some(key) => G::mul(&form.element, self.keys[&key].strip_scalar()),
+                None => form.element,
+            };
+            let game_id = self.game_id.expect("set");
+            match self.catalogues[&owner].open::<G>(&point, &game_id) {
+                Ok(instance) => {
+                    self.identities.insert(id, instance.clone());
+                    self.emit(Event::Learned { card: id, instance });
+                }
+                Err(error) => {
+                    let evidence = self.deck_envelopes.get(&owner).cloned();
+                    let fault = Fault::new(
+                        AlertKind::NotInDeck,
+                        format!("card {id} does not open in its owner's catalogue: {error}"),
+                    );
+                    if owner == self.seat {
+                        // This engine's own deck cannot fail to open; keep going, but say so.
+                        self.emit(Event::Alert(Alert { kind: fault.kind, detail: fault.detail, evidence }));
+                    } else {
+                        self.raise(fault, evidence);
+                    }
+                }
+            }
+        }
+    }
+
+    // ----- library shuffles -----
+
+    /// A full shuffle with fresh locks: whoever might know cards is hidden from by the
+    /// other player's step.
+    fn start_shuffle(&mut self, library: Seat) {
+        let owner_known = self
+            .table
+            .zone(ZoneId::library(library))
+            .iter()
+            .any(|id| self.table.card(*id).is_some_and(|c| c.known_to.knows(library)));
+        let other_known = self
+            .table
+            .zone(ZoneId::library(library))
+            .iter()
+            .any(|id| self.table.card(*id).is_some_and(|c| c.known_to.knows(library.opponent())));
+        let mut steps = VecDeque::new();
+        if other_known {
+            steps.push_back(library);
+        }
+        if owner_known || steps.is_empty() {
+            steps.push_back(library.opponent());
+        }
+        self.shuffles.insert(library, ShuffleRun { steps, stage: ShuffleStage::Waiting });
+    }
+
+    fn current_key(&self, holder: Seat, library: Seat) -> Option<KeyRef> {
+        self.current_keys.get(&(holder, library)).map(|&epoch| KeyRef { holder, library, epoch })
+    }
+
+    /// The cards of `library` not yet under `holder`'s current key, grouped by their layer.
+    fn stale_layers(&self, holder: Seat, library: Seat) -> BTreeMap<Option<KeyRef>, Vec<CardId>> {
+        let current = self.current_key(holder, library);
+        let mut groups: BTreeMap<Option<KeyRef>, Vec<CardId>> = BTreeMap::new();
+        if current.is_none() {
+            return groups;
+        }
+        for id in self.table.zone(ZoneId::library(library)) {
+            let layer = self.forms[id].layers[index(holder)];
+            if layer != current {
+                groups.entry(layer).or_default().push(*id);
+            }
+        }
+        groups
+    }
+
+    fn send_shuffle_step(&mut self, library: Seat) {
+        let seat = self.seat;
+        let seq = self.outgoing.next_seq;
+        let context = self.context(seq, format!("shuffle/{library:?}"));
+        let current = self.current_key(seat, library);
+        let mut relock = Vec::new();
+        for (from, cards) in self.stale_layers(seat, library) {
+            let forms: Vec<G::Element> = cards.iter().map(|id| self.forms[id].element.clone()).collect();
+            let key = &self.keys[&current.expect("stale layers exist only under a current key")];
+            let (relocked, proof) =
+                key.relock_with_proof(from.map(|k| &self.keys[&k]), &forms, &context, &mut self.rng);
+            for (id, element) in cards.iter().zip(&relocked) {
+                let form = self.forms.get_mut(id).expect("library cards exist");
+                form.element = element.clone();
+                form.layers[index(seat)] = current;
+            }
+            relock.push(RelockGroup { from, cards, forms: relocked, proof });
+        }
+        let inputs: Vec<G::Element> =
+            self.table.zone(ZoneId::library(library)).iter().map(|id| self.forms[id].element.clone()).collect();
+        let fresh = LockKey::<G>::generate(&mut self.rng);
+        let fresh_commitment = fresh.commitment().clone();
+        let (commit, pending) = fresh.lock_and_shuffle(&inputs, self.config.soundness, &context, &mut self.rng);
+        // The holder's key on this library becomes current × fresh (or fresh, the first time).
+        let (new_key, combined) = match current {
+            Some(current) => {
+                let (combined, proof) = self.keys[&current].combine_with_proof(&fresh, &context, &mut self.rng);
+                let commitment = combined.commitment().clone();
+                (combined, Some((commitment, proof)))
+            }
+            None => (fresh, None),
+        };
+        let new_ref = KeyRef { holder: seat, library, epoch: current.map_or(0, |k| k.epoch + 1) };
+        let outputs = commit.cards.clone();
+        let step = ShuffleStep { library, relock, fresh: fresh_commitment, commit, combined };
+        self.send(&Message::ShuffleStep { step });
+        if let Some(run) = self.shuffles.get_mut(&library) {
+            run.stage = ShuffleStage::Committed { pending, new_key, new_ref, outputs };
+        }
+    }
+
+    fn receive_shuffle_step(&mut self, seq: u64, step: ShuffleStep<G>) -> Result<(), Fault> {
+        let peer = self.seat.opponent();
+        let library = step.library;
+        let run = self
+            .shuffles
+            .get(&library)
+            .ok_or_else(|| Fault::new(AlertKind::Unexpected, "a shuffle step for a library nobody is shuffling"))?;
+        if run.steps.front() != Some(&peer) || !matches!(run.stage, ShuffleStage::Waiting) {
+            return Err(Fault::new(AlertKind::Unexpected, "a shuffle step out of turn"));
+        }
+        let context = self.context(seq, format!("shuffle/{library:?}"));
+        let current = self.current_key(peer, library);
+        // Every card not under the stepper's current key must be relocked to it, once.
+        let mut stale = self.stale_layers(peer, library);
+        let mut relocked: HashMap<CardId, G::Element> = HashMap::new();
+        for group in &step.relock {
+            let expected = stale.remove(&group.from).unwrap_or_default();
+            if expected != group.cards || group.forms.len() != group.cards.len() {
+                return Err(Fault::new(AlertKind::Unexpected, "relock groups do not match the library"));
+            }
+            let to =
+                self.commitments.get(&current.expect("stale layers exist only under a current key")).expect("known");
+            let from = group.from.map(|k| self.commitments[&k].clone());
+            let forms: Vec<G::Element> = group.cards.iter().map(|id| self.forms[id].element.clone()).collect();
+            to.verify_relock(from.as_ref(), &forms, group.forms.clone(), &group.proof, &context)
+                .map_err(|e| Fault::new(AlertKind::BadProof, format!("relock before shuffle: {e}")))?;
+            relocked.extend(group.cards.iter().copied().zip(group.forms.iter().cloned()));
+        }
+        if !stale.is_empty() {
+            return Err(Fault::new(AlertKind::Unexpected, "relock groups leave cards under old keys"));
+        }
+        match (&current, &step.combined) {
+            (Some(current), Some((combined, proof))) => {
+                self.commitments[current]
+                    .verify_combined(&step.fresh, combined.clone(), proof, &context)
+                    .map_err(|e| Fault::new(AlertKind::BadProof, format!("combined shuffle key: {e}")))?;
+            }
+            (None, None) => {}
+            _ => {
+                return Err(Fault::new(AlertKind::Unexpected, "combined key present without a current key, or missing"));
+            }
+        }
+        for (id, element) in &relocked {
+            let form = self.forms.get_mut(id).expect("library cards exist");
+            form.element = element.clone();
+            form.layers[index(peer)] = current;
+        }
+        let inputs: Vec<G::Element> =
+            self.table.zone(ZoneId::library(library)).iter().map(|id| self.forms[id].element.clone()).collect();
+        let challenge = ShuffleChallenge::random(&mut self.rng);
+        self.send(&Message::ShuffleChallenge { library, challenge });
+        let run = self.shuffles.get_mut(&library).expect("checked above");
+        run.stage = ShuffleStage::Challenged { step, inputs, challenge, context };
+        Ok(())
+    }
+
+    fn receive_challenge(&mut self, library: Seat, challenge: ShuffleChallenge) -> Result<(), Fault> {
+        let run = self
+            .shuffles
+            .get_mut(&library)
+            .ok_or_else(|| Fault::new(AlertKind::Unexpected, "a challenge for a library nobody is shuffling"))?;
+        let ShuffleStage::Committed { .. } = run.stage else {
+            return Err(Fault::new(AlertKind::Unexpected, "a challenge out of turn"));
+        };
+        let ShuffleStage::Committed { pending, new_key, new_ref, outputs } =
+            std::mem::replace(&mut run.stage, ShuffleStage::Waiting)
+        else {
+            unreachable!("matched above")
+        };
+        let response = pending.respond(Some(&challenge));
+        self.send(&Message::ShuffleResponse { library, response });
+        self.commitments.insert(new_ref, new_key.commitment().clone());
+        self.keys.insert(new_ref, new_key);
+        self.finish_shuffle_step(library, new_ref, outputs);
+        Ok(())
+    }
+
+    fn receive_response(&mut self, library: Seat, response: crate::crypto::ShuffleResponse<G>) -> Result<(), Fault> {
+        let peer = self.seat.opponent();
+        let run = self
+            .shuffles
+            .get_mut(&library)
+            .ok_or_else(|| Fault::new(AlertKind::Unexpected, "a shuffle response for a library nobody is shuffling"))?;
+        let ShuffleStage::Challenged { .. } = run.stage else {
+            return Err(Fault::new(AlertKind::Unexpected, "a shuffle response out of turn"));
+        };
+        let ShuffleStage::Challenged { step, inputs, challenge, context } =
+            std::mem::replace(&mut run.stage, ShuffleStage::Waiting)
+        else {
+            unreachable!("matched above")
+        };
+        let shuffled = step
+            .fresh
+            .verify_shuffle(&inputs, step.commit, &challenge, &response, &context)
+            .map_err(|e| Fault::new(AlertKind::BadProof, format!("shuffle of the {library:?} library: {e}")))?;
+        let current = self.current_key(peer, library);
+        let new_ref = KeyRef { holder: peer, library, epoch: current.map_or(0, |k| k.epoch + 1) };
+        let new_commitment = step.combined.map_or(step.fresh, |(combined, _)| combined);
+        self.commitments.insert(new_ref, new_commitment);
+        self.finish_shuffle_step(library, new_ref, shuffled.into_inner().cards);
+        Ok(())
+    }
+
+    /// Puts a verified shuffle step's output in place: the stepper's layer is the new key,
+    /// and only the stepper can still tell which card went where.
+    fn finish_shuffle_step(&mut self, library: Seat, new_ref: KeyRef, outputs: Vec<G::Element>) {
+        let stepper = new_ref.holder;
+        let ids = self.table.zone(ZoneId::library(library)).to_vec();
+        for (id, element) in ids.iter().zip(outputs) {
+            let form = self.forms.get_mut(id).expect("library cards exist");
+            form.element = element;
+            form.layers[index(stepper)] = Some(new_ref);
+            let card = self.table.card_mut(*id).expect("library cards exist");
+            // Only the stepper could follow a card it knew through its own permutation, and
+            // runs are planned so that the other player's step comes after any such card
+            // (see `start_shuffle`): once the run ends, nobody knows any card of it.
+            card.known_to = Knowledge::NOBODY;
+            self.identities.remove(id);
+        }
+        self.current_keys.insert((stepper, library), new_ref.epoch);
+        let run = self.shuffles.get_mut(&library).expect("a shuffle is under way");
+        run.steps.pop_front();
+        if run.steps.is_empty() {
+            self.shuffles.remove(&library);
+            if self.ready {
+                self.emit(Event::Shuffled { library });
+            } else {
+                self.setup_done.insert(library);
+                self.emit(Event::SetupProgress { done: self.setup_done.len() as u32, total: self.setup_total() });
+                if self.setup_done.len() == 2 {
+                    self.ready = true;
+                    self.emit(Event::Ready);
+                }
+            }
+        }
+    }
+
+    // ----- shared randomness -----
+
+    fn start_random(&mut self, number: u64, by: Seat, kind: RandomKind) {
+        let purpose = format!("random/{number}");
+        let game_id = self.game_id.expect("set");
+        let (mine, commitment) = SharedRandom::start(&purpose, game_id, self.seat, &mut self.rng);
+        self.send(&Message::RandomCommit { round: number, commitment });
+        self.randoms.insert(number, RandomRound { by, kind, stage: Some(RandomStage::Committed { mine }) });
+    }
+
+    fn receive_random_commit(&mut self, round: u64, commitment: crate::crypto::Commitment) -> Result<(), Fault> {
+        let entry = self
+            .randoms
+            .get_mut(&round)
+            .ok_or_else(|| Fault::new(AlertKind::Unexpected, format!("commitment for unknown random round {round}")))?;
+        let Some(RandomStage::Committed { .. }) = &entry.stage else {
+            return Err(Fault::new(AlertKind::Unexpected, format!("second commitment for random round {round}")));
+        };
+        let Some(RandomStage::Committed { mine, .. }) = entry.stage.take() else { unreachable!("matched above") };
+        let (waiting, opening) = mine
+            .reveal(commitment)
+            .map_err(|e| Fault::new(AlertKind::BadProof, format!("random round {round}: {e}")))?;
+        entry.stage = Some(RandomStage::Opened { waiting });
+        self.send(&Message::RandomOpen { round, opening });
+        Ok(())
+    }
+
+    fn receive_random_open(&mut self, round: u64, opening: crate::crypto::Opening) -> Result<(), Fault> {
+        let Some(RandomRound { stage: Some(RandomStage::Opened { .. }), .. }) = self.randoms.get(&round) else {
+            return Err(Fault::new(AlertKind::Unexpected, format!("opening for random round {round} out of turn")));
+        };
+        let RandomRound { by, kind, stage } = self.randoms.remove(&round).expect("matched above");
+        let Some(RandomStage::Opened { waiting }) = stage else { unreachable!("matched above") };
+        let seed = waiting
+            .finish(&opening)
+            .map_err(|e| Fault::new(AlertKind::BadProof, format!("random round {round}: {e}")))?;
+        match kind {
+            RandomKind::Roll(dice) => {
+                let faces = seed.roll(dice);
+                self.emit(Event::Rolled { by, dice, faces });
+            }
+            RandomKind::Flip => {
+                let coin = seed.flip_coin();
+                self.emit(Event::Flipped { by, coin });
+            }
+            RandomKind::ShowRandom(hand) => {
+                let mut rng: HashRng = seed.rng();
+                let pick = rng.below(std::num::NonZeroU64::new(hand.len() as u64).expect("checked non-empty")) as usize;
+                let card = hand[pick];
+                self.emit(Event::ShownAtRandom { by, card });
+                self.start_unlock(round, vec![card], Knowledge::BOTH);
+            }
+        }
+        Ok(())
+    }
+
+    // ----- the engine's own next steps -----
+
+    /// Sends whatever it is now this engine's turn to send.
+    fn drive(&mut self) {
+        if self.halted.is_some() {
+            return;
+        }
+        let due: Vec<Seat> = self
+            .shuffles
+            .iter()
+            .filter(|(_, run)| run.steps.front() == Some(&self.seat) && matches!(run.stage, ShuffleStage::Waiting))
+            .map(|(library, _)| *library)
+            .collect();
+        for library in due {
+            self.send_shuffle_step(library);
+        }
+    }
+}
+
+fn forbidden_kind(action: &Action) -> AlertKind {
+    match action {
+        Action::Shuffle { .. } => AlertKind::Stacking,
+        _ => AlertKind::Forbidden,
+    }
+}
+
+fn check_text(what: &str, text: &str) -> Result<(), Fault> {
+    if text.len() > MAX_TEXT_LEN {
+        return Err(Fault::new(AlertKind::Malformed, format!("{what} longer than {MAX_TEXT_LEN} bytes")));
+    }
+    Ok(())
+}
+
+fn check_deck(deck: &DeckList) -> Result<(), DeckError> {
+    if deck.library.is_empty() {
+        return Err(DeckError::Empty);
+    }
+    if deck.library.len() + deck.sideboard.len() > MAX_DECK_LEN {
+        return Err(DeckError::TooLarge);
+    }
+    if let Some(card) =
+        deck.library.iter().chain(&deck.sideboard).find(|c| c.name.is_empty() || c.name.len() > MAX_NAME_LEN)
+    {
+        return Err(DeckError::BadName(card.name.clone()));
+    }
+    if deck.library.iter().any(|c| c.back != deck.library[0].back) {
+        return Err(DeckError::MixedBacks);
+    }
+    Ok(())
+}

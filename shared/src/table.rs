@@ -1,0 +1,373 @@
+//! The table: zones, cards, players, and who knows what. Pure state with checked mutators;
+//! the engine decides which mutation a message means.
+//!
+//! Everything here is public: both engines hold an identical `Table` at every point of the
+//! host's message order. What a card *is* (its identity) is not in the table; each engine
+//! keeps the identities it has learned apart.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::crypto::BackId;
+use crate::ids::Seat;
+
+/// A card's global id. Both players know every id; what card stands behind an id is
+/// hidden until it is unlocked for someone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct CardId(pub u32);
+
+impl fmt::Display for CardId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "#{}", self.0)
+    }
+}
+
+/// The host's cards are numbered from 1, the guest's from this offset (as seed 001 adds 5000).
+pub const GUEST_CARD_OFFSET: u32 = 100_000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ZoneKind {
+    /// Private: nobody sees its cards or their order.
+    Library,
+    /// Its owner knows the cards, the opponent does not.
+    Sideboard,
+    /// Its owner knows the cards, the opponent does not.
+    Hand,
+    /// Public.
+    Graveyard,
+    /// Public ("removed from game").
+    Exile,
+    /// Cards at (x, y), face up (public) or face down.
+    Play,
+}
+
+impl ZoneKind {
+    pub const ALL: [ZoneKind; 6] =
+        [ZoneKind::Library, ZoneKind::Sideboard, ZoneKind::Hand, ZoneKind::Graveyard, ZoneKind::Exile, ZoneKind::Play];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ZoneKind::Library => "library",
+            ZoneKind::Sideboard => "sideboard",
+            ZoneKind::Hand => "hand",
+            ZoneKind::Graveyard => "graveyard",
+            ZoneKind::Exile => "exile",
+            ZoneKind::Play => "play",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ZoneId {
+    pub owner: Seat,
+    pub kind: ZoneKind,
+}
+
+impl ZoneId {
+    pub fn new(owner: Seat, kind: ZoneKind) -> Self {
+        ZoneId { owner, kind }
+    }
+
+    pub fn library(owner: Seat) -> Self {
+        ZoneId::new(owner, ZoneKind::Library)
+    }
+
+    pub fn hand(owner: Seat) -> Self {
+        ZoneId::new(owner, ZoneKind::Hand)
+    }
+}
+
+impl fmt::Display for ZoneId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let owner = match self.owner {
+            Seat::Host => "host",
+            Seat::Guest => "guest",
+        };
+        write!(f, "{owner} {}", self.kind.name())
+    }
+}
+
+/// Where in a zone a card goes. Index 0 is the top.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Position {
+    Top,
+    Bottom,
+    Index(u32),
+}
+
+/// Where a card lies in a play area.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Placement {
+    pub x: i32,
+    pub y: i32,
+    pub face_down: bool,
+}
+
+/// Which players know a card's identity.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Knowledge {
+    pub host: bool,
+    pub guest: bool,
+}
+
+impl Knowledge {
+    pub const NOBODY: Knowledge = Knowledge { host: false, guest: false };
+    pub const BOTH: Knowledge = Knowledge { host: true, guest: true };
+
+    pub fn only(seat: Seat) -> Self {
+        let mut knowledge = Knowledge::NOBODY;
+        knowledge.add(seat);
+        knowledge
+    }
+
+    pub fn knows(self, seat: Seat) -> bool {
+        match seat {
+            Seat::Host => self.host,
+            Seat::Guest => self.guest,
+        }
+    }
+
+    pub fn add(&mut self, seat: Seat) {
+        match seat {
+            Seat::Host => self.host = true,
+            Seat::Guest => self.guest = true,
+        }
+    }
+
+    pub fn union(self, other: Knowledge) -> Knowledge {
+        Knowledge { host: self.host || other.host, guest: self.guest || other.guest }
+    }
+
+    pub fn is_anyone(self) -> bool {
+        self.host || self.guest
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Card {
+    pub id: CardId,
+    pub owner: Seat,
+    pub back: BackId,
+    pub zone: ZoneId,
+    /// Only meaningful in a play area.
+    pub placement: Placement,
+    pub tapped: bool,
+    pub counters: BTreeMap<String, i64>,
+    pub known_to: Knowledge,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Player {
+    pub name: String,
+    /// Life and any other per-player number ("poison", "energy"...).
+    pub values: BTreeMap<String, i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TableError {
+    #[error("no card {0}")]
+    NoCard(CardId),
+    #[error("card {card} is in {actual}, not {expected}")]
+    NotInZone { card: CardId, expected: ZoneId, actual: ZoneId },
+    #[error("{zone} holds {len} cards, position {index} is outside it")]
+    BadIndex { zone: ZoneId, index: u32, len: usize },
+    #[error("{zone} has only {len} cards, {wanted} wanted")]
+    NotEnoughCards { zone: ZoneId, len: usize, wanted: u32 },
+    #[error("only a card's owner's library and sideboard may hold it")]
+    NotOwnersZone,
+    #[error("not a permutation of the zone")]
+    NotAPermutation,
+    #[error("card {0} already exists")]
+    Duplicate(CardId),
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Table {
+    zones: BTreeMap<ZoneId, Vec<CardId>>,
+    cards: BTreeMap<CardId, Card>,
+    players: BTreeMap<Seat, Player>,
+    pub phase: String,
+    pub turn: u32,
+    /// Whose turn it is.
+    pub active: Option<Seat>,
+}
+
+impl Table {
+    pub fn new() -> Self {
+        let mut table = Table::default();
+        for owner in Seat::BOTH {
+            for kind in ZoneKind::ALL {
+                table.zones.insert(ZoneId::new(owner, kind), Vec::new());
+            }
+            table.players.insert(owner, Player::default());
+        }
+        table
+    }
+
+    /// The card ids of a zone, top first.
+    pub fn zone(&self, zone: ZoneId) -> &[CardId] {
+        self.zones.get(&zone).map(Vec::as_slice).unwrap_or_default()
+    }
+
+    pub fn card(&self, id: CardId) -> Option<&Card> {
+        self.cards.get(&id)
+    }
+
+    pub fn cards(&self) -> impl Iterator<Item = &Card> {
+        self.cards.values()
+    }
+
+    pub fn player(&self, seat: Seat) -> &Player {
+        self.players.get(&seat).expect("both players exist from Table::new")
+    }
+
+    pub fn player_mut(&mut self, seat: Seat) -> &mut Player {
+        self.players.get_mut(&seat).expect("both players exist from Table::new")
+    }
+
+    pub(crate) fn card_mut(&mut self, id: CardId) -> Result<&mut Card, TableError> {
+        self.cards.get_mut(&id).ok_or(TableError::NoCard(id))
+    }
+
+    /// A library is dirty when anyone knows the identity (and so the place) of one of its cards.
+    pub fn is_dirty(&self, library: Seat) -> bool {
+        self.zone(ZoneId::library(library)).iter().any(|id| self.cards[id].known_to.is_anyone())
+    }
+
+    /// Adds a new card on top of (or at the bottom of) a zone.
+    pub(crate) fn add_card(&mut self, card: Card, position: Position) -> Result<(), TableError> {
+        if self.cards.contains_key(&card.id) {
+            return Err(TableError::Duplicate(card.id));
+        }
+        let (id, zone) = (card.id, card.zone);
+        let index = self.insertion_index(zone, position)?;
+        self.cards.insert(id, card);
+        self.zones.entry(zone).or_default().insert(index, id);
+        Ok(())
+    }
+
+    fn insertion_index(&self, zone: ZoneId, position: Position) -> Result<usize, TableError> {
+        let len = self.zone(zone).len();
+        match position {
+            Position::Top => Ok(0),
+            Position::Bottom => Ok(len),
+            Position::Index(index) if (index as usize) <= len => Ok(index as usize),
+            Position::Index(index) => Err(TableError::BadIndex { zone, index, len }),
+        }
+    }
+
+    /// Checks that a move is possible without doing it.
+    pub fn check_move(&self, id: CardId, to: ZoneId, position: Position) -> Result<(), TableError> {
+        let card = self.card(id).ok_or(TableError::NoCard(id))?;
+        if matches!(to.kind, ZoneKind::Library | ZoneKind::Sideboard) && card.owner != to.owner {
+            return Err(TableError::NotOwnersZone);
+        }
+        let len = self.zone(to).len() - usize::from(card.zone == to);
+        if let Position::Index(index) = position
+            && index as usize > len
+        {
+            return Err(TableError::BadIndex { zone: to, index, len });
+        }
+        Ok(())
+    }
+
+    /// Moves a card; a card leaving a play area loses its placement, tap and counters.
+    pub(crate) fn move_card(
+        &mut self,
+        id: CardId,
+        to: ZoneId,
+        position: Position,
+        placement: Placement,
+    ) -> Result<(), TableError> {
+        self.check_move(id, to, position)?;
+        let from = self.cards[&id].zone;
+        self.zones.get_mut(&from).expect("every zone exists").retain(|&c| c != id);
+        let index = self.insertion_index(to, position)?;
+        self.zones.get_mut(&to).expect("every zone exists").insert(index, id);
+        let card = self.card_mut(id)?;
+        card.zone = to;
+        if to.kind == ZoneKind::Play {
+            card.placement = placement;
+        } else {
+            card.placement = Placement::default();
+            card.tapped = false;
+            card.counters.clear();
+        }
+        Ok(())
+    }
+
+    /// Replaces a zone's order by a permutation of it (`new[i] = old[permutation[i]]`).
+    pub(crate) fn permute(&mut self, zone: ZoneId, permutation: &[u32]) -> Result<(), TableError> {
+        let old = self.zone(zone).to_vec();
+        if permutation.len() != old.len() {
+            return Err(TableError::NotAPermutation);
+        }
+        let mut seen = vec![false; old.len()];
+        let mut new = Vec::with_capacity(old.len());
+        for &k in permutation {
+            let slot = seen.get_mut(k as usize).ok_or(TableError::NotAPermutation)?;
+            if std::mem::replace(slot, true) {
+                return Err(TableError::NotAPermutation);
+            }
+            new.push(old[k as usize]);
+        }
+        self.zones.insert(zone, new);
+        Ok(())
+    }
+
+    /// The top `count` cards of a zone.
+    pub fn top(&self, zone: ZoneId, count: u32) -> Result<Vec<CardId>, TableError> {
+        let cards = self.zone(zone);
+        if count as usize > cards.len() {
+            return Err(TableError::NotEnoughCards { zone, len: cards.len(), wanted: count });
+        }
+        Ok(cards[..count as usize].to_vec())
+    }
+
+    /// The invariants both engines keep after every step: every card in exactly one zone,
+    /// the one its record names; libraries and sideboards hold only their owner's cards.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let mut seen = BTreeMap::new();
+        for (zone, ids) in &self.zones {
+            for id in ids {
+                if let Some(other) = seen.insert(*id, *zone) {
+                    return Err(format!("card {id} is in {other} and {zone}"));
+                }
+                let card = self.cards.get(id).ok_or_else(|| format!("{zone} holds unknown card {id}"))?;
+                if card.zone != *zone {
+                    return Err(format!("card {id} is listed in {zone} but says {}", card.zone));
+                }
+                if matches!(zone.kind, ZoneKind::Library | ZoneKind::Sideboard) && card.owner != zone.owner {
+                    return Err(format!("card {id} of {:?} is in {zone}", card.owner));
+                }
+            }
+        }
+        if seen.len() != self.cards.len() {
+            return Err(format!("{} cards but {} placed in zones", self.cards.len(), seen.len()));
+        }
+        Ok(())
+    }
+
+    /// A digest of the whole public table, which both players compare.
+    pub fn digest(&self) -> [u8; 32] {
+        let mut hasher = Sha256::new();
+        let json = serde_json::to_vec(&(
+            &self.zones.iter().collect::<Vec<_>>(),
+            &self.cards,
+            &self.players,
+            &self.phase,
+            self.turn,
+            self.active,
+        ))
+        .expect("table state serializes");
+        hasher.update(json);
+        hasher.finalize().into()
+    }
+}

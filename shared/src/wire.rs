@@ -1,0 +1,351 @@
+//! The wire protocol between two engines: message bodies, and the signed, numbered,
+//! hash-chained envelope around each one. docs/PROTOCOL.md describes every message.
+
+use ed25519_dalek::{Signature, Signer, SigningKey, Verifier, VerifyingKey};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::crypto::{
+    BackId, CatalogueEntry, Commitment, Dice, DleqProof, Group, KeyCommitment, Opening, ShuffleChallenge,
+    ShuffleCommit, ShuffleResponse, Suite,
+};
+use crate::ids::Seat;
+use crate::table::{CardId, Placement, Position, ZoneId};
+
+pub const PROTOCOL_VERSION: u32 = 1;
+/// The largest message body accepted (a 60-card modp2048 shuffle commitment is ~1.3 MB of JSON).
+pub const MAX_MESSAGE_LEN: usize = 8 << 20;
+/// Longest chat line, player name, value key or phase name, in bytes.
+pub const MAX_TEXT_LEN: usize = 2000;
+/// Most cards in one deck (library and sideboard together).
+pub const MAX_DECK_LEN: usize = 1000;
+
+/// A layer key: which player holds it, on which library's cards, and which generation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct KeyRef {
+    pub holder: Seat,
+    pub library: Seat,
+    pub epoch: u32,
+}
+
+/// A table action. The host's actions take effect when sent; the guest's are proposals
+/// that take effect when the host accepts them, so both tables change in one order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "kebab-case")]
+pub enum Action {
+    /// The top `count` cards of the actor's library go to the actor's hand.
+    Draw {
+        count: u32,
+    },
+    /// Any card to any zone; libraries and sideboards take only their owner's cards.
+    Move {
+        card: CardId,
+        to: ZoneId,
+        position: Position,
+        #[serde(default)]
+        placement: Placement,
+    },
+    /// A new place for a card within its zone.
+    Rearrange {
+        card: CardId,
+        index: u32,
+    },
+    /// Shuffle the actor's library. `permutation` is given for a clean library only.
+    Shuffle {
+        permutation: Option<Vec<u32>>,
+    },
+    /// The actor looks at the top `count` cards of their own library.
+    Peek {
+        count: u32,
+    },
+    /// Reveal cards to the opponent (`to` one seat) or to both (`to` absent).
+    Reveal {
+        cards: Vec<CardId>,
+        to: Option<Seat>,
+    },
+    /// Take the top card of the opponent's library face down: only the taker learns it.
+    TakeFromLibrary {
+        count: u32,
+    },
+    /// Show a card picked at random from the actor's hand to both players.
+    ShowRandom,
+    Tap {
+        card: CardId,
+        tapped: bool,
+    },
+    /// Sets (or with `None` removes) a counter on a card in play.
+    SetCardValue {
+        card: CardId,
+        key: String,
+        value: Option<i64>,
+    },
+    SetPlayerValue {
+        key: String,
+        value: i64,
+    },
+    SetPhase {
+        phase: String,
+    },
+    NextTurn,
+    Roll {
+        dice: Dice,
+    },
+    Flip,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(bound = "")]
+pub struct StripGroup<G: Group> {
+    pub key: KeyRef,
+    pub cards: Vec<CardId>,
+    pub forms: Vec<G::Element>,
+    pub proof: DleqProof<G>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(bound = "")]
+pub struct RelockGroup<G: Group> {
+    /// The holder's old key on these cards, or none.
+    pub from: Option<KeyRef>,
+    pub cards: Vec<CardId>,
+    pub forms: Vec<G::Element>,
+    pub proof: DleqProof<G>,
+}
+
+/// One player's part of a library shuffle: bring every card to their current key, then
+/// lock with a fresh key and permute, with the proof's commitment.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(bound = "")]
+pub struct ShuffleStep<G: Group> {
+    pub library: Seat,
+    pub relock: Vec<RelockGroup<G>>,
+    /// The fresh key the shuffle locks with.
+    pub fresh: KeyCommitment<G>,
+    pub commit: ShuffleCommit<G>,
+    /// The holder's key after this step (current key × fresh key), with its proof; absent
+    /// when the holder had no key on this library before.
+    pub combined: Option<(KeyCommitment<G>, DleqProof<G>)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(bound = "", tag = "type", rename_all = "kebab-case")]
+pub enum Message<G: Group> {
+    Hello {
+        protocol: u32,
+        software: String,
+        suite: Suite,
+        #[serde(with = "crate::ids::hex_array")]
+        signing_key: [u8; 32],
+        #[serde(with = "crate::ids::hex_array")]
+        nonce: [u8; 32],
+        name: String,
+    },
+    /// The sender's deck: its library and sideboard locked with the sender's key, with
+    /// their backs, and the sealed catalogue that names them.
+    Deck {
+        key: KeyCommitment<G>,
+        library: Vec<(G::Element, BackId)>,
+        sideboard: Vec<(G::Element, BackId)>,
+        catalogue: Vec<CatalogueEntry>,
+    },
+    Act {
+        action: Action,
+    },
+    /// The host accepts the guest's action numbered `seq` (the guest's message number).
+    Accept {
+        seq: u64,
+    },
+    /// The host refuses it (it no longer fits the table).
+    Reject {
+        seq: u64,
+        reason: String,
+    },
+    /// The sender's strips for step `step` of unlock `unlock`.
+    Strip {
+        unlock: u64,
+        groups: Vec<StripGroup<G>>,
+    },
+    ShuffleStep {
+        step: ShuffleStep<G>,
+    },
+    ShuffleChallenge {
+        library: Seat,
+        challenge: ShuffleChallenge,
+    },
+    ShuffleResponse {
+        library: Seat,
+        response: ShuffleResponse<G>,
+    },
+    /// Commit–reveal for the shared random value `round`.
+    RandomCommit {
+        round: u64,
+        commitment: Commitment,
+    },
+    RandomOpen {
+        round: u64,
+        opening: Opening,
+    },
+    /// The sender asks to see cards (the top `count` of a zone, or all of it).
+    RevealRequest {
+        zone: ZoneId,
+        count: Option<u32>,
+    },
+    RevealRefuse {
+        zone: ZoneId,
+    },
+    Chat {
+        text: String,
+    },
+    Ping,
+    Pong,
+}
+
+impl<G: Group> Message<G> {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Message::Hello { .. } => "hello",
+            Message::Deck { .. } => "deck",
+            Message::Act { .. } => "act",
+            Message::Accept { .. } => "accept",
+            Message::Reject { .. } => "reject",
+            Message::Strip { .. } => "strip",
+            Message::ShuffleStep { .. } => "shuffle-step",
+            Message::ShuffleChallenge { .. } => "shuffle-challenge",
+            Message::ShuffleResponse { .. } => "shuffle-response",
+            Message::RandomCommit { .. } => "random-commit",
+            Message::RandomOpen { .. } => "random-open",
+            Message::RevealRequest { .. } => "reveal-request",
+            Message::RevealRefuse { .. } => "reveal-refuse",
+            Message::Chat { .. } => "chat",
+            Message::Ping => "ping",
+            Message::Pong => "pong",
+        }
+    }
+}
+
+/// A message as it travels: numbered, chained to the sender's previous message, signed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Envelope {
+    pub seq: u64,
+    #[serde(with = "crate::ids::hex_array")]
+    pub chain: [u8; 32],
+    #[serde(with = "crate::crypto::encoding::hex_vec")]
+    pub body: Vec<u8>,
+    #[serde(with = "crate::crypto::encoding::hex_vec")]
+    pub signature: Vec<u8>,
+}
+
+/// Why received bytes were refused before any game meaning was given to them.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum WireError {
+    #[error("message of {0} bytes is over the limit")]
+    TooLarge(usize),
+    #[error("malformed envelope: {0}")]
+    Envelope(String),
+    #[error("malformed message: {0}")]
+    Body(String),
+    #[error("message number {got}, expected {expected} (replayed, reordered or lost)")]
+    Sequence { expected: u64, got: u64 },
+    #[error("the message does not continue the sender's hash chain")]
+    Chain,
+    #[error("bad signature")]
+    Signature,
+}
+
+/// h_n = SHA-256(h_{n−1} ‖ n ‖ body): each message commits to everything its sender sent before.
+pub fn chain_hash(previous: &[u8; 32], seq: u64, body: &[u8]) -> [u8; 32] {
+    Sha256::new()
+        .chain_update(b"fairdeck/v1/record")
+        .chain_update(previous)
+        .chain_update(seq.to_be_bytes())
+        .chain_update((body.len() as u64).to_be_bytes())
+        .chain_update(body)
+        .finalize()
+        .into()
+}
+
+/// One direction of the conversation: numbering, chaining, signing or checking.
+#[derive(Clone, Debug)]
+pub(crate) struct Stream {
+    pub next_seq: u64,
+    pub chain: [u8; 32],
+}
+
+impl Stream {
+    pub fn new() -> Self {
+        Stream { next_seq: 0, chain: [0; 32] }
+    }
+
+    pub fn seal(&mut self, key: &SigningKey, body: Vec<u8>) -> Envelope {
+        let seq = self.next_seq;
+        let chain = chain_hash(&self.chain, seq, &body);
+        let signature = key.sign(&chain).to_bytes().to_vec();
+        self.chain = chain;
+        self.next_seq += 1;
+        Envelope { seq, chain, body, signature }
+    }
+
+    /// Checks number, chain and signature; advances only if all three hold.
+    pub fn open(&mut self, key: &VerifyingKey, envelope: &Envelope) -> Result<(), WireError> {
+        check_envelope(key, &self.chain, self.next_seq, envelope)?;
+        self.chain = envelope.chain;
+        self.next_seq += 1;
+        Ok(())
+    }
+}
+
+/// The checks of one received envelope against the sender's stream so far.
+pub fn check_envelope(
+    key: &VerifyingKey,
+    previous: &[u8; 32],
+    expected_seq: u64,
+    envelope: &Envelope,
+) -> Result<(), WireError> {
+    if envelope.seq != expected_seq {
+        return Err(WireError::Sequence { expected: expected_seq, got: envelope.seq });
+    }
+    if chain_hash(previous, envelope.seq, &envelope.body) != envelope.chain {
+        return Err(WireError::Chain);
+    }
+    let signature = Signature::from_slice(&envelope.signature).map_err(|_| WireError::Signature)?;
+    key.verify(&envelope.chain, &signature).map_err(|_| WireError::Signature)
+}
+
+/// Decodes an envelope from received bytes. Total: any input gives a value or an error.
+pub fn decode_envelope(bytes: &[u8]) -> Result<Envelope, WireError> {
+    if bytes.len() > 2 * MAX_MESSAGE_LEN + 1024 {
+        return Err(WireError::TooLarge(bytes.len()));
+    }
+    serde_json::from_slice(bytes).map_err(|e| WireError::Envelope(e.to_string()))
+}
+
+pub fn encode_envelope(envelope: &Envelope) -> Vec<u8> {
+    serde_json::to_vec(envelope).expect("envelopes serialize")
+}
+
+/// Decodes a message body; every group element in it is validated on the way.
+pub fn decode_body<G: Group>(body: &[u8]) -> Result<Message<G>, WireError> {
+    if body.len() > MAX_MESSAGE_LEN {
+        return Err(WireError::TooLarge(body.len()));
+    }
+    serde_json::from_slice(body).map_err(|e| WireError::Body(e.to_string()))
+}
+
+pub fn encode_body<G: Group>(message: &Message<G>) -> Vec<u8> {
+    serde_json::to_vec(message).expect("messages serialize")
+}
+
+/// The suite a peer's first message announces, so a program can pick the engine for it.
+pub fn peek_suite(bytes: &[u8]) -> Result<Suite, WireError> {
+    #[derive(Deserialize)]
+    struct HelloSuite {
+        suite: Suite,
+    }
+    let envelope = decode_envelope(bytes)?;
+    serde_json::from_slice::<HelloSuite>(&envelope.body).map(|h| h.suite).map_err(|e| WireError::Body(e.to_string()))
+}
+
+pub(crate) fn verifying_key(bytes: &[u8; 32]) -> Result<VerifyingKey, WireError> {
+    VerifyingKey::from_bytes(bytes).map_err(|_| WireError::Signature)
+}

@@ -1,0 +1,204 @@
+//! Two engines play through the table's actions in memory; both tables agree after every
+//! step, identities go only to those they were given to, and honest play raises no alert.
+
+use fairdeck_shared::Seat;
+use fairdeck_shared::crypto::{Group, Modp2048, Ristretto255};
+use fairdeck_shared::engine::{Event, Intent};
+use fairdeck_shared::pair::{Pair, numbered_deck};
+use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
+use fairdeck_shared::wire::Action;
+
+/// Both engines hold the same public table, its invariants hold, and every identity an
+/// engine holds is one the table says it was given, and the true one.
+pub fn assert_consistent<G: Group>(pair: &Pair<G>) {
+    assert_eq!(pair.host.table(), pair.guest.table(), "the two tables differ");
+    pair.host.table().check_invariants().unwrap();
+    for seat in Seat::BOTH {
+        let engine = pair.engine(seat);
+        for card in engine.table().cards() {
+            let known = engine.identity(card.id);
+            assert_eq!(
+                known.is_some(),
+                card.known_to.knows(seat),
+                "{seat:?} and card {}: {:?}",
+                card.id,
+                card.known_to
+            );
+            if let (Some(instance), Some(truth)) = (known, pair.engine(card.owner).identity(card.id)) {
+                assert_eq!(instance, truth);
+            }
+        }
+    }
+}
+
+pub fn alerts<G: Group>(pair: &Pair<G>, seat: Seat) -> Vec<String> {
+    pair.events(seat)
+        .iter()
+        .filter_map(|e| match e {
+            Event::Alert(alert) => Some(format!("{:?}: {}", alert.kind, alert.detail)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn act<G: Group>(pair: &mut Pair<G>, seat: Seat, action: Action) {
+    pair.intent(seat, Intent::Act(action)).unwrap();
+    pair.drive();
+    assert_consistent(pair);
+}
+
+fn set_up<G: Group>(library: usize) -> Pair<G> {
+    let mut pair = Pair::<G>::new(numbered_deck("Host", library, 2), numbered_deck("Guest", library, 2), 1);
+    pair.drive();
+    for seat in Seat::BOTH {
+        assert!(pair.engine(seat).is_ready(), "{seat:?} not ready: {:?}", alerts(&pair, seat));
+    }
+    assert_consistent(&pair);
+    pair
+}
+
+fn whole_game<G: Group>(library: usize) {
+    let mut pair = set_up::<G>(library);
+    // After set-up nobody knows any library card, and each owner knows their sideboard.
+    for seat in Seat::BOTH {
+        assert!(!pair.host.table().is_dirty(seat));
+        assert_eq!(pair.engine(seat).identities().len(), 2);
+    }
+
+    act(&mut pair, Seat::Host, Action::Draw { count: 3 });
+    act(&mut pair, Seat::Guest, Action::Draw { count: 3 });
+    let host_hand = pair.host.table().zone(ZoneId::hand(Seat::Host)).to_vec();
+    assert_eq!(host_hand.len(), 3);
+    assert!(host_hand.iter().all(|id| pair.host.identity(*id).is_some() && pair.guest.identity(*id).is_none()));
+
+    // Play a card face up: both learn it. Face down: nobody new does.
+    let played = host_hand[0];
+    let to_play = ZoneId::new(Seat::Host, ZoneKind::Play);
+    act(
+        &mut pair,
+        Seat::Host,
+        Action::Move {
+            card: played,
+            to: to_play,
+            position: Position::Top,
+            placement: Placement { x: 3, y: 1, face_down: false },
+        },
+    );
+    assert!(pair.guest.identity(played).is_some());
+    let hidden = host_hand[1];
+    act(
+        &mut pair,
+        Seat::Host,
+        Action::Move {
+            card: hidden,
+            to: to_play,
+            position: Position::Top,
+            placement: Placement { x: 4, y: 1, face_down: true },
+        },
+    );
+    assert!(pair.guest.identity(hidden).is_none());
+    act(&mut pair, Seat::Host, Action::Tap { card: played, tapped: true });
+    act(&mut pair, Seat::Host, Action::SetCardValue { card: played, key: "+1/+1".into(), value: Some(2) });
+
+    // The guest discards: public. Then reveals a card to the host only.
+    let guest_hand = pair.guest.table().zone(ZoneId::hand(Seat::Guest)).to_vec();
+    act(
+        &mut pair,
+        Seat::Guest,
+        Action::Move {
+            card: guest_hand[0],
+            to: ZoneId::new(Seat::Guest, ZoneKind::Graveyard),
+            position: Position::Top,
+            placement: Placement::default(),
+        },
+    );
+    assert!(pair.host.identity(guest_hand[0]).is_some());
+    act(&mut pair, Seat::Guest, Action::Reveal { cards: vec![guest_hand[1]], to: Some(Seat::Host) });
+    assert!(pair.host.identity(guest_hand[1]).is_some());
+
+    // Peek makes the library dirty; the next shuffle relocks and reshuffles with proofs.
+    act(&mut pair, Seat::Guest, Action::Peek { count: 2 });
+    assert!(pair.host.table().is_dirty(Seat::Guest));
+    act(&mut pair, Seat::Guest, Action::Shuffle { permutation: None });
+    assert!(!pair.host.table().is_dirty(Seat::Guest));
+    assert!(pair.guest_events.iter().any(|e| matches!(e, Event::Shuffled { library: Seat::Guest })));
+
+    // A card back into the library from the hand, then a shuffle: relocked first.
+    let back = pair.host.table().zone(ZoneId::hand(Seat::Host))[0];
+    act(
+        &mut pair,
+        Seat::Host,
+        Action::Move {
+            card: back,
+            to: ZoneId::library(Seat::Host),
+            position: Position::Top,
+            placement: Placement::default(),
+        },
+    );
+    assert!(pair.host.table().is_dirty(Seat::Host));
+    act(&mut pair, Seat::Host, Action::Shuffle { permutation: None });
+    assert!(!pair.host.table().is_dirty(Seat::Host));
+    act(&mut pair, Seat::Host, Action::Draw { count: 2 });
+
+    // A clean library shuffles by reordering alone.
+    act(&mut pair, Seat::Guest, Action::Shuffle { permutation: None });
+
+    // Taking from the opponent's library: only the taker learns the card.
+    act(&mut pair, Seat::Host, Action::TakeFromLibrary { count: 1 });
+    let taken = *pair.host.table().zone(ZoneId::hand(Seat::Host)).last().unwrap();
+    assert_eq!(pair.host.table().card(taken).unwrap().owner, Seat::Guest);
+    assert!(pair.host.identity(taken).is_some() && pair.guest.identity(taken).is_none());
+    assert!(alerts(&pair, Seat::Guest).iter().any(|a| a.starts_with("LookedAtYourCards")));
+
+    // Shared randomness.
+    act(&mut pair, Seat::Guest, Action::Roll { dice: "2d6".parse().unwrap() });
+    let rolls = |events: &[Event]| {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Rolled { faces, .. } => Some(faces.clone()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(rolls(&pair.host_events), rolls(&pair.guest_events));
+    assert_eq!(rolls(&pair.host_events).len(), 1);
+    act(&mut pair, Seat::Host, Action::Flip);
+    act(&mut pair, Seat::Host, Action::ShowRandom);
+    let shown = pair
+        .host_events
+        .iter()
+        .find_map(|e| match e {
+            Event::ShownAtRandom { card, .. } => Some(*card),
+            _ => None,
+        })
+        .unwrap();
+    assert!(pair.guest.identity(shown).is_some());
+
+    act(&mut pair, Seat::Guest, Action::SetPlayerValue { key: "life".into(), value: 17 });
+    act(&mut pair, Seat::Host, Action::SetPhase { phase: "combat".into() });
+    act(&mut pair, Seat::Host, Action::NextTurn);
+    pair.intent(Seat::Guest, Intent::Chat("good game".into())).unwrap();
+    pair.drive();
+    assert!(pair.host_events.iter().any(|e| matches!(e, Event::Chat { text, .. } if text == "good game")));
+
+    // Honest play: no misbehaviour alert on either side.
+    for seat in Seat::BOTH {
+        let misbehaviour: Vec<_> =
+            pair.events(seat).iter().filter(|e| matches!(e, Event::Alert(a) if a.kind.is_misbehaviour())).collect();
+        assert!(misbehaviour.is_empty(), "{seat:?}: {misbehaviour:?}");
+        assert!(pair.engine(seat).halted().is_none());
+        assert!(!pair.engine(seat).is_busy());
+    }
+    let _ = CardId(0);
+}
+
+#[test]
+fn whole_game_ristretto255() {
+    whole_game::<Ristretto255>(20);
+}
+
+#[test]
+fn whole_game_modp2048() {
+    whole_game::<Modp2048>(5);
+}
