@@ -438,6 +438,15 @@ impl<G: Group> Engine<G> {
         self.events.pop_front()
     }
 
+    /// Signs and sends any body as the next message, without checking or applying it: the
+    /// tests' tampering peer uses this to send what an honest engine never would.
+    #[doc(hidden)]
+    pub fn send_unchecked(&mut self, body: Vec<u8>) {
+        let envelope = self.outgoing.seal(&self.signing, body);
+        self.transmits.push_back(wire::encode_envelope(&envelope));
+        self.record.push((self.seat, envelope));
+    }
+
     fn send(&mut self, message: &Message<G>) {
         let envelope = self.outgoing.seal(&self.signing, wire::encode_body(message));
         self.transmits.push_back(wire::encode_envelope(&envelope));
