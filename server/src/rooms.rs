@@ -21,7 +21,7 @@ use tokio::sync::mpsc;
 use crate::handover::{RoomSnapshot, SeatSnapshot};
 use crate::metrics::Metrics;
 use crate::outbox::Outbox;
-use crate::protocol::{ErrorCode, GoneReason, PeerState, ServerMessage, close};
+use crate::protocol::{ErrorCode, GoneReason, PeerState, ReportedResult, ServerMessage, close};
 use crate::stats::{RoomRecord, RoomResult};
 
 /// Longest nameplate accepted, in digits.
@@ -407,14 +407,14 @@ impl Rooms {
     }
 
     /// Records what a client reported about its session; the most severe result wins at the end.
-    pub(crate) fn report(&self, from: &Seated, result: crate::protocol::ReportedResult) {
+    pub(crate) fn report(&self, from: &Seated, result: ReportedResult) {
         let mut state = lock(&from.room.state);
         if !state.owns(from) {
             return;
         }
         match result {
-            crate::protocol::ReportedResult::Scary => state.scary = true,
-            crate::protocol::ReportedResult::Errored => state.errored = true,
+            ReportedResult::Scary => state.scary = true,
+            ReportedResult::Errored => state.errored = true,
         }
     }
 
@@ -796,7 +796,7 @@ mod tests {
         let (creator, _) = f.rooms.create(now, creator_box, Some("a/1".into())).unwrap();
         let joiner = f.rooms.join(now, "1", joiner_box, Some("b/2".into())).unwrap();
         assert_eq!(f.rooms.forward(&creator, Bytes::from_static(b"abc"), now.at), Forwarded::Delivered);
-        f.rooms.report(&joiner, crate::protocol::ReportedResult::Scary);
+        f.rooms.report(&joiner, ReportedResult::Scary);
         f.rooms.leave(now, &creator);
         let record = f.records.try_recv().unwrap();
         assert_eq!(record.result, RoomResult::Scary);

@@ -165,7 +165,7 @@ impl Relay {
         let addr = self.listen;
         let listener = match self.listener.take() {
             Some(listener) => listener,
-            None => TcpListener::bind(addr).await.map_err(|source| RelayError::Bind { addr, source })?,
+            None => listen(addr).await?,
         };
         let local = listener.local_addr().map_err(|source| RelayError::Bind { addr, source })?;
         self.listener = Some(listener);
@@ -183,11 +183,11 @@ impl Relay {
     }
 
     /// Serves until shut down, binding first if [`Relay::bind`] was not called.
-    pub async fn serve(mut self) -> Result<(), RelayError> {
-        self.bind().await?;
-        let Relay { listener, state, writer, handover_path, .. } = self;
-        let Some(listener) = listener else {
-            return Ok(());
+    pub async fn serve(self) -> Result<(), RelayError> {
+        let Relay { listen: addr, listener, state, writer, handover_path, .. } = self;
+        let listener = match listener {
+            Some(listener) => listener,
+            None => listen(addr).await?,
         };
         let upkeep = {
             let metrics = state.metrics.clone();
@@ -229,6 +229,10 @@ impl Relay {
         writer.finish().await;
         served
     }
+}
+
+async fn listen(addr: SocketAddr) -> Result<TcpListener, RelayError> {
+    TcpListener::bind(addr).await.map_err(|source| RelayError::Bind { addr, source })
 }
 
 /// What every handler and connection shares.
