@@ -18,6 +18,7 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};
 use sha2::{Digest, Sha256};
 
+use crate::crypto::SharedSeed;
 use crate::crypto::{
     AwaitingOpening, BackId, CardInstance, Catalogue, Coin, Dice, Group, KeyCommitment, LockKey, MAX_NAME_LEN,
     PendingShuffle, ProofContext, SharedRandom, ShuffleChallenge, Soundness, random_permutation,
@@ -214,11 +215,17 @@ fn index(seat: Seat) -> usize {
     }
 }
 
-/// Cards being unlocked for an audience: each holder strips in turn, in `steps` order.
+/// Cards being unlocked: each holder strips its cards in turn, then the learners read them.
+///
+/// Everything here is planned when the action is applied, in the game's order, from the
+/// *planned* layers (what will be left once every earlier unlock is done), so both engines
+/// plan alike however their messages interleave. Unlocks of one card then run first-come,
+/// first-served.
 #[derive(Clone, Debug)]
 struct Unlock {
     cards: Vec<CardId>,
-    steps: VecDeque<Seat>,
+    steps: VecDeque<(Seat, Vec<CardId>)>,
+    learners: Vec<Knowledge>,
 }
 
 enum ShuffleStage<G: Group> {
@@ -242,8 +249,16 @@ enum RandomKind {
 }
 
 enum RandomStage {
-    Committed { mine: SharedRandom },
-    Opened { waiting: AwaitingOpening },
+    Committed {
+        mine: SharedRandom,
+    },
+    Opened {
+        waiting: AwaitingOpening,
+    },
+    /// The guest has the outcome and waits for the host to place it in the game's order.
+    Settled {
+        seed: SharedSeed,
+    },
 }
 
 struct RandomRound {
@@ -303,6 +318,8 @@ pub struct Engine<G: Group> {
     game_id: Option<GameId>,
     table: Table,
     forms: HashMap<CardId, Form<G>>,
+    /// Each card's layers once every unlock planned so far is done.
+    planned: HashMap<CardId, [Option<KeyRef>; 2]>,
     keys: HashMap<KeyRef, LockKey<G>>,
     commitments: HashMap<KeyRef, KeyCommitment<G>>,
     current_keys: HashMap<(Seat, Seat), u32>,
@@ -349,6 +366,7 @@ impl<G: Group> Engine<G> {
             game_id: None,
             table: Table::new(),
             forms: HashMap::new(),
+            planned: HashMap::new(),
             keys: HashMap::new(),
             commitments: HashMap::new(),
             current_keys: HashMap::new(),
@@ -526,7 +544,7 @@ impl<G: Group> Engine<G> {
                 Seat::BOTH.into_iter().all(|holder| {
                     let current =
                         self.current_keys.get(&(holder, library)).map(|&epoch| KeyRef { holder, library, epoch });
-                    current.is_some() && self.forms[id].layers[index(holder)] == current
+                    current.is_some() && self.planned[id][index(holder)] == current
                 })
             })
     }
@@ -631,6 +649,7 @@ impl<G: Group> Engine<G> {
             Message::ShuffleResponse { library, response } => self.receive_response(library, response)?,
             Message::RandomCommit { round, commitment } => self.receive_random_commit(round, commitment)?,
             Message::RandomOpen { round, opening } => self.receive_random_open(round, opening)?,
+            Message::RandomSettle { round } => self.receive_random_settle(round)?,
             Message::RevealRequest { zone, count } => {
                 self.emit(Event::RevealRequested { zone, count });
                 self.raise(
@@ -778,6 +797,7 @@ impl<G: Group> Engine<G> {
             let mut layers = [None, None];
             layers[index(owner)] = Some(key);
             self.forms.insert(id, Form { element: element.clone(), layers });
+            self.planned.insert(id, layers);
             ids.push(id);
         }
         ids
@@ -879,9 +899,6 @@ impl<G: Group> Engine<G> {
                     }
                 }
                 self.table.check_move(*card, *to, *position).map_err(|e| ActionError::forbidden(e.to_string()))?;
-                if self.unlocks.values().any(|u| u.cards.contains(card)) && to.kind == ZoneKind::Library {
-                    return Err(ActionError::stale(format!("card {card} is still being revealed")));
-                }
                 Ok(())
             }
             Action::Rearrange { card, index } => {
@@ -903,9 +920,6 @@ impl<G: Group> Engine<G> {
                     return Err(ActionError::stale("the library is already being shuffled"));
                 }
                 let cards = self.table.zone(own_library);
-                if self.unlocks.values().any(|u| u.cards.iter().any(|c| cards.contains(c))) {
-                    return Err(ActionError::stale("cards of the library are still being revealed"));
-                }
                 match permutation {
                     Some(permutation) => {
                         if !self.is_clean_for_permutation(actor) {
@@ -945,9 +959,6 @@ impl<G: Group> Engine<G> {
                             "a reveal of card {id}, which the revealer does not know"
                         )));
                     }
-                }
-                if self.unlocks.values().any(|u| u.cards.iter().any(|c| cards.contains(c))) {
-                    return Err(ActionError::stale("a card is still being revealed"));
                 }
                 Ok(())
             }
@@ -1069,7 +1080,8 @@ impl<G: Group> Engine<G> {
 
     // ----- unlocking: strips in turn, then learning -----
 
-    /// Unlocks `cards` for `audience`: the holders of their layers strip in turn.
+    /// Unlocks `cards` for `audience`: the holders of their layers strip in turn. Who
+    /// will know each card is settled here, at once, in the game's order.
     fn start_unlock(&mut self, number: u64, cards: Vec<CardId>, audience: Knowledge) {
         let cards: Vec<CardId> = cards
             .into_iter()
@@ -1082,46 +1094,80 @@ impl<G: Group> Engine<G> {
             return;
         }
         let both = audience == Knowledge::BOTH;
-        let steps = Seat::BOTH
-            .into_iter()
-            .filter(|&holder| {
-                (both || !audience.knows(holder))
-                    && cards.iter().any(|id| self.forms[id].layers[index(holder)].is_some())
+        let mut steps = VecDeque::new();
+        for holder in Seat::BOTH {
+            let due: Vec<CardId> = cards
+                .iter()
+                .copied()
+                .filter(|id| (both || !audience.knows(holder)) && self.planned[id][index(holder)].is_some())
+                .collect();
+            for id in &due {
+                self.planned.get_mut(id).expect("planned with its form")[index(holder)] = None;
+            }
+            if !due.is_empty() {
+                steps.push_back((holder, due));
+            }
+        }
+        let learners: Vec<Knowledge> = cards
+            .iter()
+            .map(|id| match self.planned[id] {
+                [None, None] => Knowledge::BOTH,
+                [Some(_), None] => Knowledge::only(Seat::Host),
+                [None, Some(_)] => Knowledge::only(Seat::Guest),
+                [Some(_), Some(_)] => Knowledge::NOBODY,
             })
             .collect();
-        self.unlocks.insert(number, Unlock { cards, steps });
-        self.advance_unlock(number);
-    }
-
-    /// The cards of an unlock that `holder` must strip now.
-    fn strips_due(&self, unlock: &Unlock, holder: Seat) -> Vec<(CardId, KeyRef)> {
-        unlock.cards.iter().filter_map(|id| self.forms[id].layers[index(holder)].map(|key| (*id, key))).collect()
-    }
-
-    fn advance_unlock(&mut self, number: u64) {
-        let Some(unlock) = self.unlocks.get(&number) else { return };
-        match unlock.steps.front() {
-            Some(&holder) if holder == self.seat => {
-                let due = self.strips_due(unlock, holder);
-                let seq = self.outgoing.next_seq;
-                let context = self.context(seq, format!("unlock/{number}"));
-                let mut groups: BTreeMap<KeyRef, Vec<CardId>> = BTreeMap::new();
-                for (id, key) in due {
-                    groups.entry(key).or_default().push(id);
-                }
-                let mut strip_groups = Vec::new();
-                for (key, cards) in groups {
-                    let locked: Vec<G::Element> = cards.iter().map(|id| self.forms[id].element.clone()).collect();
-                    let lock_key = self.keys.get(&key).expect("a holder keeps every key it locked with");
-                    let (forms, proof) = lock_key.strip_with_proof(&locked, &context, &mut self.rng);
-                    strip_groups.push(StripGroup { key, cards, forms, proof });
-                }
-                self.send(&Message::Strip { unlock: number, groups: strip_groups.clone() });
-                self.apply_strips(number, strip_groups);
-            }
-            Some(_) => {}
-            None => self.finish_unlock(number),
+        for (id, learners) in cards.iter().zip(&learners) {
+            let card = self.table.card_mut(*id).expect("unlocked cards exist");
+            card.known_to = card.known_to.union(*learners);
         }
+        self.unlocks.insert(number, Unlock { cards, steps, learners });
+        self.advance_unlocks();
+    }
+
+    /// Whether an earlier unlock of one of the same cards is still under way.
+    fn unlock_blocked(&self, number: u64) -> bool {
+        let cards = &self.unlocks[&number].cards;
+        self.unlocks.range(..number).any(|(_, earlier)| earlier.cards.iter().any(|c| cards.contains(c)))
+    }
+
+    /// Runs every unlock that can run: sends this engine's strips when it is its turn, and
+    /// finishes unlocks whose strips are all in.
+    fn advance_unlocks(&mut self) {
+        loop {
+            let runnable = self.unlocks.keys().copied().find(|&number| {
+                !self.unlock_blocked(number)
+                    && self.unlocks[&number].steps.front().is_none_or(|(holder, _)| *holder == self.seat)
+            });
+            let Some(number) = runnable else { return };
+            let unlock = &self.unlocks[&number];
+            match unlock.steps.front() {
+                None => self.finish_unlock(number),
+                Some((_, cards)) => {
+                    let cards = cards.clone();
+                    self.send_strips(number, &cards);
+                }
+            }
+        }
+    }
+
+    fn send_strips(&mut self, number: u64, cards: &[CardId]) {
+        let seq = self.outgoing.next_seq;
+        let context = self.context(seq, format!("unlock/{number}"));
+        let mut groups: BTreeMap<KeyRef, Vec<CardId>> = BTreeMap::new();
+        for id in cards {
+            let key = self.forms[id].layers[index(self.seat)].expect("planned strips are of present layers");
+            groups.entry(key).or_default().push(*id);
+        }
+        let mut strip_groups = Vec::new();
+        for (key, cards) in groups {
+            let locked: Vec<G::Element> = cards.iter().map(|id| self.forms[id].element.clone()).collect();
+            let lock_key = self.keys.get(&key).expect("a holder keeps every key it locked with");
+            let (forms, proof) = lock_key.strip_with_proof(&locked, &context, &mut self.rng);
+            strip_groups.push(StripGroup { key, cards, forms, proof });
+        }
+        self.send(&Message::Strip { unlock: number, groups: strip_groups.clone() });
+        self.apply_strips(number, strip_groups);
     }
 
     fn receive_strip(&mut self, seq: u64, number: u64, groups: Vec<StripGroup<G>>) -> Result<(), Fault> {
@@ -1130,10 +1176,14 @@ impl<G: Group> Engine<G> {
             .unlocks
             .get(&number)
             .ok_or_else(|| Fault::new(AlertKind::Unexpected, format!("strip for unknown unlock {number}")))?;
-        if unlock.steps.front() != Some(&peer) {
-            return Err(Fault::new(AlertKind::Unexpected, format!("strip out of turn for unlock {number}")));
-        }
-        let mut due: BTreeMap<CardId, KeyRef> = self.strips_due(unlock, peer).into_iter().collect();
+        let due = match unlock.steps.front() {
+            Some((holder, due)) if *holder == peer && !self.unlock_blocked(number) => due,
+            _ => return Err(Fault::new(AlertKind::Unexpected, format!("strip out of turn for unlock {number}"))),
+        };
+        let mut due: BTreeMap<CardId, KeyRef> = due
+            .iter()
+            .map(|id| (*id, self.forms[id].layers[index(peer)].expect("planned strips are of present layers")))
+            .collect();
         let context = self.context(seq, format!("unlock/{number}"));
         for group in &groups {
             if group.cards.len() != group.forms.len() {
@@ -1157,6 +1207,7 @@ impl<G: Group> Engine<G> {
             return Err(Fault::new(AlertKind::Unexpected, format!("strip of unlock {number} misses card {id}")));
         }
         self.apply_strips(number, groups);
+        self.advance_unlocks();
         Ok(())
     }
 
@@ -1171,30 +1222,21 @@ impl<G: Group> Engine<G> {
         if let Some(unlock) = self.unlocks.get_mut(&number) {
             unlock.steps.pop_front();
         }
-        self.advance_unlock(number);
     }
 
-    /// All strips are in: whoever can now see a card's point reads it from the catalogue.
+    /// All strips are in: the learners read each card's point from its owner's catalogue.
     fn finish_unlock(&mut self, number: u64) {
         let Some(unlock) = self.unlocks.remove(&number) else { return };
-        for id in unlock.cards {
-            let form = self.forms[&id].clone();
-            let owner = self.table.card(id).expect("unlocked cards exist").owner;
-            let remaining: Vec<Seat> = Seat::BOTH.into_iter().filter(|s| form.layers[index(*s)].is_some()).collect();
-            let learners = match remaining.as_slice() {
-                [] => Knowledge::BOTH,
-                [holder] => Knowledge::only(*holder),
-                _ => Knowledge::NOBODY,
-            };
-            let card = self.table.card_mut(id).expect("unlocked cards exist");
-            card.known_to = card.known_to.union(learners);
+        for (id, learners) in unlock.cards.into_iter().zip(unlock.learners) {
             if !learners.knows(self.seat) || self.identities.contains_key(&id) {
                 continue;
             }
+            let form = &self.forms[&id];
             let point = match form.layers[index(self.seat)] {
                 Some(key) => G::mul(&form.element, self.keys[&key].strip_scalar()),
-                None => form.element,
+                None => form.element.clone(),
             };
+            let owner = self.table.card(id).expect("unlocked cards exist").owner;
             let game_id = self.game_id.expect("set");
             match self.catalogues[&owner].open::<G>(&point, &game_id) {
                 Ok(instance) => {
@@ -1207,12 +1249,7 @@ impl<G: Group> Engine<G> {
                         AlertKind::NotInDeck,
                         format!("card {id} does not open in its owner's catalogue: {error}"),
                     );
-                    if owner == self.seat {
-                        // This engine's own deck cannot fail to open; keep going, but say so.
-                        self.emit(Event::Alert(Alert { kind: fault.kind, detail: fault.detail, evidence }));
-                    } else {
-                        self.raise(fault, evidence);
-                    }
+                    self.raise(fault, evidence);
                 }
             }
         }
@@ -1241,6 +1278,12 @@ impl<G: Group> Engine<G> {
             steps.push_back(library.opponent());
         }
         self.shuffles.insert(library, ShuffleRun { steps, stage: ShuffleStage::Waiting });
+    }
+
+    /// Whether cards of a library are still being unlocked (a shuffle step waits for them).
+    fn library_unlocking(&self, library: Seat) -> bool {
+        let cards = self.table.zone(ZoneId::library(library));
+        self.unlocks.values().any(|u| u.cards.iter().any(|c| cards.contains(c)))
     }
 
     fn current_key(&self, holder: Seat, library: Seat) -> Option<KeyRef> {
@@ -1278,6 +1321,7 @@ impl<G: Group> Engine<G> {
                 let form = self.forms.get_mut(id).expect("library cards exist");
                 form.element = element.clone();
                 form.layers[index(seat)] = current;
+                self.planned.insert(*id, form.layers);
             }
             relock.push(RelockGroup { from, cards, forms: relocked, proof });
         }
@@ -1314,6 +1358,9 @@ impl<G: Group> Engine<G> {
         if run.steps.front() != Some(&peer) || !matches!(run.stage, ShuffleStage::Waiting) {
             return Err(Fault::new(AlertKind::Unexpected, "a shuffle step out of turn"));
         }
+        if self.library_unlocking(library) {
+            return Err(Fault::new(AlertKind::Unexpected, "a shuffle step before the library's reveals were done"));
+        }
         let context = self.context(seq, format!("shuffle/{library:?}"));
         let current = self.current_key(peer, library);
         // Every card not under the stepper's current key must be relocked to it, once.
@@ -1343,13 +1390,17 @@ impl<G: Group> Engine<G> {
             }
             (None, None) => {}
             _ => {
-                return Err(Fault::new(AlertKind::Unexpected, "combined key present without a current key, or missing"));
+                return Err(Fault::new(
+                    AlertKind::Unexpected,
+                    "combined key present without a current key, or missing",
+                ));
             }
         }
         for (id, element) in &relocked {
             let form = self.forms.get_mut(id).expect("library cards exist");
             form.element = element.clone();
             form.layers[index(peer)] = current;
+            self.planned.insert(*id, form.layers);
         }
         let inputs: Vec<G::Element> =
             self.table.zone(ZoneId::library(library)).iter().map(|id| self.forms[id].element.clone()).collect();
@@ -1416,6 +1467,7 @@ impl<G: Group> Engine<G> {
             let form = self.forms.get_mut(id).expect("library cards exist");
             form.element = element;
             form.layers[index(stepper)] = Some(new_ref);
+            self.planned.insert(*id, form.layers);
             let card = self.table.card_mut(*id).expect("library cards exist");
             // Only the stepper could follow a card it knew through its own permutation, and
             // runs are planned so that the other player's step comes after any such card
@@ -1469,14 +1521,41 @@ impl<G: Group> Engine<G> {
     }
 
     fn receive_random_open(&mut self, round: u64, opening: crate::crypto::Opening) -> Result<(), Fault> {
-        let Some(RandomRound { stage: Some(RandomStage::Opened { .. }), .. }) = self.randoms.get(&round) else {
+        let Some(RandomRound { stage: stage @ Some(RandomStage::Opened { .. }), .. }) = self.randoms.get_mut(&round)
+        else {
             return Err(Fault::new(AlertKind::Unexpected, format!("opening for random round {round} out of turn")));
         };
-        let RandomRound { by, kind, stage } = self.randoms.remove(&round).expect("matched above");
-        let Some(RandomStage::Opened { waiting }) = stage else { unreachable!("matched above") };
+        let Some(RandomStage::Opened { waiting }) = stage.take() else { unreachable!("matched above") };
         let seed = waiting
             .finish(&opening)
-            .map_err(|e| Fault::new(AlertKind::BadProof, format!("random round {round}: {e}")))?;
+            .map_err(|e| Fault::new(AlertKind::BadProof, format!("random round {round}: {e}")))?
+            .into_inner();
+        match self.seat {
+            Seat::Host => {
+                self.send(&Message::RandomSettle { round });
+                self.settle_random(round, seed);
+            }
+            Seat::Guest => {
+                self.randoms.get_mut(&round).expect("matched above").stage = Some(RandomStage::Settled { seed });
+            }
+        }
+        Ok(())
+    }
+
+    fn receive_random_settle(&mut self, round: u64) -> Result<(), Fault> {
+        match self.randoms.get_mut(&round) {
+            Some(RandomRound { stage: stage @ Some(RandomStage::Settled { .. }), .. }) if self.seat == Seat::Guest => {
+                let Some(RandomStage::Settled { seed }) = stage.take() else { unreachable!("matched above") };
+                self.settle_random(round, seed);
+                Ok(())
+            }
+            _ => Err(Fault::new(AlertKind::Unexpected, format!("settlement of random round {round} out of turn"))),
+        }
+    }
+
+    /// Acts on a random outcome, at the same point of the game's order on both sides.
+    fn settle_random(&mut self, round: u64, seed: SharedSeed) {
+        let RandomRound { by, kind, .. } = self.randoms.remove(&round).expect("a settled round exists");
         match kind {
             RandomKind::Roll(dice) => {
                 let faces = seed.roll(dice);
@@ -1494,7 +1573,6 @@ impl<G: Group> Engine<G> {
                 self.start_unlock(round, vec![card], Knowledge::BOTH);
             }
         }
-        Ok(())
     }
 
     // ----- the engine's own next steps -----
@@ -1507,7 +1585,11 @@ impl<G: Group> Engine<G> {
         let due: Vec<Seat> = self
             .shuffles
             .iter()
-            .filter(|(_, run)| run.steps.front() == Some(&self.seat) && matches!(run.stage, ShuffleStage::Waiting))
+            .filter(|(library, run)| {
+                run.steps.front() == Some(&self.seat)
+                    && matches!(run.stage, ShuffleStage::Waiting)
+                    && !self.library_unlocking(**library)
+            })
             .map(|(library, _)| *library)
             .collect();
         for library in due {

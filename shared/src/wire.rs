@@ -185,6 +185,11 @@ pub enum Message<G: Group> {
         round: u64,
         opening: Opening,
     },
+    /// The host puts the outcome of round `round` in the game's order: both engines act on
+    /// it at this point of the host's messages.
+    RandomSettle {
+        round: u64,
+    },
     /// The sender asks to see cards (the top `count` of a zone, or all of it).
     RevealRequest {
         zone: ZoneId,
@@ -214,6 +219,7 @@ impl<G: Group> Message<G> {
             Message::ShuffleResponse { .. } => "shuffle-response",
             Message::RandomCommit { .. } => "random-commit",
             Message::RandomOpen { .. } => "random-open",
+            Message::RandomSettle { .. } => "random-settle",
             Message::RevealRequest { .. } => "reveal-request",
             Message::RevealRefuse { .. } => "reveal-refuse",
             Message::Chat { .. } => "chat",
