@@ -1,0 +1,1312 @@
+//! A tampering peer attempts each cheat, and its opponent's engine catches it at once: one
+//! alert of the expected kind, the offending signed message as its evidence, and a halted
+//! game. Every scenario is also played honestly with the same seeds, and that control
+//! raises no alert: a false alert is as bad as a missed one.
+//!
+//! How the cheater signs. Two honest engines play through a `Pair`; the test takes the
+//! cheater's message off the queue before it is delivered and puts a forgery in its place.
+//! The forgery is sealed by a puppet: a second engine built exactly as `Pair::new` builds the
+//! cheater (same seat, configuration, deck and seed, hence the same signing key and hello),
+//! which re-sends through `Engine::send_unchecked` every body the cheater sent before, then
+//! the forged body. The forgery is therefore numbered, chained and signed exactly as the
+//! cheater's own message would be, and the victim can only refuse it for what it says.
+
+use std::collections::BTreeMap;
+
+use ed25519_dalek::{Signer, SigningKey, VerifyingKey};
+use fairdeck_shared::Seat;
+use fairdeck_shared::crypto::{
+    BackId, CatalogueEntry, Commitment, Group, LockKey, Modp2048, Opening, ProofContext, Ristretto255, Soundness,
+};
+use fairdeck_shared::engine::{Alert, AlertKind, DeckList, Engine, EngineConfig, Event, Intent, IntentError};
+use fairdeck_shared::pair::{InFlight, Pair, numbered_deck};
+use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
+use fairdeck_shared::wire::{self, Action, Envelope, Message};
+use num_bigint::BigUint;
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+use serde_json::{Value, json};
+
+type DeckCards = Vec<(<Ristretto255 as Group>::Element, BackId)>;
+type JsonTamper<'a> = &'a dyn Fn(&mut Value);
+type EnvelopeTamper<'a> = Box<dyn Fn(&Game<Ristretto255>, &Envelope) -> Envelope + 'a>;
+type MakeAction = Box<dyn Fn(&Game<Ristretto255>) -> Action>;
+
+/// The seed of every game here: the host's engine gets `[SEED; 32]`, the guest's `[SEED + 1; 32]`.
+const SEED: u8 = 11;
+
+fn slot(seat: Seat) -> usize {
+    match seat {
+        Seat::Host => 0,
+        Seat::Guest => 1,
+    }
+}
+
+/// Two engines in memory, and what it takes to build a puppet of either.
+struct Game<G: Group> {
+    pair: Pair<G>,
+    decks: [DeckList; 2],
+    /// The bodies a persistent cheater replaced, by message number, and every envelope it
+    /// sent instead of its engine's: once one message is forged, each later one must be
+    /// sealed again on the forged chain, or the victim sees a broken chain.
+    forged_bodies: BTreeMap<u64, Vec<u8>>,
+    forged: BTreeMap<u64, Envelope>,
+}
+
+impl<G: Group> Game<G> {
+    /// Two engines with `library` cards each and one sideboard card; the hellos are queued.
+    fn new(library: usize) -> Self {
+        let decks = [numbered_deck("Host", library, 1), numbered_deck("Guest", library, 1)];
+        let pair = Pair::new(decks[0].clone(), decks[1].clone(), SEED);
+        Game { pair, decks, forged_bodies: BTreeMap::new(), forged: BTreeMap::new() }
+    }
+
+    /// Set-up done: both libraries locked, shuffled and verified, and no alert.
+    fn ready(library: usize) -> Self {
+        let mut game = Self::new(library);
+        game.pair.drive();
+        for seat in Seat::BOTH {
+            assert!(game.engine(seat).is_ready(), "{seat:?} is not ready: {:?}", game.alerts(seat));
+            assert!(game.alerts(seat).is_empty(), "{seat:?}: {:?}", game.alerts(seat));
+        }
+        game
+    }
+
+    fn engine(&self, seat: Seat) -> &Engine<G> {
+        self.pair.engine(seat)
+    }
+
+    /// An honest action, delivered with everything it sets off.
+    fn play(&mut self, seat: Seat, action: Action) {
+        self.act(seat, action);
+        self.pair.drive();
+    }
+
+    /// An honest action, its messages left in the queue.
+    fn act(&mut self, seat: Seat, action: Action) {
+        self.pair.intent(seat, Intent::Act(action)).expect("an honest action");
+    }
+
+    fn alerts(&self, seat: Seat) -> Vec<Alert> {
+        self.pair
+            .events(seat)
+            .iter()
+            .filter_map(|event| match event {
+                Event::Alert(alert) => Some(alert.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The envelopes `seat` sent, in order (so `sent(seat)[n].seq == n`).
+    fn sent(&self, seat: Seat) -> Vec<Envelope> {
+        self.engine(seat).record().iter().filter(|(from, _)| *from == seat).map(|(_, e)| e.clone()).collect()
+    }
+
+    /// The envelopes `seat` received and took in, in order.
+    fn received(&self, seat: Seat) -> Vec<Envelope> {
+        let peer = seat.opponent();
+        self.engine(seat).record().iter().filter(|(from, _)| *from == peer).map(|(_, e)| e.clone()).collect()
+    }
+
+    fn hand(&self, seat: Seat) -> Vec<CardId> {
+        self.engine(seat).table().zone(ZoneId::hand(seat)).to_vec()
+    }
+
+    fn library(&self, seat: Seat) -> Vec<CardId> {
+        self.engine(seat).table().zone(ZoneId::library(seat)).to_vec()
+    }
+
+    /// Delivers messages in order until the next one is a message of `from` that `pick`
+    /// chooses, and takes that one off the queue, undelivered.
+    fn intercept(&mut self, from: Seat, pick: impl Fn(&Message<G>) -> bool) -> Envelope {
+        loop {
+            let front = self.pair.queue.front().unwrap_or_else(|| panic!("{from:?} never sent the awaited message"));
+            if front.from == from {
+                let envelope = wire::decode_envelope(&front.bytes).expect("engines send valid envelopes");
+                if pick(&body::<G>(&envelope)) {
+                    self.pair.queue.pop_front();
+                    return envelope;
+                }
+            }
+            self.pair.step();
+        }
+    }
+
+    /// The cheater's message number `seq`, carrying `body`: chained after what the cheater
+    /// really sent before it, and signed with the cheater's key.
+    fn forge(&self, cheater: Seat, seq: u64, body: Vec<u8>) -> Vec<u8> {
+        self.forge_with_history(cheater, seq, body, |_, earlier| earlier)
+    }
+
+    /// As `forge`, with the cheater's earlier bodies passed through `history` first (a
+    /// rewritten past gives a message the victim's chain does not continue).
+    fn forge_with_history(
+        &self,
+        cheater: Seat,
+        seq: u64,
+        body: Vec<u8>,
+        history: impl Fn(u64, Vec<u8>) -> Vec<u8>,
+    ) -> Vec<u8> {
+        let config = EngineConfig {
+            name: match cheater {
+                Seat::Host => "Host".into(),
+                Seat::Guest => "Guest".into(),
+            },
+            software: "fairdeck-test".into(),
+            soundness: Soundness::Interactive,
+        };
+        let seed = match cheater {
+            Seat::Host => [SEED; 32],
+            Seat::Guest => [SEED.wrapping_add(1); 32],
+        };
+        let mut puppet =
+            Engine::<G>::new(cheater, config, self.decks[slot(cheater)].clone(), seed).expect("valid deck");
+        let sent = self.sent(cheater);
+        assert_eq!(puppet.record()[0].1, sent[0], "the puppet's hello is not the cheater's: Pair::new changed");
+        assert!(seq >= 1 && seq as usize <= sent.len(), "message {seq} cannot be forged after {} sent", sent.len());
+        for envelope in &sent[1..seq as usize] {
+            puppet.send_unchecked(history(envelope.seq, envelope.body.clone()));
+        }
+        puppet.send_unchecked(body);
+        let bytes = std::iter::from_fn(|| puppet.poll_transmit()).last().expect("the puppet sent");
+        assert_eq!(wire::decode_envelope(&bytes).unwrap().seq, seq);
+        bytes
+    }
+
+    /// A persistent cheater: its message `seq` carries `body`, and `drive_as_cheater`
+    /// reseals its later messages on that chain.
+    fn substitute(&mut self, cheater: Seat, seq: u64, body: Vec<u8>) -> Vec<u8> {
+        self.forged_bodies.insert(seq, body);
+        self.reseal(cheater, seq)
+    }
+
+    /// The cheater's message `seq` (the engine's, or its substitute), sealed on the
+    /// chain of the substituted bodies.
+    fn reseal(&mut self, cheater: Seat, seq: u64) -> Vec<u8> {
+        let body = match self.forged_bodies.get(&seq) {
+            Some(body) => body.clone(),
+            None => self.sent(cheater)[seq as usize].body.clone(),
+        };
+        let forged = self.forge_with_history(cheater, seq, body, |n, genuine| {
+            self.forged_bodies.get(&n).cloned().unwrap_or(genuine)
+        });
+        self.forged.insert(seq, wire::decode_envelope(&forged).unwrap());
+        forged
+    }
+
+    /// Delivers every queued message, the cheater's resealed after a substitution.
+    fn drive_as_cheater(&mut self, cheater: Seat) {
+        while let Some(message) = self.pair.queue.pop_front() {
+            let seq = wire::decode_envelope(&message.bytes).unwrap().seq;
+            let bytes = match self.forged_bodies.keys().next() {
+                Some(&first) if message.from == cheater && seq > first => self.reseal(cheater, seq),
+                _ => message.bytes,
+            };
+            self.deliver(message.from, bytes);
+        }
+    }
+
+    /// The cheater's next message: everything it sent so far must have been delivered.
+    fn forge_next(&self, cheater: Seat, message: &Message<G>) -> Vec<u8> {
+        assert!(self.pair.queue.iter().all(|m| m.from != cheater), "deliver the cheater's messages first");
+        self.forge(cheater, self.sent(cheater).len() as u64, wire::encode_body(message))
+    }
+
+    /// Hands `bytes` to `from`'s opponent as a message from `from`.
+    fn deliver(&mut self, from: Seat, bytes: Vec<u8>) {
+        self.pair.deliver(InFlight { from, bytes });
+    }
+
+    /// Honest play: everything delivered, no misbehaviour alert, nobody halted or still
+    /// busy, and both tables agree.
+    fn assert_honest(&mut self) {
+        self.pair.drive();
+        for seat in Seat::BOTH {
+            let bad: Vec<Alert> = self.alerts(seat).into_iter().filter(|a| a.kind.is_misbehaviour()).collect();
+            assert!(bad.is_empty(), "honest play, yet {seat:?} raised {bad:#?}");
+            assert_eq!(self.engine(seat).halted(), None);
+            assert!(!self.engine(seat).is_busy(), "{seat:?} is still busy");
+        }
+        assert_eq!(self.pair.host.table(), self.pair.guest.table(), "the two tables differ");
+    }
+
+    /// The victim caught the cheat: its one and only alert is of `kind`, with `evidence` as
+    /// its evidence, and it halted; nothing delivered afterwards moves it.
+    fn assert_caught(&mut self, victim: Seat, kind: AlertKind, evidence: Option<&Envelope>) -> Alert {
+        let alerts = self.alerts(victim);
+        assert_eq!(alerts.len(), 1, "{victim:?} should raise exactly one alert: {alerts:#?}");
+        let alert = alerts[0].clone();
+        assert_eq!(alert.kind, kind, "{alert:#?}");
+        assert_eq!(alert.evidence.as_ref(), evidence, "the evidence is not the offending message: {}", alert.detail);
+        let reason = self.engine(victim).halted().expect("misbehaviour halts the victim").to_owned();
+        let table = self.engine(victim).table().clone();
+        self.pair.drive();
+        assert_eq!(self.alerts(victim).len(), 1, "a halted engine raised more: {:#?}", self.alerts(victim));
+        assert_eq!(self.engine(victim).table(), &table, "a halted engine's table changed");
+        assert_eq!(
+            self.pair.engine_mut(victim).handle_intent(Intent::Ping),
+            Err(IntentError::Halted(reason)),
+            "a halted engine still takes intents"
+        );
+        alert
+    }
+
+    /// As `assert_caught`, for a forgery of the cheater's that was just delivered: it is
+    /// the evidence, and anyone holding the cheater's hello can check that they signed it.
+    fn assert_caught_forgery(&mut self, cheater: Seat, forged: &[u8], kind: AlertKind) -> Alert {
+        let evidence = wire::decode_envelope(forged).unwrap();
+        self.assert_attributable(cheater, &evidence);
+        self.assert_caught(cheater.opponent(), kind, Some(&evidence))
+    }
+
+    /// `evidence` continues the cheater's hash chain and carries the signature of the key
+    /// the cheater announced in its hello.
+    fn assert_attributable(&self, cheater: Seat, evidence: &Envelope) {
+        self.check_signed(cheater, evidence).expect("the evidence is signed by the cheater");
+    }
+
+    fn check_signed(&self, cheater: Seat, envelope: &Envelope) -> Result<(), wire::WireError> {
+        let sent = self.sent(cheater);
+        let Message::Hello { signing_key, .. } = body::<G>(&sent[0]) else { panic!("the first message is hello") };
+        let key = VerifyingKey::from_bytes(&signing_key).expect("a valid key");
+        let previous = match envelope.seq {
+            0 => [0; 32],
+            seq => self.forged.get(&(seq - 1)).map_or(sent[seq as usize - 1].chain, |e| e.chain),
+        };
+        wire::check_envelope(&key, &previous, envelope.seq, envelope)
+    }
+}
+
+fn body<G: Group>(envelope: &Envelope) -> Message<G> {
+    wire::decode_body(&envelope.body).expect("a genuine body")
+}
+
+fn bytes(envelope: &Envelope) -> Vec<u8> {
+    wire::encode_envelope(envelope)
+}
+
+/// A genuine body, changed as a message.
+fn retype<G: Group>(envelope: &Envelope, change: impl FnOnce(&mut Message<G>)) -> Vec<u8> {
+    let mut message = body::<G>(envelope);
+    change(&mut message);
+    wire::encode_body(&message)
+}
+
+/// A genuine body, changed as JSON (for what no `Message` can hold).
+fn rejson(envelope: &Envelope, change: impl FnOnce(&mut Value)) -> Vec<u8> {
+    let mut value: Value = serde_json::from_slice(&envelope.body).expect("a genuine body");
+    change(&mut value);
+    serde_json::to_vec(&value).expect("JSON serializes")
+}
+
+fn scalar_plus_one<G: Group>(value: &Value) -> Value {
+    let bytes = hex::decode(value.as_str().expect("a hex scalar")).expect("hex");
+    let scalar = G::decode_scalar(&bytes).expect("a genuine scalar");
+    let bumped = G::scalar_add(&scalar, &G::scalar_from_u128(1));
+    Value::String(hex::encode(G::encode_scalar(&bumped)))
+}
+
+/// The proposal the host's last message rejected, if it is a rejection.
+fn last_reject<G: Group>(game: &Game<G>) -> Option<u64> {
+    match body::<G>(game.sent(Seat::Host).last().unwrap()) {
+        Message::Reject { seq, .. } => Some(seq),
+        _ => None,
+    }
+}
+
+fn is_strip<G: Group>(message: &Message<G>) -> bool {
+    matches!(message, Message::Strip { .. })
+}
+
+fn is_act<G: Group>(message: &Message<G>) -> bool {
+    matches!(message, Message::Act { .. })
+}
+
+fn is_deck<G: Group>(message: &Message<G>) -> bool {
+    matches!(message, Message::Deck { .. })
+}
+
+fn shuffle_step_of<G: Group>(library: Seat) -> impl Fn(&Message<G>) -> bool {
+    move |message| matches!(message, Message::ShuffleStep { step } if step.library == library)
+}
+
+fn shuffle_response_of<G: Group>(library: Seat) -> impl Fn(&Message<G>) -> bool {
+    move |message| matches!(message, Message::ShuffleResponse { library: l, .. } if *l == library)
+}
+
+fn strip_groups<G: Group>(message: &mut Message<G>) -> &mut Vec<wire::StripGroup<G>> {
+    match message {
+        Message::Strip { groups, .. } => groups,
+        other => panic!("not a strip: {}", other.kind()),
+    }
+}
+
+/// Plays `prepare` twice. The control delivers the message of `cheater` that `pick`
+/// chooses as it is, and play stays honest. The cheat delivers `tamper`'s forgery instead,
+/// and the victim raises one alert of `kind` whose evidence is the forgery, and halts.
+fn rewrite<G: Group>(
+    prepare: impl Fn() -> Game<G>,
+    cheater: Seat,
+    pick: impl Fn(&Message<G>) -> bool,
+    tamper: impl FnOnce(&Game<G>, &Envelope) -> Vec<u8>,
+    kind: AlertKind,
+) -> (Game<G>, Alert) {
+    let mut control = prepare();
+    let genuine = control.intercept(cheater, &pick);
+    control.deliver(cheater, bytes(&genuine));
+    control.assert_honest();
+
+    let mut game = prepare();
+    let genuine = game.intercept(cheater, &pick);
+    let forged = tamper(&game, &genuine);
+    assert_ne!(wire::decode_envelope(&forged).unwrap(), genuine, "the tamper changed nothing");
+    game.deliver(cheater, forged.clone());
+    let alert = game.assert_caught_forgery(cheater, &forged, kind);
+    (game, alert)
+}
+
+/// As `rewrite`, the forgery carrying `change`'s rewrite of the genuine body.
+fn rewrite_body<G: Group>(
+    prepare: impl Fn() -> Game<G>,
+    cheater: Seat,
+    pick: impl Fn(&Message<G>) -> bool,
+    change: impl FnOnce(&Game<G>, &Envelope) -> Vec<u8>,
+    kind: AlertKind,
+) -> (Game<G>, Alert) {
+    rewrite(prepare, cheater, pick, |game, genuine| game.forge(cheater, genuine.seq, change(game, genuine)), kind)
+}
+
+/// The host draws `count` cards: the guest strips its layer from them, and that strip is
+/// the next message of the guest.
+fn host_draws<G: Group>(library: usize, count: u32) -> Game<G> {
+    let mut game = Game::ready(library);
+    game.act(Seat::Host, Action::Draw { count });
+    game
+}
+
+// ----- stacking -----
+
+/// `shuffler` peeks at its top card, so its library is dirty, and asks to shuffle it.
+fn dirty_shuffle<G: Group>(shuffler: Seat) -> Game<G> {
+    let mut game = Game::ready(8);
+    game.play(shuffler, Action::Peek { count: 1 });
+    assert!(game.engine(shuffler).table().is_dirty(shuffler));
+    game.act(shuffler, Action::Shuffle { permutation: None });
+    game
+}
+
+/// A shuffle of `seat`'s library by reordering alone: its cards turned upside down.
+fn reorder_only(game: &Game<impl Group>, seat: Seat) -> Action {
+    let len = game.library(seat).len() as u32;
+    Action::Shuffle { permutation: Some((0..len).rev().collect()) }
+}
+
+#[test]
+fn stacking_the_host_reorders_its_dirty_library_without_fresh_locks() {
+    // The honest host's shuffle of a dirty library is a full one; the cheater sends a
+    // reorder it chose itself, knowing where its peeked card goes.
+    rewrite_body::<Ristretto255>(
+        || dirty_shuffle(Seat::Host),
+        Seat::Host,
+        is_act,
+        |game, act| {
+            assert_eq!(body::<Ristretto255>(act), Message::Act { action: Action::Shuffle { permutation: None } });
+            wire::encode_body::<Ristretto255>(&Message::Act { action: reorder_only(game, Seat::Host) })
+        },
+        AlertKind::Stacking,
+    );
+}
+
+#[test]
+fn stacking_proposed_by_the_guest_is_rejected_and_alerted() {
+    let (game, alert) = rewrite_body::<Ristretto255>(
+        || dirty_shuffle(Seat::Guest),
+        Seat::Guest,
+        is_act,
+        |game, _| wire::encode_body::<Ristretto255>(&Message::Act { action: reorder_only(game, Seat::Guest) }),
+        AlertKind::Stacking,
+    );
+    // The host refused the proposal, so the guest's table did not change either.
+    assert_eq!(last_reject(&game), alert.evidence.map(|e| e.seq));
+    assert!(game.pair.guest_events.iter().any(|e| matches!(e, Event::Rejected { .. })));
+    assert_eq!(game.pair.host.table(), game.pair.guest.table());
+}
+
+#[test]
+fn a_reorder_that_is_not_a_permutation_is_refused() {
+    // On a clean library a reorder-only shuffle is honest, but not one that repeats a
+    // position (it would duplicate a card and lose another).
+    let prepare = || {
+        let mut game = Game::<Ristretto255>::ready(8);
+        game.act(Seat::Host, Action::Shuffle { permutation: None });
+        game
+    };
+    rewrite_body(
+        prepare,
+        Seat::Host,
+        is_act,
+        |_, act| {
+            retype::<Ristretto255>(act, |m| {
+                let Message::Act { action: Action::Shuffle { permutation: Some(permutation) } } = m else {
+                    panic!("a clean library is shuffled by reordering: {m:?}")
+                };
+                permutation[1] = permutation[0];
+            })
+        },
+        AlertKind::Stacking,
+    );
+}
+
+// ----- cards substituted or stripped wrongly at a reveal -----
+
+/// The guest draws a card and plays it face up: its strip reveals the card to the host.
+fn guest_plays_face_up<G: Group>() -> Game<G> {
+    let mut game = Game::ready(8);
+    game.play(Seat::Guest, Action::Draw { count: 1 });
+    let card = game.hand(Seat::Guest)[0];
+    let to = ZoneId::new(Seat::Guest, ZoneKind::Play);
+    game.act(Seat::Guest, Action::Move { card, to, position: Position::Top, placement: Placement::default() });
+    game
+}
+
+#[test]
+fn a_card_substituted_at_reveal_by_one_of_the_sideboard_is_caught() {
+    // The guest's strip claims the card it plays is its sideboard card: a genuine card
+    // point of its own deck, just not the one under the lock.
+    rewrite_body(
+        guest_plays_face_up::<Ristretto255>,
+        Seat::Guest,
+        is_strip,
+        |game, strip| {
+            let guest = game.engine(Seat::Guest);
+            let sideboard = guest.table().zone(ZoneId::new(Seat::Guest, ZoneKind::Sideboard))[0];
+            let point = guest.identity(sideboard).unwrap().point::<Ristretto255>(&guest.game_id().unwrap());
+            retype::<Ristretto255>(strip, |m| strip_groups(m)[0].forms[0] = point)
+        },
+        AlertKind::BadProof,
+    );
+}
+
+fn swapped_strip<G: Group>(library: usize) {
+    // The host draws two cards; the guest's strip swaps their forms, so the host would
+    // take each card for the other.
+    rewrite_body(
+        || host_draws::<G>(library, 2),
+        Seat::Guest,
+        is_strip,
+        |_, strip| {
+            retype::<G>(strip, |m| {
+                let group = &mut strip_groups(m)[0];
+                assert_eq!(group.forms.len(), 2);
+                group.forms.swap(0, 1);
+            })
+        },
+        AlertKind::BadProof,
+    );
+}
+
+#[test]
+fn cards_swapped_in_a_strip_are_caught() {
+    swapped_strip::<Ristretto255>(8);
+}
+
+#[test]
+fn cards_swapped_in_a_strip_are_caught_modp2048() {
+    swapped_strip::<Modp2048>(2);
+}
+
+#[test]
+fn a_strip_to_a_garbage_element_is_caught() {
+    rewrite_body(
+        || host_draws::<Ristretto255>(8, 2),
+        Seat::Guest,
+        is_strip,
+        |_, strip| {
+            retype::<Ristretto255>(strip, |m| strip_groups(m)[0].forms[1] = Ristretto255::hash_to_element(b"garbage"))
+        },
+        AlertKind::BadProof,
+    );
+}
+
+#[test]
+fn a_strip_with_another_key_and_a_proof_for_that_key_is_caught() {
+    // A strip that is consistent with its own proof, only made with a key that is not the
+    // one the guest committed to on these cards.
+    rewrite_body(
+        || host_draws::<Ristretto255>(8, 2),
+        Seat::Guest,
+        is_strip,
+        |game, strip| {
+            // At set-up the guest's shuffle step gave the host's library, in order, the forms
+            // the guest now strips (host cards are numbered from 1 in library order).
+            let setup = game
+                .received(Seat::Host)
+                .iter()
+                .find_map(|e| match body::<Ristretto255>(e) {
+                    Message::ShuffleStep { step } if step.library == Seat::Host => Some(step.commit.cards),
+                    _ => None,
+                })
+                .unwrap();
+            let Message::Strip { unlock, groups } = body::<Ristretto255>(strip) else { panic!("a strip") };
+            let locked: Vec<_> = groups[0].cards.iter().map(|id| setup[id.0 as usize - 1]).collect();
+            let context =
+                ProofContext::new(game.engine(Seat::Host).game_id().unwrap(), strip.seq, format!("unlock/{unlock}"));
+            let wrong = LockKey::<Ristretto255>::generate(&mut ChaCha20Rng::from_seed([3; 32]));
+            let (forms, proof) = wrong.strip_with_proof(&locked, &context, &mut ChaCha20Rng::from_seed([4; 32]));
+            // The forgery holds up against the wrong key: only the key is wrong.
+            assert!(wrong.commitment().verify_strip(&locked, forms.clone(), &proof, &context).is_ok());
+            retype::<Ristretto255>(strip, |m| {
+                let group = &mut strip_groups(m)[0];
+                group.forms = forms;
+                group.proof = proof;
+            })
+        },
+        AlertKind::BadProof,
+    );
+}
+
+#[test]
+fn a_tampered_strip_proof_is_caught() {
+    for field in ["challenge", "response"] {
+        let (_, alert) = rewrite_body(
+            || host_draws::<Ristretto255>(8, 2),
+            Seat::Guest,
+            is_strip,
+            |_, strip| {
+                rejson(strip, |v| {
+                    let value = &mut v["groups"][0]["proof"][field];
+                    *value = scalar_plus_one::<Ristretto255>(value);
+                })
+            },
+            AlertKind::BadProof,
+        );
+        assert!(alert.detail.contains("strip"), "{field}: {}", alert.detail);
+    }
+}
+
+#[test]
+fn a_strip_under_the_wrong_key_name_is_caught() {
+    rewrite_body(
+        || host_draws::<Ristretto255>(8, 2),
+        Seat::Guest,
+        is_strip,
+        |_, strip| retype::<Ristretto255>(strip, |m| strip_groups(m)[0].key.epoch += 1),
+        AlertKind::Unexpected,
+    );
+}
+
+#[test]
+fn a_strip_that_leaves_cards_locked_is_caught() {
+    rewrite_body(
+        || host_draws::<Ristretto255>(8, 2),
+        Seat::Guest,
+        is_strip,
+        |_, strip| retype::<Ristretto255>(strip, |m| strip_groups(m).clear()),
+        AlertKind::Unexpected,
+    );
+}
+
+#[test]
+fn a_strip_with_fewer_forms_than_cards_is_caught() {
+    rewrite_body(
+        || host_draws::<Ristretto255>(8, 2),
+        Seat::Guest,
+        is_strip,
+        |_, strip| {
+            retype::<Ristretto255>(strip, |m| {
+                strip_groups(m)[0].forms.pop();
+            })
+        },
+        AlertKind::Malformed,
+    );
+}
+
+// ----- shuffles that are not permutations -----
+
+/// The guest's set-up shuffle of the host's library has its output changed by `change`.
+/// The host cannot tell at once: it challenges, and the guest's (genuine) answer to the
+/// challenge does not prove the changed output, so the host refuses the answer. The
+/// evidence is that answer, which the guest signed and which chains to the changed step.
+fn forged_shuffle_output<G: Group>(library: usize, change: impl FnOnce(&mut Vec<G::Element>)) {
+    let mut control = Game::<G>::new(library);
+    let step = control.intercept(Seat::Guest, shuffle_step_of(Seat::Host));
+    control.deliver(Seat::Guest, bytes(&step));
+    control.assert_honest();
+    assert!(control.engine(Seat::Host).is_ready());
+
+    let mut game = Game::<G>::new(library);
+    let step = game.intercept(Seat::Guest, shuffle_step_of(Seat::Host));
+    let forged = retype::<G>(&step, |m| {
+        let Message::ShuffleStep { step } = m else { unreachable!() };
+        change(&mut step.commit.cards);
+    });
+    let forged = game.substitute(Seat::Guest, step.seq, forged);
+    game.deliver(Seat::Guest, forged.clone());
+    assert!(game.alerts(Seat::Host).is_empty(), "the step alone is refused: {:?}", game.alerts(Seat::Host));
+    game.drive_as_cheater(Seat::Guest);
+    let response = game
+        .received(Seat::Host)
+        .into_iter()
+        .find(|e| shuffle_response_of::<G>(Seat::Host)(&body::<G>(e)))
+        .expect("the guest answered the challenge");
+    game.assert_attributable(Seat::Guest, &wire::decode_envelope(&forged).unwrap());
+    game.assert_attributable(Seat::Guest, &response);
+    game.assert_caught(Seat::Host, AlertKind::BadProof, Some(&response));
+    assert!(!game.engine(Seat::Host).is_ready());
+}
+
+#[test]
+fn a_shuffle_output_with_a_duplicated_card_is_caught() {
+    forged_shuffle_output::<Ristretto255>(8, |cards| cards[1] = cards[0]);
+}
+
+#[test]
+fn a_shuffle_output_with_a_duplicated_card_is_caught_modp2048() {
+    forged_shuffle_output::<Modp2048>(2, |cards| cards[1] = cards[0].clone());
+}
+
+#[test]
+fn a_shuffle_output_with_a_substituted_card_is_caught() {
+    forged_shuffle_output::<Ristretto255>(8, |cards| cards[3] = Ristretto255::hash_to_element(b"a card of my choice"));
+}
+
+#[test]
+fn a_shuffle_output_missing_a_card_is_caught() {
+    forged_shuffle_output::<Ristretto255>(8, |cards| {
+        cards.pop();
+    });
+}
+
+#[test]
+fn a_tampered_shuffle_response_is_caught() {
+    let swap_permutation = |v: &mut Value| {
+        let permutation = v["response"]["openings"][0]["permutation"].as_array_mut().unwrap();
+        permutation.swap(0, 1);
+    };
+    let flip_opening = |v: &mut Value| {
+        let open = &mut v["response"]["openings"][5]["open"];
+        *open = json!(if open == "shadow" { "output" } else { "shadow" });
+    };
+    let bump_key = |v: &mut Value| {
+        let key = &mut v["response"]["openings"][7]["key"];
+        *key = scalar_plus_one::<Ristretto255>(key);
+    };
+    let tampers: [(&str, JsonTamper); 3] =
+        [("permutation", &swap_permutation), ("opening kind", &flip_opening), ("opening key", &bump_key)];
+    for (what, tamper) in tampers {
+        let (_, alert) = rewrite_body(
+            || Game::<Ristretto255>::new(8),
+            Seat::Guest,
+            shuffle_response_of(Seat::Host),
+            |_, response| rejson(response, tamper),
+            AlertKind::BadProof,
+        );
+        assert!(alert.detail.contains("shuffle"), "{what}: {}", alert.detail);
+    }
+}
+
+#[test]
+fn a_tampered_relock_before_a_reshuffle_is_caught() {
+    // The host draws a card, puts it back on top of its library and shuffles: the guest
+    // must first lock that card again (its layer was stripped), with a proof.
+    let prepare = || {
+        let mut game = Game::<Ristretto255>::ready(8);
+        game.play(Seat::Host, Action::Draw { count: 1 });
+        let card = game.hand(Seat::Host)[0];
+        let to = ZoneId::library(Seat::Host);
+        game.play(Seat::Host, Action::Move { card, to, position: Position::Top, placement: Placement::default() });
+        game.act(Seat::Host, Action::Shuffle { permutation: None });
+        game
+    };
+    rewrite_body(
+        prepare,
+        Seat::Guest,
+        shuffle_step_of(Seat::Host),
+        |_, step| {
+            retype::<Ristretto255>(step, |m| {
+                let Message::ShuffleStep { step } = m else { unreachable!() };
+                assert_eq!(step.relock.len(), 1, "one card to relock");
+                step.relock[0].forms[0] = Ristretto255::hash_to_element(b"not this card");
+            })
+        },
+        AlertKind::BadProof,
+    );
+}
+
+// ----- duplicated cards and bad catalogues in a deck -----
+
+fn forged_deck(change: impl FnOnce(&mut Message<Ristretto255>), kind: AlertKind) {
+    rewrite_body(|| Game::<Ristretto255>::new(8), Seat::Guest, is_deck, |_, deck| retype(deck, change), kind);
+}
+
+fn deck_parts(message: &mut Message<Ristretto255>) -> (&mut DeckCards, &mut DeckCards, &mut Vec<CatalogueEntry>) {
+    match message {
+        Message::Deck { library, sideboard, catalogue, .. } => (library, sideboard, catalogue),
+        other => panic!("not a deck: {}", other.kind()),
+    }
+}
+
+#[test]
+fn a_deck_with_a_duplicated_card_is_refused() {
+    forged_deck(
+        |m| {
+            let (library, ..) = deck_parts(m);
+            library[1] = library[0];
+        },
+        AlertKind::Malformed,
+    );
+}
+
+#[test]
+fn a_deck_whose_sideboard_repeats_a_library_card_is_refused() {
+    forged_deck(
+        |m| {
+            let (library, sideboard, _) = deck_parts(m);
+            sideboard[0] = library[3];
+        },
+        AlertKind::Malformed,
+    );
+}
+
+#[test]
+fn a_deck_with_a_catalogue_that_does_not_list_every_card_is_refused() {
+    forged_deck(
+        |m| {
+            deck_parts(m).2.pop();
+        },
+        AlertKind::Malformed,
+    );
+    forged_deck(
+        |m| {
+            let catalogue = deck_parts(m).2;
+            catalogue[1].tag = catalogue[0].tag;
+        },
+        AlertKind::Malformed,
+    );
+}
+
+#[test]
+fn a_revealed_card_missing_from_the_sealed_catalogue_is_caught() {
+    // The guest's catalogue has the right number of well-formed entries, but none opens
+    // with a card of its deck. It shows only when the host learns one of its cards: then
+    // the evidence is the deck message that carried the catalogue.
+    for tamper in [false, true] {
+        let mut game = Game::<Ristretto255>::new(8);
+        let deck = game.intercept(Seat::Guest, is_deck);
+        let sent = match tamper {
+            false => bytes(&deck),
+            true => {
+                let changed = retype::<Ristretto255>(&deck, |m| {
+                    for (i, entry) in deck_parts(m).2.iter_mut().enumerate() {
+                        entry.tag = [i as u8 + 1; 32];
+                    }
+                });
+                game.substitute(Seat::Guest, deck.seq, changed)
+            }
+        };
+        game.deliver(Seat::Guest, sent.clone());
+        game.drive_as_cheater(Seat::Guest);
+        assert!(game.engine(Seat::Host).is_ready() && game.alerts(Seat::Host).is_empty());
+        game.act(Seat::Host, Action::TakeFromLibrary { count: 1 });
+        game.drive_as_cheater(Seat::Guest);
+        let taken = *game.hand(Seat::Host).last().unwrap();
+        if tamper {
+            assert!(game.engine(Seat::Host).identity(taken).is_none());
+            game.assert_caught_forgery(Seat::Guest, &sent, AlertKind::NotInDeck);
+        } else {
+            assert!(game.engine(Seat::Host).identity(taken).is_some());
+            game.assert_honest();
+        }
+    }
+}
+
+// ----- invalid group elements -----
+
+/// Each bad value in place of the guest's first library card (and of its key), in the deck
+/// message, which the guest signs: the host refuses it as malformed.
+fn invalid_elements<G: Group>(bad: Vec<(String, Value)>) {
+    let mut control = Game::<G>::new(2);
+    let deck = control.intercept(Seat::Guest, is_deck);
+    control.deliver(Seat::Guest, bytes(&deck));
+    control.assert_honest();
+
+    for (what, value) in bad {
+        for field in ["library", "key"] {
+            let mut game = Game::<G>::new(2);
+            let deck = game.intercept(Seat::Guest, is_deck);
+            let changed = rejson(&deck, |v| match field {
+                "library" => v["library"][0][0] = value.clone(),
+                _ => v["key"] = value.clone(),
+            });
+            let forged = game.forge(Seat::Guest, deck.seq, changed);
+            game.deliver(Seat::Guest, forged.clone());
+            let alert = game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Malformed);
+            assert!(!alert.detail.is_empty(), "{what} as {field}");
+        }
+    }
+}
+
+#[test]
+fn invalid_elements_are_refused_ristretto255() {
+    let mut p = vec![0xff; 32];
+    p[0] = 0xed;
+    p[31] = 0x7f;
+    let mut negative = vec![0; 32];
+    negative[0] = 1;
+    invalid_elements::<Ristretto255>(vec![
+        ("the identity".into(), json!(hex::encode([0u8; 32]))),
+        ("p, a non-canonical field element".into(), json!(hex::encode(&p))),
+        ("2^256 - 1".into(), json!(hex::encode([0xffu8; 32]))),
+        ("a negative field element".into(), json!(hex::encode(&negative))),
+        ("31 bytes".into(), json!(hex::encode([7u8; 31]))),
+        ("33 bytes".into(), json!(hex::encode([7u8; 33]))),
+        ("not hexadecimal".into(), json!("zz".repeat(32))),
+        ("a number".into(), json!(5)),
+        ("null".into(), Value::Null),
+    ]);
+}
+
+const MODP_P_HEX: &str = concat!(
+    "FFFFFFFFFFFFFFFFC90FDAA22168C234C4C6628B80DC1CD129024E088A67CC74020BBEA63B139B22514A08798E3404DD",
+    "EF9519B3CD3A431B302B0A6DF25F14374FE1356D6D51C245E485B576625E7EC6F44C42E9A637ED6B0BFF5CB6F406B7ED",
+    "EE386BFB5A899FA5AE9F24117C4B1FE649286651ECE45B3DC2007CB8A163BF0598DA48361C55D39A69163FA8FD24CF5F",
+    "83655D23DCA3AD961C62F356208552BB9ED529077096966D670C354E4ABC9804F1746C08CA18217C32905E462E36CE3B",
+    "E39E772C180E86039B2783A2EC07A28FB5C55DF06F4C52C9DE2BCBF6955817183995497CEA956AE515D2261898FA0510",
+    "15728E5A8AACAA68FFFFFFFFFFFFFFFF",
+);
+
+#[test]
+fn invalid_elements_are_refused_modp2048() {
+    let p = BigUint::parse_bytes(MODP_P_HEX.as_bytes(), 16).unwrap();
+    let fixed = |x: &BigUint| {
+        let digits = x.to_bytes_be();
+        let mut out = vec![0u8; 256usize.saturating_sub(digits.len())];
+        out.extend(digits);
+        json!(hex::encode(out))
+    };
+    let g = BigUint::from_bytes_be(&Modp2048::encode_element(&Modp2048::generator()));
+    let one = BigUint::from(1u32);
+    invalid_elements::<Modp2048>(vec![
+        ("zero".into(), fixed(&BigUint::from(0u32))),
+        ("one, the identity".into(), fixed(&one)),
+        ("p - 1".into(), fixed(&(&p - &one))),
+        ("p".into(), fixed(&p)),
+        ("p + 1".into(), fixed(&(&p + &one))),
+        ("a non-residue, p - g".into(), fixed(&(&p - &g))),
+        ("2^2048 - 1".into(), json!(hex::encode([0xffu8; 256]))),
+        ("255 bytes".into(), json!(hex::encode([7u8; 255]))),
+        ("257 bytes".into(), json!(hex::encode([7u8; 257]))),
+    ]);
+}
+
+#[test]
+fn invalid_elements_and_scalars_in_strips_and_shuffles_are_refused() {
+    let identity = json!(hex::encode([0u8; 32]));
+    let unreduced = json!(hex::encode([0xffu8; 32]));
+    let strip_form = |v: &mut Value| v["groups"][0]["forms"][0] = identity.clone();
+    let strip_scalar = |v: &mut Value| v["groups"][0]["proof"]["response"] = unreduced.clone();
+    for change in [&strip_form as &dyn Fn(&mut Value), &strip_scalar] {
+        rewrite_body(
+            || host_draws::<Ristretto255>(8, 2),
+            Seat::Guest,
+            is_strip,
+            |_, strip| rejson(strip, change),
+            AlertKind::Malformed,
+        );
+    }
+    let shuffle_card = |v: &mut Value| v["step"]["commit"]["cards"][2] = identity.clone();
+    let shadow_key = |v: &mut Value| v["step"]["commit"]["shadows"][0]["key"] = identity.clone();
+    let fresh_key = |v: &mut Value| v["step"]["fresh"] = identity.clone();
+    for change in [&shuffle_card as &dyn Fn(&mut Value), &shadow_key, &fresh_key] {
+        rewrite_body(
+            || Game::<Ristretto255>::new(8),
+            Seat::Guest,
+            shuffle_step_of(Seat::Host),
+            |_, step| rejson(step, change),
+            AlertKind::Malformed,
+        );
+    }
+    let opening_key = |v: &mut Value| v["response"]["openings"][0]["key"] = unreduced.clone();
+    rewrite_body(
+        || Game::<Ristretto255>::new(8),
+        Seat::Guest,
+        shuffle_response_of(Seat::Host),
+        |_, response| rejson(response, opening_key),
+        AlertKind::Malformed,
+    );
+}
+
+// ----- replayed, reordered, unsigned and rechained messages -----
+
+/// The host draws a card, then sets the phase: two host messages in a row.
+fn two_host_actions() -> (Game<Ristretto255>, Envelope, Envelope) {
+    let mut game = Game::<Ristretto255>::ready(8);
+    game.act(Seat::Host, Action::Draw { count: 1 });
+    game.act(Seat::Host, Action::SetPhase { phase: "main".into() });
+    let first = game.intercept(Seat::Host, is_act);
+    let second = game.intercept(Seat::Host, is_act);
+    assert_eq!(second.seq, first.seq + 1);
+    (game, first, second)
+}
+
+#[test]
+fn a_replayed_message_is_caught() {
+    let (mut control, first, second) = two_host_actions();
+    control.deliver(Seat::Host, bytes(&first));
+    control.deliver(Seat::Host, bytes(&second));
+    control.assert_honest();
+
+    // The host's draw, delivered twice: the second copy must not draw again.
+    let (mut game, first, _) = two_host_actions();
+    game.deliver(Seat::Host, bytes(&first));
+    game.pair.drive();
+    let hand = game.hand(Seat::Host);
+    game.deliver(Seat::Host, bytes(&first));
+    game.assert_attributable(Seat::Host, &first);
+    game.assert_caught(Seat::Guest, AlertKind::Sequence, Some(&first));
+    assert_eq!(game.engine(Seat::Guest).table().zone(ZoneId::hand(Seat::Host)), hand.as_slice());
+
+    // The host's hello, replayed in the middle of the game.
+    let mut game = Game::<Ristretto255>::ready(8);
+    let hello = game.sent(Seat::Host)[0].clone();
+    game.deliver(Seat::Host, bytes(&hello));
+    game.assert_caught(Seat::Guest, AlertKind::Sequence, Some(&hello));
+}
+
+#[test]
+fn a_reordered_or_missing_message_is_caught() {
+    let (mut game, _, second) = two_host_actions();
+    game.deliver(Seat::Host, bytes(&second));
+    game.assert_caught(Seat::Guest, AlertKind::Sequence, Some(&second));
+}
+
+#[test]
+fn a_message_reflected_back_to_its_sender_is_caught() {
+    // The guest's own proposal, sent back to it as if the host had sent it.
+    let mut game = Game::<Ristretto255>::ready(8);
+    game.act(Seat::Guest, Action::Draw { count: 1 });
+    let proposal = game.intercept(Seat::Guest, is_act);
+    game.deliver(Seat::Host, bytes(&proposal));
+    game.assert_caught(Seat::Guest, AlertKind::Sequence, Some(&proposal));
+}
+
+#[test]
+fn an_unsigned_wrongly_signed_or_rechained_message_is_caught() {
+    let (mut control, first, second) = two_host_actions();
+    control.deliver(Seat::Host, bytes(&first));
+    control.deliver(Seat::Host, bytes(&second));
+    control.assert_honest();
+
+    let other_key = SigningKey::from_bytes(&[42; 32]);
+    let draw_two = wire::encode_body::<Ristretto255>(&Message::Act { action: Action::Draw { count: 2 } });
+    let tampers: Vec<(&str, EnvelopeTamper)> = vec![
+        ("unsigned", Box::new(|_, e| Envelope { signature: Vec::new(), ..e.clone() })),
+        (
+            "a flipped signature bit",
+            Box::new(|_, e| {
+                let mut signature = e.signature.clone();
+                signature[10] ^= 4;
+                Envelope { signature, ..e.clone() }
+            }),
+        ),
+        ("a changed body, chain kept", Box::new(|_, e| Envelope { body: draw_two.clone(), ..e.clone() })),
+        (
+            "a changed body, rechained, signature kept",
+            Box::new(|game, e| {
+                let previous = game.sent(Seat::Host)[e.seq as usize - 1].chain;
+                let chain = wire::chain_hash(&previous, e.seq, &draw_two);
+                Envelope { body: draw_two.clone(), chain, ..e.clone() }
+            }),
+        ),
+        (
+            "a changed body, rechained, signed by another key",
+            Box::new(|game, e| {
+                let previous = game.sent(Seat::Host)[e.seq as usize - 1].chain;
+                let chain = wire::chain_hash(&previous, e.seq, &draw_two);
+                let signature = other_key.sign(&chain).to_bytes().to_vec();
+                Envelope { seq: e.seq, chain, body: draw_two.clone(), signature }
+            }),
+        ),
+        (
+            "signed by the host, on a past it rewrote",
+            Box::new(|game, e| {
+                let forged = game.forge_with_history(Seat::Host, e.seq, e.body.clone(), |seq, body| {
+                    if seq == 1 { [body.as_slice(), b" "].concat() } else { body }
+                });
+                wire::decode_envelope(&forged).unwrap()
+            }),
+        ),
+    ];
+    for (what, tamper) in tampers {
+        let (mut game, first, _) = two_host_actions();
+        let forged = tamper(&game, &first);
+        assert!(game.check_signed(Seat::Host, &forged).is_err(), "{what}: the forgery checks out");
+        game.deliver(Seat::Host, bytes(&forged));
+        let alert = game.assert_caught(Seat::Guest, AlertKind::Sequence, Some(&forged));
+        assert!(!alert.detail.is_empty(), "{what}");
+    }
+}
+
+#[test]
+fn a_hello_signed_with_another_key_than_the_one_it_announces_is_caught() {
+    let mut game = Game::<Ristretto255>::new(8);
+    let hello = game.intercept(Seat::Host, |m| matches!(m, Message::Hello { .. }));
+    let signature = SigningKey::from_bytes(&[42; 32]).sign(&hello.chain).to_bytes().to_vec();
+    let forged = Envelope { signature, ..hello };
+    game.deliver(Seat::Host, bytes(&forged));
+    game.assert_caught(Seat::Guest, AlertKind::Sequence, Some(&forged));
+}
+
+// ----- forbidden actions -----
+
+/// The top card of `owner`'s library goes to `to`'s hand: honest when `to` owns the library.
+fn take_top(game: &Game<impl Group>, owner: Seat, to: Seat) -> Action {
+    let card = game.library(owner)[0];
+    Action::Move { card, to: ZoneId::hand(to), position: Position::Top, placement: Placement::default() }
+}
+
+/// `cheater` sends `forbidden` as its next action; the control sends `honest` instead.
+fn forbidden_action(
+    cheater: Seat,
+    honest: impl Fn(&Game<Ristretto255>) -> Action,
+    forbidden: impl Fn(&Game<Ristretto255>) -> Action,
+) -> Game<Ristretto255> {
+    let prepare = || {
+        let mut game = Game::<Ristretto255>::ready(8);
+        game.play(Seat::Host, Action::Draw { count: 1 });
+        game.play(Seat::Guest, Action::Draw { count: 1 });
+        game
+    };
+    let mut control = prepare();
+    let action = honest(&control);
+    control.play(cheater, action);
+    control.assert_honest();
+
+    let mut game = prepare();
+    let forged = game.forge_next(cheater, &Message::Act { action: forbidden(&game) });
+    game.deliver(cheater, forged.clone());
+    game.assert_caught_forgery(cheater, &forged, AlertKind::Forbidden);
+    game
+}
+
+#[test]
+fn a_move_in_the_opponents_library_is_caught() {
+    forbidden_action(Seat::Host, |g| take_top(g, Seat::Host, Seat::Host), |g| take_top(g, Seat::Guest, Seat::Host));
+}
+
+#[test]
+fn a_move_in_the_opponents_library_proposed_by_the_guest_is_rejected_and_alerted() {
+    let game = forbidden_action(
+        Seat::Guest,
+        |g| take_top(g, Seat::Guest, Seat::Guest),
+        |g| take_top(g, Seat::Host, Seat::Guest),
+    );
+    let alert = &game.alerts(Seat::Host)[0];
+    assert_eq!(last_reject(&game), alert.evidence.as_ref().map(|e| e.seq));
+}
+
+#[test]
+fn other_forbidden_actions_are_caught() {
+    let own_hand_card = |g: &Game<Ristretto255>| g.hand(Seat::Host)[0];
+    let cases: Vec<(&str, MakeAction)> = vec![
+        (
+            "a card of one's hand put into the opponent's library",
+            Box::new(move |g| Action::Move {
+                card: own_hand_card(g),
+                to: ZoneId::library(Seat::Guest),
+                position: Position::Top,
+                placement: Placement::default(),
+            }),
+        ),
+        (
+            "the opponent's library rearranged",
+            Box::new(|g| Action::Rearrange { card: g.library(Seat::Guest)[0], index: 3 }),
+        ),
+        (
+            "a reveal of a card the revealer does not know",
+            Box::new(|g| Action::Reveal { cards: vec![g.library(Seat::Host)[0]], to: None }),
+        ),
+        ("a draw of no card", Box::new(|_| Action::Draw { count: 0 })),
+        ("a card that does not exist", Box::new(|_| Action::Tap { card: CardId(77_777), tapped: true })),
+    ];
+    for (what, forbidden) in cases {
+        let game = forbidden_action(
+            Seat::Host,
+            |g| Action::Move {
+                card: own_hand_card(g),
+                to: ZoneId::library(Seat::Host),
+                position: Position::Top,
+                placement: Placement::default(),
+            },
+            forbidden,
+        );
+        assert!(game.engine(Seat::Guest).halted().is_some(), "{what}");
+    }
+}
+
+// ----- messages out of turn -----
+
+#[test]
+fn a_strip_for_an_unknown_unlock_is_caught() {
+    rewrite_body(
+        || host_draws::<Ristretto255>(8, 2),
+        Seat::Guest,
+        is_strip,
+        |_, strip| {
+            retype::<Ristretto255>(strip, |m| {
+                let Message::Strip { unlock, .. } = m else { unreachable!() };
+                *unlock = 999;
+            })
+        },
+        AlertKind::Unexpected,
+    );
+}
+
+#[test]
+fn a_strip_out_of_turn_is_caught() {
+    // The host draws a card and at once plays it face up, before the guest's strip for the
+    // draw arrives: the reveal waits for the draw. The guest's strip for the draw, sent as
+    // one for the reveal (where only the host strips), is out of turn. The control also
+    // checks that honest, overlapping unlocks of one card raise no alert.
+    let prepare = || {
+        let mut game = host_draws::<Ristretto255>(8, 1);
+        let card = game.hand(Seat::Host)[0];
+        let to = ZoneId::new(Seat::Host, ZoneKind::Graveyard);
+        game.act(Seat::Host, Action::Move { card, to, position: Position::Top, placement: Placement::default() });
+        game
+    };
+    rewrite_body(
+        prepare,
+        Seat::Guest,
+        is_strip,
+        |_, strip| {
+            retype::<Ristretto255>(strip, |m| {
+                let Message::Strip { unlock, .. } = m else { unreachable!() };
+                *unlock += 1;
+            })
+        },
+        AlertKind::Unexpected,
+    );
+}
+
+#[test]
+fn a_strip_by_a_player_who_has_nothing_to_strip_is_caught() {
+    // The host's draw is unlocked by the guest alone; the host sends a strip for it too.
+    let mut game = host_draws::<Ristretto255>(8, 1);
+    game.pair.drive();
+    let number = game.pair.host_events.iter().rev().find_map(|e| match e {
+        Event::Applied { number, .. } => Some(*number),
+        _ => None,
+    });
+    let forged = game.forge_next(Seat::Host, &Message::Strip { unlock: number.unwrap(), groups: Vec::new() });
+    game.deliver(Seat::Host, forged.clone());
+    game.assert_caught_forgery(Seat::Host, &forged, AlertKind::Unexpected);
+}
+
+#[test]
+fn other_messages_out_of_turn_are_caught() {
+    type Make = Box<dyn Fn(&Game<Ristretto255>) -> Message<Ristretto255>>;
+    let setup_message = |from: Seat, pick: fn(&Message<Ristretto255>) -> bool| {
+        move |g: &Game<Ristretto255>| g.sent(from).iter().map(body::<Ristretto255>).find(pick).unwrap()
+    };
+    let cases: Vec<(&str, Seat, Make)> = vec![
+        ("an accept of a proposal never made", Seat::Host, Box::new(|_| Message::Accept { seq: 999 })),
+        ("an accept from the guest", Seat::Guest, Box::new(|_| Message::Accept { seq: 3 })),
+        ("a second deck", Seat::Guest, Box::new(setup_message(Seat::Guest, is_deck))),
+        ("a second hello", Seat::Host, Box::new(setup_message(Seat::Host, |m| matches!(m, Message::Hello { .. })))),
+        (
+            "a shuffle step for a library nobody is shuffling",
+            Seat::Guest,
+            Box::new(setup_message(Seat::Guest, |m| matches!(m, Message::ShuffleStep { .. }))),
+        ),
+        (
+            "a shuffle challenge nobody awaits",
+            Seat::Host,
+            Box::new(setup_message(Seat::Host, |m| matches!(m, Message::ShuffleChallenge { .. }))),
+        ),
+        (
+            "a shuffle response nobody awaits",
+            Seat::Guest,
+            Box::new(setup_message(Seat::Guest, |m| matches!(m, Message::ShuffleResponse { .. }))),
+        ),
+        (
+            "a commitment for a random round nobody started",
+            Seat::Host,
+            Box::new(|_| Message::RandomCommit { round: 40, commitment: Commitment([1; 32]) }),
+        ),
+        (
+            "an opening for a random round nobody started",
+            Seat::Guest,
+            Box::new(|_| Message::RandomOpen { round: 40, opening: Opening { nonce: [1; 32], value: vec![2; 32] } }),
+        ),
+    ];
+    let mut control = Game::<Ristretto255>::ready(8);
+    control.assert_honest();
+    for (what, cheater, make) in cases {
+        let mut game = Game::<Ristretto255>::ready(8);
+        let forged = game.forge_next(cheater, &make(&game));
+        game.deliver(cheater, forged.clone());
+        let alert = game.assert_caught_forgery(cheater, &forged, AlertKind::Unexpected);
+        assert!(!alert.detail.is_empty(), "{what}");
+    }
+}
+
+#[test]
+fn an_action_before_set_up_is_caught() {
+    rewrite_body(
+        || Game::<Ristretto255>::new(8),
+        Seat::Host,
+        shuffle_step_of(Seat::Guest),
+        |_, _| wire::encode_body::<Ristretto255>(&Message::Act { action: Action::NextTurn }),
+        AlertKind::Unexpected,
+    );
+}
+
+// ----- commit–reveal -----
+
+/// The host rolls dice: both players commit to a contribution, then open it.
+fn host_rolls() -> Game<Ristretto255> {
+    let mut game = Game::<Ristretto255>::ready(4);
+    game.act(Seat::Host, Action::Roll { dice: "2d6".parse().unwrap() });
+    game
+}
+
+#[test]
+fn an_echoed_random_commitment_is_caught() {
+    // The guest answers the host's commitment with that same commitment, to cancel the
+    // host's contribution out.
+    rewrite_body(
+        host_rolls,
+        Seat::Guest,
+        |m| matches!(m, Message::RandomCommit { .. }),
+        |game, commit| {
+            let hosts = game.sent(Seat::Host).iter().map(body::<Ristretto255>).find_map(|m| match m {
+                Message::RandomCommit { commitment, .. } => Some(commitment),
+                _ => None,
+            });
+            retype::<Ristretto255>(commit, |m| {
+                let Message::RandomCommit { commitment, .. } = m else { unreachable!() };
+                *commitment = hosts.unwrap();
+            })
+        },
+        AlertKind::BadProof,
+    );
+}
+
+#[test]
+fn a_random_opening_that_does_not_match_its_commitment_is_caught() {
+    // The guest, having seen the host's contribution, opens to another value of its own.
+    rewrite_body(
+        host_rolls,
+        Seat::Guest,
+        |m| matches!(m, Message::RandomOpen { .. }),
+        |_, open| {
+            retype::<Ristretto255>(open, |m| {
+                let Message::RandomOpen { opening, .. } = m else { unreachable!() };
+                opening.value[0] ^= 1;
+            })
+        },
+        AlertKind::BadProof,
+    );
+}
