@@ -50,8 +50,6 @@ pub struct EngineConfig {
     pub name: String,
     /// Program name and version, shown to the opponent.
     pub software: String,
-    /// Proof style of library shuffles.
-    pub soundness: Soundness,
 }
 
 /// What the local player wants to do.
@@ -238,6 +236,9 @@ enum ShuffleStage<G: Group> {
 }
 
 struct ShuffleRun<G: Group> {
+    /// A player who must first relock its stale cards: every permutation needs both
+    /// players' layers uniform across the library, or layers would follow the wrong cards.
+    relock_first: Option<Seat>,
     steps: VecDeque<Seat>,
     stage: ShuffleStage<G>,
 }
@@ -333,6 +334,12 @@ pub struct Engine<G: Group> {
     /// The guest's proposals awaiting the host's answer, by message number.
     proposals: BTreeMap<u64, Action>,
     actions_applied: u64,
+    /// Cards to draw once this player's mulligan shuffle is done.
+    mulligan_draw: Option<u32>,
+    /// Tokens, public from their creation: read by point like catalogue entries.
+    tokens: HashMap<G::Element, CardInstance>,
+    /// The one back of each player's library: a shuffle moves cards, not their backs.
+    library_backs: HashMap<Seat, BackId>,
     setup_done: BTreeSet<Seat>,
     ready: bool,
     halted: Option<String>,
@@ -378,6 +385,9 @@ impl<G: Group> Engine<G> {
             randoms: BTreeMap::new(),
             proposals: BTreeMap::new(),
             actions_applied: 0,
+            mulligan_draw: None,
+            tokens: HashMap::new(),
+            library_backs: HashMap::new(),
             setup_done: BTreeSet::new(),
             ready: false,
             halted: None,
@@ -404,6 +414,11 @@ impl<G: Group> Engine<G> {
 
     pub fn table(&self) -> &Table {
         &self.table
+    }
+
+    /// How many actions of the game's order this engine has applied.
+    pub fn actions_applied(&self) -> u64 {
+        self.actions_applied
     }
 
     pub fn is_ready(&self) -> bool {
@@ -504,12 +519,12 @@ impl<G: Group> Engine<G> {
                 self.check_action(self.seat, &action).map_err(|e| IntentError::Invalid(e.reason))?;
                 match self.seat {
                     Seat::Host => {
-                        self.send(&Message::Act { action: action.clone() });
+                        self.send(&Message::Act { action: action.clone(), seen: self.actions_applied });
                         self.apply_action(Seat::Host, action);
                     }
                     Seat::Guest => {
                         let seq = self.outgoing.next_seq;
-                        self.send(&Message::Act { action: action.clone() });
+                        self.send(&Message::Act { action: action.clone(), seen: self.actions_applied });
                         self.proposals.insert(seq, action);
                     }
                 }
@@ -519,6 +534,14 @@ impl<G: Group> Engine<G> {
         Ok(())
     }
 
+    /// An action this engine takes on its player's behalf (the draw after a mulligan): it
+    /// goes the way of any intent; if it no longer fits, the player is told.
+    fn follow_up(&mut self, action: Action) {
+        if let Err(error) = self.handle_intent(Intent::Act(action.clone())) {
+            self.emit(Event::Rejected { action, reason: error.to_string() });
+        }
+    }
+
     fn require_ready(&self) -> Result<(), IntentError> {
         if self.ready { Ok(()) } else { Err(IntentError::NotReady) }
     }
@@ -526,7 +549,11 @@ impl<G: Group> Engine<G> {
     /// Fills in what the player leaves to the engine: a clean library's permutation.
     fn complete_action(&mut self, action: Action) -> Action {
         match action {
-            Action::Shuffle { permutation: None } if self.is_clean_for_permutation(self.seat) => {
+            // A guest with unanswered proposals sees the table as it was: a proposal of its own
+            // may make the library dirty, so it asks for a full shuffle instead.
+            Action::Shuffle { permutation: None }
+                if self.proposals.is_empty() && self.is_clean_for_permutation(self.seat) =>
+            {
                 let len = self.table.zone(ZoneId::library(self.seat)).len();
                 let permutation =
                     random_permutation(&mut self.rng, len).into_iter().map(u32::from).collect::<Vec<u32>>();
@@ -575,21 +602,25 @@ impl<G: Group> Engine<G> {
 
     fn receive(&mut self, envelope: &Envelope) -> Result<(), Fault> {
         let peer = self.seat.opponent();
-        let message: Message<G> = wire::decode_body(&envelope.body)?;
-        match &self.peer_key {
+        // The signature is checked before the body is read (but for hello, which carries the
+        // key), so every alert's evidence is a message the opponent provably sent.
+        let message: Message<G> = match &self.peer_key {
             None => {
+                let message = wire::decode_body(&envelope.body)?;
                 let Message::Hello { signing_key, .. } = &message else {
                     return Err(Fault::new(AlertKind::Unexpected, "the first message must be hello"));
                 };
                 let key = wire::verifying_key(signing_key)?;
                 self.incoming.open(&key, envelope)?;
                 self.peer_key = Some(key);
+                message
             }
             Some(key) => {
                 let key = *key;
                 self.incoming.open(&key, envelope)?;
+                wire::decode_body(&envelope.body)?
             }
-        }
+        };
         self.record.push((peer, envelope.clone()));
         let seq = envelope.seq;
         match message {
@@ -626,7 +657,7 @@ impl<G: Group> Engine<G> {
             Message::Deck { key, library, sideboard, catalogue } => {
                 self.receive_deck(envelope, key, library, sideboard, catalogue)?
             }
-            Message::Act { action } => self.receive_act(seq, action)?,
+            Message::Act { action, seen } => self.receive_act(seq, action, seen)?,
             Message::Accept { seq: proposal } => {
                 let action = self.expect_guest()?.proposals.remove(&proposal).ok_or_else(|| {
                     Fault::new(AlertKind::Unexpected, format!("accept of unknown proposal {proposal}"))
@@ -645,6 +676,7 @@ impl<G: Group> Engine<G> {
             }
             Message::Strip { unlock, groups } => self.receive_strip(seq, unlock, groups)?,
             Message::ShuffleStep { step } => self.receive_shuffle_step(seq, step)?,
+            Message::Relock { library, relock } => self.receive_relock(seq, library, relock)?,
             Message::ShuffleChallenge { library, challenge } => self.receive_challenge(library, challenge)?,
             Message::ShuffleResponse { library, response } => self.receive_response(library, response)?,
             Message::RandomCommit { round, commitment } => self.receive_random_commit(round, commitment)?,
@@ -682,7 +714,7 @@ impl<G: Group> Engine<G> {
         }
     }
 
-    fn receive_act(&mut self, seq: u64, action: Action) -> Result<(), Fault> {
+    fn receive_act(&mut self, seq: u64, action: Action, seen: u64) -> Result<(), Fault> {
         if !self.ready {
             return Err(Fault::new(AlertKind::Unexpected, "an action before set-up finished"));
         }
@@ -696,14 +728,22 @@ impl<G: Group> Engine<G> {
                 }
                 Err(error) => {
                     self.send(&Message::Reject { seq, reason: error.reason.clone() });
-                    if error.forbidden {
+                    // Only a proposal made on the table as it is now can be called forbidden;
+                    // one the host's own actions overtook may just be out of date.
+                    if error.forbidden && seen == self.actions_applied {
                         let kind = forbidden_kind(&action);
                         return Err(Fault::new(kind, error.reason));
                     }
                 }
             },
-            // The host's action, already applied on its side: it must fit.
+            // The host's action, already applied on its side: it must fit, at the same point.
             Seat::Guest => {
+                if seen != self.actions_applied {
+                    return Err(Fault::new(
+                        AlertKind::Unexpected,
+                        format!("the host acted after {seen} actions, this table has {}", self.actions_applied),
+                    ));
+                }
                 if let Err(error) = self.check_action(peer, &action) {
                     let kind = if error.forbidden { forbidden_kind(&action) } else { AlertKind::Unexpected };
                     return Err(Fault::new(kind, error.reason));
@@ -775,6 +815,9 @@ impl<G: Group> Engine<G> {
             Seat::Host => 1,
             Seat::Guest => GUEST_CARD_OFFSET + 1,
         };
+        if let Some((_, back)) = library.first() {
+            self.library_backs.insert(owner, *back);
+        }
         let mut ids = Vec::new();
         for (i, ((element, back), kind)) in library
             .iter()
@@ -847,7 +890,7 @@ impl<G: Group> Engine<G> {
     fn start_setup_shuffle(&mut self, library: Seat) {
         // Only the opponent's shuffle matters at set-up: the owner knows every card anyway.
         let steps = VecDeque::from([library.opponent()]);
-        self.shuffles.insert(library, ShuffleRun { steps, stage: ShuffleStage::Waiting });
+        self.shuffles.insert(library, ShuffleRun { relock_first: None, steps, stage: ShuffleStage::Waiting });
     }
 
     fn setup_total(&self) -> u32 {
@@ -898,7 +941,16 @@ impl<G: Group> Engine<G> {
                         }
                     }
                 }
-                self.table.check_move(*card, *to, *position).map_err(|e| ActionError::forbidden(e.to_string()))?;
+                if to.kind == ZoneKind::Library && Some(&self.card(*card)?.back) != self.library_backs.get(&to.owner) {
+                    return Err(ActionError::forbidden(format!(
+                        "card {card} has another back than {to} (mixed backs in a library are not supported yet)"
+                    )));
+                }
+                self.table.check_move(*card, *to, *position).map_err(|e| match e {
+                    // A zone may have shrunk since the move was decided.
+                    crate::table::TableError::BadIndex { .. } => ActionError::stale(e.to_string()),
+                    other => ActionError::forbidden(other.to_string()),
+                })?;
                 Ok(())
             }
             Action::Rearrange { card, index } => {
@@ -950,11 +1002,18 @@ impl<G: Group> Engine<G> {
                 if cards.is_empty() {
                     return Err(ActionError::forbidden("nothing to reveal"));
                 }
+                if cards.iter().collect::<BTreeSet<_>>().len() != cards.len() {
+                    return Err(ActionError::forbidden("the same card twice in one reveal"));
+                }
                 if *to == Some(actor) {
                     return Err(ActionError::forbidden("a reveal to oneself"));
                 }
                 for id in cards {
-                    if !self.card(*id)?.known_to.knows(actor) {
+                    let card = self.card(*id)?;
+                    if card.zone.kind == ZoneKind::Library && self.library_locked(card.zone.owner) {
+                        return Err(ActionError::stale(format!("{} is being shuffled", card.zone)));
+                    }
+                    if !card.known_to.knows(actor) {
                         return Err(ActionError::forbidden(format!(
                             "a reveal of card {id}, which the revealer does not know"
                         )));
@@ -978,6 +1037,27 @@ impl<G: Group> Engine<G> {
             }
             Action::SetPhase { phase } => check_text("phase", phase).map_err(|f| ActionError::forbidden(f.detail)),
             Action::NextTurn | Action::Roll { .. } | Action::Flip => Ok(()),
+            Action::Mulligan { .. } => {
+                if self.library_locked(actor) {
+                    return Err(ActionError::stale("the library is already being shuffled"));
+                }
+                Ok(())
+            }
+            Action::AddCard { card, to, .. } => {
+                if card.owner != actor {
+                    return Err(ActionError::forbidden("a token must belong to its creator"));
+                }
+                if card.name.is_empty() || card.name.len() > MAX_NAME_LEN {
+                    return Err(ActionError::forbidden("a token needs a name of at most 200 bytes"));
+                }
+                if to.kind == ZoneKind::Library || (to.kind == ZoneKind::Sideboard && to.owner != actor) {
+                    return Err(ActionError::forbidden("tokens are created outside libraries"));
+                }
+                if self.tokens.contains_key(&card.point::<G>(&self.game_id.expect("set"))) {
+                    return Err(ActionError::forbidden("this token exists already"));
+                }
+                Ok(())
+            }
         }
     }
 
@@ -1074,6 +1154,44 @@ impl<G: Group> Engine<G> {
             }
             Action::Roll { dice } => self.start_random(number, actor, RandomKind::Roll(*dice)),
             Action::Flip => self.start_random(number, actor, RandomKind::Flip),
+            Action::Mulligan { draw } => {
+                for id in self.table.zone(ZoneId::hand(actor)).to_vec() {
+                    let back = self.library_backs.get(&actor).copied();
+                    if self.table.card(id).is_some_and(|c| c.owner == actor && Some(c.back) == back) {
+                        let library = ZoneId::library(actor);
+                        self.table.move_card(id, library, Position::Bottom, Placement::default()).expect("own card");
+                    }
+                }
+                self.start_shuffle(actor);
+                if actor == self.seat {
+                    self.mulligan_draw = Some(*draw);
+                }
+            }
+            Action::AddCard { card, to, placement } => {
+                let point = card.point::<G>(&self.game_id.expect("set"));
+                let base = match actor {
+                    Seat::Host => 0,
+                    Seat::Guest => GUEST_CARD_OFFSET,
+                };
+                let next = self.table.cards().filter(|c| c.owner == actor).map(|c| c.id.0).max().unwrap_or(base) + 1;
+                let id = CardId(next);
+                let new = Card {
+                    id,
+                    owner: actor,
+                    back: card.back,
+                    zone: *to,
+                    placement: if to.kind == ZoneKind::Play { *placement } else { Placement::default() },
+                    tapped: false,
+                    counters: BTreeMap::new(),
+                    known_to: Knowledge::BOTH,
+                };
+                self.table.add_card(new, Position::Top).expect("checked");
+                self.forms.insert(id, Form { element: point.clone(), layers: [None, None] });
+                self.planned.insert(id, [None, None]);
+                self.tokens.insert(point, card.clone());
+                self.identities.insert(id, card.clone());
+                self.emit(Event::Learned { card: id, instance: card.clone() });
+            }
         }
         self.emit(Event::Applied { number, by: actor, action });
     }
@@ -1197,6 +1315,10 @@ impl<G: Group> Engine<G> {
                     ));
                 }
             }
+            if group.cards.is_empty() {
+                return Err(Fault::new(AlertKind::Unexpected, "an empty strip group"));
+            }
+            // Every card of the group was due with this key, so its commitment is known.
             let commitment = self.commitments.get(&group.key).expect("due keys have commitments");
             let locked: Vec<G::Element> = group.cards.iter().map(|id| self.forms[id].element.clone()).collect();
             commitment
@@ -1238,7 +1360,19 @@ impl<G: Group> Engine<G> {
             };
             let owner = self.table.card(id).expect("unlocked cards exist").owner;
             let game_id = self.game_id.expect("set");
-            match self.catalogues[&owner].open::<G>(&point, &game_id) {
+            let back = self.table.card(id).expect("unlocked cards exist").back;
+            let opened = match self.tokens.get(&point) {
+                Some(token) => Ok(token.clone()),
+                None => self.catalogues[&owner].open::<G>(&point, &game_id),
+            }
+            .and_then(|instance| {
+                if instance.owner == owner && instance.back == back {
+                    Ok(instance)
+                } else {
+                    Err(crate::crypto::CatalogueError::WrongCard)
+                }
+            });
+            match opened {
                 Ok(instance) => {
                     self.identities.insert(id, instance.clone());
                     self.emit(Event::Learned { card: id, instance });
@@ -1277,7 +1411,87 @@ impl<G: Group> Engine<G> {
         if owner_known || steps.is_empty() {
             steps.push_back(library.opponent());
         }
-        self.shuffles.insert(library, ShuffleRun { steps, stage: ShuffleStage::Waiting });
+        // The first stepper relocks its own cards in its step; the other one must do it before.
+        let other = steps[0].opponent();
+        let current = self.current_key(other, library);
+        let stale =
+            self.table.zone(ZoneId::library(library)).iter().any(|id| self.planned[id][index(other)] != current);
+        let relock_first = stale.then_some(other);
+        self.shuffles.insert(library, ShuffleRun { relock_first, steps, stage: ShuffleStage::Waiting });
+    }
+
+    /// Relocks this player's stale cards of a library and tells the other player.
+    fn send_relock(&mut self, library: Seat) {
+        let seq = self.outgoing.next_seq;
+        let context = self.context(seq, format!("relock/{}", library.id_byte()));
+        let relock = self.relock_stale(library, &context);
+        self.send(&Message::Relock { library, relock });
+        self.shuffles.get_mut(&library).expect("a shuffle is under way").relock_first = None;
+    }
+
+    /// Brings every card of `library` to this player's current key, with proofs.
+    fn relock_stale(&mut self, library: Seat, context: &ProofContext) -> Vec<RelockGroup<G>> {
+        let seat = self.seat;
+        let current = self.current_key(seat, library);
+        let mut relock = Vec::new();
+        for (from, cards) in self.stale_layers(seat, library) {
+            let forms: Vec<G::Element> = cards.iter().map(|id| self.forms[id].element.clone()).collect();
+            let key = &self.keys[&current.expect("stale layers exist only under a current key")];
+            let (relocked, proof) = key.relock_with_proof(from.map(|k| &self.keys[&k]), &forms, context, &mut self.rng);
+            for (id, element) in cards.iter().zip(&relocked) {
+                let form = self.forms.get_mut(id).expect("library cards exist");
+                form.element = element.clone();
+                form.layers[index(seat)] = current;
+                self.planned.insert(*id, form.layers);
+            }
+            relock.push(RelockGroup { from, cards, forms: relocked, proof });
+        }
+        relock
+    }
+
+    /// Checks and applies the other player's relock of its stale cards of `library`.
+    fn accept_relock(&mut self, library: Seat, groups: &[RelockGroup<G>], context: &ProofContext) -> Result<(), Fault> {
+        let peer = self.seat.opponent();
+        let current = self.current_key(peer, library);
+        let mut stale = self.stale_layers(peer, library);
+        let mut relocked: HashMap<CardId, G::Element> = HashMap::new();
+        for group in groups {
+            // Each group must be exactly one set of stale cards: nothing else is accepted, so
+            // the keys it names are keys this engine knows.
+            let expected = stale.remove(&group.from).unwrap_or_default();
+            if expected.is_empty() || expected != group.cards || group.forms.len() != group.cards.len() {
+                return Err(Fault::new(AlertKind::Unexpected, "relock groups do not match the library"));
+            }
+            let to =
+                current.and_then(|k| self.commitments.get(&k)).expect("stale cards exist only under a current key");
+            let from = group.from.map(|k| self.commitments[&k].clone());
+            let forms: Vec<G::Element> = group.cards.iter().map(|id| self.forms[id].element.clone()).collect();
+            to.verify_relock(from.as_ref(), &forms, group.forms.clone(), &group.proof, context)
+                .map_err(|e| Fault::new(AlertKind::BadProof, format!("relock before shuffle: {e}")))?;
+            relocked.extend(group.cards.iter().copied().zip(group.forms.iter().cloned()));
+        }
+        if !stale.is_empty() {
+            return Err(Fault::new(AlertKind::Unexpected, "relock groups leave cards under old keys"));
+        }
+        for (id, element) in relocked {
+            let form = self.forms.get_mut(&id).expect("library cards exist");
+            form.element = element;
+            form.layers[index(peer)] = current;
+            self.planned.insert(id, form.layers);
+        }
+        Ok(())
+    }
+
+    fn receive_relock(&mut self, seq: u64, library: Seat, groups: Vec<RelockGroup<G>>) -> Result<(), Fault> {
+        let peer = self.seat.opponent();
+        let due = self.shuffles.get(&library).is_some_and(|run| run.relock_first == Some(peer));
+        if !due || self.library_unlocking(library) {
+            return Err(Fault::new(AlertKind::Unexpected, "a relock out of turn"));
+        }
+        let context = self.context(seq, format!("relock/{}", library.id_byte()));
+        self.accept_relock(library, &groups, &context)?;
+        self.shuffles.get_mut(&library).expect("checked").relock_first = None;
+        Ok(())
     }
 
     /// Whether cards of a library are still being unlocked (a shuffle step waits for them).
@@ -1309,27 +1523,14 @@ impl<G: Group> Engine<G> {
     fn send_shuffle_step(&mut self, library: Seat) {
         let seat = self.seat;
         let seq = self.outgoing.next_seq;
-        let context = self.context(seq, format!("shuffle/{library:?}"));
+        let context = self.context(seq, format!("shuffle/{}", library.id_byte()));
         let current = self.current_key(seat, library);
-        let mut relock = Vec::new();
-        for (from, cards) in self.stale_layers(seat, library) {
-            let forms: Vec<G::Element> = cards.iter().map(|id| self.forms[id].element.clone()).collect();
-            let key = &self.keys[&current.expect("stale layers exist only under a current key")];
-            let (relocked, proof) =
-                key.relock_with_proof(from.map(|k| &self.keys[&k]), &forms, &context, &mut self.rng);
-            for (id, element) in cards.iter().zip(&relocked) {
-                let form = self.forms.get_mut(id).expect("library cards exist");
-                form.element = element.clone();
-                form.layers[index(seat)] = current;
-                self.planned.insert(*id, form.layers);
-            }
-            relock.push(RelockGroup { from, cards, forms: relocked, proof });
-        }
+        let relock = self.relock_stale(library, &context);
         let inputs: Vec<G::Element> =
             self.table.zone(ZoneId::library(library)).iter().map(|id| self.forms[id].element.clone()).collect();
         let fresh = LockKey::<G>::generate(&mut self.rng);
         let fresh_commitment = fresh.commitment().clone();
-        let (commit, pending) = fresh.lock_and_shuffle(&inputs, self.config.soundness, &context, &mut self.rng);
+        let (commit, pending) = fresh.lock_and_shuffle(&inputs, Soundness::Interactive, &context, &mut self.rng);
         // The holder's key on this library becomes current × fresh (or fresh, the first time).
         let (new_key, combined) = match current {
             Some(current) => {
@@ -1355,33 +1556,16 @@ impl<G: Group> Engine<G> {
             .shuffles
             .get(&library)
             .ok_or_else(|| Fault::new(AlertKind::Unexpected, "a shuffle step for a library nobody is shuffling"))?;
-        if run.steps.front() != Some(&peer) || !matches!(run.stage, ShuffleStage::Waiting) {
+        if run.relock_first.is_some() || run.steps.front() != Some(&peer) || !matches!(run.stage, ShuffleStage::Waiting)
+        {
             return Err(Fault::new(AlertKind::Unexpected, "a shuffle step out of turn"));
         }
         if self.library_unlocking(library) {
             return Err(Fault::new(AlertKind::Unexpected, "a shuffle step before the library's reveals were done"));
         }
-        let context = self.context(seq, format!("shuffle/{library:?}"));
+        let context = self.context(seq, format!("shuffle/{}", library.id_byte()));
         let current = self.current_key(peer, library);
-        // Every card not under the stepper's current key must be relocked to it, once.
-        let mut stale = self.stale_layers(peer, library);
-        let mut relocked: HashMap<CardId, G::Element> = HashMap::new();
-        for group in &step.relock {
-            let expected = stale.remove(&group.from).unwrap_or_default();
-            if expected != group.cards || group.forms.len() != group.cards.len() {
-                return Err(Fault::new(AlertKind::Unexpected, "relock groups do not match the library"));
-            }
-            let to =
-                self.commitments.get(&current.expect("stale layers exist only under a current key")).expect("known");
-            let from = group.from.map(|k| self.commitments[&k].clone());
-            let forms: Vec<G::Element> = group.cards.iter().map(|id| self.forms[id].element.clone()).collect();
-            to.verify_relock(from.as_ref(), &forms, group.forms.clone(), &group.proof, &context)
-                .map_err(|e| Fault::new(AlertKind::BadProof, format!("relock before shuffle: {e}")))?;
-            relocked.extend(group.cards.iter().copied().zip(group.forms.iter().cloned()));
-        }
-        if !stale.is_empty() {
-            return Err(Fault::new(AlertKind::Unexpected, "relock groups leave cards under old keys"));
-        }
+        self.accept_relock(library, &step.relock, &context)?;
         match (&current, &step.combined) {
             (Some(current), Some((combined, proof))) => {
                 self.commitments[current]
@@ -1395,12 +1579,6 @@ impl<G: Group> Engine<G> {
                     "combined key present without a current key, or missing",
                 ));
             }
-        }
-        for (id, element) in &relocked {
-            let form = self.forms.get_mut(id).expect("library cards exist");
-            form.element = element.clone();
-            form.layers[index(peer)] = current;
-            self.planned.insert(*id, form.layers);
         }
         let inputs: Vec<G::Element> =
             self.table.zone(ZoneId::library(library)).iter().map(|id| self.forms[id].element.clone()).collect();
@@ -1482,6 +1660,12 @@ impl<G: Group> Engine<G> {
             self.shuffles.remove(&library);
             if self.ready {
                 self.emit(Event::Shuffled { library });
+                if library == self.seat
+                    && let Some(draw) = self.mulligan_draw.take()
+                    && draw > 0
+                {
+                    self.follow_up(Action::Draw { count: draw });
+                }
             } else {
                 self.setup_done.insert(library);
                 self.emit(Event::SetupProgress { done: self.setup_done.len() as u32, total: self.setup_total() });
@@ -1569,8 +1753,13 @@ impl<G: Group> Engine<G> {
                 let mut rng: HashRng = seed.rng();
                 let pick = rng.below(std::num::NonZeroU64::new(hand.len() as u64).expect("checked non-empty")) as usize;
                 let card = hand[pick];
+                // The pick is among the cards in hand when the action was taken; one that has
+                // left the hand since (played, or shuffled away) is named but not revealed.
+                let still_in_hand = self.table.card(card).is_some_and(|c| c.zone == ZoneId::hand(by));
                 self.emit(Event::ShownAtRandom { by, card });
-                self.start_unlock(round, vec![card], Knowledge::BOTH);
+                if still_in_hand {
+                    self.start_unlock(round, vec![card], Knowledge::BOTH);
+                }
             }
         }
     }
@@ -1582,18 +1771,21 @@ impl<G: Group> Engine<G> {
         if self.halted.is_some() {
             return;
         }
-        let due: Vec<Seat> = self
+        let ready: Vec<(Seat, bool)> = self
             .shuffles
             .iter()
-            .filter(|(library, run)| {
-                run.steps.front() == Some(&self.seat)
-                    && matches!(run.stage, ShuffleStage::Waiting)
-                    && !self.library_unlocking(**library)
+            .filter(|(library, run)| matches!(run.stage, ShuffleStage::Waiting) && !self.library_unlocking(**library))
+            .filter_map(|(library, run)| match run.relock_first {
+                Some(holder) => (holder == self.seat).then_some((*library, true)),
+                None => (run.steps.front() == Some(&self.seat)).then_some((*library, false)),
             })
-            .map(|(library, _)| *library)
             .collect();
-        for library in due {
-            self.send_shuffle_step(library);
+        for (library, relock) in ready {
+            if relock {
+                self.send_relock(library);
+            } else {
+                self.send_shuffle_step(library);
+            }
         }
     }
 }

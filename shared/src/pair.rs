@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use crate::crypto::{Group, Soundness};
+use crate::crypto::Group;
 use crate::engine::{DeckCard, DeckList, Engine, EngineConfig, Event, Intent, IntentError};
 use crate::ids::Seat;
 
@@ -34,11 +34,7 @@ pub fn numbered_deck(prefix: &str, count: usize, sideboard: usize) -> DeckList {
 
 impl<G: Group> Pair<G> {
     pub fn new(host_deck: DeckList, guest_deck: DeckList, seed: u8) -> Self {
-        let config = |name: &str| EngineConfig {
-            name: name.into(),
-            software: "fairdeck-test".into(),
-            soundness: Soundness::Interactive,
-        };
+        let config = |name: &str| EngineConfig { name: name.into(), software: "fairdeck-test".into() };
         let host = Engine::new(Seat::Host, config("Host"), host_deck, [seed; 32]).expect("valid deck");
         let guest =
             Engine::new(Seat::Guest, config("Guest"), guest_deck, [seed.wrapping_add(1); 32]).expect("valid deck");

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::crypto::{
-    BackId, CatalogueEntry, Commitment, Dice, DleqProof, Group, KeyCommitment, Opening, ShuffleChallenge,
+    BackId, CardInstance, CatalogueEntry, Commitment, Dice, DleqProof, Group, KeyCommitment, Opening, ShuffleChallenge,
     ShuffleCommit, ShuffleResponse, Suite,
 };
 use crate::ids::Seat;
@@ -91,6 +91,17 @@ pub enum Action {
         dice: Dice,
     },
     Flip,
+    /// Put the whole hand into the library and shuffle it; the actor then draws `draw`.
+    Mulligan {
+        draw: u32,
+    },
+    /// Create a token: a new public card of the actor's, known to both from the start.
+    AddCard {
+        card: CardInstance,
+        to: ZoneId,
+        #[serde(default)]
+        placement: Placement,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -150,6 +161,10 @@ pub enum Message<G: Group> {
     },
     Act {
         action: Action,
+        /// How many actions of the game's order the sender had applied when it sent this:
+        /// the host checks its own count against it, and tells a guest proposal overtaken
+        /// by the host's actions (merely out of date) from a forbidden one.
+        seen: u64,
     },
     /// The host accepts the guest's action numbered `seq` (the guest's message number).
     Accept {
@@ -167,6 +182,12 @@ pub enum Message<G: Group> {
     },
     ShuffleStep {
         step: ShuffleStep<G>,
+    },
+    /// Before a shuffle's first permutation: the sender brings every card of the library
+    /// that is not under its current key to it, so both layers are uniform when cards move.
+    Relock {
+        library: Seat,
+        relock: Vec<RelockGroup<G>>,
     },
     ShuffleChallenge {
         library: Seat,
@@ -215,6 +236,7 @@ impl<G: Group> Message<G> {
             Message::Reject { .. } => "reject",
             Message::Strip { .. } => "strip",
             Message::ShuffleStep { .. } => "shuffle-step",
+            Message::Relock { .. } => "relock",
             Message::ShuffleChallenge { .. } => "shuffle-challenge",
             Message::ShuffleResponse { .. } => "shuffle-response",
             Message::RandomCommit { .. } => "random-commit",
@@ -230,7 +252,7 @@ impl<G: Group> Message<G> {
 }
 
 /// A message as it travels: numbered, chained to the sender's previous message, signed.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Envelope {
     pub seq: u64,
     #[serde(with = "crate::ids::hex_array")]
@@ -239,6 +261,12 @@ pub struct Envelope {
     pub body: Vec<u8>,
     #[serde(with = "crate::crypto::encoding::hex_vec")]
     pub signature: Vec<u8>,
+}
+
+impl std::fmt::Debug for Envelope {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Envelope(#{} chain {}, {} body bytes)", self.seq, hex::encode(&self.chain[..6]), self.body.len())
+    }
 }
 
 /// Why received bytes were refused before any game meaning was given to them.
@@ -259,7 +287,8 @@ pub enum WireError {
     Signature,
 }
 
-/// h_n = SHA-256(h_{n−1} ‖ n ‖ body): each message commits to everything its sender sent before.
+/// h_n = SHA-256("fairdeck/v1/record" ‖ h_{n−1} ‖ n ‖ len(body) ‖ body): each message commits
+/// to everything its sender sent before.
 pub fn chain_hash(previous: &[u8; 32], seq: u64, body: &[u8]) -> [u8; 32] {
     Sha256::new()
         .chain_update(b"fairdeck/v1/record")

@@ -9,7 +9,7 @@
 use std::sync::OnceLock;
 
 use fairdeck_shared::Seat;
-use fairdeck_shared::crypto::{Group, Modp2048, Ristretto255, Soundness};
+use fairdeck_shared::crypto::{Group, Modp2048, Ristretto255};
 use fairdeck_shared::engine::{Alert, Engine, EngineConfig, Event, Intent};
 use fairdeck_shared::pair::{InFlight, Pair, numbered_deck};
 use fairdeck_shared::table::{Placement, Position, ZoneId, ZoneKind};
@@ -160,7 +160,6 @@ fn reseal<G: Group>(pair: &Pair<G>, from: Seat, seq: u64, body: Vec<u8>) -> Vec<
             Seat::Guest => "Guest".into(),
         },
         software: "fairdeck-test".into(),
-        soundness: Soundness::Interactive,
     };
     let seed = match from {
         Seat::Host => [SEED; 32],

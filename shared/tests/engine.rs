@@ -7,10 +7,10 @@ mod engine_support {
 }
 
 use engine_support::{assert_consistent, misbehaviour};
-use fairdeck_shared::crypto::{Group, Modp2048, Ristretto255};
+use fairdeck_shared::crypto::{CardInstance, Group, Modp2048, Ristretto255};
 use fairdeck_shared::engine::{Event, Intent};
 use fairdeck_shared::pair::{Pair, numbered_deck};
-use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
+use fairdeck_shared::table::{Placement, Position, ZoneId, ZoneKind};
 use fairdeck_shared::wire::Action;
 
 pub fn alerts<G: Group>(pair: &Pair<G>, seat: Seat) -> Vec<String> {
@@ -157,6 +157,25 @@ fn whole_game<G: Group>(library: usize) {
         .unwrap();
     assert!(pair.guest.identity(shown).is_some());
 
+    // A mulligan: hand into the library, a full shuffle, then a fresh draw.
+    let hand_before = pair.guest.table().zone(ZoneId::hand(Seat::Guest)).len();
+    act(&mut pair, Seat::Guest, Action::Mulligan { draw: 2 });
+    let hand_after = pair.guest.table().zone(ZoneId::hand(Seat::Guest)).to_vec();
+    assert_eq!(hand_after.len(), 2, "had {hand_before}");
+    assert!(hand_after.iter().all(|id| pair.guest.identity(*id).is_some() && pair.host.identity(*id).is_none()));
+    assert!(!pair.host.table().is_dirty(Seat::Guest));
+
+    // A token: public from the start.
+    let token = CardInstance { owner: Seat::Host, nonce: [9; 16], name: "Goblin token".into(), back: 7 };
+    let play = ZoneId::new(Seat::Host, ZoneKind::Play);
+    act(
+        &mut pair,
+        Seat::Host,
+        Action::AddCard { card: token.clone(), to: play, placement: Placement { x: 1, y: 1, face_down: false } },
+    );
+    let token_id = pair.host.table().zone(play)[0];
+    assert_eq!(pair.guest.identity(token_id), Some(&token));
+
     act(&mut pair, Seat::Guest, Action::SetPlayerValue { key: "life".into(), value: 17 });
     act(&mut pair, Seat::Host, Action::SetPhase { phase: "combat".into() });
     act(&mut pair, Seat::Host, Action::NextTurn);
@@ -170,7 +189,6 @@ fn whole_game<G: Group>(library: usize) {
         assert!(pair.engine(seat).halted().is_none());
         assert!(!pair.engine(seat).is_busy());
     }
-    let _ = CardId(0);
 }
 
 #[test]
@@ -180,5 +198,5 @@ fn whole_game_ristretto255() {
 
 #[test]
 fn whole_game_modp2048() {
-    whole_game::<Modp2048>(4);
+    whole_game::<Modp2048>(5);
 }

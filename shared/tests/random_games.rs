@@ -8,7 +8,7 @@ mod engine_support {
 
 use engine_support::{assert_consistent, misbehaviour};
 use fairdeck_shared::Seat;
-use fairdeck_shared::crypto::{Group, Modp2048, Ristretto255};
+use fairdeck_shared::crypto::{CardInstance, Group, Modp2048, Ristretto255};
 use fairdeck_shared::engine::Intent;
 use fairdeck_shared::pair::{Pair, numbered_deck};
 use fairdeck_shared::table::{Placement, Position, ZoneId, ZoneKind};
@@ -27,7 +27,7 @@ struct Choice {
 }
 
 fn choice() -> impl Strategy<Value = Choice> {
-    (any::<bool>(), 0u8..16, any::<u16>(), any::<u16>(), prop::bool::weighted(0.7))
+    (any::<bool>(), 0u8..18, any::<u16>(), any::<u16>(), prop::bool::weighted(0.7))
         .prop_map(|(seat, kind, a, b, settle)| Choice { seat, kind, a, b, settle })
 }
 
@@ -78,6 +78,17 @@ fn action_for<G: Group>(pair: &Pair<G>, choice: &Choice) -> (Seat, Intent) {
         12 => Action::SetPlayerValue { key: "life".into(), value: 20 - i64::from(choice.b % 20) },
         13 => Action::NextTurn,
         14 => Action::Rearrange { card, index: u32::from(choice.b % 4) },
+        15 => Action::Mulligan { draw: u32::from(choice.b % 3) },
+        16 => Action::AddCard {
+            card: CardInstance {
+                owner: seat,
+                nonce: [choice.a as u8; 16],
+                name: format!("Token {}", choice.b),
+                back: 1,
+            },
+            to: ZoneId::new(seat, [ZoneKind::Play, ZoneKind::Graveyard, ZoneKind::Hand][choice.b as usize % 3]),
+            placement: Placement::default(),
+        },
         _ => return (seat, Intent::Chat(format!("message {}", choice.a))),
     };
     (seat, Intent::Act(action))
@@ -100,15 +111,16 @@ fn play<G: Group>(library: usize, choices: &[Choice]) -> Result<(), TestCaseErro
         }
     }
     pair.drive();
-    assert_consistent(&pair);
     for seat in Seat::BOTH {
+        prop_assert!(misbehaviour(&pair, seat).is_empty(), "{:?}: {:?}", seat, misbehaviour(&pair, seat));
         prop_assert!(!pair.engine(seat).is_busy(), "{seat:?} is still busy at the end");
     }
+    assert_consistent(&pair);
     Ok(())
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn random_games_ristretto255(choices in prop::collection::vec(choice(), 1..40)) {

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use ed25519_dalek::{Signer, SigningKey, VerifyingKey};
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::{
-    BackId, CatalogueEntry, Commitment, Group, LockKey, Modp2048, Opening, ProofContext, Ristretto255, Soundness,
+    BackId, CatalogueEntry, Commitment, Group, LockKey, Modp2048, Opening, ProofContext, Ristretto255,
 };
 use fairdeck_shared::engine::{Alert, AlertKind, DeckList, Engine, EngineConfig, Event, Intent, IntentError};
 use fairdeck_shared::pair::{InFlight, Pair, numbered_deck};
@@ -154,7 +154,6 @@ impl<G: Group> Game<G> {
                 Seat::Guest => "Guest".into(),
             },
             software: "fairdeck-test".into(),
-            soundness: Soundness::Interactive,
         };
         let seed = match cheater {
             Seat::Host => [SEED; 32],
@@ -411,8 +410,10 @@ fn stacking_the_host_reorders_its_dirty_library_without_fresh_locks() {
         Seat::Host,
         is_act,
         |game, act| {
-            assert_eq!(body::<Ristretto255>(act), Message::Act { action: Action::Shuffle { permutation: None } });
-            wire::encode_body::<Ristretto255>(&Message::Act { action: reorder_only(game, Seat::Host) })
+            let Message::Act { action: Action::Shuffle { permutation: None }, seen } = body::<Ristretto255>(act) else {
+                panic!("an honest shuffle of a dirty library is a full one")
+            };
+            wire::encode_body::<Ristretto255>(&Message::Act { action: reorder_only(game, Seat::Host), seen })
         },
         AlertKind::Stacking,
     );
@@ -424,7 +425,10 @@ fn stacking_proposed_by_the_guest_is_rejected_and_alerted() {
         || dirty_shuffle(Seat::Guest),
         Seat::Guest,
         is_act,
-        |game, _| wire::encode_body::<Ristretto255>(&Message::Act { action: reorder_only(game, Seat::Guest) }),
+        |game, act| {
+            let Message::Act { seen, .. } = body::<Ristretto255>(act) else { panic!("an act") };
+            wire::encode_body::<Ristretto255>(&Message::Act { action: reorder_only(game, Seat::Guest), seen })
+        },
         AlertKind::Stacking,
     );
     // The host refused the proposal, so the guest's table did not change either.
@@ -448,7 +452,7 @@ fn a_reorder_that_is_not_a_permutation_is_refused() {
         is_act,
         |_, act| {
             retype::<Ristretto255>(act, |m| {
-                let Message::Act { action: Action::Shuffle { permutation: Some(permutation) } } = m else {
+                let Message::Act { action: Action::Shuffle { permutation: Some(permutation) }, .. } = m else {
                     panic!("a clean library is shuffled by reordering: {m:?}")
                 };
                 permutation[1] = permutation[0];
@@ -999,7 +1003,7 @@ fn an_unsigned_wrongly_signed_or_rechained_message_is_caught() {
     control.assert_honest();
 
     let other_key = SigningKey::from_bytes(&[42; 32]);
-    let draw_two = wire::encode_body::<Ristretto255>(&Message::Act { action: Action::Draw { count: 2 } });
+    let draw_two = wire::encode_body::<Ristretto255>(&Message::Act { action: Action::Draw { count: 2 }, seen: 0 });
     let tampers: Vec<(&str, EnvelopeTamper)> = vec![
         ("unsigned", Box::new(|_, e| Envelope { signature: Vec::new(), ..e.clone() })),
         (
@@ -1084,7 +1088,8 @@ fn forbidden_action(
     control.assert_honest();
 
     let mut game = prepare();
-    let forged = game.forge_next(cheater, &Message::Act { action: forbidden(&game) });
+    let seen = game.engine(cheater).actions_applied();
+    let forged = game.forge_next(cheater, &Message::Act { action: forbidden(&game), seen });
     game.deliver(cheater, forged.clone());
     game.assert_caught_forgery(cheater, &forged, AlertKind::Forbidden);
     game
@@ -1258,7 +1263,7 @@ fn an_action_before_set_up_is_caught() {
         || Game::<Ristretto255>::new(8),
         Seat::Host,
         shuffle_step_of(Seat::Guest),
-        |_, _| wire::encode_body::<Ristretto255>(&Message::Act { action: Action::NextTurn }),
+        |_, _| wire::encode_body::<Ristretto255>(&Message::Act { action: Action::NextTurn, seen: 0 }),
         AlertKind::Unexpected,
     );
 }
@@ -1309,4 +1314,97 @@ fn a_random_opening_that_does_not_match_its_commitment_is_caught() {
         },
         AlertKind::BadProof,
     );
+}
+
+// ----- regressions: hostile input that once crashed the engine or misled it -----
+
+#[test]
+fn dice_outside_their_bounds_are_refused_not_rolled() {
+    // Dice with no sides, or billions of them, are refused as they are decoded.
+    for dice in [json!({"count": 1, "sides": 0}), json!({"count": 4_000_000_000u32, "sides": 6})] {
+        rewrite_body::<Ristretto255>(
+            || {
+                let mut game = Game::ready(4);
+                game.act(Seat::Guest, Action::Roll { dice: "1d6".parse().unwrap() });
+                game
+            },
+            Seat::Guest,
+            is_act,
+            |_, act| rejson(act, |v| v["action"]["dice"] = dice.clone()),
+            AlertKind::Malformed,
+        );
+    }
+}
+
+fn empty_group_proof() -> Value {
+    let one = json!(format!("01{}", "00".repeat(31)));
+    json!({"challenge": one, "response": one})
+}
+
+#[test]
+fn a_relock_group_naming_no_card_is_refused() {
+    rewrite_body::<Ristretto255>(
+        || Game::new(8),
+        Seat::Guest,
+        shuffle_step_of(Seat::Host),
+        |_, step| {
+            rejson(step, |v| {
+                v["step"]["relock"] = json!([{"from": null, "cards": [], "forms": [], "proof": empty_group_proof()}])
+            })
+        },
+        AlertKind::Unexpected,
+    );
+}
+
+#[test]
+fn a_relock_from_an_unknown_key_is_refused() {
+    rewrite_body::<Ristretto255>(
+        || dirty_shuffle(Seat::Host),
+        Seat::Guest,
+        shuffle_step_of(Seat::Host),
+        |_, step| {
+            rejson(step, |v| {
+                let from = json!({"holder": "guest", "library": "host", "epoch": 7});
+                v["step"]["relock"] = json!([{"from": from, "cards": [], "forms": [], "proof": empty_group_proof()}])
+            })
+        },
+        AlertKind::Unexpected,
+    );
+}
+
+#[test]
+fn a_strip_group_with_no_card_and_an_unknown_key_is_refused() {
+    rewrite_body::<Ristretto255>(
+        || host_draws(8, 2),
+        Seat::Guest,
+        is_strip,
+        |_, strip| {
+            rejson(strip, |v| {
+                let key = json!({"holder": "guest", "library": "guest", "epoch": 9});
+                let group = json!({"key": key, "cards": [], "forms": [], "proof": empty_group_proof()});
+                v["groups"].as_array_mut().expect("groups").push(group)
+            })
+        },
+        AlertKind::Unexpected,
+    );
+}
+
+#[test]
+fn a_reveal_naming_a_card_twice_is_refused_before_it_is_sent() {
+    let mut game = Game::<Ristretto255>::ready(8);
+    game.play(Seat::Host, Action::Draw { count: 1 });
+    let card = game.hand(Seat::Host)[0];
+    let result = game.pair.intent(Seat::Host, Intent::Act(Action::Reveal { cards: vec![card, card], to: None }));
+    assert!(matches!(result, Err(IntentError::Invalid(_))), "{result:?}");
+    game.pair.drive();
+    game.assert_honest();
+}
+
+#[test]
+fn an_unsigned_message_with_a_bad_body_is_a_sequence_fault_not_the_senders() {
+    let (mut game, first, _) = two_host_actions();
+    game.deliver(Seat::Host, bytes(&Envelope { body: b"{not json".to_vec(), signature: vec![0; 64], ..first }));
+    let alerts = game.alerts(Seat::Guest);
+    assert_eq!(alerts.len(), 1, "{alerts:?}");
+    assert_eq!(alerts[0].kind, AlertKind::Sequence);
 }

@@ -160,11 +160,26 @@ pub enum Coin {
     Tails,
 }
 
-/// `count` dice of `sides` sides each, as in `2d6`.
+/// `count` dice of `sides` sides each, as in `2d6`. Received dice go through the same
+/// bounds as typed ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "RawDice")]
 pub struct Dice {
     count: u32,
     sides: u32,
+}
+
+#[derive(Deserialize)]
+struct RawDice {
+    count: u32,
+    sides: u32,
+}
+
+impl TryFrom<RawDice> for Dice {
+    type Error = DiceError;
+    fn try_from(raw: RawDice) -> Result<Self, DiceError> {
+        Dice::new(raw.count, raw.sides)
+    }
 }
 
 impl Dice {
