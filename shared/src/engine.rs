@@ -416,6 +416,20 @@ impl<G: Group> Engine<G> {
         &self.table
     }
 
+    /// Ids of `owner`'s cards start above this number.
+    fn id_base(owner: Seat) -> u32 {
+        match owner {
+            Seat::Host => 0,
+            Seat::Guest => GUEST_CARD_OFFSET,
+        }
+    }
+
+    /// The id a new card of `owner`'s gets: one above its highest.
+    fn next_card_id(&self, owner: Seat) -> CardId {
+        let highest = self.table.cards().filter(|c| c.owner == owner).map(|c| c.id.0).max();
+        CardId(highest.unwrap_or(Self::id_base(owner)) + 1)
+    }
+
     /// How many actions of the game's order this engine has applied.
     pub fn actions_applied(&self) -> u64 {
         self.actions_applied
@@ -811,10 +825,7 @@ impl<G: Group> Engine<G> {
         sideboard: &[(G::Element, BackId)],
         key: KeyRef,
     ) -> Vec<CardId> {
-        let base = match owner {
-            Seat::Host => 1,
-            Seat::Guest => GUEST_CARD_OFFSET + 1,
-        };
+        let base = Self::id_base(owner) + 1;
         if let Some((_, back)) = library.first() {
             self.library_backs.insert(owner, *back);
         }
@@ -1056,6 +1067,10 @@ impl<G: Group> Engine<G> {
                 if self.tokens.contains_key(&card.point::<G>(&self.game_id.expect("set"))) {
                     return Err(ActionError::forbidden("this token exists already"));
                 }
+                // Ids are numbered per owner below the next owner's range: a full range ends tokens.
+                if self.next_card_id(actor).0 > Self::id_base(actor) + GUEST_CARD_OFFSET - 1 {
+                    return Err(ActionError::forbidden("no card ids left for more tokens"));
+                }
                 Ok(())
             }
         }
@@ -1169,12 +1184,7 @@ impl<G: Group> Engine<G> {
             }
             Action::AddCard { card, to, placement } => {
                 let point = card.point::<G>(&self.game_id.expect("set"));
-                let base = match actor {
-                    Seat::Host => 0,
-                    Seat::Guest => GUEST_CARD_OFFSET,
-                };
-                let next = self.table.cards().filter(|c| c.owner == actor).map(|c| c.id.0).max().unwrap_or(base) + 1;
-                let id = CardId(next);
+                let id = self.next_card_id(actor);
                 let new = Card {
                     id,
                     owner: actor,
