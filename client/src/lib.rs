@@ -1,4 +1,5 @@
 //! The fairdeck client: the command-line program's library.
 
+pub mod channel;
 pub mod deck;
 pub mod rng;

@@ -1,0 +1,563 @@
+//! The end-to-end channel between the two players, sans-IO.
+//!
+//! The relay forwards binary frames byte-exact but may drop them (a peer away, a restart, Redis pub/sub) and,
+//! being untrusted, may replay, reorder, truncate or alter them. This module turns that into an authenticated,
+//! encrypted, reliable and ordered message stream. It does no I/O: the caller feeds received frames to
+//! [`Channel::handle_frame`], hands what [`Channel::poll_frame`] returns to the relay, takes delivered
+//! messages from [`Channel::poll_message`], and calls [`Channel::resend_unacked`] after every reconnection
+//! (`resumed`) and on `peer_back`.
+//!
+//! # Handshake
+//!
+//! Both sides send `HELLO` (their side and a symmetric SPAKE2 message, password = the words of the code,
+//! identity = the nameplate). Each then derives, with HKDF-SHA256 from the SPAKE2 key, one confirmation value
+//! and one ChaCha20-Poly1305 key per direction, and sends `CONFIRM` with its own confirmation value. A side is
+//! established once the peer's `CONFIRM` matches: with a wrong code (or a relay guessing it) the values differ
+//! on both sides and both get [`ChannelError::WrongCode`] before any game data is sent.
+//!
+//! # Frame format
+//!
+//! All integers are big-endian.
+//!
+//! | frame     | layout                                                                  |
+//! |-----------|-------------------------------------------------------------------------|
+//! | `HELLO`   | `0x01`, version `0x01`, side (`0` host, `1` guest), SPAKE2 message (33) |
+//! | `CONFIRM` | `0x02`, confirmation value (32)                                         |
+//! | `DATA`    | `0x03`, seq (u64), ack (u64), AEAD(`flags` (u8) ‖ fragment)             |
+//! | `ACK`     | `0x04`, counter (u64), ack (u64), AEAD(empty)                           |
+//!
+//! The AEAD associated data is the 17-byte header; the nonce is `type ‖ 0 0 0 ‖ number` (the data frame's
+//! sequence number, or the ack frame's own counter), each key being used for one direction only, so no nonce
+//! is ever used twice with a key. A data frame, once encrypted, is kept and resent byte-identical (re-encrypting
+//! it with a fresher ack would reuse its nonce). `ack` is cumulative: the number of data frames received in
+//! order. `flags` bit 0 marks the last fragment of a message.
+//!
+//! # Errors
+//!
+//! Every error returned by [`Channel::handle_frame`] is fatal: the channel is then failed and every later call
+//! returns the same error, because anything that is not a duplicate can only come from tampering, a peer that
+//! breaks the protocol, or the wrong code. What is dropped silently: data and ack frames that authenticate but
+//! are duplicates or old (retransmissions), a repeated identical `HELLO`/`CONFIRM`, and data or ack frames
+//! that arrive before the key exists (the peer resends them after the handshake is repaired).
+
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt;
+
+use chacha20poly1305::aead::{Aead, KeyInit, Payload};
+use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
+use hkdf::Hkdf;
+use rand_chacha::ChaCha20Rng;
+use rand_chacha::rand_core::SeedableRng;
+use sha2::Sha256;
+use spake2::{Ed25519Group, Identity, Password, Spake2};
+
+/// Largest message the channel sends or reassembles: a hostile peer cannot make us hold more than this.
+pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+/// The relay's default `max_message_bytes` (docs/RELAY.md); frames are never larger.
+pub const DEFAULT_MAX_FRAME_BYTES: usize = 64 * 1024;
+/// Data frames a sender may have unacknowledged, and how far ahead of the next expected one a receiver
+/// accepts a sequence number. An honest sender never exceeds it, so a frame beyond it is an error.
+pub const WINDOW: u64 = 256;
+
+const VERSION: u8 = 1;
+const T_HELLO: u8 = 0x01;
+const T_CONFIRM: u8 = 0x02;
+const T_DATA: u8 = 0x03;
+const T_ACK: u8 = 0x04;
+const SPAKE2_MSG_LEN: usize = 33;
+const HELLO_LEN: usize = 3 + SPAKE2_MSG_LEN;
+const CONFIRM_LEN: usize = 1 + 32;
+const HEADER_LEN: usize = 17;
+const TAG_LEN: usize = 16;
+const FLAG_LAST: u8 = 1;
+/// Smallest frame limit accepted: header, tag, flags and a useful fragment.
+const MIN_FRAME_BYTES: usize = 256;
+
+/// Which seat this client has. The two sides must differ; it picks the direction of each key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// The player who created the room.
+    Host,
+    /// The player who joined it.
+    Guest,
+}
+
+impl Side {
+    fn byte(self) -> u8 {
+        match self {
+            Side::Host => 0,
+            Side::Guest => 1,
+        }
+    }
+}
+
+/// Why the channel failed (from [`Channel::handle_frame`]; always fatal there) or refused a message.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ChannelError {
+    /// Key confirmation failed: the peer used other words (a typo, or someone guessing the code).
+    #[error("wrong code: the key exchange failed (a typo, or someone tried to guess the code)")]
+    WrongCode,
+    /// A frame failed authentication: it was altered in transit (tampering by the relay).
+    #[error("a {frame} frame (number {number}) failed authentication: it was altered in transit")]
+    Tampered { frame: &'static str, number: u64 },
+    /// A data frame number the peer cannot have sent yet (beyond the window).
+    #[error("data frame {seq} is impossible: next expected is {expected}, window {WINDOW}")]
+    SequenceOutOfRange { seq: u64, expected: u64 },
+    /// The peer acknowledged frames never sent.
+    #[error("the peer acknowledged {ack} data frames but only {sent} were sent")]
+    BadAck { ack: u64, sent: u64 },
+    /// The peer sent a handshake frame that contradicts its earlier one.
+    #[error("the peer's {0} changed during the session")]
+    HandshakeChanged(&'static str),
+    /// The frame cannot be parsed, or breaks the protocol.
+    #[error("malformed frame: {0}")]
+    Malformed(&'static str),
+    /// A message (sent, or being reassembled from the peer) is larger than the limit.
+    #[error("message of {size} bytes or more exceeds the {limit}-byte limit")]
+    MessageTooLarge { size: usize, limit: usize },
+}
+
+/// Splits a code `<nameplate>-<word>-<word>…` into the nameplate and the words (the SPAKE2 password).
+pub fn parse_code(code: &str) -> Option<(&str, &str)> {
+    let (nameplate, words) = code.trim().split_once('-')?;
+    let nameplate_ok = !nameplate.is_empty() && nameplate.bytes().all(|b| b.is_ascii_digit());
+    let words_ok = words.split('-').count() >= 2 && words.split('-').all(|w| !w.is_empty());
+    (nameplate_ok && words_ok).then_some((nameplate, words))
+}
+
+/// Keys of an established (or confirming) session.
+struct Keys {
+    send: ChaCha20Poly1305,
+    recv: ChaCha20Poly1305,
+    /// The confirmation value the peer must send.
+    peer_confirm: [u8; 32],
+}
+
+enum Handshake {
+    /// Our HELLO is out; waiting for the peer's.
+    Started(Spake2<Ed25519Group>),
+    /// Keys derived; waiting for the peer's CONFIRM.
+    Confirming,
+    /// The peer's CONFIRM matched.
+    Established,
+}
+
+/// The end-to-end channel state machine. See the module documentation.
+pub struct Channel {
+    side: Side,
+    max_frame: usize,
+    max_message: usize,
+    handshake: Option<Handshake>,
+    keys: Option<Keys>,
+    failed: Option<ChannelError>,
+
+    my_hello: Vec<u8>,
+    my_confirm: Option<Vec<u8>>,
+    peer_hello: Option<Vec<u8>>,
+    /// Until an authenticated frame from the peer proves it has our HELLO and CONFIRM, resends include them.
+    peer_proved_established: bool,
+
+    /// Control frames (handshake, resends) ready to go, before new data.
+    out: VecDeque<Vec<u8>>,
+    /// Fragments (flags ‖ chunk) not yet given a sequence number.
+    to_send: VecDeque<Vec<u8>>,
+    /// Encrypted data frames not yet acknowledged, sequence numbers `acked..next_seq`.
+    unacked: VecDeque<Vec<u8>>,
+    next_seq: u64,
+    acked: u64,
+    ack_counter: u64,
+
+    /// Next data frame expected; also the cumulative ack we send.
+    recv_next: u64,
+    last_ack_sent: u64,
+    /// Authenticated fragments that arrived ahead of `recv_next`.
+    ahead: BTreeMap<u64, Vec<u8>>,
+    ahead_bytes: usize,
+    reassembly: Vec<u8>,
+    delivered: VecDeque<Vec<u8>>,
+}
+
+impl fmt::Debug for Channel {
+    // Only counters and state: never the password, the keys or any plaintext.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Channel")
+            .field("side", &self.side)
+            .field("established", &self.is_established())
+            .field("failed", &self.failed)
+            .field("next_seq", &self.next_seq)
+            .field("acked", &self.acked)
+            .field("recv_next", &self.recv_next)
+            .field("queued_fragments", &self.to_send.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Channel {
+    /// Starts the handshake: the first [`poll_frame`](Self::poll_frame) returns our `HELLO`.
+    /// `rng_seed` must be fresh secret randomness (it makes the SPAKE2 scalar).
+    pub fn new(side: Side, code_words: &str, nameplate: &str, rng_seed: [u8; 32]) -> Self {
+        let identity = Identity::new(format!("fairdeck/v1 nameplate {nameplate}").as_bytes());
+        let rng = ChaCha20Rng::from_seed(rng_seed);
+        let (spake, msg) =
+            Spake2::<Ed25519Group>::start_symmetric_with_rng(&Password::new(code_words.as_bytes()), &identity, rng);
+        let mut my_hello = Vec::with_capacity(HELLO_LEN);
+        my_hello.extend_from_slice(&[T_HELLO, VERSION, side.byte()]);
+        my_hello.extend_from_slice(&msg);
+        debug_assert_eq!(my_hello.len(), HELLO_LEN);
+        Channel {
+            side,
+            max_frame: DEFAULT_MAX_FRAME_BYTES,
+            max_message: MAX_MESSAGE_BYTES,
+            handshake: Some(Handshake::Started(spake)),
+            keys: None,
+            failed: None,
+            out: VecDeque::from([my_hello.clone()]),
+            my_hello,
+            my_confirm: None,
+            peer_hello: None,
+            peer_proved_established: false,
+            to_send: VecDeque::new(),
+            unacked: VecDeque::new(),
+            next_seq: 0,
+            acked: 0,
+            ack_counter: 0,
+            recv_next: 0,
+            last_ack_sent: 0,
+            ahead: BTreeMap::new(),
+            ahead_bytes: 0,
+            reassembly: Vec::new(),
+            delivered: VecDeque::new(),
+        }
+    }
+
+    /// Sets the largest frame to emit (the relay's `max_message_bytes` from `welcome`). Applies to messages
+    /// queued from now on; values below 256 bytes are raised to 256.
+    pub fn set_max_frame_bytes(&mut self, max: usize) {
+        self.max_frame = max.max(MIN_FRAME_BYTES);
+    }
+
+    /// Lowers the largest message this side sends or accepts to reassemble (at most [`MAX_MESSAGE_BYTES`]).
+    pub fn set_max_message_bytes(&mut self, max: usize) {
+        self.max_message = max.min(MAX_MESSAGE_BYTES);
+    }
+
+    /// Data frames sent and not yet acknowledged by the peer.
+    pub fn unacked_frames(&self) -> usize {
+        self.unacked.len()
+    }
+
+    /// Whether the peer has proved it holds the same key: game data may flow.
+    pub fn is_established(&self) -> bool {
+        matches!(self.handshake, Some(Handshake::Established))
+    }
+
+    /// The fatal error the channel stopped on, if any.
+    pub fn error(&self) -> Option<&ChannelError> {
+        self.failed.as_ref()
+    }
+
+    /// Queues a message for the peer. Before the channel is established it waits (unencrypted, in memory);
+    /// it is only ever sent encrypted to a peer that proved it knows the code.
+    pub fn send(&mut self, message: Vec<u8>) -> Result<(), ChannelError> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        if message.len() > self.max_message {
+            return Err(ChannelError::MessageTooLarge { size: message.len(), limit: self.max_message });
+        }
+        let chunk_len = self.max_frame - HEADER_LEN - TAG_LEN - 1;
+        let mut chunks = message.chunks(chunk_len).peekable();
+        if chunks.peek().is_none() {
+            self.to_send.push_back(vec![FLAG_LAST]);
+        }
+        while let Some(chunk) = chunks.next() {
+            let flags = if chunks.peek().is_none() { FLAG_LAST } else { 0 };
+            let mut fragment = Vec::with_capacity(1 + chunk.len());
+            fragment.push(flags);
+            fragment.extend_from_slice(chunk);
+            self.to_send.push_back(fragment);
+        }
+        Ok(())
+    }
+
+    /// The next frame to give the relay, if any.
+    pub fn poll_frame(&mut self) -> Option<Vec<u8>> {
+        if let Some(frame) = self.out.pop_front() {
+            return Some(frame);
+        }
+        if self.failed.is_some() || !self.is_established() {
+            return None;
+        }
+        if !self.to_send.is_empty() && self.next_seq < self.acked + WINDOW {
+            let fragment = self.to_send.pop_front()?;
+            let frame = self.seal(T_DATA, self.next_seq, &fragment);
+            self.next_seq += 1;
+            self.unacked.push_back(frame.clone());
+            return Some(frame);
+        }
+        if self.recv_next > self.last_ack_sent {
+            let frame = self.seal(T_ACK, self.ack_counter, &[]);
+            self.ack_counter += 1;
+            return Some(frame);
+        }
+        None
+    }
+
+    /// The next message delivered by the peer, in the order it sent them, each exactly once.
+    pub fn poll_message(&mut self) -> Option<Vec<u8>> {
+        self.delivered.pop_front()
+    }
+
+    /// Re-emits, through [`poll_frame`](Self::poll_frame), every frame the peer may not have: the handshake
+    /// until the peer proved it completed it, every unacknowledged data frame, and a fresh ack. Call it after
+    /// reconnecting to the relay and on `peer_back`.
+    pub fn resend_unacked(&mut self) {
+        if self.failed.is_some() {
+            return;
+        }
+        self.out.clear();
+        if !self.peer_proved_established {
+            self.out.push_back(self.my_hello.clone());
+            if let Some(confirm) = &self.my_confirm {
+                self.out.push_back(confirm.clone());
+            }
+        }
+        self.out.extend(self.unacked.iter().cloned());
+        // The resent frames carry old acks: make sure a current one follows.
+        if self.recv_next > 0 {
+            self.last_ack_sent = 0;
+        }
+    }
+
+    /// Processes one binary frame from the relay. Any error is fatal (see the module documentation).
+    pub fn handle_frame(&mut self, bytes: &[u8]) -> Result<(), ChannelError> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        let result = self.handle_frame_inner(bytes);
+        if let Err(e) = &result {
+            self.failed = Some(e.clone());
+            // Nothing more goes out and nothing partial is delivered, except our CONFIRM after a wrong code,
+            // so that the peer learns it too.
+            let keep_confirm = *e == ChannelError::WrongCode;
+            self.out.retain(|frame| keep_confirm && frame[0] == T_CONFIRM);
+            self.to_send.clear();
+            self.reassembly = Vec::new();
+            self.ahead.clear();
+        }
+        result
+    }
+
+    fn handle_frame_inner(&mut self, bytes: &[u8]) -> Result<(), ChannelError> {
+        match bytes.first() {
+            Some(&T_HELLO) => self.handle_hello(bytes),
+            Some(&T_CONFIRM) => self.handle_confirm(bytes),
+            Some(&T_DATA) => self.handle_data(bytes),
+            Some(&T_ACK) => self.handle_ack(bytes),
+            Some(_) => Err(ChannelError::Malformed("unknown frame type")),
+            None => Err(ChannelError::Malformed("empty frame")),
+        }
+    }
+
+    fn handle_hello(&mut self, bytes: &[u8]) -> Result<(), ChannelError> {
+        if bytes.len() != HELLO_LEN {
+            return Err(ChannelError::Malformed("HELLO has the wrong length"));
+        }
+        if let Some(previous) = &self.peer_hello {
+            // A resend after a reconnection is identical; anything else is a second, different exchange.
+            return if previous.as_slice() == bytes { Ok(()) } else { Err(ChannelError::HandshakeChanged("HELLO")) };
+        }
+        if bytes[1] != VERSION {
+            return Err(ChannelError::Malformed("unsupported channel version"));
+        }
+        let peer_side = match bytes[2] {
+            0 => Side::Host,
+            1 => Side::Guest,
+            _ => return Err(ChannelError::Malformed("HELLO names an unknown side")),
+        };
+        if peer_side == self.side {
+            return Err(ChannelError::Malformed("both players claim the same side"));
+        }
+        let Some(Handshake::Started(spake)) = self.handshake.take() else {
+            return Err(ChannelError::Malformed("HELLO out of place"));
+        };
+        let key =
+            spake.finish(&bytes[3..]).map_err(|_| ChannelError::Malformed("HELLO has an invalid SPAKE2 message"))?;
+        let keys = derive_keys(&key, self.side);
+        let mut confirm = Vec::with_capacity(CONFIRM_LEN);
+        confirm.push(T_CONFIRM);
+        confirm.extend_from_slice(&keys.my_confirm);
+        self.keys = Some(Keys { send: keys.send, recv: keys.recv, peer_confirm: keys.peer_confirm });
+        self.peer_hello = Some(bytes.to_vec());
+        self.my_confirm = Some(confirm.clone());
+        self.out.push_back(confirm);
+        self.handshake = Some(Handshake::Confirming);
+        Ok(())
+    }
+
+    fn handle_confirm(&mut self, bytes: &[u8]) -> Result<(), ChannelError> {
+        if bytes.len() != CONFIRM_LEN {
+            return Err(ChannelError::Malformed("CONFIRM has the wrong length"));
+        }
+        let Some(keys) = &self.keys else {
+            // The peer's HELLO was lost on the way; it resends both after a reconnection.
+            return Ok(());
+        };
+        let matches = constant_time_eq(&bytes[1..], &keys.peer_confirm);
+        match (&self.handshake, matches) {
+            (Some(Handshake::Confirming), true) => {
+                self.handshake = Some(Handshake::Established);
+                Ok(())
+            }
+            (Some(Handshake::Confirming), false) => Err(ChannelError::WrongCode),
+            (Some(Handshake::Established), true) => Ok(()),
+            _ => Err(ChannelError::HandshakeChanged("CONFIRM")),
+        }
+    }
+
+    fn parse_header(bytes: &[u8]) -> Result<(u64, u64), ChannelError> {
+        if bytes.len() < HEADER_LEN + TAG_LEN {
+            return Err(ChannelError::Malformed("frame shorter than its header and tag"));
+        }
+        let number = u64::from_be_bytes(bytes[1..9].try_into().expect("8 bytes"));
+        let ack = u64::from_be_bytes(bytes[9..17].try_into().expect("8 bytes"));
+        Ok((number, ack))
+    }
+
+    fn handle_data(&mut self, bytes: &[u8]) -> Result<(), ChannelError> {
+        let (seq, ack) = Self::parse_header(bytes)?;
+        if !self.is_established() {
+            // Cannot be checked or trusted yet; the peer keeps it unacked and resends it.
+            return Ok(());
+        }
+        if seq >= self.recv_next.saturating_add(WINDOW) {
+            return Err(ChannelError::SequenceOutOfRange { seq, expected: self.recv_next });
+        }
+        // Authenticate even duplicates, so an altered retransmission is noticed too.
+        let fragment = self.open(T_DATA, seq, bytes).ok_or(ChannelError::Tampered { frame: "data", number: seq })?;
+        if fragment.is_empty() || fragment[0] & !FLAG_LAST != 0 {
+            return Err(ChannelError::Malformed("data fragment has invalid flags"));
+        }
+        self.peer_proved_established = true;
+        self.process_ack(ack)?;
+        if seq < self.recv_next || self.ahead.contains_key(&seq) {
+            return Ok(());
+        }
+        if seq > self.recv_next {
+            // Bounded: beyond this the frame is dropped and will come again with the peer's resend.
+            if self.ahead_bytes + fragment.len() <= MAX_MESSAGE_BYTES {
+                self.ahead_bytes += fragment.len();
+                self.ahead.insert(seq, fragment);
+            }
+            return Ok(());
+        }
+        self.accept_fragment(fragment)?;
+        while let Some(next) = self.ahead.remove(&self.recv_next) {
+            self.ahead_bytes -= next.len();
+            self.accept_fragment(next)?;
+        }
+        Ok(())
+    }
+
+    fn accept_fragment(&mut self, fragment: Vec<u8>) -> Result<(), ChannelError> {
+        let size = self.reassembly.len() + fragment.len() - 1;
+        if size > self.max_message {
+            return Err(ChannelError::MessageTooLarge { size, limit: self.max_message });
+        }
+        self.reassembly.extend_from_slice(&fragment[1..]);
+        self.recv_next += 1;
+        if fragment[0] & FLAG_LAST != 0 {
+            self.delivered.push_back(std::mem::take(&mut self.reassembly));
+        }
+        Ok(())
+    }
+
+    fn handle_ack(&mut self, bytes: &[u8]) -> Result<(), ChannelError> {
+        let (counter, ack) = Self::parse_header(bytes)?;
+        if !self.is_established() {
+            return Ok(());
+        }
+        let plaintext =
+            self.open(T_ACK, counter, bytes).ok_or(ChannelError::Tampered { frame: "ack", number: counter })?;
+        if !plaintext.is_empty() {
+            return Err(ChannelError::Malformed("ack frame carries data"));
+        }
+        self.peer_proved_established = true;
+        self.process_ack(ack)
+    }
+
+    fn process_ack(&mut self, ack: u64) -> Result<(), ChannelError> {
+        if ack > self.next_seq {
+            return Err(ChannelError::BadAck { ack, sent: self.next_seq });
+        }
+        // Older acks come with retransmissions and replays: only a higher one moves anything.
+        while self.acked < ack {
+            self.unacked.pop_front();
+            self.acked += 1;
+        }
+        Ok(())
+    }
+
+    fn seal(&mut self, frame_type: u8, number: u64, plaintext: &[u8]) -> Vec<u8> {
+        let keys = self.keys.as_ref().expect("sealing only once established");
+        let mut frame = Vec::with_capacity(HEADER_LEN + plaintext.len() + TAG_LEN);
+        frame.push(frame_type);
+        frame.extend_from_slice(&number.to_be_bytes());
+        frame.extend_from_slice(&self.recv_next.to_be_bytes());
+        let ciphertext = keys
+            .send
+            .encrypt(&nonce(frame_type, number), Payload { msg: plaintext, aad: &frame })
+            .expect("ChaCha20-Poly1305 encrypts any message below 256 GiB");
+        frame.extend_from_slice(&ciphertext);
+        self.last_ack_sent = self.recv_next;
+        frame
+    }
+
+    fn open(&self, frame_type: u8, number: u64, frame: &[u8]) -> Option<Vec<u8>> {
+        let keys = self.keys.as_ref()?;
+        let (header, ciphertext) = frame.split_at(HEADER_LEN);
+        keys.recv.decrypt(&nonce(frame_type, number), Payload { msg: ciphertext, aad: header }).ok()
+    }
+}
+
+fn nonce(frame_type: u8, number: u64) -> Nonce {
+    let mut n = [0u8; 12];
+    n[0] = frame_type;
+    n[4..].copy_from_slice(&number.to_be_bytes());
+    Nonce::from(n)
+}
+
+struct DerivedKeys {
+    send: ChaCha20Poly1305,
+    recv: ChaCha20Poly1305,
+    my_confirm: [u8; 32],
+    peer_confirm: [u8; 32],
+}
+
+fn derive_keys(spake_key: &[u8], side: Side) -> DerivedKeys {
+    let hk = Hkdf::<Sha256>::new(Some(b"fairdeck channel v1"), spake_key);
+    let expand = |info: &[u8]| {
+        let mut out = [0u8; 32];
+        hk.expand(info, &mut out).expect("32 bytes is a valid HKDF-SHA256 length");
+        out
+    };
+    let host_key = expand(b"data host->guest");
+    let guest_key = expand(b"data guest->host");
+    let host_confirm = expand(b"confirm host");
+    let guest_confirm = expand(b"confirm guest");
+    let (send, recv, my_confirm, peer_confirm) = match side {
+        Side::Host => (host_key, guest_key, host_confirm, guest_confirm),
+        Side::Guest => (guest_key, host_key, guest_confirm, host_confirm),
+    };
+    DerivedKeys {
+        send: ChaCha20Poly1305::new(&Key::from(send)),
+        recv: ChaCha20Poly1305::new(&Key::from(recv)),
+        my_confirm,
+        peer_confirm,
+    }
+}
+
+/// Compares without an early exit, so timing does not tell how much of a guessed confirmation matched.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
