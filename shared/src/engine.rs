@@ -1081,6 +1081,20 @@ impl<G: Group> Engine<G> {
         let number = self.actions_applied;
         self.actions_applied += 1;
         let opponent = actor.opponent();
+        // The opponent changing this player's cards in place (moves say so themselves).
+        let touched = match &action {
+            Action::Rearrange { card, .. } | Action::Tap { card, .. } | Action::SetCardValue { card, .. } => {
+                Some(*card)
+            }
+            _ => None,
+        };
+        if let Some(card) = touched.and_then(|id| self.table.card(id))
+            && actor != self.seat
+            && (card.owner == self.seat || card.zone.owner == self.seat)
+        {
+            let detail = format!("opponent changed card {} in {}", card.id, card.zone);
+            self.raise(Fault::new(AlertKind::MovedYourCards, detail), None);
+        }
         match &action {
             Action::Draw { count } => {
                 let cards = self.table.top(ZoneId::library(actor), *count).expect("checked");

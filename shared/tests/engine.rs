@@ -81,6 +81,11 @@ fn whole_game<G: Group>(library: usize) {
     assert!(pair.guest.identity(hidden).is_none());
     act(&mut pair, Seat::Host, Action::Tap { card: played, tapped: true });
     act(&mut pair, Seat::Host, Action::SetCardValue { card: played, key: "+1/+1".into(), value: Some(2) });
+    // The opponent changing a card of this player's: allowed, and the player is told.
+    act(&mut pair, Seat::Guest, Action::Tap { card: played, tapped: false });
+    assert!(
+        alerts(&pair, Seat::Host).iter().any(|a| a.starts_with("MovedYourCards") && a.contains(&played.to_string()))
+    );
 
     // The guest discards: public. Then reveals a card to the host only.
     let guest_hand = pair.guest.table().zone(ZoneId::hand(Seat::Guest)).to_vec();
