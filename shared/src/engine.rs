@@ -66,6 +66,9 @@ pub enum Intent {
     RefuseReveal {
         zone: ZoneId,
     },
+    /// End the game: reveal this player's deck key so the opponent can audit the deck.
+    /// No action is taken afterwards.
+    EndGame,
 }
 
 /// What happened, for the interface.
@@ -128,6 +131,11 @@ pub enum Event {
     },
     RevealRefused {
         zone: ZoneId,
+    },
+    /// The opponent ended the game, and its whole deck checked out against its catalogue.
+    Audited {
+        seat: Seat,
+        deck: Vec<CardInstance>,
     },
     Alert(Alert),
 }
@@ -327,6 +335,10 @@ pub struct Engine<G: Group> {
     catalogues: HashMap<Seat, Catalogue>,
     /// The envelope that carried each seat's deck: the evidence for its catalogue.
     deck_envelopes: HashMap<Seat, Envelope>,
+    /// Each seat's locked deck as it was sent, for the end-of-game audit.
+    deck_elements: HashMap<Seat, Vec<(G::Element, BackId)>>,
+    /// This player ended the game and revealed its deck key.
+    ended: bool,
     identities: HashMap<CardId, CardInstance>,
     unlocks: BTreeMap<u64, Unlock>,
     shuffles: BTreeMap<Seat, ShuffleRun<G>>,
@@ -379,6 +391,8 @@ impl<G: Group> Engine<G> {
             current_keys: HashMap::new(),
             catalogues: HashMap::new(),
             deck_envelopes: HashMap::new(),
+            deck_elements: HashMap::new(),
+            ended: false,
             identities: HashMap::new(),
             unlocks: BTreeMap::new(),
             shuffles: BTreeMap::new(),
@@ -514,7 +528,17 @@ impl<G: Group> Engine<G> {
         if let Some(reason) = &self.halted {
             return Err(IntentError::Halted(reason.clone()));
         }
+        if self.ended && !matches!(intent, Intent::Chat(_) | Intent::Ping) {
+            return Err(IntentError::Invalid("this player has ended the game".into()));
+        }
         match intent {
+            Intent::EndGame => {
+                self.require_ready()?;
+                let key = &self.keys[&KeyRef { holder: self.seat, library: self.seat, epoch: 0 }];
+                let deck_key = key.lock_scalar().clone();
+                self.send(&Message::Audit { deck_key });
+                self.ended = true;
+            }
             Intent::Chat(text) => {
                 if text.len() > MAX_TEXT_LEN {
                     return Err(IntentError::Invalid(format!("chat lines are at most {MAX_TEXT_LEN} bytes")));
@@ -696,6 +720,7 @@ impl<G: Group> Engine<G> {
             Message::RandomCommit { round, commitment } => self.receive_random_commit(round, commitment)?,
             Message::RandomOpen { round, opening } => self.receive_random_open(round, opening)?,
             Message::RandomSettle { round } => self.receive_random_settle(round)?,
+            Message::Audit { deck_key } => self.receive_audit(deck_key)?,
             Message::RevealRequest { zone, count } => {
                 self.emit(Event::RevealRequested { zone, count });
                 self.raise(
@@ -716,6 +741,51 @@ impl<G: Group> Engine<G> {
             }
             Message::Ping => self.send(&Message::Pong),
             Message::Pong => self.emit(Event::Pong),
+        }
+        Ok(())
+    }
+
+    /// Checks the opponent's whole deck once it reveals its deck key: every element it sent
+    /// must be the lock of a distinct card of its catalogue, with the back it claimed.
+    fn receive_audit(&mut self, deck_key: G::Scalar) -> Result<(), Fault> {
+        let peer = self.seat.opponent();
+        let (Some(commitment), Some(elements)) =
+            (self.commitments.get(&KeyRef { holder: peer, library: peer, epoch: 0 }), self.deck_elements.get(&peer))
+        else {
+            return Err(Fault::new(AlertKind::Unexpected, "an audit before the deck"));
+        };
+        if G::mul_generator(&deck_key) != *commitment.element() {
+            return Err(Fault::new(AlertKind::BadProof, "the revealed deck key does not match its commitment"));
+        }
+        let strip = G::scalar_invert(&deck_key).ok_or_else(|| Fault::new(AlertKind::BadProof, "a zero deck key"))?;
+        let game_id = self.game_id.expect("set");
+        let mut deck = Vec::with_capacity(elements.len());
+        let mut seen = std::collections::HashSet::new();
+        let mut fault = None;
+        for (index, (element, back)) in elements.iter().enumerate() {
+            let point = G::mul(element, &strip);
+            match self.catalogues[&peer].open::<G>(&point, &game_id) {
+                Ok(instance) if instance.owner == peer && instance.back == *back && seen.insert(instance.nonce) => {
+                    deck.push(instance)
+                }
+                Ok(_) => {
+                    fault =
+                        Some(format!("element {index} of the opponent's deck repeats a card or claims another back"));
+                    break;
+                }
+                Err(error) => {
+                    fault =
+                        Some(format!("element {index} of the opponent's deck is no card of its catalogue: {error}"));
+                    break;
+                }
+            }
+        }
+        match fault {
+            Some(detail) => {
+                let evidence = self.deck_envelopes.get(&peer).cloned();
+                self.raise(Fault::new(AlertKind::NotInDeck, detail), evidence);
+            }
+            None => self.emit(Event::Audited { seat: peer, deck }),
         }
         Ok(())
     }
@@ -811,6 +881,7 @@ impl<G: Group> Engine<G> {
         self.current_keys.insert((seat, seat), 0);
         self.catalogues.insert(seat, catalogue);
         let ids = self.place_deck(seat, &library, &sideboard, key_ref);
+        self.deck_elements.insert(seat, library.iter().chain(&sideboard).cloned().collect());
         for (id, instance) in ids.into_iter().zip(library_instances.into_iter().chain(sideboard_instances)) {
             self.identities.insert(id, instance.clone());
         }
@@ -894,6 +965,7 @@ impl<G: Group> Engine<G> {
         self.catalogues.insert(peer, catalogue);
         self.deck_envelopes.insert(peer, envelope.clone());
         self.place_deck(peer, &library, &sideboard, key_ref);
+        self.deck_elements.insert(peer, library.into_iter().chain(sideboard).collect());
         self.start_setup_shuffle(peer);
         Ok(())
     }
@@ -1844,4 +1916,40 @@ fn check_deck(deck: &DeckList) -> Result<(), DeckError> {
         return Err(DeckError::MixedBacks);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crypto::Ristretto255;
+    use crate::pair::{Pair, numbered_deck};
+
+    /// A deck with related elements (one twice another) is accepted when it arrives, as
+    /// nothing can be checked without its key; the audit at the end catches it. The host's
+    /// record of the guest's deck is rewritten here as if the guest had sent that: a real
+    /// cheater's own engine would agree with it.
+    #[test]
+    fn related_deck_elements_are_caught_by_the_end_of_game_audit() {
+        for plant in [false, true] {
+            let mut pair = Pair::<Ristretto255>::new(numbered_deck("Host", 6, 1), numbered_deck("Guest", 6, 1), 9);
+            pair.drive();
+            if plant {
+                let elements = pair.host.deck_elements.get_mut(&Seat::Guest).expect("the guest's deck");
+                elements[1].0 = Ristretto255::mul(&elements[0].0, &Ristretto255::scalar_from_u128(2));
+            }
+            pair.intent(Seat::Guest, Intent::EndGame).unwrap();
+            pair.drive();
+            let audited = pair.host_events.iter().any(|e| matches!(e, Event::Audited { seat: Seat::Guest, .. }));
+            let caught = pair.host_events.iter().find_map(|e| match e {
+                Event::Alert(alert) if alert.kind == AlertKind::NotInDeck => Some(alert.clone()),
+                _ => None,
+            });
+            assert_eq!(audited, !plant);
+            assert_eq!(caught.is_some(), plant);
+            if let Some(alert) = caught {
+                assert!(alert.detail.contains("element 1"), "{}", alert.detail);
+                assert_eq!(alert.evidence.as_ref(), pair.host.deck_envelopes.get(&Seat::Guest));
+            }
+        }
+    }
 }

@@ -211,6 +211,12 @@ pub enum Message<G: Group> {
     RandomSettle {
         round: u64,
     },
+    /// The game is over for the sender: it reveals the key it locked its deck with, so the
+    /// other player can check every element of its deck message against its catalogue
+    /// (seed 000's ending handshake). Afterwards the sender takes no more actions.
+    Audit {
+        deck_key: G::Scalar,
+    },
     /// The sender asks to see cards (the top `count` of a zone, or all of it).
     RevealRequest {
         zone: ZoneId,
@@ -242,6 +248,7 @@ impl<G: Group> Message<G> {
             Message::RandomCommit { .. } => "random-commit",
             Message::RandomOpen { .. } => "random-open",
             Message::RandomSettle { .. } => "random-settle",
+            Message::Audit { .. } => "audit",
             Message::RevealRequest { .. } => "reveal-request",
             Message::RevealRefuse { .. } => "reveal-refuse",
             Message::Chat { .. } => "chat",

@@ -188,6 +188,34 @@ fn whole_game<G: Group>(library: usize) {
     pair.drive();
     assert!(pair.host_events.iter().any(|e| matches!(e, Event::Chat { text, .. } if text == "good game")));
 
+    // The end: each reveals its deck key, and each whole deck checks out against its catalogue.
+    for seat in Seat::BOTH {
+        pair.intent(seat, Intent::EndGame).unwrap();
+    }
+    pair.drive();
+    for seat in Seat::BOTH {
+        let deck = pair
+            .events(seat.opponent())
+            .iter()
+            .find_map(|e| match e {
+                Event::Audited { seat: audited, deck } if *audited == seat => Some(deck.clone()),
+                _ => None,
+            })
+            .expect("the opponent audited the deck");
+        let mut names: Vec<String> = deck.iter().map(|card| card.name.clone()).collect();
+        names.sort();
+        let prefix = if seat == Seat::Host { "Host" } else { "Guest" };
+        let mut expected: Vec<String> = numbered_deck(prefix, library, 2)
+            .library
+            .iter()
+            .chain(&numbered_deck(prefix, library, 2).sideboard)
+            .map(|card| card.name.clone())
+            .collect();
+        expected.sort();
+        assert_eq!(names, expected);
+        assert!(pair.intent(seat, Intent::Act(Action::Draw { count: 1 })).is_err(), "no action after the end");
+    }
+
     // Honest play: no misbehaviour alert on either side.
     for seat in Seat::BOTH {
         assert!(misbehaviour(&pair, seat).is_empty(), "{seat:?}: {:?}", misbehaviour(&pair, seat));

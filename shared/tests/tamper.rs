@@ -1408,3 +1408,11 @@ fn an_unsigned_message_with_a_bad_body_is_a_sequence_fault_not_the_senders() {
     assert_eq!(alerts.len(), 1, "{alerts:?}");
     assert_eq!(alerts[0].kind, AlertKind::Sequence);
 }
+
+#[test]
+fn a_deck_key_that_does_not_match_its_commitment_is_caught() {
+    let mut game = Game::<Ristretto255>::ready(8);
+    let forged = game.forge_next(Seat::Guest, &Message::Audit { deck_key: Ristretto255::scalar_from_u128(7) });
+    game.deliver(Seat::Guest, forged.clone());
+    game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::BadProof);
+}
