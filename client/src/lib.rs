@@ -3,3 +3,5 @@
 pub mod channel;
 pub mod deck;
 pub mod rng;
+pub mod session;
+pub mod words;

@@ -4,17 +4,52 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use fairdeck::session::{self, DEFAULT_RELAY, Options, Role};
 
 /// fairdeck: a two-player card table where neither player has to trust the other, nor the server.
 #[derive(Parser)]
-#[command(name = "fairdeck", version, about, long_about = None)]
+#[command(name = "fairdeck", version, about, long_about = None, after_help = SCRIPT_HELP)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
 
+const SCRIPT_HELP: &str = "\
+Scripted mode (--script): one command per line on standard input, one JSON event per line on standard output.
+Table commands wait until both libraries are shuffled; a bad command prints an error event and is skipped.
+  draw N                          draw N cards
+  play CARD at X,Y [facedown]     put a card (its id, as in events) into your play area
+  move CARD [opponent] ZONE [top|bottom]
+                                  ZONE: library hand graveyard exile play sideboard
+  shuffle                         shuffle your library
+  peek N                          look at the top N cards of your library
+  reveal CARD [to opponent]       show a card to both players (or to the opponent only)
+  roll NdM                        roll N dice of M sides, fairly
+  flip                            flip a coin, fairly
+  say TEXT                        chat
+  life N                          set your life total
+  mulligan N                      shuffle your hand into your library and draw N
+  take-from-library               take the top card of the opponent's library, face down
+  next-turn                       pass the turn
+  table                           print the table (zones, card ids, counts)
+  wait                            block until no exchange is pending (prints {\"event\":\"idle\"})
+  quit                            print the table, leave the game, exit 0 (also at the end of input)
+Exit codes: 0 after quit, 2 for a wrong, mistyped or expired code, 1 for other fatal errors.";
+
 #[derive(Subcommand)]
 enum Command {
+    /// Open a game and print the code to give the other player.
+    Host {
+        #[command(flatten)]
+        game: GameArgs,
+    },
+    /// Join the game of a code such as 7-crossbow-guitar.
+    Join {
+        /// The code the host gave you.
+        code: String,
+        #[command(flatten)]
+        game: GameArgs,
+    },
     /// Recompute fairdeck's public random numbers, so anyone can check a shuffle.
     #[command(subcommand)]
     Rng(RngCommand),
@@ -37,9 +72,51 @@ enum RngCommand {
     },
 }
 
+#[derive(clap::Args)]
+struct GameArgs {
+    /// Your deck file (plain text, Arena, .dec, .mwDeck, .dck, Cockatrice .cod, MTGO .dek).
+    #[arg(long, value_name = "FILE")]
+    deck: std::path::PathBuf,
+    /// The relay's WebSocket URL.
+    #[arg(long, value_name = "URL", env = "FAIRDECK_RELAY", default_value = DEFAULT_RELAY)]
+    relay: String,
+    /// Your name, shown to the opponent.
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
+    /// Read commands from standard input and print JSON events (the only mode so far).
+    #[arg(long, required = true)]
+    script: bool,
+}
+
+fn play(role: Role, game: GameArgs) -> ExitCode {
+    let default_name = if matches!(role, Role::Host) { "host" } else { "guest" };
+    let options =
+        Options { role, deck: game.deck, relay: game.relay, name: game.name.unwrap_or_else(|| default_name.into()) };
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("fairdeck: cannot start: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let input = tokio::io::BufReader::new(tokio::io::stdin());
+    let result = runtime.block_on(session::run_script(options, input, std::io::stdout()));
+    // A read of standard input may still be blocked in tokio's thread pool: do not wait for it.
+    runtime.shutdown_background();
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("fairdeck: {error}");
+            ExitCode::from(error.exit_code())
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Host { game } => return play(Role::Host, game),
+        Command::Join { code, game } => return play(Role::Join { code }, game),
         Command::Rng(RngCommand::Shuffle { shared_seed, state, count }) => {
             fairdeck::rng::shuffle_json(&shared_seed, &state, count).and_then(|json| {
                 let mut stdout = std::io::stdout().lock();

@@ -1,0 +1,820 @@
+//! A game session in scripted mode: one task that selects over standard-input commands, the relay's
+//! WebSocket frames and a ticker, feeds the end-to-end [`Channel`] and the table [`Engine`], and writes
+//! every event as one JSON object per line.
+//!
+//! Layering: relay frames → [`Channel`] (decrypt, order, deduplicate) → engine messages → [`Engine`]; the
+//! engine's messages go back the same way. The relay sees only channel frames.
+
+use std::collections::VecDeque;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use fairdeck_relay::protocol::{ClientMessage, ErrorCode, GoneReason, ReportedResult, ServerMessage};
+use fairdeck_shared::Seat;
+use fairdeck_shared::crypto::{Dice, Ristretto255};
+use fairdeck_shared::engine::{Engine, EngineConfig, Event, Intent, IntentError};
+use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
+use fairdeck_shared::wire::Action;
+use futures_util::{SinkExt, StreamExt};
+use rand::Rng;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+use crate::channel::{Channel, ChannelError, Side, parse_code};
+use crate::deck::{cockatrice_hash, parse_deck};
+use crate::words::random_words;
+
+/// The relay a session uses unless told otherwise.
+pub const DEFAULT_RELAY: &str = "ws://127.0.0.1:7171/v1";
+/// How long connecting to the relay (and its first answers) may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+const TICK: Duration = Duration::from_millis(100);
+const SOFTWARE: &str = concat!("fairdeck/", env!("CARGO_PKG_VERSION"));
+
+type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// Which seat to take.
+#[derive(Clone, Debug)]
+pub enum Role {
+    /// Open a room and print the code to share.
+    Host,
+    /// Join the room of this code.
+    Join { code: String },
+}
+
+/// What a session needs from the command line.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub role: Role,
+    pub deck: PathBuf,
+    pub relay: String,
+    /// The player's name shown to the opponent.
+    pub name: String,
+}
+
+/// Why a session stopped early. Each message says what to do about it.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("cannot read the deck file {path}: {reason}")]
+    Deck { path: String, reason: String },
+    #[error("cannot reach the relay at {url}: {reason} (start one with `fairdeck-relay`, or pass --relay URL)")]
+    Unreachable { url: String, reason: String },
+    #[error("the relay refused: {message} ({code})")]
+    Relay { code: &'static str, message: String },
+    #[error("the code is malformed: it looks like 7-crossbow-guitar (the host's number, then its words)")]
+    BadCode,
+    #[error("no game has this code (it is mistyped, or the game ended): ask the host for the code again")]
+    UnknownCode,
+    #[error(
+        "wrong code: the key exchange failed (a typo, or someone tried to guess the code); start a new game and share its new code"
+    )]
+    WrongCode,
+    #[error("the connection to the opponent failed: {0}; start a new game")]
+    Channel(ChannelError),
+    #[error("lost the connection to the relay: {0}")]
+    Lost(String),
+    #[error("the game stopped: {0}")]
+    Halted(String),
+    #[error("cannot write events: {0}")]
+    Output(#[from] std::io::Error),
+}
+
+impl SessionError {
+    /// The `kind` of the error event.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            SessionError::Deck { .. } => "deck",
+            SessionError::Unreachable { .. } => "unreachable",
+            SessionError::Relay { code, .. } => code,
+            SessionError::BadCode => "bad_code",
+            SessionError::UnknownCode => "unknown_code",
+            SessionError::WrongCode => "wrong_code",
+            SessionError::Channel(_) => "channel",
+            SessionError::Lost(_) => "lost",
+            SessionError::Halted(_) => "halted",
+            SessionError::Output(_) => "output",
+        }
+    }
+
+    /// The process exit code: 2 when the code is at fault (the user can fix it by asking again), 1 otherwise.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            SessionError::BadCode | SessionError::UnknownCode | SessionError::WrongCode => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// Runs a scripted session to its end: `Ok` after `quit` (or the end of input), else the fatal error,
+/// which has also been written as an `error` event.
+pub async fn run_script<R, W>(options: Options, input: R, mut out: W) -> Result<(), SessionError>
+where
+    R: AsyncBufRead + Unpin,
+    W: Write,
+{
+    let result = run_inner(options, input, &mut out).await;
+    if let Err(error) = &result {
+        // Best effort: the error also goes to stderr from the binary.
+        let _ = emit(&mut out, json!({"event": "error", "kind": error.kind(), "message": error.to_string()}));
+    }
+    result
+}
+
+fn emit(out: &mut impl Write, value: Value) -> std::io::Result<()> {
+    writeln!(out, "{value}")?;
+    out.flush()
+}
+
+fn os_seed() -> [u8; 32] {
+    let mut seed = [0u8; 32];
+    rand::rng().fill_bytes(&mut seed);
+    seed
+}
+
+async fn run_inner<R, W>(options: Options, input: R, out: &mut W) -> Result<(), SessionError>
+where
+    R: AsyncBufRead + Unpin,
+    W: Write,
+{
+    let deck_error = |reason: String| SessionError::Deck { path: options.deck.display().to_string(), reason };
+    let text = std::fs::read_to_string(&options.deck).map_err(|e| deck_error(e.to_string()))?;
+    let file_name = options.deck.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let deck = parse_deck(&file_name, &text).map_err(|e| deck_error(e.to_string()))?;
+    emit(
+        out,
+        json!({"event": "deck", "hash": cockatrice_hash(&deck), "main": deck.main_count(), "sideboard": deck.sideboard_count()}),
+    )?;
+    let seat = match options.role {
+        Role::Host => Seat::Host,
+        Role::Join { .. } => Seat::Guest,
+    };
+    let config = EngineConfig { name: options.name.clone(), software: SOFTWARE.to_string() };
+    let engine = Engine::<Ristretto255>::new(seat, config, deck.to_deck_list(), os_seed())
+        .map_err(|e| deck_error(e.to_string()))?;
+
+    // Check the code before touching the network: a malformed one can never work.
+    let joining = match &options.role {
+        Role::Host => None,
+        Role::Join { code } => {
+            let (nameplate, words) = parse_code(code).ok_or(SessionError::BadCode)?;
+            Some((nameplate.to_string(), words.to_string()))
+        }
+    };
+
+    let unreachable = |reason: String| SessionError::Unreachable { url: options.relay.clone(), reason };
+    let (mut ws, _) = tokio::time::timeout(CONNECT_TIMEOUT, tokio_tungstenite::connect_async(options.relay.as_str()))
+        .await
+        .map_err(|_| unreachable("timed out".into()))?
+        .map_err(|e| unreachable(e.to_string()))?;
+    let max_frame = match next_control(&mut ws).await? {
+        ServerMessage::Welcome { max_message_bytes, .. } => max_message_bytes,
+        other => return Err(unexpected(&other)),
+    };
+    let client = Some(SOFTWARE.to_string());
+    let (nameplate, words, token) = match joining {
+        None => {
+            send_control(&mut ws, &ClientMessage::Create { client }).await?;
+            match next_control(&mut ws).await? {
+                ServerMessage::Created { nameplate, token, .. } => {
+                    let words = random_words();
+                    // The code is the secret the players share; it goes to stdout only, never to a log.
+                    emit(out, json!({"event": "code", "code": format!("{nameplate}-{words}")}))?;
+                    (nameplate, words, token)
+                }
+                other => return Err(relay_refusal(other)),
+            }
+        }
+        Some((nameplate, words)) => {
+            send_control(&mut ws, &ClientMessage::Join { nameplate: nameplate.clone(), client }).await?;
+            match next_control(&mut ws).await? {
+                ServerMessage::Joined { token, .. } => (nameplate, words, token),
+                other => return Err(relay_refusal(other)),
+            }
+        }
+    };
+    let side = if seat == Seat::Host { Side::Host } else { Side::Guest };
+    let mut channel = Channel::new(side, &words, &nameplate, os_seed());
+    channel.set_max_frame_bytes(max_frame);
+    drop(words);
+
+    let mut session = Session {
+        engine,
+        channel,
+        ws: Some(ws),
+        paired: false,
+        announced: false,
+        queue: VecDeque::new(),
+        input_done: false,
+        relay_url: options.relay.clone(),
+        nameplate,
+        token,
+    };
+    session.run(input, out).await
+}
+
+async fn next_control(ws: &mut Ws) -> Result<ServerMessage, SessionError> {
+    let read = async {
+        while let Some(message) = ws.next().await {
+            match message.map_err(|e| SessionError::Lost(e.to_string()))? {
+                Message::Text(text) => {
+                    return serde_json::from_str(text.as_str())
+                        .map_err(|e| SessionError::Lost(format!("the relay sent an unreadable message: {e}")));
+                }
+                Message::Close(_) => break,
+                _ => {}
+            }
+        }
+        Err(SessionError::Lost("the relay closed the connection".into()))
+    };
+    tokio::time::timeout(CONNECT_TIMEOUT, read)
+        .await
+        .map_err(|_| SessionError::Lost("the relay did not answer".into()))?
+}
+
+async fn send_control(ws: &mut Ws, message: &ClientMessage) -> Result<(), SessionError> {
+    let text = serde_json::to_string(message).expect("control messages serialize");
+    ws.send(Message::text(text)).await.map_err(|e| SessionError::Lost(e.to_string()))
+}
+
+fn unexpected(message: &ServerMessage) -> SessionError {
+    SessionError::Lost(format!("unexpected message from the relay: {message:?}"))
+}
+
+fn relay_refusal(message: ServerMessage) -> SessionError {
+    match message {
+        ServerMessage::Error { code: ErrorCode::UnknownNameplate, .. } => SessionError::UnknownCode,
+        ServerMessage::Error { code, message } => SessionError::Relay { code: code.as_str(), message },
+        other => unexpected(&other),
+    }
+}
+
+/// What the loop should do after handling something.
+enum Flow {
+    Continue,
+    Quit,
+}
+
+struct Session {
+    engine: Engine<Ristretto255>,
+    channel: Channel,
+    /// `None` once the relay closed the room.
+    ws: Option<Ws>,
+    /// Binary frames may go to the relay only once both seats are taken.
+    paired: bool,
+    /// Whether the `channel` event (the peer proved it knows the code) was written.
+    announced: bool,
+    /// Commands read but not run yet: table commands wait for set-up, `wait` for an idle engine.
+    queue: VecDeque<String>,
+    input_done: bool,
+    relay_url: String,
+    nameplate: String,
+    token: String,
+}
+
+impl Session {
+    async fn run<R: AsyncBufRead + Unpin, W: Write>(&mut self, input: R, out: &mut W) -> Result<(), SessionError> {
+        let mut lines = input.lines();
+        let mut ticker = tokio::time::interval(TICK);
+        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                line = lines.next_line(), if !self.input_done => {
+                    match line {
+                        Ok(Some(line)) => {
+                            let line = line.trim();
+                            if !line.is_empty() {
+                                self.queue.push_back(line.to_string());
+                            }
+                        }
+                        // The end of the input is an implicit `quit`, after what is queued.
+                        Ok(None) | Err(_) => {
+                            self.input_done = true;
+                            self.queue.push_back("quit".into());
+                        }
+                    }
+                }
+                frame = next_frame(&mut self.ws) => {
+                    if let Flow::Quit = self.handle_relay(frame, out).await? {
+                        return Ok(());
+                    }
+                }
+                _ = ticker.tick() => {}
+            }
+            self.pump(out).await?;
+            if let Flow::Quit = self.run_queue(out).await? {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Hands the engine's messages to the channel, the channel's frames to the relay, and writes the
+    /// engine's events.
+    async fn pump<W: Write>(&mut self, out: &mut W) -> Result<(), SessionError> {
+        loop {
+            let mut progressed = false;
+            while let Some(message) = self.engine.poll_transmit() {
+                self.channel.send(message).map_err(SessionError::Channel)?;
+                progressed = true;
+            }
+            while let Some(message) = self.channel.poll_message() {
+                self.engine.handle_message(&message);
+                progressed = true;
+            }
+            while let Some(event) = self.engine.poll_event() {
+                let value = self.event_json(event);
+                emit(out, value)?;
+                progressed = true;
+            }
+            if self.paired
+                && let Some(ws) = self.ws.as_mut()
+            {
+                while let Some(frame) = self.channel.poll_frame() {
+                    ws.send(Message::binary(frame)).await.map_err(|e| SessionError::Lost(e.to_string()))?;
+                    progressed = true;
+                }
+            }
+            if !progressed {
+                return Ok(());
+            }
+        }
+    }
+
+    async fn handle_relay<W: Write>(
+        &mut self,
+        frame: Option<Result<Message, tokio_tungstenite::tungstenite::Error>>,
+        out: &mut W,
+    ) -> Result<Flow, SessionError> {
+        let message = match frame {
+            Some(Ok(message)) => message,
+            Some(Err(e)) => return self.reconnect(e.to_string(), out).await,
+            None => return self.reconnect("the relay closed the connection".into(), out).await,
+        };
+        match message {
+            Message::Binary(bytes) => {
+                if let Err(error) = self.channel.handle_frame(&bytes) {
+                    // Our own CONFIRM may still be queued: sending it lets the peer see the failure too.
+                    self.flush_frames().await;
+                    let report = match error {
+                        ChannelError::WrongCode => ReportedResult::Scary,
+                        _ => ReportedResult::Errored,
+                    };
+                    self.leave(Some(report)).await;
+                    return Err(match error {
+                        ChannelError::WrongCode => SessionError::WrongCode,
+                        other => SessionError::Channel(other),
+                    });
+                }
+                if self.channel.is_established() && !self.announced {
+                    self.announced = true;
+                    emit(out, json!({"event": "channel", "established": true}))?;
+                }
+            }
+            Message::Text(text) => match serde_json::from_str::<ServerMessage>(text.as_str()) {
+                Ok(ServerMessage::Paired { .. }) => {
+                    self.paired = true;
+                    emit(out, json!({"event": "paired"}))?;
+                }
+                Ok(ServerMessage::PeerAway { hold_ms }) => {
+                    emit(out, json!({"event": "peer_away", "hold_ms": hold_ms}))?;
+                }
+                Ok(ServerMessage::PeerBack) => {
+                    self.channel.resend_unacked();
+                    emit(out, json!({"event": "peer_back"}))?;
+                }
+                Ok(ServerMessage::PeerGone { reason }) => {
+                    let reason = match reason {
+                        GoneReason::Left => "left",
+                        GoneReason::Timeout => "timeout",
+                    };
+                    emit(out, json!({"event": "peer_gone", "reason": reason}))?;
+                    // The room is over; the player may still look at the table and quit.
+                    self.ws = None;
+                    self.paired = false;
+                }
+                Ok(ServerMessage::Closing { reconnect_after_ms, .. }) => {
+                    emit(out, json!({"event": "relay_restarting", "reconnect_after_ms": reconnect_after_ms}))?;
+                }
+                Ok(ServerMessage::Error { code: ErrorCode::NotPaired, .. }) => {}
+                Ok(ServerMessage::Error { code, message }) => {
+                    emit(
+                        out,
+                        json!({"event": "alert", "kind": "relay", "detail": format!("{}: {message}", code.as_str())}),
+                    )?;
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    emit(
+                        out,
+                        json!({"event": "alert", "kind": "relay", "detail": format!("unreadable relay message: {e}")}),
+                    )?;
+                }
+            },
+            Message::Close(_) => {
+                // The stream ends right after; `next_frame` then returns None and we resume.
+            }
+            _ => {}
+        }
+        Ok(Flow::Continue)
+    }
+
+    /// The relay connection dropped: take the seat back with the token (a restart, a network blip).
+    async fn reconnect<W: Write>(&mut self, reason: String, out: &mut W) -> Result<Flow, SessionError> {
+        self.ws = None;
+        self.paired = false;
+        emit(out, json!({"event": "relay_lost", "detail": reason}))?;
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+        let mut delay = Duration::from_millis(200);
+        loop {
+            match self.try_resume().await {
+                Ok(ws) => {
+                    self.ws = Some(ws);
+                    emit(out, json!({"event": "resumed"}))?;
+                    return Ok(Flow::Continue);
+                }
+                Err(error @ (SessionError::UnknownCode | SessionError::Relay { .. })) => {
+                    return Err(SessionError::Lost(format!("the seat could not be resumed: {error}")));
+                }
+                Err(error) if tokio::time::Instant::now() >= deadline => {
+                    return Err(SessionError::Lost(format!("could not reconnect: {error}")));
+                }
+                Err(_) => {
+                    tokio::time::sleep(delay).await;
+                    delay = (delay * 2).min(Duration::from_secs(5));
+                }
+            }
+        }
+    }
+
+    async fn try_resume(&mut self) -> Result<Ws, SessionError> {
+        let (mut ws, _) =
+            tokio::time::timeout(CONNECT_TIMEOUT, tokio_tungstenite::connect_async(self.relay_url.as_str()))
+                .await
+                .map_err(|_| SessionError::Lost("timed out".into()))?
+                .map_err(|e| SessionError::Lost(e.to_string()))?;
+        match next_control(&mut ws).await? {
+            ServerMessage::Welcome { .. } => {}
+            other => return Err(unexpected(&other)),
+        }
+        let resume = ClientMessage::Resume {
+            nameplate: self.nameplate.clone(),
+            token: self.token.clone(),
+            client: Some(SOFTWARE.to_string()),
+        };
+        send_control(&mut ws, &resume).await?;
+        match next_control(&mut ws).await? {
+            ServerMessage::Resumed { peer, .. } => {
+                self.paired = peer != fairdeck_relay::protocol::PeerState::Waiting;
+                self.channel.resend_unacked();
+                Ok(ws)
+            }
+            other => Err(relay_refusal(other)),
+        }
+    }
+
+    async fn flush_frames(&mut self) {
+        if let Some(ws) = self.ws.as_mut().filter(|_| self.paired) {
+            while let Some(frame) = self.channel.poll_frame() {
+                if ws.send(Message::binary(frame)).await.is_err() {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Leaves the room for good (best effort: the process is ending anyway).
+    async fn leave(&mut self, report: Option<ReportedResult>) {
+        if let Some(mut ws) = self.ws.take() {
+            if let Some(result) = report {
+                let _ = send_control(&mut ws, &ClientMessage::Report { result }).await;
+            }
+            let _ = send_control(&mut ws, &ClientMessage::Leave).await;
+            let _ = tokio::time::timeout(Duration::from_secs(2), ws.close(None)).await;
+        }
+    }
+
+    /// Runs queued commands while they can run: table commands wait for set-up, `wait` for idleness.
+    async fn run_queue<W: Write>(&mut self, out: &mut W) -> Result<Flow, SessionError> {
+        while let Some(line) = self.queue.front().cloned() {
+            let command = match parse_command(&line, self.engine.seat()) {
+                Ok(command) => command,
+                Err(message) => {
+                    self.queue.pop_front();
+                    emit(out, json!({"event": "error", "kind": "bad_command", "command": line, "message": message}))?;
+                    continue;
+                }
+            };
+            let halted = self.engine.halted().is_some();
+            let ready = self.engine.is_ready() || halted;
+            match command {
+                Command::Quit => {
+                    // Let what we sent reach the peer before leaving the room.
+                    if !halted && self.ws.is_some() && (self.channel.unacked_frames() > 0 || self.engine.is_busy()) {
+                        return Ok(Flow::Continue);
+                    }
+                    self.queue.pop_front();
+                    emit(out, self.table_json())?;
+                    self.leave(None).await;
+                    return Ok(Flow::Quit);
+                }
+                Command::Wait => {
+                    let settled = halted || (ready && self.is_idle());
+                    if !settled {
+                        return Ok(Flow::Continue);
+                    }
+                    self.queue.pop_front();
+                    emit(out, json!({"event": "idle"}))?;
+                }
+                Command::Table => {
+                    self.queue.pop_front();
+                    emit(out, self.table_json())?;
+                }
+                Command::Chat(text) => {
+                    self.queue.pop_front();
+                    self.intent(Intent::Chat(text), &line, out)?;
+                }
+                Command::Act(action) => {
+                    if !ready {
+                        return Ok(Flow::Continue);
+                    }
+                    self.queue.pop_front();
+                    self.intent(Intent::Act(action), &line, out)?;
+                }
+            }
+            self.pump(out).await?;
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn is_idle(&self) -> bool {
+        !self.engine.is_busy() && self.channel.unacked_frames() == 0
+    }
+
+    fn intent<W: Write>(&mut self, intent: Intent, line: &str, out: &mut W) -> Result<(), SessionError> {
+        if let Err(error) = self.engine.handle_intent(intent) {
+            let kind = match error {
+                IntentError::NotReady => "not_ready",
+                IntentError::Halted(_) => "halted",
+                _ => "refused",
+            };
+            emit(out, json!({"event": "error", "kind": kind, "command": line, "message": error.to_string()}))?;
+        }
+        Ok(())
+    }
+
+    fn card_name(&self, card: CardId) -> Option<String> {
+        self.engine.identity(card).map(|i| i.name.clone())
+    }
+
+    fn event_json(&self, event: Event) -> Value {
+        match event {
+            Event::Connected { name, software } => json!({"event": "connected", "name": name, "software": software}),
+            Event::SetupProgress { done, total } => json!({"event": "setup", "done": done, "total": total}),
+            Event::Ready => json!({"event": "ready"}),
+            Event::Applied { number, by, action } => {
+                let mut value = json!({"event": "applied", "number": number, "by": seat_name(by), "action": action});
+                let card = match &action {
+                    Action::Move { card, .. } | Action::Tap { card, .. } | Action::SetCardValue { card, .. } => {
+                        Some(*card)
+                    }
+                    _ => None,
+                };
+                if let Some(name) = card.and_then(|c| self.card_name(c)) {
+                    value["name"] = json!(name);
+                }
+                value
+            }
+            Event::Rejected { action, reason } => json!({"event": "rejected", "action": action, "reason": reason}),
+            Event::Learned { card, instance } => json!({
+                "event": "learned", "card": card.0, "name": instance.name, "owner": seat_name(instance.owner)
+            }),
+            Event::Shuffled { library } => json!({"event": "shuffled", "library": seat_name(library)}),
+            Event::Rolled { by, dice, faces } => json!({
+                "event": "rolled", "by": seat_name(by), "dice": format!("{}d{}", dice.count(), dice.sides()), "faces": faces
+            }),
+            Event::Flipped { by, coin } => {
+                json!({"event": "flipped", "by": seat_name(by), "coin": format!("{coin:?}").to_lowercase()})
+            }
+            Event::ShownAtRandom { by, card } => json!({
+                "event": "shown_at_random", "by": seat_name(by), "card": card.0, "name": self.card_name(card)
+            }),
+            Event::Chat { from, text } => json!({"event": "chat", "from": seat_name(from), "text": text}),
+            Event::RevealRequested { zone, count } => {
+                json!({"event": "reveal_requested", "zone": zone.to_string(), "count": count})
+            }
+            Event::RevealRefused { zone } => json!({"event": "reveal_refused", "zone": zone.to_string()}),
+            Event::Alert(alert) => json!({
+                "event": "alert",
+                "kind": format!("{:?}", alert.kind),
+                "detail": alert.detail,
+                "misbehaviour": alert.kind.is_misbehaviour()
+            }),
+            // `pong`, and events newer than this program (the engine grows): named after the variant.
+            other => {
+                let debug = format!("{other:?}");
+                let name: String = debug.chars().take_while(char::is_ascii_alphanumeric).collect();
+                json!({"event": name.to_lowercase(), "detail": debug})
+            }
+        }
+    }
+
+    /// The public table: each zone's card ids in order, its count, and the players' values. Both sides
+    /// print the same thing at the same point of the game's order.
+    fn table_json(&self) -> Value {
+        let table = self.engine.table();
+        let mut zones = serde_json::Map::new();
+        for owner in Seat::BOTH {
+            for kind in ZoneKind::ALL {
+                let ids: Vec<u32> = table.zone(ZoneId::new(owner, kind)).iter().map(|c| c.0).collect();
+                zones
+                    .insert(format!("{} {}", seat_name(owner), kind.name()), json!({"count": ids.len(), "cards": ids}));
+            }
+        }
+        let players: serde_json::Map<String, Value> = Seat::BOTH
+            .into_iter()
+            .map(|seat| (seat_name(seat).to_string(), json!(table.player(seat).values)))
+            .collect();
+        json!({
+            "event": "table",
+            "me": seat_name(self.engine.seat()),
+            "turn": table.turn,
+            "zones": zones,
+            "players": players,
+            "applied": self.engine.actions_applied(),
+        })
+    }
+}
+
+/// The next frame from the relay, or pending forever when there is no connection.
+async fn next_frame(ws: &mut Option<Ws>) -> Option<Result<Message, tokio_tungstenite::tungstenite::Error>> {
+    match ws {
+        Some(ws) => ws.next().await,
+        None => std::future::pending().await,
+    }
+}
+
+fn seat_name(seat: Seat) -> &'static str {
+    match seat {
+        Seat::Host => "host",
+        Seat::Guest => "guest",
+    }
+}
+
+/// One line of scripted input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    Act(Action),
+    Chat(String),
+    Table,
+    Wait,
+    Quit,
+}
+
+/// Parses a scripted command for the player in `seat`. The error says what was expected.
+pub fn parse_command(line: &str, seat: Seat) -> Result<Command, String> {
+    let line = line.trim();
+    let (verb, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+    let rest = rest.trim();
+    let args: Vec<&str> = rest.split_whitespace().collect();
+    let no_args =
+        |command: Command| if args.is_empty() { Ok(command) } else { Err(format!("`{verb}` takes no argument")) };
+    match verb {
+        "draw" => Ok(Command::Act(Action::Draw { count: one_number(&args, "draw N")? })),
+        "peek" => Ok(Command::Act(Action::Peek { count: one_number(&args, "peek N")? })),
+        "mulligan" => Ok(Command::Act(Action::Mulligan { draw: one_number(&args, "mulligan N")? })),
+        "life" => {
+            let [value] = args[..] else { return Err("usage: life N".into()) };
+            let value = value.parse::<i64>().map_err(|_| "usage: life N (a whole number)".to_string())?;
+            Ok(Command::Act(Action::SetPlayerValue { key: "life".into(), value }))
+        }
+        "play" => {
+            let usage = "usage: play CARD at X,Y [facedown]";
+            let (card, xy, face_down) = match args[..] {
+                [card, "at", xy] => (card, xy, false),
+                [card, "at", xy, "facedown"] => (card, xy, true),
+                _ => return Err(usage.into()),
+            };
+            let (x, y) = xy.split_once(',').ok_or_else(|| usage.to_string())?;
+            let x = x.trim().parse::<i32>().map_err(|_| usage.to_string())?;
+            let y = y.trim().parse::<i32>().map_err(|_| usage.to_string())?;
+            Ok(Command::Act(Action::Move {
+                card: card_id(card)?,
+                to: ZoneId::new(seat, ZoneKind::Play),
+                position: Position::Top,
+                placement: Placement { x, y, face_down },
+            }))
+        }
+        "move" => {
+            let usage = "usage: move CARD [opponent] ZONE [top|bottom]";
+            let (card, rest) = args.split_first().ok_or_else(|| usage.to_string())?;
+            let (owner, rest) = match rest {
+                ["opponent", rest @ ..] => (seat.opponent(), rest),
+                rest => (seat, rest),
+            };
+            let (zone, position) = match rest {
+                [zone] => (*zone, Position::Top),
+                [zone, "top"] => (*zone, Position::Top),
+                [zone, "bottom"] => (*zone, Position::Bottom),
+                _ => return Err(usage.into()),
+            };
+            let kind = ZoneKind::ALL
+                .into_iter()
+                .find(|k| k.name() == zone)
+                .ok_or_else(|| format!("unknown zone {zone:?}: library, hand, graveyard, exile, play or sideboard"))?;
+            Ok(Command::Act(Action::Move {
+                card: card_id(card)?,
+                to: ZoneId::new(owner, kind),
+                position,
+                placement: Placement::default(),
+            }))
+        }
+        "shuffle" => no_args(Command::Act(Action::Shuffle { permutation: None })),
+        "reveal" => {
+            let (card, to) = match args[..] {
+                [card] => (card, None),
+                [card, "to", "opponent"] => (card, Some(seat.opponent())),
+                _ => return Err("usage: reveal CARD [to opponent]".into()),
+            };
+            Ok(Command::Act(Action::Reveal { cards: vec![card_id(card)?], to }))
+        }
+        "roll" => {
+            let usage = "usage: roll NdM (such as 2d6)";
+            let [spec] = args[..] else { return Err(usage.into()) };
+            let (count, sides) = spec.split_once('d').ok_or_else(|| usage.to_string())?;
+            let count = if count.is_empty() { 1 } else { count.parse::<u32>().map_err(|_| usage.to_string())? };
+            let sides = sides.parse::<u32>().map_err(|_| usage.to_string())?;
+            let dice = Dice::new(count, sides).map_err(|e| e.to_string())?;
+            Ok(Command::Act(Action::Roll { dice }))
+        }
+        "flip" => no_args(Command::Act(Action::Flip)),
+        "take-from-library" => no_args(Command::Act(Action::TakeFromLibrary { count: 1 })),
+        "next-turn" => no_args(Command::Act(Action::NextTurn)),
+        "say" if !rest.is_empty() => Ok(Command::Chat(rest.to_string())),
+        "say" => Err("usage: say TEXT".into()),
+        "table" => no_args(Command::Table),
+        "wait" => no_args(Command::Wait),
+        "quit" => no_args(Command::Quit),
+        other => Err(format!("unknown command {other:?} (see `fairdeck --help`)")),
+    }
+}
+
+fn one_number(args: &[&str], usage: &str) -> Result<u32, String> {
+    match args {
+        [n] => n.parse::<u32>().map_err(|_| format!("usage: {usage} (a whole number)")),
+        _ => Err(format!("usage: {usage}")),
+    }
+}
+
+/// A card id as printed in events: `12` or `#12`.
+fn card_id(text: &str) -> Result<CardId, String> {
+    text.trim_start_matches('#').parse::<u32>().map(CardId).map_err(|_| format!("{text:?} is not a card id"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_parse() {
+        let host = Seat::Host;
+        assert_eq!(parse_command("draw 7", host), Ok(Command::Act(Action::Draw { count: 7 })));
+        assert_eq!(
+            parse_command("play #3 at 10,-2 facedown", host),
+            Ok(Command::Act(Action::Move {
+                card: CardId(3),
+                to: ZoneId::new(Seat::Host, ZoneKind::Play),
+                position: Position::Top,
+                placement: Placement { x: 10, y: -2, face_down: true },
+            }))
+        );
+        assert_eq!(
+            parse_command("move 4 opponent graveyard bottom", Seat::Guest),
+            Ok(Command::Act(Action::Move {
+                card: CardId(4),
+                to: ZoneId::new(Seat::Host, ZoneKind::Graveyard),
+                position: Position::Bottom,
+                placement: Placement::default(),
+            }))
+        );
+        assert_eq!(
+            parse_command("reveal 5 to opponent", host),
+            Ok(Command::Act(Action::Reveal { cards: vec![CardId(5)], to: Some(Seat::Guest) }))
+        );
+        assert_eq!(parse_command("roll 2d6", host), Ok(Command::Act(Action::Roll { dice: Dice::new(2, 6).unwrap() })));
+        assert_eq!(parse_command("say hello there", host), Ok(Command::Chat("hello there".into())));
+        assert_eq!(
+            parse_command("life -3", host),
+            Ok(Command::Act(Action::SetPlayerValue { key: "life".into(), value: -3 }))
+        );
+    }
+
+    #[test]
+    fn bad_commands_say_why() {
+        for line in ["draw", "draw x", "play 3 at 1", "move 3 swamp", "roll 0d6", "roll 2d", "say", "dance", "wait 3"] {
+            assert!(parse_command(line, Seat::Host).is_err(), "{line} should be refused");
+        }
+    }
+}

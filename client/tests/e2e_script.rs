@@ -1,0 +1,293 @@
+//! Two real `fairdeck --script` processes playing through an in-process relay over loopback.
+//! Every wait is bounded, so a failure reports the events seen instead of hanging.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::SocketAddr;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// Set-up shuffles two 60-card libraries under proof: generous for slow CI machines.
+const TIMEOUT: Duration = Duration::from_secs(120);
+
+struct Relay {
+    addr: SocketAddr,
+    // Dropping the runtime stops the relay; the directory holds its statistics database.
+    _runtime: tokio::runtime::Runtime,
+    _dir: tempfile::TempDir,
+}
+
+fn start_relay() -> Relay {
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let addr = runtime.block_on(async {
+        let mut relay =
+            fairdeck_relay::Relay::builder("127.0.0.1:0".parse().unwrap(), dir.path()).build().await.expect("relay");
+        let addr = relay.bind().await.expect("bind");
+        tokio::spawn(relay.serve());
+        addr
+    });
+    Relay { addr, _runtime: runtime, _dir: dir }
+}
+
+struct Player {
+    name: &'static str,
+    child: Child,
+    stdin: Option<ChildStdin>,
+    events: Receiver<Value>,
+    seen: Vec<Value>,
+}
+
+impl Player {
+    fn spawn(name: &'static str, relay: &Relay, args: &[&str]) -> Player {
+        let deck = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/decks/burn.txt");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_fairdeck"))
+            .args(args)
+            .args(["--deck", deck, "--script", "--relay", &format!("ws://{}/v1", relay.addr)])
+            .env_remove("FAIRDECK_RELAY")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start fairdeck");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, events) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let value: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+                if tx.send(value).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Player { name, child, stdin, events, seen: Vec::new() }
+    }
+
+    fn send(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{line}").expect("write command");
+        stdin.flush().unwrap();
+    }
+
+    /// The next event (after those already consumed) matching `pred`.
+    fn expect(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.events.recv_timeout(left) {
+                Ok(event) => {
+                    self.seen.push(event.clone());
+                    if pred(&event) {
+                        return event;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("{}: no {what} within {TIMEOUT:?}; saw {:#?}", self.name, self.seen)
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    panic!("{}: exited before {what}; saw {:#?}", self.name, self.seen)
+                }
+            }
+        }
+    }
+
+    fn expect_event(&mut self, event: &str) -> Value {
+        self.expect(event, |v| v["event"] == event)
+    }
+
+    /// Sends `table` and returns the table event.
+    fn table(&mut self) -> Value {
+        self.send("table");
+        self.expect_event("table")
+    }
+
+    fn wait_idle(&mut self) {
+        self.send("wait");
+        self.expect_event("idle");
+    }
+
+    /// What this player learned card `id` to be.
+    fn learned_name(&self, id: u64) -> Option<String> {
+        self.seen
+            .iter()
+            .find(|v| v["event"] == "learned" && v["card"] == id)
+            .and_then(|v| v["name"].as_str().map(str::to_string))
+    }
+
+    fn wait_exit(&mut self) -> ExitStatus {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                // Collect the remaining events for the assertions.
+                while let Ok(event) = self.events.recv_timeout(Duration::from_secs(2)) {
+                    self.seen.push(event);
+                }
+                return status;
+            }
+            assert!(Instant::now() < deadline, "{}: did not exit; saw {:#?}", self.name, self.seen);
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Player {
+    fn drop(&mut self) {
+        // Only our own child, by its handle: a failed test must not leave it running.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn zone_cards(table: &Value, zone: &str) -> Vec<u64> {
+    table["zones"][zone]["cards"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no zone {zone}"))
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect()
+}
+
+/// The table without the `me` field, which differs by design.
+fn public(table: &Value) -> (Value, Value, Value, Value) {
+    (table["zones"].clone(), table["players"].clone(), table["applied"].clone(), table["turn"].clone())
+}
+
+#[test]
+fn two_players_play_a_scripted_game() {
+    let relay = start_relay();
+    let mut host = Player::spawn("host", &relay, &["host"]);
+    let deck = host.expect_event("deck");
+    assert_eq!(deck["main"], 60);
+    let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
+    let mut guest = Player::spawn("guest", &relay, &["join", &code]);
+
+    for player in [&mut host, &mut guest] {
+        player.expect_event("connected");
+        player.expect_event("ready");
+    }
+
+    host.send("draw 7");
+    host.wait_idle();
+    let table = host.table();
+    let hand = zone_cards(&table, "host hand");
+    assert_eq!(hand.len(), 7);
+    assert!(hand.iter().all(|&id| host.learned_name(id).is_some()), "the host knows its hand");
+    assert!(hand.iter().all(|&id| guest.learned_name(id).is_none()), "the guest does not");
+
+    guest.send("draw 7");
+    guest.wait_idle();
+
+    // A bad command is reported and the program goes on.
+    host.send("dance a jig");
+    let error = host.expect_event("error");
+    assert_eq!(error["kind"], "bad_command");
+
+    // The played card becomes public: both know its name.
+    let played = hand[0];
+    host.send(&format!("play {played} at 3,4"));
+    let applied = host.expect(&format!("host applied move of {played}"), |v| {
+        v["event"] == "applied" && v["action"]["card"] == played
+    });
+    let host_name = host.learned_name(played).unwrap();
+    assert_eq!(applied["name"], host_name.as_str());
+    let learned = guest.expect(&format!("guest learned {played}"), |v| v["event"] == "learned" && v["card"] == played);
+    assert_eq!(learned["name"], host_name.as_str());
+
+    // The guest shuffles its library (a guest proposal, then the shuffle under proof).
+    guest.send("shuffle");
+    host.expect("guest library shuffled", |v| v["event"] == "shuffled" && v["library"] == "guest");
+    guest.wait_idle();
+
+    // The guest reveals a card of its hand to both.
+    let guest_hand = zone_cards(&guest.table(), "guest hand");
+    let shown = guest_hand[0];
+    let guest_name = guest.learned_name(shown).expect("the guest knows its hand");
+    guest.send(&format!("reveal {shown}"));
+    let learned = host.expect(&format!("host learned {shown}"), |v| v["event"] == "learned" && v["card"] == shown);
+    assert_eq!(learned["name"], guest_name.as_str());
+
+    // A fair roll: both see the same faces.
+    host.send("roll 3d20");
+    let host_roll = host.expect_event("rolled");
+    let guest_roll = guest.expect_event("rolled");
+    assert_eq!(host_roll, guest_roll);
+    assert_eq!(host_roll["dice"], "3d20");
+    assert_eq!(host_roll["faces"].as_array().unwrap().len(), 3);
+
+    host.send("say good luck, have fun");
+    let chat = guest.expect_event("chat");
+    assert_eq!((chat["from"].as_str(), chat["text"].as_str()), (Some("host"), Some("good luck, have fun")));
+    guest.send("say you too");
+    let chat = host.expect_event("chat");
+    assert_eq!((chat["from"].as_str(), chat["text"].as_str()), (Some("guest"), Some("you too")));
+
+    host.send("life 17");
+    host.wait_idle();
+    guest.wait_idle();
+    host.wait_idle();
+
+    let host_table = host.table();
+    let guest_table = guest.table();
+    assert_eq!(public(&host_table), public(&guest_table));
+    assert_eq!(host_table["players"]["host"]["life"], 17);
+    assert_eq!(zone_cards(&host_table, "host play"), vec![played]);
+    assert_eq!(zone_cards(&host_table, "host hand").len(), 6);
+    assert_eq!(zone_cards(&host_table, "guest hand").len(), 7);
+    assert_eq!(zone_cards(&host_table, "host library").len() + zone_cards(&host_table, "guest library").len(), 106);
+
+    host.send("quit");
+    guest.send("quit");
+    let host_final = host.expect_event("table");
+    let guest_final = guest.expect_event("table");
+    assert_eq!(public(&host_final), public(&guest_final));
+    assert!(host.wait_exit().success(), "host exit");
+    assert!(guest.wait_exit().success(), "guest exit");
+}
+
+#[test]
+fn a_wrong_code_fails_cleanly_on_both_sides() {
+    let relay = start_relay();
+    let mut host = Player::spawn("host", &relay, &["host"]);
+    let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
+    let (nameplate, words) = code.split_once('-').unwrap();
+    // Other words (no code word list has "xylophone").
+    let wrong = format!("{nameplate}-xylophone-{}", if words.starts_with("zebra") { "apple" } else { "zebra" });
+    let mut guest = Player::spawn("guest", &relay, &["join", &wrong]);
+
+    let error = guest.expect_event("error");
+    assert_eq!(error["kind"], "wrong_code", "{error}");
+    assert!(error["message"].as_str().unwrap().contains("new game"), "says what to do: {error}");
+    assert_eq!(guest.wait_exit().code(), Some(2));
+
+    let error = host.expect_event("error");
+    assert_eq!(error["kind"], "wrong_code", "{error}");
+    assert_eq!(host.wait_exit().code(), Some(2));
+    assert!(host.seen.iter().all(|v| v["event"] != "ready"), "no game started");
+}
+
+#[test]
+fn an_unreachable_relay_and_an_unknown_code_fail_with_advice() {
+    let relay = start_relay();
+    let mut guest = Player::spawn("guest", &relay, &["join", "999-apple-zebra"]);
+    let error = guest.expect_event("error");
+    assert_eq!(error["kind"], "unknown_code", "{error}");
+    assert_eq!(guest.wait_exit().code(), Some(2));
+
+    // A port nothing listens on: bind, note the port, free it.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let deck = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/decks/burn.txt");
+    let output = Command::new(env!("CARGO_BIN_EXE_fairdeck"))
+        .args(["host", "--deck", deck, "--script", "--relay", &format!("ws://127.0.0.1:{port}/v1")])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run fairdeck");
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let last: Value = serde_json::from_str(stdout.lines().last().expect("an event")).unwrap();
+    assert_eq!(last["kind"], "unreachable", "{stdout}");
+    assert!(last["message"].as_str().unwrap().contains("--relay"), "{stdout}");
+}
