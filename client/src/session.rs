@@ -207,6 +207,7 @@ where
         ws: Some(ws),
         paired: false,
         announced: false,
+        restart_hint: None,
         queue: VecDeque::new(),
         input_done: false,
         relay_url: options.relay.clone(),
@@ -267,6 +268,8 @@ struct Session {
     paired: bool,
     /// Whether the `channel` event (the peer proved it knows the code) was written.
     announced: bool,
+    /// From the relay's `closing`: when to reconnect, and for how long to keep trying.
+    restart_hint: Option<(Duration, Duration)>,
     /// Commands read but not run yet: table commands wait for set-up, `wait` for an idle engine.
     queue: VecDeque<String>,
     input_done: bool,
@@ -395,7 +398,9 @@ impl Session {
                     self.ws = None;
                     self.paired = false;
                 }
-                Ok(ServerMessage::Closing { reconnect_after_ms, .. }) => {
+                Ok(ServerMessage::Closing { reconnect_after_ms, try_for_ms, .. }) => {
+                    self.restart_hint =
+                        Some((Duration::from_millis(reconnect_after_ms), Duration::from_millis(try_for_ms)));
                     emit(out, json!({"event": "relay_restarting", "reconnect_after_ms": reconnect_after_ms}))?;
                 }
                 Ok(ServerMessage::Error { code: ErrorCode::NotPaired, .. }) => {}
@@ -426,7 +431,10 @@ impl Session {
         self.ws = None;
         self.paired = false;
         emit(out, json!({"event": "relay_lost", "detail": reason}))?;
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+        // A restarting relay says when to come back and for how long to try; otherwise retry for a minute.
+        let (first_delay, try_for) = self.restart_hint.take().unwrap_or((Duration::ZERO, Duration::from_secs(60)));
+        tokio::time::sleep(first_delay).await;
+        let deadline = tokio::time::Instant::now() + try_for;
         let mut delay = Duration::from_millis(200);
         loop {
             match self.try_resume().await {

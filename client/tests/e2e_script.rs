@@ -14,22 +14,45 @@ const TIMEOUT: Duration = Duration::from_secs(120);
 
 struct Relay {
     addr: SocketAddr,
-    // Dropping the runtime stops the relay; the directory holds its statistics database.
-    _runtime: tokio::runtime::Runtime,
-    _dir: tempfile::TempDir,
+    shutdown: fairdeck_relay::ShutdownHandle,
+    task: tokio::task::JoinHandle<Result<(), fairdeck_relay::RelayError>>,
+    // Dropping the runtime stops the relay; the directory holds its statistics and hand-over files.
+    runtime: tokio::runtime::Runtime,
+    dir: tempfile::TempDir,
 }
 
 fn start_relay() -> Relay {
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let dir = tempfile::tempdir().expect("temp dir");
-    let addr = runtime.block_on(async {
-        let mut relay =
-            fairdeck_relay::Relay::builder("127.0.0.1:0".parse().unwrap(), dir.path()).build().await.expect("relay");
+    let (addr, shutdown, task) = serve(&runtime, "127.0.0.1:0".parse().unwrap(), &dir);
+    Relay { addr, shutdown, task, runtime, dir }
+}
+
+fn serve(
+    runtime: &tokio::runtime::Runtime,
+    addr: SocketAddr,
+    dir: &tempfile::TempDir,
+) -> (SocketAddr, fairdeck_relay::ShutdownHandle, tokio::task::JoinHandle<Result<(), fairdeck_relay::RelayError>>) {
+    runtime.block_on(async {
+        let mut relay = fairdeck_relay::Relay::builder(addr, dir.path()).build().await.expect("relay");
         let addr = relay.bind().await.expect("bind");
-        tokio::spawn(relay.serve());
-        addr
-    });
-    Relay { addr, _runtime: runtime, _dir: dir }
+        let shutdown = relay.shutdown_handle();
+        (addr, shutdown, tokio::spawn(relay.serve()))
+    })
+}
+
+impl Relay {
+    /// Stops the relay as on SIGTERM (rooms handed over to its data directory) and starts a new one on
+    /// the same address, which takes the rooms back.
+    fn restart(&mut self) {
+        self.shutdown.shutdown();
+        let task = std::mem::replace(&mut self.task, self.runtime.spawn(async { Ok(()) }));
+        self.runtime.block_on(task).expect("join").expect("relay stopped cleanly");
+        let (addr, shutdown, task) = serve(&self.runtime, self.addr, &self.dir);
+        assert_eq!(addr, self.addr);
+        self.shutdown = shutdown;
+        self.task = task;
+    }
 }
 
 struct Player {
@@ -290,4 +313,36 @@ fn an_unreachable_relay_and_an_unknown_code_fail_with_advice() {
     let last: Value = serde_json::from_str(stdout.lines().last().expect("an event")).unwrap();
     assert_eq!(last["kind"], "unreachable", "{stdout}");
     assert!(last["message"].as_str().unwrap().contains("--relay"), "{stdout}");
+}
+
+#[test]
+fn a_relay_restart_is_resumed_and_play_goes_on() {
+    let mut relay = start_relay();
+    let mut host = Player::spawn("host", &relay, &["host"]);
+    let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
+    let mut guest = Player::spawn("guest", &relay, &["join", &code]);
+    for player in [&mut host, &mut guest] {
+        player.expect_event("ready");
+    }
+
+    relay.restart();
+    for player in [&mut host, &mut guest] {
+        player.expect_event("relay_restarting");
+        player.expect_event("resumed");
+    }
+
+    // Frames sent while the other side was away are resent: both still agree.
+    guest.send("draw 2");
+    host.send("roll 1d100");
+    let host_roll = host.expect_event("rolled");
+    assert_eq!(guest.expect_event("rolled"), host_roll);
+    guest.wait_idle();
+    host.wait_idle();
+    guest.wait_idle();
+    assert_eq!(public(&host.table()), public(&guest.table()));
+    assert_eq!(zone_cards(&host.table(), "guest hand").len(), 2);
+    host.send("quit");
+    guest.send("quit");
+    assert!(host.wait_exit().success());
+    assert!(guest.wait_exit().success());
 }
