@@ -28,7 +28,7 @@ use crate::ids::{GameId, Seat};
 use crate::table::{Card, CardId, GUEST_CARD_OFFSET, Knowledge, Placement, Position, Table, ZoneId, ZoneKind};
 use crate::wire::{
     self, Action, Envelope, KeyRef, MAX_DECK_LEN, MAX_TEXT_LEN, Message, PROTOCOL_VERSION, RelockGroup, ShuffleStep,
-    Stream, StripGroup, WireError,
+    Stream, StripGroup, TableDigest, WireError,
 };
 
 /// A card of a deck list.
@@ -557,12 +557,13 @@ impl<G: Group> Engine<G> {
                 self.check_action(self.seat, &action).map_err(|e| IntentError::Invalid(e.reason))?;
                 match self.seat {
                     Seat::Host => {
-                        self.send(&Message::Act { action: action.clone(), seen: self.actions_applied });
+                        let digest = (action == Action::NextTurn).then(|| TableDigest(self.table.digest()));
+                        self.send(&Message::Act { action: action.clone(), seen: self.actions_applied, digest });
                         self.apply_action(Seat::Host, action);
                     }
                     Seat::Guest => {
                         let seq = self.outgoing.next_seq;
-                        self.send(&Message::Act { action: action.clone(), seen: self.actions_applied });
+                        self.send(&Message::Act { action: action.clone(), seen: self.actions_applied, digest: None });
                         self.proposals.insert(seq, action);
                     }
                 }
@@ -695,7 +696,7 @@ impl<G: Group> Engine<G> {
             Message::Deck { key, library, sideboard, catalogue } => {
                 self.receive_deck(envelope, key, library, sideboard, catalogue)?
             }
-            Message::Act { action, seen } => self.receive_act(seq, action, seen)?,
+            Message::Act { action, seen, digest } => self.receive_act(seq, action, seen, digest)?,
             Message::Accept { seq: proposal } => {
                 let action = self.expect_guest()?.proposals.remove(&proposal).ok_or_else(|| {
                     Fault::new(AlertKind::Unexpected, format!("accept of unknown proposal {proposal}"))
@@ -798,7 +799,7 @@ impl<G: Group> Engine<G> {
         }
     }
 
-    fn receive_act(&mut self, seq: u64, action: Action, seen: u64) -> Result<(), Fault> {
+    fn receive_act(&mut self, seq: u64, action: Action, seen: u64, digest: Option<TableDigest>) -> Result<(), Fault> {
         if !self.ready {
             return Err(Fault::new(AlertKind::Unexpected, "an action before set-up finished"));
         }
@@ -826,6 +827,12 @@ impl<G: Group> Engine<G> {
                     return Err(Fault::new(
                         AlertKind::Unexpected,
                         format!("the host acted after {seen} actions, this table has {}", self.actions_applied),
+                    ));
+                }
+                if action == Action::NextTurn && digest != Some(TableDigest(self.table.digest())) {
+                    return Err(Fault::new(
+                        AlertKind::Unexpected,
+                        "the host's table differs from this one at the turn",
                     ));
                 }
                 if let Err(error) = self.check_action(peer, &action) {

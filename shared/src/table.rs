@@ -355,12 +355,15 @@ impl Table {
         Ok(())
     }
 
-    /// A digest of the whole public table, which both players compare.
+    /// A digest of the public table, which both players compare at each turn. Who knows
+    /// which card is left out: a shuffle's end resets it at a different moment on each side.
     pub fn digest(&self) -> [u8; 32] {
         let mut hasher = Sha256::new();
+        let cards: BTreeMap<&CardId, Card> =
+            self.cards.iter().map(|(id, card)| (id, Card { known_to: Knowledge::NOBODY, ..card.clone() })).collect();
         let json = serde_json::to_vec(&(
             &self.zones.iter().collect::<Vec<_>>(),
-            &self.cards,
+            &cards,
             &self.players,
             &self.phase,
             self.turn,

@@ -20,6 +20,10 @@ pub const MAX_TEXT_LEN: usize = 2000;
 /// Most cards in one deck (library and sideboard together).
 pub const MAX_DECK_LEN: usize = 1000;
 
+/// A digest of the public table (`Table::digest`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableDigest(#[serde(with = "crate::ids::hex_array")] pub [u8; 32]);
+
 /// A layer key: which player holds it, on which library's cards, and which generation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct KeyRef {
@@ -165,6 +169,10 @@ pub enum Message<G: Group> {
         /// the host checks its own count against it, and tells a guest proposal overtaken
         /// by the host's actions (merely out of date) from a forbidden one.
         seen: u64,
+        /// The host's table digest before its `next-turn`, which the guest compares with its
+        /// own: the two tables must agree at every turn.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        digest: Option<TableDigest>,
     },
     /// The host accepts the guest's action numbered `seq` (the guest's message number).
     Accept {

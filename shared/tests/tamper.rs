@@ -410,10 +410,15 @@ fn stacking_the_host_reorders_its_dirty_library_without_fresh_locks() {
         Seat::Host,
         is_act,
         |game, act| {
-            let Message::Act { action: Action::Shuffle { permutation: None }, seen } = body::<Ristretto255>(act) else {
+            let Message::Act { action: Action::Shuffle { permutation: None }, seen, .. } = body::<Ristretto255>(act)
+            else {
                 panic!("an honest shuffle of a dirty library is a full one")
             };
-            wire::encode_body::<Ristretto255>(&Message::Act { action: reorder_only(game, Seat::Host), seen })
+            wire::encode_body::<Ristretto255>(&Message::Act {
+                action: reorder_only(game, Seat::Host),
+                seen,
+                digest: None,
+            })
         },
         AlertKind::Stacking,
     );
@@ -427,7 +432,11 @@ fn stacking_proposed_by_the_guest_is_rejected_and_alerted() {
         is_act,
         |game, act| {
             let Message::Act { seen, .. } = body::<Ristretto255>(act) else { panic!("an act") };
-            wire::encode_body::<Ristretto255>(&Message::Act { action: reorder_only(game, Seat::Guest), seen })
+            wire::encode_body::<Ristretto255>(&Message::Act {
+                action: reorder_only(game, Seat::Guest),
+                seen,
+                digest: None,
+            })
         },
         AlertKind::Stacking,
     );
@@ -1003,7 +1012,8 @@ fn an_unsigned_wrongly_signed_or_rechained_message_is_caught() {
     control.assert_honest();
 
     let other_key = SigningKey::from_bytes(&[42; 32]);
-    let draw_two = wire::encode_body::<Ristretto255>(&Message::Act { action: Action::Draw { count: 2 }, seen: 0 });
+    let draw_two =
+        wire::encode_body::<Ristretto255>(&Message::Act { action: Action::Draw { count: 2 }, seen: 0, digest: None });
     let tampers: Vec<(&str, EnvelopeTamper)> = vec![
         ("unsigned", Box::new(|_, e| Envelope { signature: Vec::new(), ..e.clone() })),
         (
@@ -1089,7 +1099,7 @@ fn forbidden_action(
 
     let mut game = prepare();
     let seen = game.engine(cheater).actions_applied();
-    let forged = game.forge_next(cheater, &Message::Act { action: forbidden(&game), seen });
+    let forged = game.forge_next(cheater, &Message::Act { action: forbidden(&game), seen, digest: None });
     game.deliver(cheater, forged.clone());
     game.assert_caught_forgery(cheater, &forged, AlertKind::Forbidden);
     game
@@ -1263,7 +1273,7 @@ fn an_action_before_set_up_is_caught() {
         || Game::<Ristretto255>::new(8),
         Seat::Host,
         shuffle_step_of(Seat::Guest),
-        |_, _| wire::encode_body::<Ristretto255>(&Message::Act { action: Action::NextTurn, seen: 0 }),
+        |_, _| wire::encode_body::<Ristretto255>(&Message::Act { action: Action::NextTurn, seen: 0, digest: None }),
         AlertKind::Unexpected,
     );
 }
@@ -1415,4 +1425,21 @@ fn a_deck_key_that_does_not_match_its_commitment_is_caught() {
     let forged = game.forge_next(Seat::Guest, &Message::Audit { deck_key: Ristretto255::scalar_from_u128(7) });
     game.deliver(Seat::Guest, forged.clone());
     game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::BadProof);
+}
+
+#[test]
+fn a_turn_on_a_table_that_differs_is_caught() {
+    // The host's next-turn carries its table's digest; one that is not the guest's table is a desync
+    // (or a lie) and stops the game.
+    rewrite_body::<Ristretto255>(
+        || {
+            let mut game = Game::ready(4);
+            game.act(Seat::Host, Action::NextTurn);
+            game
+        },
+        Seat::Host,
+        is_act,
+        |_, act| rejson(act, |v| v["digest"] = json!("00".repeat(32))),
+        AlertKind::Unexpected,
+    );
 }
