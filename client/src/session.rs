@@ -33,6 +33,8 @@ pub const DEFAULT_RELAY: &str = "ws://127.0.0.1:7171/v1";
 /// How long connecting to the relay (and its first answers) may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const TICK: Duration = Duration::from_millis(100);
+/// How long `quit` waits for the peer to acknowledge what was sent.
+const QUIT_GRACE: Duration = Duration::from_secs(5);
 const SOFTWARE: &str = concat!("fairdeck/", env!("CARGO_PKG_VERSION"));
 
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
@@ -208,6 +210,7 @@ where
         paired: false,
         announced: false,
         restart_hint: None,
+        quit_deadline: None,
         queue: VecDeque::new(),
         input_done: false,
         relay_url: options.relay.clone(),
@@ -242,7 +245,9 @@ async fn send_control(ws: &mut Ws, message: &ClientMessage) -> Result<(), Sessio
 }
 
 fn unexpected(message: &ServerMessage) -> SessionError {
-    SessionError::Lost(format!("unexpected message from the relay: {message:?}"))
+    // Only the type: messages such as `created` carry the seat token, which must not be shown.
+    let kind = serde_json::to_value(message).ok().and_then(|v| v["type"].as_str().map(str::to_string));
+    SessionError::Lost(format!("unexpected `{}` message from the relay", kind.unwrap_or_default()))
 }
 
 fn relay_refusal(message: ServerMessage) -> SessionError {
@@ -270,6 +275,8 @@ struct Session {
     announced: bool,
     /// From the relay's `closing`: when to reconnect, and for how long to keep trying.
     restart_hint: Option<(Duration, Duration)>,
+    /// Set by the first `quit`: until then, it waits for the peer to acknowledge what was sent.
+    quit_deadline: Option<tokio::time::Instant>,
     /// Commands read but not run yet: table commands wait for set-up, `wait` for an idle engine.
     queue: VecDeque<String>,
     input_done: bool,
@@ -519,8 +526,11 @@ impl Session {
             let ready = self.engine.is_ready() || halted;
             match command {
                 Command::Quit => {
-                    // Let what we sent reach the peer before leaving the room.
-                    if !halted && self.ws.is_some() && (self.channel.unacked_frames() > 0 || self.engine.is_busy()) {
+                    // Let what we sent reach the peer before leaving the room, but not forever (the
+                    // peer may be away): the ticker brings us back here until the grace runs out.
+                    let deadline = *self.quit_deadline.get_or_insert_with(|| tokio::time::Instant::now() + QUIT_GRACE);
+                    let pending = self.channel.unacked_frames() > 0 || self.engine.is_busy();
+                    if !halted && self.ws.is_some() && pending && tokio::time::Instant::now() < deadline {
                         return Ok(Flow::Continue);
                     }
                     self.queue.pop_front();
