@@ -31,6 +31,9 @@ Table commands wait until both libraries are shuffled; a bad command prints an e
   mulligan N                      shuffle your hand into your library and draw N
   take-from-library               take the top card of the opponent's library, face down
   next-turn                       pass the turn
+  tap CARD | untap CARD           turn a card in play sideways, or back
+  counter CARD NAME N             set a counter on a card in play (0 removes it)
+  end                             end the game: reveal your deck key so the opponent audits your deck
   table                           print the table (zones, card ids, counts)
   wait                            block until no exchange is pending (prints {\"event\":\"idle\"})
   quit                            print the table, leave the game, exit 0 (also at the end of input)

@@ -561,6 +561,13 @@ impl Session {
                     self.queue.pop_front();
                     self.intent(Intent::Act(action), &line, out)?;
                 }
+                Command::End => {
+                    if !ready {
+                        return Ok(Flow::Continue);
+                    }
+                    self.queue.pop_front();
+                    self.intent(Intent::EndGame, &line, out)?;
+                }
             }
             self.pump(out).await?;
         }
@@ -686,6 +693,8 @@ fn seat_name(seat: Seat) -> &'static str {
 pub enum Command {
     Act(Action),
     Chat(String),
+    /// End the game: reveal this player's deck key for the opponent's audit.
+    End,
     Table,
     Wait,
     Quit,
@@ -770,6 +779,18 @@ pub fn parse_command(line: &str, seat: Seat) -> Result<Command, String> {
         "flip" => no_args(Command::Act(Action::Flip)),
         "take-from-library" => no_args(Command::Act(Action::TakeFromLibrary { count: 1 })),
         "next-turn" => no_args(Command::Act(Action::NextTurn)),
+        "tap" | "untap" => {
+            let [card] = args[..] else { return Err(format!("usage: {verb} CARD")) };
+            Ok(Command::Act(Action::Tap { card: card_id(card)?, tapped: verb == "tap" }))
+        }
+        "counter" => {
+            let usage = "usage: counter CARD NAME N (N = 0 removes it)";
+            let [card, key, value] = args[..] else { return Err(usage.into()) };
+            let value = value.parse::<i64>().map_err(|_| usage.to_string())?;
+            let value = (value != 0).then_some(value);
+            Ok(Command::Act(Action::SetCardValue { card: card_id(card)?, key: key.to_string(), value }))
+        }
+        "end" => no_args(Command::End),
         "say" if !rest.is_empty() => Ok(Command::Chat(rest.to_string())),
         "say" => Err("usage: say TEXT".into()),
         "table" => no_args(Command::Table),
@@ -823,6 +844,13 @@ mod tests {
         );
         assert_eq!(parse_command("roll 2d6", host), Ok(Command::Act(Action::Roll { dice: Dice::new(2, 6).unwrap() })));
         assert_eq!(parse_command("say hello there", host), Ok(Command::Chat("hello there".into())));
+        assert_eq!(parse_command("tap #12", host), Ok(Command::Act(Action::Tap { card: CardId(12), tapped: true })));
+        assert_eq!(
+            parse_command("counter 12 +1/+1 2", host),
+            Ok(Command::Act(Action::SetCardValue { card: CardId(12), key: "+1/+1".into(), value: Some(2) }))
+        );
+        assert_eq!(parse_command("end", host), Ok(Command::End));
+        assert!(parse_command("counter 12 poison", host).is_err());
         assert_eq!(
             parse_command("life -3", host),
             Ok(Command::Act(Action::SetPlayerValue { key: "life".into(), value: -3 }))

@@ -262,6 +262,12 @@ fn two_players_play_a_scripted_game() {
     assert_eq!(zone_cards(&host_table, "guest hand").len(), 7);
     assert_eq!(zone_cards(&host_table, "host library").len() + zone_cards(&host_table, "guest library").len(), 106);
 
+    // The end: each reveals its deck key, and each audits the other's whole deck.
+    host.send("end");
+    guest.send("end");
+    host.expect_event("audited");
+    guest.expect_event("audited");
+
     host.send("quit");
     guest.send("quit");
     let host_final = host.expect_event("table");
