@@ -27,8 +27,8 @@ use crate::hash_rng::HashRng;
 use crate::ids::{GameId, Seat};
 use crate::table::{Card, CardId, GUEST_CARD_OFFSET, Knowledge, Placement, Position, Table, ZoneId, ZoneKind};
 use crate::wire::{
-    self, Action, Envelope, KeyRef, MAX_DECK_LEN, MAX_TEXT_LEN, Message, PROTOCOL_VERSION, RelockGroup, ShuffleStep,
-    Stream, StripGroup, TableDigest, WireError,
+    self, Action, Envelope, KeyRef, MAX_TEXT_LEN, Message, PROTOCOL_VERSION, RelockGroup, ShuffleStep, Stream,
+    StripGroup, TableDigest, WireError,
 };
 
 /// A card of a deck list.
@@ -199,8 +199,8 @@ pub enum IntentError {
 pub enum DeckError {
     #[error("a deck needs at least one library card")]
     Empty,
-    #[error("a deck holds at most {MAX_DECK_LEN} cards")]
-    TooLarge,
+    #[error("a deck holds at most {0} cards with this suite")]
+    TooLarge(usize),
     #[error("card name {0:?} is empty or longer than {MAX_NAME_LEN} bytes")]
     BadName(String),
     #[error("all cards of a library must share one back (mixed backs are not supported yet)")]
@@ -364,7 +364,7 @@ impl<G: Group> Engine<G> {
     /// A new engine for `seat`. Its randomness (keys, nonces, permutations) all comes from
     /// `rng_seed`: the client seeds it from the operating system, tests fix it.
     pub fn new(seat: Seat, config: EngineConfig, deck: DeckList, rng_seed: [u8; 32]) -> Result<Self, DeckError> {
-        check_deck(&deck)?;
+        check_deck::<G>(&deck)?;
         let mut rng = ChaCha20Rng::from_seed(rng_seed);
         let mut signing_seed = [0u8; 32];
         rng.fill_bytes(&mut signing_seed);
@@ -948,7 +948,7 @@ impl<G: Group> Engine<G> {
             return Err(Fault::new(AlertKind::Unexpected, "a deck out of turn"));
         }
         let total = library.len() + sideboard.len();
-        if library.is_empty() || total > MAX_DECK_LEN {
+        if library.is_empty() || total > wire::max_deck_len::<G>() {
             return Err(Fault::new(
                 AlertKind::Malformed,
                 format!("a deck of {} + {} cards", library.len(), sideboard.len()),
@@ -1907,12 +1907,13 @@ fn check_text(what: &str, text: &str) -> Result<(), Fault> {
     Ok(())
 }
 
-fn check_deck(deck: &DeckList) -> Result<(), DeckError> {
+fn check_deck<G: Group>(deck: &DeckList) -> Result<(), DeckError> {
     if deck.library.is_empty() {
         return Err(DeckError::Empty);
     }
-    if deck.library.len() + deck.sideboard.len() > MAX_DECK_LEN {
-        return Err(DeckError::TooLarge);
+    let max = wire::max_deck_len::<G>();
+    if deck.library.len() + deck.sideboard.len() > max {
+        return Err(DeckError::TooLarge(max));
     }
     if let Some(card) =
         deck.library.iter().chain(&deck.sideboard).find(|c| c.name.is_empty() || c.name.len() > MAX_NAME_LEN)

@@ -19,6 +19,17 @@ pub const MAX_MESSAGE_LEN: usize = 8 << 20;
 pub const MAX_TEXT_LEN: usize = 2000;
 /// Most cards in one deck (library and sideboard together).
 pub const MAX_DECK_LEN: usize = 1000;
+/// Most cards in one deck with modp2048, whose 256-byte elements make a shuffle step of a
+/// bigger library overflow `MAX_MESSAGE_LEN`.
+pub const MAX_DECK_LEN_MODP2048: usize = 300;
+
+/// The most cards a deck may hold in suite `G`.
+pub fn max_deck_len<G: Group>() -> usize {
+    match G::SUITE {
+        crate::crypto::Suite::Ristretto255 => MAX_DECK_LEN,
+        crate::crypto::Suite::Modp2048 => MAX_DECK_LEN_MODP2048,
+    }
+}
 
 /// A digest of the public table (`Table::digest`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

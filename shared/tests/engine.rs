@@ -233,3 +233,17 @@ fn whole_game_ristretto255() {
 fn whole_game_modp2048() {
     whole_game::<Modp2048>(5);
 }
+
+#[test]
+fn deck_sizes_are_bounded_per_suite() {
+    use fairdeck_shared::engine::{DeckError, Engine, EngineConfig};
+    let config = || EngineConfig { name: "Host".into(), software: "test".into() };
+    let deck = |n| numbered_deck("Host", n, 0);
+    // modp2048's 256-byte elements would make a bigger library's shuffle step overflow a message.
+    assert_eq!(Engine::<Modp2048>::new(Seat::Host, config(), deck(301), [1; 32]).err(), Some(DeckError::TooLarge(300)));
+    assert!(Engine::<Modp2048>::new(Seat::Host, config(), deck(300), [1; 32]).is_ok());
+    assert_eq!(
+        Engine::<Ristretto255>::new(Seat::Host, config(), deck(1001), [1; 32]).err(),
+        Some(DeckError::TooLarge(1000))
+    );
+}
