@@ -31,6 +31,9 @@ use crate::wire::{
     StripGroup, TableDigest, WireError,
 };
 
+/// Set-up is done when both libraries are shuffled.
+const SETUP_SHUFFLES: u32 = 2;
+
 /// A card of a deck list.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeckCard {
@@ -983,10 +986,6 @@ impl<G: Group> Engine<G> {
         self.shuffles.insert(library, ShuffleRun { relock_first: None, steps, stage: ShuffleStage::Waiting });
     }
 
-    fn setup_total(&self) -> u32 {
-        2
-    }
-
     // ----- actions -----
 
     fn library_locked(&self, library: Seat) -> bool {
@@ -1771,8 +1770,8 @@ impl<G: Group> Engine<G> {
                 }
             } else {
                 self.setup_done.insert(library);
-                self.emit(Event::SetupProgress { done: self.setup_done.len() as u32, total: self.setup_total() });
-                if self.setup_done.len() == 2 {
+                self.emit(Event::SetupProgress { done: self.setup_done.len() as u32, total: SETUP_SHUFFLES });
+                if self.setup_done.len() as u32 == SETUP_SHUFFLES {
                     self.ready = true;
                     self.emit(Event::Ready);
                 }
