@@ -3,5 +3,6 @@
 pub mod channel;
 pub mod deck;
 pub mod rng;
+pub mod script;
 pub mod session;
 pub mod words;

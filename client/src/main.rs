@@ -4,7 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use fairdeck::session::{self, DEFAULT_RELAY, Options, Role};
+use fairdeck::session::{DEFAULT_RELAY, Options, Role};
 
 /// fairdeck: a two-player card table where neither player has to trust the other, nor the server.
 #[derive(Parser)]
@@ -103,7 +103,7 @@ fn play(role: Role, game: GameArgs) -> ExitCode {
         }
     };
     let input = tokio::io::BufReader::new(tokio::io::stdin());
-    let result = runtime.block_on(session::run_script(options, input, std::io::stdout()));
+    let result = runtime.block_on(fairdeck::script::run_script(options, input, std::io::stdout()));
     // A read of standard input may still be blocked in tokio's thread pool: do not wait for it.
     runtime.shutdown_background();
     match result {

@@ -1,12 +1,13 @@
-//! A game session in scripted mode: one task that selects over standard-input commands, the relay's
-//! WebSocket frames and a ticker, feeds the end-to-end [`Channel`] and the table [`Engine`], and writes
-//! every event as one JSON object per line.
+//! A game session: one task that selects over the player's commands, the relay's WebSocket frames and a
+//! ticker, feeds the end-to-end [`Channel`] and the table [`Engine`], and shows every [`Output`] to the
+//! player. The player's side is a [`Frontend`]: scripted mode reads lines and writes JSON
+//! ([`crate::script`]), the terminal table reads keys and draws ([`crate::ui`]); both drive this same loop.
 //!
 //! Layering: relay frames → [`Channel`] (decrypt, order, deduplicate) → engine messages → [`Engine`]; the
 //! engine's messages go back the same way. The relay sees only channel frames.
 
 use std::collections::VecDeque;
-use std::io::Write;
+use std::future::Future;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -18,8 +19,6 @@ use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
 use fairdeck_shared::wire::Action;
 use futures_util::{SinkExt, StreamExt};
 use rand::Rng;
-use serde_json::{Value, json};
-use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
@@ -111,24 +110,63 @@ impl SessionError {
     }
 }
 
-/// Runs a scripted session to its end: `Ok` after `quit` (or the end of input), else the fatal error,
-/// which has also been written as an `error` event.
-pub async fn run_script<R, W>(options: Options, input: R, mut out: W) -> Result<(), SessionError>
-where
-    R: AsyncBufRead + Unpin,
-    W: Write,
-{
-    let result = run_inner(options, input, &mut out).await;
-    if let Err(error) = &result {
-        // Best effort: the error also goes to stderr from the binary.
-        let _ = emit(&mut out, json!({"event": "error", "kind": error.kind(), "message": error.to_string()}));
-    }
-    result
+/// What the session tells the player, besides the engine's own events.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// The deck file was read.
+    Deck {
+        hash: String,
+        main: u32,
+        sideboard: u32,
+    },
+    /// The code to give the other player (hosting only). A secret: a front end shows it, never logs it.
+    Code(String),
+    /// The relay seated both players.
+    Paired,
+    /// The peer proved it knows the code: the end-to-end channel is up.
+    ChannelEstablished,
+    /// The peer's connection to the relay is gone; the relay holds its seat for `hold_ms`.
+    PeerAway {
+        hold_ms: u64,
+    },
+    PeerBack,
+    /// The peer left the room for good (`left` or `timeout`).
+    PeerGone {
+        reason: &'static str,
+    },
+    /// The relay is restarting and asked to come back after a while.
+    RelayRestarting {
+        reconnect_after_ms: u64,
+    },
+    /// This player's connection to the relay dropped: the session is reconnecting.
+    RelayLost(String),
+    Resumed,
+    /// The relay reported an error, or sent something unreadable.
+    RelayAlert(String),
+    /// A command was refused before it changed anything; `kind` is `bad_command`, `not_ready`, `halted`
+    /// or `refused`.
+    CommandError {
+        kind: &'static str,
+        command: String,
+        message: String,
+    },
+    /// The answer to `wait`: no exchange is pending.
+    Idle,
+    /// The answer to `table` and `quit`: the front end shows the whole table.
+    Table,
+    /// An event of the table engine.
+    Engine(Event),
 }
 
-fn emit(out: &mut impl Write, value: Value) -> std::io::Result<()> {
-    writeln!(out, "{value}")?;
-    out.flush()
+/// The player's side of a session. The session calls `next_line` in every turn of its loop and shows
+/// every output as it happens, with the engine as it stands after it.
+pub trait Frontend {
+    /// The player's next command line (a scripted-mode command), or `None` when the player's input has
+    /// ended, which is an implicit `quit`. Must be cancel-safe: the session drops this future whenever
+    /// the relay or the ticker is ready first.
+    fn next_line(&mut self) -> impl Future<Output = Option<String>>;
+    /// Shows what happened; an error here ends the session.
+    fn show(&mut self, output: Output, engine: &Engine<Ristretto255>) -> std::io::Result<()>;
 }
 
 fn os_seed() -> [u8; 32] {
@@ -137,19 +175,12 @@ fn os_seed() -> [u8; 32] {
     seed
 }
 
-async fn run_inner<R, W>(options: Options, input: R, out: &mut W) -> Result<(), SessionError>
-where
-    R: AsyncBufRead + Unpin,
-    W: Write,
-{
+/// Runs a session to its end: `Ok` after `quit` (or the end of input), else the fatal error.
+pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), SessionError> {
     let deck_error = |reason: String| SessionError::Deck { path: options.deck.display().to_string(), reason };
     let text = std::fs::read_to_string(&options.deck).map_err(|e| deck_error(e.to_string()))?;
     let file_name = options.deck.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let deck = parse_deck(&file_name, &text).map_err(|e| deck_error(e.to_string()))?;
-    emit(
-        out,
-        json!({"event": "deck", "hash": cockatrice_hash(&deck), "main": deck.main_count(), "sideboard": deck.sideboard_count()}),
-    )?;
     let seat = match options.role {
         Role::Host => Seat::Host,
         Role::Join { .. } => Seat::Guest,
@@ -157,6 +188,9 @@ where
     let config = EngineConfig { name: options.name.clone(), software: SOFTWARE.to_string() };
     let engine = Engine::<Ristretto255>::new(seat, config, deck.to_deck_list(), os_seed())
         .map_err(|e| deck_error(e.to_string()))?;
+    let deck_output =
+        Output::Deck { hash: cockatrice_hash(&deck), main: deck.main_count(), sideboard: deck.sideboard_count() };
+    front.show(deck_output, &engine)?;
 
     // Check the code before touching the network: a malformed one can never work.
     let joining = match &options.role {
@@ -183,8 +217,8 @@ where
             match next_control(&mut ws).await? {
                 ServerMessage::Created { nameplate, token, .. } => {
                     let words = random_words();
-                    // The code is the secret the players share; it goes to stdout only, never to a log.
-                    emit(out, json!({"event": "code", "code": format!("{nameplate}-{words}")}))?;
+                    // The code is the secret the players share; it goes to the player only, never to a log.
+                    front.show(Output::Code(format!("{nameplate}-{words}")), &engine)?;
                     (nameplate, words, token)
                 }
                 other => return Err(relay_refusal(other)),
@@ -217,7 +251,7 @@ where
         nameplate,
         token,
     };
-    session.run(input, out).await
+    session.run(front).await
 }
 
 async fn next_control(ws: &mut Ws) -> Result<ServerMessage, SessionError> {
@@ -286,44 +320,43 @@ struct Session {
 }
 
 impl Session {
-    async fn run<R: AsyncBufRead + Unpin, W: Write>(&mut self, input: R, out: &mut W) -> Result<(), SessionError> {
-        let mut lines = input.lines();
+    async fn run<F: Frontend>(&mut self, front: &mut F) -> Result<(), SessionError> {
         let mut ticker = tokio::time::interval(TICK);
         ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {
-                line = lines.next_line(), if !self.input_done => {
+                line = front.next_line(), if !self.input_done => {
                     match line {
-                        Ok(Some(line)) => {
+                        Some(line) => {
                             let line = line.trim();
                             if !line.is_empty() {
                                 self.queue.push_back(line.to_string());
                             }
                         }
                         // The end of the input is an implicit `quit`, after what is queued.
-                        Ok(None) | Err(_) => {
+                        None => {
                             self.input_done = true;
                             self.queue.push_back("quit".into());
                         }
                     }
                 }
                 frame = next_frame(&mut self.ws) => {
-                    if let Flow::Quit = self.handle_relay(frame, out).await? {
+                    if let Flow::Quit = self.handle_relay(frame, front).await? {
                         return Ok(());
                     }
                 }
                 _ = ticker.tick() => {}
             }
-            self.pump(out).await?;
-            if let Flow::Quit = self.run_queue(out).await? {
+            self.pump(front).await?;
+            if let Flow::Quit = self.run_queue(front).await? {
                 return Ok(());
             }
         }
     }
 
-    /// Hands the engine's messages to the channel, the channel's frames to the relay, and writes the
+    /// Hands the engine's messages to the channel, the channel's frames to the relay, and shows the
     /// engine's events.
-    async fn pump<W: Write>(&mut self, out: &mut W) -> Result<(), SessionError> {
+    async fn pump<F: Frontend>(&mut self, front: &mut F) -> Result<(), SessionError> {
         loop {
             let mut progressed = false;
             while let Some(message) = self.engine.poll_transmit() {
@@ -335,8 +368,7 @@ impl Session {
                 progressed = true;
             }
             while let Some(event) = self.engine.poll_event() {
-                let value = self.event_json(event);
-                emit(out, value)?;
+                front.show(Output::Engine(event), &self.engine)?;
                 progressed = true;
             }
             if self.paired
@@ -353,15 +385,15 @@ impl Session {
         }
     }
 
-    async fn handle_relay<W: Write>(
+    async fn handle_relay<F: Frontend>(
         &mut self,
         frame: Option<Result<Message, tokio_tungstenite::tungstenite::Error>>,
-        out: &mut W,
+        front: &mut F,
     ) -> Result<Flow, SessionError> {
         let message = match frame {
             Some(Ok(message)) => message,
-            Some(Err(e)) => return self.reconnect(e.to_string(), out).await,
-            None => return self.reconnect("the relay closed the connection".into(), out).await,
+            Some(Err(e)) => return self.reconnect(e.to_string(), front).await,
+            None => return self.reconnect("the relay closed the connection".into(), front).await,
         };
         match message {
             Message::Binary(bytes) => {
@@ -380,27 +412,27 @@ impl Session {
                 }
                 if self.channel.is_established() && !self.announced {
                     self.announced = true;
-                    emit(out, json!({"event": "channel", "established": true}))?;
+                    front.show(Output::ChannelEstablished, &self.engine)?;
                 }
             }
             Message::Text(text) => match serde_json::from_str::<ServerMessage>(text.as_str()) {
                 Ok(ServerMessage::Paired { .. }) => {
                     self.paired = true;
-                    emit(out, json!({"event": "paired"}))?;
+                    front.show(Output::Paired, &self.engine)?;
                 }
                 Ok(ServerMessage::PeerAway { hold_ms }) => {
-                    emit(out, json!({"event": "peer_away", "hold_ms": hold_ms}))?;
+                    front.show(Output::PeerAway { hold_ms }, &self.engine)?;
                 }
                 Ok(ServerMessage::PeerBack) => {
                     self.channel.resend_unacked();
-                    emit(out, json!({"event": "peer_back"}))?;
+                    front.show(Output::PeerBack, &self.engine)?;
                 }
                 Ok(ServerMessage::PeerGone { reason }) => {
                     let reason = match reason {
                         GoneReason::Left => "left",
                         GoneReason::Timeout => "timeout",
                     };
-                    emit(out, json!({"event": "peer_gone", "reason": reason}))?;
+                    front.show(Output::PeerGone { reason }, &self.engine)?;
                     // The room is over; the player may still look at the table and quit.
                     self.ws = None;
                     self.paired = false;
@@ -408,21 +440,15 @@ impl Session {
                 Ok(ServerMessage::Closing { reconnect_after_ms, try_for_ms, .. }) => {
                     self.restart_hint =
                         Some((Duration::from_millis(reconnect_after_ms), Duration::from_millis(try_for_ms)));
-                    emit(out, json!({"event": "relay_restarting", "reconnect_after_ms": reconnect_after_ms}))?;
+                    front.show(Output::RelayRestarting { reconnect_after_ms }, &self.engine)?;
                 }
                 Ok(ServerMessage::Error { code: ErrorCode::NotPaired, .. }) => {}
                 Ok(ServerMessage::Error { code, message }) => {
-                    emit(
-                        out,
-                        json!({"event": "alert", "kind": "relay", "detail": format!("{}: {message}", code.as_str())}),
-                    )?;
+                    front.show(Output::RelayAlert(format!("{}: {message}", code.as_str())), &self.engine)?;
                 }
                 Ok(_) => {}
                 Err(e) => {
-                    emit(
-                        out,
-                        json!({"event": "alert", "kind": "relay", "detail": format!("unreadable relay message: {e}")}),
-                    )?;
+                    front.show(Output::RelayAlert(format!("unreadable relay message: {e}")), &self.engine)?;
                 }
             },
             Message::Close(_) => {
@@ -434,10 +460,10 @@ impl Session {
     }
 
     /// The relay connection dropped: take the seat back with the token (a restart, a network blip).
-    async fn reconnect<W: Write>(&mut self, reason: String, out: &mut W) -> Result<Flow, SessionError> {
+    async fn reconnect<F: Frontend>(&mut self, reason: String, front: &mut F) -> Result<Flow, SessionError> {
         self.ws = None;
         self.paired = false;
-        emit(out, json!({"event": "relay_lost", "detail": reason}))?;
+        front.show(Output::RelayLost(reason), &self.engine)?;
         // A restarting relay says when to come back and for how long to try; otherwise retry for a minute.
         let (first_delay, try_for) = self.restart_hint.take().unwrap_or((Duration::ZERO, Duration::from_secs(60)));
         tokio::time::sleep(first_delay).await;
@@ -447,7 +473,7 @@ impl Session {
             match self.try_resume().await {
                 Ok(ws) => {
                     self.ws = Some(ws);
-                    emit(out, json!({"event": "resumed"}))?;
+                    front.show(Output::Resumed, &self.engine)?;
                     return Ok(Flow::Continue);
                 }
                 Err(error @ (SessionError::UnknownCode | SessionError::Relay { .. })) => {
@@ -512,13 +538,14 @@ impl Session {
     }
 
     /// Runs queued commands while they can run: table commands wait for set-up, `wait` for idleness.
-    async fn run_queue<W: Write>(&mut self, out: &mut W) -> Result<Flow, SessionError> {
+    async fn run_queue<F: Frontend>(&mut self, front: &mut F) -> Result<Flow, SessionError> {
         while let Some(line) = self.queue.front().cloned() {
             let command = match parse_command(&line, self.engine.seat()) {
                 Ok(command) => command,
                 Err(message) => {
                     self.queue.pop_front();
-                    emit(out, json!({"event": "error", "kind": "bad_command", "command": line, "message": message}))?;
+                    let error = Output::CommandError { kind: "bad_command", command: line, message };
+                    front.show(error, &self.engine)?;
                     continue;
                 }
             };
@@ -534,7 +561,7 @@ impl Session {
                         return Ok(Flow::Continue);
                     }
                     self.queue.pop_front();
-                    emit(out, self.table_json())?;
+                    front.show(Output::Table, &self.engine)?;
                     self.leave(None).await;
                     return Ok(Flow::Quit);
                 }
@@ -544,32 +571,32 @@ impl Session {
                         return Ok(Flow::Continue);
                     }
                     self.queue.pop_front();
-                    emit(out, json!({"event": "idle"}))?;
+                    front.show(Output::Idle, &self.engine)?;
                 }
                 Command::Table => {
                     self.queue.pop_front();
-                    emit(out, self.table_json())?;
+                    front.show(Output::Table, &self.engine)?;
                 }
                 Command::Chat(text) => {
                     self.queue.pop_front();
-                    self.intent(Intent::Chat(text), &line, out)?;
+                    self.intent(Intent::Chat(text), &line, front)?;
                 }
                 Command::Act(action) => {
                     if !ready {
                         return Ok(Flow::Continue);
                     }
                     self.queue.pop_front();
-                    self.intent(Intent::Act(action), &line, out)?;
+                    self.intent(Intent::Act(action), &line, front)?;
                 }
                 Command::End => {
                     if !ready {
                         return Ok(Flow::Continue);
                     }
                     self.queue.pop_front();
-                    self.intent(Intent::EndGame, &line, out)?;
+                    self.intent(Intent::EndGame, &line, front)?;
                 }
             }
-            self.pump(out).await?;
+            self.pump(front).await?;
         }
         Ok(Flow::Continue)
     }
@@ -578,98 +605,17 @@ impl Session {
         !self.engine.is_busy() && self.channel.unacked_frames() == 0
     }
 
-    fn intent<W: Write>(&mut self, intent: Intent, line: &str, out: &mut W) -> Result<(), SessionError> {
+    fn intent<F: Frontend>(&mut self, intent: Intent, line: &str, front: &mut F) -> Result<(), SessionError> {
         if let Err(error) = self.engine.handle_intent(intent) {
             let kind = match error {
                 IntentError::NotReady => "not_ready",
                 IntentError::Halted(_) => "halted",
                 _ => "refused",
             };
-            emit(out, json!({"event": "error", "kind": kind, "command": line, "message": error.to_string()}))?;
+            let error = Output::CommandError { kind, command: line.to_string(), message: error.to_string() };
+            front.show(error, &self.engine)?;
         }
         Ok(())
-    }
-
-    fn card_name(&self, card: CardId) -> Option<String> {
-        self.engine.identity(card).map(|i| i.name.clone())
-    }
-
-    fn event_json(&self, event: Event) -> Value {
-        match event {
-            Event::Connected { name, software } => json!({"event": "connected", "name": name, "software": software}),
-            Event::SetupProgress { done, total } => json!({"event": "setup", "done": done, "total": total}),
-            Event::Ready => json!({"event": "ready"}),
-            Event::Applied { number, by, action } => {
-                let mut value = json!({"event": "applied", "number": number, "by": seat_name(by), "action": action});
-                let card = match &action {
-                    Action::Move { card, .. } | Action::Tap { card, .. } | Action::SetCardValue { card, .. } => {
-                        Some(*card)
-                    }
-                    _ => None,
-                };
-                if let Some(name) = card.and_then(|c| self.card_name(c)) {
-                    value["name"] = json!(name);
-                }
-                value
-            }
-            Event::Rejected { action, reason } => json!({"event": "rejected", "action": action, "reason": reason}),
-            Event::Learned { card, instance } => json!({
-                "event": "learned", "card": card.0, "name": instance.name, "owner": seat_name(instance.owner)
-            }),
-            Event::Shuffled { library } => json!({"event": "shuffled", "library": seat_name(library)}),
-            Event::Rolled { by, dice, faces } => json!({
-                "event": "rolled", "by": seat_name(by), "dice": format!("{}d{}", dice.count(), dice.sides()), "faces": faces
-            }),
-            Event::Flipped { by, coin } => {
-                json!({"event": "flipped", "by": seat_name(by), "coin": format!("{coin:?}").to_lowercase()})
-            }
-            Event::ShownAtRandom { by, card } => json!({
-                "event": "shown_at_random", "by": seat_name(by), "card": card.0, "name": self.card_name(card)
-            }),
-            Event::Chat { from, text } => json!({"event": "chat", "from": seat_name(from), "text": text}),
-            Event::RevealRequested { zone, count } => {
-                json!({"event": "reveal_requested", "zone": zone.to_string(), "count": count})
-            }
-            Event::RevealRefused { zone } => json!({"event": "reveal_refused", "zone": zone.to_string()}),
-            Event::Alert(alert) => json!({
-                "event": "alert",
-                "kind": format!("{:?}", alert.kind),
-                "detail": alert.detail,
-                "misbehaviour": alert.kind.is_misbehaviour()
-            }),
-            // `pong`, and events newer than this program (the engine grows): named after the variant.
-            other => {
-                let debug = format!("{other:?}");
-                let name: String = debug.chars().take_while(char::is_ascii_alphanumeric).collect();
-                json!({"event": name.to_lowercase(), "detail": debug})
-            }
-        }
-    }
-
-    /// The public table: each zone's card ids in order, its count, and the players' values. Both sides
-    /// print the same thing at the same point of the game's order.
-    fn table_json(&self) -> Value {
-        let table = self.engine.table();
-        let mut zones = serde_json::Map::new();
-        for owner in Seat::BOTH {
-            for kind in ZoneKind::ALL {
-                let ids: Vec<u32> = table.zone(ZoneId::new(owner, kind)).iter().map(|c| c.0).collect();
-                zones
-                    .insert(format!("{} {}", seat_name(owner), kind.name()), json!({"count": ids.len(), "cards": ids}));
-            }
-        }
-        let players: serde_json::Map<String, Value> = Seat::BOTH
-            .into_iter()
-            .map(|seat| (seat_name(seat).to_string(), json!(table.player(seat).values)))
-            .collect();
-        json!({
-            "event": "table",
-            "me": seat_name(self.engine.seat()),
-            "turn": table.turn,
-            "zones": zones,
-            "players": players,
-            "applied": self.engine.actions_applied(),
-        })
     }
 }
 
@@ -678,13 +624,6 @@ async fn next_frame(ws: &mut Option<Ws>) -> Option<Result<Message, tokio_tungste
     match ws {
         Some(ws) => ws.next().await,
         None => std::future::pending().await,
-    }
-}
-
-fn seat_name(seat: Seat) -> &'static str {
-    match seat {
-        Seat::Host => "host",
-        Seat::Guest => "guest",
     }
 }
 
