@@ -166,10 +166,15 @@ pub enum Message<G: Group> {
         nonce: [u8; 32],
         name: String,
     },
-    /// The sender's deck: its library and sideboard locked with the sender's key, with
-    /// their backs, and the sealed catalogue that names them.
+    /// The sender's deck: its library and sideboard locked with the sender's key `x`
+    /// (committed in `key`), with their backs, and the sealed catalogue that names them.
+    /// Every element is `w·base` of its card's public base (`crypto::deck_base`), with one
+    /// secret `w` committed in `base_key` and proven by `proof`; a card's identity point,
+    /// under which the catalogue seals it, is `x⁻¹·w·base`.
     Deck {
         key: KeyCommitment<G>,
+        base_key: KeyCommitment<G>,
+        proof: DleqProof<G>,
         library: Vec<(G::Element, BackId)>,
         sideboard: Vec<(G::Element, BackId)>,
         catalogue: Vec<CatalogueEntry>,

@@ -3,7 +3,7 @@
 
 use fairdeck_shared::crypto::{
     CardInstance, DecodeError, DleqProof, Group, KeyCommitment, LockKey, Modp2048, ProofContext, ProofError,
-    Ristretto255, Shadow, ShadowOpening, ShuffleChallenge, ShuffleCommit, ShuffleResponse, Soundness,
+    Ristretto255, Shadow, ShadowOpening, ShuffleChallenge, ShuffleCommit, ShuffleResponse, Soundness, deck_base,
 };
 use fairdeck_shared::{GameId, Seat};
 use rand_chacha::ChaCha20Rng;
@@ -300,7 +300,11 @@ fn catalogue_opens_only_with_the_point<G: Group>() {
             back: 0,
         })
         .collect();
-    let catalogue = Catalogue::seal::<G>(&instances, &GAME).unwrap();
+    // Identity points as a deck makes them: one secret multiple of the public bases.
+    let key = LockKey::<G>::generate(&mut rng(4));
+    let points = key.lock(&(0..4).map(|i| deck_base::<G>(&GAME, Seat::Guest, i)).collect::<Vec<_>>());
+    let cards: Vec<(G::Element, CardInstance)> = points.iter().cloned().zip(instances.iter().cloned()).collect();
+    let catalogue = Catalogue::seal::<G>(&cards).unwrap();
     let entries = catalogue.entries();
     // Same size whatever the name's length.
     assert!(entries.windows(2).all(|pair| pair[0].sealed.len() == pair[1].sealed.len()));
@@ -308,20 +312,24 @@ fn catalogue_opens_only_with_the_point<G: Group>() {
         serde_json::from_str::<Vec<CatalogueEntry>>(&serde_json::to_string(&entries).unwrap()).unwrap(),
     )
     .unwrap();
-    for instance in &instances {
-        assert_eq!(received.open::<G>(&instance.point::<G>(&GAME), &GAME).unwrap(), *instance);
+    for (point, instance) in &cards {
+        assert_eq!(received.open::<G>(point).unwrap(), *instance);
     }
-    let stranger = CardInstance { owner: Seat::Guest, nonce: [9; 16], name: "Stranger".into(), back: 0 };
-    assert_eq!(received.open::<G>(&stranger.point::<G>(&GAME), &GAME).unwrap_err(), CatalogueError::Missing);
+    // The public base itself (what a player who strips every lock but the owner's secret
+    // multiple would hold) opens nothing.
+    let base = deck_base::<G>(&GAME, Seat::Guest, 0);
+    assert_eq!(received.open::<G>(&base).unwrap_err(), CatalogueError::Missing);
+    // Two cards under one point cannot both be sealed.
+    let twice = [cards[0].clone(), (cards[0].0.clone(), instances[1].clone())];
+    assert_eq!(Catalogue::seal::<G>(&twice).unwrap_err(), CatalogueError::DuplicateTag);
     // An entry moved under another card's tag does not open.
     let mut swapped = entries.clone();
     let sealed0 = swapped[0].sealed.clone();
     swapped[0].sealed = swapped[1].sealed.clone();
     swapped[1].sealed = sealed0;
     let swapped = Catalogue::from_entries(swapped).unwrap();
-    assert!(
-        instances.iter().any(|i| swapped.open::<G>(&i.point::<G>(&GAME), &GAME).unwrap_err() == CatalogueError::Sealed)
-    );
+    let failures: Vec<CatalogueError> = points.iter().filter_map(|point| swapped.open::<G>(point).err()).collect();
+    assert_eq!(failures, [CatalogueError::Sealed, CatalogueError::Sealed]);
     let mut duplicated = entries.clone();
     duplicated[1].tag = duplicated[0].tag;
     assert_eq!(Catalogue::from_entries(duplicated).unwrap_err(), CatalogueError::DuplicateTag);
@@ -371,7 +379,21 @@ macro_rules! suite_tests {
             }
 
             #[test]
-            fn card_points_are_distinct_and_valid() {
+            fn deck_bases_differ_by_game_owner_and_index() {
+                let base = deck_base::<$group>(&GAME, Seat::Host, 3);
+                assert_eq!(base, deck_base::<$group>(&GAME, Seat::Host, 3));
+                for other in [
+                    deck_base::<$group>(&GameId([9; 32]), Seat::Host, 3),
+                    deck_base::<$group>(&GAME, Seat::Guest, 3),
+                    deck_base::<$group>(&GAME, Seat::Host, 4),
+                ] {
+                    assert_ne!(base, other);
+                }
+                assert_eq!(<$group>::decode_element(&<$group>::encode_element(&base)).unwrap(), base);
+            }
+
+            #[test]
+            fn token_points_are_distinct_and_valid() {
                 let base = CardInstance { owner: Seat::Host, nonce: [1; 16], name: "Island".into(), back: 0 };
                 let variants = [
                     CardInstance { owner: Seat::Guest, ..base.clone() },

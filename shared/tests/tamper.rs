@@ -494,7 +494,7 @@ fn a_card_substituted_at_reveal_by_one_of_the_sideboard_is_caught() {
         |game, strip| {
             let guest = game.engine(Seat::Guest);
             let sideboard = guest.table().zone(ZoneId::new(Seat::Guest, ZoneKind::Sideboard))[0];
-            let point = guest.identity(sideboard).unwrap().point::<Ristretto255>(&guest.game_id().unwrap());
+            let point = guest.identity_point(sideboard).expect("the guest's own sideboard card");
             retype::<Ristretto255>(strip, |m| strip_groups(m)[0].forms[0] = point)
         },
         AlertKind::BadProof,
@@ -783,6 +783,31 @@ fn a_deck_whose_sideboard_repeats_a_library_card_is_refused() {
 }
 
 #[test]
+fn a_deck_with_related_elements_is_refused_at_once() {
+    // The guest makes its second card twice its first: a pair it could follow through every
+    // shuffle, since one lock on both keeps the relation. Its elements are no longer one
+    // multiple of their public bases, so the deck's proof fails.
+    forged_deck(
+        |m| {
+            let (library, ..) = deck_parts(m);
+            library[1].0 = Ristretto255::mul(&library[0].0, &Ristretto255::scalar_from_u128(2));
+        },
+        AlertKind::BadProof,
+    );
+}
+
+#[test]
+fn a_deck_proven_under_another_base_key_is_refused() {
+    forged_deck(
+        |m| {
+            let Message::Deck { base_key, .. } = m else { unreachable!() };
+            *base_key = LockKey::<Ristretto255>::generate(&mut ChaCha20Rng::from_seed([3; 32])).commitment().clone();
+        },
+        AlertKind::BadProof,
+    );
+}
+
+#[test]
 fn a_deck_with_a_catalogue_that_does_not_list_every_card_is_refused() {
     forged_deck(
         |m| {
@@ -799,12 +824,21 @@ fn a_deck_with_a_catalogue_that_does_not_list_every_card_is_refused() {
     );
 }
 
+/// How a card of a deck whose catalogue names none of its cards comes to light.
+#[derive(Clone, Copy, Debug)]
+enum Discovery {
+    /// The host takes a card of the guest's library face down and cannot read it.
+    Taken,
+    /// The guest ends the game and the host audits its whole deck.
+    Audit,
+}
+
 #[test]
-fn a_revealed_card_missing_from_the_sealed_catalogue_is_caught() {
+fn a_catalogue_that_names_no_card_of_the_deck_is_caught() {
     // The guest's catalogue has the right number of well-formed entries, but none opens
-    // with a card of its deck. It shows only when the host learns one of its cards: then
-    // the evidence is the deck message that carried the catalogue.
-    for tamper in [false, true] {
+    // with a card of its deck. It shows when the host learns one of its cards, or at the
+    // end-of-game audit: then the evidence is the deck message that carried the catalogue.
+    for (opening, tamper) in [Discovery::Taken, Discovery::Audit].into_iter().flat_map(|d| [(d, false), (d, true)]) {
         let mut game = Game::<Ristretto255>::new(8);
         let deck = game.intercept(Seat::Guest, is_deck);
         let sent = match tamper {
@@ -821,14 +855,22 @@ fn a_revealed_card_missing_from_the_sealed_catalogue_is_caught() {
         game.deliver(Seat::Guest, sent.clone());
         game.drive_as_cheater(Seat::Guest);
         assert!(game.engine(Seat::Host).is_ready() && game.alerts(Seat::Host).is_empty());
-        game.act(Seat::Host, Action::TakeFromLibrary { count: 1 });
+        match opening {
+            Discovery::Taken => game.act(Seat::Host, Action::TakeFromLibrary { count: 1 }),
+            Discovery::Audit => game.pair.intent(Seat::Guest, Intent::EndGame).expect("the guest may end"),
+        }
         game.drive_as_cheater(Seat::Guest);
-        let taken = *game.hand(Seat::Host).last().unwrap();
+        let audited =
+            game.pair.events(Seat::Host).iter().any(|e| matches!(e, Event::Audited { seat: Seat::Guest, .. }));
+        if let Discovery::Taken = opening {
+            let taken = *game.hand(Seat::Host).last().unwrap();
+            assert_eq!(game.engine(Seat::Host).identity(taken).is_some(), !tamper, "{opening:?}");
+        } else {
+            assert_eq!(audited, !tamper, "{opening:?}");
+        }
         if tamper {
-            assert!(game.engine(Seat::Host).identity(taken).is_none());
             game.assert_caught_forgery(Seat::Guest, &sent, AlertKind::NotInDeck);
         } else {
-            assert!(game.engine(Seat::Host).identity(taken).is_some());
             game.assert_honest();
         }
     }

@@ -9,8 +9,9 @@ use crate::ids::{GameId, Seat};
 /// A card's back design; cards with different backs can be told apart face down (seed 000).
 pub type BackId = u32;
 
-/// One physical card of one game: revealing it means giving these fields, from which anyone
-/// recomputes its point.
+/// One physical card of one game. A deck card's instance is sealed in its owner's catalogue
+/// under the card's identity point; a token's instance is public and its point is
+/// [`CardInstance::point`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct CardInstance {
     pub owner: Seat,
@@ -22,10 +23,8 @@ pub struct CardInstance {
 }
 
 impl CardInstance {
-    /// The card's point: a domain-separated hash to the group of every field and the game
-    /// id. Nobody knows the discrete log between two card points, which is what keeps a
-    /// locked card unreadable (a card encoded as a small number would leak through its
-    /// algebraic relations to others).
+    /// A token's point: a domain-separated hash to the group of every field and the game id,
+    /// so nobody knows its discrete log to any other card's point.
     pub fn point<G: Group>(&self, game_id: &GameId) -> G::Element {
         let mut transcript = Transcript::new::<G>("card-point");
         transcript.append("game", &game_id.0);
@@ -35,4 +34,17 @@ impl CardInstance {
         transcript.append_u64("back", u64::from(self.back));
         G::hash_to_element(&transcript.challenge_bytes("point"))
     }
+}
+
+/// The public base of the `index`-th card of `owner`'s deck (library first, then sideboard,
+/// in the order of its `deck` message): a hash to the group, so nobody knows the discrete log
+/// between two bases. A deck's elements are proven to be one secret multiple of their bases
+/// (`Message::Deck`), which keeps the owner from planting related elements: a card that is
+/// a known multiple of another would be recognisable through every shuffle.
+pub fn deck_base<G: Group>(game_id: &GameId, owner: Seat, index: u32) -> G::Element {
+    let mut transcript = Transcript::new::<G>("deck-base");
+    transcript.append("game", &game_id.0);
+    transcript.append("owner", &[owner.id_byte()]);
+    transcript.append_u64("index", u64::from(index));
+    G::hash_to_element(&transcript.challenge_bytes("base"))
 }

@@ -1,13 +1,14 @@
 //! A deck's catalogue: how a player who learns a card's point reads what the card is,
 //! without the card's owner learning that anything was read.
 //!
-//! Card points are hashes, so a point alone does not say which card it is. When a player
-//! takes a face-down card from the opponent's library, only the taker may learn it, so the
-//! owner cannot be asked. Instead each player publishes, with their deck, one sealed entry per
-//! card: a tag and a ciphertext, both derived from the card's point. Whoever holds the point
-//! finds the entry by its tag and opens it; without the point, entries are opaque. Every entry
-//! has the same size, so name lengths do not leak, and entries are sorted by tag, so their
-//! order says nothing. An opened entry is checked against the point it claims to describe.
+//! A card's identity point (what is left once every lock is stripped) does not say which card
+//! it is. When a player takes a face-down card from the opponent's library, only the taker may
+//! learn it, so the owner cannot be asked. Instead each player publishes, with their deck, one
+//! sealed entry per card: a tag and a ciphertext, both derived from the card's identity point.
+//! Whoever holds the point finds the entry by its tag and opens it; without the point, entries
+//! are opaque. Every entry has the same size, so name lengths do not leak, and entries are
+//! sorted by tag, so their order says nothing. The catalogue is fixed before any card is
+//! shuffled, so its owner cannot change what a card is once it knows where it lies.
 
 use std::collections::BTreeMap;
 
@@ -18,7 +19,6 @@ use sha2::{Digest, Sha256};
 
 use super::card::CardInstance;
 use super::group::Group;
-use crate::ids::GameId;
 
 /// Longest card name, in UTF-8 bytes.
 pub const MAX_NAME_LEN: usize = 200;
@@ -63,14 +63,14 @@ fn derive(label: &[u8], point: &[u8]) -> [u8; 32] {
 }
 
 impl Catalogue {
-    /// Seals each instance under its point in this game.
-    pub fn seal<G: Group>(instances: &[CardInstance], game_id: &GameId) -> Result<Self, CatalogueError> {
+    /// Seals each instance under its identity point.
+    pub fn seal<G: Group>(cards: &[(G::Element, CardInstance)]) -> Result<Self, CatalogueError> {
         let mut entries = BTreeMap::new();
-        for instance in instances {
+        for (point, instance) in cards {
             if instance.name.len() > MAX_NAME_LEN {
                 return Err(CatalogueError::NameTooLong);
             }
-            let point = G::encode_element(&instance.point::<G>(game_id));
+            let point = G::encode_element(point);
             let mut plaintext = serde_json::to_vec(instance).map_err(|_| CatalogueError::Malformed)?;
             // JSON never contains a NUL byte, so padding with NULs is unambiguous.
             plaintext.resize(SEALED_LEN, 0);
@@ -78,7 +78,9 @@ impl Catalogue {
             // Each key seals exactly one message, so a fixed nonce is safe.
             let sealed =
                 cipher.encrypt(&Nonce::from([0u8; 12]), plaintext.as_slice()).map_err(|_| CatalogueError::Malformed)?;
-            entries.insert(derive(b"tag", &point), sealed);
+            if entries.insert(derive(b"tag", &point), sealed).is_some() {
+                return Err(CatalogueError::DuplicateTag);
+            }
         }
         Ok(Catalogue { entries })
     }
@@ -109,8 +111,9 @@ impl Catalogue {
         self.entries.is_empty()
     }
 
-    /// Reads the card behind `point`, and checks that it is that card.
-    pub fn open<G: Group>(&self, point: &G::Element, game_id: &GameId) -> Result<CardInstance, CatalogueError> {
+    /// Reads the card behind an identity point. Whether it is the card the caller expected
+    /// (its owner, its back) is the caller's check.
+    pub fn open<G: Group>(&self, point: &G::Element) -> Result<CardInstance, CatalogueError> {
         let encoded = G::encode_element(point);
         let sealed = self.entries.get(&derive(b"tag", &encoded)).ok_or(CatalogueError::Missing)?;
         let cipher = ChaCha20Poly1305::new(&Key::from(derive(b"key", &encoded)));
@@ -119,8 +122,8 @@ impl Catalogue {
         let json_len = plaintext.iter().position(|&b| b == 0).unwrap_or(plaintext.len());
         let instance: CardInstance =
             serde_json::from_slice(&plaintext[..json_len]).map_err(|_| CatalogueError::Malformed)?;
-        if instance.name.len() > MAX_NAME_LEN || instance.point::<G>(game_id) != *point {
-            return Err(CatalogueError::WrongCard);
+        if instance.name.is_empty() || instance.name.len() > MAX_NAME_LEN {
+            return Err(CatalogueError::Malformed);
         }
         Ok(instance)
     }

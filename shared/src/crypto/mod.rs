@@ -13,7 +13,7 @@ mod shuffle;
 mod transcript;
 mod verified;
 
-pub use card::{BackId, CardInstance};
+pub use card::{BackId, CardInstance, deck_base};
 pub use catalogue::{Catalogue, CatalogueEntry, CatalogueError, MAX_NAME_LEN};
 pub use commit::{AwaitingOpening, Coin, Commitment, Dice, DiceError, Opening, SharedRandom, SharedSeed, commit};
 pub use group::{DecodeError, Group, Suite, UnknownSuite, random_permutation};
