@@ -72,6 +72,10 @@ pub enum Intent {
     /// End the game: reveal this player's deck key so the opponent can audit the deck.
     /// No action is taken afterwards.
     EndGame,
+    /// Ask for a new game against the same opponent, with a new deck (after sideboarding)
+    /// or, with `None`, the same one. It starts when both players have asked; until then
+    /// the game goes on.
+    NewGame(Option<DeckList>),
 }
 
 /// What happened, for the interface.
@@ -134,6 +138,13 @@ pub enum Event {
     },
     RevealRefused {
         zone: ZoneId,
+    },
+    /// The opponent asked for a new game; it starts when this player asks too.
+    NewGameRequested,
+    /// Both players asked: game `number` of the match starts with its set-up (each player's
+    /// new deck, then the shuffles); the previous game's table, cards and keys are gone.
+    NewGame {
+        number: u32,
     },
     /// The opponent ended the game, and its whole deck checked out against its catalogue.
     Audited {
@@ -327,6 +338,24 @@ pub struct Engine<G: Group> {
     incoming: Stream,
     peer_key: Option<VerifyingKey>,
     peer_nonce: Option<[u8; 32]>,
+    halted: Option<String>,
+    record: Vec<(Seat, Envelope)>,
+    transmits: VecDeque<Vec<u8>>,
+    events: VecDeque<Event>,
+    /// Everything of the game being played, dropped when a new game starts.
+    game: GameState<G>,
+    /// This player asked for a new game, and whether the opponent did.
+    new_game_asked: bool,
+    new_game_offered: bool,
+    /// A new game started here but the opponent's new `deck` has not come yet: what it sent
+    /// before that belongs to the game both dropped.
+    awaiting_new_deck: bool,
+}
+
+/// One game of a match: its table, keys, cards and exchanges.
+struct GameState<G: Group> {
+    /// 1 for the first game of a match, then 2, 3…
+    number: u32,
     game_id: Option<GameId>,
     table: Table,
     forms: HashMap<CardId, Form<G>>,
@@ -357,10 +386,36 @@ pub struct Engine<G: Group> {
     library_backs: HashMap<Seat, BackId>,
     setup_done: BTreeSet<Seat>,
     ready: bool,
-    halted: Option<String>,
-    record: Vec<(Seat, Envelope)>,
-    transmits: VecDeque<Vec<u8>>,
-    events: VecDeque<Event>,
+}
+
+impl<G: Group> GameState<G> {
+    fn new(number: u32, game_id: Option<GameId>) -> Self {
+        GameState {
+            number,
+            game_id,
+            table: Table::new(),
+            forms: Default::default(),
+            planned: Default::default(),
+            keys: Default::default(),
+            commitments: Default::default(),
+            current_keys: Default::default(),
+            catalogues: Default::default(),
+            deck_envelopes: Default::default(),
+            deck_elements: Default::default(),
+            ended: false,
+            identities: Default::default(),
+            unlocks: Default::default(),
+            shuffles: Default::default(),
+            randoms: Default::default(),
+            proposals: Default::default(),
+            actions_applied: 0,
+            mulligan_draw: None,
+            tokens: Default::default(),
+            library_backs: Default::default(),
+            setup_done: Default::default(),
+            ready: false,
+        }
+    }
 }
 
 impl<G: Group> Engine<G> {
@@ -385,34 +440,16 @@ impl<G: Group> Engine<G> {
             incoming: Stream::new(),
             peer_key: None,
             peer_nonce: None,
-            game_id: None,
-            table: Table::new(),
-            forms: HashMap::new(),
-            planned: HashMap::new(),
-            keys: HashMap::new(),
-            commitments: HashMap::new(),
-            current_keys: HashMap::new(),
-            catalogues: HashMap::new(),
-            deck_envelopes: HashMap::new(),
-            deck_elements: HashMap::new(),
-            ended: false,
-            identities: HashMap::new(),
-            unlocks: BTreeMap::new(),
-            shuffles: BTreeMap::new(),
-            randoms: BTreeMap::new(),
-            proposals: BTreeMap::new(),
-            actions_applied: 0,
-            mulligan_draw: None,
-            tokens: HashMap::new(),
-            library_backs: HashMap::new(),
-            setup_done: BTreeSet::new(),
-            ready: false,
             halted: None,
             record: Vec::new(),
             transmits: VecDeque::new(),
             events: VecDeque::new(),
+            game: GameState::new(1, None),
+            new_game_asked: false,
+            new_game_offered: false,
+            awaiting_new_deck: false,
         };
-        engine.table.player_mut(seat).name = engine.config.name.clone();
+        engine.game.table.player_mut(seat).name = engine.config.name.clone();
         let hello = Message::Hello {
             protocol: PROTOCOL_VERSION,
             software: engine.config.software.clone(),
@@ -430,7 +467,7 @@ impl<G: Group> Engine<G> {
     }
 
     pub fn table(&self) -> &Table {
-        &self.table
+        &self.game.table
     }
 
     /// Ids of `owner`'s cards start above this number.
@@ -443,17 +480,17 @@ impl<G: Group> Engine<G> {
 
     /// The id a new card of `owner`'s gets: one above its highest.
     fn next_card_id(&self, owner: Seat) -> CardId {
-        let highest = self.table.cards().filter(|c| c.owner == owner).map(|c| c.id.0).max();
+        let highest = self.game.table.cards().filter(|c| c.owner == owner).map(|c| c.id.0).max();
         CardId(highest.unwrap_or(Self::id_base(owner)) + 1)
     }
 
     /// How many actions of the game's order this engine has applied.
     pub fn actions_applied(&self) -> u64 {
-        self.actions_applied
+        self.game.actions_applied
     }
 
     pub fn is_ready(&self) -> bool {
-        self.ready
+        self.game.ready
     }
 
     /// Why the game stopped, if it did.
@@ -462,36 +499,36 @@ impl<G: Group> Engine<G> {
     }
 
     pub fn game_id(&self) -> Option<GameId> {
-        self.game_id
+        self.game.game_id
     }
 
     /// What this player knows card `card` to be.
     pub fn identity(&self, card: CardId) -> Option<&CardInstance> {
-        self.identities.get(&card)
+        self.game.identities.get(&card)
     }
 
     /// Card `card`'s identity point (the point its owner's catalogue seals it under), when
     /// only this player's locks are left on it: what this player would strip it to.
     pub fn identity_point(&self, card: CardId) -> Option<G::Element> {
-        let form = self.forms.get(&card)?;
+        let form = self.game.forms.get(&card)?;
         if form.layers[index(self.seat.opponent())].is_some() {
             return None;
         }
         Some(match form.layers[index(self.seat)] {
-            Some(key) => G::mul(&form.element, self.keys.get(&key)?.strip_scalar()),
+            Some(key) => G::mul(&form.element, self.game.keys.get(&key)?.strip_scalar()),
             None => form.element.clone(),
         })
     }
 
     /// Every identity this player knows.
     pub fn identities(&self) -> &HashMap<CardId, CardInstance> {
-        &self.identities
+        &self.game.identities
     }
 
     /// This player's cards whose identity the opponent knows.
     pub fn known_to_opponent(&self) -> Vec<CardId> {
         let opponent = self.seat.opponent();
-        self.table.cards().filter(|c| c.owner == self.seat && c.known_to.knows(opponent)).map(|c| c.id).collect()
+        self.game.table.cards().filter(|c| c.owner == self.seat && c.known_to.knows(opponent)).map(|c| c.id).collect()
     }
 
     /// Every message sent and received so far, in the order this engine handled them.
@@ -502,7 +539,10 @@ impl<G: Group> Engine<G> {
     /// Whether a cryptographic exchange is still under way (strips, shuffles, random rounds,
     /// or a guest proposal waiting for the host).
     pub fn is_busy(&self) -> bool {
-        !self.unlocks.is_empty() || !self.shuffles.is_empty() || !self.randoms.is_empty() || !self.proposals.is_empty()
+        !self.game.unlocks.is_empty()
+            || !self.game.shuffles.is_empty()
+            || !self.game.randoms.is_empty()
+            || !self.game.proposals.is_empty()
     }
 
     #[must_use]
@@ -535,7 +575,7 @@ impl<G: Group> Engine<G> {
     }
 
     fn context(&self, sequence: u64, purpose: impl Into<String>) -> ProofContext {
-        ProofContext::new(self.game_id.expect("proofs are made after hello"), sequence, purpose)
+        ProofContext::new(self.game.game_id.expect("proofs are made after hello"), sequence, purpose)
     }
 
     // ----- local intents -----
@@ -544,16 +584,31 @@ impl<G: Group> Engine<G> {
         if let Some(reason) = &self.halted {
             return Err(IntentError::Halted(reason.clone()));
         }
-        if self.ended && !matches!(intent, Intent::Chat(_) | Intent::Ping) {
+        if self.game.ended && !matches!(intent, Intent::Chat(_) | Intent::Ping | Intent::NewGame(_)) {
             return Err(IntentError::Invalid("this player has ended the game".into()));
         }
         match intent {
             Intent::EndGame => {
                 self.require_ready()?;
-                let key = &self.keys[&KeyRef { holder: self.seat, library: self.seat, epoch: 0 }];
+                let key = &self.game.keys[&KeyRef { holder: self.seat, library: self.seat, epoch: 0 }];
                 let deck_key = key.lock_scalar().clone();
                 self.send(&Message::Audit { deck_key });
-                self.ended = true;
+                self.game.ended = true;
+            }
+            Intent::NewGame(deck) => {
+                if self.game.game_id.is_none() {
+                    return Err(IntentError::NotReady);
+                }
+                if self.new_game_asked {
+                    return Err(IntentError::Invalid("a new game is already asked for".into()));
+                }
+                if let Some(deck) = deck {
+                    check_deck::<G>(&deck).map_err(|e| IntentError::Invalid(e.to_string()))?;
+                    self.deck = deck;
+                }
+                self.send(&Message::NewGame);
+                self.new_game_asked = true;
+                self.start_new_game_if_agreed();
             }
             Intent::Chat(text) => {
                 if text.len() > MAX_TEXT_LEN {
@@ -573,14 +628,18 @@ impl<G: Group> Engine<G> {
                 self.check_action(self.seat, &action).map_err(|e| IntentError::Invalid(e.reason))?;
                 match self.seat {
                     Seat::Host => {
-                        let digest = (action == Action::NextTurn).then(|| TableDigest(self.table.digest()));
-                        self.send(&Message::Act { action: action.clone(), seen: self.actions_applied, digest });
+                        let digest = (action == Action::NextTurn).then(|| TableDigest(self.game.table.digest()));
+                        self.send(&Message::Act { action: action.clone(), seen: self.game.actions_applied, digest });
                         self.apply_action(Seat::Host, action);
                     }
                     Seat::Guest => {
                         let seq = self.outgoing.next_seq;
-                        self.send(&Message::Act { action: action.clone(), seen: self.actions_applied, digest: None });
-                        self.proposals.insert(seq, action);
+                        self.send(&Message::Act {
+                            action: action.clone(),
+                            seen: self.game.actions_applied,
+                            digest: None,
+                        });
+                        self.game.proposals.insert(seq, action);
                     }
                 }
                 self.drive();
@@ -598,7 +657,7 @@ impl<G: Group> Engine<G> {
     }
 
     fn require_ready(&self) -> Result<(), IntentError> {
-        if self.ready { Ok(()) } else { Err(IntentError::NotReady) }
+        if self.game.ready { Ok(()) } else { Err(IntentError::NotReady) }
     }
 
     /// Fills in what the player leaves to the engine: a clean library's permutation.
@@ -607,9 +666,9 @@ impl<G: Group> Engine<G> {
             // A guest with unanswered proposals sees the table as it was: a proposal of its own
             // may make the library dirty, so it asks for a full shuffle instead.
             Action::Shuffle { permutation: None }
-                if self.proposals.is_empty() && self.is_clean_for_permutation(self.seat) =>
+                if self.game.proposals.is_empty() && self.is_clean_for_permutation(self.seat) =>
             {
-                let len = self.table.zone(ZoneId::library(self.seat)).len();
+                let len = self.game.table.zone(ZoneId::library(self.seat)).len();
                 let permutation =
                     random_permutation(&mut self.rng, len).into_iter().map(u32::from).collect::<Vec<u32>>();
                 Action::Shuffle { permutation: Some(permutation) }
@@ -621,12 +680,12 @@ impl<G: Group> Engine<G> {
     /// A library can be shuffled by reordering alone when nobody knows any of its cards and
     /// every card carries both players' current keys.
     fn is_clean_for_permutation(&self, library: Seat) -> bool {
-        !self.table.is_dirty(library)
-            && self.table.zone(ZoneId::library(library)).iter().all(|id| {
+        !self.game.table.is_dirty(library)
+            && self.game.table.zone(ZoneId::library(library)).iter().all(|id| {
                 Seat::BOTH.into_iter().all(|holder| {
                     let current =
-                        self.current_keys.get(&(holder, library)).map(|&epoch| KeyRef { holder, library, epoch });
-                    current.is_some() && self.planned[id][index(holder)] == current
+                        self.game.current_keys.get(&(holder, library)).map(|&epoch| KeyRef { holder, library, epoch });
+                    current.is_some() && self.game.planned[id][index(holder)] == current
                 })
             })
     }
@@ -678,6 +737,14 @@ impl<G: Group> Engine<G> {
         };
         self.record.push((peer, envelope.clone()));
         let seq = envelope.seq;
+        if self.awaiting_new_deck {
+            match message {
+                Message::Deck { .. } => self.awaiting_new_deck = false,
+                Message::Chat { .. } | Message::Ping | Message::Pong => {}
+                // Sent before the opponent started the new game: part of the dropped one.
+                _ => return Ok(()),
+            }
+        }
         match message {
             Message::Hello { protocol, software, suite, nonce, name, .. } => {
                 if seq != 0 {
@@ -695,7 +762,7 @@ impl<G: Group> Engine<G> {
                 check_text("name", &name)?;
                 check_text("software", &software)?;
                 self.peer_nonce = Some(nonce);
-                self.table.player_mut(peer).name = name.clone();
+                self.game.table.player_mut(peer).name = name.clone();
                 let (host_nonce, guest_nonce) = match self.seat {
                     Seat::Host => (self.nonce, nonce),
                     Seat::Guest => (nonce, self.nonce),
@@ -705,7 +772,7 @@ impl<G: Group> Engine<G> {
                     .chain_update(host_nonce)
                     .chain_update(guest_nonce)
                     .finalize();
-                self.game_id = Some(GameId(id.into()));
+                self.game.game_id = Some(GameId(id.into()));
                 self.emit(Event::Connected { name, software });
                 self.send_deck();
             }
@@ -714,7 +781,7 @@ impl<G: Group> Engine<G> {
             }
             Message::Act { action, seen, digest } => self.receive_act(seq, action, seen, digest)?,
             Message::Accept { seq: proposal } => {
-                let action = self.expect_guest()?.proposals.remove(&proposal).ok_or_else(|| {
+                let action = self.expect_guest()?.game.proposals.remove(&proposal).ok_or_else(|| {
                     Fault::new(AlertKind::Unexpected, format!("accept of unknown proposal {proposal}"))
                 })?;
                 self.check_action(Seat::Guest, &action).map_err(|e| {
@@ -723,7 +790,7 @@ impl<G: Group> Engine<G> {
                 self.apply_action(Seat::Guest, action);
             }
             Message::Reject { seq: proposal, reason } => {
-                let action = self.expect_guest()?.proposals.remove(&proposal).ok_or_else(|| {
+                let action = self.expect_guest()?.game.proposals.remove(&proposal).ok_or_else(|| {
                     Fault::new(AlertKind::Unexpected, format!("reject of unknown proposal {proposal}"))
                 })?;
                 check_text("reason", &reason)?;
@@ -738,6 +805,14 @@ impl<G: Group> Engine<G> {
             Message::RandomOpen { round, opening } => self.receive_random_open(round, opening)?,
             Message::RandomSettle { round } => self.receive_random_settle(round)?,
             Message::Audit { deck_key } => self.receive_audit(deck_key)?,
+            Message::NewGame => {
+                if self.new_game_offered {
+                    return Err(Fault::new(AlertKind::Unexpected, "a new game asked for twice"));
+                }
+                self.new_game_offered = true;
+                self.emit(Event::NewGameRequested);
+                self.start_new_game_if_agreed();
+            }
             Message::RevealRequest { zone, count } => {
                 self.emit(Event::RevealRequested { zone, count });
                 self.raise(
@@ -766,9 +841,10 @@ impl<G: Group> Engine<G> {
     /// must be the lock of a distinct card of its catalogue, with the back it claimed.
     fn receive_audit(&mut self, deck_key: G::Scalar) -> Result<(), Fault> {
         let peer = self.seat.opponent();
-        let (Some(commitment), Some(elements)) =
-            (self.commitments.get(&KeyRef { holder: peer, library: peer, epoch: 0 }), self.deck_elements.get(&peer))
-        else {
+        let (Some(commitment), Some(elements)) = (
+            self.game.commitments.get(&KeyRef { holder: peer, library: peer, epoch: 0 }),
+            self.game.deck_elements.get(&peer),
+        ) else {
             return Err(Fault::new(AlertKind::Unexpected, "an audit before the deck"));
         };
         if G::mul_generator(&deck_key) != *commitment.element() {
@@ -779,7 +855,7 @@ impl<G: Group> Engine<G> {
         let mut fault = None;
         for (index, (element, back)) in elements.iter().enumerate() {
             let point = G::mul(element, &strip);
-            match self.catalogues[&peer].open::<G>(&point) {
+            match self.game.catalogues[&peer].open::<G>(&point) {
                 Ok(instance) if instance.owner == peer && instance.back == *back => deck.push(instance),
                 Ok(_) => {
                     fault = Some(format!("element {index} of the opponent's deck claims another owner or back"));
@@ -794,7 +870,7 @@ impl<G: Group> Engine<G> {
         }
         match fault {
             Some(detail) => {
-                let evidence = self.deck_envelopes.get(&peer).cloned();
+                let evidence = self.game.deck_envelopes.get(&peer).cloned();
                 self.raise(Fault::new(AlertKind::NotInDeck, detail), evidence);
             }
             None => self.emit(Event::Audited { seat: peer, deck }),
@@ -811,7 +887,7 @@ impl<G: Group> Engine<G> {
     }
 
     fn receive_act(&mut self, seq: u64, action: Action, seen: u64, digest: Option<TableDigest>) -> Result<(), Fault> {
-        if !self.ready {
+        if !self.game.ready {
             return Err(Fault::new(AlertKind::Unexpected, "an action before set-up finished"));
         }
         let peer = self.seat.opponent();
@@ -826,7 +902,7 @@ impl<G: Group> Engine<G> {
                     self.send(&Message::Reject { seq, reason: error.reason.clone() });
                     // Only a proposal made on the table as it is now can be called forbidden;
                     // one the host's own actions overtook may just be out of date.
-                    if error.forbidden && seen == self.actions_applied {
+                    if error.forbidden && seen == self.game.actions_applied {
                         let kind = forbidden_kind(&action);
                         return Err(Fault::new(kind, error.reason));
                     }
@@ -834,13 +910,13 @@ impl<G: Group> Engine<G> {
             },
             // The host's action, already applied on its side: it must fit, at the same point.
             Seat::Guest => {
-                if seen != self.actions_applied {
+                if seen != self.game.actions_applied {
                     return Err(Fault::new(
                         AlertKind::Unexpected,
-                        format!("the host acted after {seen} actions, this table has {}", self.actions_applied),
+                        format!("the host acted after {seen} actions, this table has {}", self.game.actions_applied),
                     ));
                 }
-                if action == Action::NextTurn && digest != Some(TableDigest(self.table.digest())) {
+                if action == Action::NextTurn && digest != Some(TableDigest(self.game.table.digest())) {
                     return Err(Fault::new(
                         AlertKind::Unexpected,
                         "the host's table differs from this one at the turn",
@@ -858,8 +934,33 @@ impl<G: Group> Engine<G> {
 
     // ----- set-up -----
 
+    /// Both players asked for a new game: this one is dropped and the next one's set-up
+    /// starts with this player's deck. Both engines derive the new game id alike.
+    fn start_new_game_if_agreed(&mut self) {
+        if !(self.new_game_asked && self.new_game_offered) {
+            return;
+        }
+        self.new_game_asked = false;
+        self.new_game_offered = false;
+        let previous = self.game.game_id.expect("a new game is asked for after hello");
+        let number = self.game.number + 1;
+        let id = Sha256::new()
+            .chain_update(b"fairdeck/v1/next-game")
+            .chain_update(previous.0)
+            .chain_update(number.to_be_bytes())
+            .finalize();
+        let names = Seat::BOTH.map(|seat| self.game.table.player(seat).name.clone());
+        self.game = GameState::new(number, Some(GameId(id.into())));
+        for (seat, name) in Seat::BOTH.into_iter().zip(names) {
+            self.game.table.player_mut(seat).name = name;
+        }
+        self.awaiting_new_deck = true;
+        self.emit(Event::NewGame { number });
+        self.send_deck();
+    }
+
     fn send_deck(&mut self) {
-        let game_id = self.game_id.expect("game id is set before the deck is sent");
+        let game_id = self.game.game_id.expect("game id is set before the deck is sent");
         let seat = self.seat;
         let instances: Vec<CardInstance> = self
             .deck
@@ -901,16 +1002,16 @@ impl<G: Group> Engine<G> {
         };
         self.send(&message);
         let envelope = self.record.last().expect("just sent").1.clone();
-        self.deck_envelopes.insert(seat, envelope);
+        self.game.deck_envelopes.insert(seat, envelope);
         let key_ref = KeyRef { holder: seat, library: seat, epoch: 0 };
-        self.commitments.insert(key_ref, key.commitment().clone());
-        self.keys.insert(key_ref, key);
-        self.current_keys.insert((seat, seat), 0);
-        self.catalogues.insert(seat, catalogue);
+        self.game.commitments.insert(key_ref, key.commitment().clone());
+        self.game.keys.insert(key_ref, key);
+        self.game.current_keys.insert((seat, seat), 0);
+        self.game.catalogues.insert(seat, catalogue);
         let ids = self.place_deck(seat, &library, &sideboard, key_ref);
-        self.deck_elements.insert(seat, library.iter().chain(&sideboard).cloned().collect());
+        self.game.deck_elements.insert(seat, library.iter().chain(&sideboard).cloned().collect());
         for (id, instance) in ids.into_iter().zip(library_instances.into_iter().chain(sideboard_instances)) {
-            self.identities.insert(id, instance.clone());
+            self.game.identities.insert(id, instance.clone());
         }
         self.start_setup_shuffle(seat);
     }
@@ -925,7 +1026,7 @@ impl<G: Group> Engine<G> {
     ) -> Vec<CardId> {
         let base = Self::id_base(owner) + 1;
         if let Some((_, back)) = library.first() {
-            self.library_backs.insert(owner, *back);
+            self.game.library_backs.insert(owner, *back);
         }
         let mut ids = Vec::new();
         for (i, ((element, back), kind)) in library
@@ -945,11 +1046,11 @@ impl<G: Group> Engine<G> {
                 counters: BTreeMap::new(),
                 known_to: Knowledge::only(owner),
             };
-            self.table.add_card(card, Position::Bottom).expect("fresh ids in empty zones");
+            self.game.table.add_card(card, Position::Bottom).expect("fresh ids in empty zones");
             let mut layers = [None, None];
             layers[index(owner)] = Some(key);
-            self.forms.insert(id, Form { element: element.clone(), layers });
-            self.planned.insert(id, layers);
+            self.game.forms.insert(id, Form { element: element.clone(), layers });
+            self.game.planned.insert(id, layers);
             ids.push(id);
         }
         ids
@@ -965,7 +1066,7 @@ impl<G: Group> Engine<G> {
         catalogue: Vec<crate::crypto::CatalogueEntry>,
     ) -> Result<(), Fault> {
         let peer = self.seat.opponent();
-        if self.catalogues.contains_key(&peer) || self.game_id.is_none() {
+        if self.game.catalogues.contains_key(&peer) || self.game.game_id.is_none() {
             return Err(Fault::new(AlertKind::Unexpected, "a deck out of turn"));
         }
         let total = library.len() + sideboard.len();
@@ -987,7 +1088,7 @@ impl<G: Group> Engine<G> {
         if catalogue.len() != total {
             return Err(Fault::new(AlertKind::Malformed, "the catalogue does not list every card once"));
         }
-        let game_id = self.game_id.expect("checked above");
+        let game_id = self.game.game_id.expect("checked above");
         let bases: Vec<G::Element> =
             (0..total).map(|i| crate::crypto::deck_base::<G>(&game_id, peer, i as u32)).collect();
         let elements: Vec<G::Element> = library.iter().chain(&sideboard).map(|(element, _)| element.clone()).collect();
@@ -996,12 +1097,12 @@ impl<G: Group> Engine<G> {
             Fault::new(AlertKind::BadProof, format!("the deck's elements are not one multiple of its bases: {error}"))
         })?;
         let key_ref = KeyRef { holder: peer, library: peer, epoch: 0 };
-        self.commitments.insert(key_ref, key);
-        self.current_keys.insert((peer, peer), 0);
-        self.catalogues.insert(peer, catalogue);
-        self.deck_envelopes.insert(peer, envelope.clone());
+        self.game.commitments.insert(key_ref, key);
+        self.game.current_keys.insert((peer, peer), 0);
+        self.game.catalogues.insert(peer, catalogue);
+        self.game.deck_envelopes.insert(peer, envelope.clone());
         self.place_deck(peer, &library, &sideboard, key_ref);
-        self.deck_elements.insert(peer, library.into_iter().chain(sideboard).collect());
+        self.game.deck_elements.insert(peer, library.into_iter().chain(sideboard).collect());
         self.start_setup_shuffle(peer);
         Ok(())
     }
@@ -1009,17 +1110,17 @@ impl<G: Group> Engine<G> {
     fn start_setup_shuffle(&mut self, library: Seat) {
         // Only the opponent's shuffle matters at set-up: the owner knows every card anyway.
         let steps = VecDeque::from([library.opponent()]);
-        self.shuffles.insert(library, ShuffleRun { relock_first: None, steps, stage: ShuffleStage::Waiting });
+        self.game.shuffles.insert(library, ShuffleRun { relock_first: None, steps, stage: ShuffleStage::Waiting });
     }
 
     // ----- actions -----
 
     fn library_locked(&self, library: Seat) -> bool {
-        self.shuffles.contains_key(&library)
+        self.game.shuffles.contains_key(&library)
     }
 
     fn card(&self, id: CardId) -> Result<&Card, ActionError> {
-        self.table.card(id).ok_or_else(|| ActionError::forbidden(format!("there is no card {id}")))
+        self.game.table.card(id).ok_or_else(|| ActionError::forbidden(format!("there is no card {id}")))
     }
 
     /// Checks an action by `actor` against the table as it is now.
@@ -1032,7 +1133,7 @@ impl<G: Group> Engine<G> {
             if self.library_locked(zone.owner) && zone.kind == ZoneKind::Library {
                 return Err(ActionError::stale(format!("{zone} is being shuffled")));
             }
-            self.table.top(zone, count).map(|_| ()).map_err(|e| ActionError::stale(e.to_string()))
+            self.game.table.top(zone, count).map(|_| ()).map_err(|e| ActionError::stale(e.to_string()))
         };
         let in_play = |card: CardId| {
             let card = self.card(card)?;
@@ -1056,12 +1157,14 @@ impl<G: Group> Engine<G> {
                         }
                     }
                 }
-                if to.kind == ZoneKind::Library && Some(&self.card(*card)?.back) != self.library_backs.get(&to.owner) {
+                if to.kind == ZoneKind::Library
+                    && Some(&self.card(*card)?.back) != self.game.library_backs.get(&to.owner)
+                {
                     return Err(ActionError::forbidden(format!(
                         "card {card} has another back than {to} (mixed backs in a library are not supported yet)"
                     )));
                 }
-                self.table.check_move(*card, *to, *position).map_err(|e| match e {
+                self.game.table.check_move(*card, *to, *position).map_err(|e| match e {
                     // A zone may have shrunk since the move was decided.
                     crate::table::TableError::BadIndex { .. } => ActionError::stale(e.to_string()),
                     other => ActionError::forbidden(other.to_string()),
@@ -1076,7 +1179,7 @@ impl<G: Group> Engine<G> {
                 if zone.kind == ZoneKind::Library && self.library_locked(zone.owner) {
                     return Err(ActionError::stale(format!("{zone} is being shuffled")));
                 }
-                let len = self.table.zone(zone).len();
+                let len = self.game.table.zone(zone).len();
                 if *index as usize >= len {
                     return Err(ActionError::stale(format!("{zone} has {len} cards")));
                 }
@@ -1086,13 +1189,13 @@ impl<G: Group> Engine<G> {
                 if self.library_locked(actor) {
                     return Err(ActionError::stale("the library is already being shuffled"));
                 }
-                let cards = self.table.zone(own_library);
+                let cards = self.game.table.zone(own_library);
                 match permutation {
                     Some(permutation) => {
                         if !self.is_clean_for_permutation(actor) {
                             let known: Vec<String> = cards
                                 .iter()
-                                .filter(|id| self.table.card(**id).is_some_and(|c| c.known_to.is_anyone()))
+                                .filter(|id| self.game.table.card(**id).is_some_and(|c| c.known_to.is_anyone()))
                                 .map(|id| id.to_string())
                                 .collect();
                             return Err(ActionError::forbidden(format!(
@@ -1137,7 +1240,7 @@ impl<G: Group> Engine<G> {
                 Ok(())
             }
             Action::ShowRandom => {
-                if self.table.zone(ZoneId::hand(actor)).is_empty() {
+                if self.game.table.zone(ZoneId::hand(actor)).is_empty() {
                     return Err(ActionError::stale("the hand is empty"));
                 }
                 Ok(())
@@ -1168,7 +1271,7 @@ impl<G: Group> Engine<G> {
                 if to.kind == ZoneKind::Library || (to.kind == ZoneKind::Sideboard && to.owner != actor) {
                     return Err(ActionError::forbidden("tokens are created outside libraries"));
                 }
-                if self.tokens.contains_key(&card.point::<G>(&self.game_id.expect("set"))) {
+                if self.game.tokens.contains_key(&card.point::<G>(&self.game.game_id.expect("set"))) {
                     return Err(ActionError::forbidden("this token exists already"));
                 }
                 // Ids are numbered per owner below the next owner's range: a full range ends tokens.
@@ -1182,8 +1285,8 @@ impl<G: Group> Engine<G> {
 
     /// Applies a checked action, in the game's order, and starts what it sets off.
     fn apply_action(&mut self, actor: Seat, action: Action) {
-        let number = self.actions_applied;
-        self.actions_applied += 1;
+        let number = self.game.actions_applied;
+        self.game.actions_applied += 1;
         let opponent = actor.opponent();
         // The opponent changing this player's cards in place (moves say so themselves).
         let touched = match &action {
@@ -1192,7 +1295,7 @@ impl<G: Group> Engine<G> {
             }
             _ => None,
         };
-        if let Some(card) = touched.and_then(|id| self.table.card(id))
+        if let Some(card) = touched.and_then(|id| self.game.table.card(id))
             && actor != self.seat
             && (card.owner == self.seat || card.zone.owner == self.seat)
         {
@@ -1201,22 +1304,24 @@ impl<G: Group> Engine<G> {
         }
         match &action {
             Action::Draw { count } => {
-                let cards = self.table.top(ZoneId::library(actor), *count).expect("checked");
+                let cards = self.game.table.top(ZoneId::library(actor), *count).expect("checked");
                 for id in &cards {
-                    self.table
+                    self.game
+                        .table
                         .move_card(*id, ZoneId::hand(actor), Position::Bottom, Placement::default())
                         .expect("checked");
                 }
                 self.start_unlock(number, cards, Knowledge::only(actor));
             }
             Action::Peek { count } => {
-                let cards = self.table.top(ZoneId::library(actor), *count).expect("checked");
+                let cards = self.game.table.top(ZoneId::library(actor), *count).expect("checked");
                 self.start_unlock(number, cards, Knowledge::only(actor));
             }
             Action::TakeFromLibrary { count } => {
-                let cards = self.table.top(ZoneId::library(opponent), *count).expect("checked");
+                let cards = self.game.table.top(ZoneId::library(opponent), *count).expect("checked");
                 for id in &cards {
-                    self.table
+                    self.game
+                        .table
                         .move_card(*id, ZoneId::hand(actor), Position::Bottom, Placement::default())
                         .expect("checked");
                 }
@@ -1232,8 +1337,8 @@ impl<G: Group> Engine<G> {
                 self.start_unlock(number, cards, Knowledge::only(actor));
             }
             Action::Move { card, to, position, placement } => {
-                let before = self.table.card(*card).expect("checked").clone();
-                self.table.move_card(*card, *to, *position, *placement).expect("checked");
+                let before = self.game.table.card(*card).expect("checked").clone();
+                self.game.table.move_card(*card, *to, *position, *placement).expect("checked");
                 if actor != self.seat && (before.owner == self.seat || before.zone.owner == self.seat) {
                     self.raise(
                         Fault::new(
@@ -1252,12 +1357,12 @@ impl<G: Group> Engine<G> {
                 self.start_unlock(number, vec![*card], audience);
             }
             Action::Rearrange { card, index } => {
-                let zone = self.table.card(*card).expect("checked").zone;
-                let placement = self.table.card(*card).expect("checked").placement;
-                self.table.move_card(*card, zone, Position::Index(*index), placement).expect("checked");
+                let zone = self.game.table.card(*card).expect("checked").zone;
+                let placement = self.game.table.card(*card).expect("checked").placement;
+                self.game.table.move_card(*card, zone, Position::Index(*index), placement).expect("checked");
             }
             Action::Shuffle { permutation: Some(permutation) } => {
-                self.table.permute(ZoneId::library(actor), permutation).expect("checked");
+                self.game.table.permute(ZoneId::library(actor), permutation).expect("checked");
                 self.emit(Event::Shuffled { library: actor });
             }
             Action::Shuffle { permutation: None } => self.start_shuffle(actor),
@@ -1266,42 +1371,45 @@ impl<G: Group> Engine<G> {
                 self.start_unlock(number, cards.clone(), audience);
             }
             Action::ShowRandom => {
-                let hand = self.table.zone(ZoneId::hand(actor)).to_vec();
+                let hand = self.game.table.zone(ZoneId::hand(actor)).to_vec();
                 self.start_random(number, actor, RandomKind::ShowRandom(hand));
             }
-            Action::Tap { card, tapped } => self.table.card_mut(*card).expect("checked").tapped = *tapped,
+            Action::Tap { card, tapped } => self.game.table.card_mut(*card).expect("checked").tapped = *tapped,
             Action::SetCardValue { card, key, value } => {
-                let counters = &mut self.table.card_mut(*card).expect("checked").counters;
+                let counters = &mut self.game.table.card_mut(*card).expect("checked").counters;
                 match value {
                     Some(value) => counters.insert(key.clone(), *value),
                     None => counters.remove(key),
                 };
             }
             Action::SetPlayerValue { key, value } => {
-                self.table.player_mut(actor).values.insert(key.clone(), *value);
+                self.game.table.player_mut(actor).values.insert(key.clone(), *value);
             }
-            Action::SetPhase { phase } => self.table.phase = phase.clone(),
+            Action::SetPhase { phase } => self.game.table.phase = phase.clone(),
             Action::NextTurn => {
-                self.table.turn += 1;
-                self.table.active = Some(self.table.active.map_or(opponent, Seat::opponent));
+                self.game.table.turn += 1;
+                self.game.table.active = Some(self.game.table.active.map_or(opponent, Seat::opponent));
             }
             Action::Roll { dice } => self.start_random(number, actor, RandomKind::Roll(*dice)),
             Action::Flip => self.start_random(number, actor, RandomKind::Flip),
             Action::Mulligan { draw } => {
-                for id in self.table.zone(ZoneId::hand(actor)).to_vec() {
-                    let back = self.library_backs.get(&actor).copied();
-                    if self.table.card(id).is_some_and(|c| c.owner == actor && Some(c.back) == back) {
+                for id in self.game.table.zone(ZoneId::hand(actor)).to_vec() {
+                    let back = self.game.library_backs.get(&actor).copied();
+                    if self.game.table.card(id).is_some_and(|c| c.owner == actor && Some(c.back) == back) {
                         let library = ZoneId::library(actor);
-                        self.table.move_card(id, library, Position::Bottom, Placement::default()).expect("own card");
+                        self.game
+                            .table
+                            .move_card(id, library, Position::Bottom, Placement::default())
+                            .expect("own card");
                     }
                 }
                 self.start_shuffle(actor);
                 if actor == self.seat {
-                    self.mulligan_draw = Some(*draw);
+                    self.game.mulligan_draw = Some(*draw);
                 }
             }
             Action::AddCard { card, to, placement } => {
-                let point = card.point::<G>(&self.game_id.expect("set"));
+                let point = card.point::<G>(&self.game.game_id.expect("set"));
                 let id = self.next_card_id(actor);
                 let new = Card {
                     id,
@@ -1313,11 +1421,11 @@ impl<G: Group> Engine<G> {
                     counters: BTreeMap::new(),
                     known_to: Knowledge::BOTH,
                 };
-                self.table.add_card(new, Position::Top).expect("checked");
-                self.forms.insert(id, Form { element: point.clone(), layers: [None, None] });
-                self.planned.insert(id, [None, None]);
-                self.tokens.insert(point, card.clone());
-                self.identities.insert(id, card.clone());
+                self.game.table.add_card(new, Position::Top).expect("checked");
+                self.game.forms.insert(id, Form { element: point.clone(), layers: [None, None] });
+                self.game.planned.insert(id, [None, None]);
+                self.game.tokens.insert(point, card.clone());
+                self.game.identities.insert(id, card.clone());
                 self.emit(Event::Learned { card: id, instance: card.clone() });
             }
         }
@@ -1332,7 +1440,7 @@ impl<G: Group> Engine<G> {
         let cards: Vec<CardId> = cards
             .into_iter()
             .filter(|id| {
-                let known = self.table.card(*id).expect("unlocked cards exist").known_to;
+                let known = self.game.table.card(*id).expect("unlocked cards exist").known_to;
                 known.union(audience) != known
             })
             .collect();
@@ -1345,10 +1453,10 @@ impl<G: Group> Engine<G> {
             let due: Vec<CardId> = cards
                 .iter()
                 .copied()
-                .filter(|id| (both || !audience.knows(holder)) && self.planned[id][index(holder)].is_some())
+                .filter(|id| (both || !audience.knows(holder)) && self.game.planned[id][index(holder)].is_some())
                 .collect();
             for id in &due {
-                self.planned.get_mut(id).expect("planned with its form")[index(holder)] = None;
+                self.game.planned.get_mut(id).expect("planned with its form")[index(holder)] = None;
             }
             if !due.is_empty() {
                 steps.push_back((holder, due));
@@ -1356,7 +1464,7 @@ impl<G: Group> Engine<G> {
         }
         let learners: Vec<Knowledge> = cards
             .iter()
-            .map(|id| match self.planned[id] {
+            .map(|id| match self.game.planned[id] {
                 [None, None] => Knowledge::BOTH,
                 [Some(_), None] => Knowledge::only(Seat::Host),
                 [None, Some(_)] => Knowledge::only(Seat::Guest),
@@ -1364,29 +1472,29 @@ impl<G: Group> Engine<G> {
             })
             .collect();
         for (id, learners) in cards.iter().zip(&learners) {
-            let card = self.table.card_mut(*id).expect("unlocked cards exist");
+            let card = self.game.table.card_mut(*id).expect("unlocked cards exist");
             card.known_to = card.known_to.union(*learners);
         }
-        self.unlocks.insert(number, Unlock { cards, steps, learners });
+        self.game.unlocks.insert(number, Unlock { cards, steps, learners });
         self.advance_unlocks();
     }
 
     /// Whether an earlier unlock of one of the same cards is still under way.
     fn unlock_blocked(&self, number: u64) -> bool {
-        let cards = &self.unlocks[&number].cards;
-        self.unlocks.range(..number).any(|(_, earlier)| earlier.cards.iter().any(|c| cards.contains(c)))
+        let cards = &self.game.unlocks[&number].cards;
+        self.game.unlocks.range(..number).any(|(_, earlier)| earlier.cards.iter().any(|c| cards.contains(c)))
     }
 
     /// Runs every unlock that can run: sends this engine's strips when it is its turn, and
     /// finishes unlocks whose strips are all in.
     fn advance_unlocks(&mut self) {
         loop {
-            let runnable = self.unlocks.keys().copied().find(|&number| {
+            let runnable = self.game.unlocks.keys().copied().find(|&number| {
                 !self.unlock_blocked(number)
-                    && self.unlocks[&number].steps.front().is_none_or(|(holder, _)| *holder == self.seat)
+                    && self.game.unlocks[&number].steps.front().is_none_or(|(holder, _)| *holder == self.seat)
             });
             let Some(number) = runnable else { return };
-            let unlock = &self.unlocks[&number];
+            let unlock = &self.game.unlocks[&number];
             match unlock.steps.front() {
                 None => self.finish_unlock(number),
                 Some((_, cards)) => {
@@ -1402,13 +1510,13 @@ impl<G: Group> Engine<G> {
         let context = self.context(seq, format!("unlock/{number}"));
         let mut groups: BTreeMap<KeyRef, Vec<CardId>> = BTreeMap::new();
         for id in cards {
-            let key = self.forms[id].layers[index(self.seat)].expect("planned strips are of present layers");
+            let key = self.game.forms[id].layers[index(self.seat)].expect("planned strips are of present layers");
             groups.entry(key).or_default().push(*id);
         }
         let mut strip_groups = Vec::new();
         for (key, cards) in groups {
-            let locked: Vec<G::Element> = cards.iter().map(|id| self.forms[id].element.clone()).collect();
-            let lock_key = self.keys.get(&key).expect("a holder keeps every key it locked with");
+            let locked: Vec<G::Element> = cards.iter().map(|id| self.game.forms[id].element.clone()).collect();
+            let lock_key = self.game.keys.get(&key).expect("a holder keeps every key it locked with");
             let (forms, proof) = lock_key.strip_with_proof(&locked, &context, &mut self.rng);
             strip_groups.push(StripGroup { key, cards, forms, proof });
         }
@@ -1419,6 +1527,7 @@ impl<G: Group> Engine<G> {
     fn receive_strip(&mut self, seq: u64, number: u64, groups: Vec<StripGroup<G>>) -> Result<(), Fault> {
         let peer = self.seat.opponent();
         let unlock = self
+            .game
             .unlocks
             .get(&number)
             .ok_or_else(|| Fault::new(AlertKind::Unexpected, format!("strip for unknown unlock {number}")))?;
@@ -1428,7 +1537,7 @@ impl<G: Group> Engine<G> {
         };
         let mut due: BTreeMap<CardId, KeyRef> = due
             .iter()
-            .map(|id| (*id, self.forms[id].layers[index(peer)].expect("planned strips are of present layers")))
+            .map(|id| (*id, self.game.forms[id].layers[index(peer)].expect("planned strips are of present layers")))
             .collect();
         let context = self.context(seq, format!("unlock/{number}"));
         for group in &groups {
@@ -1447,8 +1556,8 @@ impl<G: Group> Engine<G> {
                 return Err(Fault::new(AlertKind::Unexpected, "an empty strip group"));
             }
             // Every card of the group was due with this key, so its commitment is known.
-            let commitment = self.commitments.get(&group.key).expect("due keys have commitments");
-            let locked: Vec<G::Element> = group.cards.iter().map(|id| self.forms[id].element.clone()).collect();
+            let commitment = self.game.commitments.get(&group.key).expect("due keys have commitments");
+            let locked: Vec<G::Element> = group.cards.iter().map(|id| self.game.forms[id].element.clone()).collect();
             commitment
                 .verify_strip(&locked, group.forms.clone(), &group.proof, &context)
                 .map_err(|e| Fault::new(AlertKind::BadProof, format!("strip for unlock {number}: {e}")))?;
@@ -1464,29 +1573,29 @@ impl<G: Group> Engine<G> {
     fn apply_strips(&mut self, number: u64, groups: Vec<StripGroup<G>>) {
         for group in groups {
             for (id, element) in group.cards.into_iter().zip(group.forms) {
-                let form = self.forms.get_mut(&id).expect("stripped cards exist");
+                let form = self.game.forms.get_mut(&id).expect("stripped cards exist");
                 form.element = element;
                 form.layers[index(group.key.holder)] = None;
             }
         }
-        if let Some(unlock) = self.unlocks.get_mut(&number) {
+        if let Some(unlock) = self.game.unlocks.get_mut(&number) {
             unlock.steps.pop_front();
         }
     }
 
     /// All strips are in: the learners read each card's point from its owner's catalogue.
     fn finish_unlock(&mut self, number: u64) {
-        let Some(unlock) = self.unlocks.remove(&number) else { return };
+        let Some(unlock) = self.game.unlocks.remove(&number) else { return };
         for (id, learners) in unlock.cards.into_iter().zip(unlock.learners) {
-            if !learners.knows(self.seat) || self.identities.contains_key(&id) {
+            if !learners.knows(self.seat) || self.game.identities.contains_key(&id) {
                 continue;
             }
             let point = self.identity_point(id).expect("the opponent's strips are in");
-            let owner = self.table.card(id).expect("unlocked cards exist").owner;
-            let back = self.table.card(id).expect("unlocked cards exist").back;
-            let opened = match self.tokens.get(&point) {
+            let owner = self.game.table.card(id).expect("unlocked cards exist").owner;
+            let back = self.game.table.card(id).expect("unlocked cards exist").back;
+            let opened = match self.game.tokens.get(&point) {
                 Some(token) => Ok(token.clone()),
-                None => self.catalogues[&owner].open::<G>(&point),
+                None => self.game.catalogues[&owner].open::<G>(&point),
             }
             .and_then(|instance| {
                 if instance.owner == owner && instance.back == back {
@@ -1497,11 +1606,11 @@ impl<G: Group> Engine<G> {
             });
             match opened {
                 Ok(instance) => {
-                    self.identities.insert(id, instance.clone());
+                    self.game.identities.insert(id, instance.clone());
                     self.emit(Event::Learned { card: id, instance });
                 }
                 Err(error) => {
-                    let evidence = self.deck_envelopes.get(&owner).cloned();
+                    let evidence = self.game.deck_envelopes.get(&owner).cloned();
                     let fault = Fault::new(
                         AlertKind::NotInDeck,
                         format!("card {id} does not open in its owner's catalogue: {error}"),
@@ -1518,15 +1627,17 @@ impl<G: Group> Engine<G> {
     /// other player's step.
     fn start_shuffle(&mut self, library: Seat) {
         let owner_known = self
+            .game
             .table
             .zone(ZoneId::library(library))
             .iter()
-            .any(|id| self.table.card(*id).is_some_and(|c| c.known_to.knows(library)));
+            .any(|id| self.game.table.card(*id).is_some_and(|c| c.known_to.knows(library)));
         let other_known = self
+            .game
             .table
             .zone(ZoneId::library(library))
             .iter()
-            .any(|id| self.table.card(*id).is_some_and(|c| c.known_to.knows(library.opponent())));
+            .any(|id| self.game.table.card(*id).is_some_and(|c| c.known_to.knows(library.opponent())));
         let mut steps = VecDeque::new();
         if other_known {
             steps.push_back(library);
@@ -1537,10 +1648,14 @@ impl<G: Group> Engine<G> {
         // The first stepper relocks its own cards in its step; the other one must do it before.
         let other = steps[0].opponent();
         let current = self.current_key(other, library);
-        let stale =
-            self.table.zone(ZoneId::library(library)).iter().any(|id| self.planned[id][index(other)] != current);
+        let stale = self
+            .game
+            .table
+            .zone(ZoneId::library(library))
+            .iter()
+            .any(|id| self.game.planned[id][index(other)] != current);
         let relock_first = stale.then_some(other);
-        self.shuffles.insert(library, ShuffleRun { relock_first, steps, stage: ShuffleStage::Waiting });
+        self.game.shuffles.insert(library, ShuffleRun { relock_first, steps, stage: ShuffleStage::Waiting });
     }
 
     /// Relocks this player's stale cards of a library and tells the other player.
@@ -1549,7 +1664,7 @@ impl<G: Group> Engine<G> {
         let context = self.context(seq, format!("relock/{}", library.id_byte()));
         let relock = self.relock_stale(library, &context);
         self.send(&Message::Relock { library, relock });
-        self.shuffles.get_mut(&library).expect("a shuffle is under way").relock_first = None;
+        self.game.shuffles.get_mut(&library).expect("a shuffle is under way").relock_first = None;
     }
 
     /// Brings every card of `library` to this player's current key, with proofs.
@@ -1558,14 +1673,15 @@ impl<G: Group> Engine<G> {
         let current = self.current_key(seat, library);
         let mut relock = Vec::new();
         for (from, cards) in self.stale_layers(seat, library) {
-            let forms: Vec<G::Element> = cards.iter().map(|id| self.forms[id].element.clone()).collect();
-            let key = &self.keys[&current.expect("stale layers exist only under a current key")];
-            let (relocked, proof) = key.relock_with_proof(from.map(|k| &self.keys[&k]), &forms, context, &mut self.rng);
+            let forms: Vec<G::Element> = cards.iter().map(|id| self.game.forms[id].element.clone()).collect();
+            let key = &self.game.keys[&current.expect("stale layers exist only under a current key")];
+            let (relocked, proof) =
+                key.relock_with_proof(from.map(|k| &self.game.keys[&k]), &forms, context, &mut self.rng);
             for (id, element) in cards.iter().zip(&relocked) {
-                let form = self.forms.get_mut(id).expect("library cards exist");
+                let form = self.game.forms.get_mut(id).expect("library cards exist");
                 form.element = element.clone();
                 form.layers[index(seat)] = current;
-                self.planned.insert(*id, form.layers);
+                self.game.planned.insert(*id, form.layers);
             }
             relock.push(RelockGroup { from, cards, forms: relocked, proof });
         }
@@ -1585,10 +1701,11 @@ impl<G: Group> Engine<G> {
             if expected.is_empty() || expected != group.cards || group.forms.len() != group.cards.len() {
                 return Err(Fault::new(AlertKind::Unexpected, "relock groups do not match the library"));
             }
-            let to =
-                current.and_then(|k| self.commitments.get(&k)).expect("stale cards exist only under a current key");
-            let from = group.from.map(|k| self.commitments[&k].clone());
-            let forms: Vec<G::Element> = group.cards.iter().map(|id| self.forms[id].element.clone()).collect();
+            let to = current
+                .and_then(|k| self.game.commitments.get(&k))
+                .expect("stale cards exist only under a current key");
+            let from = group.from.map(|k| self.game.commitments[&k].clone());
+            let forms: Vec<G::Element> = group.cards.iter().map(|id| self.game.forms[id].element.clone()).collect();
             to.verify_relock(from.as_ref(), &forms, group.forms.clone(), &group.proof, context)
                 .map_err(|e| Fault::new(AlertKind::BadProof, format!("relock before shuffle: {e}")))?;
             relocked.extend(group.cards.iter().copied().zip(group.forms.iter().cloned()));
@@ -1597,34 +1714,34 @@ impl<G: Group> Engine<G> {
             return Err(Fault::new(AlertKind::Unexpected, "relock groups leave cards under old keys"));
         }
         for (id, element) in relocked {
-            let form = self.forms.get_mut(&id).expect("library cards exist");
+            let form = self.game.forms.get_mut(&id).expect("library cards exist");
             form.element = element;
             form.layers[index(peer)] = current;
-            self.planned.insert(id, form.layers);
+            self.game.planned.insert(id, form.layers);
         }
         Ok(())
     }
 
     fn receive_relock(&mut self, seq: u64, library: Seat, groups: Vec<RelockGroup<G>>) -> Result<(), Fault> {
         let peer = self.seat.opponent();
-        let due = self.shuffles.get(&library).is_some_and(|run| run.relock_first == Some(peer));
+        let due = self.game.shuffles.get(&library).is_some_and(|run| run.relock_first == Some(peer));
         if !due || self.library_unlocking(library) {
             return Err(Fault::new(AlertKind::Unexpected, "a relock out of turn"));
         }
         let context = self.context(seq, format!("relock/{}", library.id_byte()));
         self.accept_relock(library, &groups, &context)?;
-        self.shuffles.get_mut(&library).expect("checked").relock_first = None;
+        self.game.shuffles.get_mut(&library).expect("checked").relock_first = None;
         Ok(())
     }
 
     /// Whether cards of a library are still being unlocked (a shuffle step waits for them).
     fn library_unlocking(&self, library: Seat) -> bool {
-        let cards = self.table.zone(ZoneId::library(library));
-        self.unlocks.values().any(|u| u.cards.iter().any(|c| cards.contains(c)))
+        let cards = self.game.table.zone(ZoneId::library(library));
+        self.game.unlocks.values().any(|u| u.cards.iter().any(|c| cards.contains(c)))
     }
 
     fn current_key(&self, holder: Seat, library: Seat) -> Option<KeyRef> {
-        self.current_keys.get(&(holder, library)).map(|&epoch| KeyRef { holder, library, epoch })
+        self.game.current_keys.get(&(holder, library)).map(|&epoch| KeyRef { holder, library, epoch })
     }
 
     /// The cards of `library` not yet under `holder`'s current key, grouped by their layer.
@@ -1634,8 +1751,8 @@ impl<G: Group> Engine<G> {
         if current.is_none() {
             return groups;
         }
-        for id in self.table.zone(ZoneId::library(library)) {
-            let layer = self.forms[id].layers[index(holder)];
+        for id in self.game.table.zone(ZoneId::library(library)) {
+            let layer = self.game.forms[id].layers[index(holder)];
             if layer != current {
                 groups.entry(layer).or_default().push(*id);
             }
@@ -1649,15 +1766,20 @@ impl<G: Group> Engine<G> {
         let context = self.context(seq, format!("shuffle/{}", library.id_byte()));
         let current = self.current_key(seat, library);
         let relock = self.relock_stale(library, &context);
-        let inputs: Vec<G::Element> =
-            self.table.zone(ZoneId::library(library)).iter().map(|id| self.forms[id].element.clone()).collect();
+        let inputs: Vec<G::Element> = self
+            .game
+            .table
+            .zone(ZoneId::library(library))
+            .iter()
+            .map(|id| self.game.forms[id].element.clone())
+            .collect();
         let fresh = LockKey::<G>::generate(&mut self.rng);
         let fresh_commitment = fresh.commitment().clone();
         let (commit, pending) = fresh.lock_and_shuffle(&inputs, Soundness::Interactive, &context, &mut self.rng);
         // The holder's key on this library becomes current × fresh (or fresh, the first time).
         let (new_key, combined) = match current {
             Some(current) => {
-                let (combined, proof) = self.keys[&current].combine_with_proof(&fresh, &context, &mut self.rng);
+                let (combined, proof) = self.game.keys[&current].combine_with_proof(&fresh, &context, &mut self.rng);
                 let commitment = combined.commitment().clone();
                 (combined, Some((commitment, proof)))
             }
@@ -1667,7 +1789,7 @@ impl<G: Group> Engine<G> {
         let outputs = commit.cards.clone();
         let step = ShuffleStep { library, relock, fresh: fresh_commitment, commit, combined };
         self.send(&Message::ShuffleStep { step });
-        if let Some(run) = self.shuffles.get_mut(&library) {
+        if let Some(run) = self.game.shuffles.get_mut(&library) {
             run.stage = ShuffleStage::Committed { pending, new_key, new_ref, outputs };
         }
     }
@@ -1676,6 +1798,7 @@ impl<G: Group> Engine<G> {
         let peer = self.seat.opponent();
         let library = step.library;
         let run = self
+            .game
             .shuffles
             .get(&library)
             .ok_or_else(|| Fault::new(AlertKind::Unexpected, "a shuffle step for a library nobody is shuffling"))?;
@@ -1691,7 +1814,7 @@ impl<G: Group> Engine<G> {
         self.accept_relock(library, &step.relock, &context)?;
         match (&current, &step.combined) {
             (Some(current), Some((combined, proof))) => {
-                self.commitments[current]
+                self.game.commitments[current]
                     .verify_combined(&step.fresh, combined.clone(), proof, &context)
                     .map_err(|e| Fault::new(AlertKind::BadProof, format!("combined shuffle key: {e}")))?;
             }
@@ -1703,17 +1826,23 @@ impl<G: Group> Engine<G> {
                 ));
             }
         }
-        let inputs: Vec<G::Element> =
-            self.table.zone(ZoneId::library(library)).iter().map(|id| self.forms[id].element.clone()).collect();
+        let inputs: Vec<G::Element> = self
+            .game
+            .table
+            .zone(ZoneId::library(library))
+            .iter()
+            .map(|id| self.game.forms[id].element.clone())
+            .collect();
         let challenge = ShuffleChallenge::random(&mut self.rng);
         self.send(&Message::ShuffleChallenge { library, challenge });
-        let run = self.shuffles.get_mut(&library).expect("checked above");
+        let run = self.game.shuffles.get_mut(&library).expect("checked above");
         run.stage = ShuffleStage::Challenged { step, inputs, challenge, context };
         Ok(())
     }
 
     fn receive_challenge(&mut self, library: Seat, challenge: ShuffleChallenge) -> Result<(), Fault> {
         let run = self
+            .game
             .shuffles
             .get_mut(&library)
             .ok_or_else(|| Fault::new(AlertKind::Unexpected, "a challenge for a library nobody is shuffling"))?;
@@ -1727,18 +1856,18 @@ impl<G: Group> Engine<G> {
         };
         let response = pending.respond(Some(&challenge));
         self.send(&Message::ShuffleResponse { library, response });
-        self.commitments.insert(new_ref, new_key.commitment().clone());
-        self.keys.insert(new_ref, new_key);
+        self.game.commitments.insert(new_ref, new_key.commitment().clone());
+        self.game.keys.insert(new_ref, new_key);
         self.finish_shuffle_step(library, new_ref, outputs);
         Ok(())
     }
 
     fn receive_response(&mut self, library: Seat, response: crate::crypto::ShuffleResponse<G>) -> Result<(), Fault> {
         let peer = self.seat.opponent();
-        let run = self
-            .shuffles
-            .get_mut(&library)
-            .ok_or_else(|| Fault::new(AlertKind::Unexpected, "a shuffle response for a library nobody is shuffling"))?;
+        let run =
+            self.game.shuffles.get_mut(&library).ok_or_else(|| {
+                Fault::new(AlertKind::Unexpected, "a shuffle response for a library nobody is shuffling")
+            })?;
         let ShuffleStage::Challenged { .. } = run.stage else {
             return Err(Fault::new(AlertKind::Unexpected, "a shuffle response out of turn"));
         };
@@ -1754,7 +1883,7 @@ impl<G: Group> Engine<G> {
         let current = self.current_key(peer, library);
         let new_ref = KeyRef { holder: peer, library, epoch: current.map_or(0, |k| k.epoch + 1) };
         let new_commitment = step.combined.map_or(step.fresh, |(combined, _)| combined);
-        self.commitments.insert(new_ref, new_commitment);
+        self.game.commitments.insert(new_ref, new_commitment);
         self.finish_shuffle_step(library, new_ref, shuffled.into_inner().cards);
         Ok(())
     }
@@ -1763,37 +1892,37 @@ impl<G: Group> Engine<G> {
     /// and only the stepper can still tell which card went where.
     fn finish_shuffle_step(&mut self, library: Seat, new_ref: KeyRef, outputs: Vec<G::Element>) {
         let stepper = new_ref.holder;
-        let ids = self.table.zone(ZoneId::library(library)).to_vec();
+        let ids = self.game.table.zone(ZoneId::library(library)).to_vec();
         for (id, element) in ids.iter().zip(outputs) {
-            let form = self.forms.get_mut(id).expect("library cards exist");
+            let form = self.game.forms.get_mut(id).expect("library cards exist");
             form.element = element;
             form.layers[index(stepper)] = Some(new_ref);
-            self.planned.insert(*id, form.layers);
-            let card = self.table.card_mut(*id).expect("library cards exist");
+            self.game.planned.insert(*id, form.layers);
+            let card = self.game.table.card_mut(*id).expect("library cards exist");
             // Only the stepper could follow a card it knew through its own permutation, and
             // runs are planned so that the other player's step comes after any such card
             // (see `start_shuffle`): once the run ends, nobody knows any card of it.
             card.known_to = Knowledge::NOBODY;
-            self.identities.remove(id);
+            self.game.identities.remove(id);
         }
-        self.current_keys.insert((stepper, library), new_ref.epoch);
-        let run = self.shuffles.get_mut(&library).expect("a shuffle is under way");
+        self.game.current_keys.insert((stepper, library), new_ref.epoch);
+        let run = self.game.shuffles.get_mut(&library).expect("a shuffle is under way");
         run.steps.pop_front();
         if run.steps.is_empty() {
-            self.shuffles.remove(&library);
-            if self.ready {
+            self.game.shuffles.remove(&library);
+            if self.game.ready {
                 self.emit(Event::Shuffled { library });
                 if library == self.seat
-                    && let Some(draw) = self.mulligan_draw.take()
+                    && let Some(draw) = self.game.mulligan_draw.take()
                     && draw > 0
                 {
                     self.follow_up(Action::Draw { count: draw });
                 }
             } else {
-                self.setup_done.insert(library);
-                self.emit(Event::SetupProgress { done: self.setup_done.len() as u32, total: SETUP_SHUFFLES });
-                if self.setup_done.len() as u32 == SETUP_SHUFFLES {
-                    self.ready = true;
+                self.game.setup_done.insert(library);
+                self.emit(Event::SetupProgress { done: self.game.setup_done.len() as u32, total: SETUP_SHUFFLES });
+                if self.game.setup_done.len() as u32 == SETUP_SHUFFLES {
+                    self.game.ready = true;
                     self.emit(Event::Ready);
                 }
             }
@@ -1804,17 +1933,17 @@ impl<G: Group> Engine<G> {
 
     fn start_random(&mut self, number: u64, by: Seat, kind: RandomKind) {
         let purpose = format!("random/{number}");
-        let game_id = self.game_id.expect("set");
+        let game_id = self.game.game_id.expect("set");
         let (mine, commitment) = SharedRandom::start(&purpose, game_id, self.seat, &mut self.rng);
         self.send(&Message::RandomCommit { round: number, commitment });
-        self.randoms.insert(number, RandomRound { by, kind, stage: Some(RandomStage::Committed { mine }) });
+        self.game.randoms.insert(number, RandomRound { by, kind, stage: Some(RandomStage::Committed { mine }) });
     }
 
     fn receive_random_commit(&mut self, round: u64, commitment: crate::crypto::Commitment) -> Result<(), Fault> {
-        let entry = self
-            .randoms
-            .get_mut(&round)
-            .ok_or_else(|| Fault::new(AlertKind::Unexpected, format!("commitment for unknown random round {round}")))?;
+        let entry =
+            self.game.randoms.get_mut(&round).ok_or_else(|| {
+                Fault::new(AlertKind::Unexpected, format!("commitment for unknown random round {round}"))
+            })?;
         let Some(RandomStage::Committed { .. }) = &entry.stage else {
             return Err(Fault::new(AlertKind::Unexpected, format!("second commitment for random round {round}")));
         };
@@ -1828,7 +1957,8 @@ impl<G: Group> Engine<G> {
     }
 
     fn receive_random_open(&mut self, round: u64, opening: crate::crypto::Opening) -> Result<(), Fault> {
-        let Some(RandomRound { stage: stage @ Some(RandomStage::Opened { .. }), .. }) = self.randoms.get_mut(&round)
+        let Some(RandomRound { stage: stage @ Some(RandomStage::Opened { .. }), .. }) =
+            self.game.randoms.get_mut(&round)
         else {
             return Err(Fault::new(AlertKind::Unexpected, format!("opening for random round {round} out of turn")));
         };
@@ -1843,14 +1973,14 @@ impl<G: Group> Engine<G> {
                 self.settle_random(round, seed);
             }
             Seat::Guest => {
-                self.randoms.get_mut(&round).expect("matched above").stage = Some(RandomStage::Settled { seed });
+                self.game.randoms.get_mut(&round).expect("matched above").stage = Some(RandomStage::Settled { seed });
             }
         }
         Ok(())
     }
 
     fn receive_random_settle(&mut self, round: u64) -> Result<(), Fault> {
-        match self.randoms.get_mut(&round) {
+        match self.game.randoms.get_mut(&round) {
             Some(RandomRound { stage: stage @ Some(RandomStage::Settled { .. }), .. }) if self.seat == Seat::Guest => {
                 let Some(RandomStage::Settled { seed }) = stage.take() else { unreachable!("matched above") };
                 self.settle_random(round, seed);
@@ -1862,7 +1992,7 @@ impl<G: Group> Engine<G> {
 
     /// Acts on a random outcome, at the same point of the game's order on both sides.
     fn settle_random(&mut self, round: u64, seed: SharedSeed) {
-        let RandomRound { by, kind, .. } = self.randoms.remove(&round).expect("a settled round exists");
+        let RandomRound { by, kind, .. } = self.game.randoms.remove(&round).expect("a settled round exists");
         match kind {
             RandomKind::Roll(dice) => {
                 let faces = seed.roll(dice);
@@ -1878,7 +2008,7 @@ impl<G: Group> Engine<G> {
                 let card = hand[pick];
                 // The pick is among the cards in hand when the action was taken; one that has
                 // left the hand since (played, or shuffled away) is named but not revealed.
-                let still_in_hand = self.table.card(card).is_some_and(|c| c.zone == ZoneId::hand(by));
+                let still_in_hand = self.game.table.card(card).is_some_and(|c| c.zone == ZoneId::hand(by));
                 self.emit(Event::ShownAtRandom { by, card });
                 if still_in_hand {
                     self.start_unlock(round, vec![card], Knowledge::BOTH);
@@ -1895,6 +2025,7 @@ impl<G: Group> Engine<G> {
             return;
         }
         let ready: Vec<(Seat, bool)> = self
+            .game
             .shuffles
             .iter()
             .filter(|(library, run)| matches!(run.stage, ShuffleStage::Waiting) && !self.library_unlocking(**library))

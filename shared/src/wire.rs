@@ -241,6 +241,9 @@ pub enum Message<G: Group> {
     Audit {
         deck_key: G::Scalar,
     },
+    /// The sender wants a new game against the same opponent (seed 001's request-new-game).
+    /// When both players have sent one, each drops the game and sends its new `deck`.
+    NewGame,
     /// The sender asks to see cards (the top `count` of a zone, or all of it).
     RevealRequest {
         zone: ZoneId,
@@ -273,6 +276,7 @@ impl<G: Group> Message<G> {
             Message::RandomOpen { .. } => "random-open",
             Message::RandomSettle { .. } => "random-settle",
             Message::Audit { .. } => "audit",
+            Message::NewGame => "new-game",
             Message::RevealRequest { .. } => "reveal-request",
             Message::RevealRefuse { .. } => "reveal-refuse",
             Message::Chat { .. } => "chat",

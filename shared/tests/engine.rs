@@ -247,3 +247,78 @@ fn deck_sizes_are_bounded_per_suite() {
         Some(DeckError::TooLarge(1000))
     );
 }
+
+/// Game 1 is played a little, then both ask for a new game; the guest swaps one card with its
+/// sideboard. `concurrent`: both ask at once while actions and strips of game 1 are still in
+/// flight, which the engines must drop without an alert.
+fn new_game_with_sideboarding(concurrent: bool) {
+    let mut pair = set_up::<Ristretto255>(10);
+    act(&mut pair, Seat::Host, Action::Draw { count: 2 });
+    let first_id = pair.host.game_id().unwrap();
+    let mut sideboarded = numbered_deck("Guest", 10, 2);
+    let swapped = std::mem::replace(&mut sideboarded.library[0], sideboarded.sideboard[0].clone());
+    sideboarded.sideboard[0] = swapped;
+
+    if concurrent {
+        pair.intent(Seat::Host, Intent::Act(Action::Draw { count: 1 })).unwrap();
+        pair.intent(Seat::Guest, Intent::Act(Action::Draw { count: 1 })).unwrap();
+        pair.intent(Seat::Host, Intent::NewGame(None)).unwrap();
+        pair.intent(Seat::Guest, Intent::NewGame(Some(sideboarded.clone()))).unwrap();
+    } else {
+        pair.intent(Seat::Host, Intent::NewGame(None)).unwrap();
+        pair.drive();
+        assert!(pair.guest_events.contains(&Event::NewGameRequested));
+        assert!(!pair.host_events.iter().any(|e| matches!(e, Event::NewGame { .. })), "one ask starts nothing");
+        // The game goes on until both ask.
+        act(&mut pair, Seat::Guest, Action::Draw { count: 1 });
+        assert_eq!(pair.guest.table().zone(ZoneId::hand(Seat::Guest)).len(), 1);
+        assert!(pair.intent(Seat::Host, Intent::NewGame(None)).is_err(), "asked once already");
+        pair.intent(Seat::Guest, Intent::NewGame(Some(sideboarded.clone()))).unwrap();
+    }
+    pair.drive();
+
+    for seat in Seat::BOTH {
+        assert!(pair.events(seat).contains(&Event::NewGame { number: 2 }), "{seat:?}");
+        assert!(pair.engine(seat).is_ready(), "{seat:?} not ready: {:?}", alerts(&pair, seat));
+        assert!(misbehaviour(&pair, seat).is_empty(), "{seat:?}: {:?}", misbehaviour(&pair, seat));
+        assert_ne!(pair.engine(seat).game_id(), Some(first_id));
+        // A fresh table: full libraries, empty hands, names kept.
+        assert_eq!(pair.host.table().zone(ZoneId::library(seat)).len(), 10);
+        assert!(pair.host.table().zone(ZoneId::hand(seat)).is_empty());
+    }
+    assert_eq!(pair.host.game_id(), pair.guest.game_id());
+    assert_eq!(pair.host.table().player(Seat::Guest).name, "Guest");
+    assert_consistent(&pair);
+    // The guest's new sideboard holds the card it took out.
+    let sideboard = pair.guest.table().zone(ZoneId::new(Seat::Guest, ZoneKind::Sideboard)).to_vec();
+    let names: Vec<&str> = sideboard.iter().map(|id| pair.guest.identity(*id).unwrap().name.as_str()).collect();
+    assert!(names.contains(&"Guest 0"), "{names:?}");
+
+    // Game 2 plays, and its end-of-game audit shows the sideboarded deck.
+    act(&mut pair, Seat::Guest, Action::Draw { count: 3 });
+    pair.intent(Seat::Guest, Intent::EndGame).unwrap();
+    pair.drive();
+    let deck = pair
+        .host_events
+        .iter()
+        .find_map(|e| match e {
+            Event::Audited { seat: Seat::Guest, deck } => Some(deck.clone()),
+            _ => None,
+        })
+        .expect("the host audited the guest's new deck");
+    assert_eq!(deck.len(), 12);
+    for seat in Seat::BOTH {
+        assert!(misbehaviour(&pair, seat).is_empty(), "{seat:?}: {:?}", misbehaviour(&pair, seat));
+        assert!(!pair.engine(seat).is_busy());
+    }
+}
+
+#[test]
+fn a_new_game_with_sideboarding_one_after_the_other() {
+    new_game_with_sideboarding(false);
+}
+
+#[test]
+fn a_new_game_asked_by_both_at_once_mid_exchange() {
+    new_game_with_sideboarding(true);
+}

@@ -1462,6 +1462,17 @@ fn an_unsigned_message_with_a_bad_body_is_a_sequence_fault_not_the_senders() {
 }
 
 #[test]
+fn a_new_game_asked_for_twice_is_caught() {
+    let mut game = Game::<Ristretto255>::ready(8);
+    game.pair.intent(Seat::Guest, Intent::NewGame(None)).expect("the guest may ask");
+    game.pair.drive();
+    assert!(game.pair.host_events.contains(&Event::NewGameRequested));
+    let forged = game.forge_next(Seat::Guest, &Message::NewGame);
+    game.deliver(Seat::Guest, forged.clone());
+    game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Unexpected);
+}
+
+#[test]
 fn a_deck_key_that_does_not_match_its_commitment_is_caught() {
     let mut game = Game::<Ristretto255>::ready(8);
     let forged = game.forge_next(Seat::Guest, &Message::Audit { deck_key: Ristretto255::scalar_from_u128(7) });
