@@ -5,4 +5,5 @@ pub mod deck;
 pub mod rng;
 pub mod script;
 pub mod session;
+pub mod ui;
 pub mod words;

@@ -1,12 +1,14 @@
 //! The `fairdeck` command: thin wiring over the library.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use fairdeck::session::{DEFAULT_RELAY, Options, Role};
 
 /// fairdeck: a two-player card table where neither player has to trust the other, nor the server.
+/// `host` and `join` open the terminal table (`fairdeck host --help` lists its keys), or with --script
+/// read commands on standard input and print JSON events.
 #[derive(Parser)]
 #[command(name = "fairdeck", version, about, long_about = None, after_help = SCRIPT_HELP)]
 struct Cli {
@@ -41,12 +43,14 @@ Exit codes: 0 after quit, 2 for a wrong, mistyped or expired code, 1 for other f
 
 #[derive(Subcommand)]
 enum Command {
-    /// Open a game and print the code to give the other player.
+    /// Open a game: the table shows the code to give the other player (--script prints it as JSON).
+    #[command(after_help = game_help())]
     Host {
         #[command(flatten)]
         game: GameArgs,
     },
     /// Join the game of a code such as 7-crossbow-guitar.
+    #[command(after_help = game_help())]
     Join {
         /// The code the host gave you.
         code: String,
@@ -86,12 +90,23 @@ struct GameArgs {
     /// Your name, shown to the opponent.
     #[arg(long, value_name = "NAME")]
     name: Option<String>,
-    /// Read commands from standard input and print JSON events (the only mode so far).
-    #[arg(long, required = true)]
+    /// Read commands from standard input and print JSON events, instead of opening the terminal table.
+    #[arg(long)]
     script: bool,
 }
 
+/// The help of `host` and `join`: the terminal table's keys, then scripted mode.
+fn game_help() -> String {
+    format!("{}\n\n{SCRIPT_HELP}", fairdeck::ui::keys::help_text())
+}
+
 fn play(role: Role, game: GameArgs) -> ExitCode {
+    let script = game.script;
+    // The table draws with escape sequences: into a file or a pipe they would only be garbage.
+    if !script && !std::io::stdout().is_terminal() {
+        eprintln!("fairdeck: standard output is not a terminal; use --script for JSON events (see fairdeck --help)");
+        return ExitCode::FAILURE;
+    }
     let default_name = if matches!(role, Role::Host) { "host" } else { "guest" };
     let options =
         Options { role, deck: game.deck, relay: game.relay, name: game.name.unwrap_or_else(|| default_name.into()) };
@@ -102,8 +117,12 @@ fn play(role: Role, game: GameArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let input = tokio::io::BufReader::new(tokio::io::stdin());
-    let result = runtime.block_on(fairdeck::script::run_script(options, input, std::io::stdout()));
+    let result = if script {
+        let input = tokio::io::BufReader::new(tokio::io::stdin());
+        runtime.block_on(fairdeck::script::run_script(options, input, std::io::stdout()))
+    } else {
+        runtime.block_on(fairdeck::ui::run(options))
+    };
     // A read of standard input may still be blocked in tokio's thread pool: do not wait for it.
     runtime.shutdown_background();
     match result {

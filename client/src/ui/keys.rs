@@ -1,0 +1,203 @@
+//! Keys: single-key shortcuts (Cockatrice's vocabulary, on plain letters) while the command line is
+//! closed, line editing while it is open. Every shortcut stands for a scripted-mode command, so what a
+//! key does can also be typed, and scripted.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+use super::view::{Overlay, View};
+
+/// One single-key shortcut.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shortcut {
+    pub key: char,
+    /// The command it runs, or with `prefill` the start of one the player completes.
+    pub command: &'static str,
+    pub prefill: bool,
+    pub what: &'static str,
+}
+
+const fn run(key: char, command: &'static str, what: &'static str) -> Shortcut {
+    Shortcut { key, command, prefill: false, what }
+}
+
+const fn fill(key: char, command: &'static str, what: &'static str) -> Shortcut {
+    Shortcut { key, command, prefill: true, what }
+}
+
+/// The shortcuts, in the order the help lists them.
+pub const SHORTCUTS: &[Shortcut] = &[
+    run('d', "draw 1", "draw a card"),
+    fill('D', "draw ", "draw N cards"),
+    run('s', "shuffle", "shuffle your library"),
+    run('k', "peek 1", "look at the top card of your library"),
+    fill('p', "play ", "put a card into play: play CARD at X,Y [facedown]"),
+    fill('v', "move ", "move a card: move CARD [opponent] ZONE [top|bottom]"),
+    fill('t', "tap ", "tap a card in play"),
+    fill('u', "untap ", "untap a card in play"),
+    fill('+', "counter ", "set a counter: counter CARD NAME N"),
+    fill('r', "reveal ", "reveal a card: reveal CARD [to opponent]"),
+    fill('l', "life ", "set your life total"),
+    fill('m', "mulligan ", "mulligan, drawing N"),
+    run('i', "roll 1d6", "roll a six-sided die"),
+    run('f', "flip", "flip a coin"),
+    run('n', "next-turn", "pass the turn"),
+    fill('c', "say ", "chat"),
+];
+
+/// Keys that are not commands, for the help.
+pub const OTHER_KEYS: &[(&str, &str)] = &[
+    (": or Enter", "open the command line (any scripted-mode command)"),
+    ("Esc", "close the command line or this help"),
+    ("Up / Down", "recall earlier commands"),
+    ("PgUp / PgDn", "scroll the log (End: newest)"),
+    ("?", "this help"),
+    ("q", "leave the game (asks first); Ctrl-C leaves at once"),
+];
+
+/// Handles one key. Returns the command line to run, if the key produced one.
+pub fn handle_key(view: &mut View, key: KeyEvent) -> Option<String> {
+    // Terminals that report releases (and repeats) would otherwise act twice.
+    if key.kind == KeyEventKind::Release {
+        return None;
+    }
+    if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
+        return Some(leave(view));
+    }
+    match view.overlay {
+        Overlay::Help => {
+            view.overlay = Overlay::None;
+            None
+        }
+        Overlay::ConfirmQuit => confirm_quit(view, key),
+        Overlay::None if view.prompt.focused => edit(view, key),
+        Overlay::None => shortcut(view, key),
+    }
+}
+
+fn leave(view: &mut View) -> String {
+    view.overlay = Overlay::None;
+    view.leaving = true;
+    "quit".to_string()
+}
+
+fn confirm_quit(view: &mut View, key: KeyEvent) -> Option<String> {
+    match key.code {
+        KeyCode::Char('y' | 'Y' | 'q') | KeyCode::Enter => Some(leave(view)),
+        _ => {
+            view.overlay = Overlay::None;
+            None
+        }
+    }
+}
+
+/// A key while the command line is closed.
+fn shortcut(view: &mut View, key: KeyEvent) -> Option<String> {
+    // Ctrl and Alt combinations are the terminal's or the user's, not table actions.
+    if !(key.modifiers - KeyModifiers::SHIFT).is_empty() {
+        return None;
+    }
+    match key.code {
+        KeyCode::Char(':') | KeyCode::Enter => view.prompt.focused = true,
+        KeyCode::Char('?') => view.overlay = Overlay::Help,
+        KeyCode::Char('q') => view.overlay = Overlay::ConfirmQuit,
+        KeyCode::PageUp => view.log.scroll_by(5),
+        KeyCode::PageDown => view.log.scroll_by(-5),
+        KeyCode::End => view.log.scroll_to_newest(),
+        KeyCode::Up => recall(view, Recall::Older),
+        KeyCode::Char(c) => {
+            let found = SHORTCUTS.iter().find(|s| s.key == c)?;
+            if found.prefill {
+                view.prompt.text = found.command.to_string();
+                view.prompt.focused = true;
+            } else {
+                return Some(submit(view, found.command.to_string()));
+            }
+        }
+        _ => {}
+    }
+    None
+}
+
+/// A key while the command line is open.
+fn edit(view: &mut View, key: KeyEvent) -> Option<String> {
+    let prompt = &mut view.prompt;
+    match key.code {
+        KeyCode::Enter => {
+            let line = std::mem::take(&mut prompt.text).trim().to_string();
+            prompt.focused = false;
+            prompt.recalled = None;
+            if !line.is_empty() {
+                return Some(submit(view, line));
+            }
+        }
+        KeyCode::Esc => {
+            prompt.text.clear();
+            prompt.focused = false;
+            prompt.recalled = None;
+        }
+        KeyCode::Backspace => {
+            prompt.text.pop();
+        }
+        KeyCode::Char('u') if key.modifiers.contains(KeyModifiers::CONTROL) => prompt.text.clear(),
+        KeyCode::Char(c) => prompt.text.push(c),
+        KeyCode::Up => recall(view, Recall::Older),
+        KeyCode::Down => recall(view, Recall::Newer),
+        KeyCode::PageUp => view.log.scroll_by(5),
+        KeyCode::PageDown => view.log.scroll_by(-5),
+        _ => {}
+    }
+    None
+}
+
+/// Records a command in the history and the log, and hands it on.
+fn submit(view: &mut View, line: String) -> String {
+    if view.prompt.history.last() != Some(&line) {
+        view.prompt.history.push(line.clone());
+    }
+    if line == "quit" {
+        view.leaving = true;
+    }
+    view.log.push(super::view::LogKind::Command, format!("> {line}"));
+    view.log.scroll_to_newest();
+    line
+}
+
+enum Recall {
+    Older,
+    Newer,
+}
+
+/// Puts an earlier command on the command line (Up), or a later one (Down).
+fn recall(view: &mut View, direction: Recall) {
+    let prompt = &mut view.prompt;
+    let len = prompt.history.len();
+    if len == 0 {
+        return;
+    }
+    let index = match (direction, prompt.recalled) {
+        (Recall::Older, None) => Some(len - 1),
+        (Recall::Older, Some(i)) => Some(i.saturating_sub(1)),
+        (Recall::Newer, Some(i)) if i + 1 < len => Some(i + 1),
+        (Recall::Newer, _) => None,
+    };
+    prompt.recalled = index;
+    prompt.text = index.map(|i| prompt.history[i].clone()).unwrap_or_default();
+    prompt.focused = true;
+}
+
+/// The keys in plain text, for `fairdeck host --help`: the same table the `?` overlay shows.
+pub fn help_text() -> String {
+    let mut text = String::from(
+        "The terminal table (without --script): your zones and the opponent's, your hand, both play areas, a log\n\
+         and a status line. Keys while the command line is closed:\n",
+    );
+    for s in SHORTCUTS {
+        let command = if s.prefill { format!("{}…", s.command) } else { s.command.to_string() };
+        text.push_str(&format!("  {}  {command:<12} {}\n", s.key, s.what));
+    }
+    for (keys, what) in OTHER_KEYS {
+        text.push_str(&format!("  {keys:<15} {what}\n"));
+    }
+    text.push_str("The command line takes every scripted-mode command below; errors show in the log.");
+    text
+}

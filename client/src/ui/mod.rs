@@ -1,0 +1,90 @@
+//! The terminal table: the session's interactive front end. Keys become scripted-mode command lines
+//! (so the session loop is the same as in scripted mode), and every output updates the [`View`] and
+//! redraws it.
+//!
+//! Layers: [`view`] is the model (pure data built from the engine's table and the session's outputs),
+//! [`keys`] turns keys into commands, [`render`] draws a view, and this module owns the terminal.
+
+pub mod keys;
+mod log;
+pub mod render;
+pub mod view;
+
+use crossterm::event::{Event as TermEvent, EventStream};
+use fairdeck_shared::crypto::Ristretto255;
+use fairdeck_shared::engine::Engine;
+use futures_util::StreamExt;
+use ratatui::DefaultTerminal;
+
+pub use view::View;
+
+use crate::session::{self, Frontend, Options, Output, SessionError};
+
+/// Runs a session in the terminal until the player quits or the session fails. The terminal is put
+/// back as it was in every case: on return, and by ratatui's hook on a panic.
+pub async fn run(options: Options) -> Result<(), SessionError> {
+    let terminal = match ratatui::try_init() {
+        Ok(terminal) => terminal,
+        Err(error) => {
+            // Raw mode may be on already when entering the alternate screen failed.
+            ratatui::restore();
+            return Err(SessionError::Output(error));
+        }
+    };
+    let _restore = RestoreOnDrop;
+    let mut tui = Tui { terminal, keys: EventStream::new(), view: View::new(options.relay.clone()) };
+    tui.draw()?;
+    session::run(options, &mut tui).await
+}
+
+/// Leaves raw mode and the alternate screen when dropped, whichever way the session ended.
+struct RestoreOnDrop;
+
+impl Drop for RestoreOnDrop {
+    fn drop(&mut self) {
+        ratatui::restore();
+    }
+}
+
+struct Tui {
+    terminal: DefaultTerminal,
+    keys: EventStream,
+    view: View,
+}
+
+impl Tui {
+    fn draw(&mut self) -> std::io::Result<()> {
+        self.terminal.draw(|frame| render::render(frame, &self.view)).map(drop)
+    }
+}
+
+impl Frontend for Tui {
+    async fn next_line(&mut self) -> Option<String> {
+        loop {
+            // `EventStream::next` is cancel-safe, and a key is handled without awaiting: a dropped future
+            // loses no key.
+            let event = match self.keys.next().await {
+                Some(Ok(event)) => event,
+                // The terminal is gone: as at the end of scripted input, the session quits.
+                Some(Err(_)) | None => return None,
+            };
+            let line = match event {
+                TermEvent::Key(key) => keys::handle_key(&mut self.view, key),
+                // A resize (or anything else) only needs a redraw.
+                _ => None,
+            };
+            // A terminal that cannot be drawn on is as gone as one that cannot be read.
+            if self.draw().is_err() {
+                return None;
+            }
+            if line.is_some() {
+                return line;
+            }
+        }
+    }
+
+    fn show(&mut self, output: Output, engine: &Engine<Ristretto255>) -> std::io::Result<()> {
+        self.view.apply(&output, engine);
+        self.draw()
+    }
+}

@@ -1,0 +1,392 @@
+//! The terminal table's model: what the player sees, built from the session's outputs and the engine's
+//! table. Pure data and pure updates, so tests build it from real engines and check it without a
+//! terminal.
+
+use std::collections::VecDeque;
+
+use fairdeck_shared::Seat;
+use fairdeck_shared::crypto::Group;
+use fairdeck_shared::engine::{Engine, Event};
+use fairdeck_shared::table::{CardId, Table, ZoneId, ZoneKind};
+
+use super::log::describe;
+use crate::session::Output;
+
+/// Zones in the order the screen lists their counts.
+pub const ZONE_ORDER: [ZoneKind; 6] =
+    [ZoneKind::Library, ZoneKind::Hand, ZoneKind::Graveyard, ZoneKind::Exile, ZoneKind::Sideboard, ZoneKind::Play];
+/// Set-up shuffles one library per player; the engine's `SetupProgress` confirms the total.
+const LIBRARIES: u32 = 2;
+/// The log keeps this many lines; older ones scroll away for good.
+const LOG_LIMIT: usize = 2_000;
+
+/// Everything the screen shows.
+#[derive(Clone, Debug)]
+pub struct View {
+    pub table: TableView,
+    pub log: Log,
+    pub relay: RelayLink,
+    pub peer: PeerState,
+    pub setup: Setup,
+    /// The code to give the other player, while hosting and waiting for them.
+    pub code: Option<String>,
+    /// The deck file's summary: Cockatrice hash, main and sideboard counts.
+    pub deck: Option<(String, u32, u32)>,
+    pub prompt: Prompt,
+    pub overlay: Overlay,
+    /// Why the game stopped (a cheat was caught, or the game ended), once it did.
+    pub halted: Option<String>,
+    /// The player asked to quit: the session is saying goodbye.
+    pub leaving: bool,
+    /// The relay's address, shown while connecting.
+    pub relay_url: String,
+}
+
+/// The public table as this player sees it, with the names this player knows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TableView {
+    pub me: SideView,
+    pub opponent: SideView,
+    pub turn: u32,
+    /// Whether it is this player's turn; `None` before the first turn.
+    pub my_turn: Option<bool>,
+    pub phase: String,
+}
+
+/// One player's side of the table.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SideView {
+    pub name: String,
+    pub life: Option<i64>,
+    /// The player's other numbers (poison, energy…), by name.
+    pub values: Vec<(String, i64)>,
+    /// Card counts in [`ZONE_ORDER`].
+    pub counts: Vec<(ZoneKind, usize)>,
+    /// The hand, with names where this player knows them (all of its own, none of the opponent's
+    /// unless revealed).
+    pub hand: Vec<CardView>,
+    pub play: Vec<PlayedCard>,
+    pub graveyard_top: Option<CardView>,
+    pub exile_top: Option<CardView>,
+}
+
+/// A card by id, and its name if this player knows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CardView {
+    pub id: CardId,
+    pub name: Option<String>,
+}
+
+/// A card in a play area.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayedCard {
+    pub card: CardView,
+    pub x: i32,
+    pub y: i32,
+    pub face_down: bool,
+    pub tapped: bool,
+    pub counters: Vec<(String, i64)>,
+}
+
+/// This player's connection to the relay.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RelayLink {
+    Connecting,
+    Up,
+    Reconnecting,
+}
+
+/// The opponent, as the relay reports them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PeerState {
+    /// Nobody took the other seat yet.
+    Waiting,
+    Present,
+    /// Their connection dropped; the relay holds their seat.
+    Away,
+    /// They left the room for good.
+    Gone,
+}
+
+/// How far the game's set-up is: the key exchange, the hello, then each library locked, shuffled and
+/// verified.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Setup {
+    pub channel: bool,
+    pub hello: bool,
+    pub shuffled: u32,
+    pub libraries: u32,
+    pub ready: bool,
+}
+
+impl Setup {
+    /// The share of set-up done, from 0 to 1.
+    pub fn ratio(&self) -> f64 {
+        if self.ready {
+            return 1.0;
+        }
+        let done = u32::from(self.channel) + u32::from(self.hello) + self.shuffled;
+        let total = 2 + self.libraries.max(1);
+        f64::from(done.min(total)) / f64::from(total)
+    }
+
+    /// What set-up is doing now, in words.
+    pub fn stage(&self) -> String {
+        if self.ready {
+            "Both libraries are shuffled and verified".to_string()
+        } else if !self.channel {
+            "Waiting for the opponent and the key exchange".to_string()
+        } else if !self.hello {
+            "Exchanging hellos and deck commitments".to_string()
+        } else {
+            format!("Locking, shuffling and verifying the libraries: {} of {} done", self.shuffled, self.libraries)
+        }
+    }
+}
+
+/// The command line.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Prompt {
+    pub text: String,
+    /// Keys go to the command line (else they are shortcuts).
+    pub focused: bool,
+    /// Commands entered, oldest first, for Up and Down.
+    pub history: Vec<String>,
+    /// Where Up/Down is in the history; `None` when editing a new line.
+    pub recalled: Option<usize>,
+}
+
+/// What covers the table, if anything.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Overlay {
+    None,
+    Help,
+    ConfirmQuit,
+}
+
+/// The scrolling log of actions, chat, alerts and notices.
+#[derive(Clone, Debug, Default)]
+pub struct Log {
+    lines: VecDeque<LogLine>,
+    /// How many lines up from the newest the view is scrolled.
+    scroll: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogLine {
+    pub kind: LogKind,
+    pub text: String,
+}
+
+/// What a log line is, which decides how it looks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogKind {
+    /// A table action by either player.
+    Action,
+    Chat,
+    /// Something the player must not miss: a cheat caught, the opponent looking at or moving the
+    /// player's cards.
+    Alert,
+    /// A command that failed.
+    Error,
+    /// Connection and set-up news.
+    Notice,
+    /// A command the player entered, echoed.
+    Command,
+}
+
+impl Log {
+    pub fn push(&mut self, kind: LogKind, text: impl Into<String>) {
+        if self.lines.len() == LOG_LIMIT {
+            self.lines.pop_front();
+        }
+        self.lines.push_back(LogLine { kind, text: clean(&text.into()) });
+        // A reader scrolled up keeps their place: the new line lands below.
+        if self.scroll > 0 {
+            self.scroll = (self.scroll + 1).min(self.lines.len().saturating_sub(1));
+        }
+    }
+
+    pub fn lines(&self) -> &VecDeque<LogLine> {
+        &self.lines
+    }
+
+    pub fn scroll(&self) -> usize {
+        self.scroll
+    }
+
+    /// Scrolls `by` lines up (negative: down), within the log.
+    pub fn scroll_by(&mut self, by: isize) {
+        let max = self.lines.len().saturating_sub(1);
+        self.scroll = self.scroll.saturating_add_signed(by).min(max);
+    }
+
+    pub fn scroll_to_newest(&mut self) {
+        self.scroll = 0;
+    }
+}
+
+impl View {
+    /// The screen before anything happened: connecting to `relay_url`.
+    pub fn new(relay_url: impl Into<String>) -> Self {
+        View {
+            table: TableView::default(),
+            log: Log::default(),
+            relay: RelayLink::Connecting,
+            peer: PeerState::Waiting,
+            setup: Setup { channel: false, hello: false, shuffled: 0, libraries: LIBRARIES, ready: false },
+            code: None,
+            deck: None,
+            prompt: Prompt::default(),
+            overlay: Overlay::None,
+            halted: None,
+            leaving: false,
+            relay_url: relay_url.into(),
+        }
+    }
+
+    /// Takes in one output of the session; `engine` is the table after it.
+    pub fn apply<G: Group>(&mut self, output: &Output, engine: &Engine<G>) {
+        self.table = TableView::from_engine(engine);
+        self.halted = engine.halted().map(str::to_string);
+        let ready = engine.is_ready();
+        if self.setup.ready && !ready {
+            // The next game of a match starts its set-up afresh.
+            self.setup.shuffled = 0;
+        }
+        self.setup.ready = ready;
+        let opponent = self.table.opponent.name.clone();
+        match output {
+            Output::Deck { hash, main, sideboard } => {
+                self.deck = Some((hash.clone(), *main, *sideboard));
+                self.log.push(
+                    LogKind::Notice,
+                    format!("Your deck: {main} cards, {sideboard} in the sideboard (hash {hash})"),
+                );
+            }
+            Output::Code(code) => {
+                self.relay = RelayLink::Up;
+                self.code = Some(code.clone());
+                self.log.push(LogKind::Notice, "Game open: give the code above to the other player");
+            }
+            Output::Paired => {
+                self.relay = RelayLink::Up;
+                self.peer = PeerState::Present;
+                self.log.push(LogKind::Notice, "The other seat is taken: checking the code");
+            }
+            Output::ChannelEstablished => {
+                self.setup.channel = true;
+                self.code = None;
+                self.log.push(LogKind::Notice, "The opponent proved the code: the end-to-end channel is up");
+            }
+            Output::PeerAway { hold_ms } => {
+                self.peer = PeerState::Away;
+                let seconds = hold_ms / 1000;
+                self.log
+                    .push(LogKind::Notice, format!("{opponent} is away: the relay holds their seat for {seconds} s"));
+            }
+            Output::PeerBack => {
+                self.peer = PeerState::Present;
+                self.log.push(LogKind::Notice, format!("{opponent} is back"));
+            }
+            Output::PeerGone { reason } => {
+                self.peer = PeerState::Gone;
+                self.log.push(LogKind::Notice, format!("{opponent} left the game ({reason}); q quits"));
+            }
+            Output::RelayRestarting { reconnect_after_ms } => {
+                let seconds = reconnect_after_ms / 1000;
+                self.log.push(LogKind::Notice, format!("The relay is restarting: reconnecting in {seconds} s"));
+            }
+            Output::RelayLost(detail) => {
+                self.relay = RelayLink::Reconnecting;
+                self.log.push(LogKind::Notice, format!("Lost the relay ({detail}): reconnecting"));
+            }
+            Output::Resumed => {
+                self.relay = RelayLink::Up;
+                self.log.push(LogKind::Notice, "Reconnected to the relay");
+            }
+            Output::RelayAlert(detail) => self.log.push(LogKind::Alert, format!("relay: {detail}")),
+            Output::CommandError { command, message, .. } => {
+                self.log.push(LogKind::Error, format!("{command}: {message}"));
+            }
+            Output::Idle => self.log.push(LogKind::Notice, "No exchange is pending"),
+            // The screen always shows the whole table.
+            Output::Table => {}
+            Output::Engine(event) => self.apply_event(event, engine),
+        }
+    }
+
+    fn apply_event<G: Group>(&mut self, event: &Event, engine: &Engine<G>) {
+        match event {
+            Event::Connected { .. } => self.setup.hello = true,
+            Event::SetupProgress { done, total } => {
+                self.setup.shuffled = *done;
+                self.setup.libraries = *total;
+            }
+            _ => {}
+        }
+        if let Some(line) = describe(event, engine) {
+            self.log.push(line.kind, line.text);
+        }
+    }
+}
+
+impl TableView {
+    /// The table as `engine`'s player sees it.
+    pub fn from_engine<G: Group>(engine: &Engine<G>) -> Self {
+        let table = engine.table();
+        let me = engine.seat();
+        let active = table.active;
+        TableView {
+            me: SideView::of(engine, table, me, "You"),
+            opponent: SideView::of(engine, table, me.opponent(), "Opponent"),
+            turn: table.turn,
+            my_turn: active.map(|seat| seat == me),
+            phase: table.phase.clone(),
+        }
+    }
+}
+
+impl SideView {
+    /// `seat`'s side; `unnamed` stands for a player whose name is not known yet.
+    fn of<G: Group>(engine: &Engine<G>, table: &Table, seat: Seat, unnamed: &str) -> Self {
+        let player = table.player(seat);
+        let card = |id: &CardId| CardView { id: *id, name: engine.identity(*id).map(|i| clean(&i.name)) };
+        let zone = |kind| table.zone(ZoneId::new(seat, kind));
+        let mut play: Vec<PlayedCard> = zone(ZoneKind::Play)
+            .iter()
+            .filter_map(|id| table.card(*id))
+            .map(|c| PlayedCard {
+                card: card(&c.id),
+                x: c.placement.x,
+                y: c.placement.y,
+                face_down: c.placement.face_down,
+                tapped: c.tapped,
+                counters: c.counters.iter().map(|(k, v)| (clean(k), *v)).collect(),
+            })
+            .collect();
+        // Rows, then columns, as the cards lie on the table.
+        play.sort_by_key(|p| (p.y, p.x, p.card.id));
+        SideView {
+            name: if player.name.is_empty() { unnamed.to_string() } else { clean(&player.name) },
+            life: player.values.get("life").copied(),
+            values: player.values.iter().filter(|(k, _)| *k != "life").map(|(k, v)| (clean(k), *v)).collect(),
+            counts: ZONE_ORDER.iter().map(|&kind| (kind, zone(kind).len())).collect(),
+            hand: zone(ZoneKind::Hand).iter().map(card).collect(),
+            play,
+            graveyard_top: zone(ZoneKind::Graveyard).first().map(card),
+            exile_top: zone(ZoneKind::Exile).first().map(card),
+        }
+    }
+
+    /// How many cards a zone holds.
+    pub fn count(&self, kind: ZoneKind) -> usize {
+        self.counts.iter().find(|(k, _)| *k == kind).map_or(0, |(_, n)| *n)
+    }
+}
+
+/// Text from the opponent (names, chat, card names) with control characters replaced: written raw to
+/// the terminal, an escape sequence could rewrite the screen or worse.
+pub fn clean(text: &str) -> String {
+    text.chars().map(|c| if c.is_control() { '\u{fffd}' } else { c }).collect()
+}
