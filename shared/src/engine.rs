@@ -217,8 +217,6 @@ pub enum DeckError {
     TooLarge(usize),
     #[error("card name {0:?} is empty or longer than {MAX_NAME_LEN} bytes")]
     BadName(String),
-    #[error("all cards of a library must share one back (mixed backs are not supported yet)")]
-    MixedBacks,
 }
 
 /// A card's current cryptographic form: the element everyone sees, and whose layers are on it.
@@ -252,10 +250,36 @@ enum ShuffleStage<G: Group> {
     /// The next stepper has not sent its step yet.
     Waiting,
     /// This engine sent its step and waits for the challenge.
-    Committed { pending: PendingShuffle<G>, new_key: LockKey<G>, new_ref: KeyRef, outputs: Vec<G::Element> },
+    Committed {
+        pendings: Vec<PendingShuffle<G>>,
+        new_key: LockKey<G>,
+        new_ref: KeyRef,
+        outputs: Vec<(CardId, G::Element)>,
+    },
     /// This engine received a step and sent a challenge.
-    Challenged { step: ShuffleStep<G>, inputs: Vec<G::Element>, challenge: ShuffleChallenge, context: ProofContext },
+    Challenged { step: ShuffleStep<G>, groups: Vec<BackGroup<G>>, challenge: ShuffleChallenge },
 }
+
+/// The cards of one back in a library, as a shuffle step takes them.
+struct BackGroup<G: Group> {
+    cards: Vec<CardId>,
+    inputs: Vec<G::Element>,
+    context: ProofContext,
+}
+
+/// Where the backs of a library lie after a shuffle run.
+enum Arrangement {
+    /// One back only: nothing to draw.
+    Single,
+    /// Drawn in common by a random round that has not settled yet.
+    Drawing,
+    /// The library's new order (`Table::permute`), which puts its backs where the random
+    /// round drew them.
+    Drawn(Vec<u32>),
+}
+
+/// Random rounds that arrange a library's backs are numbered apart from the actions' rounds.
+const ARRANGEMENT_ROUNDS: u64 = 1 << 63;
 
 struct ShuffleRun<G: Group> {
     /// A player who must first relock its stale cards: every permutation needs both
@@ -263,12 +287,15 @@ struct ShuffleRun<G: Group> {
     relock_first: Option<Seat>,
     steps: VecDeque<Seat>,
     stage: ShuffleStage<G>,
+    arrangement: Arrangement,
 }
 
 enum RandomKind {
     Roll(Dice),
     Flip,
     ShowRandom(Vec<CardId>),
+    /// Where the backs of a library with several backs lie after its shuffle run.
+    Arrangement(Seat),
 }
 
 enum RandomStage {
@@ -382,8 +409,6 @@ struct GameState<G: Group> {
     mulligan_draw: Option<u32>,
     /// Tokens, public from their creation: read by point like catalogue entries.
     tokens: HashMap<G::Element, CardInstance>,
-    /// The one back of each player's library: a shuffle moves cards, not their backs.
-    library_backs: HashMap<Seat, BackId>,
     setup_done: BTreeSet<Seat>,
     ready: bool,
 }
@@ -411,7 +436,6 @@ impl<G: Group> GameState<G> {
             actions_applied: 0,
             mulligan_draw: None,
             tokens: Default::default(),
-            library_backs: Default::default(),
             setup_done: Default::default(),
             ready: false,
         }
@@ -677,10 +701,11 @@ impl<G: Group> Engine<G> {
         }
     }
 
-    /// A library can be shuffled by reordering alone when nobody knows any of its cards and
-    /// every card carries both players' current keys.
+    /// Whether a library may be shuffled by a public permutation: nobody knows any of its
+    /// cards, every layer is current, and it has one back (the actor would place the backs).
     fn is_clean_for_permutation(&self, library: Seat) -> bool {
         !self.game.table.is_dirty(library)
+            && self.back_groups(library).len() < 2
             && self.game.table.zone(ZoneId::library(library)).iter().all(|id| {
                 Seat::BOTH.into_iter().all(|holder| {
                     let current =
@@ -800,7 +825,7 @@ impl<G: Group> Engine<G> {
             Message::ShuffleStep { step } => self.receive_shuffle_step(seq, step)?,
             Message::Relock { library, relock } => self.receive_relock(seq, library, relock)?,
             Message::ShuffleChallenge { library, challenge } => self.receive_challenge(library, challenge)?,
-            Message::ShuffleResponse { library, response } => self.receive_response(library, response)?,
+            Message::ShuffleResponse { library, responses } => self.receive_response(library, responses)?,
             Message::RandomCommit { round, commitment } => self.receive_random_commit(round, commitment)?,
             Message::RandomOpen { round, opening } => self.receive_random_open(round, opening)?,
             Message::RandomSettle { round } => self.receive_random_settle(round)?,
@@ -1025,9 +1050,6 @@ impl<G: Group> Engine<G> {
         key: KeyRef,
     ) -> Vec<CardId> {
         let base = Self::id_base(owner) + 1;
-        if let Some((_, back)) = library.first() {
-            self.game.library_backs.insert(owner, *back);
-        }
         let mut ids = Vec::new();
         for (i, ((element, back), kind)) in library
             .iter()
@@ -1076,9 +1098,6 @@ impl<G: Group> Engine<G> {
                 format!("a deck of {} + {} cards", library.len(), sideboard.len()),
             ));
         }
-        if library.iter().any(|(_, back)| *back != library[0].1) {
-            return Err(Fault::new(AlertKind::Malformed, "mixed backs in one library"));
-        }
         let mut distinct = std::collections::HashSet::new();
         if !library.iter().chain(&sideboard).all(|(element, _)| distinct.insert(element.clone())) {
             return Err(Fault::new(AlertKind::Malformed, "the same card twice in a deck"));
@@ -1110,7 +1129,30 @@ impl<G: Group> Engine<G> {
     fn start_setup_shuffle(&mut self, library: Seat) {
         // Only the opponent's shuffle matters at set-up: the owner knows every card anyway.
         let steps = VecDeque::from([library.opponent()]);
-        self.game.shuffles.insert(library, ShuffleRun { relock_first: None, steps, stage: ShuffleStage::Waiting });
+        let arrangement = self.start_arrangement(library, 0);
+        self.game
+            .shuffles
+            .insert(library, ShuffleRun { relock_first: None, steps, stage: ShuffleStage::Waiting, arrangement });
+    }
+
+    /// The library's cards by back, by ascending back id, each in the library's order.
+    fn back_groups(&self, library: Seat) -> Vec<Vec<CardId>> {
+        let mut groups: BTreeMap<BackId, Vec<CardId>> = BTreeMap::new();
+        for id in self.game.table.zone(ZoneId::library(library)) {
+            groups.entry(self.game.table.card(*id).expect("library cards exist").back).or_default().push(*id);
+        }
+        groups.into_values().collect()
+    }
+
+    /// Starts drawing where a library's backs will lie after the run that starts now (with
+    /// `serial` 0 at set-up, the action's number + 1 later): in common, since the backs show.
+    fn start_arrangement(&mut self, library: Seat, serial: u64) -> Arrangement {
+        if self.back_groups(library).len() < 2 {
+            return Arrangement::Single;
+        }
+        let round = ARRANGEMENT_ROUNDS | serial << 1 | u64::from(library == Seat::Guest);
+        self.start_random(round, library, RandomKind::Arrangement(library));
+        Arrangement::Drawing
     }
 
     // ----- actions -----
@@ -1157,13 +1199,6 @@ impl<G: Group> Engine<G> {
                         }
                     }
                 }
-                if to.kind == ZoneKind::Library
-                    && Some(&self.card(*card)?.back) != self.game.library_backs.get(&to.owner)
-                {
-                    return Err(ActionError::forbidden(format!(
-                        "card {card} has another back than {to} (mixed backs in a library are not supported yet)"
-                    )));
-                }
                 self.game.table.check_move(*card, *to, *position).map_err(|e| match e {
                     // A zone may have shrunk since the move was decided.
                     crate::table::TableError::BadIndex { .. } => ActionError::stale(e.to_string()),
@@ -1198,9 +1233,15 @@ impl<G: Group> Engine<G> {
                                 .filter(|id| self.game.table.card(**id).is_some_and(|c| c.known_to.is_anyone()))
                                 .map(|id| id.to_string())
                                 .collect();
+                            let why = if !known.is_empty() {
+                                format!("whose cards {} are known", known.join(", "))
+                            } else if self.back_groups(actor).len() > 1 {
+                                "of several backs, whose places it would choose".to_string()
+                            } else {
+                                "whose cards are under old keys".to_string()
+                            };
                             return Err(ActionError::forbidden(format!(
-                                "a reorder-only shuffle of a library whose cards {} are known: stacking",
-                                if known.is_empty() { "keys".to_string() } else { known.join(", ") }
+                                "a reorder-only shuffle of a library {why}: stacking"
                             )));
                         }
                         if permutation.len() != cards.len() {
@@ -1365,7 +1406,7 @@ impl<G: Group> Engine<G> {
                 self.game.table.permute(ZoneId::library(actor), permutation).expect("checked");
                 self.emit(Event::Shuffled { library: actor });
             }
-            Action::Shuffle { permutation: None } => self.start_shuffle(actor),
+            Action::Shuffle { permutation: None } => self.start_shuffle(actor, number),
             Action::Reveal { cards, to } => {
                 let audience = to.map_or(Knowledge::BOTH, Knowledge::only);
                 self.start_unlock(number, cards.clone(), audience);
@@ -1394,8 +1435,7 @@ impl<G: Group> Engine<G> {
             Action::Flip => self.start_random(number, actor, RandomKind::Flip),
             Action::Mulligan { draw } => {
                 for id in self.game.table.zone(ZoneId::hand(actor)).to_vec() {
-                    let back = self.game.library_backs.get(&actor).copied();
-                    if self.game.table.card(id).is_some_and(|c| c.owner == actor && Some(c.back) == back) {
+                    if self.game.table.card(id).is_some_and(|c| c.owner == actor) {
                         let library = ZoneId::library(actor);
                         self.game
                             .table
@@ -1403,7 +1443,7 @@ impl<G: Group> Engine<G> {
                             .expect("own card");
                     }
                 }
-                self.start_shuffle(actor);
+                self.start_shuffle(actor, number);
                 if actor == self.seat {
                     self.game.mulligan_draw = Some(*draw);
                 }
@@ -1625,7 +1665,7 @@ impl<G: Group> Engine<G> {
 
     /// A full shuffle with fresh locks: whoever might know cards is hidden from by the
     /// other player's step.
-    fn start_shuffle(&mut self, library: Seat) {
+    fn start_shuffle(&mut self, library: Seat, number: u64) {
         let owner_known = self
             .game
             .table
@@ -1655,7 +1695,10 @@ impl<G: Group> Engine<G> {
             .iter()
             .any(|id| self.game.planned[id][index(other)] != current);
         let relock_first = stale.then_some(other);
-        self.game.shuffles.insert(library, ShuffleRun { relock_first, steps, stage: ShuffleStage::Waiting });
+        let arrangement = self.start_arrangement(library, number + 1);
+        self.game
+            .shuffles
+            .insert(library, ShuffleRun { relock_first, steps, stage: ShuffleStage::Waiting, arrangement });
     }
 
     /// Relocks this player's stale cards of a library and tells the other player.
@@ -1766,16 +1809,19 @@ impl<G: Group> Engine<G> {
         let context = self.context(seq, format!("shuffle/{}", library.id_byte()));
         let current = self.current_key(seat, library);
         let relock = self.relock_stale(library, &context);
-        let inputs: Vec<G::Element> = self
-            .game
-            .table
-            .zone(ZoneId::library(library))
-            .iter()
-            .map(|id| self.game.forms[id].element.clone())
-            .collect();
+        let groups = self.back_groups_to_shuffle(library, seq);
         let fresh = LockKey::<G>::generate(&mut self.rng);
         let fresh_commitment = fresh.commitment().clone();
-        let (commit, pending) = fresh.lock_and_shuffle(&inputs, Soundness::Interactive, &context, &mut self.rng);
+        let mut commits = Vec::with_capacity(groups.len());
+        let mut pendings = Vec::with_capacity(groups.len());
+        let mut outputs = Vec::new();
+        for group in groups {
+            let (commit, pending) =
+                fresh.lock_and_shuffle(&group.inputs, Soundness::Interactive, &group.context, &mut self.rng);
+            outputs.extend(group.cards.into_iter().zip(commit.cards.iter().cloned()));
+            commits.push(commit);
+            pendings.push(pending);
+        }
         // The holder's key on this library becomes current × fresh (or fresh, the first time).
         let (new_key, combined) = match current {
             Some(current) => {
@@ -1786,12 +1832,25 @@ impl<G: Group> Engine<G> {
             None => (fresh, None),
         };
         let new_ref = KeyRef { holder: seat, library, epoch: current.map_or(0, |k| k.epoch + 1) };
-        let outputs = commit.cards.clone();
-        let step = ShuffleStep { library, relock, fresh: fresh_commitment, commit, combined };
+        let step = ShuffleStep { library, relock, fresh: fresh_commitment, commits, combined };
         self.send(&Message::ShuffleStep { step });
         if let Some(run) = self.game.shuffles.get_mut(&library) {
-            run.stage = ShuffleStage::Committed { pending, new_key, new_ref, outputs };
+            run.stage = ShuffleStage::Committed { pendings, new_key, new_ref, outputs };
         }
+    }
+
+    /// The library's back groups with their current forms, each with the proof context of
+    /// its shuffle in the step that is message `seq`.
+    fn back_groups_to_shuffle(&self, library: Seat, seq: u64) -> Vec<BackGroup<G>> {
+        self.back_groups(library)
+            .into_iter()
+            .enumerate()
+            .map(|(group, cards)| BackGroup {
+                inputs: cards.iter().map(|id| self.game.forms[id].element.clone()).collect(),
+                cards,
+                context: self.context(seq, format!("shuffle/{}/{group}", library.id_byte())),
+            })
+            .collect()
     }
 
     fn receive_shuffle_step(&mut self, seq: u64, step: ShuffleStep<G>) -> Result<(), Fault> {
@@ -1826,17 +1885,17 @@ impl<G: Group> Engine<G> {
                 ));
             }
         }
-        let inputs: Vec<G::Element> = self
-            .game
-            .table
-            .zone(ZoneId::library(library))
-            .iter()
-            .map(|id| self.game.forms[id].element.clone())
-            .collect();
+        let groups = self.back_groups_to_shuffle(library, seq);
+        if step.commits.len() != groups.len() {
+            return Err(Fault::new(
+                AlertKind::BadProof,
+                format!("a shuffle step of {} groups for a library of {} backs", step.commits.len(), groups.len()),
+            ));
+        }
         let challenge = ShuffleChallenge::random(&mut self.rng);
         self.send(&Message::ShuffleChallenge { library, challenge });
         let run = self.game.shuffles.get_mut(&library).expect("checked above");
-        run.stage = ShuffleStage::Challenged { step, inputs, challenge, context };
+        run.stage = ShuffleStage::Challenged { step, groups, challenge };
         Ok(())
     }
 
@@ -1849,20 +1908,24 @@ impl<G: Group> Engine<G> {
         let ShuffleStage::Committed { .. } = run.stage else {
             return Err(Fault::new(AlertKind::Unexpected, "a challenge out of turn"));
         };
-        let ShuffleStage::Committed { pending, new_key, new_ref, outputs } =
+        let ShuffleStage::Committed { pendings, new_key, new_ref, outputs } =
             std::mem::replace(&mut run.stage, ShuffleStage::Waiting)
         else {
             unreachable!("matched above")
         };
-        let response = pending.respond(Some(&challenge));
-        self.send(&Message::ShuffleResponse { library, response });
+        let responses = pendings.into_iter().map(|pending| pending.respond(Some(&challenge))).collect();
+        self.send(&Message::ShuffleResponse { library, responses });
         self.game.commitments.insert(new_ref, new_key.commitment().clone());
         self.game.keys.insert(new_ref, new_key);
         self.finish_shuffle_step(library, new_ref, outputs);
         Ok(())
     }
 
-    fn receive_response(&mut self, library: Seat, response: crate::crypto::ShuffleResponse<G>) -> Result<(), Fault> {
+    fn receive_response(
+        &mut self,
+        library: Seat,
+        responses: Vec<crate::crypto::ShuffleResponse<G>>,
+    ) -> Result<(), Fault> {
         let peer = self.seat.opponent();
         let run =
             self.game.shuffles.get_mut(&library).ok_or_else(|| {
@@ -1871,60 +1934,76 @@ impl<G: Group> Engine<G> {
         let ShuffleStage::Challenged { .. } = run.stage else {
             return Err(Fault::new(AlertKind::Unexpected, "a shuffle response out of turn"));
         };
-        let ShuffleStage::Challenged { step, inputs, challenge, context } =
+        let ShuffleStage::Challenged { step, groups, challenge } =
             std::mem::replace(&mut run.stage, ShuffleStage::Waiting)
         else {
             unreachable!("matched above")
         };
-        let shuffled = step
-            .fresh
-            .verify_shuffle(&inputs, step.commit, &challenge, &response, &context)
-            .map_err(|e| Fault::new(AlertKind::BadProof, format!("shuffle of the {library:?} library: {e}")))?;
+        if responses.len() != groups.len() {
+            return Err(Fault::new(AlertKind::BadProof, "a shuffle response does not answer every group"));
+        }
+        let mut outputs = Vec::new();
+        for ((group, commit), response) in groups.into_iter().zip(step.commits).zip(&responses) {
+            let shuffled = step
+                .fresh
+                .verify_shuffle(&group.inputs, commit, &challenge, response, &group.context)
+                .map_err(|e| Fault::new(AlertKind::BadProof, format!("shuffle of the {library:?} library: {e}")))?;
+            outputs.extend(group.cards.into_iter().zip(shuffled.into_inner().cards));
+        }
         let current = self.current_key(peer, library);
         let new_ref = KeyRef { holder: peer, library, epoch: current.map_or(0, |k| k.epoch + 1) };
         let new_commitment = step.combined.map_or(step.fresh, |(combined, _)| combined);
         self.game.commitments.insert(new_ref, new_commitment);
-        self.finish_shuffle_step(library, new_ref, shuffled.into_inner().cards);
+        self.finish_shuffle_step(library, new_ref, outputs);
         Ok(())
     }
 
     /// Puts a verified shuffle step's output in place: the stepper's layer is the new key,
     /// and only the stepper can still tell which card went where.
-    fn finish_shuffle_step(&mut self, library: Seat, new_ref: KeyRef, outputs: Vec<G::Element>) {
+    fn finish_shuffle_step(&mut self, library: Seat, new_ref: KeyRef, outputs: Vec<(CardId, G::Element)>) {
         let stepper = new_ref.holder;
-        let ids = self.game.table.zone(ZoneId::library(library)).to_vec();
-        for (id, element) in ids.iter().zip(outputs) {
-            let form = self.game.forms.get_mut(id).expect("library cards exist");
+        for (id, element) in outputs {
+            let form = self.game.forms.get_mut(&id).expect("library cards exist");
             form.element = element;
             form.layers[index(stepper)] = Some(new_ref);
-            self.game.planned.insert(*id, form.layers);
-            let card = self.game.table.card_mut(*id).expect("library cards exist");
+            self.game.planned.insert(id, form.layers);
+            let card = self.game.table.card_mut(id).expect("library cards exist");
             // Only the stepper could follow a card it knew through its own permutation, and
             // runs are planned so that the other player's step comes after any such card
             // (see `start_shuffle`): once the run ends, nobody knows any card of it.
             card.known_to = Knowledge::NOBODY;
-            self.game.identities.remove(id);
+            self.game.identities.remove(&id);
         }
         self.game.current_keys.insert((stepper, library), new_ref.epoch);
-        let run = self.game.shuffles.get_mut(&library).expect("a shuffle is under way");
-        run.steps.pop_front();
-        if run.steps.is_empty() {
-            self.game.shuffles.remove(&library);
-            if self.game.ready {
-                self.emit(Event::Shuffled { library });
-                if library == self.seat
-                    && let Some(draw) = self.game.mulligan_draw.take()
-                    && draw > 0
-                {
-                    self.follow_up(Action::Draw { count: draw });
-                }
-            } else {
-                self.game.setup_done.insert(library);
-                self.emit(Event::SetupProgress { done: self.game.setup_done.len() as u32, total: SETUP_SHUFFLES });
-                if self.game.setup_done.len() as u32 == SETUP_SHUFFLES {
-                    self.game.ready = true;
-                    self.emit(Event::Ready);
-                }
+        self.game.shuffles.get_mut(&library).expect("a shuffle is under way").steps.pop_front();
+        self.finish_run_if_done(library);
+    }
+
+    /// A run is done when its last step is in and its backs' arrangement is drawn: the
+    /// library takes the arrangement, and play (or set-up) goes on.
+    fn finish_run_if_done(&mut self, library: Seat) {
+        let Some(run) = self.game.shuffles.get(&library) else { return };
+        if !run.steps.is_empty() || matches!(run.arrangement, Arrangement::Drawing) {
+            return;
+        }
+        let run = self.game.shuffles.remove(&library).expect("seen above");
+        if let Arrangement::Drawn(order) = run.arrangement {
+            self.game.table.permute(ZoneId::library(library), &order).expect("an order of this library");
+        }
+        if self.game.ready {
+            self.emit(Event::Shuffled { library });
+            if library == self.seat
+                && let Some(draw) = self.game.mulligan_draw.take()
+                && draw > 0
+            {
+                self.follow_up(Action::Draw { count: draw });
+            }
+        } else {
+            self.game.setup_done.insert(library);
+            self.emit(Event::SetupProgress { done: self.game.setup_done.len() as u32, total: SETUP_SHUFFLES });
+            if self.game.setup_done.len() as u32 == SETUP_SHUFFLES {
+                self.game.ready = true;
+                self.emit(Event::Ready);
             }
         }
     }
@@ -2002,6 +2081,21 @@ impl<G: Group> Engine<G> {
                 let coin = seed.flip_coin();
                 self.emit(Event::Flipped { by, coin });
             }
+            RandomKind::Arrangement(library) => {
+                let backs: Vec<BackId> = self
+                    .game
+                    .table
+                    .zone(ZoneId::library(library))
+                    .iter()
+                    .map(|id| self.game.table.card(*id).expect("library cards exist").back)
+                    .collect();
+                // Seed 000's deck shuffle: the backs' order from the shared state. Within a
+                // back the order it gives is public and changes nothing: the steps hid it.
+                let order = crate::hash_rng::deck_shuffle(&backs, &mut seed.rng(), &mut seed.rng());
+                let run = self.game.shuffles.get_mut(&library).expect("an arrangement belongs to a run");
+                run.arrangement = Arrangement::Drawn(order.into_iter().map(|i| i as u32).collect());
+                self.finish_run_if_done(library);
+            }
             RandomKind::ShowRandom(hand) => {
                 let mut rng: HashRng = seed.rng();
                 let pick = rng.below(std::num::NonZeroU64::new(hand.len() as u64).expect("checked non-empty")) as usize;
@@ -2070,9 +2164,6 @@ fn check_deck<G: Group>(deck: &DeckList) -> Result<(), DeckError> {
         deck.library.iter().chain(&deck.sideboard).find(|c| c.name.is_empty() || c.name.len() > MAX_NAME_LEN)
     {
         return Err(DeckError::BadName(card.name.clone()));
-    }
-    if deck.library.iter().any(|c| c.back != deck.library[0].back) {
-        return Err(DeckError::MixedBacks);
     }
     Ok(())
 }

@@ -147,7 +147,10 @@ pub struct ShuffleStep<G: Group> {
     pub relock: Vec<RelockGroup<G>>,
     /// The fresh key the shuffle locks with.
     pub fresh: KeyCommitment<G>,
-    pub commit: ShuffleCommit<G>,
+    /// One shuffle commitment per back of the library, by ascending back id, each over that
+    /// back's cards in the library's order: a step permutes cards among those of one back,
+    /// so every position keeps its back (where the backs lie is drawn in common).
+    pub commits: Vec<ShuffleCommit<G>>,
     /// The holder's key after this step (current key × fresh key), with its proof; absent
     /// when the holder had no key on this library before.
     pub combined: Option<(KeyCommitment<G>, DleqProof<G>)>,
@@ -217,9 +220,10 @@ pub enum Message<G: Group> {
         library: Seat,
         challenge: ShuffleChallenge,
     },
+    /// The answers to the challenge, one per commitment of the step.
     ShuffleResponse {
         library: Seat,
-        response: ShuffleResponse<G>,
+        responses: Vec<ShuffleResponse<G>>,
     },
     /// Commit–reveal for the shared random value `round`.
     RandomCommit {

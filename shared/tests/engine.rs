@@ -322,3 +322,64 @@ fn a_new_game_with_sideboarding_one_after_the_other() {
 fn a_new_game_asked_by_both_at_once_mid_exchange() {
     new_game_with_sideboarding(true);
 }
+
+/// A library of 9 cards of back 0 and 3 of back 7.
+fn two_backs(prefix: &str) -> fairdeck_shared::engine::DeckList {
+    let mut deck = numbered_deck(prefix, 12, 1);
+    for card in &mut deck.library[9..] {
+        card.back = 7;
+    }
+    deck
+}
+
+fn library_backs<G: Group>(pair: &Pair<G>, seat: Seat) -> Vec<u32> {
+    let table = pair.host.table();
+    table.zone(ZoneId::library(seat)).iter().map(|id| table.card(*id).unwrap().back).collect()
+}
+
+#[test]
+fn libraries_of_mixed_backs_are_shuffled_with_their_backs_drawn_in_common() {
+    let mut arrangements = std::collections::BTreeSet::new();
+    for seed in 0..6 {
+        let mut pair = Pair::<Ristretto255>::new(two_backs("Host"), two_backs("Guest"), seed);
+        pair.drive();
+        for seat in Seat::BOTH {
+            assert!(pair.engine(seat).is_ready(), "{seat:?} not ready: {:?}", alerts(&pair, seat));
+            let mut backs = library_backs(&pair, seat);
+            arrangements.insert(backs.clone());
+            backs.sort();
+            assert_eq!(backs, [[0; 9].as_slice(), &[7; 3]].concat(), "a library keeps its backs");
+        }
+        assert_consistent(&pair);
+
+        // Every card drawn is what its back says, and a reorder could place the backs.
+        act(&mut pair, Seat::Host, Action::Draw { count: 12 });
+        for id in pair.host.table().zone(ZoneId::hand(Seat::Host)) {
+            let card = pair.host.table().card(*id).unwrap();
+            assert_eq!(pair.host.identity(*id).unwrap().back, card.back);
+        }
+        for id in pair.host.table().zone(ZoneId::hand(Seat::Host)).to_vec() {
+            let to = ZoneId::library(Seat::Host);
+            act(
+                &mut pair,
+                Seat::Host,
+                Action::Move { card: id, to, position: Position::Top, placement: Placement::default() },
+            );
+        }
+        let permutation = Some((0..12).rev().collect());
+        assert!(pair.intent(Seat::Host, Intent::Act(Action::Shuffle { permutation })).is_err(), "stacking the backs");
+        act(&mut pair, Seat::Host, Action::Shuffle { permutation: None });
+        assert_eq!(library_backs(&pair, Seat::Host).iter().filter(|&&b| b == 7).count(), 3);
+        assert!(pair.host.table().zone(ZoneId::library(Seat::Host)).iter().all(|id| pair.host.identity(*id).is_none()));
+        // The guest's mulligan takes every back back into its library.
+        act(&mut pair, Seat::Guest, Action::Draw { count: 5 });
+        act(&mut pair, Seat::Guest, Action::Mulligan { draw: 4 });
+        assert_eq!(pair.host.table().zone(ZoneId::hand(Seat::Guest)).len(), 4);
+        for seat in Seat::BOTH {
+            assert!(misbehaviour(&pair, seat).is_empty(), "{seat:?}: {:?}", misbehaviour(&pair, seat));
+            assert!(!pair.engine(seat).is_busy(), "{seat:?} busy");
+        }
+    }
+    // Where the backs lie is drawn anew each game: 12 arrangements, 220 possible each.
+    assert!(arrangements.len() > 3, "{arrangements:?}");
+}

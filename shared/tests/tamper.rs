@@ -56,7 +56,10 @@ struct Game<G: Group> {
 impl<G: Group> Game<G> {
     /// Two engines with `library` cards each and one sideboard card; the hellos are queued.
     fn new(library: usize) -> Self {
-        let decks = [numbered_deck("Host", library, 1), numbered_deck("Guest", library, 1)];
+        Self::with_decks([numbered_deck("Host", library, 1), numbered_deck("Guest", library, 1)])
+    }
+
+    fn with_decks(decks: [DeckList; 2]) -> Self {
         let pair = Pair::new(decks[0].clone(), decks[1].clone(), SEED);
         Game { pair, decks, forged_bodies: BTreeMap::new(), forged: BTreeMap::new() }
     }
@@ -557,7 +560,7 @@ fn a_strip_with_another_key_and_a_proof_for_that_key_is_caught() {
                 .received(Seat::Host)
                 .iter()
                 .find_map(|e| match body::<Ristretto255>(e) {
-                    Message::ShuffleStep { step } if step.library == Seat::Host => Some(step.commit.cards),
+                    Message::ShuffleStep { step } if step.library == Seat::Host => Some(step.commits[0].cards.clone()),
                     _ => None,
                 })
                 .unwrap();
@@ -652,7 +655,7 @@ fn forged_shuffle_output<G: Group>(library: usize, change: impl FnOnce(&mut Vec<
     let step = game.intercept(Seat::Guest, shuffle_step_of(Seat::Host));
     let forged = retype::<G>(&step, |m| {
         let Message::ShuffleStep { step } = m else { unreachable!() };
-        change(&mut step.commit.cards);
+        change(&mut step.commits[0].cards);
     });
     let forged = game.substitute(Seat::Guest, step.seq, forged);
     game.deliver(Seat::Guest, forged.clone());
@@ -692,17 +695,43 @@ fn a_shuffle_output_missing_a_card_is_caught() {
 }
 
 #[test]
+fn a_shuffle_step_that_mixes_the_backs_of_a_library_is_caught() {
+    // The host's library has two backs; the guest's set-up step proves one shuffle over the
+    // first back's cards only, and nothing for the other back's.
+    let two_backs = |prefix| {
+        let mut deck = numbered_deck(prefix, 8, 1);
+        deck.library[6].back = 3;
+        deck.library[7].back = 3;
+        deck
+    };
+    let (_, alert) = rewrite_body(
+        || Game::<Ristretto255>::with_decks([two_backs("Host"), two_backs("Guest")]),
+        Seat::Guest,
+        shuffle_step_of(Seat::Host),
+        |_, step| {
+            retype::<Ristretto255>(step, |m| {
+                let Message::ShuffleStep { step } = m else { unreachable!() };
+                assert_eq!(step.commits.len(), 2, "one commitment per back");
+                step.commits.truncate(1);
+            })
+        },
+        AlertKind::BadProof,
+    );
+    assert!(alert.detail.contains("backs"), "{}", alert.detail);
+}
+
+#[test]
 fn a_tampered_shuffle_response_is_caught() {
     let swap_permutation = |v: &mut Value| {
-        let permutation = v["response"]["openings"][0]["permutation"].as_array_mut().unwrap();
+        let permutation = v["responses"][0]["openings"][0]["permutation"].as_array_mut().unwrap();
         permutation.swap(0, 1);
     };
     let flip_opening = |v: &mut Value| {
-        let open = &mut v["response"]["openings"][5]["open"];
+        let open = &mut v["responses"][0]["openings"][5]["open"];
         *open = json!(if open == "shadow" { "output" } else { "shadow" });
     };
     let bump_key = |v: &mut Value| {
-        let key = &mut v["response"]["openings"][7]["key"];
+        let key = &mut v["responses"][0]["openings"][7]["key"];
         *key = scalar_plus_one::<Ristretto255>(key);
     };
     let tampers: [(&str, JsonTamper); 3] =
@@ -970,8 +999,8 @@ fn invalid_elements_and_scalars_in_strips_and_shuffles_are_refused() {
             AlertKind::Malformed,
         );
     }
-    let shuffle_card = |v: &mut Value| v["step"]["commit"]["cards"][2] = identity.clone();
-    let shadow_key = |v: &mut Value| v["step"]["commit"]["shadows"][0]["key"] = identity.clone();
+    let shuffle_card = |v: &mut Value| v["step"]["commits"][0]["cards"][2] = identity.clone();
+    let shadow_key = |v: &mut Value| v["step"]["commits"][0]["shadows"][0]["key"] = identity.clone();
     let fresh_key = |v: &mut Value| v["step"]["fresh"] = identity.clone();
     for change in [&shuffle_card as &dyn Fn(&mut Value), &shadow_key, &fresh_key] {
         rewrite_body(
@@ -982,7 +1011,7 @@ fn invalid_elements_and_scalars_in_strips_and_shuffles_are_refused() {
             AlertKind::Malformed,
         );
     }
-    let opening_key = |v: &mut Value| v["response"]["openings"][0]["key"] = unreduced.clone();
+    let opening_key = |v: &mut Value| v["responses"][0]["openings"][0]["key"] = unreduced.clone();
     rewrite_body(
         || Game::<Ristretto255>::new(8),
         Seat::Guest,
