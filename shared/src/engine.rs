@@ -347,7 +347,9 @@ impl Fault {
 impl From<WireError> for Fault {
     fn from(error: WireError) -> Self {
         let kind = match error {
-            WireError::Sequence { .. } | WireError::Chain | WireError::Signature => AlertKind::Sequence,
+            WireError::Sequence { .. } | WireError::Chain | WireError::Signature | WireError::Ack { .. } => {
+                AlertKind::Sequence
+            }
             _ => AlertKind::Malformed,
         };
         Fault::new(kind, error.to_string())
@@ -363,6 +365,10 @@ pub struct Engine<G: Group> {
     deck: DeckList,
     outgoing: Stream,
     incoming: Stream,
+    /// The chain hash of each message this engine sent, by number.
+    sent_heads: Vec<[u8; 32]>,
+    /// How many of this engine's messages the opponent last said it had taken in.
+    peer_ack: u64,
     peer_key: Option<VerifyingKey>,
     peer_nonce: Option<[u8; 32]>,
     halted: Option<String>,
@@ -462,6 +468,8 @@ impl<G: Group> Engine<G> {
             deck,
             outgoing: Stream::new(),
             incoming: Stream::new(),
+            sent_heads: Vec::new(),
+            peer_ack: 0,
             peer_key: None,
             peer_nonce: None,
             halted: None,
@@ -581,17 +589,41 @@ impl<G: Group> Engine<G> {
 
     /// Signs and sends any body as the next message, without checking or applying it: the
     /// tests' tampering peer uses this to send what an honest engine never would.
+    /// `ack` is what it claims to have taken in of the other player's stream.
     #[doc(hidden)]
-    pub fn send_unchecked(&mut self, body: Vec<u8>) {
-        let envelope = self.outgoing.seal(&self.signing, body);
+    pub fn send_unchecked(&mut self, body: Vec<u8>, ack: wire::Ack) {
+        self.seal_and_send(body, ack);
+    }
+
+    /// Records that message `seq` went out with `chain` instead of what this engine sealed:
+    /// the tests' persistent cheater replaces its engine's messages after the fact, and the
+    /// opponent's acknowledgements then name the replacement.
+    #[doc(hidden)]
+    pub fn replace_sent_head(&mut self, seq: u64, chain: [u8; 32]) {
+        if let Some(head) = self.sent_heads.get_mut(seq as usize) {
+            *head = chain;
+        }
+    }
+
+    fn send(&mut self, message: &Message<G>) {
+        self.seal_and_send(wire::encode_body(message), self.incoming.ack());
+    }
+
+    fn seal_and_send(&mut self, body: Vec<u8>, ack: wire::Ack) {
+        let envelope = self.outgoing.seal(&self.signing, body, ack);
+        self.sent_heads.push(envelope.chain);
         self.transmits.push_back(wire::encode_envelope(&envelope));
         self.record.push((self.seat, envelope));
     }
 
-    fn send(&mut self, message: &Message<G>) {
-        let envelope = self.outgoing.seal(&self.signing, wire::encode_body(message));
-        self.transmits.push_back(wire::encode_envelope(&envelope));
-        self.record.push((self.seat, envelope));
+    /// The head of this engine's stream after the `ack` messages a received envelope says
+    /// its sender had taken in: never more than were sent, never fewer than said before.
+    fn acknowledged_head(&self, ack: u64) -> Result<[u8; 32], WireError> {
+        let sent = self.sent_heads.len() as u64;
+        if ack > sent || ack < self.peer_ack {
+            return Err(WireError::Ack { acked: ack, sent, before: self.peer_ack });
+        }
+        Ok(ack.checked_sub(1).map_or([0; 32], |last| self.sent_heads[last as usize]))
     }
 
     fn emit(&mut self, event: Event) {
@@ -750,16 +782,17 @@ impl<G: Group> Engine<G> {
                     return Err(Fault::new(AlertKind::Unexpected, "the first message must be hello"));
                 };
                 let key = wire::verifying_key(signing_key)?;
-                self.incoming.open(&key, envelope)?;
+                self.incoming.open(&key, envelope, &self.acknowledged_head(envelope.ack)?)?;
                 self.peer_key = Some(key);
                 message
             }
             Some(key) => {
                 let key = *key;
-                self.incoming.open(&key, envelope)?;
+                self.incoming.open(&key, envelope, &self.acknowledged_head(envelope.ack)?)?;
                 wire::decode_body(&envelope.body)?
             }
         };
+        self.peer_ack = envelope.ack;
         self.record.push((peer, envelope.clone()));
         let seq = envelope.seq;
         if self.awaiting_new_deck {

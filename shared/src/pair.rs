@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 use crate::crypto::Group;
 use crate::engine::{DeckCard, DeckList, Engine, EngineConfig, Event, Intent, IntentError};
 use crate::ids::Seat;
+use crate::wire::{Ack, Envelope};
 
 /// A message on its way, and who sent it.
 #[derive(Clone, Debug)]
@@ -55,6 +56,22 @@ impl<G: Group> Pair<G> {
             Seat::Host => &mut self.host,
             Seat::Guest => &mut self.guest,
         }
+    }
+
+    /// What message `seq` of `from` acknowledges, as `Engine::send_unchecked` takes it: what
+    /// the genuine message acknowledged, or, for a message not sent yet, everything `from`
+    /// has taken in of the other player's stream.
+    pub fn ack_of(&self, from: Seat, seq: u64) -> Ack {
+        let sent_by = |seat: Seat| -> Vec<&Envelope> {
+            self.engine(from).record().iter().filter(|(s, _)| *s == seat).map(|(_, e)| e).collect()
+        };
+        let count = match sent_by(from).get(seq as usize) {
+            Some(envelope) => envelope.ack,
+            None => sent_by(from.opponent()).len() as u64,
+        };
+        let other = sent_by(from.opponent());
+        let head = count.checked_sub(1).map_or([0; 32], |last| other[last as usize].chain);
+        Ack { count, head }
     }
 
     pub fn events(&self, seat: Seat) -> &[Event] {

@@ -294,6 +294,10 @@ impl<G: Group> Message<G> {
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Envelope {
     pub seq: u64,
+    /// How many of the other player's messages the sender had taken in when it sent this
+    /// one. The chain hash binds the other stream's head at that point, so every message
+    /// says exactly which of the receiver's messages its sender had seen.
+    pub ack: u64,
     #[serde(with = "crate::ids::hex_array")]
     pub chain: [u8; 32],
     #[serde(with = "crate::crypto::encoding::hex_vec")]
@@ -304,7 +308,14 @@ pub struct Envelope {
 
 impl std::fmt::Debug for Envelope {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Envelope(#{} chain {}, {} body bytes)", self.seq, hex::encode(&self.chain[..6]), self.body.len())
+        write!(
+            f,
+            "Envelope(#{} ack {} chain {}, {} body bytes)",
+            self.seq,
+            self.ack,
+            hex::encode(&self.chain[..6]),
+            self.body.len()
+        )
     }
 }
 
@@ -322,17 +333,30 @@ pub enum WireError {
     Sequence { expected: u64, got: u64 },
     #[error("the message does not continue the sender's hash chain")]
     Chain,
+    #[error("the message acknowledges {acked} messages, but {sent} were sent and {before} acknowledged before")]
+    Ack { acked: u64, sent: u64, before: u64 },
     #[error("bad signature")]
     Signature,
 }
 
-/// h_n = SHA-256("fairdeck/v1/record" ‖ h_{n−1} ‖ n ‖ len(body) ‖ body): each message commits
-/// to everything its sender sent before.
-pub fn chain_hash(previous: &[u8; 32], seq: u64, body: &[u8]) -> [u8; 32] {
+/// The other player's stream as a sender had taken it in: how many of its messages, and the
+/// chain hash of the last one (zeros for none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ack {
+    pub count: u64,
+    pub head: [u8; 32],
+}
+
+/// h_n = SHA-256("fairdeck/v1/record" ‖ h_{n−1} ‖ n ‖ ack count ‖ ack head ‖ len(body) ‖ body):
+/// each message commits to everything its sender sent before, and to everything it had
+/// received.
+pub fn chain_hash(previous: &[u8; 32], seq: u64, ack: &Ack, body: &[u8]) -> [u8; 32] {
     Sha256::new()
         .chain_update(b"fairdeck/v1/record")
         .chain_update(previous)
         .chain_update(seq.to_be_bytes())
+        .chain_update(ack.count.to_be_bytes())
+        .chain_update(ack.head)
         .chain_update((body.len() as u64).to_be_bytes())
         .chain_update(body)
         .finalize()
@@ -351,18 +375,24 @@ impl Stream {
         Stream { next_seq: 0, chain: [0; 32] }
     }
 
-    pub fn seal(&mut self, key: &SigningKey, body: Vec<u8>) -> Envelope {
+    pub fn seal(&mut self, key: &SigningKey, body: Vec<u8>, ack: Ack) -> Envelope {
         let seq = self.next_seq;
-        let chain = chain_hash(&self.chain, seq, &body);
+        let chain = chain_hash(&self.chain, seq, &ack, &body);
         let signature = key.sign(&chain).to_bytes().to_vec();
         self.chain = chain;
         self.next_seq += 1;
-        Envelope { seq, chain, body, signature }
+        Envelope { seq, ack: ack.count, chain, body, signature }
     }
 
-    /// Checks number, chain and signature; advances only if all three hold.
-    pub fn open(&mut self, key: &VerifyingKey, envelope: &Envelope) -> Result<(), WireError> {
-        check_envelope(key, &self.chain, self.next_seq, envelope)?;
+    /// What this stream's receiver has taken in, to acknowledge in the other direction.
+    pub fn ack(&self) -> Ack {
+        Ack { count: self.next_seq, head: self.chain }
+    }
+
+    /// Checks number, chain and signature; advances only if all three hold. `ack_head` is the
+    /// head of the other stream after the `envelope.ack` messages it acknowledges.
+    pub fn open(&mut self, key: &VerifyingKey, envelope: &Envelope, ack_head: &[u8; 32]) -> Result<(), WireError> {
+        check_envelope(key, &self.chain, self.next_seq, ack_head, envelope)?;
         self.chain = envelope.chain;
         self.next_seq += 1;
         Ok(())
@@ -374,12 +404,14 @@ pub fn check_envelope(
     key: &VerifyingKey,
     previous: &[u8; 32],
     expected_seq: u64,
+    ack_head: &[u8; 32],
     envelope: &Envelope,
 ) -> Result<(), WireError> {
     if envelope.seq != expected_seq {
         return Err(WireError::Sequence { expected: expected_seq, got: envelope.seq });
     }
-    if chain_hash(previous, envelope.seq, &envelope.body) != envelope.chain {
+    let ack = Ack { count: envelope.ack, head: *ack_head };
+    if chain_hash(previous, envelope.seq, &ack, &envelope.body) != envelope.chain {
         return Err(WireError::Chain);
     }
     let signature = Signature::from_slice(&envelope.signature).map_err(|_| WireError::Signature)?;

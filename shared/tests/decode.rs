@@ -170,9 +170,9 @@ fn reseal<G: Group>(pair: &Pair<G>, from: Seat, seq: u64, body: Vec<u8>) -> Vec<
         pair.engine(from).record().iter().filter(|(seat, _)| *seat == from).map(|(_, e)| e).collect();
     assert_eq!(&puppet.record()[0].1, sent[0], "the puppet's hello is not the sender's");
     for envelope in &sent[1..seq as usize] {
-        puppet.send_unchecked(envelope.body.clone());
+        puppet.send_unchecked(envelope.body.clone(), pair.ack_of(from, envelope.seq));
     }
-    puppet.send_unchecked(body);
+    puppet.send_unchecked(body, pair.ack_of(from, seq));
     std::iter::from_fn(|| puppet.poll_transmit()).last().expect("the puppet sent")
 }
 
@@ -394,7 +394,7 @@ proptest! {
             MESSAGE_LIKE.prop_map(String::into_bytes),
         ],
     ) {
-        let envelope = Envelope { seq, chain: [7; 32], body, signature: vec![1; 64] };
+        let envelope = Envelope { seq, ack: 0, chain: [7; 32], body, signature: vec![1; 64] };
         decode_all(&wire::encode_envelope(&envelope));
     }
 }

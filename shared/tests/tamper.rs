@@ -168,9 +168,10 @@ impl<G: Group> Game<G> {
         assert_eq!(puppet.record()[0].1, sent[0], "the puppet's hello is not the cheater's: Pair::new changed");
         assert!(seq >= 1 && seq as usize <= sent.len(), "message {seq} cannot be forged after {} sent", sent.len());
         for envelope in &sent[1..seq as usize] {
-            puppet.send_unchecked(history(envelope.seq, envelope.body.clone()));
+            puppet
+                .send_unchecked(history(envelope.seq, envelope.body.clone()), self.pair.ack_of(cheater, envelope.seq));
         }
-        puppet.send_unchecked(body);
+        puppet.send_unchecked(body, self.pair.ack_of(cheater, seq));
         let bytes = std::iter::from_fn(|| puppet.poll_transmit()).last().expect("the puppet sent");
         assert_eq!(wire::decode_envelope(&bytes).unwrap().seq, seq);
         bytes
@@ -193,7 +194,9 @@ impl<G: Group> Game<G> {
         let forged = self.forge_with_history(cheater, seq, body, |n, genuine| {
             self.forged_bodies.get(&n).cloned().unwrap_or(genuine)
         });
-        self.forged.insert(seq, wire::decode_envelope(&forged).unwrap());
+        let envelope = wire::decode_envelope(&forged).unwrap();
+        self.pair.engine_mut(cheater).replace_sent_head(seq, envelope.chain);
+        self.forged.insert(seq, envelope);
         forged
     }
 
@@ -276,7 +279,12 @@ impl<G: Group> Game<G> {
             0 => [0; 32],
             seq => self.forged.get(&(seq - 1)).map_or(sent[seq as usize - 1].chain, |e| e.chain),
         };
-        wire::check_envelope(&key, &previous, envelope.seq, envelope)
+        let victim = self.sent(cheater.opponent());
+        let ack_head = match envelope.ack.checked_sub(1) {
+            None => [0; 32],
+            Some(last) => victim.get(last as usize).ok_or(wire::WireError::Chain)?.chain,
+        };
+        wire::check_envelope(&key, &previous, envelope.seq, &ack_head, envelope)
     }
 }
 
@@ -362,7 +370,10 @@ fn rewrite<G: Group>(
     let mut game = prepare();
     let genuine = game.intercept(cheater, &pick);
     let forged = tamper(&game, &genuine);
-    assert_ne!(wire::decode_envelope(&forged).unwrap(), genuine, "the tamper changed nothing");
+    let envelope = wire::decode_envelope(&forged).unwrap();
+    assert_ne!(envelope, genuine, "the tamper changed nothing");
+    // The cheater sent the forgery: the victim's acknowledgements name it.
+    game.pair.engine_mut(cheater).replace_sent_head(envelope.seq, envelope.chain);
     game.deliver(cheater, forged.clone());
     let alert = game.assert_caught_forgery(cheater, &forged, kind);
     (game, alert)
@@ -1087,6 +1098,8 @@ fn an_unsigned_wrongly_signed_or_rechained_message_is_caught() {
         wire::encode_body::<Ristretto255>(&Message::Act { action: Action::Draw { count: 2 }, seen: 0, digest: None });
     let tampers: Vec<(&str, EnvelopeTamper)> = vec![
         ("unsigned", Box::new(|_, e| Envelope { signature: Vec::new(), ..e.clone() })),
+        ("an acknowledgement of messages never sent", Box::new(|_, e| Envelope { ack: e.ack + 100, ..e.clone() })),
+        ("an acknowledgement going back", Box::new(|_, e| Envelope { ack: 0, ..e.clone() })),
         (
             "a flipped signature bit",
             Box::new(|_, e| {
@@ -1100,7 +1113,7 @@ fn an_unsigned_wrongly_signed_or_rechained_message_is_caught() {
             "a changed body, rechained, signature kept",
             Box::new(|game, e| {
                 let previous = game.sent(Seat::Host)[e.seq as usize - 1].chain;
-                let chain = wire::chain_hash(&previous, e.seq, &draw_two);
+                let chain = wire::chain_hash(&previous, e.seq, &game.pair.ack_of(Seat::Host, e.seq), &draw_two);
                 Envelope { body: draw_two.clone(), chain, ..e.clone() }
             }),
         ),
@@ -1108,9 +1121,9 @@ fn an_unsigned_wrongly_signed_or_rechained_message_is_caught() {
             "a changed body, rechained, signed by another key",
             Box::new(|game, e| {
                 let previous = game.sent(Seat::Host)[e.seq as usize - 1].chain;
-                let chain = wire::chain_hash(&previous, e.seq, &draw_two);
+                let chain = wire::chain_hash(&previous, e.seq, &game.pair.ack_of(Seat::Host, e.seq), &draw_two);
                 let signature = other_key.sign(&chain).to_bytes().to_vec();
-                Envelope { seq: e.seq, chain, body: draw_two.clone(), signature }
+                Envelope { seq: e.seq, ack: e.ack, chain, body: draw_two.clone(), signature }
             }),
         ),
         (
