@@ -1,6 +1,7 @@
 //! The fairdeck client: the command-line program's library.
 
 pub mod channel;
+pub mod config;
 pub mod deck;
 pub mod rng;
 pub mod script;

@@ -4,13 +4,14 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use fairdeck::config;
 use fairdeck::session::{DEFAULT_RELAY, Options, Role};
 
 /// fairdeck: a two-player card table where neither player has to trust the other, nor the server.
 /// `host` and `join` open the terminal table (`fairdeck host --help` lists its keys), or with --script
 /// read commands on standard input and print JSON events.
 #[derive(Parser)]
-#[command(name = "fairdeck", version, about, long_about = None, after_help = SCRIPT_HELP)]
+#[command(name = "fairdeck", version, about, long_about = None, after_help = format!("{SCRIPT_HELP}\n\n{}", config::help()))]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -84,10 +85,10 @@ struct GameArgs {
     /// Your deck file (plain text, Arena, .dec, .mwDeck, .dck, Cockatrice .cod, MTGO .dek).
     #[arg(long, value_name = "FILE")]
     deck: std::path::PathBuf,
-    /// The relay's WebSocket URL.
-    #[arg(long, value_name = "URL", env = "FAIRDECK_RELAY", default_value = DEFAULT_RELAY)]
-    relay: String,
-    /// Your name, shown to the opponent.
+    /// The relay's WebSocket URL [default: the configuration file's relay, else ws://127.0.0.1:7171/v1].
+    #[arg(long, value_name = "URL", env = "FAIRDECK_RELAY")]
+    relay: Option<String>,
+    /// Your name, shown to the opponent [default: the configuration file's name, else host or guest].
     #[arg(long, value_name = "NAME")]
     name: Option<String>,
     /// Read commands from standard input and print JSON events, instead of opening the terminal table.
@@ -108,8 +109,16 @@ fn play(role: Role, game: GameArgs) -> ExitCode {
         return ExitCode::FAILURE;
     }
     let default_name = if matches!(role, Role::Host) { "host" } else { "guest" };
-    let options =
-        Options { role, deck: game.deck, relay: game.relay, name: game.name.unwrap_or_else(|| default_name.into()) };
+    let config = match config::load_from_env() {
+        Ok(config) => config,
+        Err(error) => {
+            eprintln!("fairdeck: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let relay = config::choose(game.relay, config.relay.as_deref(), DEFAULT_RELAY);
+    let name = config::choose(game.name, config.name.as_deref(), default_name);
+    let options = Options { role, deck: game.deck, relay, name };
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(error) => {
