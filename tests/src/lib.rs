@@ -1,1 +1,242 @@
-//! End-to-end tests of fairdeck.
+//! The end-to-end harness: a real relay on loopback (in-process) and real `fairdeck --script` processes.
+//!
+//! The `fairdeck` binary belongs to another package, so Cargo gives this crate no `CARGO_BIN_EXE_fairdeck`:
+//! [`fairdeck_binary`] asks the Cargo that runs the tests to build it (once per test binary, a no-op when
+//! `cargo test --workspace` already did) and takes the path Cargo reports. Every wait is bounded, so a
+//! failure reports the events seen instead of hanging.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::OnceLock;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// Set-up shuffles two 60-card libraries under proof: generous for slow CI machines.
+pub const TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The workspace's root directory.
+fn workspace_root() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+}
+
+/// A sample deck of the client's tests, by file name (such as `burn.txt`).
+pub fn deck(file_name: &str) -> PathBuf {
+    workspace_root().join("client/tests/decks").join(file_name)
+}
+
+/// The `fairdeck` binary of this workspace, built with the tests' profile on first use.
+///
+/// Panics (failing the test) with Cargo's output when the build fails.
+pub fn fairdeck_binary() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(build_fairdeck)
+}
+
+fn build_fairdeck() -> PathBuf {
+    // Cargo sets CARGO for the tests it runs; the one that compiled this crate is the fallback.
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
+    let mut command = Command::new(cargo);
+    command
+        .args(["build", "--package", "fairdeck", "--bin", "fairdeck", "--message-format", "json-render-diagnostics"])
+        .arg("--manifest-path")
+        .arg(workspace_root().join("Cargo.toml"))
+        .stderr(Stdio::inherit());
+    if !cfg!(debug_assertions) {
+        command.arg("--release");
+    }
+    let output = command.output().expect("run cargo build for the fairdeck binary");
+    assert!(output.status.success(), "cargo build -p fairdeck failed ({})", output.status);
+    // One JSON message per line; the executable is in the `compiler-artifact` of the `fairdeck` binary.
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|message| message["reason"] == "compiler-artifact" && message["target"]["name"] == "fairdeck")
+        .find_map(|message| message["executable"].as_str().map(PathBuf::from))
+        .expect("cargo build reported no fairdeck executable")
+}
+
+/// A relay served by a runtime of its own on loopback; dropping it stops the relay.
+pub struct Relay {
+    addr: SocketAddr,
+    shutdown: fairdeck_relay::ShutdownHandle,
+    task: tokio::task::JoinHandle<Result<(), fairdeck_relay::RelayError>>,
+    // Dropping the runtime stops the relay; the directory holds its statistics and hand-over files.
+    runtime: tokio::runtime::Runtime,
+    dir: tempfile::TempDir,
+}
+
+impl Relay {
+    /// Starts a relay on a free loopback port.
+    pub fn start() -> Relay {
+        let runtime = tokio::runtime::Runtime::new().expect("runtime");
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (addr, shutdown, task) = serve(&runtime, "127.0.0.1:0".parse().unwrap(), &dir);
+        Relay { addr, shutdown, task, runtime, dir }
+    }
+
+    /// The URL clients connect to.
+    pub fn url(&self) -> String {
+        format!("ws://{}/v1", self.addr)
+    }
+
+    /// Stops the relay as on SIGTERM (rooms handed over to its data directory) and starts a new one on
+    /// the same address, which takes the rooms back.
+    pub fn restart(&mut self) {
+        self.shutdown.shutdown();
+        let task = std::mem::replace(&mut self.task, self.runtime.spawn(async { Ok(()) }));
+        self.runtime.block_on(task).expect("join").expect("relay stopped cleanly");
+        let (addr, shutdown, task) = serve(&self.runtime, self.addr, &self.dir);
+        assert_eq!(addr, self.addr);
+        self.shutdown = shutdown;
+        self.task = task;
+    }
+}
+
+type Served =
+    (SocketAddr, fairdeck_relay::ShutdownHandle, tokio::task::JoinHandle<Result<(), fairdeck_relay::RelayError>>);
+
+fn serve(runtime: &tokio::runtime::Runtime, addr: SocketAddr, dir: &tempfile::TempDir) -> Served {
+    runtime.block_on(async {
+        let mut relay = fairdeck_relay::Relay::builder(addr, dir.path()).build().await.expect("relay");
+        let addr = relay.bind().await.expect("bind");
+        let shutdown = relay.shutdown_handle();
+        (addr, shutdown, tokio::spawn(relay.serve()))
+    })
+}
+
+/// One `fairdeck --script` process: commands to its standard input, its JSON events read as they come.
+pub struct Player {
+    name: &'static str,
+    child: Child,
+    stdin: Option<ChildStdin>,
+    events: Receiver<Value>,
+    /// Every event consumed so far, in order.
+    pub seen: Vec<Value>,
+}
+
+impl Player {
+    /// Starts `fairdeck ARGS --deck burn.txt --script --relay URL` (ARGS: `host`, or `join CODE`).
+    pub fn spawn(name: &'static str, relay: &Relay, args: &[&str]) -> Player {
+        let mut child = Command::new(fairdeck_binary())
+            .args(args)
+            .arg("--deck")
+            .arg(deck("burn.txt"))
+            .args(["--script", "--relay", &relay.url()])
+            .env_remove("FAIRDECK_RELAY")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start fairdeck");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, events) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let value: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+                if tx.send(value).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Player { name, child, stdin, events, seen: Vec::new() }
+    }
+
+    /// Writes one command line.
+    pub fn send(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{line}").expect("write command");
+        stdin.flush().unwrap();
+    }
+
+    /// The next event (after those already consumed) matching `pred`.
+    pub fn expect(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.events.recv_timeout(left) {
+                Ok(event) => {
+                    self.seen.push(event.clone());
+                    if pred(&event) {
+                        return event;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("{}: no {what} within {TIMEOUT:?}; saw {:#?}", self.name, self.seen)
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    panic!("{}: exited before {what}; saw {:#?}", self.name, self.seen)
+                }
+            }
+        }
+    }
+
+    /// The next event named `event`.
+    pub fn expect_event(&mut self, event: &str) -> Value {
+        self.expect(event, |v| v["event"] == event)
+    }
+
+    /// Sends `table` and returns the table event.
+    pub fn table(&mut self) -> Value {
+        self.send("table");
+        self.expect_event("table")
+    }
+
+    /// Sends `wait` and waits for `idle`.
+    pub fn wait_idle(&mut self) {
+        self.send("wait");
+        self.expect_event("idle");
+    }
+
+    /// What this player learned card `id` to be.
+    pub fn learned_name(&self, id: u64) -> Option<String> {
+        self.seen
+            .iter()
+            .find(|v| v["event"] == "learned" && v["card"] == id)
+            .and_then(|v| v["name"].as_str().map(str::to_string))
+    }
+
+    /// Waits for the process to end, then collects its remaining events into `seen`.
+    pub fn wait_exit(&mut self) -> ExitStatus {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                // Collect the remaining events for the assertions.
+                while let Ok(event) = self.events.recv_timeout(Duration::from_secs(2)) {
+                    self.seen.push(event);
+                }
+                return status;
+            }
+            assert!(Instant::now() < deadline, "{}: did not exit; saw {:#?}", self.name, self.seen);
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Player {
+    fn drop(&mut self) {
+        // Only our own child, by its handle: a failed test must not leave it running.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The card ids of a zone (such as `host hand`) in a table event.
+pub fn zone_cards(table: &Value, zone: &str) -> Vec<u64> {
+    table["zones"][zone]["cards"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no zone {zone}"))
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect()
+}
+
+/// The table without the `me` field, which differs by design.
+pub fn public(table: &Value) -> (Value, Value, Value, Value) {
+    (table["zones"].clone(), table["players"].clone(), table["applied"].clone(), table["turn"].clone())
+}

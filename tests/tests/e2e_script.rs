@@ -1,187 +1,15 @@
-//! Two real `fairdeck --script` processes playing through an in-process relay over loopback.
-//! Every wait is bounded, so a failure reports the events seen instead of hanging.
+//! End-to-end tests of fairdeck.
+//! Two real `fairdeck --script` processes playing through an in-process relay over loopback
+//! (the harness is this crate's library).
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::SocketAddr;
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
 
+use fairdeck_e2e::{Player, Relay, deck, fairdeck_binary, public, zone_cards};
 use serde_json::Value;
-
-/// Set-up shuffles two 60-card libraries under proof: generous for slow CI machines.
-const TIMEOUT: Duration = Duration::from_secs(120);
-
-struct Relay {
-    addr: SocketAddr,
-    shutdown: fairdeck_relay::ShutdownHandle,
-    task: tokio::task::JoinHandle<Result<(), fairdeck_relay::RelayError>>,
-    // Dropping the runtime stops the relay; the directory holds its statistics and hand-over files.
-    runtime: tokio::runtime::Runtime,
-    dir: tempfile::TempDir,
-}
-
-fn start_relay() -> Relay {
-    let runtime = tokio::runtime::Runtime::new().expect("runtime");
-    let dir = tempfile::tempdir().expect("temp dir");
-    let (addr, shutdown, task) = serve(&runtime, "127.0.0.1:0".parse().unwrap(), &dir);
-    Relay { addr, shutdown, task, runtime, dir }
-}
-
-fn serve(
-    runtime: &tokio::runtime::Runtime,
-    addr: SocketAddr,
-    dir: &tempfile::TempDir,
-) -> (SocketAddr, fairdeck_relay::ShutdownHandle, tokio::task::JoinHandle<Result<(), fairdeck_relay::RelayError>>) {
-    runtime.block_on(async {
-        let mut relay = fairdeck_relay::Relay::builder(addr, dir.path()).build().await.expect("relay");
-        let addr = relay.bind().await.expect("bind");
-        let shutdown = relay.shutdown_handle();
-        (addr, shutdown, tokio::spawn(relay.serve()))
-    })
-}
-
-impl Relay {
-    /// Stops the relay as on SIGTERM (rooms handed over to its data directory) and starts a new one on
-    /// the same address, which takes the rooms back.
-    fn restart(&mut self) {
-        self.shutdown.shutdown();
-        let task = std::mem::replace(&mut self.task, self.runtime.spawn(async { Ok(()) }));
-        self.runtime.block_on(task).expect("join").expect("relay stopped cleanly");
-        let (addr, shutdown, task) = serve(&self.runtime, self.addr, &self.dir);
-        assert_eq!(addr, self.addr);
-        self.shutdown = shutdown;
-        self.task = task;
-    }
-}
-
-struct Player {
-    name: &'static str,
-    child: Child,
-    stdin: Option<ChildStdin>,
-    events: Receiver<Value>,
-    seen: Vec<Value>,
-}
-
-impl Player {
-    fn spawn(name: &'static str, relay: &Relay, args: &[&str]) -> Player {
-        let deck = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/decks/burn.txt");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_fairdeck"))
-            .args(args)
-            .args(["--deck", deck, "--script", "--relay", &format!("ws://{}/v1", relay.addr)])
-            .env_remove("FAIRDECK_RELAY")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start fairdeck");
-        let stdout = child.stdout.take().unwrap();
-        let (tx, events) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                let value: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
-                if tx.send(value).is_err() {
-                    break;
-                }
-            }
-        });
-        let stdin = child.stdin.take();
-        Player { name, child, stdin, events, seen: Vec::new() }
-    }
-
-    fn send(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        writeln!(stdin, "{line}").expect("write command");
-        stdin.flush().unwrap();
-    }
-
-    /// The next event (after those already consumed) matching `pred`.
-    fn expect(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.events.recv_timeout(left) {
-                Ok(event) => {
-                    self.seen.push(event.clone());
-                    if pred(&event) {
-                        return event;
-                    }
-                }
-                Err(RecvTimeoutError::Timeout) => {
-                    panic!("{}: no {what} within {TIMEOUT:?}; saw {:#?}", self.name, self.seen)
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    panic!("{}: exited before {what}; saw {:#?}", self.name, self.seen)
-                }
-            }
-        }
-    }
-
-    fn expect_event(&mut self, event: &str) -> Value {
-        self.expect(event, |v| v["event"] == event)
-    }
-
-    /// Sends `table` and returns the table event.
-    fn table(&mut self) -> Value {
-        self.send("table");
-        self.expect_event("table")
-    }
-
-    fn wait_idle(&mut self) {
-        self.send("wait");
-        self.expect_event("idle");
-    }
-
-    /// What this player learned card `id` to be.
-    fn learned_name(&self, id: u64) -> Option<String> {
-        self.seen
-            .iter()
-            .find(|v| v["event"] == "learned" && v["card"] == id)
-            .and_then(|v| v["name"].as_str().map(str::to_string))
-    }
-
-    fn wait_exit(&mut self) -> ExitStatus {
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                // Collect the remaining events for the assertions.
-                while let Ok(event) = self.events.recv_timeout(Duration::from_secs(2)) {
-                    self.seen.push(event);
-                }
-                return status;
-            }
-            assert!(Instant::now() < deadline, "{}: did not exit; saw {:#?}", self.name, self.seen);
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Player {
-    fn drop(&mut self) {
-        // Only our own child, by its handle: a failed test must not leave it running.
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn zone_cards(table: &Value, zone: &str) -> Vec<u64> {
-    table["zones"][zone]["cards"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no zone {zone}"))
-        .iter()
-        .map(|v| v.as_u64().unwrap())
-        .collect()
-}
-
-/// The table without the `me` field, which differs by design.
-fn public(table: &Value) -> (Value, Value, Value, Value) {
-    (table["zones"].clone(), table["players"].clone(), table["applied"].clone(), table["turn"].clone())
-}
 
 #[test]
 fn two_players_play_a_scripted_game() {
-    let relay = start_relay();
+    let relay = Relay::start();
     let mut host = Player::spawn("host", &relay, &["host"]);
     let deck = host.expect_event("deck");
     assert_eq!(deck["main"], 60);
@@ -279,7 +107,7 @@ fn two_players_play_a_scripted_game() {
 
 #[test]
 fn a_wrong_code_fails_cleanly_on_both_sides() {
-    let relay = start_relay();
+    let relay = Relay::start();
     let mut host = Player::spawn("host", &relay, &["host"]);
     let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
     let (nameplate, words) = code.split_once('-').unwrap();
@@ -300,7 +128,7 @@ fn a_wrong_code_fails_cleanly_on_both_sides() {
 
 #[test]
 fn an_unreachable_relay_and_an_unknown_code_fail_with_advice() {
-    let relay = start_relay();
+    let relay = Relay::start();
     let mut guest = Player::spawn("guest", &relay, &["join", "999-apple-zebra"]);
     let error = guest.expect_event("error");
     assert_eq!(error["kind"], "unknown_code", "{error}");
@@ -308,9 +136,11 @@ fn an_unreachable_relay_and_an_unknown_code_fail_with_advice() {
 
     // A port nothing listens on: bind, note the port, free it.
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let deck = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/decks/burn.txt");
-    let output = Command::new(env!("CARGO_BIN_EXE_fairdeck"))
-        .args(["host", "--deck", deck, "--script", "--relay", &format!("ws://127.0.0.1:{port}/v1")])
+    let output = Command::new(fairdeck_binary())
+        .arg("host")
+        .arg("--deck")
+        .arg(deck("burn.txt"))
+        .args(["--script", "--relay", &format!("ws://127.0.0.1:{port}/v1")])
         .stdin(Stdio::null())
         .output()
         .expect("run fairdeck");
@@ -323,7 +153,7 @@ fn an_unreachable_relay_and_an_unknown_code_fail_with_advice() {
 
 #[test]
 fn a_relay_restart_is_resumed_and_play_goes_on() {
-    let mut relay = start_relay();
+    let mut relay = Relay::start();
     let mut host = Player::spawn("host", &relay, &["host"]);
     let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
     let mut guest = Player::spawn("guest", &relay, &["join", &code]);
