@@ -25,6 +25,7 @@ use crate::crypto::{
 };
 use crate::hash_rng::HashRng;
 use crate::ids::{GameId, Seat};
+use crate::journal::{Input, JOURNAL_FORMAT, Journal};
 use crate::table::{Card, CardId, GUEST_CARD_OFFSET, Knowledge, Placement, Position, Table, ZoneId, ZoneKind};
 use crate::wire::{
     self, Action, Envelope, KeyRef, MAX_TEXT_LEN, Message, PROTOCOL_VERSION, RelockGroup, ShuffleStep, Stream,
@@ -35,20 +36,20 @@ use crate::wire::{
 const SETUP_SHUFFLES: u32 = 2;
 
 /// A card of a deck list.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DeckCard {
     pub name: String,
     pub back: BackId,
 }
 
 /// What a player brings to the table.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DeckList {
     pub library: Vec<DeckCard>,
     pub sideboard: Vec<DeckCard>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct EngineConfig {
     pub name: String,
     /// Program name and version, shown to the opponent.
@@ -56,7 +57,8 @@ pub struct EngineConfig {
 }
 
 /// What the local player wants to do.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "intent", content = "with", rename_all = "kebab-case")]
 pub enum Intent {
     Act(Action),
     Chat(String),
@@ -373,6 +375,8 @@ pub struct Engine<G: Group> {
     peer_nonce: Option<[u8; 32]>,
     halted: Option<String>,
     record: Vec<(Seat, Envelope)>,
+    /// Everything this engine was given, to run it again (`journal::check`).
+    journal: Journal,
     transmits: VecDeque<Vec<u8>>,
     events: VecDeque<Event>,
     /// Everything of the game being played, dropped when a new game starts.
@@ -459,6 +463,15 @@ impl<G: Group> Engine<G> {
         let signing = SigningKey::from_bytes(&signing_seed);
         let mut nonce = [0u8; 32];
         rng.fill_bytes(&mut nonce);
+        let journal = Journal {
+            format: JOURNAL_FORMAT,
+            suite: G::SUITE,
+            seat,
+            config: config.clone(),
+            deck: deck.clone(),
+            rng_seed,
+            inputs: Vec::new(),
+        };
         let mut engine = Engine {
             seat,
             config,
@@ -474,6 +487,7 @@ impl<G: Group> Engine<G> {
             peer_nonce: None,
             halted: None,
             record: Vec::new(),
+            journal,
             transmits: VecDeque::new(),
             events: VecDeque::new(),
             game: GameState::new(1, None),
@@ -568,6 +582,13 @@ impl<G: Group> Engine<G> {
         &self.record
     }
 
+    /// Everything this engine was given so far: with it anyone can run the engine again and
+    /// see what it saw (`journal::check`). It holds the engine's seed, so every secret of
+    /// the game: keep it to yourself until the game is over.
+    pub fn journal(&self) -> &Journal {
+        &self.journal
+    }
+
     /// Whether a cryptographic exchange is still under way (strips, shuffles, random rounds,
     /// or a guest proposal waiting for the host).
     pub fn is_busy(&self) -> bool {
@@ -637,6 +658,14 @@ impl<G: Group> Engine<G> {
     // ----- local intents -----
 
     pub fn handle_intent(&mut self, intent: Intent) -> Result<(), IntentError> {
+        // Even a refused intent may have drawn randomness: a replay needs every one.
+        self.journal.inputs.push(Input::Intent { intent: intent.clone() });
+        self.take_intent(intent)
+    }
+
+    /// An intent of the player's, or one the engine issues on its behalf (`follow_up`), which
+    /// a replay issues again by itself.
+    fn take_intent(&mut self, intent: Intent) -> Result<(), IntentError> {
         if let Some(reason) = &self.halted {
             return Err(IntentError::Halted(reason.clone()));
         }
@@ -707,7 +736,7 @@ impl<G: Group> Engine<G> {
     /// An action this engine takes on its player's behalf (the draw after a mulligan): it
     /// goes the way of any intent; if it no longer fits, the player is told.
     fn follow_up(&mut self, action: Action) {
-        if let Err(error) = self.handle_intent(Intent::Act(action.clone())) {
+        if let Err(error) = self.take_intent(Intent::Act(action.clone())) {
             self.emit(Event::Rejected { action, reason: error.to_string() });
         }
     }
@@ -751,6 +780,7 @@ impl<G: Group> Engine<G> {
 
     /// Handles bytes received from the opponent. Misbehaviour becomes an alert, never a panic.
     pub fn handle_message(&mut self, bytes: &[u8]) {
+        self.journal.inputs.push(Input::Message { bytes: bytes.to_vec() });
         if self.halted.is_some() {
             return;
         }

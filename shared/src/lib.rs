@@ -9,6 +9,7 @@ pub mod crypto;
 pub mod engine;
 pub mod hash_rng;
 pub mod ids;
+pub mod journal;
 pub mod pair;
 pub mod table;
 pub mod wire;

@@ -1,0 +1,141 @@
+//! A player's journal of a game, and the check that turns it into a verdict anyone can
+//! reach alone (`fairdeck verify`).
+//!
+//! The engine is deterministic: its seed, its deck, its player's intents and the bytes it
+//! received, in order, make it do and say exactly the same again. A journal holds those. To
+//! check one, run the engine again on it: the player's own side is then honest by
+//! construction, and every message of the opponent is signed with the key of its `hello`
+//! and chained, and says which of the player's messages it answered (the envelope's `ack`).
+//! So an alert the engine raises on a message that passed those checks is a breach the
+//! opponent provably committed, at a point of the game it provably saw. A message that does
+//! not pass them proves nothing about anyone: the journal does not hold together.
+
+use serde::{Deserialize, Serialize};
+
+use crate::crypto::{Group, Suite};
+use crate::engine::{Alert, AlertKind, DeckList, Engine, EngineConfig, Event, Intent};
+use crate::ids::Seat;
+use crate::wire::Message;
+
+/// The version of the journal's layout.
+pub const JOURNAL_FORMAT: u32 = 1;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Journal {
+    pub format: u32,
+    pub suite: Suite,
+    pub seat: Seat,
+    pub config: EngineConfig,
+    pub deck: DeckList,
+    /// The engine's seed: every key and nonce of the game comes from it.
+    #[serde(with = "crate::ids::hex_array")]
+    pub rng_seed: [u8; 32],
+    pub inputs: Vec<Input>,
+}
+
+/// One thing the engine was given, in order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "input", rename_all = "kebab-case")]
+pub enum Input {
+    Intent {
+        intent: Intent,
+    },
+    Message {
+        #[serde(with = "crate::crypto::encoding::hex_vec")]
+        bytes: Vec<u8>,
+    },
+}
+
+/// What a journal shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The opponent broke no rule of the protocol in this journal.
+    Clean(Summary),
+    /// The opponent signed a message that breaks the protocol: the alert, with that message
+    /// as evidence.
+    Breach { summary: Summary, by: Seat, alert: Alert },
+    /// The journal does not hold together (a message that is not the opponent's next signed
+    /// message, or answers messages this player did not send): it proves nothing.
+    Inconsistent { summary: Summary, reason: String },
+}
+
+/// The game as the journal replays it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Summary {
+    pub seat: Seat,
+    /// The opponent's name and signing key, from its `hello`.
+    pub opponent: Option<(String, [u8; 32])>,
+    pub sent: usize,
+    pub received: usize,
+    /// Games of the match that started.
+    pub games: u32,
+    /// Whether the opponent's deck passed the end-of-game audit, in the last game.
+    pub opponent_audited: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum JournalError {
+    #[error("journal format {0}, this program reads format {JOURNAL_FORMAT}")]
+    Format(u32),
+    #[error("the journal is of suite {journal}, not {engine}")]
+    Suite { journal: Suite, engine: Suite },
+    #[error("the journal's deck is not a deck this engine accepts: {0}")]
+    Deck(String),
+}
+
+/// Runs the engine of `journal` again and says what it shows.
+pub fn check<G: Group>(journal: &Journal) -> Result<Verdict, JournalError> {
+    if journal.format != JOURNAL_FORMAT {
+        return Err(JournalError::Format(journal.format));
+    }
+    if journal.suite != G::SUITE {
+        return Err(JournalError::Suite { journal: journal.suite, engine: G::SUITE });
+    }
+    let mut engine = Engine::<G>::new(journal.seat, journal.config.clone(), journal.deck.clone(), journal.rng_seed)
+        .map_err(|e| JournalError::Deck(e.to_string()))?;
+    let mut games = 1;
+    let mut opponent_audited = false;
+    let mut breach = None;
+    for input in &journal.inputs {
+        match input {
+            // The intent's outcome is the engine's business, as it was in the game.
+            Input::Intent { intent } => {
+                let _refused_or_done = engine.handle_intent(intent.clone());
+            }
+            Input::Message { bytes } => engine.handle_message(bytes),
+        }
+        while engine.poll_transmit().is_some() {}
+        while let Some(event) = engine.poll_event() {
+            match event {
+                Event::NewGame { number } => {
+                    games = number;
+                    opponent_audited = false;
+                }
+                Event::Audited { seat, .. } if seat != journal.seat => opponent_audited = true,
+                Event::Alert(alert) if alert.kind.is_misbehaviour() && breach.is_none() => breach = Some(alert),
+                _ => {}
+            }
+        }
+    }
+    let summary = summarize(&engine, journal.seat, games, opponent_audited);
+    Ok(match breach {
+        None => Verdict::Clean(summary),
+        Some(alert) if alert.kind == AlertKind::Sequence || alert.evidence.is_none() => {
+            Verdict::Inconsistent { summary, reason: format!("{:?}: {}", alert.kind, alert.detail) }
+        }
+        Some(alert) => Verdict::Breach { summary, by: journal.seat.opponent(), alert },
+    })
+}
+
+fn summarize<G: Group>(engine: &Engine<G>, seat: Seat, games: u32, opponent_audited: bool) -> Summary {
+    let record = engine.record();
+    let opponent =
+        record.iter().find(|(from, _)| *from != seat).and_then(|(_, envelope)| {
+            match crate::wire::decode_body::<G>(&envelope.body) {
+                Ok(Message::Hello { name, signing_key, .. }) => Some((name, signing_key)),
+                _ => None,
+            }
+        });
+    let sent = record.iter().filter(|(from, _)| *from == seat).count();
+    Summary { seat, opponent, sent, received: record.len() - sent, games, opponent_audited }
+}
