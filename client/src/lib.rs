@@ -7,4 +7,5 @@ pub mod rng;
 pub mod script;
 pub mod session;
 pub mod ui;
+pub mod verify;
 pub mod words;

@@ -37,6 +37,8 @@ Table commands wait until both libraries are shuffled; a bad command prints an e
   tap CARD | untap CARD           turn a card in play sideways, or back
   counter CARD NAME N             set a counter on a card in play (0 removes it)
   end                             end the game: reveal your deck key so the opponent audits your deck
+  new-game [DECKFILE]             ask for the next game, with another deck (after sideboarding) or the
+                                  same one; it starts when the opponent asks too
   table                           print the table (zones, card ids, counts)
   wait                            block until no exchange is pending (prints {\"event\":\"idle\"})
   quit                            print the table, leave the game, exit 0 (also at the end of input)
@@ -61,6 +63,13 @@ enum Command {
     /// Recompute fairdeck's public random numbers, so anyone can check a shuffle.
     #[command(subcommand)]
     Rng(RngCommand),
+    /// Replay a game's journal (saved with --record) and say whether the opponent broke the
+    /// protocol, with the evidence. Exit code 0: no breach; 3: a breach, proven; 4: the journal
+    /// does not hold together.
+    Verify {
+        /// The journal file.
+        file: std::path::PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
@@ -94,6 +103,10 @@ struct GameArgs {
     /// Read commands from standard input and print JSON events, instead of opening the terminal table.
     #[arg(long)]
     script: bool,
+    /// When the session ends, write the game's journal to FILE, for `fairdeck verify`. It holds
+    /// every secret of your game: show it to others only once the game is over.
+    #[arg(long, value_name = "FILE")]
+    record: Option<std::path::PathBuf>,
 }
 
 /// The help of `host` and `join`: the terminal table's keys, then scripted mode.
@@ -118,7 +131,7 @@ fn play(role: Role, game: GameArgs) -> ExitCode {
     };
     let relay = config::choose(game.relay, config.relay.as_deref(), DEFAULT_RELAY);
     let name = config::choose(game.name, config.name.as_deref(), default_name);
-    let options = Options { role, deck: game.deck, relay, name };
+    let options = Options { role, deck: game.deck, relay, name, record: game.record };
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(error) => {
@@ -148,6 +161,18 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Host { game } => return play(Role::Host, game),
         Command::Join { code, game } => return play(Role::Join { code }, game),
+        Command::Verify { file } => {
+            return match fairdeck::verify::verify_file(&file) {
+                Ok((finding, text)) => {
+                    println!("{text}");
+                    ExitCode::from(finding.exit_code())
+                }
+                Err(error) => {
+                    eprintln!("fairdeck: {error:#}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
         Command::Rng(RngCommand::Shuffle { shared_seed, state, count }) => {
             fairdeck::rng::shuffle_json(&shared_seed, &state, count).and_then(|json| {
                 let mut stdout = std::io::stdout().lock();

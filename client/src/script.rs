@@ -115,6 +115,8 @@ fn event_json(event: Event, engine: &Engine<Ristretto255>) -> Value {
             json!({"event": "reveal_requested", "zone": zone.to_string(), "count": count})
         }
         Event::RevealRefused { zone } => json!({"event": "reveal_refused", "zone": zone.to_string()}),
+        Event::NewGameRequested => json!({"event": "new_game_requested"}),
+        Event::NewGame { number } => json!({"event": "new_game", "number": number}),
         Event::Alert(alert) => json!({
             "event": "alert",
             "kind": format!("{:?}", alert.kind),
@@ -153,7 +155,7 @@ fn table_json(engine: &Engine<Ristretto255>) -> Value {
     })
 }
 
-fn seat_name(seat: Seat) -> &'static str {
+pub(crate) fn seat_name(seat: Seat) -> &'static str {
     match seat {
         Seat::Host => "host",
         Seat::Guest => "guest",

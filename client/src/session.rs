@@ -8,7 +8,7 @@
 
 use std::collections::VecDeque;
 use std::future::Future;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use fairdeck_relay::protocol::{ClientMessage, ErrorCode, GoneReason, ReportedResult, ServerMessage};
@@ -24,7 +24,7 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 use crate::channel::{Channel, ChannelError, Side, parse_code};
-use crate::deck::{cockatrice_hash, parse_deck};
+use crate::deck::{Deck, cockatrice_hash, parse_deck};
 use crate::words::random_words;
 
 /// The relay a session uses unless told otherwise.
@@ -55,6 +55,8 @@ pub struct Options {
     pub relay: String,
     /// The player's name shown to the opponent.
     pub name: String,
+    /// Where to write the game's journal when the session ends (`fairdeck verify` reads it).
+    pub record: Option<PathBuf>,
 }
 
 /// Why a session stopped early. Each message says what to do about it.
@@ -62,6 +64,8 @@ pub struct Options {
 pub enum SessionError {
     #[error("cannot read the deck file {path}: {reason}")]
     Deck { path: String, reason: String },
+    #[error("cannot write the game's journal to {path}: {reason}")]
+    Record { path: String, reason: String },
     #[error("cannot reach the relay at {url}: {reason} (start one with `fairdeck-relay`, or pass --relay URL)")]
     Unreachable { url: String, reason: String },
     #[error("the relay refused: {message} ({code})")]
@@ -89,6 +93,7 @@ impl SessionError {
     pub fn kind(&self) -> &'static str {
         match self {
             SessionError::Deck { .. } => "deck",
+            SessionError::Record { .. } => "record",
             SessionError::Unreachable { .. } => "unreachable",
             SessionError::Relay { code, .. } => code,
             SessionError::BadCode => "bad_code",
@@ -175,12 +180,18 @@ fn os_seed() -> [u8; 32] {
     seed
 }
 
+/// Reads and parses a deck file.
+fn read_deck(path: &Path) -> Result<Deck, SessionError> {
+    let deck_error = |reason: String| SessionError::Deck { path: path.display().to_string(), reason };
+    let text = std::fs::read_to_string(path).map_err(|e| deck_error(e.to_string()))?;
+    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    parse_deck(&file_name, &text).map_err(|e| deck_error(e.to_string()))
+}
+
 /// Runs a session to its end: `Ok` after `quit` (or the end of input), else the fatal error.
 pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), SessionError> {
+    let deck = read_deck(&options.deck)?;
     let deck_error = |reason: String| SessionError::Deck { path: options.deck.display().to_string(), reason };
-    let text = std::fs::read_to_string(&options.deck).map_err(|e| deck_error(e.to_string()))?;
-    let file_name = options.deck.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let deck = parse_deck(&file_name, &text).map_err(|e| deck_error(e.to_string()))?;
     let seat = match options.role {
         Role::Host => Seat::Host,
         Role::Join { .. } => Seat::Guest,
@@ -595,6 +606,20 @@ impl Session {
                     self.queue.pop_front();
                     self.intent(Intent::EndGame, &line, front)?;
                 }
+                Command::NewGame(file) => {
+                    self.queue.pop_front();
+                    match file.map(|path| read_deck(&path)).transpose() {
+                        Ok(deck) => {
+                            let deck = deck.map(|deck| deck.to_deck_list());
+                            self.intent(Intent::NewGame(deck), &line, front)?;
+                        }
+                        Err(error) => {
+                            let message = error.to_string();
+                            let error = Output::CommandError { kind: "bad_deck", command: line.clone(), message };
+                            front.show(error, &self.engine)?;
+                        }
+                    }
+                }
             }
             self.pump(front).await?;
         }
@@ -634,6 +659,9 @@ pub enum Command {
     Chat(String),
     /// End the game: reveal this player's deck key for the opponent's audit.
     End,
+    /// Ask for the next game of the match, with another deck file (after sideboarding) or the
+    /// same deck.
+    NewGame(Option<PathBuf>),
     Table,
     Wait,
     Quit,
@@ -730,6 +758,8 @@ pub fn parse_command(line: &str, seat: Seat) -> Result<Command, String> {
             Ok(Command::Act(Action::SetCardValue { card: card_id(card)?, key: key.to_string(), value }))
         }
         "end" => no_args(Command::End),
+        "new-game" if rest.is_empty() => Ok(Command::NewGame(None)),
+        "new-game" => Ok(Command::NewGame(Some(PathBuf::from(rest)))),
         "say" if !rest.is_empty() => Ok(Command::Chat(rest.to_string())),
         "say" => Err("usage: say TEXT".into()),
         "table" => no_args(Command::Table),

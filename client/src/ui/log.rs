@@ -55,6 +55,11 @@ pub fn describe<G: Group>(event: &Event, engine: &Engine<G>) -> Option<LogLine> 
         Event::RevealRefused { zone } => {
             line(LogKind::Notice, format!("{} refused to show {}", words.name(zone.owner), words.zone(*zone)))
         }
+        Event::NewGameRequested => line(
+            LogKind::Notice,
+            format!("{} asks for a new game (type new-game [DECKFILE] to agree)", words.name(engine.seat().opponent())),
+        ),
+        Event::NewGame { number } => line(LogKind::Notice, format!("Game {number} starts: new decks are shuffled")),
         Event::Audited { seat, deck } => line(
             LogKind::Notice,
             format!("{} deck checked out against its sealed list ({} cards)", words.whose(*seat), deck.len()),

@@ -1,0 +1,83 @@
+//! A match of two games, with sideboarding between them, saved by both players and checked
+//! afterwards with `fairdeck verify`.
+
+use std::process::Command;
+
+use fairdeck_e2e::{Player, Relay, deck, fairdeck_binary};
+
+/// `fairdeck verify FILE`: its exit code and what it printed.
+fn verify(file: &std::path::Path) -> (i32, String) {
+    let output = Command::new(fairdeck_binary()).arg("verify").arg(file).output().expect("run fairdeck verify");
+    (output.status.code().expect("an exit code"), String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+#[test]
+fn a_match_with_sideboarding_is_recorded_and_verified() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = [dir.path().join("host.json"), dir.path().join("guest.json")];
+    // After game 1 the guest swaps two Skullcracks for two Deflecting Palms.
+    let burn = std::fs::read_to_string(deck("burn.txt")).unwrap();
+    let sideboarded = burn
+        .replace("4x Skullcrack", "2x Skullcrack\n2 Deflecting Palm")
+        .replace("2 Deflecting Palm\n3 Roiling Vortex", "2 Skullcrack\n3 Roiling Vortex");
+    assert_ne!(sideboarded, burn);
+    let sideboarded_file = dir.path().join("burn-sideboarded.txt");
+    std::fs::write(&sideboarded_file, sideboarded).unwrap();
+
+    let relay = Relay::start();
+    let host_record = records[0].to_str().unwrap();
+    let mut host = Player::spawn("host", &relay, &["host", "--record", host_record]);
+    let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
+    let mut guest = Player::spawn("guest", &relay, &["join", &code, "--record", records[1].to_str().unwrap()]);
+    for player in [&mut host, &mut guest] {
+        player.expect_event("ready");
+    }
+    host.send("draw 7");
+    guest.send("draw 7");
+    host.wait_idle();
+    guest.wait_idle();
+
+    guest.send(&format!("new-game {}", sideboarded_file.display()));
+    host.expect_event("new_game_requested");
+    host.send("new-game");
+    for player in [&mut host, &mut guest] {
+        assert_eq!(player.expect_event("new_game")["number"], 2);
+        player.expect_event("ready");
+    }
+    let table = host.table();
+    assert_eq!(fairdeck_e2e::zone_cards(&table, "host hand").len(), 0, "a fresh table");
+    host.send("draw 7");
+    guest.send("end");
+    host.expect_event("audited");
+    for player in [&mut host, &mut guest] {
+        player.wait_idle();
+        player.send("quit");
+        assert!(player.wait_exit().success());
+    }
+
+    for record in &records {
+        let (code, text) = verify(record);
+        assert_eq!(code, 0, "{text}");
+        assert!(text.contains("no breach") && text.contains("2 game(s)"), "{text}");
+    }
+    let (_, text) = verify(&records[0]);
+    assert!(text.contains("opponent's deck audit (last game): passed"), "{text}");
+
+    // A journal whose past was rewritten proves nothing, and says so.
+    let mut journal: serde_json::Value = serde_json::from_slice(&std::fs::read(&records[0]).unwrap()).unwrap();
+    let draw = journal["inputs"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|input| input["intent"]["with"]["action"] == "draw")
+        .expect("the host's first draw");
+    draw["intent"]["with"]["count"] = 6.into();
+    let rewritten = dir.path().join("rewritten.json");
+    std::fs::write(&rewritten, serde_json::to_vec(&journal).unwrap()).unwrap();
+    let (code, text) = verify(&rewritten);
+    assert_eq!(code, 4, "{text}");
+    assert!(text.contains("does not hold together"), "{text}");
+
+    let (code, _) = verify(&dir.path().join("missing.json"));
+    assert_eq!(code, 1);
+}
