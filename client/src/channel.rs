@@ -55,9 +55,15 @@ use spake2::{Ed25519Group, Identity, Password, Spake2};
 pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 /// The relay's default `max_message_bytes` (docs/RELAY.md); frames are never larger.
 pub const DEFAULT_MAX_FRAME_BYTES: usize = 64 * 1024;
-/// Data frames a sender may have unacknowledged, and how far ahead of the next expected one a receiver
-/// accepts a sequence number. An honest sender never exceeds it, so a frame beyond it is an error.
+/// How far ahead of the next expected data frame a receiver accepts a sequence number. An honest sender
+/// never has more unacknowledged, so a frame beyond it is an error.
 pub const WINDOW: u64 = 256;
+/// Data frames this side keeps unacknowledged, at most. With [`SEND_WINDOW_BYTES`] it keeps what waits in
+/// the relay for a busy peer (one computing a shuffle proof does not read for a while) within half of the
+/// relay's default outbound queue (256 frames, 512 KiB), which cuts off a reader that lets it overflow.
+pub const SEND_WINDOW_FRAMES: u64 = WINDOW / 2;
+/// Bytes of data frames this side keeps unacknowledged, at most (one frame may always be in flight).
+pub const SEND_WINDOW_BYTES: usize = 256 * 1024;
 
 const VERSION: u8 = 1;
 const T_HELLO: u8 = 0x01;
@@ -246,6 +252,11 @@ impl Channel {
         self.unacked.len()
     }
 
+    /// Bytes of the data frames sent and not yet acknowledged by the peer.
+    fn unacked_bytes(&self) -> usize {
+        self.unacked.iter().map(Vec::len).sum()
+    }
+
     /// Whether the peer has proved it holds the same key: game data may flow.
     pub fn is_established(&self) -> bool {
         matches!(self.handshake, Some(Handshake::Established))
@@ -288,7 +299,10 @@ impl Channel {
         if self.failed.is_some() || !self.is_established() {
             return None;
         }
-        if !self.to_send.is_empty() && self.next_seq < self.acked + WINDOW {
+        if let Some(next) = self.to_send.front()
+            && self.next_seq < self.acked + SEND_WINDOW_FRAMES
+            && (self.unacked.is_empty() || self.unacked_bytes() + next.len() <= SEND_WINDOW_BYTES)
+        {
             let fragment = self.to_send.pop_front()?;
             let frame = self.seal(T_DATA, self.next_seq, &fragment);
             self.next_seq += 1;
