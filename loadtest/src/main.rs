@@ -3,7 +3,6 @@
 //! message and relay memory per idle connection. Every loop is bounded in count, and the whole run in time.
 
 mod baseline;
-mod system;
 
 use std::net::SocketAddr;
 use std::process::{Child, ChildStdout, Command as Process, Stdio};
@@ -12,6 +11,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use fairdeck_relay::{Limits, Relay};
+use fairdeck_relay_load::{percentile, system};
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
@@ -407,13 +407,6 @@ async fn measure(kind: Kind, args: &Args) -> anyhow::Result<Figures> {
     (figures.idle_kib_per_connection, figures.idle_open_time, figures.idle_rss_kib) =
         idle_memory(&server, args.idle_connections).await?;
     Ok(figures)
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    if sorted.is_empty() {
-        return Duration::ZERO;
-    }
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
 fn micros(d: Duration) -> String {

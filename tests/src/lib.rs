@@ -121,10 +121,15 @@ pub struct Player {
 impl Player {
     /// Starts `fairdeck ARGS --deck burn.txt --script --relay URL` (ARGS: `host`, or `join CODE`).
     pub fn spawn(name: &'static str, relay: &Relay, args: &[&str]) -> Player {
+        Player::spawn_with_deck(name, relay, &deck("burn.txt"), args)
+    }
+
+    /// Starts `fairdeck ARGS --deck DECK --script --relay URL`.
+    pub fn spawn_with_deck(name: &'static str, relay: &Relay, deck: &Path, args: &[&str]) -> Player {
         let mut child = Command::new(fairdeck_binary())
             .args(args)
             .arg("--deck")
-            .arg(deck("burn.txt"))
+            .arg(deck)
             .args(["--script", "--relay", &relay.url()])
             .env_remove("FAIRDECK_RELAY")
             .stdin(Stdio::piped())
@@ -145,6 +150,11 @@ impl Player {
         });
         let stdin = child.stdin.take();
         Player { name, child, stdin, events, seen: Vec::new() }
+    }
+
+    /// The process id, to read its resource use.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// Writes one command line.

@@ -1,0 +1,13 @@
+//! What the load and latency tools share: the operating system's figures for a process, and percentiles.
+
+pub mod system;
+
+use std::time::Duration;
+
+/// The value at quantile `p` (0 to 1) of `sorted` (ascending): the nearest sample, zero when there is none.
+pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
