@@ -262,7 +262,23 @@ pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), Ses
         nameplate,
         token,
     };
-    session.run(front).await
+    let outcome = session.run(front).await;
+    if let Some(path) = &options.record {
+        write_journal(path, session.engine.journal())?;
+    }
+    outcome
+}
+
+/// Writes the journal readable by its owner only: it holds every secret of the game.
+fn write_journal(path: &Path, journal: &fairdeck_shared::journal::Journal) -> Result<(), SessionError> {
+    let failed = |reason: String| SessionError::Record { path: path.display().to_string(), reason };
+    let json = serde_json::to_vec(journal).map_err(|e| failed(e.to_string()))?;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(path).map_err(|e| failed(e.to_string()))?;
+    std::io::Write::write_all(&mut file, &json).map_err(|e| failed(e.to_string()))
 }
 
 /// Opens the WebSocket to the relay with Nagle's algorithm off. Game messages are small and most wait for an
