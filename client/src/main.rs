@@ -37,6 +37,7 @@ Table commands wait until both libraries are shuffled; a bad command prints an e
   tap CARD | untap CARD           turn a card in play sideways, or back
   counter CARD NAME N             set a counter on a card in play (0 removes it)
   end                             end the game: reveal your deck key so the opponent audits your deck
+  forfeit                         end the game when the opponent has stopped answering: it forfeits
   new-game [DECKFILE]             ask for the next game, with another deck (after sideboarding) or the
                                   same one; it starts when the opponent asks too
   table                           print the table (zones, card ids, counts)

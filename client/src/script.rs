@@ -116,6 +116,9 @@ fn event_json(event: Event, engine: &Engine<Ristretto255>) -> Value {
         }
         Event::RevealRefused { zone } => json!({"event": "reveal_refused", "zone": zone.to_string()}),
         Event::NewGameRequested => json!({"event": "new_game_requested"}),
+        Event::ForfeitClaimed { by, awaited } => {
+            json!({"event": "forfeit_claimed", "by": seat_name(by), "awaited": awaited})
+        }
         Event::NewGame { number } => json!({"event": "new_game", "number": number}),
         Event::Alert(alert) => json!({
             "event": "alert",

@@ -629,6 +629,10 @@ impl Session {
                     self.queue.pop_front();
                     self.intent(Intent::EndGame, &line, front)?;
                 }
+                Command::Forfeit => {
+                    self.queue.pop_front();
+                    self.intent(Intent::ClaimForfeit, &line, front)?;
+                }
                 Command::NewGame(file) => {
                     self.queue.pop_front();
                     match file.map(|path| read_deck(&path)).transpose() {
@@ -685,6 +689,8 @@ pub enum Command {
     /// Ask for the next game of the match, with another deck file (after sideboarding) or the
     /// same deck.
     NewGame(Option<PathBuf>),
+    /// End the game on the opponent's silence: it forfeits.
+    Forfeit,
     Table,
     Wait,
     Quit,
@@ -781,6 +787,7 @@ pub fn parse_command(line: &str, seat: Seat) -> Result<Command, String> {
             Ok(Command::Act(Action::SetCardValue { card: card_id(card)?, key: key.to_string(), value }))
         }
         "end" => no_args(Command::End),
+        "forfeit" => no_args(Command::Forfeit),
         "new-game" if rest.is_empty() => Ok(Command::NewGame(None)),
         "new-game" => Ok(Command::NewGame(Some(PathBuf::from(rest)))),
         "say" if !rest.is_empty() => Ok(Command::Chat(rest.to_string())),
@@ -842,6 +849,9 @@ mod tests {
             Ok(Command::Act(Action::SetCardValue { card: CardId(12), key: "+1/+1".into(), value: Some(2) }))
         );
         assert_eq!(parse_command("end", host), Ok(Command::End));
+        assert_eq!(parse_command("forfeit", host), Ok(Command::Forfeit));
+        assert_eq!(parse_command("new-game", host), Ok(Command::NewGame(None)));
+        assert_eq!(parse_command("new-game side.txt", host), Ok(Command::NewGame(Some(PathBuf::from("side.txt")))));
         assert!(parse_command("counter 12 poison", host).is_err());
         assert_eq!(
             parse_command("life -3", host),
@@ -851,7 +861,18 @@ mod tests {
 
     #[test]
     fn bad_commands_say_why() {
-        for line in ["draw", "draw x", "play 3 at 1", "move 3 swamp", "roll 0d6", "roll 2d", "say", "dance", "wait 3"] {
+        for line in [
+            "draw",
+            "draw x",
+            "play 3 at 1",
+            "move 3 swamp",
+            "roll 0d6",
+            "roll 2d",
+            "say",
+            "dance",
+            "wait 3",
+            "forfeit now",
+        ] {
             assert!(parse_command(line, Seat::Host).is_err(), "{line} should be refused");
         }
     }

@@ -69,8 +69,18 @@ fn facts(summary: &Summary) -> String {
         None => "never heard from".to_string(),
     };
     let audit = if summary.opponent_audited { "passed" } else { "not done" };
+    let forfeit = match &summary.forfeit {
+        Some((by, awaited)) => {
+            format!(
+                "\nthe {} claimed the {}'s forfeit: it had not sent {awaited}",
+                seat_name(*by),
+                seat_name(by.opponent())
+            )
+        }
+        None => String::new(),
+    };
     format!(
-        "journal of the {}: {} messages sent, {} received, {} game(s)\nopponent: {opponent}\nopponent's deck audit (last game): {audit}",
+        "journal of the {}: {} messages sent, {} received, {} game(s)\nopponent: {opponent}\nopponent's deck audit (last game): {audit}{forfeit}",
         seat_name(summary.seat),
         summary.sent,
         summary.received,

@@ -74,6 +74,10 @@ pub enum Intent {
     /// End the game: reveal this player's deck key so the opponent can audit the deck.
     /// No action is taken afterwards.
     EndGame,
+    /// The opponent has stopped answering an exchange that waits on it
+    /// (`Engine::awaiting_opponent`): end the game, and record that the opponent forfeits it
+    /// (DESIGN: refusing to reveal is a forfeit). Refused when nothing waits on the opponent.
+    ClaimForfeit,
     /// Ask for a new game against the same opponent, with a new deck (after sideboarding)
     /// or, with `None`, the same one. It starts when both players have asked; until then
     /// the game goes on.
@@ -140,6 +144,12 @@ pub enum Event {
     },
     RevealRefused {
         zone: ZoneId,
+    },
+    /// A player claimed that the other one forfeits the game, having stopped answering
+    /// `awaited`. The game is over for both; the claim is in the record.
+    ForfeitClaimed {
+        by: Seat,
+        awaited: String,
     },
     /// The opponent asked for a new game; it starts when this player asks too.
     NewGameRequested,
@@ -591,6 +601,44 @@ impl<G: Group> Engine<G> {
 
     /// Whether a cryptographic exchange is still under way (strips, shuffles, random rounds,
     /// or a guest proposal waiting for the host).
+    /// What this engine waits on the opponent for, if anything: the exchange a player who has
+    /// waited too long can claim a forfeit over.
+    pub fn awaiting_opponent(&self) -> Option<String> {
+        let peer = self.seat.opponent();
+        if self.peer_key.is_none() {
+            return Some("its hello".into());
+        }
+        if !self.game.catalogues.contains_key(&peer) {
+            return Some("its deck".into());
+        }
+        for (number, unlock) in &self.game.unlocks {
+            if let Some((holder, cards)) = unlock.steps.front()
+                && *holder == peer
+                && !self.unlock_blocked(*number)
+            {
+                let ids: Vec<String> = cards.iter().map(|c| c.to_string()).collect();
+                return Some(format!("its strip of {}", ids.join(", ")));
+            }
+        }
+        for (library, run) in &self.game.shuffles {
+            let theirs = match run.stage {
+                ShuffleStage::Waiting => match run.relock_first {
+                    Some(holder) => holder == peer,
+                    None => run.steps.front() == Some(&peer) && !self.library_unlocking(*library),
+                },
+                ShuffleStage::Committed { .. } => true,
+                ShuffleStage::Challenged { .. } => true,
+            };
+            if theirs {
+                return Some(format!("its part of the shuffle of the {library:?} library"));
+            }
+        }
+        if let Some(number) = self.game.randoms.keys().next() {
+            return Some(format!("its side of random round {number}"));
+        }
+        self.game.proposals.keys().next().map(|seq| format!("its answer to the proposal in message {seq}"))
+    }
+
     pub fn is_busy(&self) -> bool {
         !self.game.unlocks.is_empty()
             || !self.game.shuffles.is_empty()
@@ -673,6 +721,14 @@ impl<G: Group> Engine<G> {
             return Err(IntentError::Invalid("this player has ended the game".into()));
         }
         match intent {
+            Intent::ClaimForfeit => {
+                let awaited = self
+                    .awaiting_opponent()
+                    .ok_or_else(|| IntentError::Invalid("nothing waits on the opponent".into()))?;
+                self.send(&Message::ForfeitClaim { awaited: awaited.clone() });
+                self.game.ended = true;
+                self.emit(Event::ForfeitClaimed { by: self.seat, awaited });
+            }
             Intent::EndGame => {
                 self.require_ready()?;
                 let key = &self.game.keys[&KeyRef { holder: self.seat, library: self.seat, epoch: 0 }];
@@ -893,6 +949,13 @@ impl<G: Group> Engine<G> {
             Message::RandomOpen { round, opening } => self.receive_random_open(round, opening)?,
             Message::RandomSettle { round } => self.receive_random_settle(round)?,
             Message::Audit { deck_key } => self.receive_audit(deck_key)?,
+            Message::ForfeitClaim { awaited } => {
+                check_text("awaited", &awaited)?;
+                // Nothing proves or disproves a silence: the claim is reported and the game is
+                // over, and the record keeps the claim.
+                self.game.ended = true;
+                self.emit(Event::ForfeitClaimed { by: peer, awaited });
+            }
             Message::NewGame => {
                 if self.new_game_offered {
                     return Err(Fault::new(AlertKind::Unexpected, "a new game asked for twice"));

@@ -71,6 +71,8 @@ pub struct Summary {
     pub games: u32,
     /// Whether the opponent's deck passed the end-of-game audit, in the last game.
     pub opponent_audited: bool,
+    /// The last game's forfeit claim, if any: who claimed it, and what it had waited for.
+    pub forfeit: Option<(Seat, String)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -95,6 +97,7 @@ pub fn check<G: Group>(journal: &Journal) -> Result<Verdict, JournalError> {
         .map_err(|e| JournalError::Deck(e.to_string()))?;
     let mut games = 1;
     let mut opponent_audited = false;
+    let mut forfeit = None;
     let mut breach = None;
     for input in &journal.inputs {
         match input {
@@ -110,14 +113,16 @@ pub fn check<G: Group>(journal: &Journal) -> Result<Verdict, JournalError> {
                 Event::NewGame { number } => {
                     games = number;
                     opponent_audited = false;
+                    forfeit = None;
                 }
+                Event::ForfeitClaimed { by, awaited } => forfeit = Some((by, awaited)),
                 Event::Audited { seat, .. } if seat != journal.seat => opponent_audited = true,
                 Event::Alert(alert) if alert.kind.is_misbehaviour() && breach.is_none() => breach = Some(alert),
                 _ => {}
             }
         }
     }
-    let summary = summarize(&engine, journal.seat, games, opponent_audited);
+    let summary = summarize(&engine, journal.seat, games, opponent_audited, forfeit);
     Ok(match breach {
         None => Verdict::Clean(summary),
         Some(alert) if alert.kind == AlertKind::Sequence || alert.evidence.is_none() => {
@@ -127,7 +132,13 @@ pub fn check<G: Group>(journal: &Journal) -> Result<Verdict, JournalError> {
     })
 }
 
-fn summarize<G: Group>(engine: &Engine<G>, seat: Seat, games: u32, opponent_audited: bool) -> Summary {
+fn summarize<G: Group>(
+    engine: &Engine<G>,
+    seat: Seat,
+    games: u32,
+    opponent_audited: bool,
+    forfeit: Option<(Seat, String)>,
+) -> Summary {
     let record = engine.record();
     let opponent =
         record.iter().find(|(from, _)| *from != seat).and_then(|(_, envelope)| {
@@ -137,5 +148,5 @@ fn summarize<G: Group>(engine: &Engine<G>, seat: Seat, games: u32, opponent_audi
             }
         });
     let sent = record.iter().filter(|(from, _)| *from == seat).count();
-    Summary { seat, opponent, sent, received: record.len() - sent, games, opponent_audited }
+    Summary { seat, opponent, sent, received: record.len() - sent, games, opponent_audited, forfeit }
 }

@@ -245,6 +245,11 @@ pub enum Message<G: Group> {
     Audit {
         deck_key: G::Scalar,
     },
+    /// The sender ends the game: the receiver stopped answering `awaited` (what the sender's
+    /// engine was waiting on it for), which counts as the receiver's forfeit.
+    ForfeitClaim {
+        awaited: String,
+    },
     /// The sender wants a new game against the same opponent (seed 001's request-new-game).
     /// When both players have sent one, each drops the game and sends its new `deck`.
     NewGame,
@@ -281,6 +286,7 @@ impl<G: Group> Message<G> {
             Message::RandomSettle { .. } => "random-settle",
             Message::Audit { .. } => "audit",
             Message::NewGame => "new-game",
+            Message::ForfeitClaim { .. } => "forfeit-claim",
             Message::RevealRequest { .. } => "reveal-request",
             Message::RevealRefuse { .. } => "reveal-refuse",
             Message::Chat { .. } => "chat",

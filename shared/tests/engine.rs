@@ -383,3 +383,36 @@ fn libraries_of_mixed_backs_are_shuffled_with_their_backs_drawn_in_common() {
     // Where the backs lie is drawn anew each game: 12 arrangements, 220 possible each.
     assert!(arrangements.len() > 3, "{arrangements:?}");
 }
+
+#[test]
+fn a_player_who_stops_answering_can_be_claimed_to_forfeit() {
+    let mut pair = set_up::<Ristretto255>(10);
+    assert_eq!(pair.host.awaiting_opponent(), None);
+    assert!(pair.intent(Seat::Host, Intent::ClaimForfeit).is_err(), "nothing waits on the guest");
+
+    // The host draws; the guest receives the draw and strips, but its strip never arrives.
+    pair.intent(Seat::Host, Intent::Act(Action::Draw { count: 1 })).unwrap();
+    pair.step();
+    let held = pair.queue.pop_front().expect("the guest's strip");
+    let awaited = pair.host.awaiting_opponent().expect("the host waits on the guest's strip");
+    assert!(awaited.contains("strip"), "{awaited}");
+
+    pair.intent(Seat::Host, Intent::ClaimForfeit).unwrap();
+    pair.drive();
+    for seat in Seat::BOTH {
+        let claimed = Event::ForfeitClaimed { by: Seat::Host, awaited: awaited.clone() };
+        assert!(pair.events(seat).contains(&claimed), "{seat:?}");
+        assert!(misbehaviour(&pair, seat).is_empty(), "{seat:?}: {:?}", misbehaviour(&pair, seat));
+        assert!(pair.intent(seat, Intent::Act(Action::Draw { count: 1 })).is_err(), "the game is over");
+    }
+    // The late strip changes nothing and accuses nobody; the match goes on.
+    pair.deliver(held);
+    for seat in Seat::BOTH {
+        pair.intent(seat, Intent::NewGame(None)).unwrap();
+    }
+    pair.drive();
+    for seat in Seat::BOTH {
+        assert!(pair.engine(seat).is_ready());
+        assert!(misbehaviour(&pair, seat).is_empty(), "{seat:?}: {:?}", misbehaviour(&pair, seat));
+    }
+}

@@ -98,3 +98,22 @@ fn a_journal_with_a_rewritten_past_proves_nothing() {
         other => panic!("a rewritten journal gave {other:?}"),
     }
 }
+
+#[test]
+fn a_forfeit_claim_is_in_the_verdict_of_both_journals() {
+    let mut pair = Pair::<Ristretto255>::new(numbered_deck("Host", 6, 0), numbered_deck("Guest", 6, 0), 8);
+    pair.drive();
+    pair.intent(Seat::Host, Intent::Act(Action::Draw { count: 1 })).unwrap();
+    pair.step();
+    pair.queue.clear(); // the guest's strip never arrives
+    pair.intent(Seat::Host, Intent::ClaimForfeit).unwrap();
+    pair.drive();
+    for seat in Seat::BOTH {
+        let Verdict::Clean(summary) = check::<Ristretto255>(&saved(&pair, seat)).unwrap() else {
+            panic!("{seat:?}: a silence is no breach")
+        };
+        let (by, awaited) = summary.forfeit.expect("the claim");
+        assert_eq!(by, Seat::Host);
+        assert!(awaited.contains("strip"), "{awaited}");
+    }
+}

@@ -59,6 +59,13 @@ pub fn describe<G: Group>(event: &Event, engine: &Engine<G>) -> Option<LogLine> 
             LogKind::Notice,
             format!("{} asks for a new game (type new-game [DECKFILE] to agree)", words.name(engine.seat().opponent())),
         ),
+        Event::ForfeitClaimed { by, awaited } => {
+            let loser = words.name(by.opponent());
+            line(
+                LogKind::Alert,
+                format!("{} ended the game: {loser} forfeits, having not sent {awaited}", words.name(*by)),
+            )
+        }
         Event::NewGame { number } => line(LogKind::Notice, format!("Game {number} starts: new decks are shuffled")),
         Event::Audited { seat, deck } => line(
             LogKind::Notice,
