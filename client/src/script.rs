@@ -11,7 +11,7 @@ use fairdeck_shared::wire::Action;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, Lines};
 
-use crate::session::{self, Frontend, Options, Output, SessionError};
+use crate::session::{self, Frontend, Options, Output, SessionError, Waiting};
 
 /// Runs a scripted session to its end: `Ok` after `quit` (or the end of input), else the fatal error,
 /// which has also been written as an `error` event.
@@ -41,7 +41,10 @@ impl<R: AsyncBufRead + Unpin, W: Write> Frontend for Script<R, W> {
     }
 
     fn show(&mut self, output: Output, engine: &Engine<Ristretto255>) -> std::io::Result<()> {
-        emit(&mut self.out, output_json(output, engine))
+        match output_json(output, engine) {
+            Some(value) => emit(&mut self.out, value),
+            None => Ok(()),
+        }
     }
 }
 
@@ -50,8 +53,10 @@ fn emit(out: &mut impl Write, value: Value) -> std::io::Result<()> {
     out.flush()
 }
 
-fn output_json(output: Output, engine: &Engine<Ristretto255>) -> Value {
-    match output {
+/// The event for an output, or `None` for the status line's running count of a wait: a script gets the
+/// one `waiting` event when the wait is long enough to claim a forfeit.
+fn output_json(output: Output, engine: &Engine<Ristretto255>) -> Option<Value> {
+    let value = match output {
         Output::Deck { hash, main, sideboard } => {
             json!({"event": "deck", "hash": hash, "main": main, "sideboard": sideboard})
         }
@@ -71,9 +76,14 @@ fn output_json(output: Output, engine: &Engine<Ristretto255>) -> Value {
             json!({"event": "error", "kind": kind, "command": command, "message": message})
         }
         Output::Idle => json!({"event": "idle"}),
+        Output::Waiting(_) => return None,
+        Output::Overdue(Waiting { awaited, seconds }) => {
+            json!({"event": "waiting", "awaited": awaited, "seconds": seconds})
+        }
         Output::Table => table_json(engine),
         Output::Engine(event) => event_json(event, engine),
-    }
+    };
+    Some(value)
 }
 
 fn card_name(engine: &Engine<Ristretto255>, card: fairdeck_shared::table::CardId) -> Option<String> {

@@ -34,6 +34,11 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 const TICK: Duration = Duration::from_millis(100);
 /// How long `quit` waits for the peer to acknowledge what was sent.
 const QUIT_GRACE: Duration = Duration::from_secs(5);
+/// A wait on the opponent shorter than this is the ordinary pace of an exchange, not worth showing.
+pub const WAIT_SHOWN_AFTER: Duration = Duration::from_secs(5);
+/// After this long waiting on the opponent for one exchange, the player is told that `forfeit` ends the game
+/// (scripts get one `waiting` event): an honest client answers within a second or two, even on a slow link.
+pub const FORFEIT_HINT_AFTER: Duration = Duration::from_secs(60);
 const SOFTWARE: &str = concat!("fairdeck/", env!("CARGO_PKG_VERSION"));
 
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
@@ -157,10 +162,76 @@ pub enum Output {
     },
     /// The answer to `wait`: no exchange is pending.
     Idle,
+    /// How long the engine has waited on the opponent, once past [`WAIT_SHOWN_AFTER`], sent again as each
+    /// second passes; `None` once that wait is over. For the terminal's status line: scripts ignore it.
+    Waiting(Option<Waiting>),
+    /// A wait on the opponent passed [`FORFEIT_HINT_AFTER`]: `forfeit` may end the game. Sent once per
+    /// exchange waited on.
+    Overdue(Waiting),
     /// The answer to `table` and `quit`: the front end shows the whole table.
     Table,
     /// An event of the table engine.
     Engine(Event),
+}
+
+/// What the engine waits on the opponent for, and for how long so far.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Waiting {
+    /// In the engine's words, such as "its strip of #12".
+    pub awaited: String,
+    pub seconds: u64,
+}
+
+/// Times the engine's waits on the opponent and says what to tell the player. Time is a parameter, so
+/// tests run it without a clock.
+#[derive(Debug, Default)]
+pub struct WaitClock {
+    current: Option<WaitStart>,
+}
+
+#[derive(Debug)]
+struct WaitStart {
+    awaited: String,
+    since: tokio::time::Instant,
+    /// The seconds last sent in [`Output::Waiting`], if any was.
+    shown: Option<u64>,
+    overdue_told: bool,
+}
+
+impl WaitClock {
+    /// Takes in what the engine waits on the opponent for at `now` (`None`: nothing that counts) and
+    /// returns what to show. Another `awaited` is another exchange: its wait starts from zero.
+    pub fn observe(&mut self, awaited: Option<String>, now: tokio::time::Instant) -> Vec<Output> {
+        let mut outputs = Vec::new();
+        if self.current.as_ref().map(|c| &c.awaited) != awaited.as_ref() {
+            if self.current.take().is_some_and(|c| c.shown.is_some()) {
+                outputs.push(Output::Waiting(None));
+            }
+            self.current = awaited.map(|awaited| WaitStart { awaited, since: now, shown: None, overdue_told: false });
+        }
+        let Some(current) = self.current.as_mut() else { return outputs };
+        let waited = now.saturating_duration_since(current.since);
+        if waited < WAIT_SHOWN_AFTER {
+            return outputs;
+        }
+        let waiting = Waiting { awaited: current.awaited.clone(), seconds: waited.as_secs() };
+        if current.shown != Some(waiting.seconds) {
+            current.shown = Some(waiting.seconds);
+            outputs.push(Output::Waiting(Some(waiting.clone())));
+        }
+        if !current.overdue_told && FORFEIT_HINT_AFTER <= waited {
+            current.overdue_told = true;
+            outputs.push(Output::Overdue(waiting));
+        }
+        outputs
+    }
+
+    /// Forgets the wait under way: this player's own connection dropped, so the opponent may not have had
+    /// what it should answer, and owes nothing until it had the time to. Returns what clears the line.
+    pub fn restart(&mut self) -> Option<Output> {
+        let shown = self.current.take()?.shown;
+        shown.map(|_| Output::Waiting(None))
+    }
 }
 
 /// The player's side of a session. The session calls `next_line` in every turn of its loop and shows
@@ -258,6 +329,8 @@ pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), Ses
         quit_deadline: None,
         queue: VecDeque::new(),
         input_done: false,
+        wait_clock: WaitClock::default(),
+        game_over: false,
         relay_url: options.relay.clone(),
         nameplate,
         token,
@@ -349,6 +422,10 @@ struct Session {
     /// Commands read but not run yet: table commands wait for set-up, `wait` for an idle engine.
     queue: VecDeque<String>,
     input_done: bool,
+    wait_clock: WaitClock,
+    /// This game is over for this player (a forfeit claimed by either side, or its own `end`): the engine
+    /// may still name an unfinished exchange, but nothing is owed any more. A new game clears it.
+    game_over: bool,
     relay_url: String,
     nameplate: String,
     token: String,
@@ -386,7 +463,19 @@ impl Session {
             if let Flow::Quit = self.run_queue(front).await? {
                 return Ok(());
             }
+            self.time_wait(front)?;
         }
+    }
+
+    /// Times the engine's wait on the opponent. It counts once the opponent proved the code (before, the
+    /// status already says who is missing) and while the game goes on.
+    fn time_wait<F: Frontend>(&mut self, front: &mut F) -> Result<(), SessionError> {
+        let counts = self.channel.is_established() && self.engine.halted().is_none() && !self.game_over;
+        let awaited = self.engine.awaiting_opponent().filter(|_| counts);
+        for output in self.wait_clock.observe(awaited, tokio::time::Instant::now()) {
+            front.show(output, &self.engine)?;
+        }
+        Ok(())
     }
 
     /// Hands the engine's messages to the channel, the channel's frames to the relay, and shows the
@@ -403,6 +492,11 @@ impl Session {
                 progressed = true;
             }
             while let Some(event) = self.engine.poll_event() {
+                match event {
+                    Event::ForfeitClaimed { .. } => self.game_over = true,
+                    Event::NewGame { .. } => self.game_over = false,
+                    _ => {}
+                }
                 front.show(Output::Engine(event), &self.engine)?;
                 progressed = true;
             }
@@ -509,6 +603,9 @@ impl Session {
                 Ok(ws) => {
                     self.ws = Some(ws);
                     front.show(Output::Resumed, &self.engine)?;
+                    if let Some(output) = self.wait_clock.restart() {
+                        front.show(output, &self.engine)?;
+                    }
                     return Ok(Flow::Continue);
                 }
                 Err(error @ (SessionError::UnknownCode | SessionError::Relay { .. })) => {
@@ -627,7 +724,7 @@ impl Session {
                         return Ok(Flow::Continue);
                     }
                     self.queue.pop_front();
-                    self.intent(Intent::EndGame, &line, front)?;
+                    self.game_over |= self.intent(Intent::EndGame, &line, front)?;
                 }
                 Command::Forfeit => {
                     self.queue.pop_front();
@@ -657,17 +754,17 @@ impl Session {
         !self.engine.is_busy() && self.channel.unacked_frames() == 0
     }
 
-    fn intent<F: Frontend>(&mut self, intent: Intent, line: &str, front: &mut F) -> Result<(), SessionError> {
-        if let Err(error) = self.engine.handle_intent(intent) {
-            let kind = match error {
-                IntentError::NotReady => "not_ready",
-                IntentError::Halted(_) => "halted",
-                _ => "refused",
-            };
-            let error = Output::CommandError { kind, command: line.to_string(), message: error.to_string() };
-            front.show(error, &self.engine)?;
-        }
-        Ok(())
+    /// Hands an intent to the engine; a refusal is shown. Returns whether the engine took it.
+    fn intent<F: Frontend>(&mut self, intent: Intent, line: &str, front: &mut F) -> Result<bool, SessionError> {
+        let Err(error) = self.engine.handle_intent(intent) else { return Ok(true) };
+        let kind = match error {
+            IntentError::NotReady => "not_ready",
+            IntentError::Halted(_) => "halted",
+            _ => "refused",
+        };
+        let error = Output::CommandError { kind, command: line.to_string(), message: error.to_string() };
+        front.show(error, &self.engine)?;
+        Ok(false)
     }
 }
 
@@ -857,6 +954,43 @@ mod tests {
             parse_command("life -3", host),
             Ok(Command::Act(Action::SetPlayerValue { key: "life".into(), value: -3 }))
         );
+    }
+
+    fn waiting(awaited: &str, seconds: u64) -> Waiting {
+        Waiting { awaited: awaited.into(), seconds }
+    }
+
+    #[test]
+    fn a_wait_shows_after_a_few_seconds_and_is_overdue_once_per_exchange() {
+        let start = tokio::time::Instant::now();
+        let at = |seconds: u64| start + Duration::from_secs(seconds);
+        let strip = || Some("its strip of #12".to_string());
+        let mut clock = WaitClock::default();
+        assert_eq!(clock.observe(strip(), at(0)), []);
+        assert_eq!(clock.observe(strip(), at(4)), [], "an exchange takes a moment");
+        assert_eq!(clock.observe(strip(), at(5)), [Output::Waiting(Some(waiting("its strip of #12", 5)))]);
+        assert_eq!(clock.observe(strip(), at(5)), [], "the same second is not sent twice");
+        assert_eq!(
+            clock.observe(strip(), at(61)),
+            [Output::Waiting(Some(waiting("its strip of #12", 61))), Output::Overdue(waiting("its strip of #12", 61))]
+        );
+        assert_eq!(clock.observe(strip(), at(62)), [Output::Waiting(Some(waiting("its strip of #12", 62)))]);
+        // The strip came: the status line clears, and nothing more is said while nothing is awaited.
+        assert_eq!(clock.observe(None, at(63)), [Output::Waiting(None)]);
+        assert_eq!(clock.observe(None, at(200)), []);
+        // The next exchange is timed from its own start, and is overdue in its turn.
+        let shuffle = || Some("its part of the shuffle of the Host library".to_string());
+        assert_eq!(clock.observe(shuffle(), at(300)), []);
+        let outputs = clock.observe(shuffle(), at(400));
+        assert_eq!(outputs.iter().filter(|o| matches!(o, Output::Overdue(_))).count(), 1, "{outputs:?}");
+        // Another thing awaited straight after a shown one clears the line until it is worth showing.
+        assert_eq!(clock.observe(strip(), at(401)), [Output::Waiting(None)]);
+        assert_eq!(clock.observe(strip(), at(402)), []);
+        // After a reconnection the same strip is timed afresh: the opponent may never have had the request.
+        assert_eq!(clock.observe(strip(), at(407)), [Output::Waiting(Some(waiting("its strip of #12", 6)))]);
+        assert_eq!(clock.restart(), Some(Output::Waiting(None)));
+        assert_eq!(clock.observe(strip(), at(408)), []);
+        assert_eq!(clock.observe(strip(), at(413)), [Output::Waiting(Some(waiting("its strip of #12", 5)))]);
     }
 
     #[test]

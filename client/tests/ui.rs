@@ -2,7 +2,7 @@
 //! ratatui's `TestBackend`, and read back cell by cell.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use fairdeck::session::{Command, Output, parse_command};
+use fairdeck::session::{Command, FORFEIT_HINT_AFTER, Output, Waiting, parse_command};
 use fairdeck::ui::View;
 use fairdeck::ui::keys::{SHORTCUTS, handle_key};
 use fairdeck::ui::render::render;
@@ -241,6 +241,41 @@ fn the_status_line_shows_connection_opponent_turn_and_life() {
     assert!(rows(&draw(&view, WIDTH, HEIGHT)).last().unwrap().contains("● connected"));
     view.apply(&Output::RelayLost("reset".into()), &pair.host);
     assert!(rows(&draw(&view, WIDTH, HEIGHT)).last().unwrap().contains("● reconnecting"));
+}
+
+#[test]
+fn the_status_line_shows_a_long_wait_on_the_opponent_and_then_forfeit() {
+    let mut pair = ready_pair();
+    // The host draws, and the guest's strip never comes.
+    let Ok(Command::Act(draw_one)) = parse_command("draw 1", Seat::Host) else { panic!("draw is an action") };
+    pair.intent(Seat::Host, Intent::Act(draw_one)).expect("draw");
+    let awaited = pair.host.awaiting_opponent().expect("the host waits on the guest's strip");
+    assert!(awaited.starts_with("its strip of #"), "{awaited}");
+    let mut view = view_of(&pair, Seat::Host);
+    let status = |view: &View| rows(&draw(view, 80, 24)).last().unwrap().clone();
+    assert!(!status(&view).contains("waiting for"), "{}", status(&view));
+
+    // The session counts the seconds; the view shows them, first after the connection.
+    let waited = |seconds| Output::Waiting(Some(Waiting { awaited: awaited.clone(), seconds }));
+    view.apply(&waited(45), &pair.host);
+    let line = status(&view);
+    assert!(line.contains(&format!("● connected │ waiting for Guest: {awaited} (45 s)")), "{line}");
+    assert!(!line.contains("forfeit"), "{line}");
+    let buffer = draw(&view, 80, 24);
+    let (x, y) = find(&buffer, "waiting for Guest").expect("the wait is on screen");
+    assert_eq!(buffer[(x, y)].fg, Color::Yellow);
+
+    // Past the threshold, the line says how to end the game, and the log says it once.
+    view.apply(&waited(FORFEIT_HINT_AFTER.as_secs()), &pair.host);
+    view.apply(&Output::Overdue(Waiting { awaited: awaited.clone(), seconds: 60 }), &pair.host);
+    let buffer = draw(&view, WIDTH, HEIGHT);
+    let line = rows(&buffer).last().unwrap().clone();
+    assert!(line.contains(&format!("waiting for Guest: {awaited} (60 s) — forfeit ends the game")), "{line}");
+    assert!(screen(&buffer).contains("Guest has not sent its strip of #"), "{}", screen(&buffer));
+
+    // The strip came (or the game ended): the wait is gone.
+    view.apply(&Output::Waiting(None), &pair.host);
+    assert!(!status(&view).contains("waiting for"), "{}", status(&view));
 }
 
 #[test]

@@ -9,6 +9,7 @@ use ratatui::widgets::{Block, Clear, Gauge, Paragraph, Wrap};
 
 use super::keys::{OTHER_KEYS, SHORTCUTS};
 use super::view::{CardView, LogKind, Overlay, PeerState, PlayedCard, RelayLink, SideView, View};
+use crate::session::FORFEIT_HINT_AFTER;
 
 /// The mark before an alert in the log, so it stands out even without colour.
 pub const ALERT_MARK: &str = "!! ";
@@ -259,11 +260,17 @@ fn render_status(frame: &mut Frame, area: Rect, view: &View) {
     };
     let phase = if table.phase.is_empty() { "—" } else { table.phase.as_str() };
     let life = |side: &SideView| side.life.map_or_else(|| "—".to_string(), |l| l.to_string());
-    let mut spans = vec![
-        Span::from(format!(" ● {state} ")).fg(colour).bold(),
+    let mut spans = vec![Span::from(format!(" ● {state} ")).fg(colour).bold()];
+    // First after the connection: a stalled game is what the player must see, even on a narrow screen.
+    if let Some(waiting) = &view.waiting {
+        let hint = if FORFEIT_HINT_AFTER.as_secs() <= waiting.seconds { " — forfeit ends the game" } else { "" };
+        let text = format!("│ waiting for {}: {} ({} s){hint} ", table.opponent.name, waiting.awaited, waiting.seconds);
+        spans.push(Span::from(text).fg(Color::Yellow).bold());
+    }
+    spans.extend([
         Span::from(format!("│ vs {} │ {turn} │ phase {phase} │ ", table.opponent.name)),
         Span::from(format!("life: you {} · {} {} ", life(&table.me), table.opponent.name, life(&table.opponent))),
-    ];
+    ]);
     if let Some(reason) = &view.halted {
         spans.push(Span::from(format!("│ STOPPED: {reason} ")).fg(Color::Red).bold());
     }

@@ -10,7 +10,7 @@ use fairdeck_shared::engine::{Engine, Event};
 use fairdeck_shared::table::{CardId, Table, ZoneId, ZoneKind};
 
 use super::log::describe;
-use crate::session::Output;
+use crate::session::{Output, Waiting};
 
 /// Zones in the order the screen lists their counts.
 pub const ZONE_ORDER: [ZoneKind; 6] =
@@ -38,6 +38,8 @@ pub struct View {
     pub halted: Option<String>,
     /// The player asked to quit: the session is saying goodbye.
     pub leaving: bool,
+    /// What the engine has long waited on the opponent for, and how long (the session counts).
+    pub waiting: Option<Waiting>,
     /// The relay's address, shown while connecting.
     pub relay_url: String,
 }
@@ -241,6 +243,7 @@ impl View {
             overlay: Overlay::None,
             halted: None,
             leaving: false,
+            waiting: None,
             relay_url: relay_url.into(),
         }
     }
@@ -310,6 +313,11 @@ impl View {
                 self.log.push(LogKind::Error, format!("{command}: {message}"));
             }
             Output::Idle => self.log.push(LogKind::Notice, "No exchange is pending"),
+            Output::Waiting(waiting) => self.waiting = waiting.clone(),
+            Output::Overdue(Waiting { awaited, seconds }) => self.log.push(
+                LogKind::Notice,
+                format!("{opponent} has not sent {awaited} for {seconds} s: the command forfeit ends the game"),
+            ),
             // The screen always shows the whole table.
             Output::Table => {}
             Output::Engine(event) => self.apply_event(event, engine),
