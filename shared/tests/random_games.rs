@@ -27,7 +27,7 @@ struct Choice {
 }
 
 fn choice() -> impl Strategy<Value = Choice> {
-    (any::<bool>(), 0u8..18, any::<u16>(), any::<u16>(), prop::bool::weighted(0.7))
+    (any::<bool>(), 0u8..20, any::<u16>(), any::<u16>(), prop::bool::weighted(0.7))
         .prop_map(|(seat, kind, a, b, settle)| Choice { seat, kind, a, b, settle })
 }
 
@@ -89,13 +89,26 @@ fn action_for<G: Group>(pair: &Pair<G>, choice: &Choice) -> (Seat, Intent) {
             to: ZoneId::new(seat, [ZoneKind::Play, ZoneKind::Graveyard, ZoneKind::Hand][choice.b as usize % 3]),
             placement: Placement::default(),
         },
-        _ => return (seat, Intent::Chat(format!("message {}", choice.a))),
+        17 => return (seat, Intent::Chat(format!("message {}", choice.a))),
+        // The next game starts once the other player asks too (a later choice, or never).
+        18 => return (seat, Intent::NewGame(None)),
+        // Refused unless something waits on the opponent; else the game is over until a new one.
+        _ => return (seat, Intent::ClaimForfeit),
     };
     (seat, Intent::Act(action))
 }
 
+/// A deck whose first library cards have another back than the rest.
+fn two_backs(prefix: &str, library: usize) -> fairdeck_shared::engine::DeckList {
+    let mut deck = numbered_deck(prefix, library, 2);
+    for card in deck.library.iter_mut().take(library / 4) {
+        card.back = 5;
+    }
+    deck
+}
+
 fn play<G: Group>(library: usize, choices: &[Choice]) -> Result<(), TestCaseError> {
-    let mut pair = Pair::<G>::new(numbered_deck("Host", library, 2), numbered_deck("Guest", library, 2), 3);
+    let mut pair = Pair::<G>::new(two_backs("Host", library), numbered_deck("Guest", library, 2), 3);
     pair.drive();
     prop_assert!(pair.host.is_ready() && pair.guest.is_ready());
     for choice in choices {
