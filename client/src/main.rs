@@ -31,7 +31,9 @@ Table commands wait until both libraries are shuffled; a bad command prints an e
   flip                            flip a coin, fairly
   say TEXT                        chat
   life N                          set your life total
-  mulligan N                      shuffle your hand into your library and draw N
+  mulligan [N]                    shuffle your hand into your library and draw N (default 7)
+  ask ZONE [N]                    ask the opponent to show its ZONE (or its top N cards)
+  refuse ZONE                     decline the opponent's request to see your ZONE
   take-from-library               take the top card of the opponent's library, face down
   next-turn                       pass the turn
   tap CARD | untap CARD           turn a card in play sideways, or back

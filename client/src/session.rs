@@ -712,6 +712,14 @@ impl Session {
                     self.queue.pop_front();
                     self.intent(Intent::Chat(text), &line, front)?;
                 }
+                Command::Ask(zone, count) => {
+                    self.queue.pop_front();
+                    self.intent(Intent::RequestReveal { zone, count }, &line, front)?;
+                }
+                Command::Refuse(zone) => {
+                    self.queue.pop_front();
+                    self.intent(Intent::RefuseReveal { zone }, &line, front)?;
+                }
                 Command::Act(action) => {
                     if !ready {
                         return Ok(Flow::Continue);
@@ -788,6 +796,10 @@ pub enum Command {
     NewGame(Option<PathBuf>),
     /// End the game on the opponent's silence: it forfeits.
     Forfeit,
+    /// Ask the opponent to show its zone (the top N cards, or all).
+    Ask(ZoneId, Option<u32>),
+    /// Decline the opponent's request to see one of this player's zones.
+    Refuse(ZoneId),
     Table,
     Wait,
     Quit,
@@ -804,7 +816,21 @@ pub fn parse_command(line: &str, seat: Seat) -> Result<Command, String> {
     match verb {
         "draw" => Ok(Command::Act(Action::Draw { count: one_number(&args, "draw N")? })),
         "peek" => Ok(Command::Act(Action::Peek { count: one_number(&args, "peek N")? })),
-        "mulligan" => Ok(Command::Act(Action::Mulligan { draw: one_number(&args, "mulligan N")? })),
+        // Bare, the London mulligan's seven.
+        "mulligan" if args.is_empty() => Ok(Command::Act(Action::Mulligan { draw: 7 })),
+        "mulligan" => Ok(Command::Act(Action::Mulligan { draw: one_number(&args, "mulligan [N]")? })),
+        "ask" => {
+            let (zone, count) = match args[..] {
+                [zone] => (zone, None),
+                [zone, n] => (zone, Some(n.parse::<u32>().map_err(|_| "usage: ask ZONE [N]".to_string())?)),
+                _ => return Err("usage: ask ZONE [N]".into()),
+            };
+            Ok(Command::Ask(ZoneId::new(seat.opponent(), zone_kind(zone)?), count))
+        }
+        "refuse" => {
+            let [zone] = args[..] else { return Err("usage: refuse ZONE".into()) };
+            Ok(Command::Refuse(ZoneId::new(seat, zone_kind(zone)?)))
+        }
         "life" => {
             let [value] = args[..] else { return Err("usage: life N".into()) };
             let value = value.parse::<i64>().map_err(|_| "usage: life N (a whole number)".to_string())?;
@@ -840,10 +866,7 @@ pub fn parse_command(line: &str, seat: Seat) -> Result<Command, String> {
                 [zone, "bottom"] => (*zone, Position::Bottom),
                 _ => return Err(usage.into()),
             };
-            let kind = ZoneKind::ALL
-                .into_iter()
-                .find(|k| k.name() == zone)
-                .ok_or_else(|| format!("unknown zone {zone:?}: library, hand, graveyard, exile, play or sideboard"))?;
+            let kind = zone_kind(zone)?;
             Ok(Command::Act(Action::Move {
                 card: card_id(card)?,
                 to: ZoneId::new(owner, kind),
@@ -903,6 +926,13 @@ fn one_number(args: &[&str], usage: &str) -> Result<u32, String> {
     }
 }
 
+fn zone_kind(name: &str) -> Result<ZoneKind, String> {
+    ZoneKind::ALL
+        .into_iter()
+        .find(|k| k.name() == name)
+        .ok_or_else(|| format!("unknown zone {name:?}: library, hand, graveyard, exile, play or sideboard"))
+}
+
 /// A card id as printed in events: `12` or `#12`.
 fn card_id(text: &str) -> Result<CardId, String> {
     text.trim_start_matches('#').parse::<u32>().map(CardId).map_err(|_| format!("{text:?} is not a card id"))
@@ -947,6 +977,10 @@ mod tests {
         );
         assert_eq!(parse_command("end", host), Ok(Command::End));
         assert_eq!(parse_command("forfeit", host), Ok(Command::Forfeit));
+        assert_eq!(parse_command("mulligan", host), Ok(Command::Act(Action::Mulligan { draw: 7 })));
+        assert_eq!(parse_command("ask hand", host), Ok(Command::Ask(ZoneId::hand(Seat::Guest), None)));
+        assert_eq!(parse_command("ask library 3", host), Ok(Command::Ask(ZoneId::library(Seat::Guest), Some(3))));
+        assert_eq!(parse_command("refuse hand", host), Ok(Command::Refuse(ZoneId::hand(host))));
         assert_eq!(parse_command("new-game", host), Ok(Command::NewGame(None)));
         assert_eq!(parse_command("new-game side.txt", host), Ok(Command::NewGame(Some(PathBuf::from("side.txt")))));
         assert!(parse_command("counter 12 poison", host).is_err());
@@ -1006,6 +1040,9 @@ mod tests {
             "dance",
             "wait 3",
             "forfeit now",
+            "ask",
+            "ask deck",
+            "ask hand x",
         ] {
             assert!(parse_command(line, Seat::Host).is_err(), "{line} should be refused");
         }
