@@ -20,7 +20,7 @@ use crate::wire::Message;
 /// The version of the journal's layout.
 pub const JOURNAL_FORMAT: u32 = 1;
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 pub struct Journal {
     pub format: u32,
     pub suite: Suite,
@@ -31,6 +31,17 @@ pub struct Journal {
     #[serde(with = "crate::ids::hex_array")]
     pub rng_seed: [u8; 32],
     pub inputs: Vec<Input>,
+}
+
+/// Never prints the seed: it is every secret of the game.
+impl std::fmt::Debug for Journal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Journal")
+            .field("suite", &self.suite)
+            .field("seat", &self.seat)
+            .field("inputs", &self.inputs.len())
+            .finish_non_exhaustive()
+    }
 }
 
 /// One thing the engine was given, in order.

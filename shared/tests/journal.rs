@@ -46,6 +46,8 @@ fn an_honest_match_checks_clean_from_either_side() {
         assert_eq!(summary.opponent_audited, seat == Seat::Host, "only the guest ended game 2");
         assert_eq!(summary.sent + summary.received, pair.engine(seat).record().len());
         let (name, _) = summary.opponent.expect("the opponent's hello");
+        let printed = format!("{:?}", pair.engine(seat).journal());
+        assert!(!printed.contains(&format!("{:?}", saved(&pair, seat).rng_seed)), "the seed in {printed}");
         assert_eq!(name, if seat == Seat::Host { "Guest" } else { "Host" });
     }
 }
