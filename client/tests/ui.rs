@@ -4,7 +4,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use fairdeck::session::{Command, FORFEIT_HINT_AFTER, Output, Waiting, parse_command};
 use fairdeck::ui::View;
-use fairdeck::ui::keys::{SHORTCUTS, handle_key};
+use fairdeck::ui::keys::{OTHER_KEYS, SHORTCUTS, handle_key};
 use fairdeck::ui::render::render;
 use fairdeck::ui::view::{LogKind, Overlay};
 use fairdeck_shared::Seat;
@@ -174,11 +174,33 @@ fn the_help_overlay_lists_every_shortcut_after_a_question_mark() {
     assert!(find(&buffer, "Keys (any key closes)").is_some(), "{}", screen(&buffer));
     for shortcut in SHORTCUTS {
         let row = row_with(&buffer, shortcut.what);
-        assert!(row.contains(&format!(" {}   {}", shortcut.key, shortcut.command)), "{row}");
+        assert!(row.contains(&format!(" {}  {}", shortcut.key, shortcut.command)), "{row}");
     }
     // Any key closes it, and does nothing else.
     assert_eq!(handle_key(&mut view, key('d')), None);
     assert!(find(&draw(&view, WIDTH, HEIGHT), "Keys (any key closes)").is_none());
+}
+
+#[test]
+fn the_help_fits_a_24_row_terminal_in_two_columns() {
+    let pair = ready_pair();
+    let mut view = view_of(&pair, Seat::Host);
+    handle_key(&mut view, key('?'));
+    let buffer = draw(&view, 80, 24);
+    let text = screen(&buffer);
+    // The whole popup is on screen: its title, and its bottom border under the last shortcut.
+    assert!(find(&buffer, "Keys (any key closes)").is_some(), "{text}");
+    let (_, last) = find(&buffer, " c  say").unwrap_or_else(|| panic!("{text}"));
+    assert!(rows(&buffer)[usize::from(last) + 1].contains("└──"), "{text}");
+    for shortcut in SHORTCUTS {
+        let command = if shortcut.prefill { format!("{}…", shortcut.command) } else { shortcut.command.into() };
+        assert!(find(&buffer, &format!(" {}  {command}", shortcut.key)).is_some(), "{}:\n{text}", shortcut.key);
+    }
+    for (keys, what) in OTHER_KEYS {
+        let first_word = what.split(' ').next().unwrap_or_default();
+        assert!(find(&buffer, &format!(" {keys:<12} {first_word}")).is_some(), "{keys}:\n{text}");
+    }
+    assert!(text.contains("CARD is a card's id"), "{text}");
 }
 
 #[test]

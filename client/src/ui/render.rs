@@ -290,30 +290,94 @@ pub fn connection(view: &View) -> (&'static str, Color) {
     }
 }
 
-/// The help: every shortcut with the command it stands for.
+/// The help's width on one column.
+const HELP_WIDTH: u16 = 76;
+/// The fewest columns a help entry's text gets beside its key: narrower, the key takes a row of its own.
+const HELP_MIN_TEXT: usize = 20;
+
+/// The help: every shortcut with the command it stands for, then the other keys. On a terminal too short
+/// for one column (24 rows is common), two side by side: the shortcuts, and the rest.
 fn render_help(frame: &mut Frame, area: Rect) {
-    let mut lines: Vec<Line> = SHORTCUTS
-        .iter()
-        .map(|s| {
-            let command = if s.prefill { format!("{}…", s.command) } else { s.command.to_string() };
-            Line::from(vec![
-                Span::from(format!(" {}   ", s.key)).fg(Color::Yellow).bold(),
-                Span::from(format!("{command:<12}")).fg(Color::Cyan),
-                Span::from(s.what),
-            ])
-        })
-        .collect();
+    let block = Block::bordered().title(" Keys (any key closes) ").border_style(Style::new().fg(Color::Yellow));
+    let width = HELP_WIDTH.min(area.width);
+    let inner = usize::from(width.saturating_sub(2));
+    let mut lines = shortcut_help(inner);
     lines.push(Line::from(""));
+    lines.extend(other_help(inner));
+    let height = help_height(lines.len());
+    if height <= area.height {
+        let popup = centered(area, width, height);
+        frame.render_widget(Clear, popup);
+        frame.render_widget(Paragraph::new(lines).block(block), popup);
+        return;
+    }
+    let width = area.width.min(2 * HELP_WIDTH);
+    let inner = width.saturating_sub(2);
+    let (left_width, right_width) = (inner / 2, inner - inner / 2);
+    // One column of the left half separates the halves.
+    let left = shortcut_help(usize::from(left_width.saturating_sub(1)));
+    let right = other_help(usize::from(right_width));
+    let popup = centered(area, width, help_height(left.len().max(right.len())));
+    frame.render_widget(Clear, popup);
+    let [left_area, right_area] =
+        Layout::horizontal([Constraint::Length(left_width), Constraint::Length(right_width)]).areas(block.inner(popup));
+    frame.render_widget(block, popup);
+    frame.render_widget(Paragraph::new(left), left_area);
+    frame.render_widget(Paragraph::new(right), right_area);
+}
+
+/// A bordered popup's height for `rows` rows of text.
+fn help_height(rows: usize) -> u16 {
+    u16::try_from(rows).unwrap_or(u16::MAX).saturating_add(2)
+}
+
+/// The shortcuts, `width` columns wide: key, command, what it does.
+fn shortcut_help(width: usize) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    for s in SHORTCUTS {
+        let command = if s.prefill { format!("{}…", s.command) } else { s.command.to_string() };
+        let head = Line::from(vec![
+            Span::from(format!(" {}  ", s.key)).fg(Color::Yellow).bold(),
+            Span::from(format!("{command:<11}")).fg(Color::Cyan),
+        ]);
+        // Further rows go under the command: a column of their own would leave little room.
+        lines.extend(help_entry(head, s.what, 4, width));
+    }
+    lines
+}
+
+/// The keys that are not commands and a note on CARD, `width` columns wide.
+fn other_help(width: usize) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
     for (keys, what) in OTHER_KEYS {
-        lines.push(Line::from(vec![Span::from(format!(" {keys:<12}")).fg(Color::Yellow).bold(), Span::from(*what)]));
+        let head = Line::from(Span::from(format!(" {keys:<12}")).fg(Color::Yellow).bold());
+        lines.extend(help_entry(head, what, 14, width));
     }
     lines.push(Line::from(""));
-    lines.push(Line::from(" CARD is a card's id as the screen shows it (#12 or 12)."));
-    let height = u16::try_from(lines.len()).unwrap_or(u16::MAX).saturating_add(2);
-    let popup = centered(area, 76, height);
-    frame.render_widget(Clear, popup);
-    let block = Block::bordered().title(" Keys (any key closes) ").border_style(Style::new().fg(Color::Yellow));
-    frame.render_widget(Paragraph::new(lines).block(block), popup);
+    lines.extend(help_entry(Line::from(" CARD").fg(Color::Cyan), "is a card's id: #12 or 12", 6, width));
+    lines
+}
+
+/// A help entry `width` columns wide: `head`, then `text` wrapped with its further rows indented by
+/// `hanging`. When the text would get fewer than [`HELP_MIN_TEXT`] columns beside the head, the head takes a
+/// row of its own and the text follows, indented a little.
+fn help_entry(head: Line<'static>, text: &str, hanging: usize, width: usize) -> Vec<Line<'static>> {
+    let room = width.saturating_sub(head.width() + 1);
+    let mut first = head;
+    let mut rest = text.to_string();
+    let mut indent = hanging.min(4);
+    if HELP_MIN_TEXT <= room {
+        let row = wrap(text, room).swap_remove(0);
+        rest = text.chars().skip(row.chars().count()).collect::<String>().trim_start().to_string();
+        first.push_span(format!(" {row}"));
+        indent = hanging;
+    }
+    let mut lines = vec![first];
+    if !rest.is_empty() {
+        let room = width.saturating_sub(indent).max(1);
+        lines.extend(wrap(&rest, room).into_iter().map(|row| Line::from(format!("{}{row}", " ".repeat(indent)))));
+    }
+    lines
 }
 
 fn render_confirm_quit(frame: &mut Frame, area: Rect) {
