@@ -4,7 +4,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use fairdeck::session::{Command, FORFEIT_HINT_AFTER, Output, Waiting, parse_command};
 use fairdeck::ui::View;
-use fairdeck::ui::keys::{OTHER_KEYS, SHORTCUTS, handle_key};
+use fairdeck::ui::keys::{COMMANDS, OTHER_KEYS, SHORTCUTS, handle_key};
 use fairdeck::ui::render::render;
 use fairdeck::ui::view::{LogKind, Overlay};
 use fairdeck_shared::Seat;
@@ -182,15 +182,15 @@ fn the_help_overlay_lists_every_shortcut_after_a_question_mark() {
 }
 
 #[test]
-fn the_help_fits_a_24_row_terminal_in_two_columns() {
+fn the_help_and_its_commands_fit_a_24_row_terminal_in_two_columns() {
     let pair = ready_pair();
     let mut view = view_of(&pair, Seat::Host);
     handle_key(&mut view, key('?'));
     let buffer = draw(&view, 80, 24);
     let text = screen(&buffer);
-    // The whole popup is on screen: its title, and its bottom border under the last shortcut.
+    // The whole popup is on screen: its title, and its bottom border under the last line.
     assert!(find(&buffer, "Keys (any key closes)").is_some(), "{text}");
-    let (_, last) = find(&buffer, " c  say").unwrap_or_else(|| panic!("{text}"));
+    let (_, last) = find(&buffer, "CARD is a card's id").unwrap_or_else(|| panic!("{text}"));
     assert!(rows(&buffer)[usize::from(last) + 1].contains("└──"), "{text}");
     for shortcut in SHORTCUTS {
         let command = if shortcut.prefill { format!("{}…", shortcut.command) } else { shortcut.command.into() };
@@ -200,7 +200,11 @@ fn the_help_fits_a_24_row_terminal_in_two_columns() {
         let first_word = what.split(' ').next().unwrap_or_default();
         assert!(find(&buffer, &format!(" {keys:<12} {first_word}")).is_some(), "{keys}:\n{text}");
     }
-    assert!(text.contains("CARD is a card's id"), "{text}");
+    for (command, what) in COMMANDS {
+        let first_words: String = what.split(' ').take(3).collect::<Vec<_>>().join(" ");
+        assert!(find(&buffer, &format!(" {command}")).is_some(), "{command}:\n{text}");
+        assert!(text.contains(&first_words), "{first_words}:\n{text}");
+    }
 }
 
 #[test]
@@ -237,6 +241,51 @@ fn set_up_shows_the_code_then_a_progress_bar() {
         view.apply(&Output::Engine(event.clone()), &pair.host);
     }
     assert!(!screen(&draw(&view, WIDTH, HEIGHT)).contains("Setting up the table"));
+}
+
+#[test]
+fn the_set_up_panel_shows_again_for_the_next_game() {
+    let mut pair = ready_pair();
+    act(&mut pair, Seat::Host, "draw 2");
+    let mut view = view_of(&pair, Seat::Host);
+    assert!(!screen(&draw(&view, WIDTH, HEIGHT)).contains("Setting up the table"));
+    let mut seen = pair.host_events.len();
+
+    // The guest asks first: the host is told how to agree, and the game goes on meanwhile.
+    pair.intent(Seat::Guest, Intent::NewGame(None)).expect("the guest asks");
+    pair.drive();
+    for event in &pair.host_events[seen..] {
+        view.apply(&Output::Engine(event.clone()), &pair.host);
+    }
+    seen = pair.host_events.len();
+    let logged = |view: &View, text: &str| view.log.lines().iter().any(|line| line.text.contains(text));
+    assert!(logged(&view, "Guest asks for a new game (type new-game [DECKFILE] to agree)"));
+    let text = screen(&draw(&view, WIDTH, HEIGHT));
+    assert!(!text.contains("Setting up the table"), "{text}");
+
+    // The host agrees: game 2 starts its set-up, and the panel is back until both libraries are shuffled.
+    pair.intent(Seat::Host, Intent::NewGame(None)).expect("the host agrees");
+    while pair.host.is_ready() {
+        assert!(pair.step(), "game 2 never started");
+    }
+    for event in &pair.host_events[seen..] {
+        view.apply(&Output::Engine(event.clone()), &pair.host);
+    }
+    seen = pair.host_events.len();
+    assert!(logged(&view, "Game 2 starts"));
+    let text = screen(&draw(&view, WIDTH, HEIGHT));
+    assert!(text.contains("Setting up the table"), "{text}");
+    assert!(text.contains("Game 2 of the match"), "{text}");
+    assert!(text.contains("Locking, shuffling and verifying the libraries: 0 of 2 done"), "{text}");
+
+    pair.drive();
+    for event in &pair.host_events[seen..] {
+        view.apply(&Output::Engine(event.clone()), &pair.host);
+    }
+    assert!(pair.host.is_ready(), "game 2 set-up did not finish");
+    let text = screen(&draw(&view, WIDTH, HEIGHT));
+    assert!(!text.contains("Setting up the table"), "{text}");
+    assert!(text.contains("library 10 · hand 0"), "game 2 starts with full libraries:\n{text}");
 }
 
 #[test]

@@ -54,6 +54,13 @@ pub const OTHER_KEYS: &[(&str, &str)] = &[
     ("q", "leave the game (asks first); Ctrl-C leaves at once"),
 ];
 
+/// Commands without a key, for the `?` help (`--help` lists them with every scripted-mode command).
+pub const COMMANDS: &[(&str, &str)] = &[
+    ("new-game [DECKFILE]", "ask for the next game; DECKFILE after sideboarding"),
+    ("forfeit", "end a stalled game: the opponent forfeits"),
+    ("end", "end the game; your deck is audited"),
+];
+
 /// Handles one key. Returns the command line to run, if the key produced one.
 pub fn handle_key(view: &mut View, key: KeyEvent) -> Option<String> {
     // Terminals that report releases (and repeats) would otherwise act twice.

@@ -7,7 +7,7 @@ use ratatui::style::{Color, Modifier, Style, Stylize};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Gauge, Paragraph, Wrap};
 
-use super::keys::{OTHER_KEYS, SHORTCUTS};
+use super::keys::{COMMANDS, OTHER_KEYS, SHORTCUTS};
 use super::view::{CardView, LogKind, Overlay, PeerState, PlayedCard, RelayLink, SideView, View};
 use crate::session::FORFEIT_HINT_AFTER;
 
@@ -159,6 +159,7 @@ fn render_setup(frame: &mut Frame, area: Rect, view: &View) {
             Span::from(code.clone()).fg(Color::Yellow).bold(),
         ]),
         (None, RelayLink::Connecting) => Line::from(format!("Connecting to the relay at {}", view.relay_url)),
+        (None, _) if 1 < view.setup.game => Line::from(format!("Game {} of the match", view.setup.game)),
         (None, _) => Line::from("Joined the game"),
     };
     frame.render_widget(Paragraph::new(first_line), first);
@@ -346,7 +347,7 @@ fn shortcut_help(width: usize) -> Vec<Line<'static>> {
     lines
 }
 
-/// The keys that are not commands and a note on CARD, `width` columns wide.
+/// The keys that are not commands, the commands that have no key, and a note on CARD, `width` columns wide.
 fn other_help(width: usize) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     for (keys, what) in OTHER_KEYS {
@@ -354,6 +355,12 @@ fn other_help(width: usize) -> Vec<Line<'static>> {
         lines.extend(help_entry(head, what, 14, width));
     }
     lines.push(Line::from(""));
+    // The commands in a column as wide as the longest: where that leaves too little room, each takes a row.
+    let longest = COMMANDS.iter().map(|(command, _)| command.chars().count()).max().unwrap_or(0);
+    for (command, what) in COMMANDS {
+        let head = Line::from(format!(" {command:<longest$}")).fg(Color::Cyan);
+        lines.extend(help_entry(head, what, longest + 2, width));
+    }
     lines.extend(help_entry(Line::from(" CARD").fg(Color::Cyan), "is a card's id: #12 or 12", 6, width));
     lines
 }

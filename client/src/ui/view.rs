@@ -114,6 +114,8 @@ pub enum PeerState {
 /// verified.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Setup {
+    /// The game of the match being set up, from 1.
+    pub game: u32,
     pub channel: bool,
     pub hello: bool,
     pub shuffled: u32,
@@ -236,7 +238,7 @@ impl View {
             log: Log::default(),
             relay: RelayLink::Connecting,
             peer: PeerState::Waiting,
-            setup: Setup { channel: false, hello: false, shuffled: 0, libraries: LIBRARIES, ready: false },
+            setup: Setup { game: 1, channel: false, hello: false, shuffled: 0, libraries: LIBRARIES, ready: false },
             code: None,
             deck: None,
             prompt: Prompt::default(),
@@ -331,6 +333,7 @@ impl View {
                 self.setup.shuffled = *done;
                 self.setup.libraries = *total;
             }
+            Event::NewGame { number } => self.setup.game = *number,
             _ => {}
         }
         if let Some(line) = describe(event, engine) {
