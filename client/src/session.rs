@@ -500,12 +500,15 @@ impl Session {
                 front.show(Output::Engine(event), &self.engine)?;
                 progressed = true;
             }
-            if self.paired
+            while self.paired
                 && let Some(ws) = self.ws.as_mut()
+                && let Some(frame) = self.channel.poll_frame()
             {
-                while let Some(frame) = self.channel.poll_frame() {
-                    ws.send(Message::binary(frame)).await.map_err(|e| SessionError::Lost(e.to_string()))?;
-                    progressed = true;
+                progressed = true;
+                if let Err(error) = ws.send(Message::binary(frame)).await {
+                    // A dropped socket is not the end of the game: the channel still holds every
+                    // unacknowledged frame, and resends them once the seat is resumed and paired.
+                    self.reconnect(format!("sending to the relay failed: {error}"), front).await?;
                 }
             }
             if !progressed {
