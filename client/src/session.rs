@@ -330,7 +330,6 @@ pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), Ses
         queue: VecDeque::new(),
         input_done: false,
         wait_clock: WaitClock::default(),
-        game_over: false,
         relay_url: options.relay.clone(),
         nameplate,
         token,
@@ -423,9 +422,6 @@ struct Session {
     queue: VecDeque<String>,
     input_done: bool,
     wait_clock: WaitClock,
-    /// This game is over for this player (a forfeit claimed by either side, or its own `end`): the engine
-    /// may still name an unfinished exchange, but nothing is owed any more. A new game clears it.
-    game_over: bool,
     relay_url: String,
     nameplate: String,
     token: String,
@@ -470,7 +466,7 @@ impl Session {
     /// Times the engine's wait on the opponent. It counts once the opponent proved the code (before, the
     /// status already says who is missing) and while the game goes on.
     fn time_wait<F: Frontend>(&mut self, front: &mut F) -> Result<(), SessionError> {
-        let counts = self.channel.is_established() && self.engine.halted().is_none() && !self.game_over;
+        let counts = self.channel.is_established() && self.engine.halted().is_none() && !self.engine.is_ended();
         let awaited = self.engine.awaiting_opponent().filter(|_| counts);
         for output in self.wait_clock.observe(awaited, tokio::time::Instant::now()) {
             front.show(output, &self.engine)?;
@@ -492,11 +488,6 @@ impl Session {
                 progressed = true;
             }
             while let Some(event) = self.engine.poll_event() {
-                match event {
-                    Event::ForfeitClaimed { .. } => self.game_over = true,
-                    Event::NewGame { .. } => self.game_over = false,
-                    _ => {}
-                }
                 front.show(Output::Engine(event), &self.engine)?;
                 progressed = true;
             }
@@ -735,7 +726,7 @@ impl Session {
                         return Ok(Flow::Continue);
                     }
                     self.queue.pop_front();
-                    self.game_over |= self.intent(Intent::EndGame, &line, front)?;
+                    self.intent(Intent::EndGame, &line, front)?;
                 }
                 Command::Forfeit => {
                     self.queue.pop_front();
@@ -766,8 +757,8 @@ impl Session {
     }
 
     /// Hands an intent to the engine; a refusal is shown. Returns whether the engine took it.
-    fn intent<F: Frontend>(&mut self, intent: Intent, line: &str, front: &mut F) -> Result<bool, SessionError> {
-        let Err(error) = self.engine.handle_intent(intent) else { return Ok(true) };
+    fn intent<F: Frontend>(&mut self, intent: Intent, line: &str, front: &mut F) -> Result<(), SessionError> {
+        let Err(error) = self.engine.handle_intent(intent) else { return Ok(()) };
         let kind = match error {
             IntentError::NotReady => "not_ready",
             IntentError::Halted(_) => "halted",
@@ -775,7 +766,7 @@ impl Session {
         };
         let error = Output::CommandError { kind, command: line.to_string(), message: error.to_string() };
         front.show(error, &self.engine)?;
-        Ok(false)
+        Ok(())
     }
 }
 

@@ -549,6 +549,12 @@ impl<G: Group> Engine<G> {
         self.game.ready
     }
 
+    /// Whether this player's game is over: it ended it (`EndGame`), or a forfeit was claimed
+    /// by either player. Only chat, ping and a new game are taken then.
+    pub fn is_ended(&self) -> bool {
+        self.game.ended
+    }
+
     /// Why the game stopped, if it did.
     pub fn halted(&self) -> Option<&str> {
         self.halted.as_deref()
@@ -602,8 +608,11 @@ impl<G: Group> Engine<G> {
     /// Whether a cryptographic exchange is still under way (strips, shuffles, random rounds,
     /// or a guest proposal waiting for the host).
     /// What this engine waits on the opponent for, if anything: the exchange a player who has
-    /// waited too long can claim a forfeit over.
+    /// waited too long can claim a forfeit over. Nothing is owed once the game is over or stopped.
     pub fn awaiting_opponent(&self) -> Option<String> {
+        if self.game.ended || self.halted.is_some() {
+            return None;
+        }
         let peer = self.seat.opponent();
         if self.peer_key.is_none() {
             return Some("its hello".into());

@@ -404,6 +404,8 @@ fn a_player_who_stops_answering_can_be_claimed_to_forfeit() {
         assert!(pair.events(seat).contains(&claimed), "{seat:?}");
         assert!(misbehaviour(&pair, seat).is_empty(), "{seat:?}: {:?}", misbehaviour(&pair, seat));
         assert!(pair.intent(seat, Intent::Act(Action::Draw { count: 1 })).is_err(), "the game is over");
+        assert!(pair.engine(seat).is_ended());
+        assert_eq!(pair.engine(seat).awaiting_opponent(), None, "nothing is owed after the game");
     }
     // The late strip changes nothing and accuses nobody; the match goes on.
     pair.deliver(held);
