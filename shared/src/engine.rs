@@ -605,8 +605,6 @@ impl<G: Group> Engine<G> {
         &self.journal
     }
 
-    /// Whether a cryptographic exchange is still under way (strips, shuffles, random rounds,
-    /// or a guest proposal waiting for the host).
     /// What this engine waits on the opponent for, if anything: the exchange a player who has
     /// waited too long can claim a forfeit over. Nothing is owed once the game is over or stopped.
     pub fn awaiting_opponent(&self) -> Option<String> {
@@ -648,6 +646,8 @@ impl<G: Group> Engine<G> {
         self.game.proposals.keys().next().map(|seq| format!("its answer to the proposal in message {seq}"))
     }
 
+    /// Whether a cryptographic exchange is still under way (strips, shuffles, random rounds,
+    /// or a guest proposal waiting for the host).
     pub fn is_busy(&self) -> bool {
         !self.game.unlocks.is_empty()
             || !self.game.shuffles.is_empty()
