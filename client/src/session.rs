@@ -11,7 +11,7 @@ use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use fairdeck_relay::protocol::{ClientMessage, ErrorCode, GoneReason, ReportedResult, ServerMessage};
+use fairdeck_relay_protocol::{ClientMessage, ErrorCode, GoneReason, ReportedResult, ServerMessage};
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::{Dice, Ristretto255};
 use fairdeck_shared::engine::{Engine, EngineConfig, Event, Intent, IntentError};
@@ -633,7 +633,7 @@ impl Session {
         send_control(&mut ws, &resume).await?;
         match next_control(&mut ws).await? {
             ServerMessage::Resumed { peer, .. } => {
-                self.paired = peer != fairdeck_relay::protocol::PeerState::Waiting;
+                self.paired = peer != fairdeck_relay_protocol::PeerState::Waiting;
                 self.channel.resend_unacked();
                 Ok(ws)
             }

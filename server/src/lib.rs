@@ -24,7 +24,6 @@ pub mod config;
 mod handover;
 mod metrics;
 mod outbox;
-pub mod protocol;
 pub mod ratelimit;
 mod rooms;
 mod server;
@@ -33,6 +32,9 @@ pub mod stats;
 mod statspage;
 pub mod test_support;
 mod web;
+
+/// The wire protocol, in its own crate so that clients can use it without the relay's dependencies.
+pub use fairdeck_relay_protocol as protocol;
 
 pub use config::{Limits, parse_duration};
 pub use handover::HandoverError;

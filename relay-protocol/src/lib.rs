@@ -1,4 +1,7 @@
-//! The relay's wire protocol: the only types that derive serde.
+//! The relay's wire protocol: the control messages, error codes and close codes a client and the relay exchange.
+//!
+//! A crate of its own, depending on serde alone, so that a client can use these types without building the relay
+//! (`fairdeck_relay::protocol` re-exports it).
 //!
 //! Control messages are small JSON text frames tagged by `type`; binary frames carry the players' end-to-end
 //! encrypted data and are never parsed. `docs/RELAY.md` is the reference for client authors; keep it in step.
