@@ -633,8 +633,8 @@ impl<G: Group> Engine<G> {
                     Some(holder) => holder == peer,
                     None => run.steps.front() == Some(&peer) && !self.library_unlocking(*library),
                 },
-                ShuffleStage::Committed { .. } => true,
-                ShuffleStage::Challenged { .. } => true,
+                // A challenge to this engine's step, or a response to its challenge.
+                ShuffleStage::Committed { .. } | ShuffleStage::Challenged { .. } => true,
             };
             if theirs {
                 return Some(format!("its part of the shuffle of the {library:?} library"));
@@ -1141,8 +1141,7 @@ impl<G: Group> Engine<G> {
         let sideboard_instances: Vec<&CardInstance> = instances[library_len..].iter().collect();
         let key = LockKey::<G>::generate(&mut self.rng);
         let base_key = LockKey::<G>::generate(&mut self.rng);
-        let bases: Vec<G::Element> =
-            (0..instances.len()).map(|i| crate::crypto::deck_base::<G>(&game_id, seat, i as u32)).collect();
+        let bases = deck_bases::<G>(&game_id, seat, instances.len());
         let context = self.context(self.outgoing.next_seq, format!("deck/{}", seat.id_byte()));
         let (elements, proof) = base_key.lock_with_proof(&bases, &context, &mut self.rng);
         let placed: Vec<&CardInstance> = library_instances.iter().chain(&sideboard_instances).copied().collect();
@@ -1243,8 +1242,7 @@ impl<G: Group> Engine<G> {
             return Err(Fault::new(AlertKind::Malformed, "the catalogue does not list every card once"));
         }
         let game_id = self.game.game_id.expect("checked above");
-        let bases: Vec<G::Element> =
-            (0..total).map(|i| crate::crypto::deck_base::<G>(&game_id, peer, i as u32)).collect();
+        let bases = deck_bases::<G>(&game_id, peer, total);
         let elements: Vec<G::Element> = library.iter().chain(&sideboard).map(|(element, _)| element.clone()).collect();
         let context = self.context(envelope.seq, format!("deck/{}", peer.id_byte()));
         base_key.verify_lock(&bases, elements, &proof, &context).map_err(|error| {
@@ -2285,6 +2283,11 @@ fn check_text(what: &str, text: &str) -> Result<(), Fault> {
         return Err(Fault::new(AlertKind::Malformed, format!("{what} longer than {MAX_TEXT_LEN} bytes")));
     }
     Ok(())
+}
+
+/// The public bases of a deck of `len` cards of `owner` (`crypto::deck_base`).
+fn deck_bases<G: Group>(game_id: &GameId, owner: Seat, len: usize) -> Vec<G::Element> {
+    (0..len).map(|i| crate::crypto::deck_base::<G>(game_id, owner, i as u32)).collect()
 }
 
 fn check_deck<G: Group>(deck: &DeckList) -> Result<(), DeckError> {

@@ -65,11 +65,11 @@ impl<G: Group> Pair<G> {
         let sent_by = |seat: Seat| -> Vec<&Envelope> {
             self.engine(from).record().iter().filter(|(s, _)| *s == seat).map(|(_, e)| e).collect()
         };
+        let other = sent_by(from.opponent());
         let count = match sent_by(from).get(seq as usize) {
             Some(envelope) => envelope.ack,
-            None => sent_by(from.opponent()).len() as u64,
+            None => other.len() as u64,
         };
-        let other = sent_by(from.opponent());
         let head = count.checked_sub(1).map_or([0; 32], |last| other[last as usize].chain);
         Ack { count, head }
     }
