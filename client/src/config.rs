@@ -6,6 +6,7 @@
 //! ```toml
 //! relay = "wss://relay.example.org/v1"
 //! name = "Ada"
+//! ca = "/home/ada/club-ca.pem"
 //! ```
 //!
 //! Every key is optional. A missing file at the usual place is an empty configuration; a file that
@@ -30,7 +31,8 @@ pub fn help() -> String {
 Configuration file, read by host and join: {here}
   ($FAIRDECK_CONFIG, else $XDG_CONFIG_HOME/fairdeck/config.toml, else ~/.config/fairdeck/config.toml; TOML)
   relay = \"wss://…\"               the default relay (--relay, then FAIRDECK_RELAY, come first)
-  name = \"…\"                      your default name (--name comes first)"
+  name = \"…\"                      your default name (--name comes first)
+  ca = \"/path/ca.pem\"             also trust this CA's certificates for wss:// relays (--ca comes first)"
     )
 }
 
@@ -44,6 +46,9 @@ pub struct Config {
     pub relay: Option<String>,
     /// The player's name shown to the opponent.
     pub name: Option<String>,
+    /// A PEM file of CA certificates trusted for `wss://` relays besides the public roots (a relative path in
+    /// the file is taken from the file's folder).
+    pub ca: Option<PathBuf>,
 }
 
 /// Where the configuration file is, and whether the user named it (then it must exist).
@@ -117,7 +122,17 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
             return Err(invalid(Some(name.span()), message));
         }
     }
-    Ok(Config { relay: raw.relay.map(toml::Spanned::into_inner), name: raw.name.map(toml::Spanned::into_inner) })
+    if let Some(ca) = &raw.ca
+        && ca.get_ref().trim().is_empty()
+    {
+        return Err(invalid(Some(ca.span()), "ca must name a PEM file of CA certificates".to_string()));
+    }
+    Ok(Config {
+        relay: raw.relay.map(toml::Spanned::into_inner),
+        name: raw.name.map(toml::Spanned::into_inner),
+        // A relative path is read from the configuration file's folder, wherever fairdeck is started.
+        ca: raw.ca.map(|ca| path.parent().unwrap_or(Path::new("")).join(ca.into_inner())),
+    })
 }
 
 /// One setting by precedence: the command line's or its environment variable's (`given`, as clap
@@ -132,6 +147,7 @@ pub fn choose(given: Option<String>, from_file: Option<&str>, default: &str) -> 
 struct RawConfig {
     relay: Option<toml::Spanned<String>>,
     name: Option<toml::Spanned<String>>,
+    ca: Option<toml::Spanned<String>>,
 }
 
 /// The 1-based line of byte `offset` in `text`.
@@ -166,6 +182,15 @@ mod tests {
         assert_eq!(config.name.as_deref(), Some("Ada"));
         assert_eq!(parsed("").unwrap(), Config::default());
         assert_eq!(parsed("relay = 'ws://127.0.0.1:9/v1'").unwrap().name, None);
+    }
+
+    #[test]
+    fn reads_a_ca_file_relative_to_the_configuration() {
+        let config = parsed("ca = \"club-ca.pem\"").unwrap();
+        assert_eq!(config.ca, Some(PathBuf::from("/home/ada/.config/fairdeck/club-ca.pem")));
+        assert_eq!(parsed("ca = '/etc/ca.pem'").unwrap().ca, Some(PathBuf::from("/etc/ca.pem")));
+        assert_eq!(invalid("name = \"Ada\"\nca = \" \"").0, 2);
+        assert_eq!(invalid("ca = 7").0, 1);
     }
 
     #[test]
@@ -226,7 +251,7 @@ mod tests {
 
     #[test]
     fn precedence() {
-        let file = Config { relay: Some("wss://file/v1".into()), name: Some("Ada".into()) };
+        let file = Config { relay: Some("wss://file/v1".into()), name: Some("Ada".into()), ca: None };
         let default = "ws://127.0.0.1:7171/v1";
         assert_eq!(choose(Some("ws://flag/v1".into()), file.relay.as_deref(), default), "ws://flag/v1");
         assert_eq!(choose(None, file.relay.as_deref(), default), "wss://file/v1");

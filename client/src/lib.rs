@@ -6,6 +6,7 @@ pub mod deck;
 pub mod rng;
 pub mod script;
 pub mod session;
+pub mod tls;
 pub mod ui;
 pub mod verify;
 pub mod words;

@@ -100,6 +100,10 @@ struct GameArgs {
     /// The relay's WebSocket URL [default: the configuration file's relay, else ws://127.0.0.1:7171/v1].
     #[arg(long, value_name = "URL", env = "FAIRDECK_RELAY")]
     relay: Option<String>,
+    /// Also trust the CA certificates of this PEM file for a wss:// relay (a private relay's CA)
+    /// [default: the configuration file's ca].
+    #[arg(long, value_name = "FILE")]
+    ca: Option<std::path::PathBuf>,
     /// Your name, shown to the opponent [default: the configuration file's name, else host or guest].
     #[arg(long, value_name = "NAME")]
     name: Option<String>,
@@ -134,7 +138,8 @@ fn play(role: Role, game: GameArgs) -> ExitCode {
     };
     let relay = config::choose(game.relay, config.relay.as_deref(), DEFAULT_RELAY);
     let name = config::choose(game.name, config.name.as_deref(), default_name);
-    let options = Options { role, deck: game.deck, relay, name, record: game.record };
+    let ca = game.ca.or(config.ca);
+    let options = Options { role, deck: game.deck, relay, name, record: game.record, ca };
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(error) => {

@@ -9,6 +9,7 @@
 use std::collections::VecDeque;
 use std::future::Future;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use fairdeck_relay_protocol::{ClientMessage, ErrorCode, GoneReason, ReportedResult, ServerMessage};
@@ -21,10 +22,11 @@ use futures_util::{SinkExt, StreamExt};
 use rand::Rng;
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
 
 use crate::channel::{Channel, ChannelError, Side, parse_code};
 use crate::deck::{Deck, cockatrice_hash, parse_deck};
+use crate::tls::{CaError, client_config, explain_certificate_failure};
 use crate::words::random_words;
 
 /// The relay a session uses unless told otherwise.
@@ -62,6 +64,8 @@ pub struct Options {
     pub name: String,
     /// Where to write the game's journal when the session ends (`fairdeck verify` reads it).
     pub record: Option<PathBuf>,
+    /// A PEM file of CA certificates to trust for a `wss://` relay, besides the public roots.
+    pub ca: Option<PathBuf>,
 }
 
 /// Why a session stopped early. Each message says what to do about it.
@@ -73,6 +77,10 @@ pub enum SessionError {
     Record { path: String, reason: String },
     #[error("cannot reach the relay at {url}: {reason} (start one with `fairdeck-relay`, or pass --relay URL)")]
     Unreachable { url: String, reason: String },
+    #[error("cannot reach the relay at {url} securely: {reason}")]
+    Certificate { url: String, reason: String },
+    #[error(transparent)]
+    Ca(#[from] CaError),
     #[error("the relay refused: {message} ({code})")]
     Relay { code: &'static str, message: String },
     #[error("the code is malformed: it looks like 7-crossbow-guitar (the host's number, then its words)")]
@@ -100,6 +108,8 @@ impl SessionError {
             SessionError::Deck { .. } => "deck",
             SessionError::Record { .. } => "record",
             SessionError::Unreachable { .. } => "unreachable",
+            SessionError::Certificate { .. } => "certificate",
+            SessionError::Ca(_) => "ca",
             SessionError::Relay { code, .. } => code,
             SessionError::BadCode => "bad_code",
             SessionError::UnknownCode => "unknown_code",
@@ -283,11 +293,11 @@ pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), Ses
         }
     };
 
-    let unreachable = |reason: String| SessionError::Unreachable { url: options.relay.clone(), reason };
-    let mut ws = tokio::time::timeout(CONNECT_TIMEOUT, connect(options.relay.as_str()))
+    let tls = client_config(options.ca.as_deref())?;
+    let mut ws = tokio::time::timeout(CONNECT_TIMEOUT, connect(&options.relay, &tls))
         .await
-        .map_err(|_| unreachable("timed out".into()))?
-        .map_err(|e| unreachable(e.to_string()))?;
+        .map_err(|_| SessionError::Unreachable { url: options.relay.clone(), reason: "timed out".into() })?
+        .map_err(|error| connect_error(&options.relay, &error))?;
     let max_frame = match next_control(&mut ws).await? {
         ServerMessage::Welcome { max_message_bytes, .. } => max_message_bytes,
         other => return Err(unexpected(&other)),
@@ -331,6 +341,7 @@ pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), Ses
         input_done: false,
         wait_clock: WaitClock::default(),
         relay_url: options.relay.clone(),
+        tls,
         nameplate,
         token,
     };
@@ -356,9 +367,30 @@ fn write_journal(path: &Path, journal: &fairdeck_shared::journal::Journal) -> Re
 /// Opens the WebSocket to the relay with Nagle's algorithm off. Game messages are small and most wait for an
 /// answer: with it on, a message written while the previous one is unacknowledged waits for the peer's
 /// delayed acknowledgement (40 ms on Linux), which made a draw take about 100 ms instead of a few.
-async fn connect(url: &str) -> Result<Ws, tokio_tungstenite::tungstenite::Error> {
-    let (ws, _response) = tokio_tungstenite::connect_async_with_config(url, None, true).await?;
+/// `wss://` goes through rustls with `tls`; `ws://` ignores it.
+async fn connect(url: &str, tls: &Arc<rustls::ClientConfig>) -> Result<Ws, tokio_tungstenite::tungstenite::Error> {
+    let connector = Connector::Rustls(tls.clone());
+    let (ws, _response) = tokio_tungstenite::connect_async_tls_with_config(url, None, true, Some(connector)).await?;
     Ok(ws)
+}
+
+/// What a failed connection to `url` tells the player: a refused certificate names the host and the reason.
+fn connect_error(url: &str, error: &tokio_tungstenite::tungstenite::Error) -> SessionError {
+    match explain_certificate_failure(error, host_of(url)) {
+        Some(reason) => SessionError::Certificate { url: url.to_string(), reason },
+        None => SessionError::Unreachable { url: url.to_string(), reason: error.to_string() },
+    }
+}
+
+/// The host part of a WebSocket URL (`relay.example.org` of `wss://relay.example.org:443/v1`).
+fn host_of(url: &str) -> &str {
+    let authority = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = authority.split(['/', '?', '#']).next().unwrap_or_default();
+    let authority = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
+    match authority.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or_default(),
+        None => authority.split(':').next().unwrap_or_default(),
+    }
 }
 
 async fn next_control(ws: &mut Ws) -> Result<ServerMessage, SessionError> {
@@ -423,6 +455,7 @@ struct Session {
     input_done: bool,
     wait_clock: WaitClock,
     relay_url: String,
+    tls: Arc<rustls::ClientConfig>,
     nameplate: String,
     token: String,
 }
@@ -602,7 +635,9 @@ impl Session {
                     }
                     return Ok(Flow::Continue);
                 }
-                Err(error @ (SessionError::UnknownCode | SessionError::Relay { .. })) => {
+                Err(
+                    error @ (SessionError::UnknownCode | SessionError::Relay { .. } | SessionError::Certificate { .. }),
+                ) => {
                     return Err(SessionError::Lost(format!("the seat could not be resumed: {error}")));
                 }
                 Err(error) if tokio::time::Instant::now() >= deadline => {
@@ -617,10 +652,13 @@ impl Session {
     }
 
     async fn try_resume(&mut self) -> Result<Ws, SessionError> {
-        let mut ws = tokio::time::timeout(CONNECT_TIMEOUT, connect(self.relay_url.as_str()))
+        let mut ws = tokio::time::timeout(CONNECT_TIMEOUT, connect(&self.relay_url, &self.tls))
             .await
             .map_err(|_| SessionError::Lost("timed out".into()))?
-            .map_err(|e| SessionError::Lost(e.to_string()))?;
+            .map_err(|error| match connect_error(&self.relay_url, &error) {
+                certificate @ SessionError::Certificate { .. } => certificate,
+                _ => SessionError::Lost(error.to_string()),
+            })?;
         match next_control(&mut ws).await? {
             ServerMessage::Welcome { .. } => {}
             other => return Err(unexpected(&other)),
@@ -1019,6 +1057,15 @@ mod tests {
         assert_eq!(clock.restart(), Some(Output::Waiting(None)));
         assert_eq!(clock.observe(strip(), at(408)), []);
         assert_eq!(clock.observe(strip(), at(413)), [Output::Waiting(Some(waiting("its strip of #12", 5)))]);
+    }
+
+    #[test]
+    fn the_host_of_a_relay_url_names_it_in_certificate_errors() {
+        assert_eq!(host_of("wss://relay.example.org/v1"), "relay.example.org");
+        assert_eq!(host_of("wss://relay.example.org:8443/v1?x=1"), "relay.example.org");
+        assert_eq!(host_of("wss://user@localhost:9/v1"), "localhost");
+        assert_eq!(host_of("wss://[::1]:9/v1"), "::1");
+        assert_eq!(host_of("ws://127.0.0.1:7171"), "127.0.0.1");
     }
 
     #[test]

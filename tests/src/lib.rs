@@ -15,6 +15,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+pub mod tls;
+
 /// Set-up shuffles two 60-card libraries under proof: generous for slow CI machines.
 pub const TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -126,11 +128,16 @@ impl Player {
 
     /// Starts `fairdeck ARGS --deck DECK --script --relay URL`.
     pub fn spawn_with_deck(name: &'static str, relay: &Relay, deck: &Path, args: &[&str]) -> Player {
+        Player::spawn_at(name, &relay.url(), deck, args)
+    }
+
+    /// Starts `fairdeck ARGS --deck DECK --script --relay URL` for a relay at any URL (`wss://` through a proxy).
+    pub fn spawn_at(name: &'static str, url: &str, deck: &Path, args: &[&str]) -> Player {
         let mut child = Command::new(fairdeck_binary())
             .args(args)
             .arg("--deck")
             .arg(deck)
-            .args(["--script", "--relay", &relay.url()])
+            .args(["--script", "--relay", url])
             .env_remove("FAIRDECK_RELAY")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

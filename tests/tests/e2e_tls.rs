@@ -1,0 +1,98 @@
+//! End-to-end over TLS, as players reach a public relay: two real `fairdeck --script` processes play through
+//! Caddy (with the repository's deploy/Caddyfile) on `wss://localhost:PORT/v1`, trusting the test's own CA
+//! with `--ca`; and what a player is told when the certificate cannot be trusted.
+
+use std::process::{Command, Stdio};
+
+use fairdeck_e2e::tls::{Caddy, TestCa};
+use fairdeck_e2e::{Player, Relay, deck, fairdeck_binary, public, zone_cards};
+use serde_json::Value;
+
+#[test]
+fn a_game_is_played_through_caddy_over_wss_with_a_private_ca() {
+    let relay = Relay::start();
+    let ca = TestCa::new();
+    let caddy = Caddy::start(&relay, &ca);
+    let ca_file = ca.ca_file();
+    let ca_arg = ca_file.to_str().unwrap();
+    let burn = deck("burn.txt");
+
+    let mut host = Player::spawn_at("host", &caddy.url(), &burn, &["host", "--ca", ca_arg]);
+    let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
+    let mut guest = Player::spawn_at("guest", &caddy.url(), &burn, &["join", &code, "--ca", ca_arg]);
+    for player in [&mut host, &mut guest] {
+        player.expect_event("connected");
+        player.expect_event("ready");
+    }
+
+    host.send("draw 7");
+    guest.send("draw 7");
+    host.send("roll 2d6");
+    let rolled = host.expect_event("rolled");
+    assert_eq!(guest.expect_event("rolled"), rolled);
+    guest.send("say over TLS");
+    assert_eq!(host.expect_event("chat")["text"], "over TLS");
+    host.wait_idle();
+    guest.wait_idle();
+    host.wait_idle();
+    let host_table = host.table();
+    assert_eq!(public(&host_table), public(&guest.table()), "caddy log:\n{}", caddy.log());
+    assert_eq!(zone_cards(&host_table, "guest hand").len(), 7);
+
+    host.send("quit");
+    guest.send("quit");
+    assert!(host.wait_exit().success());
+    assert!(guest.wait_exit().success());
+}
+
+/// Runs `fairdeck host` against `url` with `extra` arguments and returns its exit code and last event.
+fn host_once(url: &str, extra: &[&str]) -> (Option<i32>, Value) {
+    let output = Command::new(fairdeck_binary())
+        .arg("host")
+        .args(extra)
+        .arg("--deck")
+        .arg(deck("burn.txt"))
+        .args(["--script", "--relay", url])
+        .env_remove("FAIRDECK_RELAY")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run fairdeck");
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let last = serde_json::from_str(stdout.lines().last().expect("an event")).unwrap();
+    (output.status.code(), last)
+}
+
+#[test]
+fn an_untrusted_or_misnamed_certificate_is_refused_with_the_host_and_the_reason() {
+    let relay = Relay::start();
+    let ca = TestCa::new();
+    let caddy = Caddy::start(&relay, &ca);
+
+    // Without --ca the test CA is unknown: the public roots alone do not trust it.
+    let (code, error) = host_once(&caddy.url(), &[]);
+    assert_eq!(code, Some(1));
+    assert_eq!(error["kind"], "certificate", "{error}");
+    let message = error["message"].as_str().unwrap();
+    assert!(message.contains("localhost") && message.contains("--ca"), "{message}");
+
+    // Another CA does not help either.
+    let other = TestCa::new();
+    let (_, error) = host_once(&caddy.url(), &["--ca", other.ca_file().to_str().unwrap()]);
+    assert_eq!(error["kind"], "certificate", "{error}");
+
+    // The right CA, but a name the certificate does not carry.
+    let (_, error) = host_once(&caddy.url_by_address(), &["--ca", ca.ca_file().to_str().unwrap()]);
+    assert_eq!(error["kind"], "certificate", "{error}");
+    let message = error["message"].as_str().unwrap();
+    assert!(message.contains("not valid for the name 127.0.0.1"), "{message}");
+
+    // A CA file that is missing or holds no certificate is refused before any connection.
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.pem");
+    let (code, error) = host_once(&caddy.url(), &["--ca", missing.to_str().unwrap()]);
+    assert_eq!((code, error["kind"].as_str()), (Some(1), Some("ca")), "{error}");
+    let empty = dir.path().join("empty.pem");
+    std::fs::write(&empty, "not a certificate\n").unwrap();
+    let (_, error) = host_once(&caddy.url(), &["--ca", empty.to_str().unwrap()]);
+    assert!(error["message"].as_str().unwrap().contains("no PEM certificate"), "{error}");
+}
