@@ -123,14 +123,6 @@ pub enum ChannelError {
     MessageTooLarge { size: usize, limit: usize },
 }
 
-/// Splits a code `<nameplate>-<word>-<word>…` into the nameplate and the words (the SPAKE2 password).
-pub fn parse_code(code: &str) -> Option<(&str, &str)> {
-    let (nameplate, words) = code.trim().split_once('-')?;
-    let nameplate_ok = !nameplate.is_empty() && nameplate.bytes().all(|b| b.is_ascii_digit());
-    let words_ok = words.split('-').count() >= 2 && words.split('-').all(|w| !w.is_empty());
-    (nameplate_ok && words_ok).then_some((nameplate, words))
-}
-
 /// Keys of an established (or confirming) session.
 struct Keys {
     send: ChaCha20Poly1305,

@@ -1,6 +1,7 @@
 //! The fairdeck client: the command-line program's library.
 
 pub mod channel;
+pub mod code;
 pub mod config;
 pub mod deck;
 pub mod rng;
@@ -9,4 +10,3 @@ pub mod session;
 pub mod tls;
 pub mod ui;
 pub mod verify;
-pub mod words;

@@ -58,8 +58,9 @@ enum Command {
     /// Join the game of a code such as 7-crossbow-guitar.
     #[command(after_help = game_help())]
     Join {
-        /// The code the host gave you.
-        code: String,
+        /// The code the host gave you; case and separators do not matter (`7 Crossbow Guitar`). Without
+        /// it, the terminal asks for it, and Tab completes its words.
+        code: Option<String>,
         #[command(flatten)]
         game: GameArgs,
     },
@@ -164,11 +165,38 @@ fn play(role: Role, game: GameArgs) -> ExitCode {
     }
 }
 
+/// Asks for the code at the terminal, when `join` was given none.
+fn ask_code(script: bool) -> Result<String, ExitCode> {
+    if script || !std::io::stdin().is_terminal() {
+        eprintln!(
+            "fairdeck: join needs the host's code, such as `fairdeck join 7-violin-ember` (asked for only at a terminal)"
+        );
+        return Err(ExitCode::from(2));
+    }
+    match fairdeck::ui::code_prompt::read_code() {
+        Ok(Some(code)) => Ok(code.to_string()),
+        Ok(None) => Err(ExitCode::FAILURE),
+        Err(error) => {
+            eprintln!("fairdeck: cannot read the code from the terminal: {error}");
+            Err(ExitCode::FAILURE)
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Host { game } => return play(Role::Host, game),
-        Command::Join { code, game } => return play(Role::Join { code }, game),
+        Command::Join { code, game } => {
+            let code = match code {
+                Some(code) => code,
+                None => match ask_code(game.script) {
+                    Ok(code) => code,
+                    Err(exit) => return exit,
+                },
+            };
+            return play(Role::Join { code }, game);
+        }
         Command::Verify { file } => {
             return match fairdeck::verify::verify_file(&file) {
                 Ok((finding, text)) => {

@@ -24,10 +24,10 @@ use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
 
-use crate::channel::{Channel, ChannelError, Side, parse_code};
+use crate::channel::{Channel, ChannelError, Side};
+use crate::code::{self, Code, CodeError};
 use crate::deck::{Deck, cockatrice_hash, parse_deck};
 use crate::tls::{CaError, client_config, explain_certificate_failure};
-use crate::words::random_words;
 
 /// The relay a session uses unless told otherwise.
 pub const DEFAULT_RELAY: &str = "ws://127.0.0.1:7171/v1";
@@ -83,8 +83,8 @@ pub enum SessionError {
     Ca(#[from] CaError),
     #[error("the relay refused: {message} ({code})")]
     Relay { code: &'static str, message: String },
-    #[error("the code is malformed: it looks like 7-crossbow-guitar (the host's number, then its words)")]
-    BadCode,
+    #[error("{0} (checked on this computer: the relay was not contacted)")]
+    BadCode(CodeError),
     #[error("no game has this code (it is mistyped, or the game ended): ask the host for the code again")]
     UnknownCode,
     #[error(
@@ -111,7 +111,7 @@ impl SessionError {
             SessionError::Certificate { .. } => "certificate",
             SessionError::Ca(_) => "ca",
             SessionError::Relay { code, .. } => code,
-            SessionError::BadCode => "bad_code",
+            SessionError::BadCode(_) => "bad_code",
             SessionError::UnknownCode => "unknown_code",
             SessionError::WrongCode => "wrong_code",
             SessionError::Channel(_) => "channel",
@@ -124,7 +124,7 @@ impl SessionError {
     /// The process exit code: 2 when the code is at fault (the user can fix it by asking again), 1 otherwise.
     pub fn exit_code(&self) -> u8 {
         match self {
-            SessionError::BadCode | SessionError::UnknownCode | SessionError::WrongCode => 2,
+            SessionError::BadCode(_) | SessionError::UnknownCode | SessionError::WrongCode => 2,
             _ => 1,
         }
     }
@@ -284,13 +284,10 @@ pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), Ses
         Output::Deck { hash: cockatrice_hash(&deck), main: deck.main_count(), sideboard: deck.sideboard_count() };
     front.show(deck_output, &engine)?;
 
-    // Check the code before touching the network: a malformed one can never work.
+    // Check the code before touching the network: a mistyped one can never work, and would spend an attempt.
     let joining = match &options.role {
         Role::Host => None,
-        Role::Join { code } => {
-            let (nameplate, words) = parse_code(code).ok_or(SessionError::BadCode)?;
-            Some((nameplate.to_string(), words.to_string()))
-        }
+        Role::Join { code } => Some(code::parse(code).map_err(SessionError::BadCode)?),
     };
 
     let tls = client_config(options.ca.as_deref())?;
@@ -303,31 +300,31 @@ pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), Ses
         other => return Err(unexpected(&other)),
     };
     let client = Some(SOFTWARE.to_string());
-    let (nameplate, words, token) = match joining {
+    let (code, token) = match joining {
         None => {
             send_control(&mut ws, &ClientMessage::Create { client }).await?;
             match next_control(&mut ws).await? {
                 ServerMessage::Created { nameplate, token, .. } => {
-                    let words = random_words();
+                    let code = Code::random(&nameplate);
                     // The code is the secret the players share; it goes to the player only, never to a log.
-                    front.show(Output::Code(format!("{nameplate}-{words}")), &engine)?;
-                    (nameplate, words, token)
+                    front.show(Output::Code(code.to_string()), &engine)?;
+                    (code, token)
                 }
                 other => return Err(relay_refusal(other)),
             }
         }
-        Some((nameplate, words)) => {
-            send_control(&mut ws, &ClientMessage::Join { nameplate: nameplate.clone(), client }).await?;
+        Some(code) => {
+            let join = ClientMessage::Join { nameplate: code.nameplate().to_string(), client };
+            send_control(&mut ws, &join).await?;
             match next_control(&mut ws).await? {
-                ServerMessage::Joined { token, .. } => (nameplate, words, token),
+                ServerMessage::Joined { token, .. } => (code, token),
                 other => return Err(relay_refusal(other)),
             }
         }
     };
     let side = if seat == Seat::Host { Side::Host } else { Side::Guest };
-    let mut channel = Channel::new(side, &words, &nameplate, os_seed());
+    let mut channel = Channel::new(side, &code.password(), code.nameplate(), os_seed());
     channel.set_max_frame_bytes(max_frame);
-    drop(words);
 
     let mut session = Session {
         engine,
@@ -342,7 +339,7 @@ pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), Ses
         wait_clock: WaitClock::default(),
         relay_url: options.relay.clone(),
         tls,
-        nameplate,
+        nameplate: code.nameplate().to_string(),
         token,
     };
     let outcome = session.run(front).await;

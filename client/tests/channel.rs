@@ -1,9 +1,7 @@
 //! The end-to-end channel, two instances wired in memory: a relay that delivers, drops, reorders, duplicates
 //! or alters frames.
 
-use fairdeck::channel::{
-    Channel, ChannelError, DEFAULT_MAX_FRAME_BYTES, SEND_WINDOW_BYTES, SEND_WINDOW_FRAMES, Side, parse_code,
-};
+use fairdeck::channel::{Channel, ChannelError, DEFAULT_MAX_FRAME_BYTES, SEND_WINDOW_BYTES, SEND_WINDOW_FRAMES, Side};
 use proptest::prelude::*;
 
 const WORDS: &str = "purple-sausage";
@@ -339,15 +337,6 @@ fn debug_output_holds_no_secret() {
     host.send(b"plaintext-marker".to_vec()).unwrap();
     let debug = format!("{host:?}");
     assert!(!debug.contains("purple") && !debug.contains("sausage") && !debug.contains("plaintext-marker"));
-}
-
-#[test]
-fn codes_parse() {
-    assert_eq!(parse_code("7-purple-sausage"), Some(("7", "purple-sausage")));
-    assert_eq!(parse_code(" 42-a-b-c\n"), Some(("42", "a-b-c")));
-    assert_eq!(parse_code("x7-purple-sausage"), None);
-    assert_eq!(parse_code("7-purple"), None);
-    assert_eq!(parse_code("7-purple-"), None);
 }
 
 fn frame_strategy() -> impl Strategy<Value = Vec<u8>> {

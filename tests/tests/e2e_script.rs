@@ -182,3 +182,26 @@ fn a_relay_restart_is_resumed_and_play_goes_on() {
     assert!(host.wait_exit().success());
     assert!(guest.wait_exit().success());
 }
+
+#[test]
+fn a_mistyped_word_fails_locally_with_suggestions_and_the_relay_is_never_contacted() {
+    // A listener that would see any connection: the client must not even open one.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let url = format!("ws://{}/v1", listener.local_addr().unwrap());
+    let output = Command::new(fairdeck_binary())
+        .args(["join", "1 Violn Ember", "--deck"])
+        .arg(deck("burn.txt"))
+        .args(["--script", "--relay", &url])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run fairdeck");
+    assert_eq!(output.status.code(), Some(2));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let last: Value = serde_json::from_str(stdout.lines().last().expect("an event")).unwrap();
+    assert_eq!(last["kind"], "bad_code", "{stdout}");
+    let message = last["message"].as_str().unwrap();
+    assert!(message.contains("did you mean violin?"), "{message}");
+    assert!(message.contains("not contacted"), "{message}");
+    assert_eq!(listener.accept().unwrap_err().kind(), std::io::ErrorKind::WouldBlock, "the relay saw a connection");
+}

@@ -5,6 +5,7 @@
 //! Layers: [`view`] is the model (pure data built from the engine's table and the session's outputs),
 //! [`keys`] turns keys into commands, [`render`] draws a view, and this module owns the terminal.
 
+pub mod code_prompt;
 pub mod keys;
 mod log;
 pub mod render;
