@@ -331,7 +331,6 @@ pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), Ses
         input_done: false,
         wait_clock: WaitClock::default(),
         relay_url: options.relay.clone(),
-        nameplate,
         token,
     };
     let outcome = session.run(front).await;
@@ -423,7 +422,6 @@ struct Session {
     input_done: bool,
     wait_clock: WaitClock,
     relay_url: String,
-    nameplate: String,
     token: String,
 }
 
@@ -554,6 +552,7 @@ impl Session {
                     let reason = match reason {
                         GoneReason::Left => "left",
                         GoneReason::Timeout => "timeout",
+                        GoneReason::Rejected => "rejected",
                     };
                     front.show(Output::PeerGone { reason }, &self.engine)?;
                     // The room is over; the player may still look at the table and quit.
@@ -625,11 +624,7 @@ impl Session {
             ServerMessage::Welcome { .. } => {}
             other => return Err(unexpected(&other)),
         }
-        let resume = ClientMessage::Resume {
-            nameplate: self.nameplate.clone(),
-            token: self.token.clone(),
-            client: Some(SOFTWARE.to_string()),
-        };
+        let resume = ClientMessage::Resume { token: self.token.clone(), client: Some(SOFTWARE.to_string()) };
         send_control(&mut ws, &resume).await?;
         match next_control(&mut ws).await? {
             ServerMessage::Resumed { peer, .. } => {
