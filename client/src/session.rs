@@ -584,6 +584,7 @@ impl Session {
                     let reason = match reason {
                         GoneReason::Left => "left",
                         GoneReason::Timeout => "timeout",
+                        GoneReason::Rejected => "rejected",
                     };
                     front.show(Output::PeerGone { reason }, &self.engine)?;
                     // The room is over; the player may still look at the table and quit.
@@ -660,11 +661,7 @@ impl Session {
             ServerMessage::Welcome { .. } => {}
             other => return Err(unexpected(&other)),
         }
-        let resume = ClientMessage::Resume {
-            nameplate: self.nameplate.clone(),
-            token: self.token.clone(),
-            client: Some(SOFTWARE.to_string()),
-        };
+        let resume = ClientMessage::Resume { token: self.token.clone(), client: Some(SOFTWARE.to_string()) };
         send_control(&mut ws, &resume).await?;
         match next_control(&mut ws).await? {
             ServerMessage::Resumed { peer, .. } => {

@@ -37,9 +37,8 @@ pub enum ClientMessage {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         client: Option<String>,
     },
-    /// Take back a held (or still connected) seat with its token.
+    /// Take back a held (or still connected) seat with its token (the relay finds the room by the token).
     Resume {
-        nameplate: String,
         token: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         client: Option<String>,
@@ -48,6 +47,9 @@ pub enum ClientMessage {
     Report { result: ReportedResult },
     /// Leave the room for good; the peer is told and the room ends.
     Leave,
+    /// Creator only: the key exchange with the guest failed (a wrong code). The relay gives seat 1 to whoever
+    /// joins next: the guest is sent away, the room waits again under a nameplate (`reopened`).
+    Reopen,
 }
 
 /// What a client may report about its room.
@@ -70,8 +72,14 @@ pub enum ServerMessage {
     Created { nameplate: String, seat: u8, token: String },
     /// The second seat is yours; `paired` follows.
     Joined { nameplate: String, seat: u8, token: String },
-    /// The seat is yours again; `peer` says where the other seat stands.
-    Resumed { nameplate: String, seat: u8, peer: PeerState },
+    /// The seat is yours again; `peer` says where the other seat stands. `nameplate` is there only while the room
+    /// still waits for its guest (a paired room has released its nameplate).
+    Resumed {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        nameplate: Option<String>,
+        seat: u8,
+        peer: PeerState,
+    },
     /// Both seats are taken: binary frames now flow to the peer.
     Paired {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -83,6 +91,8 @@ pub enum ServerMessage {
     PeerBack,
     /// The peer is gone for good; the room is over and the relay closes this connection.
     PeerGone { reason: GoneReason },
+    /// Answer to `reopen`: seat 1 is free again and the room waits for a guest under this nameplate.
+    Reopened { nameplate: String },
     /// The relay is shutting down; reconnect and resume after about `reconnect_after_ms`.
     Closing { reason: ClosingReason, reconnect_after_ms: u64, try_for_ms: u64 },
     /// Something went wrong; if the code is fatal a close frame with its close code follows.
@@ -109,6 +119,9 @@ pub enum GoneReason {
     Left,
     /// Its seat was held too long without a resume.
     Timeout,
+    /// Sent to a guest: the creator's key exchange with it failed (a wrong code) and the creator gave the seat
+    /// to someone else (`reopen`). The guest's token is void.
+    Rejected,
 }
 
 /// Why the relay closes every connection.
@@ -125,13 +138,13 @@ pub enum ClosingReason {
 pub enum ErrorCode {
     /// Not valid JSON, an unknown message, or a message not allowed now.
     BadMessage,
-    /// No room has this nameplate.
+    /// No waiting room has this nameplate.
     UnknownNameplate,
     /// The room already has two players.
     Crowded,
-    /// The token does not match a seat of this room.
+    /// No seat has this token: unknown, malformed, void, or its room is over (one answer for all).
     BadToken,
-    /// Too many new rooms or joins from this address; try again in a minute.
+    /// Too many new rooms, joins or failed resumes from this address; try again in a minute.
     RateLimited,
     /// The relay is at its room limit.
     ServerFull,
@@ -147,11 +160,13 @@ pub enum ErrorCode {
     TooBig,
     /// A binary frame before the room was paired: it was dropped. Not fatal.
     NotPaired,
+    /// A text frame that is not valid UTF-8.
+    BadEncoding,
 }
 
 impl ErrorCode {
     /// Every code, for documentation and metrics.
-    pub const ALL: [ErrorCode; 12] = [
+    pub const ALL: [ErrorCode; 13] = [
         ErrorCode::BadMessage,
         ErrorCode::UnknownNameplate,
         ErrorCode::Crowded,
@@ -164,6 +179,7 @@ impl ErrorCode {
         ErrorCode::Replaced,
         ErrorCode::TooBig,
         ErrorCode::NotPaired,
+        ErrorCode::BadEncoding,
     ];
 
     /// The WebSocket close code that follows this error, or `None` if the connection stays open.
@@ -180,6 +196,7 @@ impl ErrorCode {
             ErrorCode::Timeout => close::TIMEOUT,
             ErrorCode::Replaced => close::REPLACED,
             ErrorCode::TooBig => close::TOO_BIG,
+            ErrorCode::BadEncoding => close::BAD_ENCODING,
             ErrorCode::NotPaired => return None,
         })
     }
@@ -199,6 +216,7 @@ impl ErrorCode {
             ErrorCode::Replaced => "replaced",
             ErrorCode::TooBig => "too_big",
             ErrorCode::NotPaired => "not_paired",
+            ErrorCode::BadEncoding => "bad_encoding",
         }
     }
 }
@@ -213,6 +231,8 @@ impl fmt::Display for ErrorCode {
 pub mod close {
     /// The room is over: you left, or your peer is gone.
     pub const NORMAL: u16 = 1000;
+    /// A text frame was not valid UTF-8 (standard code).
+    pub const BAD_ENCODING: u16 = 1007;
     /// A message was larger than the limit (standard code).
     pub const TOO_BIG: u16 = 1009;
     /// The relay is restarting; reconnect and resume (standard code).
@@ -246,12 +266,10 @@ mod tests {
                 r#"{"type":"join","nameplate":"7","client":"fairdeck/0.1.0"}"#,
                 ClientMessage::Join { nameplate: "7".into(), client: Some("fairdeck/0.1.0".into()) },
             ),
-            (
-                r#"{"type":"resume","nameplate":"7","token":"ab"}"#,
-                ClientMessage::Resume { nameplate: "7".into(), token: "ab".into(), client: None },
-            ),
+            (r#"{"type":"resume","token":"ab"}"#, ClientMessage::Resume { token: "ab".into(), client: None }),
             (r#"{"type":"report","result":"scary"}"#, ClientMessage::Report { result: ReportedResult::Scary }),
             (r#"{"type":"leave"}"#, ClientMessage::Leave),
+            (r#"{"type":"reopen"}"#, ClientMessage::Reopen),
         ];
         for (json, expected) in cases {
             assert_eq!(serde_json::from_str::<ClientMessage>(json).unwrap(), expected, "{json}");
@@ -265,6 +283,7 @@ mod tests {
             r#"{"type":"join"}"#,
             r#"{"type":"create","extra":1}"#,
             r#"{"type":"report","result":"happy"}"#,
+            r#"{"type":"resume","nameplate":"7","token":"ab"}"#,
             "not json",
             "",
         ] {
@@ -280,6 +299,24 @@ mod tests {
         assert_eq!(json, r#"{"type":"error","code":"crowded","message":"room is full"}"#);
         let json = serde_json::to_string(&ServerMessage::PeerAway { hold_ms: 5 }).unwrap();
         assert_eq!(json, r#"{"type":"peer_away","hold_ms":5}"#);
+        let paired = ServerMessage::Resumed { nameplate: None, seat: 0, peer: PeerState::Present };
+        assert_eq!(serde_json::to_string(&paired).unwrap(), r#"{"type":"resumed","seat":0,"peer":"present"}"#);
+        let waiting = ServerMessage::Resumed { nameplate: Some("7".into()), seat: 0, peer: PeerState::Waiting };
+        assert_eq!(
+            serde_json::to_string(&waiting).unwrap(),
+            r#"{"type":"resumed","nameplate":"7","seat":0,"peer":"waiting"}"#
+        );
+        let reopened = ServerMessage::Reopened { nameplate: "7".into() };
+        assert_eq!(serde_json::to_string(&reopened).unwrap(), r#"{"type":"reopened","nameplate":"7"}"#);
+        let gone = ServerMessage::PeerGone { reason: GoneReason::Rejected };
+        assert_eq!(serde_json::to_string(&gone).unwrap(), r#"{"type":"peer_gone","reason":"rejected"}"#);
+    }
+
+    /// serde reads an internally tagged enum from a sequence too (the tag first), so a JSON array can decode as a
+    /// control message: whoever reads control messages must check that the text is a JSON object first.
+    #[test]
+    fn serde_alone_would_take_an_array_for_a_control_message() {
+        assert_eq!(serde_json::from_str::<ClientMessage>(r#"["leave"]"#).ok(), Some(ClientMessage::Leave));
     }
 
     #[test]

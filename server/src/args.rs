@@ -60,6 +60,10 @@ pub struct Args {
     #[arg(long, env = "FAIRDECK_RELAY_JOINS_PER_MINUTE", default_value_t = Limits::default().joins_per_minute)]
     pub joins_per_minute: u32,
 
+    /// Failed resumes per client address per minute (0: no limit); successful resumes never count.
+    #[arg(long, env = "FAIRDECK_RELAY_RESUMES_PER_MINUTE", default_value_t = Limits::default().resumes_per_minute)]
+    pub resumes_per_minute: u32,
+
     /// How long a room waits for its second player (e.g. 30m).
     #[arg(long, env = "FAIRDECK_RELAY_WAITING_LIFETIME", value_parser = parse_duration, default_value = "30m")]
     pub waiting_lifetime: Duration,
@@ -124,6 +128,7 @@ impl Args {
             queue_bytes: self.queue_bytes,
             rooms_per_minute: self.rooms_per_minute,
             joins_per_minute: self.joins_per_minute,
+            resumes_per_minute: self.resumes_per_minute,
             waiting_lifetime: self.waiting_lifetime,
             hold: self.hold,
             ping_interval: self.ping_interval,

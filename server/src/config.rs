@@ -17,6 +17,8 @@ pub struct Limits {
     pub rooms_per_minute: u32,
     /// Joins per client address per minute (0 = no limit).
     pub joins_per_minute: u32,
+    /// Failed resumes per client address per minute (0 = no limit). Successful resumes never count.
+    pub resumes_per_minute: u32,
     /// How long a room waits for its second player.
     pub waiting_lifetime: Duration,
     /// How long a dropped seat is held for its player to resume.
@@ -48,6 +50,7 @@ impl Default for Limits {
             queue_bytes: 512 * 1024,
             rooms_per_minute: 10,
             joins_per_minute: 30,
+            resumes_per_minute: 10,
             waiting_lifetime: Duration::from_secs(30 * 60),
             hold: Duration::from_secs(5 * 60),
             ping_interval: Duration::from_secs(30),

@@ -1,5 +1,5 @@
-//! Rooms survive a relay restart: on a graceful shutdown the open rooms (nameplates, token hashes, counters; no
-//! frames, no tokens) are written to the data directory, and the next process takes them back with every seat
+//! Rooms survive a relay restart: on a graceful shutdown the open rooms (internal ids, token hashes, counters, the
+//! nameplates of rooms still waiting; no frames, no tokens) are written to the data directory, and the next process takes them back with every seat
 //! held, so clients told `closing` can resume as if their connection had dropped.
 
 use std::path::Path;
@@ -12,7 +12,8 @@ use crate::rooms::{Deadline, Rooms, Stamp};
 /// Name of the hand-over file in the data directory.
 pub(crate) const FILE_NAME: &str = "handover.json";
 
-const FORMAT_VERSION: u32 = 1;
+/// Version 2: rooms by internal id, a nameplate only for waiting rooms.
+const FORMAT_VERSION: u32 = 2;
 
 /// Errors reading or writing the hand-over file.
 #[derive(Debug, Error)]
@@ -35,7 +36,9 @@ struct HandoverFile {
 /// One room as handed over.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct RoomSnapshot {
-    pub(crate) nameplate: u32,
+    pub(crate) id: u64,
+    /// The nameplate of a room still waiting for its guest.
+    pub(crate) nameplate: Option<u32>,
     pub(crate) created_ms: i64,
     pub(crate) paired_ms: Option<i64>,
     /// What was left of the waiting lifetime when saved (unpaired rooms).

@@ -30,6 +30,8 @@ pub struct Metrics {
     pub connections_accepted: Counter,
     /// Room records the stats writer could not keep up with.
     pub stats_dropped: Counter,
+    /// Rooms reopened by their creator after a failed key exchange.
+    pub reopens: Counter,
     rejections: Vec<(ErrorCode, Counter)>,
     rooms_ended: Vec<(RoomResult, Counter)>,
     rooms_open: Gauge,
@@ -81,6 +83,11 @@ impl Default for Metrics {
             "Room records lost because the statistics database could not keep up.",
             vec![],
         );
+        let reopens = counter(
+            "fairdeck_relay_reopens_total",
+            "Rooms given to a new guest by their creator after a failed key exchange (a wrong code).",
+            vec![],
+        );
         let rejections = ErrorCode::ALL
             .iter()
             .map(|code| {
@@ -119,6 +126,7 @@ impl Default for Metrics {
             forward_latency,
             connections_accepted,
             stats_dropped,
+            reopens,
             rejections,
             rooms_ended,
             rooms_open,

@@ -1,4 +1,5 @@
-//! Per-address rate limits (new rooms, joins): a token bucket per client address, refilled continuously.
+//! Per-address rate limits (new rooms, joins, failed resumes): a token bucket per client address, refilled
+//! continuously.
 //!
 //! IPv6 clients are keyed by their /64, since one host usually owns a whole /64. The table forgets addresses
 //! whose bucket has refilled, so its size follows the number of recently active addresses.
@@ -65,6 +66,22 @@ impl RateLimiter {
         Ok(())
     }
 
+    /// Whether `addr` could act now, without taking a token (for limits on failures: check first, and `check`
+    /// only once the action failed).
+    pub fn peek(&self, addr: IpAddr, now: Instant) -> Result<(), Limited> {
+        if self.per_minute == 0 {
+            return Ok(());
+        }
+        let capacity = f64::from(self.per_minute);
+        let table = self.table.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let Some(bucket) = table.buckets.get(&key(addr)) else {
+            return Ok(());
+        };
+        let elapsed = now.saturating_duration_since(bucket.updated).as_secs_f64();
+        let tokens = (bucket.tokens + elapsed * capacity / 60.0).min(capacity);
+        if tokens < 1.0 { Err(Limited) } else { Ok(()) }
+    }
+
     /// Number of addresses remembered.
     pub fn tracked(&self) -> usize {
         self.table.lock().unwrap_or_else(std::sync::PoisonError::into_inner).buckets.len()
@@ -104,6 +121,19 @@ mod tests {
         assert_eq!(limiter.check(ip("10.0.0.2"), start), Ok(()), "other addresses are not affected");
         assert_eq!(limiter.check(ip("10.0.0.1"), start + Duration::from_secs(19)), Err(Limited));
         assert_eq!(limiter.check(ip("10.0.0.1"), start + Duration::from_secs(21)), Ok(()));
+    }
+
+    #[test]
+    fn peeking_takes_no_token() {
+        let start = Instant::now();
+        let limiter = RateLimiter::new(2, start);
+        for _ in 0..10 {
+            assert_eq!(limiter.peek(ip("10.0.0.1"), start), Ok(()));
+        }
+        assert_eq!(limiter.check(ip("10.0.0.1"), start), Ok(()));
+        assert_eq!(limiter.check(ip("10.0.0.1"), start), Ok(()));
+        assert_eq!(limiter.peek(ip("10.0.0.1"), start), Err(Limited));
+        assert_eq!(limiter.peek(ip("10.0.0.1"), start + Duration::from_secs(30)), Ok(()));
     }
 
     #[test]

@@ -5,8 +5,14 @@
 //! the session driver passes the time in, and schedules the deadlines these methods hand back. That keeps a later
 //! multi-instance version (rooms shared through Redis) a matter of re-implementing this one type.
 //!
-//! Locking: the registry lock maps nameplates to rooms; each room has its own lock for seats and counters, so
-//! forwarding a frame takes only its room's lock. The two locks are never held together.
+//! A nameplate names a *waiting* room only: a room gets one when it is created (or reopened after a wrong code)
+//! and releases it as soon as both seats are taken, as magic-wormhole does. The room goes on under an internal
+//! id, and a seat is found by the SHA-256 of its token, the only form in which tokens are kept.
+//!
+//! Locking: the registry lock maps nameplates, ids and token hashes to rooms; each room has its own lock for
+//! seats and counters, so forwarding a frame takes only its room's lock. An operation that changes both what the
+//! registry lists and a room (create, join, reopen) takes the registry lock first; nothing takes the registry
+//! lock while holding a room's.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -27,6 +33,9 @@ use crate::stats::{RoomRecord, RoomResult};
 /// Longest nameplate accepted, in digits.
 const MAX_NAMEPLATE_DIGITS: usize = 9;
 
+/// Bytes in a seat token (sent as twice as many hex digits).
+const TOKEN_BYTES: usize = 16;
+
 /// A moment, both monotonic (for deadlines) and wall-clock (for the statistics).
 #[derive(Debug, Clone, Copy)]
 pub struct Stamp {
@@ -45,11 +54,12 @@ impl Stamp {
 /// Why a create, join or resume was refused.
 #[derive(Debug, Error, Clone, Copy, PartialEq, Eq)]
 pub enum RoomError {
-    #[error("no room has this nameplate")]
+    #[error("no room waits under this nameplate")]
     UnknownNameplate,
     #[error("this room already has two players")]
     Crowded,
-    #[error("this token does not match a seat of this room")]
+    /// Every failed resume, whatever the reason: the answer must not tell live games from others.
+    #[error("no seat has this token")]
     BadToken,
     #[error("the relay has as many rooms as it may hold; try again later")]
     ServerFull,
@@ -84,6 +94,13 @@ pub(crate) struct Seated {
     outbox: Outbox,
 }
 
+impl Seated {
+    /// Whether this is seat 0, the room's creator.
+    pub(crate) fn is_creator(&self) -> bool {
+        self.seat == 0
+    }
+}
+
 /// A deadline the driver must schedule; passing it back to `Rooms` after it is due ends what it guards.
 #[derive(Debug)]
 pub(crate) enum Deadline {
@@ -114,13 +131,18 @@ pub(crate) enum Forwarded {
 /// One room.
 #[derive(Debug)]
 pub(crate) struct Room {
-    nameplate: u32,
+    /// Internal id, never shown to clients; the key of the room once its nameplate is released.
+    id: u64,
     state: Mutex<RoomState>,
 }
 
 #[derive(Debug)]
 struct RoomState {
     seats: [Seat; 2],
+    /// The nameplate the room is listed under, while it waits for its guest. Changed with the registry locked.
+    nameplate: Option<u32>,
+    /// The last nameplate it had, which a reopened room takes again if it is still free.
+    last_nameplate: Option<u32>,
     created_at: Instant,
     created_ms: i64,
     paired_ms: Option<i64>,
@@ -173,17 +195,23 @@ impl Seat {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct TokenHash([u8; 32]);
 
 /// Makes a fresh seat token: 16 random bytes, hex. Only its hash is kept.
 fn new_token() -> (String, TokenHash) {
-    let bytes: [u8; 16] = rand::random();
+    let bytes: [u8; TOKEN_BYTES] = rand::random();
     (hex::encode(bytes), hash_token(&bytes))
 }
 
 fn hash_token(bytes: &[u8]) -> TokenHash {
     TokenHash(Sha256::digest(bytes).into())
+}
+
+/// The hash of a token as a client presents it, if it has the form of one.
+fn parse_token(text: &str) -> Option<TokenHash> {
+    let bytes: [u8; TOKEN_BYTES] = hex::decode(text).ok()?.try_into().ok()?;
+    Some(hash_token(&bytes))
 }
 
 fn decode_token_hash(text: &str) -> Option<TokenHash> {
@@ -217,15 +245,68 @@ pub struct Rooms {
     records: mpsc::Sender<RoomRecord>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Registry {
-    rooms: HashMap<u32, Arc<Room>>,
-    /// Released nameplates below `next`, so the smallest free one is reused first.
-    free: BTreeSet<u32>,
-    next: u32,
+    /// Every open room, by internal id.
+    rooms: HashMap<u64, Arc<Room>>,
+    /// Rooms waiting for their guest, by nameplate.
+    waiting: HashMap<u32, Arc<Room>>,
+    /// Rooms by the hashes of their seats' tokens.
+    tokens: HashMap<TokenHash, Arc<Room>>,
+    nameplates: Nameplates,
+    next_id: u64,
 }
 
 impl Registry {
+    fn new() -> Registry {
+        Registry {
+            rooms: HashMap::new(),
+            waiting: HashMap::new(),
+            tokens: HashMap::new(),
+            nameplates: Nameplates::default(),
+            next_id: 1,
+        }
+    }
+
+    /// Lists `room` under a nameplate: `preferred` if it is free, else the smallest free one.
+    fn list(&mut self, room: &Arc<Room>, preferred: Option<u32>) -> u32 {
+        let nameplate = match preferred.filter(|n| self.nameplates.is_free(*n)) {
+            Some(nameplate) => {
+                self.nameplates.claim(nameplate);
+                nameplate
+            }
+            None => self.nameplates.allocate(),
+        };
+        self.waiting.insert(nameplate, room.clone());
+        nameplate
+    }
+
+    /// Removes `room` from the nameplate list, if it is listed under `nameplate`.
+    fn unlist(&mut self, room: &Arc<Room>, nameplate: u32) {
+        if self.waiting.get(&nameplate).is_some_and(|r| Arc::ptr_eq(r, room)) {
+            self.waiting.remove(&nameplate);
+            self.nameplates.release(nameplate);
+        }
+    }
+
+    /// Forgets a token hash, if it leads to `room`.
+    fn forget_token(&mut self, room: &Arc<Room>, token: &TokenHash) {
+        if self.tokens.get(token).is_some_and(|r| Arc::ptr_eq(r, room)) {
+            self.tokens.remove(token);
+        }
+    }
+}
+
+/// Nameplate numbers in use: the smallest free one is handed out first.
+#[derive(Debug, Default)]
+struct Nameplates {
+    /// Released nameplates below `next`.
+    free: BTreeSet<u32>,
+    /// The highest nameplate in use (0: none).
+    next: u32,
+}
+
+impl Nameplates {
     fn allocate(&mut self) -> u32 {
         if let Some(nameplate) = self.free.pop_first() {
             return nameplate;
@@ -234,7 +315,11 @@ impl Registry {
         self.next
     }
 
-    /// Marks a specific nameplate as used (when rooms are taken over).
+    fn is_free(&self, nameplate: u32) -> bool {
+        nameplate != 0 && (nameplate > self.next || self.free.contains(&nameplate))
+    }
+
+    /// Marks a specific free nameplate as used.
     fn claim(&mut self, nameplate: u32) {
         if nameplate > self.next {
             self.free.extend(self.next + 1..nameplate);
@@ -253,6 +338,14 @@ impl Registry {
     }
 }
 
+/// What is left of a room that ended, for [`Rooms::finish`].
+#[derive(Debug)]
+struct Ended {
+    record: RoomRecord,
+    nameplate: Option<u32>,
+    tokens: Vec<TokenHash>,
+}
+
 impl Rooms {
     /// An empty table. Ended rooms are sent to `records`; if that queue is full, the record is counted as dropped.
     pub(crate) fn new(
@@ -262,7 +355,7 @@ impl Rooms {
         metrics: Arc<Metrics>,
         records: mpsc::Sender<RoomRecord>,
     ) -> Rooms {
-        Rooms { registry: Mutex::new(Registry::default()), hold, waiting_lifetime, max_rooms, metrics, records }
+        Rooms { registry: Mutex::new(Registry::new()), hold, waiting_lifetime, max_rooms, metrics, records }
     }
 
     /// Opens a room with the caller in seat 0, and sends it `created`.
@@ -278,11 +371,15 @@ impl Rooms {
         if registry.rooms.len() >= self.max_rooms {
             return Err(RoomError::ServerFull);
         }
-        let nameplate = registry.allocate();
+        let id = registry.next_id;
+        registry.next_id += 1;
+        let nameplate = registry.nameplates.allocate();
         let room = Arc::new(Room {
-            nameplate,
+            id,
             state: Mutex::new(RoomState {
                 seats: [Seat::Connected { outbox: outbox.clone(), token, client }, Seat::Empty],
+                nameplate: Some(nameplate),
+                last_nameplate: Some(nameplate),
                 created_at: now.at,
                 created_ms: now.unix_ms,
                 paired_ms: None,
@@ -296,7 +393,9 @@ impl Rooms {
                 ended: false,
             }),
         });
-        registry.rooms.insert(nameplate, room.clone());
+        registry.rooms.insert(id, room.clone());
+        registry.waiting.insert(nameplate, room.clone());
+        registry.tokens.insert(token, room.clone());
         drop(registry);
         let _ =
             outbox.control(&ServerMessage::Created { nameplate: nameplate.to_string(), seat: 0, token: token_text });
@@ -304,7 +403,8 @@ impl Rooms {
         Ok((Seated { room, seat: 0, outbox }, deadline))
     }
 
-    /// Seats the caller in the free seat of the room named `nameplate`, sends it `joined` and pairs the room.
+    /// Seats the caller in the free seat of the room waiting under `nameplate`, sends it `joined`, pairs the room
+    /// and releases the nameplate.
     pub(crate) fn join(
         &self,
         now: Stamp,
@@ -312,7 +412,10 @@ impl Rooms {
         outbox: Outbox,
         client: Option<String>,
     ) -> Result<Seated, RoomError> {
-        let room = self.find(nameplate)?;
+        let nameplate = parse_nameplate(nameplate).ok_or(RoomError::UnknownNameplate)?;
+        let (token_text, token) = new_token();
+        let mut registry = lock(&self.registry);
+        let room = registry.waiting.get(&nameplate).cloned().ok_or(RoomError::UnknownNameplate)?;
         let mut state = lock(&room.state);
         if state.ended {
             return Err(RoomError::UnknownNameplate);
@@ -321,14 +424,13 @@ impl Rooms {
             state.crowded = true;
             return Err(RoomError::Crowded);
         }
-        let (token_text, token) = new_token();
+        registry.unlist(&room, nameplate);
+        registry.tokens.insert(token, room.clone());
+        drop(registry);
+        state.nameplate = None;
         state.seats[1] = Seat::Connected { outbox: outbox.clone(), token, client: client.clone() };
         state.paired_ms = Some(now.unix_ms);
-        let _ = outbox.control(&ServerMessage::Joined {
-            nameplate: room.nameplate.to_string(),
-            seat: 1,
-            token: token_text,
-        });
+        let _ = outbox.control(&ServerMessage::Joined { nameplate: nameplate.to_string(), seat: 1, token: token_text });
         let _ = outbox.control(&ServerMessage::Paired { peer_client: state.seats[0].client().cloned() });
         match &state.seats[0] {
             Seat::Connected { outbox: creator, .. } => {
@@ -345,20 +447,13 @@ impl Rooms {
     }
 
     /// Gives the seat whose token this is to the caller, sends it `resumed` and tells the peer `peer_back`.
-    /// A connection still sitting in that seat is closed with `replaced`.
-    pub(crate) fn resume(
-        &self,
-        nameplate: &str,
-        token: &str,
-        outbox: Outbox,
-        client: Option<String>,
-    ) -> Result<Seated, RoomError> {
-        let room = self.find(nameplate)?;
-        let token_bytes = hex::decode(token).map_err(|_| RoomError::BadToken)?;
-        let presented = hash_token(&token_bytes);
+    /// A connection still sitting in that seat is closed with `replaced`. Every failure is [`RoomError::BadToken`].
+    pub(crate) fn resume(&self, token: &str, outbox: Outbox, client: Option<String>) -> Result<Seated, RoomError> {
+        let presented = parse_token(token).ok_or(RoomError::BadToken)?;
+        let room = lock(&self.registry).tokens.get(&presented).cloned().ok_or(RoomError::BadToken)?;
         let mut state = lock(&room.state);
         if state.ended {
-            return Err(RoomError::UnknownNameplate);
+            return Err(RoomError::BadToken);
         }
         // Compare against both seats in constant time, so timing says nothing about either token.
         let matches: Vec<bool> =
@@ -374,7 +469,7 @@ impl Rooms {
         state.resumes += 1;
         let peer = &state.seats[peer_of(seat)];
         let _ = outbox.control(&ServerMessage::Resumed {
-            nameplate: room.nameplate.to_string(),
+            nameplate: state.nameplate.map(|n| n.to_string()),
             seat: seat as u8,
             peer: peer.peer_state(),
         });
@@ -385,6 +480,43 @@ impl Rooms {
         Ok(Seated { room, seat, outbox })
     }
 
+    /// The creator gives seat 1 to whoever joins next (its key exchange with the guest failed): a connected guest
+    /// gets `peer_gone` (`rejected`) and a normal close, its token is void, and the room waits again under a
+    /// nameplate (its last one if still free) with a fresh waiting lifetime. The creator gets `reopened`. Returns
+    /// the new waiting deadline; `None` if the room was already waiting (it just answers) or `from` is stale.
+    /// The caller checks that `from` is the creator.
+    pub(crate) fn reopen(&self, now: Stamp, from: &Seated) -> Option<Deadline> {
+        let room = &from.room;
+        let mut registry = lock(&self.registry);
+        let mut state = lock(&room.state);
+        if state.ended || !state.owns(from) || !from.is_creator() {
+            return None;
+        }
+        if let Some(nameplate) = state.nameplate {
+            drop(registry);
+            let _ = from.outbox.control(&ServerMessage::Reopened { nameplate: nameplate.to_string() });
+            return None;
+        }
+        let guest = std::mem::replace(&mut state.seats[1], Seat::Empty);
+        if let Some(token) = guest.token() {
+            registry.forget_token(room, token);
+        }
+        let nameplate = registry.list(room, state.last_nameplate);
+        drop(registry);
+        if let Some(outbox) = guest.outbox() {
+            let _ = outbox.control(&ServerMessage::PeerGone { reason: GoneReason::Rejected });
+            let _ = outbox.close(close::NORMAL, "rejected");
+        }
+        state.nameplate = Some(nameplate);
+        state.last_nameplate = Some(nameplate);
+        state.paired_ms = None;
+        state.waiting_until = now.at + self.waiting_lifetime;
+        let _ = from.outbox.control(&ServerMessage::Reopened { nameplate: nameplate.to_string() });
+        let at = state.waiting_until;
+        drop(state);
+        self.metrics.reopens.increment(1);
+        Some(Deadline::Waiting { room: room.clone(), at })
+    }
     /// Forwards a binary frame from `from`'s seat to its peer, counting it for the room's record.
     pub(crate) fn forward(&self, from: &Seated, frame: Bytes, received: Instant) -> Forwarded {
         let len = frame.len() as u64;
@@ -426,9 +558,9 @@ impl Rooms {
         }
         let base = if state.paired_ms.is_some() { RoomResult::Happy } else { RoomResult::Lonely };
         tell_gone(&state.seats[peer_of(from.seat)], GoneReason::Left);
-        let record = state.end(now, base);
+        let ended = state.end(now, base);
         drop(state);
-        self.finish(&from.room, record);
+        self.finish(&from.room, ended);
     }
 
     /// The caller's connection dropped: its seat is held for a resume and a present peer gets `peer_away`.
@@ -469,9 +601,9 @@ impl Rooms {
         if let Some(creator) = state.seats[0].outbox() {
             let _ = creator.error(ErrorCode::Expired, "nobody joined this room in time");
         }
-        let record = state.end(now, RoomResult::Pruned);
+        let ended = state.end(now, RoomResult::Pruned);
         drop(state);
-        self.finish(room, record);
+        self.finish(room, ended);
     }
 
     fn expire_hold(&self, now: Stamp, room: &Arc<Room>, seat: usize, hold_id: u64) {
@@ -484,9 +616,9 @@ impl Rooms {
         // A creator who never came back before anyone joined is lonely; a paired room left hanging is pruned.
         let base = if state.paired_ms.is_some() { RoomResult::Pruned } else { RoomResult::Lonely };
         tell_gone(&state.seats[peer_of(seat)], GoneReason::Timeout);
-        let record = state.end(now, base);
+        let ended = state.end(now, base);
         drop(state);
-        self.finish(room, record);
+        self.finish(room, ended);
     }
 
     /// Counts rooms and seats.
@@ -526,7 +658,8 @@ impl Rooms {
                     })
                 };
                 Some(RoomSnapshot {
-                    nameplate: room.nameplate,
+                    id: room.id,
+                    nameplate: state.nameplate,
                     created_ms: state.created_ms,
                     paired_ms: state.paired_ms,
                     waiting_left_ms: state.waiting_until.saturating_duration_since(now.at).as_millis() as u64,
@@ -539,19 +672,20 @@ impl Rooms {
                 })
             })
             .collect();
-        snapshots.sort_by_key(|s| s.nameplate);
+        snapshots.sort_by_key(|s| s.id);
         snapshots
     }
 
     /// Takes back rooms from a predecessor that stopped `downtime_ms` ago, with every seat held for what is left
-    /// of the hold. Returns the deadlines to schedule. Rooms whose nameplate is already in use are skipped.
+    /// of the hold. Returns the deadlines to schedule. Rooms whose id is already in use are skipped; a waiting room
+    /// whose nameplate is taken stays unlisted (its creator can `reopen` it under another).
     pub(crate) fn import(&self, now: Stamp, downtime_ms: u64, snapshots: Vec<RoomSnapshot>) -> Vec<Deadline> {
         let downtime = Duration::from_millis(downtime_ms);
         let until = now.at + self.hold.saturating_sub(downtime);
         let mut deadlines = Vec::new();
         let mut registry = lock(&self.registry);
         for snapshot in snapshots {
-            if registry.rooms.contains_key(&snapshot.nameplate) || snapshot.nameplate == 0 {
+            if registry.rooms.contains_key(&snapshot.id) {
                 continue;
             }
             let mut seats = [Seat::Empty, Seat::Empty];
@@ -563,10 +697,14 @@ impl Rooms {
             let age = Duration::from_millis(u64::try_from(now.unix_ms - snapshot.created_ms).unwrap_or(0));
             let waiting_until = now.at + Duration::from_millis(snapshot.waiting_left_ms).saturating_sub(downtime);
             let occupied: Vec<usize> = (0..2).filter(|i| !matches!(seats[*i], Seat::Empty)).collect();
+            let tokens: Vec<TokenHash> = seats.iter().filter_map(|s| s.token().copied()).collect();
+            let nameplate = snapshot.nameplate.filter(|n| registry.nameplates.is_free(*n));
             let room = Arc::new(Room {
-                nameplate: snapshot.nameplate,
+                id: snapshot.id,
                 state: Mutex::new(RoomState {
                     seats,
+                    nameplate,
+                    last_nameplate: nameplate,
                     created_at: now.at.checked_sub(age).unwrap_or(now.at),
                     created_ms: snapshot.created_ms,
                     paired_ms: snapshot.paired_ms,
@@ -580,8 +718,14 @@ impl Rooms {
                     ended: false,
                 }),
             });
-            registry.claim(snapshot.nameplate);
-            registry.rooms.insert(snapshot.nameplate, room.clone());
+            if let Some(nameplate) = nameplate {
+                registry.list(&room, Some(nameplate));
+            }
+            for token in tokens {
+                registry.tokens.insert(token, room.clone());
+            }
+            registry.next_id = registry.next_id.max(snapshot.id.saturating_add(1));
+            registry.rooms.insert(snapshot.id, room.clone());
             if snapshot.paired_ms.is_none() {
                 deadlines.push(Deadline::Waiting { room: room.clone(), at: waiting_until });
             }
@@ -592,17 +736,18 @@ impl Rooms {
         deadlines
     }
 
-    fn find(&self, nameplate: &str) -> Result<Arc<Room>, RoomError> {
-        let nameplate = parse_nameplate(nameplate).ok_or(RoomError::UnknownNameplate)?;
-        lock(&self.registry).rooms.get(&nameplate).cloned().ok_or(RoomError::UnknownNameplate)
-    }
-
-    /// Frees the room's nameplate and hands its record to the statistics.
-    fn finish(&self, room: &Arc<Room>, record: RoomRecord) {
+    /// Removes an ended room from the registry (id, nameplate, tokens) and hands its record to the statistics.
+    fn finish(&self, room: &Arc<Room>, ended: Ended) {
+        let Ended { record, nameplate, tokens } = ended;
         let mut registry = lock(&self.registry);
-        if registry.rooms.get(&room.nameplate).is_some_and(|r| Arc::ptr_eq(r, room)) {
-            registry.rooms.remove(&room.nameplate);
-            registry.release(room.nameplate);
+        if registry.rooms.get(&room.id).is_some_and(|r| Arc::ptr_eq(r, room)) {
+            registry.rooms.remove(&room.id);
+        }
+        if let Some(nameplate) = nameplate {
+            registry.unlist(room, nameplate);
+        }
+        for token in &tokens {
+            registry.forget_token(room, token);
         }
         drop(registry);
         self.metrics.room_ended(record.result);
@@ -618,15 +763,16 @@ impl RoomState {
     }
 
     /// Marks the room ended, drops its connections' queues and makes its record.
-    fn end(&mut self, now: Stamp, base: RoomResult) -> RoomRecord {
+    fn end(&mut self, now: Stamp, base: RoomResult) -> Ended {
         self.ended = true;
         let clients = [self.seats[0].client().cloned(), self.seats[1].client().cloned()];
+        let tokens = self.seats.iter().filter_map(|s| s.token().copied()).collect();
         self.seats = [Seat::Empty, Seat::Empty];
         let flags =
             [(self.crowded, RoomResult::Crowded), (self.scary, RoomResult::Scary), (self.errored, RoomResult::Errored)];
         let result = flags.iter().filter(|(set, _)| *set).map(|(_, r)| *r).fold(base, RoomResult::max);
         let [client_a, client_b] = clients;
-        RoomRecord {
+        let record = RoomRecord {
             created_ms: self.created_ms,
             waiting_ms: self.paired_ms.map(|p| (p - self.created_ms).max(0)),
             total_ms: now.at.saturating_duration_since(self.created_at).as_millis() as i64,
@@ -638,7 +784,8 @@ impl RoomState {
             resumes: i64::from(self.resumes),
             client_a,
             client_b,
-        }
+        };
+        Ended { record, nameplate: self.nameplate, tokens }
     }
 }
 
@@ -680,6 +827,10 @@ mod tests {
         out
     }
 
+    fn nameplate_of(seated: &Seated) -> u32 {
+        lock(&seated.room.state).nameplate.expect("a listed room")
+    }
+
     fn token_of(messages: &[ServerMessage]) -> String {
         messages
             .iter()
@@ -695,13 +846,111 @@ mod tests {
         let f = fixture(100);
         let now = Stamp::now();
         let seats: Vec<Seated> = (0..3).map(|_| f.rooms.create(now, conn().0, None).unwrap().0).collect();
-        let plates: Vec<u32> = seats.iter().map(|s| s.room.nameplate).collect();
+        let plates: Vec<u32> = seats.iter().map(nameplate_of).collect();
         assert_eq!(plates, [1, 2, 3]);
         f.rooms.leave(now, &seats[1]);
         f.rooms.leave(now, &seats[0]);
-        assert_eq!(f.rooms.create(now, conn().0, None).unwrap().0.room.nameplate, 1);
-        assert_eq!(f.rooms.create(now, conn().0, None).unwrap().0.room.nameplate, 2);
-        assert_eq!(f.rooms.create(now, conn().0, None).unwrap().0.room.nameplate, 4);
+        assert_eq!(nameplate_of(&f.rooms.create(now, conn().0, None).unwrap().0), 1);
+        assert_eq!(nameplate_of(&f.rooms.create(now, conn().0, None).unwrap().0), 2);
+        assert_eq!(nameplate_of(&f.rooms.create(now, conn().0, None).unwrap().0), 4);
+    }
+
+    #[test]
+    fn the_nameplate_is_released_at_pairing_and_the_game_goes_on() {
+        let f = fixture(10);
+        let now = Stamp::now();
+        let (creator_box, mut creator_rx) = conn();
+        let (creator, _) = f.rooms.create(now, creator_box, None).unwrap();
+        let creator_token = token_of(&messages(&mut creator_rx));
+        let (joiner_box, mut joiner_rx) = conn();
+        let joiner = f.rooms.join(now, "1", joiner_box, None).unwrap();
+        assert_eq!(token_of(&messages(&mut joiner_rx)).len(), 32);
+        // The number is free at once: a late join finds nothing, and a new room takes it.
+        assert_eq!(f.rooms.join(now, "1", conn().0, None).unwrap_err(), RoomError::UnknownNameplate);
+        let (newer, _) = f.rooms.create(now, conn().0, None).unwrap();
+        assert_eq!(nameplate_of(&newer), 1);
+        assert_eq!(f.rooms.live_counts(), LiveCounts { rooms: 2, waiting: 1, seats_connected: 3, seats_held: 0 });
+        // The paired room still forwards, and its seats resume by token; `resumed` names no nameplate.
+        assert_eq!(f.rooms.forward(&creator, Bytes::from_static(b"x"), now.at), Forwarded::Delivered);
+        assert!(f.rooms.detach(now, &creator, false).is_some());
+        let (resumed_box, mut resumed_rx) = conn();
+        let _resumed = f.rooms.resume(&creator_token, resumed_box, None).unwrap();
+        assert_eq!(
+            messages(&mut resumed_rx),
+            [ServerMessage::Resumed { nameplate: None, seat: 0, peer: PeerState::Present }]
+        );
+        f.rooms.leave(now, &joiner);
+        assert_eq!(f.rooms.live_counts().rooms, 1);
+    }
+
+    #[test]
+    fn every_failed_resume_is_the_same_bad_token() {
+        let f = fixture(10);
+        let now = Stamp::now();
+        let (creator_box, mut creator_rx) = conn();
+        let (creator, _) = f.rooms.create(now, creator_box, None).unwrap();
+        let token = token_of(&messages(&mut creator_rx));
+        for wrong in ["", "zz", "00", &"00".repeat(16), &"00".repeat(17), &token[..30], &format!("{token}00")] {
+            assert_eq!(f.rooms.resume(wrong, conn().0, None).unwrap_err(), RoomError::BadToken, "{wrong}");
+        }
+        f.rooms.leave(now, &creator);
+        assert_eq!(f.rooms.resume(&token, conn().0, None).unwrap_err(), RoomError::BadToken, "room over");
+    }
+
+    #[test]
+    fn reopen_sends_the_guest_away_and_lists_the_room_again() {
+        let mut f = fixture(10);
+        let now = Stamp::now();
+        let (creator_box, mut creator_rx) = conn();
+        let (creator, _) = f.rooms.create(now, creator_box, Some("a/1".into())).unwrap();
+        let _ = messages(&mut creator_rx);
+        // Already waiting: it just answers with the nameplate.
+        assert!(f.rooms.reopen(now, &creator).is_none());
+        assert_eq!(messages(&mut creator_rx), [ServerMessage::Reopened { nameplate: "1".into() }]);
+
+        let (guest_box, mut guest_rx) = conn();
+        let guest = f.rooms.join(now, "1", guest_box, Some("wrong/1".into())).unwrap();
+        let guest_token = token_of(&messages(&mut guest_rx));
+        f.rooms.report(&guest, ReportedResult::Scary);
+        let _ = messages(&mut creator_rx);
+        // The guest cannot reopen; the creator can.
+        assert!(f.rooms.reopen(now, &guest).is_none());
+        let later = Stamp { at: now.at + Duration::from_secs(100), ..now };
+        let deadline = f.rooms.reopen(later, &creator).expect("a new waiting lifetime");
+        assert_eq!(deadline.at(), later.at + Duration::from_secs(600));
+        assert_eq!(messages(&mut creator_rx), [ServerMessage::Reopened { nameplate: "1".into() }]);
+        assert_eq!(messages(&mut guest_rx), [ServerMessage::PeerGone { reason: GoneReason::Rejected }]);
+        assert!(guest_rx.items.try_recv().is_err(), "the close frame was taken with the messages");
+        assert_eq!(f.rooms.resume(&guest_token, conn().0, None).unwrap_err(), RoomError::BadToken);
+        assert_eq!(f.rooms.forward(&guest, Bytes::from_static(b"x"), now.at), Forwarded::Dropped);
+        assert_eq!(f.rooms.live_counts().waiting, 1);
+
+        let (right_box, mut right_rx) = conn();
+        let right = f.rooms.join(now, "1", right_box, Some("right/1".into())).unwrap();
+        assert!(messages(&mut right_rx).contains(&ServerMessage::Paired { peer_client: Some("a/1".into()) }));
+        assert_eq!(messages(&mut creator_rx), [ServerMessage::Paired { peer_client: Some("right/1".into()) }]);
+        assert_eq!(f.rooms.forward(&creator, Bytes::from_static(b"hi"), now.at), Forwarded::Delivered);
+        f.rooms.leave(now, &right);
+        let record = f.records.try_recv().unwrap();
+        assert_eq!(record.result, RoomResult::Scary, "the wrong code stays in the statistics");
+        assert_eq!(record.client_b.as_deref(), Some("right/1"));
+    }
+
+    #[test]
+    fn a_reopened_room_takes_the_smallest_free_nameplate_if_its_own_is_taken() {
+        let f = fixture(10);
+        let now = Stamp::now();
+        let (creator, _) = f.rooms.create(now, conn().0, None).unwrap();
+        let (guest_box, _guest_rx) = conn();
+        let guest = f.rooms.join(now, "1", guest_box, None).unwrap();
+        assert!(f.rooms.detach(now, &guest, false).is_some());
+        // Numbers 1, 2 and 3 go to new rooms; 2 ends, so 2 is the smallest free number.
+        let others: Vec<Seated> = (0..3).map(|_| f.rooms.create(now, conn().0, None).unwrap().0).collect();
+        assert_eq!(others.iter().map(nameplate_of).collect::<Vec<_>>(), [1, 2, 3]);
+        f.rooms.leave(now, &others[1]);
+        assert!(f.rooms.reopen(now, &creator).is_some());
+        assert_eq!(nameplate_of(&creator), 2);
+        assert_eq!(f.rooms.join(now, "2", conn().0, None).map(|s| s.seat), Ok(1));
     }
 
     #[test]
@@ -713,17 +962,17 @@ mod tests {
     }
 
     #[test]
-    fn a_third_joiner_is_crowded_and_the_room_remembers() {
+    fn acting_through_a_seat_of_an_ended_room_does_nothing() {
         let mut f = fixture(10);
         let now = Stamp::now();
         let (creator, _) = f.rooms.create(now, conn().0, None).unwrap();
         let joiner = f.rooms.join(now, "1", conn().0, None).unwrap();
-        assert_eq!(f.rooms.join(now, "1", conn().0, None).unwrap_err(), RoomError::Crowded);
         f.rooms.leave(now, &joiner);
-        assert_eq!(f.records.try_recv().unwrap().result, RoomResult::Crowded);
-        // The creator's seat is already gone with the room; acting through it does nothing.
+        assert_eq!(f.records.try_recv().unwrap().result, RoomResult::Happy);
         f.rooms.leave(now, &creator);
+        assert!(f.rooms.reopen(now, &creator).is_none());
         assert!(f.records.try_recv().is_err());
+        assert_eq!(f.rooms.live_counts(), LiveCounts::default());
     }
 
     #[test]
@@ -745,10 +994,10 @@ mod tests {
         let (joiner_box, mut joiner_rx) = conn();
         let _joiner = f.rooms.join(now, "1", joiner_box, None).unwrap();
         let _ = messages(&mut joiner_rx);
-        assert_eq!(f.rooms.resume("1", "00", conn().0, None).unwrap_err(), RoomError::BadToken);
-        assert_eq!(f.rooms.resume("1", "zz", conn().0, None).unwrap_err(), RoomError::BadToken);
+        assert_eq!(f.rooms.resume("00", conn().0, None).unwrap_err(), RoomError::BadToken);
+        assert_eq!(f.rooms.resume("zz", conn().0, None).unwrap_err(), RoomError::BadToken);
         let (new_box, mut new_rx) = conn();
-        let resumed = f.rooms.resume("1", &token, new_box, None).unwrap();
+        let resumed = f.rooms.resume(&token, new_box, None).unwrap();
         assert_eq!(resumed.seat, 0);
         assert!(matches!(messages(&mut new_rx)[..], [ServerMessage::Resumed { peer: PeerState::Present, .. }]));
         assert_eq!(messages(&mut joiner_rx), [ServerMessage::PeerBack]);
@@ -774,7 +1023,7 @@ mod tests {
         f.rooms.expire(early, &first);
         assert!(f.records.try_recv().is_err());
         // Resuming and dropping again makes the first deadline stale.
-        let resumed = f.rooms.resume("1", &token, conn().0, None).unwrap();
+        let resumed = f.rooms.resume(&token, conn().0, None).unwrap();
         let second = f.rooms.detach(now, &resumed, false).unwrap();
         f.rooms.expire(Stamp { at: first.at(), ..now }, &first);
         assert!(f.records.try_recv().is_err());
@@ -838,17 +1087,21 @@ mod tests {
         let third_joiner = old.rooms.join(now, "3", conn().0, None).unwrap();
         old.rooms.leave(now, &third_joiner);
         let snapshots = old.rooms.export(now);
-        assert_eq!(snapshots.iter().map(|s| s.nameplate).collect::<Vec<_>>(), [1, 2]);
+        // The paired room 1 is listed by id only; the waiting room keeps its nameplate.
+        assert_eq!(snapshots.iter().map(|s| (s.id, s.nameplate)).collect::<Vec<_>>(), [(1, None), (2, Some(2))]);
 
         let mut new = fixture(10);
         let deadlines = new.rooms.import(now, 0, snapshots);
         // Room 1: two held seats; room 2: one held seat and its waiting lifetime.
         assert_eq!(deadlines.len(), 4);
         assert_eq!(new.rooms.live_counts(), LiveCounts { rooms: 2, waiting: 1, seats_connected: 0, seats_held: 3 });
-        let (_fresh, _) = new.rooms.create(now, conn().0, None).unwrap();
+        let (fresh, _) = new.rooms.create(now, conn().0, None).unwrap();
         assert_eq!(new.rooms.live_counts().rooms, 3);
+        assert_eq!(nameplate_of(&fresh), 1, "the paired room's old number was free");
+        assert!(fresh.room.id > 2, "ids are not reused");
+        assert_eq!(new.rooms.join(now, "2", conn().0, None).map(|s| s.seat), Ok(1), "the waiting room is listed");
         let (resumed_box, mut resumed_rx) = conn();
-        let resumed = new.rooms.resume("1", &token, resumed_box, None).unwrap();
+        let resumed = new.rooms.resume(&token, resumed_box, None).unwrap();
         assert!(matches!(
             messages(&mut resumed_rx)[..],
             [ServerMessage::Resumed { seat: 0, peer: PeerState::Away, .. }]

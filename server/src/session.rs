@@ -162,11 +162,9 @@ impl Session<'_> {
                 if text.len() > MAX_CONTROL_BYTES {
                     return Some(self.fail(ErrorCode::BadMessage, "control message too long"));
                 }
-                match serde_json::from_str::<ClientMessage>(text.as_str()) {
+                match parse_control(text.as_str()) {
                     Ok(control) => self.control(control),
-                    Err(error) => {
-                        Some(self.fail(ErrorCode::BadMessage, format!("cannot read control message: {error}")))
-                    }
+                    Err(error) => Some(self.fail(ErrorCode::BadMessage, error)),
                 }
             }
             Message::Close(frame) => {
@@ -188,6 +186,15 @@ impl Session<'_> {
                     None
                 }
                 ClientMessage::Leave => Some(End::Left),
+                ClientMessage::Reopen if seated.is_creator() => {
+                    if let Some(deadline) = state.rooms.reopen(Stamp::now(), seated) {
+                        schedule(state, deadline);
+                    }
+                    None
+                }
+                ClientMessage::Reopen => {
+                    Some(self.fail(ErrorCode::BadMessage, "only the room's creator can reopen it"))
+                }
                 ClientMessage::Create { .. } | ClientMessage::Join { .. } | ClientMessage::Resume { .. } => {
                     Some(self.fail(ErrorCode::BadMessage, "this connection already has a seat"))
                 }
@@ -210,10 +217,18 @@ impl Session<'_> {
                 }
                 state.rooms.join(now, &nameplate, self.outbox.clone(), client(version))
             }
-            ClientMessage::Resume { nameplate, token, client: version } => {
-                state.rooms.resume(&nameplate, &token, self.outbox.clone(), client(version))
+            ClientMessage::Resume { token, client: version } => {
+                // Only failures count: a reconnect storm after a restart must get through.
+                if state.resume_limiter.peek(self.addr, now.at).is_err() {
+                    return Some(self.fail(ErrorCode::RateLimited, "too many failed resumes from your address"));
+                }
+                let resumed = state.rooms.resume(&token, self.outbox.clone(), client(version));
+                if resumed.is_err() {
+                    let _ = state.resume_limiter.check(self.addr, now.at);
+                }
+                resumed
             }
-            ClientMessage::Report { .. } | ClientMessage::Leave => {
+            ClientMessage::Report { .. } | ClientMessage::Leave | ClientMessage::Reopen => {
                 return Some(self.fail(ErrorCode::BadMessage, "create, join or resume first"));
             }
         };
@@ -239,16 +254,26 @@ impl Session<'_> {
     }
 
     fn read_failed(&self, error: axum::Error) -> End {
-        let too_big = error
-            .into_inner()
-            .downcast_ref::<tokio_tungstenite::tungstenite::Error>()
-            .is_some_and(|e| matches!(e, tokio_tungstenite::tungstenite::Error::Capacity(_)));
-        if too_big {
-            let max = self.state.limits.max_message_bytes;
-            return self.fail(ErrorCode::TooBig, format!("messages are limited to {max} bytes"));
+        use tokio_tungstenite::tungstenite::Error as WsError;
+        let error = error.into_inner();
+        match error.downcast_ref::<WsError>() {
+            Some(WsError::Capacity(_)) => {
+                let max = self.state.limits.max_message_bytes;
+                self.fail(ErrorCode::TooBig, format!("messages are limited to {max} bytes"))
+            }
+            Some(WsError::Utf8(_)) => self.fail(ErrorCode::BadEncoding, "text frames must be valid UTF-8"),
+            _ => End::Dropped { errored: false },
         }
-        End::Dropped { errored: false }
     }
+}
+
+/// Reads a control message. Only a JSON object is one: serde would also read an internally tagged enum from an
+/// array (`["leave"]`), which the protocol does not allow.
+fn parse_control(text: &str) -> Result<ClientMessage, String> {
+    if !text.trim_start().starts_with('{') {
+        return Err("a control message is a JSON object".into());
+    }
+    serde_json::from_str(text).map_err(|error| format!("cannot read control message: {error}"))
 }
 
 /// Runs `deadline` through `Rooms::expire` when it is due, unless the relay shuts down first.
@@ -261,4 +286,17 @@ pub(crate) fn schedule(state: &Arc<AppState>, deadline: Deadline) {
             _ = shutdown.wait_for(|stopping| *stopping) => {}
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_json_objects_are_control_messages() {
+        assert_eq!(parse_control(r#" {"type":"leave"}"#), Ok(ClientMessage::Leave));
+        for text in [r#"["leave"]"#, r#"["create",null]"#, r#""leave""#, "1", "null", "true", ""] {
+            assert!(parse_control(text).is_err(), "{text}");
+        }
+    }
 }

@@ -57,13 +57,13 @@ async fn pairing_tells_each_side_the_other_clients_version() {
 }
 
 #[tokio::test]
-async fn a_third_joiner_is_refused_as_crowded_and_the_pair_keeps_flowing() {
+async fn a_third_joiner_finds_the_nameplate_released_and_the_pair_keeps_flowing() {
     let dir = tempfile::tempdir().unwrap();
     let relay = TestRelay::start(dir.path(), test_limits()).await;
     let (mut creator, mut joiner, nameplate, _, _) = Client::pair(&relay.url()).await;
     let mut third = Client::connect(&relay.url()).await;
     third.send(json!({"type": "join", "nameplate": nameplate})).await;
-    third.expect_error_and_close("crowded", close::CROWDED).await;
+    third.expect_error_and_close("unknown_nameplate", close::UNKNOWN_NAMEPLATE).await;
     creator.send_binary(b"still here".to_vec()).await;
     joiner.expect_binary(b"still here").await;
     creator.expect_silence().await;
@@ -103,7 +103,10 @@ async fn bad_input_gets_a_clear_error_and_disturbs_nothing_else() {
     let (mut creator, mut joiner, _, _, _) = Client::pair(&relay.url()).await;
     let bad_inputs = [
         json!("not an object"),
+        json!(["leave"]),
         json!({"type": "shout"}),
+        json!({"type": "reopen"}),
+        json!({"type": "resume", "nameplate": "1", "token": "00".repeat(16)}),
         json!({"type": "join"}),
         json!({"type": "report", "result": "scary"}),
         json!({"type": "create", "client": "x".repeat(2000)}),
@@ -155,7 +158,10 @@ async fn leaving_ends_the_room_for_both() {
     );
     assert_eq!(creator.recv().await, Received::Closed(Some(close::NORMAL)));
     let mut late = Client::connect(&relay.url()).await;
-    late.send(json!({"type": "resume", "nameplate": nameplate, "token": creator_token})).await;
-    late.expect_error_and_close("unknown_nameplate", close::UNKNOWN_NAMEPLATE).await;
+    late.send(json!({"type": "resume", "token": creator_token})).await;
+    late.expect_error_and_close("bad_token", close::BAD_TOKEN).await;
+    let mut joiner = Client::connect(&relay.url()).await;
+    joiner.send(json!({"type": "join", "nameplate": nameplate})).await;
+    joiner.expect_error_and_close("unknown_nameplate", close::UNKNOWN_NAMEPLATE).await;
     relay.stop().await;
 }

@@ -1,5 +1,6 @@
 //! Integration tests of the relay over real WebSockets on loopback.
 
+mod abuse;
 mod binary;
 mod common;
 mod forwarding;

@@ -27,15 +27,15 @@ async fn health_and_metrics_reflect_the_rooms() {
     let relay = relay_with_token(dir.path()).await;
     assert_eq!(http_get(relay.addr, "/healthz", &[]).await, (200, "ok\n".into()));
 
-    let (mut creator, mut joiner, nameplate, _, _) = Client::pair(&relay.url()).await;
+    let (mut creator, mut joiner, _, _, _) = Client::pair(&relay.url()).await;
     let (_waiting, _, _) = Client::create(&relay.url()).await;
     for _ in 0..3 {
         creator.send_binary(vec![9; 100]).await;
         joiner.expect_binary(&[9; 100]).await;
     }
     let mut third = Client::connect(&relay.url()).await;
-    third.send(json!({"type": "join", "nameplate": nameplate})).await;
-    third.expect_error_and_close("crowded", fairdeck_relay::protocol::close::CROWDED).await;
+    third.send(json!({"type": "join", "nameplate": "99"})).await;
+    third.expect_error_and_close("unknown_nameplate", fairdeck_relay::protocol::close::UNKNOWN_NAMEPLATE).await;
 
     let (status, text) = http_get(relay.addr, "/metrics", &[]).await;
     assert_eq!(status, 200);
@@ -44,7 +44,7 @@ async fn health_and_metrics_reflect_the_rooms() {
     assert_eq!(metric(&text, "fairdeck_relay_seats{state=\"connected\"}"), 3.0);
     assert_eq!(metric(&text, "fairdeck_relay_frames_total"), 3.0);
     assert_eq!(metric(&text, "fairdeck_relay_bytes_total"), 300.0);
-    assert_eq!(metric(&text, "fairdeck_relay_rejections_total{reason=\"crowded\"}"), 1.0);
+    assert_eq!(metric(&text, "fairdeck_relay_rejections_total{reason=\"unknown_nameplate\"}"), 1.0);
     assert!(text.contains("fairdeck_relay_forward_latency_seconds_bucket"), "latency histogram in\n{text}");
     assert!(metric(&text, "fairdeck_relay_connections") >= 3.0);
     relay.stop().await;

@@ -8,9 +8,9 @@ use serde_json::json;
 
 use crate::common::{Client, Received, TestRelay, test_limits};
 
-async fn resume(url: &str, nameplate: &str, token: &str) -> (Client, ServerMessage) {
+async fn resume(url: &str, token: &str) -> (Client, ServerMessage) {
     let mut client = Client::connect(url).await;
-    client.send(json!({"type": "resume", "nameplate": nameplate, "token": token})).await;
+    client.send(json!({"type": "resume", "token": token})).await;
     match client.recv().await {
         Received::Control(message @ ServerMessage::Resumed { .. }) => (client, message),
         other => panic!("expected resumed, got {other:?}"),
@@ -21,7 +21,7 @@ async fn resume(url: &str, nameplate: &str, token: &str) -> (Client, ServerMessa
 async fn a_dropped_seat_is_taken_back_with_its_token_and_the_peer_is_told() {
     let dir = tempfile::tempdir().unwrap();
     let relay = TestRelay::start(dir.path(), test_limits()).await;
-    let (creator, mut joiner, nameplate, creator_token, _) = Client::pair(&relay.url()).await;
+    let (creator, mut joiner, _, creator_token, _) = Client::pair(&relay.url()).await;
     drop(creator); // The TCP connection goes away without a close frame, as on a network failure.
     match joiner.recv().await {
         Received::Control(ServerMessage::PeerAway { hold_ms }) => assert_eq!(hold_ms, 10_000),
@@ -31,11 +31,11 @@ async fn a_dropped_seat_is_taken_back_with_its_token_and_the_peer_is_told() {
     joiner.send_binary(b"lost".to_vec()).await;
 
     let mut thief = Client::connect(&relay.url()).await;
-    thief.send(json!({"type": "resume", "nameplate": nameplate, "token": "00".repeat(16)})).await;
+    thief.send(json!({"type": "resume", "token": "00".repeat(16)})).await;
     thief.expect_error_and_close("bad_token", close::BAD_TOKEN).await;
 
-    let (mut creator, resumed) = resume(&relay.url(), &nameplate, &creator_token).await;
-    assert_eq!(resumed, ServerMessage::Resumed { nameplate: nameplate.clone(), seat: 0, peer: PeerState::Present });
+    let (mut creator, resumed) = resume(&relay.url(), &creator_token).await;
+    assert_eq!(resumed, ServerMessage::Resumed { nameplate: None, seat: 0, peer: PeerState::Present });
     assert_eq!(joiner.recv().await, Received::Control(ServerMessage::PeerBack));
     creator.expect_silence().await;
     joiner.send_binary(b"again".to_vec()).await;
@@ -49,8 +49,8 @@ async fn a_dropped_seat_is_taken_back_with_its_token_and_the_peer_is_told() {
 async fn resuming_a_seat_still_connected_replaces_the_old_connection() {
     let dir = tempfile::tempdir().unwrap();
     let relay = TestRelay::start(dir.path(), test_limits()).await;
-    let (mut old, mut joiner, nameplate, _, joiner_token) = Client::pair(&relay.url()).await;
-    let (mut new, resumed) = resume(&relay.url(), &nameplate, &joiner_token).await;
+    let (mut old, mut joiner, _, _, joiner_token) = Client::pair(&relay.url()).await;
+    let (mut new, resumed) = resume(&relay.url(), &joiner_token).await;
     assert!(matches!(resumed, ServerMessage::Resumed { seat: 1, peer: PeerState::Present, .. }));
     joiner.expect_error_and_close("replaced", close::REPLACED).await;
     assert_eq!(old.recv().await, Received::Control(ServerMessage::PeerBack));
@@ -64,14 +64,14 @@ async fn a_seat_not_resumed_in_time_ends_the_room() {
     let dir = tempfile::tempdir().unwrap();
     let limits = Limits { hold: Duration::from_millis(300), ..test_limits() };
     let relay = TestRelay::start(dir.path(), limits).await;
-    let (creator, mut joiner, nameplate, creator_token, _) = Client::pair(&relay.url()).await;
+    let (creator, mut joiner, _, creator_token, _) = Client::pair(&relay.url()).await;
     drop(creator);
     assert!(matches!(joiner.recv().await, Received::Control(ServerMessage::PeerAway { hold_ms: 300 })));
     assert_eq!(joiner.recv().await, Received::Control(ServerMessage::PeerGone { reason: GoneReason::Timeout }));
     assert_eq!(joiner.recv().await, Received::Closed(Some(close::NORMAL)));
     let mut late = Client::connect(&relay.url()).await;
-    late.send(json!({"type": "resume", "nameplate": nameplate, "token": creator_token})).await;
-    late.expect_error_and_close("unknown_nameplate", close::UNKNOWN_NAMEPLATE).await;
+    late.send(json!({"type": "resume", "token": creator_token})).await;
+    late.expect_error_and_close("bad_token", close::BAD_TOKEN).await;
     relay.stop().await;
 }
 
@@ -117,17 +117,21 @@ async fn shutdown_tells_clients_and_the_next_relay_takes_the_rooms_over() {
     // A new process on the same data directory (another port here) takes the rooms back.
     let relay = TestRelay::start(dir.path(), test_limits()).await;
     assert!(!dir.path().join("handover.json").exists());
-    let (mut creator, resumed) = resume(&relay.url(), &nameplate, &creator_token).await;
-    assert!(matches!(resumed, ServerMessage::Resumed { seat: 0, peer: PeerState::Away, .. }));
-    let (mut joiner, resumed) = resume(&relay.url(), &nameplate, &joiner_token).await;
-    assert!(matches!(resumed, ServerMessage::Resumed { seat: 1, peer: PeerState::Present, .. }));
+    let (mut creator, resumed) = resume(&relay.url(), &creator_token).await;
+    assert_eq!(resumed, ServerMessage::Resumed { nameplate: None, seat: 0, peer: PeerState::Away });
+    let (mut joiner, resumed) = resume(&relay.url(), &joiner_token).await;
+    assert_eq!(resumed, ServerMessage::Resumed { nameplate: None, seat: 1, peer: PeerState::Present });
     assert_eq!(creator.recv().await, Received::Control(ServerMessage::PeerBack));
     creator.send_binary(b"after restart".to_vec()).await;
     joiner.expect_binary(b"after restart").await;
-    let (_waiting, resumed) = resume(&relay.url(), &waiting_plate, &waiting_token).await;
-    assert!(matches!(resumed, ServerMessage::Resumed { peer: PeerState::Waiting, .. }));
-    // A new room does not take a handed-over nameplate.
+    let (_waiting, resumed) = resume(&relay.url(), &waiting_token).await;
+    assert_eq!(
+        resumed,
+        ServerMessage::Resumed { nameplate: Some(waiting_plate.clone()), seat: 0, peer: PeerState::Waiting }
+    );
+    // The paired room released its number at pairing, so the waiting room took it; a new room does not.
+    assert_eq!(waiting_plate, nameplate);
     let (_fresh, fresh_plate, _) = Client::create(&relay.url()).await;
-    assert!(fresh_plate != nameplate && fresh_plate != waiting_plate);
+    assert_ne!(fresh_plate, waiting_plate);
     relay.stop().await;
 }
