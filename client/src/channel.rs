@@ -228,6 +228,20 @@ impl Channel {
         }
     }
 
+    /// Starts the key exchange again, for another peer (a host whose guest had a wrong code), with these words
+    /// and nameplate, keeping the messages queued for the peer: until a peer proved the code none of them has
+    /// left this side. A failed channel is usable again. Once established, the channel is kept as it is.
+    pub fn restart_handshake(&mut self, code_words: &str, nameplate: &str, rng_seed: [u8; 32]) {
+        if self.is_established() {
+            return;
+        }
+        let mut fresh = Channel::new(self.side, code_words, nameplate, rng_seed);
+        fresh.max_frame = self.max_frame;
+        fresh.max_message = self.max_message;
+        fresh.to_send = std::mem::take(&mut self.to_send);
+        *self = fresh;
+    }
+
     /// Sets the largest frame to emit (the relay's `max_message_bytes` from `welcome`). Applies to messages
     /// queued from now on; values below 256 bytes are raised to 256.
     pub fn set_max_frame_bytes(&mut self, max: usize) {
@@ -347,7 +361,10 @@ impl Channel {
             // so that the peer learns it too.
             let keep_confirm = *e == ChannelError::WrongCode;
             self.out.retain(|frame| keep_confirm && frame[0] == T_CONFIRM);
-            self.to_send.clear();
+            // Before any peer proved the code nothing queued has left: it waits for `restart_handshake`.
+            if self.is_established() {
+                self.to_send.clear();
+            }
             self.reassembly = Vec::new();
             self.ahead.clear();
         }

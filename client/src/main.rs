@@ -42,6 +42,7 @@ Table commands wait until both libraries are shuffled; a bad command prints an e
   forfeit                         end the game when the opponent has stopped answering: it forfeits
   new-game [DECKFILE]             ask for the next game, with another deck (after sideboarding) or the
                                   same one; it starts when the opponent asks too
+  new-code                        hosting, until the opponent proved the code: new words for the code
   table                           print the table (zones, card ids, counts)
   wait                            block until no exchange is pending (prints {\"event\":\"idle\"})
   quit                            print the table, leave the game, exit 0 (also at the end of input)

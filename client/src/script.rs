@@ -61,6 +61,9 @@ fn output_json(output: Output, engine: &Engine<Ristretto255>) -> Option<Value> {
             json!({"event": "deck", "hash": hash, "main": main, "sideboard": sideboard})
         }
         Output::Code(code) => json!({"event": "code", "code": code}),
+        Output::WrongCodeTried { attempts, reopened } => {
+            json!({"event": "wrong_code_tried", "attempts": attempts, "reopened": reopened})
+        }
         Output::Paired => json!({"event": "paired"}),
         Output::ChannelEstablished => json!({"event": "channel", "established": true}),
         Output::PeerAway { hold_ms } => json!({"event": "peer_away", "hold_ms": hold_ms}),

@@ -22,6 +22,8 @@ use futures_util::{SinkExt, StreamExt};
 use rand::Rng;
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
 
 use crate::channel::{Channel, ChannelError, Side};
@@ -42,6 +44,10 @@ pub const WAIT_SHOWN_AFTER: Duration = Duration::from_secs(5);
 /// (scripts get one `waiting` event): an honest client answers within a second or two, even on a slow link.
 pub const FORFEIT_HINT_AFTER: Duration = Duration::from_secs(60);
 const SOFTWARE: &str = concat!("fairdeck/", env!("CARGO_PKG_VERSION"));
+/// Wrong codes a host takes on one code before it stops giving the seat to the next guest: each guess has one
+/// chance in 65,536 (two words of 256), so an online guesser gets at most this many such chances per code
+/// before the host chooses, with `new-code`, whether to go on.
+pub const WRONG_CODES_PER_CODE: u32 = 3;
 
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
@@ -88,7 +94,7 @@ pub enum SessionError {
     #[error("no game has this code (it is mistyped, or the game ended): ask the host for the code again")]
     UnknownCode,
     #[error(
-        "wrong code: the key exchange failed (a typo, or someone tried to guess the code); start a new game and share its new code"
+        "wrong code: the key exchange failed (the words differ from the host's); check the code with the host and join again: the host's game stays open"
     )]
     WrongCode,
     #[error("the connection to the opponent failed: {0}; start a new game")]
@@ -139,8 +145,15 @@ pub enum Output {
         main: u32,
         sideboard: u32,
     },
-    /// The code to give the other player (hosting only). A secret: a front end shows it, never logs it.
+    /// The code to give the other player (hosting only), again after a wrong code or `new-code`. A secret: a
+    /// front end shows it, never logs it.
     Code(String),
+    /// Hosting: a guest joined with another code (or broke the key exchange) and was sent away. `attempts`
+    /// counts them on this code; while `reopened`, the game waits for the next guest, else `new-code` is needed.
+    WrongCodeTried {
+        attempts: u32,
+        reopened: bool,
+    },
     /// The relay seated both players.
     Paired,
     /// The peer proved it knows the code: the end-to-end channel is up.
@@ -291,30 +304,17 @@ pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), Ses
     };
 
     let tls = client_config(options.ca.as_deref())?;
-    let mut ws = tokio::time::timeout(CONNECT_TIMEOUT, connect(&options.relay, &tls))
-        .await
-        .map_err(|_| SessionError::Unreachable { url: options.relay.clone(), reason: "timed out".into() })?
-        .map_err(|error| connect_error(&options.relay, &error))?;
-    let max_frame = match next_control(&mut ws).await? {
-        ServerMessage::Welcome { max_message_bytes, .. } => max_message_bytes,
-        other => return Err(unexpected(&other)),
-    };
-    let client = Some(SOFTWARE.to_string());
+    let (mut ws, max_frame) = open_relay(&options.relay, &tls).await?;
     let (code, token) = match joining {
         None => {
-            send_control(&mut ws, &ClientMessage::Create { client }).await?;
-            match next_control(&mut ws).await? {
-                ServerMessage::Created { nameplate, token, .. } => {
-                    let code = Code::random(&nameplate);
-                    // The code is the secret the players share; it goes to the player only, never to a log.
-                    front.show(Output::Code(code.to_string()), &engine)?;
-                    (code, token)
-                }
-                other => return Err(relay_refusal(other)),
-            }
+            let (nameplate, token) = create_room(&mut ws).await?;
+            let code = Code::random(&nameplate);
+            // The code is the secret the players share; it goes to the player only, never to a log.
+            front.show(Output::Code(code.to_string()), &engine)?;
+            (code, token)
         }
         Some(code) => {
-            let join = ClientMessage::Join { nameplate: code.nameplate().to_string(), client };
+            let join = ClientMessage::Join { nameplate: code.nameplate().to_string(), client: Some(SOFTWARE.into()) };
             send_control(&mut ws, &join).await?;
             match next_control(&mut ws).await? {
                 ServerMessage::Joined { token, .. } => (code, token),
@@ -339,8 +339,10 @@ pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), Ses
         wait_clock: WaitClock::default(),
         relay_url: options.relay.clone(),
         tls,
-        nameplate: code.nameplate().to_string(),
         token,
+        code,
+        door: Door::Open,
+        wrong_codes: 0,
     };
     let outcome = session.run(front).await;
     if let Some(path) = &options.record {
@@ -364,6 +366,27 @@ fn write_journal(path: &Path, journal: &fairdeck_shared::journal::Journal) -> Re
 /// Opens the WebSocket to the relay with Nagle's algorithm off. Game messages are small and most wait for an
 /// answer: with it on, a message written while the previous one is unacknowledged waits for the peer's
 /// delayed acknowledgement (40 ms on Linux), which made a draw take about 100 ms instead of a few.
+/// Connects to the relay and reads its welcome, which says the largest frame it takes.
+async fn open_relay(url: &str, tls: &Arc<rustls::ClientConfig>) -> Result<(Ws, usize), SessionError> {
+    let mut ws = tokio::time::timeout(CONNECT_TIMEOUT, connect(url, tls))
+        .await
+        .map_err(|_| SessionError::Unreachable { url: url.to_string(), reason: "timed out".into() })?
+        .map_err(|error| connect_error(url, &error))?;
+    match next_control(&mut ws).await? {
+        ServerMessage::Welcome { max_message_bytes, .. } => Ok((ws, max_message_bytes)),
+        other => Err(unexpected(&other)),
+    }
+}
+
+/// Opens a room in the first seat: its nameplate, and the token that resumes the seat.
+async fn create_room(ws: &mut Ws) -> Result<(String, String), SessionError> {
+    send_control(ws, &ClientMessage::Create { client: Some(SOFTWARE.to_string()) }).await?;
+    match next_control(ws).await? {
+        ServerMessage::Created { nameplate, token, .. } => Ok((nameplate, token)),
+        other => Err(relay_refusal(other)),
+    }
+}
+
 /// `wss://` goes through rustls with `tls`; `ws://` ignores it.
 async fn connect(url: &str, tls: &Arc<rustls::ClientConfig>) -> Result<Ws, tokio_tungstenite::tungstenite::Error> {
     let connector = Connector::Rustls(tls.clone());
@@ -453,8 +476,24 @@ struct Session {
     wait_clock: WaitClock,
     relay_url: String,
     tls: Arc<rustls::ClientConfig>,
-    nameplate: String,
     token: String,
+    /// The game's code: the host rebuilds its channel from it for each new guest.
+    code: Code,
+    /// Hosting, before the channel is up: whether a guest's frames are taken.
+    door: Door,
+    /// Hosting: guests sent away on the current code.
+    wrong_codes: u32,
+}
+
+/// Hosting, before the key exchange succeeded: whether the next guest's frames go to the channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Door {
+    /// A guest may be exchanging keys (or none has joined yet).
+    Open,
+    /// A guest was sent away (`reopen` is out): frames still on their way from it are dropped.
+    Reopening,
+    /// [`WRONG_CODES_PER_CODE`] guests were sent away: nobody else is let in until `new-code`.
+    Closed,
 }
 
 impl Session {
@@ -550,6 +589,9 @@ impl Session {
         };
         match message {
             Message::Binary(bytes) => {
+                if self.door != Door::Open {
+                    return Ok(Flow::Continue);
+                }
                 if let Err(error) = self.channel.handle_frame(&bytes) {
                     // Our own CONFIRM may still be queued: sending it lets the peer see the failure too.
                     self.flush_frames().await;
@@ -557,11 +599,18 @@ impl Session {
                         ChannelError::WrongCode => ReportedResult::Scary,
                         _ => ReportedResult::Errored,
                     };
+                    if self.engine.seat() == Seat::Host && !self.channel.is_established() {
+                        // A guest with another code (or a broken one): send it away, keep the game open.
+                        self.send_away_guest(report, front).await?;
+                        return Ok(Flow::Continue);
+                    }
+                    if error == ChannelError::WrongCode {
+                        // Not `leave`, which would end the host's room: the host gives the seat to the next guest.
+                        self.abandon_seat(report).await;
+                        return Err(SessionError::WrongCode);
+                    }
                     self.leave(Some(report)).await;
-                    return Err(match error {
-                        ChannelError::WrongCode => SessionError::WrongCode,
-                        other => SessionError::Channel(other),
-                    });
+                    return Err(SessionError::Channel(error));
                 }
                 if self.channel.is_established() && !self.announced {
                     self.announced = true;
@@ -573,12 +622,27 @@ impl Session {
                     self.paired = true;
                     front.show(Output::Paired, &self.engine)?;
                 }
+                // A guest being sent away may drop before the relay has its seat: not worth showing.
+                Ok(ServerMessage::PeerAway { .. } | ServerMessage::PeerBack) if self.door != Door::Open => {}
                 Ok(ServerMessage::PeerAway { hold_ms }) => {
                     front.show(Output::PeerAway { hold_ms }, &self.engine)?;
                 }
                 Ok(ServerMessage::PeerBack) => {
                     self.channel.resend_unacked();
                     front.show(Output::PeerBack, &self.engine)?;
+                }
+                Ok(ServerMessage::Reopened { nameplate }) => self.reopened(&nameplate, front)?,
+                // The host's key exchange with us failed first and it gave the seat away.
+                Ok(ServerMessage::PeerGone { reason: GoneReason::Rejected }) if !self.channel.is_established() => {
+                    self.ws = None;
+                    return Err(SessionError::WrongCode);
+                }
+                Ok(ServerMessage::PeerGone { .. })
+                    if self.engine.seat() == Seat::Host && !self.channel.is_established() =>
+                {
+                    // A guest who never proved the code left, and the relay ended the room with it: the game
+                    // opens again in a new room, under a new number with the same words.
+                    self.open_new_room(front).await?;
                 }
                 Ok(ServerMessage::PeerGone { reason }) => {
                     let reason = match reason {
@@ -683,6 +747,92 @@ impl Session {
         }
     }
 
+    /// Hosting: a guest failed the key exchange. Reports it, and gives the seat to the next guest unless this
+    /// code has had [`WRONG_CODES_PER_CODE`] wrong guests: then only `new-code` opens the game again.
+    async fn send_away_guest<F: Frontend>(
+        &mut self,
+        report: ReportedResult,
+        front: &mut F,
+    ) -> Result<(), SessionError> {
+        self.wrong_codes += 1;
+        let reopened = self.wrong_codes < WRONG_CODES_PER_CODE;
+        self.paired = false;
+        // The game's own messages wait in the channel for whoever proves the code next.
+        self.channel.restart_handshake(&self.code.password(), self.code.nameplate(), os_seed());
+        self.door = if reopened { Door::Reopening } else { Door::Closed };
+        if let Some(ws) = self.ws.as_mut() {
+            // A lost connection shows up on the next read; the seat is resumed and the door stays as set.
+            let _ = send_control(ws, &ClientMessage::Report { result: report }).await;
+            if reopened {
+                let _ = send_control(ws, &ClientMessage::Reopen).await;
+            }
+        }
+        front.show(Output::WrongCodeTried { attempts: self.wrong_codes, reopened }, &self.engine)?;
+        Ok(())
+    }
+
+    /// Hosting: opens a new room for the game (its previous one ended before any guest proved the code).
+    async fn open_new_room<F: Frontend>(&mut self, front: &mut F) -> Result<(), SessionError> {
+        self.ws = None;
+        self.paired = false;
+        let (mut ws, _) = open_relay(&self.relay_url, &self.tls).await?;
+        let (nameplate, token) = create_room(&mut ws).await?;
+        self.ws = Some(ws);
+        self.token = token;
+        self.code = self.code.with_nameplate(&nameplate);
+        self.channel.restart_handshake(&self.code.password(), self.code.nameplate(), os_seed());
+        if self.door == Door::Reopening {
+            self.door = Door::Open;
+        }
+        front.show(Output::Code(self.code.to_string()), &self.engine)?;
+        Ok(())
+    }
+
+    /// Hosting: the relay gave seat 1 back and waits for a guest under `nameplate` (perhaps another number, if
+    /// the old one was taken meanwhile). A fresh channel takes the next guest's key exchange.
+    fn reopened<F: Frontend>(&mut self, nameplate: &str, front: &mut F) -> Result<(), SessionError> {
+        if self.engine.seat() != Seat::Host || self.channel.is_established() {
+            return Ok(());
+        }
+        if self.code.nameplate() != nameplate {
+            // The nameplate is part of the key exchange: the channel starts again under the new one.
+            self.code = self.code.with_nameplate(nameplate);
+            self.channel.restart_handshake(&self.code.password(), self.code.nameplate(), os_seed());
+        }
+        self.door = Door::Open;
+        self.paired = false;
+        front.show(Output::Code(self.code.to_string()), &self.engine)?;
+        Ok(())
+    }
+
+    /// Hosting, before the key exchange succeeded: new words, and the seat given to the next guest.
+    async fn new_code<F: Frontend>(&mut self, line: &str, front: &mut F) -> Result<(), SessionError> {
+        if self.engine.seat() != Seat::Host || self.channel.is_established() {
+            let message = "only the host has a code, and only until the opponent proved it".to_string();
+            let error = Output::CommandError { kind: "refused", command: line.to_string(), message };
+            return front.show(error, &self.engine).map_err(SessionError::from);
+        }
+        self.code = Code::random(self.code.nameplate());
+        self.channel.restart_handshake(&self.code.password(), self.code.nameplate(), os_seed());
+        self.wrong_codes = 0;
+        self.paired = false;
+        self.door = Door::Reopening;
+        if let Some(ws) = self.ws.as_mut() {
+            let _ = send_control(ws, &ClientMessage::Reopen).await;
+        }
+        Ok(())
+    }
+
+    /// Guest with a wrong code: reports it and drops the connection without `leave`, so that the host's room
+    /// stays open for the right code.
+    async fn abandon_seat(&mut self, report: ReportedResult) {
+        if let Some(mut ws) = self.ws.take() {
+            let _ = send_control(&mut ws, &ClientMessage::Report { result: report }).await;
+            let frame = CloseFrame { code: CloseCode::Away, reason: "wrong code".into() };
+            let _ = tokio::time::timeout(Duration::from_secs(2), ws.close(Some(frame))).await;
+        }
+    }
+
     /// Leaves the room for good (best effort: the process is ending anyway).
     async fn leave(&mut self, report: Option<ReportedResult>) {
         if let Some(mut ws) = self.ws.take() {
@@ -733,6 +883,10 @@ impl Session {
                 Command::Table => {
                     self.queue.pop_front();
                     front.show(Output::Table, &self.engine)?;
+                }
+                Command::NewCode => {
+                    self.queue.pop_front();
+                    self.new_code(&line, front).await?;
                 }
                 Command::Chat(text) => {
                     self.queue.pop_front();
@@ -826,6 +980,8 @@ pub enum Command {
     Ask(ZoneId, Option<u32>),
     /// Decline the opponent's request to see one of this player's zones.
     Refuse(ZoneId),
+    /// Hosting, before the opponent proved the code: new words, and the seat to the next guest.
+    NewCode,
     Table,
     Wait,
     Quit,
@@ -941,6 +1097,7 @@ pub fn parse_command(line: &str, seat: Seat) -> Result<Command, String> {
         "table" => no_args(Command::Table),
         "wait" => no_args(Command::Wait),
         "quit" => no_args(Command::Quit),
+        "new-code" => no_args(Command::NewCode),
         other => Err(format!("unknown command {other:?} (see `fairdeck --help`)")),
     }
 }

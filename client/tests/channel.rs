@@ -384,3 +384,25 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_host_restarts_its_key_exchange_for_the_next_guest_and_keeps_its_queued_messages() {
+    let mut host = Channel::new(Side::Host, WORDS, NAMEPLATE, [1; 32]);
+    host.send(b"hello from the host".to_vec()).unwrap();
+    host.send(b"and its deck".to_vec()).unwrap();
+    let mut wrong = Channel::new(Side::Guest, "purple-salami", NAMEPLATE, [2; 32]);
+    let (host_result, wrong_result) = pump(&mut host, &mut wrong);
+    assert_eq!((host_result, wrong_result), (Err(ChannelError::WrongCode), Err(ChannelError::WrongCode)));
+    assert!(messages(&mut wrong).is_empty(), "nothing reached the wrong guest");
+
+    // Under another nameplate, as the relay may give the reopened room.
+    host.restart_handshake(WORDS, "8", [3; 32]);
+    assert_eq!(host.error(), None);
+    let mut guest = Channel::new(Side::Guest, WORDS, "8", [4; 32]);
+    assert_eq!(pump(&mut host, &mut guest), (Ok(()), Ok(())));
+    assert!(host.is_established() && guest.is_established());
+    assert_eq!(messages(&mut guest), [b"hello from the host".to_vec(), b"and its deck".to_vec()]);
+    guest.send(b"hi".to_vec()).unwrap();
+    assert_eq!(pump(&mut host, &mut guest), (Ok(()), Ok(())));
+    assert_eq!(messages(&mut host), [b"hi".to_vec()]);
+}

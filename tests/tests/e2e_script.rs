@@ -4,6 +4,7 @@
 
 use std::process::{Command, Stdio};
 
+use fairdeck::session::WRONG_CODES_PER_CODE;
 use fairdeck_e2e::{Player, Relay, deck, fairdeck_binary, public, zone_cards};
 use serde_json::Value;
 
@@ -105,25 +106,53 @@ fn two_players_play_a_scripted_game() {
     assert!(guest.wait_exit().success(), "guest exit");
 }
 
+/// Another code on the host's number: the same number, other words of the list.
+fn wrong_code_for(code: &str, round: usize) -> String {
+    let (nameplate, words) = code.split_once('-').unwrap();
+    let first = ["violin", "ember", "tiger"][round % 3];
+    let other = if words.starts_with(first) { "zebra" } else { first };
+    format!("{nameplate}-{other}-{}", if words.ends_with("-apple") { "anchor" } else { "apple" })
+}
+
 #[test]
-fn a_wrong_code_fails_cleanly_on_both_sides() {
+fn a_wrong_code_ends_the_guests_attempt_only_and_the_host_pairs_with_the_right_code() {
     let relay = Relay::start();
     let mut host = Player::spawn("host", &relay, &["host"]);
-    let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
-    let (nameplate, words) = code.split_once('-').unwrap();
-    // Other words (no code word list has "xylophone").
-    let wrong = format!("{nameplate}-xylophone-{}", if words.starts_with("zebra") { "apple" } else { "zebra" });
-    let mut guest = Player::spawn("guest", &relay, &["join", &wrong]);
+    let mut code = host.expect_event("code")["code"].as_str().unwrap().to_string();
 
-    let error = guest.expect_event("error");
-    assert_eq!(error["kind"], "wrong_code", "{error}");
-    assert!(error["message"].as_str().unwrap().contains("new game"), "says what to do: {error}");
-    assert_eq!(guest.wait_exit().code(), Some(2));
+    // Each wrong guest fails alone; the host's game stays open (perhaps under another number), until the
+    // code has had its share of wrong guesses.
+    for attempt in 1..=WRONG_CODES_PER_CODE {
+        let mut guest = Player::spawn("wrong guest", &relay, &["join", &wrong_code_for(&code, attempt as usize)]);
+        let error = guest.expect_event("error");
+        assert_eq!(error["kind"], "wrong_code", "{error}");
+        assert!(error["message"].as_str().unwrap().contains("join again"), "says what to do: {error}");
+        assert_eq!(guest.wait_exit().code(), Some(2));
+        let tried = host.expect_event("wrong_code_tried");
+        assert_eq!(tried["attempts"], attempt);
+        assert_eq!(tried["reopened"], attempt < WRONG_CODES_PER_CODE);
+        if attempt < WRONG_CODES_PER_CODE {
+            code = host.expect_event("code")["code"].as_str().unwrap().to_string();
+        }
+    }
 
-    let error = host.expect_event("error");
-    assert_eq!(error["kind"], "wrong_code", "{error}");
-    assert_eq!(host.wait_exit().code(), Some(2));
-    assert!(host.seen.iter().all(|v| v["event"] != "ready"), "no game started");
+    // Closed after the last wrong guess: the host asks for new words and gives them out.
+    host.send("new-code");
+    let fresh = host.expect_event("code")["code"].as_str().unwrap().to_string();
+    assert_ne!(fresh.split_once('-').unwrap().1, code.split_once('-').unwrap().1, "new words");
+    let mut guest = Player::spawn("guest", &relay, &["join", &fresh.to_uppercase().replace('-', " ")]);
+    for player in [&mut host, &mut guest] {
+        player.expect_event("connected");
+        player.expect_event("ready");
+    }
+    assert!(host.seen.iter().all(|v| v["event"] != "error"), "the host saw no error: {:#?}", host.seen);
+    host.send("draw 1");
+    host.wait_idle();
+    assert_eq!(zone_cards(&guest.table(), "host hand").len(), 1);
+    host.send("quit");
+    guest.send("quit");
+    assert!(host.wait_exit().success());
+    assert!(guest.wait_exit().success());
 }
 
 #[test]
@@ -204,4 +233,30 @@ fn a_mistyped_word_fails_locally_with_suggestions_and_the_relay_is_never_contact
     assert!(message.contains("did you mean violin?"), "{message}");
     assert!(message.contains("not contacted"), "{message}");
     assert_eq!(listener.accept().unwrap_err().kind(), std::io::ErrorKind::WouldBlock, "the relay saw a connection");
+}
+
+#[test]
+fn a_guest_who_leaves_before_proving_the_code_does_not_end_the_hosts_game() {
+    let relay = Relay::start();
+    let mut host = Player::spawn("host", &relay, &["host"]);
+    let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
+    // Its input is empty, so it quits at once: whether it leaves before or after the wrong code shows, the
+    // host's game opens again, in the same room or a new one.
+    Command::new(fairdeck_binary())
+        .args(["join", &wrong_code_for(&code, 0), "--deck"])
+        .arg(deck("burn.txt"))
+        .args(["--script", "--relay", &relay.url()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .status()
+        .expect("run fairdeck");
+    let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
+    let mut guest = Player::spawn("guest", &relay, &["join", &code]);
+    for player in [&mut host, &mut guest] {
+        player.expect_event("ready");
+    }
+    host.send("quit");
+    guest.send("quit");
+    assert!(host.wait_exit().success());
+    assert!(guest.wait_exit().success());
 }

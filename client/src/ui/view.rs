@@ -10,7 +10,7 @@ use fairdeck_shared::engine::{Engine, Event};
 use fairdeck_shared::table::{CardId, Table, ZoneId, ZoneKind};
 
 use super::log::describe;
-use crate::session::{Output, Waiting};
+use crate::session::{Output, WRONG_CODES_PER_CODE, Waiting};
 
 /// Zones in the order the screen lists their counts.
 pub const ZONE_ORDER: [ZoneKind; 6] =
@@ -274,6 +274,16 @@ impl View {
                 self.code = Some(code.clone());
                 self.log.push(LogKind::Notice, "Game open: give the code above to the other player");
             }
+            Output::WrongCodeTried { attempts, reopened: true } => self.log.push(
+                LogKind::Alert,
+                format!(
+                    "Someone tried a wrong code ({attempts} of {WRONG_CODES_PER_CODE}): the game stays open for the right one; new-code gives new words"
+                ),
+            ),
+            Output::WrongCodeTried { attempts, reopened: false } => self.log.push(
+                LogKind::Alert,
+                format!("{attempts} wrong codes: someone may be guessing. Nobody joins until new-code gives new words"),
+            ),
             Output::Paired => {
                 self.relay = RelayLink::Up;
                 self.peer = PeerState::Present;
