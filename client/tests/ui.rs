@@ -214,6 +214,11 @@ fn set_up_shows_the_code_then_a_progress_bar() {
     view.apply(&Output::Code("7-crossbow-guitar".into()), &pair.host);
     let buffer = draw(&view, WIDTH, HEIGHT);
     assert!(row_with(&buffer, "Give the other player this code:").contains("7-crossbow-guitar"));
+    // At 80×24 the longest code fits whole, with a shorter label.
+    let longest = "123456789-crossbow-mountain";
+    view.apply(&Output::Code(longest.into()), &pair.host);
+    assert!(row_with(&draw(&view, 80, 24), "Code: ").contains(longest));
+    view.apply(&Output::Code("7-crossbow-guitar".into()), &pair.host);
     assert!(rows(&buffer).last().unwrap().contains("waiting for the opponent"));
     assert!(screen(&buffer).contains("0%"), "an empty bar:\n{}", screen(&buffer));
 
@@ -461,4 +466,21 @@ fn quitting_asks_first_and_ctrl_c_does_not() {
     handle_key(&mut view, key(':'));
     let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
     assert_eq!(handle_key(&mut view, ctrl_c), Some("quit".into()));
+}
+
+#[test]
+fn a_wrong_code_is_shown_to_the_host_and_the_game_waits_again() {
+    let pair = Pair::<Ristretto255>::new(numbered_deck("Host", 10, 2), numbered_deck("Guest", 10, 2), 7);
+    let mut view = View::new("ws://127.0.0.1:7171/v1");
+    view.apply(&Output::Code("7-crossbow-guitar".into()), &pair.host);
+    view.apply(&Output::Paired, &pair.host);
+    assert!(rows(&draw(&view, 80, 24)).last().unwrap().contains("checking the code"));
+    view.apply(&Output::WrongCodeTried { attempts: 1, reopened: true }, &pair.host);
+    view.apply(&Output::Code("8-crossbow-guitar".into()), &pair.host);
+    let buffer = draw(&view, WIDTH, HEIGHT);
+    assert!(rows(&buffer).last().unwrap().contains("waiting for the opponent"));
+    assert!(row_with(&buffer, "Give the other player this code:").contains("8-crossbow-guitar"));
+    assert!(screen(&buffer).contains("Someone tried a wrong code (1 of 3)"), "{}", screen(&buffer));
+    view.apply(&Output::WrongCodeTried { attempts: 3, reopened: false }, &pair.host);
+    assert!(screen(&draw(&view, WIDTH, HEIGHT)).contains("3 wrong codes: someone may be"));
 }

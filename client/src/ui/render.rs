@@ -154,10 +154,12 @@ fn render_setup(frame: &mut Frame, area: Rect, view: &View) {
     let [first, second, bar] =
         Layout::vertical([Constraint::Length(1), Constraint::Length(1), Constraint::Length(2)]).areas(inner);
     let first_line = match (&view.code, view.relay) {
-        (Some(code), _) => Line::from(vec![
-            Span::from("Give the other player this code: "),
-            Span::from(code.clone()).fg(Color::Yellow).bold(),
-        ]),
+        (Some(code), _) => {
+            // The code must show whole: a narrow panel gets the short label.
+            let long = "Give the other player this code: ";
+            let label = if long.len() + code.len() <= usize::from(first.width) { long } else { "Code: " };
+            Line::from(vec![Span::from(label), Span::from(code.clone()).fg(Color::Yellow).bold()])
+        }
         (None, RelayLink::Connecting) => Line::from(format!("Connecting to the relay at {}", view.relay_url)),
         (None, _) if 1 < view.setup.game => Line::from(format!("Game {} of the match", view.setup.game)),
         (None, _) => Line::from("Joined the game"),

@@ -274,16 +274,19 @@ impl View {
                 self.code = Some(code.clone());
                 self.log.push(LogKind::Notice, "Game open: give the code above to the other player");
             }
-            Output::WrongCodeTried { attempts, reopened: true } => self.log.push(
-                LogKind::Alert,
-                format!(
-                    "Someone tried a wrong code ({attempts} of {WRONG_CODES_PER_CODE}): the game stays open for the right one; new-code gives new words"
-                ),
-            ),
-            Output::WrongCodeTried { attempts, reopened: false } => self.log.push(
-                LogKind::Alert,
-                format!("{attempts} wrong codes: someone may be guessing. Nobody joins until new-code gives new words"),
-            ),
+            Output::WrongCodeTried { attempts, reopened } => {
+                self.peer = PeerState::Waiting;
+                let message = if *reopened {
+                    format!(
+                        "Someone tried a wrong code ({attempts} of {WRONG_CODES_PER_CODE}): the game stays open for the right one; new-code gives new words"
+                    )
+                } else {
+                    format!(
+                        "{attempts} wrong codes: someone may be guessing. Nobody joins until new-code gives new words"
+                    )
+                };
+                self.log.push(LogKind::Alert, message);
+            }
             Output::Paired => {
                 self.relay = RelayLink::Up;
                 self.peer = PeerState::Present;
