@@ -130,12 +130,21 @@ pub fn parse(input: &str) -> Result<Code, CodeError> {
     }
     let mut words = [""; WORDS_PER_CODE];
     for (slot, word) in words.iter_mut().zip(&typed) {
-        *slot = WORDS
-            .iter()
-            .find(|known| *known == word)
-            .ok_or_else(|| CodeError::UnknownWord { word: word.clone(), suggestions: suggestions(word) })?;
+        *slot = WORDS.iter().find(|known| *known == word).ok_or_else(|| unknown_word(word))?;
     }
     Ok(Code { nameplate: nameplate.to_string(), words })
+}
+
+/// The error for a word not on the list. A long one is shown cut: no word of the list is near it anyway.
+fn unknown_word(typed: &str) -> CodeError {
+    const SHOWN: usize = 24;
+    if typed.chars().count() > SHOWN {
+        return CodeError::UnknownWord {
+            word: format!("{}…", typed.chars().take(SHOWN).collect::<String>()),
+            suggestions: Vec::new(),
+        };
+    }
+    CodeError::UnknownWord { word: typed.to_string(), suggestions: suggestions(typed) }
 }
 
 /// The words of the list nearest to `typed` (lower case), at most three: the words it begins, else those one
@@ -273,6 +282,8 @@ mod tests {
         assert_eq!(near, ["boat", "cat", "hat"]);
         // A beginning is a suggestion too.
         assert_eq!(suggestions("drag"), ["dragon"]);
+        let long = format!("1-violin-{}", "a".repeat(5000));
+        assert!(parse(&long).unwrap_err().to_string().chars().count() < 100);
         let error = parse("1-violin-xylophone").unwrap_err();
         assert!(error.to_string().ends_with("ask the host to read the code again"), "{error}");
     }
