@@ -61,6 +61,23 @@ fn build_fairdeck() -> PathBuf {
         .expect("cargo build reported no fairdeck executable")
 }
 
+/// Runs `fairdeck ARGS --deck burn.txt --script --relay URL` with no input (so it quits as soon as it can)
+/// to its end: its exit code and its last event.
+pub fn run_once(args: &[&str], url: &str) -> (Option<i32>, Value) {
+    let output = Command::new(fairdeck_binary())
+        .args(args)
+        .arg("--deck")
+        .arg(deck("burn.txt"))
+        .args(["--script", "--relay", url])
+        .env_remove("FAIRDECK_RELAY")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run fairdeck");
+    let stdout = String::from_utf8(output.stdout).expect("UTF-8 events");
+    let last = stdout.lines().last().unwrap_or_else(|| panic!("no event; exit {}", output.status));
+    (output.status.code(), serde_json::from_str(last).unwrap_or_else(|e| panic!("not JSON ({e}): {last}")))
+}
+
 /// A relay served by a runtime of its own on loopback; dropping it stops the relay.
 pub struct Relay {
     addr: SocketAddr,

@@ -2,11 +2,8 @@
 //! Two real `fairdeck --script` processes playing through an in-process relay over loopback
 //! (the harness is this crate's library).
 
-use std::process::{Command, Stdio};
-
 use fairdeck::session::WRONG_CODES_PER_CODE;
-use fairdeck_e2e::{Player, Relay, deck, fairdeck_binary, public, zone_cards};
-use serde_json::Value;
+use fairdeck_e2e::{Player, Relay, public, run_once, zone_cards};
 
 #[test]
 fn two_players_play_a_scripted_game() {
@@ -165,19 +162,10 @@ fn an_unreachable_relay_and_an_unknown_code_fail_with_advice() {
 
     // A port nothing listens on: bind, note the port, free it.
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let output = Command::new(fairdeck_binary())
-        .arg("host")
-        .arg("--deck")
-        .arg(deck("burn.txt"))
-        .args(["--script", "--relay", &format!("ws://127.0.0.1:{port}/v1")])
-        .stdin(Stdio::null())
-        .output()
-        .expect("run fairdeck");
-    assert_eq!(output.status.code(), Some(1));
-    let stdout = String::from_utf8(output.stdout).unwrap();
-    let last: Value = serde_json::from_str(stdout.lines().last().expect("an event")).unwrap();
-    assert_eq!(last["kind"], "unreachable", "{stdout}");
-    assert!(last["message"].as_str().unwrap().contains("--relay"), "{stdout}");
+    let (code, last) = run_once(&["host"], &format!("ws://127.0.0.1:{port}/v1"));
+    assert_eq!(code, Some(1));
+    assert_eq!(last["kind"], "unreachable", "{last}");
+    assert!(last["message"].as_str().unwrap().contains("--relay"), "{last}");
 }
 
 #[test]
@@ -218,17 +206,9 @@ fn a_mistyped_word_fails_locally_with_suggestions_and_the_relay_is_never_contact
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
     let url = format!("ws://{}/v1", listener.local_addr().unwrap());
-    let output = Command::new(fairdeck_binary())
-        .args(["join", "1 Violn Ember", "--deck"])
-        .arg(deck("burn.txt"))
-        .args(["--script", "--relay", &url])
-        .stdin(Stdio::null())
-        .output()
-        .expect("run fairdeck");
-    assert_eq!(output.status.code(), Some(2));
-    let stdout = String::from_utf8(output.stdout).unwrap();
-    let last: Value = serde_json::from_str(stdout.lines().last().expect("an event")).unwrap();
-    assert_eq!(last["kind"], "bad_code", "{stdout}");
+    let (code, last) = run_once(&["join", "1 Violn Ember"], &url);
+    assert_eq!(code, Some(2));
+    assert_eq!(last["kind"], "bad_code", "{last}");
     let message = last["message"].as_str().unwrap();
     assert!(message.contains("did you mean violin?"), "{message}");
     assert!(message.contains("not contacted"), "{message}");
@@ -242,14 +222,7 @@ fn a_guest_who_leaves_before_proving_the_code_does_not_end_the_hosts_game() {
     let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
     // Its input is empty, so it quits at once: whether it leaves before or after the wrong code shows, the
     // host's game opens again, in the same room or a new one.
-    Command::new(fairdeck_binary())
-        .args(["join", &wrong_code_for(&code, 0), "--deck"])
-        .arg(deck("burn.txt"))
-        .args(["--script", "--relay", &relay.url()])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .status()
-        .expect("run fairdeck");
+    run_once(&["join", &wrong_code_for(&code, 0)], &relay.url());
     let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
     let mut guest = Player::spawn("guest", &relay, &["join", &code]);
     for player in [&mut host, &mut guest] {

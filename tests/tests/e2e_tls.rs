@@ -2,11 +2,8 @@
 //! Caddy (with the repository's deploy/Caddyfile) on `wss://localhost:PORT/v1`, trusting the test's own CA
 //! with `--ca`; and what a player is told when the certificate cannot be trusted.
 
-use std::process::{Command, Stdio};
-
 use fairdeck_e2e::tls::{Caddy, TestCa};
-use fairdeck_e2e::{Player, Relay, deck, fairdeck_binary, public, zone_cards};
-use serde_json::Value;
+use fairdeck_e2e::{Player, Relay, deck, public, run_once, zone_cards};
 
 #[test]
 fn a_game_is_played_through_caddy_over_wss_with_a_private_ca() {
@@ -45,23 +42,6 @@ fn a_game_is_played_through_caddy_over_wss_with_a_private_ca() {
     assert!(guest.wait_exit().success());
 }
 
-/// Runs `fairdeck host` against `url` with `extra` arguments and returns its exit code and last event.
-fn host_once(url: &str, extra: &[&str]) -> (Option<i32>, Value) {
-    let output = Command::new(fairdeck_binary())
-        .arg("host")
-        .args(extra)
-        .arg("--deck")
-        .arg(deck("burn.txt"))
-        .args(["--script", "--relay", url])
-        .env_remove("FAIRDECK_RELAY")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run fairdeck");
-    let stdout = String::from_utf8(output.stdout).unwrap();
-    let last = serde_json::from_str(stdout.lines().last().expect("an event")).unwrap();
-    (output.status.code(), last)
-}
-
 #[test]
 fn an_untrusted_or_misnamed_certificate_is_refused_with_the_host_and_the_reason() {
     let relay = Relay::start();
@@ -69,7 +49,7 @@ fn an_untrusted_or_misnamed_certificate_is_refused_with_the_host_and_the_reason(
     let caddy = Caddy::start(&relay, &ca);
 
     // Without --ca the test CA is unknown: the public roots alone do not trust it.
-    let (code, error) = host_once(&caddy.url(), &[]);
+    let (code, error) = run_once(&["host"], &caddy.url());
     assert_eq!(code, Some(1));
     assert_eq!(error["kind"], "certificate", "{error}");
     let message = error["message"].as_str().unwrap();
@@ -77,11 +57,11 @@ fn an_untrusted_or_misnamed_certificate_is_refused_with_the_host_and_the_reason(
 
     // Another CA does not help either.
     let other = TestCa::new();
-    let (_, error) = host_once(&caddy.url(), &["--ca", other.ca_file().to_str().unwrap()]);
+    let (_, error) = run_once(&["host", "--ca", other.ca_file().to_str().unwrap()], &caddy.url());
     assert_eq!(error["kind"], "certificate", "{error}");
 
     // The right CA, but a name the certificate does not carry.
-    let (_, error) = host_once(&caddy.url_by_address(), &["--ca", ca.ca_file().to_str().unwrap()]);
+    let (_, error) = run_once(&["host", "--ca", ca.ca_file().to_str().unwrap()], &caddy.url_by_address());
     assert_eq!(error["kind"], "certificate", "{error}");
     let message = error["message"].as_str().unwrap();
     assert!(message.contains("not valid for the name 127.0.0.1"), "{message}");
@@ -89,10 +69,10 @@ fn an_untrusted_or_misnamed_certificate_is_refused_with_the_host_and_the_reason(
     // A CA file that is missing or holds no certificate is refused before any connection.
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("missing.pem");
-    let (code, error) = host_once(&caddy.url(), &["--ca", missing.to_str().unwrap()]);
+    let (code, error) = run_once(&["host", "--ca", missing.to_str().unwrap()], &caddy.url());
     assert_eq!((code, error["kind"].as_str()), (Some(1), Some("ca")), "{error}");
     let empty = dir.path().join("empty.pem");
     std::fs::write(&empty, "not a certificate\n").unwrap();
-    let (_, error) = host_once(&caddy.url(), &["--ca", empty.to_str().unwrap()]);
+    let (_, error) = run_once(&["host", "--ca", empty.to_str().unwrap()], &caddy.url());
     assert!(error["message"].as_str().unwrap().contains("no PEM certificate"), "{error}");
 }
