@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use metrics::{Counter, Gauge, Histogram, Key, KeyName, Label, Level, Metadata, Recorder, SharedString};
@@ -89,6 +89,8 @@ pub struct Live {
     pub handshakes: usize,
     /// Addresses (IPv6: /64s) with open connections.
     pub addresses: usize,
+    /// Bytes waiting in every connection's outbound queue.
+    pub queued_bytes: usize,
 }
 
 /// The relay's metric handles.
@@ -110,8 +112,6 @@ pub struct Metrics {
     pub stats_write_errors: Counter,
     /// Rooms reopened by their creator after a failed key exchange.
     pub reopens: Counter,
-    /// Bytes in every connection's outbound queue, shared with the queues.
-    pub queued_bytes: Arc<AtomicUsize>,
     /// Room records waiting to be written.
     pub stats_queued: AtomicUsize,
     rejections: Vec<(ErrorCode, Counter)>,
@@ -253,7 +253,6 @@ impl Default for Metrics {
             stats_dropped,
             stats_write_errors,
             reopens,
-            queued_bytes: Arc::new(AtomicUsize::new(0)),
             stats_queued: AtomicUsize::new(0),
             rejections,
             refusals,
@@ -324,7 +323,7 @@ impl Metrics {
         self.connections.set(live.connections as f64);
         self.handshakes.set(live.handshakes as f64);
         self.addresses.set(live.addresses as f64);
-        self.queued_bytes_gauge.set(self.queued_bytes.load(Ordering::Relaxed) as f64);
+        self.queued_bytes_gauge.set(live.queued_bytes as f64);
         self.stats_queued_gauge.set(self.stats_queued.load(Ordering::Relaxed) as f64);
         let mut text = self.handle.render();
         process::render(&mut text);

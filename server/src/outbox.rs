@@ -7,8 +7,10 @@
 //! not yet written (queued, or stuck writing to a full socket) is older than the age limit. The queue is then
 //! abandoned and the writer tries, for a short while, to deliver a `slow_reader` close frame.
 
+use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
@@ -77,8 +79,6 @@ struct Shared {
     queued_bytes: AtomicUsize,
     max_bytes: usize,
     max_age: Duration,
-    /// Bytes queued across all connections (the `fairdeck_relay_queued_bytes` gauge).
-    total_bytes: Arc<AtomicUsize>,
     killed: AtomicBool,
     /// Wakes the writer even while it is stuck writing to a full socket. A oneshot rather than a `Notify`: the
     /// writer polls it around every frame, and a oneshot poll costs a few atomics instead of a waiter-list lock.
@@ -103,19 +103,62 @@ pub(crate) enum WriterEnd {
     SocketError,
 }
 
+/// Every connection's queue, for the `fairdeck_relay_queued_bytes` gauge. Summed when scraped, so that queuing
+/// a frame touches no counter shared between connections.
+#[derive(Debug, Default)]
+pub(crate) struct Queues {
+    list: Mutex<QueueList>,
+}
+
+#[derive(Debug, Default)]
+struct QueueList {
+    queues: Vec<Weak<Shared>>,
+    /// Length at which closed queues are next swept out, so the list stays within twice the open ones.
+    sweep_at: usize,
+}
+
+impl Queues {
+    fn register(&self, shared: &Arc<Shared>) {
+        let mut list = self.list.lock().unwrap_or_else(PoisonError::into_inner);
+        list.queues.push(Arc::downgrade(shared));
+        if list.queues.len() >= list.sweep_at {
+            list.queues.retain(|queue| queue.strong_count() > 0);
+            list.sweep_at = (2 * list.queues.len()).max(64);
+        }
+    }
+
+    /// Bytes waiting in every open queue.
+    pub(crate) fn queued_bytes(&self) -> usize {
+        let mut list = self.list.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut total = 0;
+        list.queues.retain(|queue| match queue.upgrade() {
+            Some(shared) => {
+                let queued = shared.queued_bytes.load(Ordering::Relaxed);
+                if queued & ABANDONED == 0 {
+                    total += queued;
+                }
+                true
+            }
+            None => false,
+        });
+        list.sweep_at = (2 * list.queues.len()).max(64);
+        total
+    }
+}
+
 impl Outbox {
-    /// A new queue bounded by `max_bytes` and `max_age`, counted into `total_bytes` as well.
-    pub(crate) fn new(max_bytes: usize, max_age: Duration, total_bytes: Arc<AtomicUsize>) -> (Outbox, Queue) {
+    /// A new queue bounded by `max_bytes` and `max_age`, listed in `queues`.
+    pub(crate) fn new(max_bytes: usize, max_age: Duration, queues: &Queues) -> (Outbox, Queue) {
         let (tx, items) = mpsc::unbounded_channel();
         let (kill_tx, kill) = oneshot::channel();
         let shared = Arc::new(Shared {
             queued_bytes: AtomicUsize::new(0),
             max_bytes,
             max_age,
-            total_bytes,
             killed: AtomicBool::new(false),
             kill: Mutex::new(Some(kill_tx)),
         });
+        queues.register(&shared);
         (Outbox { tx, shared }, Queue { items, kill })
     }
 
@@ -160,26 +203,24 @@ impl Outbox {
             return Err(Overflow);
         }
         self.shared.reserve(item.cost())?;
-        // The receiver is gone only after the writer abandoned the queue, which took this item's cost back.
+        // The receiver is gone only after the writer abandoned the queue, whose count no longer matters.
         self.tx.send(Queued { item, at }).map_err(|_| Overflow)
     }
 }
 
 impl Shared {
-    /// Counts `cost` bytes in, or refuses: over budget (which kills the connection) or abandoned. The global count
-    /// goes up first and comes back down on refusal, so it never dips below what is really queued.
+    /// Counts `cost` bytes in, or refuses: over budget (which kills the connection) or abandoned.
     fn reserve(&self, cost: usize) -> Result<(), Overflow> {
-        self.total_bytes.fetch_add(cost, Ordering::SeqCst);
-        let mut queued = self.queued_bytes.load(Ordering::SeqCst);
+        let mut queued = self.queued_bytes.load(Ordering::Acquire);
         loop {
-            if queued & ABANDONED != 0 || queued + cost > self.max_bytes {
-                self.total_bytes.fetch_sub(cost, Ordering::SeqCst);
-                if queued & ABANDONED == 0 {
-                    self.kill(SlowReason::Bytes);
-                }
+            if queued & ABANDONED != 0 {
                 return Err(Overflow);
             }
-            match self.queued_bytes.compare_exchange_weak(queued, queued + cost, Ordering::SeqCst, Ordering::SeqCst) {
+            if queued + cost > self.max_bytes {
+                self.kill(SlowReason::Bytes);
+                return Err(Overflow);
+            }
+            match self.queued_bytes.compare_exchange_weak(queued, queued + cost, Ordering::AcqRel, Ordering::Acquire) {
                 Ok(_) => return Ok(()),
                 Err(now) => queued = now,
             }
@@ -188,25 +229,23 @@ impl Shared {
 
     /// An item left the queue (the writer took it).
     fn sub(&self, cost: usize) {
-        self.queued_bytes.fetch_sub(cost, Ordering::SeqCst);
-        self.total_bytes.fetch_sub(cost, Ordering::SeqCst);
+        self.queued_bytes.fetch_sub(cost, Ordering::AcqRel);
     }
 
     /// Cuts the connection off: the queue is abandoned and the writer woken.
     fn kill(&self, reason: SlowReason) {
         if !self.killed.swap(true, Ordering::SeqCst) {
-            let sender = self.kill.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+            let sender = self.kill.lock().unwrap_or_else(PoisonError::into_inner).take();
             if let Some(sender) = sender {
                 let _ = sender.send(reason);
             }
         }
     }
 
-    /// The writer is done: nothing more is accepted, and whatever is still counted leaves the global count.
+    /// The writer is done: nothing more is accepted, and what is left no longer counts as queued.
     fn abandon(&self) {
         self.killed.store(true, Ordering::SeqCst);
-        let left = self.queued_bytes.fetch_or(ABANDONED, Ordering::SeqCst) & !ABANDONED;
-        self.total_bytes.fetch_sub(left, Ordering::SeqCst);
+        self.queued_bytes.fetch_or(ABANDONED, Ordering::AcqRel);
     }
 }
 
@@ -267,15 +306,19 @@ async fn write_items(
                 return WriterEnd::Closed;
             }
         };
-        // The send usually completes at once; the timer only starts (is registered) if it does not.
-        let sent = tokio::select! {
-            biased;
-            sent = sink.send(message) => sent,
-            reason = &mut *killed => return WriterEnd::SlowReader(reason.unwrap_or(SlowReason::Bytes)),
-            () = tokio::time::sleep_until(deadline.into()) => {
-                shared.kill(SlowReason::Age);
-                return WriterEnd::SlowReader(SlowReason::Age);
-            }
+        // The send usually completes at once; only if it does not is a timer set up for the age limit.
+        let mut send = std::pin::pin!(sink.send(message));
+        let sent = match std::future::poll_fn(|cx| Poll::Ready(send.as_mut().poll(cx))).await {
+            Poll::Ready(sent) => sent,
+            Poll::Pending => tokio::select! {
+                biased;
+                sent = &mut send => sent,
+                reason = &mut *killed => return WriterEnd::SlowReader(reason.unwrap_or(SlowReason::Bytes)),
+                () = tokio::time::sleep_until(deadline.into()) => {
+                    shared.kill(SlowReason::Age);
+                    return WriterEnd::SlowReader(SlowReason::Age);
+                }
+            },
         };
         if sent.is_err() {
             return WriterEnd::SocketError;
@@ -301,17 +344,17 @@ async fn send_close(sink: &mut SplitSink<WebSocket, Message>, code: u16, reason:
 mod tests {
     use super::*;
 
-    fn outbox(max_bytes: usize) -> (Outbox, Queue, Arc<AtomicUsize>) {
-        let total = Arc::new(AtomicUsize::new(0));
-        let (outbox, queue) = Outbox::new(max_bytes, Duration::from_secs(10), total.clone());
-        (outbox, queue, total)
+    fn outbox(max_bytes: usize) -> (Outbox, Queue, Queues) {
+        let queues = Queues::default();
+        let (outbox, queue) = Outbox::new(max_bytes, Duration::from_secs(10), &queues);
+        (outbox, queue, queues)
     }
 
     #[test]
     fn overflowing_the_byte_budget_kills_the_connection() {
-        let (outbox, mut queue, total) = outbox(1000);
+        let (outbox, mut queue, queues) = outbox(1000);
         assert_eq!(outbox.frame(Bytes::from(vec![0; 500]), Instant::now()), Ok(()));
-        assert_eq!(total.load(Ordering::SeqCst), 500 + ENTRY_OVERHEAD);
+        assert_eq!(queues.queued_bytes(), 500 + ENTRY_OVERHEAD);
         assert_eq!(outbox.frame(Bytes::from(vec![0; 500]), Instant::now()), Err(Overflow));
         assert!(outbox.shared.killed.load(Ordering::SeqCst));
         // Nothing more is accepted once killed, even if it would fit.
@@ -319,18 +362,18 @@ mod tests {
         assert!(matches!(queue.items.try_recv(), Ok(Queued { item: Outgoing::Frame(_), .. })));
         assert!(queue.items.try_recv().is_err());
         assert_eq!(queue.kill.try_recv(), Ok(SlowReason::Bytes), "the writer is woken");
-        assert_eq!(total.load(Ordering::SeqCst), 500 + ENTRY_OVERHEAD, "refused items are not counted");
+        assert_eq!(queues.queued_bytes(), 500 + ENTRY_OVERHEAD, "refused items are not counted");
         outbox.shared.abandon();
-        assert_eq!(total.load(Ordering::SeqCst), 0);
+        assert_eq!(queues.queued_bytes(), 0);
     }
 
     #[test]
     fn many_small_frames_fit_and_are_not_counted_by_number() {
-        let (outbox, _queue, total) = outbox(512 * 1024);
+        let (outbox, _queue, queues) = outbox(512 * 1024);
         for _ in 0..2000 {
             assert_eq!(outbox.frame(Bytes::from_static(&[7; 100]), Instant::now()), Ok(()));
         }
-        assert_eq!(total.load(Ordering::SeqCst), 2000 * (100 + ENTRY_OVERHEAD));
+        assert_eq!(queues.queued_bytes(), 2000 * (100 + ENTRY_OVERHEAD));
         // Yet empty frames cannot pile up without bound: each counts its overhead.
         let (outbox, _queue, _) = self::outbox(64 * 1024);
         let accepted = (0..10_000).take_while(|_| outbox.frame(Bytes::new(), Instant::now()).is_ok()).count();
@@ -338,15 +381,24 @@ mod tests {
     }
 
     #[test]
-    fn an_abandoned_queue_leaves_the_global_count() {
-        let (outbox, _queue, total) = outbox(1 << 20);
-        for _ in 0..10 {
+    fn the_gauge_sums_open_queues_and_forgets_closed_ones() {
+        let queues = Queues::default();
+        let mut open = Vec::new();
+        for _ in 0..200 {
+            let (outbox, queue) = Outbox::new(1 << 20, Duration::from_secs(10), &queues);
             outbox.ping().unwrap();
+            open.push((outbox, queue));
         }
-        assert_eq!(total.load(Ordering::SeqCst), 10 * ENTRY_OVERHEAD);
-        outbox.shared.abandon();
-        assert_eq!(total.load(Ordering::SeqCst), 0);
-        assert_eq!(outbox.ping(), Err(Overflow));
-        assert_eq!(total.load(Ordering::SeqCst), 0);
+        assert_eq!(queues.queued_bytes(), 200 * ENTRY_OVERHEAD);
+        open[0].0.shared.abandon();
+        assert_eq!(open[0].0.ping(), Err(Overflow));
+        assert_eq!(queues.queued_bytes(), 199 * ENTRY_OVERHEAD, "an abandoned queue counts nothing");
+        open.truncate(10);
+        // Registering sweeps closed queues out from time to time, so the list does not grow with churn.
+        for _ in 0..1000 {
+            drop(Outbox::new(1 << 20, Duration::from_secs(10), &queues));
+        }
+        assert!(queues.list.lock().unwrap().queues.len() < 200);
+        assert_eq!(queues.queued_bytes(), 9 * ENTRY_OVERHEAD);
     }
 }

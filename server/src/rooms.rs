@@ -817,7 +817,7 @@ mod tests {
     }
 
     fn conn() -> (Outbox, Queue) {
-        Outbox::new(1 << 20, Duration::from_secs(60), Arc::new(std::sync::atomic::AtomicUsize::new(0)))
+        Outbox::new(1 << 20, Duration::from_secs(60), &crate::outbox::Queues::default())
     }
 
     fn messages(queue: &mut Queue) -> Vec<ServerMessage> {

@@ -15,6 +15,7 @@ use crate::admission::Admission;
 use crate::config::{Limits, LimitsError};
 use crate::handover;
 use crate::metrics::Metrics;
+use crate::outbox::Queues;
 use crate::ratelimit::RateLimiter;
 use crate::rooms::Rooms;
 use crate::stats::{StatsError, StatsStore, StatsWriter, error_chain};
@@ -110,6 +111,7 @@ impl RelayBuilder {
             resume_limiter: RateLimiter::new(limits.resumes_per_minute, now),
             connections: Arc::new(Connections::default()),
             admission: Arc::new(Admission::new(limits.max_handshakes, limits.connections_per_address)),
+            queues: Queues::default(),
             shutdown,
             stats,
             operator_token: self.operator_token,
@@ -233,6 +235,7 @@ pub(crate) struct AppState {
     pub(crate) resume_limiter: RateLimiter,
     pub(crate) connections: Arc<Connections>,
     pub(crate) admission: Arc<Admission>,
+    pub(crate) queues: Queues,
     pub(crate) shutdown: watch::Receiver<bool>,
     pub(crate) stats: StatsStore,
     pub(crate) operator_token: Option<String>,

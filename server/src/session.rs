@@ -44,7 +44,7 @@ pub(crate) async fn run(
 ) {
     let limits = &state.limits;
     let (sink, mut stream) = socket.split();
-    let (outbox, queue) = Outbox::new(limits.queue_bytes, limits.queue_age, state.metrics.queued_bytes.clone());
+    let (outbox, queue) = Outbox::new(limits.queue_bytes, limits.queue_age, &state.queues);
     let (done_tx, mut writer_done) = oneshot::channel();
     let writer = tokio::spawn(write_loop(sink, queue, outbox.clone(), state.metrics.clone(), done_tx));
     state.metrics.connections_accepted.increment(1);

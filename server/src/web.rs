@@ -96,6 +96,7 @@ async fn metrics(State(state): State<Arc<AppState>>) -> Response {
         connections: state.connections.open(),
         handshakes: state.admission.handshakes(),
         addresses: state.admission.addresses(),
+        queued_bytes: state.queues.queued_bytes(),
     });
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response()
 }
