@@ -121,12 +121,15 @@ async fn serve(kind: Kind) -> anyhow::Result<()> {
         Kind::Baseline => baseline::serve(announce).await,
         Kind::Fairdeck => {
             let dir = tempfile::tempdir()?;
-            // Production limits, except those that would refuse a load generator on one address.
+            // Production limits, except those that would refuse a load generator on one address opening thousands
+            // of connections at once.
             let limits = Limits {
                 rooms_per_minute: 0,
                 joins_per_minute: 0,
                 max_rooms: 50_000,
                 max_connections: 50_000,
+                connections_per_address: 0,
+                max_handshakes: 50_000,
                 ..Limits::default()
             };
             let mut relay = Relay::builder("127.0.0.1:0".parse()?, dir.path()).limits(limits).build().await?;

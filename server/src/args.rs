@@ -44,13 +44,14 @@ pub struct Args {
     #[arg(long, env = "FAIRDECK_RELAY_MAX_MESSAGE_BYTES", default_value_t = Limits::default().max_message_bytes)]
     pub max_message_bytes: usize,
 
-    /// Outbound queue per connection, in frames; a reader that lets it overflow is disconnected (4007).
-    #[arg(long, env = "FAIRDECK_RELAY_QUEUE_FRAMES", default_value_t = Limits::default().queue_frames)]
-    pub queue_frames: usize,
-
-    /// Outbound queue per connection, in bytes; a reader that lets it overflow is disconnected (4007).
+    /// Outbound queue per connection, in bytes (plus 64 per queued item); a reader that lets it overflow is
+    /// disconnected (4007).
     #[arg(long, env = "FAIRDECK_RELAY_QUEUE_BYTES", default_value_t = Limits::default().queue_bytes)]
     pub queue_bytes: usize,
+
+    /// Oldest an outbound frame may get before its reader is disconnected as too slow (4007).
+    #[arg(long, env = "FAIRDECK_RELAY_QUEUE_AGE", value_parser = parse_duration, default_value = "20s")]
+    pub queue_age: Duration,
 
     /// New rooms per client address per minute (0: no limit).
     #[arg(long, env = "FAIRDECK_RELAY_ROOMS_PER_MINUTE", default_value_t = Limits::default().rooms_per_minute)]
@@ -92,6 +93,27 @@ pub struct Args {
     #[arg(long, env = "FAIRDECK_RELAY_MAX_CONNECTIONS", default_value_t = Limits::default().max_connections)]
     pub max_connections: usize,
 
+    /// Time a new connection gets to send its HTTP request head; silent and byte-a-second connections are closed.
+    #[arg(long, env = "FAIRDECK_RELAY_REQUEST_HEAD_TIMEOUT", value_parser = parse_duration, default_value = "10s")]
+    pub request_head_timeout: Duration,
+
+    /// Time from accepting a connection to its WebSocket upgrade (or the end of its plain HTTP request).
+    #[arg(long, env = "FAIRDECK_RELAY_UPGRADE_TIMEOUT", value_parser = parse_duration, default_value = "15s")]
+    pub upgrade_timeout: Duration,
+
+    /// Most connections accepted but not yet upgraded to WebSocket; more are closed at once.
+    #[arg(long, env = "FAIRDECK_RELAY_MAX_HANDSHAKES", default_value_t = Limits::default().max_handshakes)]
+    pub max_handshakes: usize,
+
+    /// Most open connections from one address, IPv6 by /64, handshakes included (0: no limit). Behind a trusted
+    /// proxy it applies to WebSocket connections, by forwarded address.
+    #[arg(
+        long,
+        env = "FAIRDECK_RELAY_CONNECTIONS_PER_ADDRESS",
+        default_value_t = Limits::default().connections_per_address
+    )]
+    pub connections_per_address: usize,
+
     /// On SIGTERM, how long clients get to receive `closing` before the relay exits.
     #[arg(long, env = "FAIRDECK_RELAY_SHUTDOWN_GRACE", value_parser = parse_duration, default_value = "5s")]
     pub shutdown_grace: Duration,
@@ -124,8 +146,8 @@ impl Args {
     pub fn limits(&self) -> Limits {
         Limits {
             max_message_bytes: self.max_message_bytes,
-            queue_frames: self.queue_frames,
             queue_bytes: self.queue_bytes,
+            queue_age: self.queue_age,
             rooms_per_minute: self.rooms_per_minute,
             joins_per_minute: self.joins_per_minute,
             resumes_per_minute: self.resumes_per_minute,
@@ -136,6 +158,10 @@ impl Args {
             hello_timeout: self.hello_timeout,
             max_rooms: self.max_rooms,
             max_connections: self.max_connections,
+            request_head_timeout: self.request_head_timeout,
+            upgrade_timeout: self.upgrade_timeout,
+            max_handshakes: self.max_handshakes,
+            connections_per_address: self.connections_per_address,
             shutdown_grace: self.shutdown_grace,
             restart_hint: self.restart_hint,
         }

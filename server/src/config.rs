@@ -9,10 +9,12 @@ use thiserror::Error;
 pub struct Limits {
     /// Largest WebSocket message (and frame) accepted, in bytes.
     pub max_message_bytes: usize,
-    /// Per-connection outbound queue, in frames.
-    pub queue_frames: usize,
-    /// Per-connection outbound queue, in bytes. A reader that lets either bound overflow is disconnected.
+    /// Per-connection outbound queue, in bytes (each item also counts a fixed overhead). A reader that lets it
+    /// overflow is disconnected; a burst of small frames to a reader that keeps up fits.
     pub queue_bytes: usize,
+    /// Oldest an item may get in a connection's outbound queue (or stuck writing to its socket) before the reader
+    /// is disconnected as too slow.
+    pub queue_age: Duration,
     /// New rooms per client address per minute (0 = no limit).
     pub rooms_per_minute: u32,
     /// Joins per client address per minute (0 = no limit).
@@ -33,6 +35,18 @@ pub struct Limits {
     pub max_rooms: usize,
     /// Most WebSocket connections at once; more get HTTP 503.
     pub max_connections: usize,
+    /// Time allowed to send a request head (from the connection's start): silent and slow ("slowloris")
+    /// connections are closed after it.
+    pub request_head_timeout: Duration,
+    /// Time allowed from accepting a TCP connection to its WebSocket upgrade (or to the end of its one plain HTTP
+    /// request).
+    pub upgrade_timeout: Duration,
+    /// Most connections accepted but not yet upgraded to WebSocket (or done with their HTTP request); more are
+    /// closed at once.
+    pub max_handshakes: usize,
+    /// Most open connections from one address (IPv6: one /64), counted from the TCP accept, handshakes included
+    /// (0 = no limit). Behind a trusted proxy, counted on WebSocket connections by the forwarded address.
+    pub connections_per_address: usize,
     /// On shutdown, how long connections get to receive `closing` before the process exits.
     pub shutdown_grace: Duration,
     /// The reconnect hint sent on shutdown: clients wait about this long (plus jitter) before resuming.
@@ -46,8 +60,8 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_message_bytes: 64 * 1024,
-            queue_frames: 256,
             queue_bytes: 512 * 1024,
+            queue_age: Duration::from_secs(20),
             rooms_per_minute: 10,
             joins_per_minute: 30,
             resumes_per_minute: 10,
@@ -58,6 +72,10 @@ impl Default for Limits {
             hello_timeout: Duration::from_secs(10),
             max_rooms: 10_000,
             max_connections: 20_000,
+            request_head_timeout: Duration::from_secs(10),
+            upgrade_timeout: Duration::from_secs(15),
+            max_handshakes: 1024,
+            connections_per_address: 64,
             shutdown_grace: Duration::from_secs(5),
             restart_hint: Duration::from_secs(2),
         }
@@ -85,7 +103,7 @@ impl Limits {
         }
         // The queue must hold at least one largest message, or every large frame would cut the reader off.
         at_least("queue_bytes", self.queue_bytes as u64, self.max_message_bytes as u64)?;
-        at_least("queue_frames", self.queue_frames as u64, 4)?;
+        at_least("max_handshakes", self.max_handshakes as u64, 1)?;
         at_least("max_rooms", self.max_rooms as u64, 1)?;
         at_least("max_connections", self.max_connections as u64, 2)?;
         for (name, value) in [
@@ -94,6 +112,9 @@ impl Limits {
             ("ping_interval", self.ping_interval),
             ("ping_timeout", self.ping_timeout),
             ("hello_timeout", self.hello_timeout),
+            ("queue_age", self.queue_age),
+            ("request_head_timeout", self.request_head_timeout),
+            ("upgrade_timeout", self.upgrade_timeout),
         ] {
             at_least(name, value.as_millis() as u64, 1)?;
         }

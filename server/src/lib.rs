@@ -20,10 +20,13 @@
 //! # Ok(()) }
 //! ```
 
+mod accept;
+mod admission;
 pub mod config;
 mod handover;
 mod metrics;
 mod outbox;
+mod process;
 pub mod ratelimit;
 mod rooms;
 mod server;

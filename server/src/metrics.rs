@@ -1,12 +1,19 @@
-//! Prometheus metrics of one relay instance.
+//! Prometheus metrics of one relay instance, and the rate-limited log lines of refused and cut connections.
 //!
 //! Each relay owns its recorder (no global one), so several relays in one test process keep separate counts.
 //! Counters and the histogram are updated on the hot path through pre-registered handles (an atomic add);
-//! gauges are set from the live room table when `/metrics` is scraped, so they cannot drift.
+//! gauges are set from the live state when `/metrics` is scraped, so they cannot drift. The `process_*` metrics
+//! are read from `/proc/self` at each scrape (see `process`).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use metrics::{Counter, Gauge, Histogram, Key, KeyName, Label, Level, Metadata, Recorder, SharedString};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
+use crate::process;
 use crate::protocol::ErrorCode;
 use crate::rooms::LiveCounts;
 use crate::stats::RoomResult;
@@ -14,6 +21,77 @@ use crate::stats::RoomResult;
 const LATENCY: &str = "fairdeck_relay_forward_latency_seconds";
 const LATENCY_BUCKETS: [f64; 14] =
     [0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0];
+
+/// At most one log line per kind of refusal in this interval; the next line says how many were left out.
+const LOG_EVERY: Duration = Duration::from_secs(10);
+
+/// Why a connection was refused or closed before it became a WebSocket (the `reason` label of
+/// `fairdeck_relay_connections_refused_total`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// Its address (IPv6: its /64) already had `connections_per_address` connections open.
+    AddressLimit,
+    /// `max_handshakes` connections were already in their handshake.
+    HandshakeLimit,
+    /// No complete request head within `request_head_timeout` (silent or slowloris).
+    HeadTimeout,
+    /// Not upgraded (or done with its request) within `upgrade_timeout`.
+    UpgradeTimeout,
+    /// The listening socket could not accept (usually the open-file limit).
+    AcceptError,
+}
+
+impl Refusal {
+    pub const ALL: [Refusal; 5] = [
+        Refusal::AddressLimit,
+        Refusal::HandshakeLimit,
+        Refusal::HeadTimeout,
+        Refusal::UpgradeTimeout,
+        Refusal::AcceptError,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Refusal::AddressLimit => "address_limit",
+            Refusal::HandshakeLimit => "handshake_limit",
+            Refusal::HeadTimeout => "head_timeout",
+            Refusal::UpgradeTimeout => "upgrade_timeout",
+            Refusal::AcceptError => "accept_error",
+        }
+    }
+}
+
+/// Why a slow reader was cut off (the `reason` label of `fairdeck_relay_slow_readers_total`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlowReason {
+    /// Its queue went over `queue_bytes`.
+    Bytes,
+    /// Its oldest queued item got older than `queue_age`.
+    Age,
+}
+
+impl SlowReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SlowReason::Bytes => "bytes",
+            SlowReason::Age => "age",
+        }
+    }
+}
+
+/// Gauges taken from the live state at each scrape.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Live {
+    pub rooms: LiveCounts,
+    /// WebSocket connections.
+    pub connections: usize,
+    /// Connections accepted and not yet upgraded.
+    pub handshakes: usize,
+    /// Addresses (IPv6: /64s) with open connections.
+    pub addresses: usize,
+    /// Bytes waiting in every connection's outbound queue.
+    pub queued_bytes: usize,
+}
 
 /// The relay's metric handles.
 pub struct Metrics {
@@ -28,17 +106,28 @@ pub struct Metrics {
     pub forward_latency: Histogram,
     /// WebSocket connections accepted.
     pub connections_accepted: Counter,
-    /// Room records the stats writer could not keep up with.
+    /// Room records lost: the queue to the database was full, or the relay stopped before it could write them.
     pub stats_dropped: Counter,
+    /// Room record writes that failed (each is retried).
+    pub stats_write_errors: Counter,
     /// Rooms reopened by their creator after a failed key exchange.
     pub reopens: Counter,
+    /// Room records waiting to be written.
+    pub stats_queued: AtomicUsize,
     rejections: Vec<(ErrorCode, Counter)>,
+    refusals: Vec<(Refusal, Counter)>,
+    slow_readers: [Counter; 2],
     rooms_ended: Vec<(RoomResult, Counter)>,
     rooms_open: Gauge,
     rooms_waiting: Gauge,
     seats_connected: Gauge,
     seats_held: Gauge,
     connections: Gauge,
+    handshakes: Gauge,
+    addresses: Gauge,
+    queued_bytes_gauge: Gauge,
+    stats_queued_gauge: Gauge,
+    log: LogLimiter,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -80,7 +169,12 @@ impl Default for Metrics {
             counter("fairdeck_relay_connections_accepted_total", "WebSocket connections accepted.", vec![]);
         let stats_dropped = counter(
             "fairdeck_relay_stats_dropped_total",
-            "Room records lost because the statistics database could not keep up.",
+            "Room records lost: the queue to the statistics database was full, or the relay stopped first.",
+            vec![],
+        );
+        let stats_write_errors = counter(
+            "fairdeck_relay_stats_write_errors_total",
+            "Room record writes that failed; the record is kept and retried.",
             vec![],
         );
         let reopens = counter(
@@ -102,6 +196,24 @@ impl Default for Metrics {
                 )
             })
             .collect();
+        let refusals = Refusal::ALL
+            .iter()
+            .map(|refusal| {
+                let labels = vec![Label::new("reason", refusal.as_str())];
+                (
+                    *refusal,
+                    counter(
+                        "fairdeck_relay_connections_refused_total",
+                        "TCP connections refused or closed before becoming WebSockets, by reason.",
+                        labels,
+                    ),
+                )
+            })
+            .collect();
+        let slow_help = "Readers cut off as too slow (4007), by what overflowed.";
+        let slow_readers = [SlowReason::Bytes, SlowReason::Age].map(|reason| {
+            counter("fairdeck_relay_slow_readers_total", slow_help, vec![Label::new("reason", reason.as_str())])
+        });
         let rooms_ended = RoomResult::ALL
             .iter()
             .map(|result| {
@@ -115,6 +227,19 @@ impl Default for Metrics {
         let seats_connected = gauge("fairdeck_relay_seats", seat_help, vec![Label::new("state", "connected")]);
         let seats_held = gauge("fairdeck_relay_seats", seat_help, vec![Label::new("state", "held")]);
         let connections = gauge("fairdeck_relay_connections", "WebSocket connections open.", vec![]);
+        let handshakes =
+            gauge("fairdeck_relay_handshakes", "TCP connections accepted and not yet upgraded to WebSocket.", vec![]);
+        let addresses =
+            gauge("fairdeck_relay_addresses", "Client addresses (IPv6: /64s) with open connections.", vec![]);
+        let queued_bytes_gauge = gauge(
+            "fairdeck_relay_queued_bytes",
+            "Bytes waiting in outbound queues, all connections (each item counts 64 bytes more).",
+            vec![],
+        );
+        let stats_queued_gauge =
+            gauge("fairdeck_relay_stats_queued", "Room records waiting to be written to the database.", vec![]);
+        let version = vec![Label::new("version", env!("CARGO_PKG_VERSION"))];
+        gauge("fairdeck_relay_build_info", "The relay's version, as a label; always 1.", version).set(1.0);
         let (key_name, text) = describe(LATENCY, "Time from reading a frame to writing it to the peer's socket.");
         recorder.describe_histogram(key_name, Some(metrics::Unit::Seconds), text);
         let forward_latency = recorder.register_histogram(&Key::from_name(LATENCY), &metadata);
@@ -126,24 +251,55 @@ impl Default for Metrics {
             forward_latency,
             connections_accepted,
             stats_dropped,
+            stats_write_errors,
             reopens,
+            stats_queued: AtomicUsize::new(0),
             rejections,
+            refusals,
+            slow_readers,
             rooms_ended,
             rooms_open,
             rooms_waiting,
             seats_connected,
             seats_held,
             connections,
+            handshakes,
+            addresses,
+            queued_bytes_gauge,
+            stats_queued_gauge,
+            log: LogLimiter::default(),
         }
     }
 }
 
 impl Metrics {
-    /// Counts a refused request or a connection cut, by its error code.
+    /// Counts (and logs, rate-limited) a refused request or a connection cut, by its error code.
     pub fn rejected(&self, code: ErrorCode) {
         if let Some((_, counter)) = self.rejections.iter().find(|(c, _)| *c == code) {
             counter.increment(1);
         }
+        if let Some(suppressed) = self.log.admit(code.as_str()) {
+            tracing::info!(reason = code.as_str(), suppressed, "refused a request or cut a connection");
+        }
+    }
+
+    /// Counts (and logs, rate-limited) a connection refused or closed before its WebSocket upgrade.
+    pub fn refused(&self, refusal: Refusal) {
+        if let Some((_, counter)) = self.refusals.iter().find(|(r, _)| *r == refusal) {
+            counter.increment(1);
+        }
+        if let Some(suppressed) = self.log.admit(refusal.as_str()) {
+            let what = match refusal {
+                Refusal::HeadTimeout | Refusal::UpgradeTimeout => "closed a connection before its upgrade",
+                Refusal::AddressLimit | Refusal::HandshakeLimit | Refusal::AcceptError => "refused a connection",
+            };
+            tracing::warn!(reason = refusal.as_str(), suppressed, "{what}");
+        }
+    }
+
+    /// Counts a reader cut off as too slow, by what overflowed (the cut itself is counted by [`Self::rejected`]).
+    pub fn slow_reader(&self, reason: SlowReason) {
+        self.slow_readers[reason as usize].increment(1);
     }
 
     /// Counts a room that ended.
@@ -158,13 +314,76 @@ impl Metrics {
         self.handle.run_upkeep();
     }
 
-    /// Renders the Prometheus text exposition, with gauges taken from `live`.
-    pub fn render(&self, live: LiveCounts, connections: usize) -> String {
-        self.rooms_open.set(live.rooms as f64);
-        self.rooms_waiting.set(live.waiting as f64);
-        self.seats_connected.set(live.seats_connected as f64);
-        self.seats_held.set(live.seats_held as f64);
-        self.connections.set(connections as f64);
-        self.handle.render()
+    /// Renders the Prometheus text exposition, with gauges taken from `live` and the `process_*` metrics.
+    pub fn render(&self, live: Live) -> String {
+        self.rooms_open.set(live.rooms.rooms as f64);
+        self.rooms_waiting.set(live.rooms.waiting as f64);
+        self.seats_connected.set(live.rooms.seats_connected as f64);
+        self.seats_held.set(live.rooms.seats_held as f64);
+        self.connections.set(live.connections as f64);
+        self.handshakes.set(live.handshakes as f64);
+        self.addresses.set(live.addresses as f64);
+        self.queued_bytes_gauge.set(live.queued_bytes as f64);
+        self.stats_queued_gauge.set(self.stats_queued.load(Ordering::Relaxed) as f64);
+        let mut text = self.handle.render();
+        process::render(&mut text);
+        text
+    }
+}
+
+/// Lets one log line per key through every [`LOG_EVERY`], and counts the ones it holds back.
+#[derive(Debug, Default)]
+struct LogLimiter {
+    keys: Mutex<HashMap<&'static str, (Instant, u64)>>,
+}
+
+impl LogLimiter {
+    /// `Some(lines suppressed since the last one)` if a line for `key` may be logged now.
+    fn admit(&self, key: &'static str) -> Option<u64> {
+        let now = Instant::now();
+        let mut keys = self.keys.lock().unwrap_or_else(PoisonError::into_inner);
+        match keys.get_mut(key) {
+            Some((last, suppressed)) if now.duration_since(*last) < LOG_EVERY => {
+                *suppressed += 1;
+                None
+            }
+            Some((last, suppressed)) => {
+                *last = now;
+                Some(std::mem::take(suppressed))
+            }
+            None => {
+                keys.insert(key, (now, 0));
+                Some(0)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_lines_are_limited_per_reason_and_say_how_many_were_held_back() {
+        let limiter = LogLimiter::default();
+        assert_eq!(limiter.admit("a"), Some(0));
+        assert_eq!(limiter.admit("a"), None);
+        assert_eq!(limiter.admit("a"), None);
+        assert_eq!(limiter.admit("b"), Some(0), "another reason has its own budget");
+        limiter.keys.lock().unwrap().get_mut("a").unwrap().0 -= LOG_EVERY;
+        assert_eq!(limiter.admit("a"), Some(2));
+    }
+
+    #[test]
+    fn the_exposition_has_build_info_and_process_metrics() {
+        let text = Metrics::default().render(Live::default());
+        let version = env!("CARGO_PKG_VERSION");
+        assert!(text.contains(&format!("fairdeck_relay_build_info{{version=\"{version}\"}} 1")), "{text}");
+        assert!(text.contains("fairdeck_relay_connections_refused_total{reason=\"head_timeout\"} 0"), "{text}");
+        if cfg!(target_os = "linux") {
+            for name in ["process_resident_memory_bytes ", "process_open_fds ", "process_cpu_seconds_total "] {
+                assert!(text.contains(name), "{name} in {text}");
+            }
+        }
     }
 }

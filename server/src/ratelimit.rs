@@ -88,7 +88,8 @@ impl RateLimiter {
     }
 }
 
-fn key(addr: IpAddr) -> IpAddr {
+/// The key an address is counted under: IPv4 as is (IPv4-mapped IPv6 too), IPv6 by its /64.
+pub(crate) fn key(addr: IpAddr) -> IpAddr {
     match addr {
         IpAddr::V4(_) => addr,
         IpAddr::V6(v6) => match v6.to_ipv4_mapped() {

@@ -751,7 +751,10 @@ impl Rooms {
         }
         drop(registry);
         self.metrics.room_ended(record.result);
+        // Counted before it is sent, so that the writer never takes it off the count first.
+        self.metrics.stats_queued.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         if self.records.try_send(record).is_err() {
+            self.metrics.stats_queued.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
             self.metrics.stats_dropped.increment(1);
         }
     }
@@ -814,13 +817,13 @@ mod tests {
     }
 
     fn conn() -> (Outbox, Queue) {
-        Outbox::new(64, 1 << 20)
+        Outbox::new(1 << 20, Duration::from_secs(60), &crate::outbox::Queues::default())
     }
 
     fn messages(queue: &mut Queue) -> Vec<ServerMessage> {
         let mut out = Vec::new();
-        while let Ok(item) = queue.items.try_recv() {
-            if let Outgoing::Text(text) = item {
+        while let Ok(queued) = queue.items.try_recv() {
+            if let Outgoing::Text(text) = queued.item {
                 out.push(serde_json::from_str(&text).unwrap());
             }
         }

@@ -6,18 +6,19 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use axum::serve::ListenerExt;
 use thiserror::Error;
 use tokio::net::TcpListener;
 use tokio::sync::{Notify, mpsc, watch};
 
+use crate::accept;
+use crate::admission::Admission;
 use crate::config::{Limits, LimitsError};
 use crate::handover;
 use crate::metrics::Metrics;
+use crate::outbox::Queues;
 use crate::ratelimit::RateLimiter;
 use crate::rooms::Rooms;
 use crate::stats::{StatsError, StatsStore, StatsWriter, error_chain};
-use crate::web;
 
 /// Room records waiting to be written; past this the relay drops records (and counts them) rather than grow.
 const STATS_QUEUE: usize = 4096;
@@ -36,8 +37,6 @@ pub enum RelayError {
     Stats(#[from] StatsError),
     #[error("cannot listen on {addr}")]
     Bind { addr: SocketAddr, source: std::io::Error },
-    #[error("the HTTP server failed")]
-    Serve(#[source] std::io::Error),
 }
 
 /// Configures a relay. `listen` may use port 0; [`Relay::bind`] tells the port chosen.
@@ -88,16 +87,16 @@ impl RelayBuilder {
         self
     }
 
-    /// Creates the data directory, connects to and migrates the statistics database, and takes back the rooms a
-    /// previous process handed over.
+    /// Creates the data directory, takes back the rooms a previous process handed over, and starts the statistics
+    /// writer, which connects to (and migrates) the database in the background: a relay whose database is down
+    /// starts and serves games, and keeps their records until the database is back.
     pub async fn build(self) -> Result<Relay, RelayError> {
         self.limits.validate()?;
         std::fs::create_dir_all(&self.data_dir)
             .map_err(|source| RelayError::DataDir { path: self.data_dir.clone(), source })?;
         let url = self.database_url.clone().unwrap_or_else(|| StatsStore::sqlite_url(&self.data_dir));
-        let stats = StatsStore::connect(&url).await?;
+        let stats = StatsStore::lazy(&url)?;
         let (records_tx, records_rx) = mpsc::channel(STATS_QUEUE);
-        let writer = StatsWriter::spawn(stats.clone(), records_rx);
         let metrics = Arc::new(Metrics::default());
         let limits = self.limits;
         let rooms =
@@ -111,6 +110,8 @@ impl RelayBuilder {
             join_limiter: RateLimiter::new(limits.joins_per_minute, now),
             resume_limiter: RateLimiter::new(limits.resumes_per_minute, now),
             connections: Arc::new(Connections::default()),
+            admission: Arc::new(Admission::new(limits.max_handshakes, limits.connections_per_address)),
+            queues: Queues::default(),
             shutdown,
             stats,
             operator_token: self.operator_token,
@@ -129,6 +130,7 @@ impl RelayBuilder {
             }
             Err(error) => tracing::warn!(error = %error_chain(&error), "cannot take over the previous rooms"),
         }
+        let writer = StatsWriter::spawn(state.stats.clone(), records_rx, state.metrics.clone());
         Ok(Relay { listen: self.listen, listener: None, state, writer, shutdown: Arc::new(shutdown_tx), handover_path })
     }
 }
@@ -203,32 +205,18 @@ impl Relay {
                 }
             })
         };
-        let listener = listener.tap_io(|tcp| {
-            // Frames are small and interactive: send them at once.
-            let _ = tcp.set_nodelay(true);
-        });
+        // Returns once shutting down; the listener closes with it.
+        accept::serve(listener, state.clone()).await;
+        // Requests under way get the grace period to finish; a stuck one does not hold the shutdown.
         let grace = state.limits.shutdown_grace;
-        let mut stopping = state.shutdown.clone();
-        let mut stopped = state.shutdown.clone();
-        let server = axum::serve(listener, web::app(state.clone()).into_make_service_with_connect_info::<SocketAddr>())
-            .with_graceful_shutdown(async move {
-                let _ = stopping.wait_for(|stopping| *stopping).await;
-            });
-        // Plain HTTP requests get the grace period to finish; a stuck one does not hold the shutdown.
-        let served = tokio::select! {
-            served = server => served.map_err(RelayError::Serve),
-            () = async {
-                let _ = stopped.wait_for(|stopping| *stopping).await;
-                tokio::time::sleep(grace).await;
-            } => Ok(()),
-        };
+        state.admission.wait_handshakes_done(grace).await;
         state.connections.wait_idle(grace).await;
         let _ = upkeep.await;
         if let Err(error) = handover::save(&handover_path, &state.rooms) {
             tracing::warn!(error = %error_chain(&error), "cannot hand the open rooms over to the next process");
         }
         writer.finish().await;
-        served
+        Ok(())
     }
 }
 
@@ -246,6 +234,8 @@ pub(crate) struct AppState {
     pub(crate) join_limiter: RateLimiter,
     pub(crate) resume_limiter: RateLimiter,
     pub(crate) connections: Arc<Connections>,
+    pub(crate) admission: Arc<Admission>,
+    pub(crate) queues: Queues,
     pub(crate) shutdown: watch::Receiver<bool>,
     pub(crate) stats: StatsStore,
     pub(crate) operator_token: Option<String>,

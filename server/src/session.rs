@@ -10,6 +10,7 @@ use futures_util::StreamExt;
 use tokio::sync::oneshot;
 use tokio::time::{MissedTickBehavior, interval_at, sleep, sleep_until};
 
+use crate::admission::AddressTicket;
 use crate::outbox::{Outbox, WriterEnd, write_loop};
 use crate::protocol::{
     ClientMessage, ClosingReason, ErrorCode, MAX_CONTROL_BYTES, PROTOCOL_VERSION, ServerMessage, close,
@@ -33,10 +34,17 @@ enum End {
 }
 
 /// Runs one connection to its end.
-pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, addr: IpAddr, guard: ConnectionGuard) {
+/// `guard` and `ticket` count the connection (in all, and against its address) until it ends.
+pub(crate) async fn run(
+    state: Arc<AppState>,
+    socket: WebSocket,
+    addr: IpAddr,
+    guard: ConnectionGuard,
+    ticket: AddressTicket,
+) {
     let limits = &state.limits;
     let (sink, mut stream) = socket.split();
-    let (outbox, queue) = Outbox::new(limits.queue_frames, limits.queue_bytes);
+    let (outbox, queue) = Outbox::new(limits.queue_bytes, limits.queue_age, &state.queues);
     let (done_tx, mut writer_done) = oneshot::channel();
     let writer = tokio::spawn(write_loop(sink, queue, outbox.clone(), state.metrics.clone(), done_tx));
     state.metrics.connections_accepted.increment(1);
@@ -64,8 +72,9 @@ pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, addr: IpAddr, g
             biased;
             end = &mut writer_done => {
                 break match end.unwrap_or(WriterEnd::SocketError) {
-                    WriterEnd::SlowReader => {
+                    WriterEnd::SlowReader(reason) => {
                         state.metrics.rejected(ErrorCode::SlowReader);
+                        state.metrics.slow_reader(reason);
                         End::Dropped { errored: true }
                     }
                     WriterEnd::Closed | WriterEnd::SocketError => End::Dropped { errored: false },
@@ -127,6 +136,7 @@ pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, addr: IpAddr, g
     // The writer ends once every queue handle is gone (the room dropped its handle above) or after its close frame.
     let _ = tokio::time::timeout(WRITER_DRAIN, writer).await;
     drop(guard);
+    drop(ticket);
 }
 
 struct Session<'a> {

@@ -5,6 +5,8 @@
 //! `migrations/postgres` with the same version numbers (a test checks it).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use serde::Serialize;
@@ -12,8 +14,11 @@ use sqlx::any::{AnyPoolOptions, install_default_drivers};
 use sqlx::migrate::Migrator;
 use sqlx::{AnyPool, Row};
 use thiserror::Error;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{OnceCell, mpsc, oneshot};
 use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use crate::metrics::Metrics;
 
 static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("../migrations/sqlite");
 static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("../migrations/postgres");
@@ -128,32 +133,52 @@ pub struct Summary {
     pub waiting: Vec<(&'static str, i64)>,
 }
 
-/// The statistics database.
+/// The statistics database. It connects when first used (and migrates then), so a relay starts and serves games
+/// while its database is down; each use retries the connection.
 #[derive(Debug, Clone)]
 pub struct StatsStore {
     pool: AnyPool,
+    migrated: Arc<OnceCell<()>>,
 }
 
 const HOUR_MS: i64 = 3_600_000;
 
+/// How long one use waits for a database connection before it fails.
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
+
 impl StatsStore {
     /// Connects (creating a SQLite file if needed) and runs the migrations for the backend.
     pub async fn connect(url: &str) -> Result<StatsStore, StatsError> {
+        let store = StatsStore::lazy(url)?;
+        store.ready().await?;
+        Ok(store)
+    }
+
+    /// A store that connects and migrates on first use. Fails only on a malformed URL.
+    pub fn lazy(url: &str) -> Result<StatsStore, StatsError> {
         install_default_drivers();
         let pool = AnyPoolOptions::new()
             .max_connections(4)
-            .acquire_timeout(Duration::from_secs(10))
-            .connect(url)
-            .await
+            .acquire_timeout(ACQUIRE_TIMEOUT)
+            .connect_lazy(url)
             .map_err(StatsError::Connect)?;
-        let backend = pool.acquire().await.map_err(StatsError::Connect)?.backend_name().to_owned();
-        let migrator = match backend.as_str() {
-            "SQLite" => &SQLITE_MIGRATIONS,
-            "PostgreSQL" => &POSTGRES_MIGRATIONS,
-            _ => return Err(StatsError::UnsupportedBackend(backend)),
-        };
-        migrator.run(&pool).await.map_err(StatsError::Migrate)?;
-        Ok(StatsStore { pool })
+        Ok(StatsStore { pool, migrated: Arc::new(OnceCell::new()) })
+    }
+
+    /// Connects and runs the migrations, once; a failure is retried on the next call.
+    pub async fn ready(&self) -> Result<(), StatsError> {
+        self.migrated
+            .get_or_try_init(|| async {
+                let backend = self.pool.acquire().await.map_err(StatsError::Connect)?.backend_name().to_owned();
+                let migrator = match backend.as_str() {
+                    "SQLite" => &SQLITE_MIGRATIONS,
+                    "PostgreSQL" => &POSTGRES_MIGRATIONS,
+                    _ => return Err(StatsError::UnsupportedBackend(backend)),
+                };
+                migrator.run(&self.pool).await.map_err(StatsError::Migrate)
+            })
+            .await?;
+        Ok(())
     }
 
     /// The SQLite URL of the stats file in `data_dir`.
@@ -163,6 +188,7 @@ impl StatsStore {
 
     /// Stores one finished room.
     pub async fn insert(&self, record: &RoomRecord) -> Result<(), StatsError> {
+        self.ready().await?;
         sqlx::query(
             "INSERT INTO rooms (created_ms, waiting_ms, total_ms, result, frames_a_to_b, bytes_a_to_b, \
              frames_b_to_a, bytes_b_to_a, resumes, client_a, client_b) \
@@ -186,6 +212,7 @@ impl StatsStore {
 
     /// The most recent rooms, newest first.
     pub async fn recent(&self, limit: i64) -> Result<Vec<RoomRecord>, StatsError> {
+        self.ready().await?;
         let rows = sqlx::query(
             "SELECT created_ms, waiting_ms, total_ms, result, frames_a_to_b, bytes_a_to_b, frames_b_to_a, \
              bytes_b_to_a, resumes, client_a, client_b FROM rooms ORDER BY id DESC LIMIT $1",
@@ -215,6 +242,7 @@ impl StatsStore {
 
     /// Aggregates the rooms created in the `hours` hours before `now_ms`.
     pub async fn summary(&self, now_ms: i64, hours: u32) -> Result<Summary, StatsError> {
+        self.ready().await?;
         let first_hour = now_ms / HOUR_MS - i64::from(hours.max(1)) + 1;
         let since_ms = first_hour * HOUR_MS;
         let mut summary = Summary {
@@ -289,7 +317,16 @@ impl StatsStore {
     }
 }
 
-/// The task that writes room records as rooms end. Stop it with [`StatsWriter::finish`] to flush what is queued.
+/// First pause after a failed write; it doubles up to [`RETRY_MAX`] while the database stays down.
+const RETRY_FIRST: Duration = Duration::from_millis(500);
+const RETRY_MAX: Duration = Duration::from_secs(30);
+
+/// On shutdown, how long the writer may spend on what is queued (if the database is up).
+const FLUSH_LIMIT: Duration = Duration::from_secs(5);
+
+/// The task that writes room records as rooms end. A record whose write fails is kept and retried, with backoff,
+/// until the database is back; meanwhile new records wait in the bounded queue (the rooms count what does not
+/// fit as dropped). Stop it with [`StatsWriter::finish`] to flush what is queued.
 #[derive(Debug)]
 pub(crate) struct StatsWriter {
     stop: oneshot::Sender<()>,
@@ -297,21 +334,58 @@ pub(crate) struct StatsWriter {
 }
 
 impl StatsWriter {
-    /// Spawns the writer on the current runtime.
-    pub(crate) fn spawn(store: StatsStore, mut records: mpsc::Receiver<RoomRecord>) -> StatsWriter {
+    /// Spawns the writer on the current runtime. It connects to the database at once, in the background.
+    pub(crate) fn spawn(
+        store: StatsStore,
+        mut records: mpsc::Receiver<RoomRecord>,
+        metrics: Arc<Metrics>,
+    ) -> StatsWriter {
         let (stop, mut stopped) = oneshot::channel();
         let task = tokio::spawn(async move {
+            let mut health = Health::default();
+            health.report(store.ready().await);
+            let mut retry = RETRY_FIRST;
+            let mut pending: Option<RoomRecord> = None;
             loop {
-                tokio::select! {
-                    record = records.recv() => match record {
-                        Some(record) => write(&store, &record).await,
-                        None => return,
+                let record = match pending.take() {
+                    Some(record) => record,
+                    None => tokio::select! {
+                        record = records.recv() => match record {
+                            Some(record) => record,
+                            None => return,
+                        },
+                        _ = &mut stopped => break,
                     },
+                };
+                let written = store.insert(&record).await;
+                if written.is_ok() {
+                    metrics.stats_queued.fetch_sub(1, Ordering::Relaxed);
+                    retry = RETRY_FIRST;
+                    health.report(written);
+                    continue;
+                }
+                metrics.stats_write_errors.increment(1);
+                health.report(written);
+                pending = Some(record);
+                tokio::select! {
+                    () = tokio::time::sleep(retry) => {}
                     _ = &mut stopped => break,
                 }
+                retry = (retry * 2).min(RETRY_MAX);
             }
+            // Shutting down: write what is left while the database answers and time allows; count the rest lost.
+            let deadline = Instant::now() + FLUSH_LIMIT;
+            let mut left: Vec<RoomRecord> = pending.into_iter().collect();
             while let Ok(record) = records.try_recv() {
-                write(&store, &record).await;
+                left.push(record);
+            }
+            for record in left {
+                let written = health.up && Instant::now() < deadline && store.insert(&record).await.is_ok();
+                metrics.stats_queued.fetch_sub(1, Ordering::Relaxed);
+                if !written {
+                    health.up = false;
+                    metrics.stats_dropped.increment(1);
+                }
             }
         });
         StatsWriter { stop, task }
@@ -324,9 +398,34 @@ impl StatsWriter {
     }
 }
 
-async fn write(store: &StatsStore, record: &RoomRecord) {
-    if let Err(error) = store.insert(record).await {
-        tracing::warn!(error = %error_chain(&error), "cannot store a room record");
+/// Whether the database answered the last write, to log once when it goes down and once when it is back.
+#[derive(Debug)]
+struct Health {
+    up: bool,
+}
+
+impl Default for Health {
+    fn default() -> Health {
+        Health { up: true }
+    }
+}
+
+impl Health {
+    fn report(&mut self, result: Result<(), StatsError>) {
+        match (self.up, result) {
+            (true, Err(error)) => {
+                tracing::warn!(
+                    error = %error_chain(&error),
+                    "the statistics database is unavailable; room records are kept and retried"
+                );
+                self.up = false;
+            }
+            (false, Ok(())) => {
+                tracing::info!("the statistics database is back; writing the kept room records");
+                self.up = true;
+            }
+            _ => {}
+        }
     }
 }
 

@@ -49,21 +49,35 @@ impl TestPostgres {
         let mut last_error = None;
         for _ in 0..5 {
             server.port = free_port()?;
-            let options = format!(
-                "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off \
-                 -c full_page_writes=off -c max_connections=40",
-                server.port,
-                server.dir.path().display()
-            );
-            let log = server.dir.path().join("log");
-            match server
-                .pg("pg_ctl", |c| c.arg("-D").arg(&data).arg("-l").arg(&log).args(["-w", "-o", &options, "start"]))
-            {
+            match server.pg_start() {
                 Ok(()) => return Ok(server),
                 Err(error) => last_error = Some(error),
             }
         }
         Err(last_error.unwrap_or(TestPostgresError::NoBinaries))
+    }
+
+    /// Stops the server, keeping its data and its port: a database outage.
+    pub fn stop(&self) -> Result<(), TestPostgresError> {
+        let data = self.dir.path().join("data");
+        self.pg("pg_ctl", |c| c.arg("-D").arg(&data).args(["-m", "fast", "-w", "stop"]))
+    }
+
+    /// Starts a stopped server again, on the same port.
+    pub fn restart(&self) -> Result<(), TestPostgresError> {
+        self.pg_start()
+    }
+
+    fn pg_start(&self) -> Result<(), TestPostgresError> {
+        let data = self.dir.path().join("data");
+        let options = format!(
+            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off \
+             -c full_page_writes=off -c max_connections=40",
+            self.port,
+            self.dir.path().display()
+        );
+        let log = self.dir.path().join("log");
+        self.pg("pg_ctl", |c| c.arg("-D").arg(&data).arg("-l").arg(&log).args(["-w", "-o", &options, "start"]))
     }
 
     /// The connection URL of the `postgres` database.

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::ws::WebSocketUpgrade;
-use axum::extract::{ConnectInfo, Query, State};
+use axum::extract::{ConnectInfo, Extension, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Json, Response};
 use axum::routing::get;
@@ -13,7 +13,9 @@ use base64::Engine;
 use serde::{Deserialize, Serialize};
 use subtle::ConstantTimeEq;
 
+use crate::admission::AddressTicket;
 use crate::config::WS_BUFFER_BYTES;
+use crate::metrics::{Live, Refusal};
 use crate::protocol::{ENDPOINT_PATH, ErrorCode};
 use crate::rooms::{LiveCounts, Stamp};
 use crate::server::AppState;
@@ -37,17 +39,30 @@ pub(crate) fn app(state: Arc<AppState>) -> Router {
 async fn websocket(
     State(state): State<Arc<AppState>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ticket: Option<Extension<AddressTicket>>,
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Response {
     if *state.shutdown.borrow() {
         return (StatusCode::SERVICE_UNAVAILABLE, "restarting: try again shortly\n").into_response();
     }
+    let addr = client_addr(peer, &headers, state.trust_forwarded_for);
+    // The accept loop counted the connection against its address, unless a trusted proxy stands in between: then
+    // the forwarded address is counted here.
+    let ticket = match ticket {
+        Some(Extension(ticket)) => ticket,
+        None => match state.admission.try_address(addr) {
+            Some(guard) => AddressTicket::new(guard),
+            None => {
+                state.metrics.refused(Refusal::AddressLimit);
+                return (StatusCode::TOO_MANY_REQUESTS, "too many connections from your address\n").into_response();
+            }
+        },
+    };
     let Some(guard) = state.connections.try_open(state.limits.max_connections) else {
         state.metrics.rejected(ErrorCode::ServerFull);
         return (StatusCode::SERVICE_UNAVAILABLE, "server_full: too many connections\n").into_response();
     };
-    let addr = client_addr(peer, &headers, state.trust_forwarded_for);
     let max = state.limits.max_message_bytes;
     upgrade
         .read_buffer_size(WS_BUFFER_BYTES)
@@ -56,7 +71,7 @@ async fn websocket(
         .max_write_buffer_size(2 * max + 2 * WS_BUFFER_BYTES)
         .max_message_size(max)
         .max_frame_size(max)
-        .on_upgrade(move |socket| session::run(state, socket, addr, guard))
+        .on_upgrade(move |socket| session::run(state, socket, addr, guard, ticket))
 }
 
 /// The client's address: the socket peer, or behind a trusted proxy the last `X-Forwarded-For` entry (the one the
@@ -76,7 +91,13 @@ async fn healthz() -> &'static str {
 }
 
 async fn metrics(State(state): State<Arc<AppState>>) -> Response {
-    let text = state.metrics.render(state.rooms.live_counts(), state.connections.open());
+    let text = state.metrics.render(Live {
+        rooms: state.rooms.live_counts(),
+        connections: state.connections.open(),
+        handshakes: state.admission.handshakes(),
+        addresses: state.admission.addresses(),
+        queued_bytes: state.queues.queued_bytes(),
+    });
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response()
 }
 

@@ -27,6 +27,12 @@ async fn the_help_lists_every_option_with_its_environment_variable() {
         ("--ping-interval", "FAIRDECK_RELAY_PING_INTERVAL"),
         ("--max-rooms", "FAIRDECK_RELAY_MAX_ROOMS"),
         ("--max-connections", "FAIRDECK_RELAY_MAX_CONNECTIONS"),
+        ("--resumes-per-minute", "FAIRDECK_RELAY_RESUMES_PER_MINUTE"),
+        ("--queue-age", "FAIRDECK_RELAY_QUEUE_AGE"),
+        ("--request-head-timeout", "FAIRDECK_RELAY_REQUEST_HEAD_TIMEOUT"),
+        ("--upgrade-timeout", "FAIRDECK_RELAY_UPGRADE_TIMEOUT"),
+        ("--max-handshakes", "FAIRDECK_RELAY_MAX_HANDSHAKES"),
+        ("--connections-per-address", "FAIRDECK_RELAY_CONNECTIONS_PER_ADDRESS"),
     ] {
         assert!(help.contains(flag) && help.contains(&format!("env: {env}")), "{flag} / {env} in\n{help}");
     }
@@ -76,4 +82,45 @@ async fn sigterm_tells_clients_hands_rooms_over_and_exits_cleanly() {
     lines.extend(log.map_while(Result::ok));
     assert!(lines.iter().any(|line| line.contains("stopped")), "{lines:?}");
     assert!(!lines.iter().any(|line| line.contains("never-logged-token")), "the token never reaches the log");
+}
+
+#[tokio::test]
+async fn refused_connections_are_logged_rate_limited_in_plain_text_without_addresses() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fairdeck-relay"))
+        .args(["--listen", "127.0.0.1:0", "--connections-per-address", "1", "--request-head-timeout", "30s"])
+        .arg("--data-dir")
+        .arg(dir.path())
+        .env_remove("RUST_LOG")
+        .env_remove("NO_COLOR")
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Standard error is a pipe here, not a terminal: no colour codes.
+    let mut log = BufReader::new(child.stderr.take().unwrap()).lines();
+    let listening = log.next().expect("a first line").unwrap();
+    assert!(listening.contains("relay listening"), "{listening}");
+    let addr: std::net::SocketAddr = listening
+        .split_whitespace()
+        .find_map(|field| field.strip_prefix("addr="))
+        .expect("the address in the line")
+        .parse()
+        .unwrap();
+    let _held = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut refused = Vec::new();
+    for _ in 0..5 {
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        crate::common::wait_closed(&mut stream).await;
+        refused.push(stream);
+    }
+    // SAFETY: kill only sends a signal to the child we started.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) }, 0);
+    let status = tokio::task::spawn_blocking(move || child.wait()).await.unwrap().unwrap();
+    assert!(status.success(), "{status}");
+    let lines: Vec<String> = std::iter::once(listening).chain(log.map_while(Result::ok)).collect();
+    assert!(lines.iter().all(|line| !line.contains('\x1b')), "colour codes in {lines:#?}");
+    let refusals: Vec<&String> = lines.iter().filter(|line| line.contains("refused a connection")).collect();
+    assert_eq!(refusals.len(), 1, "one line for five refusals within the interval: {lines:#?}");
+    assert!(refusals[0].contains("reason=\"address_limit\"") || refusals[0].contains("reason=address_limit"));
+    assert!(!refusals[0].contains("127.0.0.1"), "no address in the line: {}", refusals[0]);
 }

@@ -1,14 +1,14 @@
 //! A real relay on 127.0.0.1:0 and real tokio-tungstenite clients, for the integration tests.
 
-use std::net::SocketAddr;
-use std::time::Duration;
+use std::net::{IpAddr, SocketAddr};
+use std::time::{Duration, Instant};
 
 use fairdeck_relay::protocol::ServerMessage;
 use fairdeck_relay::{Limits, Relay, RelayBuilder, RelayError, ShutdownHandle, StatsStore};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use tokio::net::{TcpSocket, TcpStream};
 use tokio::task::JoinHandle;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
@@ -85,6 +85,23 @@ impl Client {
     /// Connects and reads the welcome.
     pub async fn connect(url: &str) -> Client {
         let (ws, _) = tokio_tungstenite::connect_async(url).await.expect("connect");
+        Client::welcomed(ws).await
+    }
+
+    /// Connects from another loopback address (such as 127.0.0.2, so that per-address limits tell it apart from
+    /// clients on 127.0.0.1) and reads the welcome.
+    pub async fn connect_from(source: IpAddr, url: &str) -> Client {
+        let addr: SocketAddr = url.trim_start_matches("ws://").trim_end_matches("/v1").parse().expect("relay url");
+        Client::connect_over(tcp_from(source, addr).await, url).await
+    }
+
+    /// Makes a WebSocket of a TCP connection already open to the relay, and reads the welcome.
+    pub async fn connect_over(tcp: TcpStream, url: &str) -> Client {
+        let (ws, _) = tokio_tungstenite::client_async(url, MaybeTlsStream::Plain(tcp)).await.expect("connect");
+        Client::welcomed(ws).await
+    }
+
+    async fn welcomed(ws: WebSocketStream<MaybeTlsStream<TcpStream>>) -> Client {
         let mut client = Client { ws };
         match client.recv().await {
             Received::Control(ServerMessage::Welcome { protocol: 1, .. }) => {}
@@ -195,6 +212,41 @@ impl Client {
             panic!("expected silence, got {message:?}");
         }
     }
+}
+
+/// A TCP connection to `addr` from the loopback address `source`.
+pub async fn tcp_from(source: IpAddr, addr: SocketAddr) -> TcpStream {
+    let socket = TcpSocket::new_v4().expect("socket");
+    socket.bind(SocketAddr::new(source, 0)).expect("bind the source address");
+    socket.connect(addr).await.expect("connect")
+}
+
+/// Waits until the relay closes `stream` (reading and dropping whatever it sends), and returns how long that
+/// took. Fails if it stays open longer than `PATIENCE`.
+pub async fn wait_closed(stream: &mut TcpStream) -> Duration {
+    let started = Instant::now();
+    let mut buffer = [0; 1024];
+    loop {
+        match tokio::time::timeout_at((started + PATIENCE).into(), stream.read(&mut buffer)).await {
+            Ok(Ok(0) | Err(_)) => return started.elapsed(),
+            Ok(Ok(_)) => continue,
+            Err(_) => panic!("the connection is still open after {PATIENCE:?}"),
+        }
+    }
+}
+
+/// The value of a metric line (name with its labels) in a Prometheus exposition.
+pub fn metric(text: &str, name: &str) -> f64 {
+    text.lines()
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{name} not in\n{text}"))
+}
+
+/// Reads the relay's metrics.
+pub async fn metrics(addr: SocketAddr) -> String {
+    let (status, text) = http_get(addr, "/metrics", &[]).await;
+    assert_eq!(status, 200);
+    text
 }
 
 /// A minimal HTTP/1.1 GET; returns the status code and the body.

@@ -34,7 +34,7 @@ async fn an_oversize_frame_closes_its_sender_with_1009_and_nothing_else() {
 #[tokio::test]
 async fn a_slow_reader_is_cut_off_while_other_rooms_keep_flowing() {
     let dir = tempfile::tempdir().unwrap();
-    let limits = Limits { max_message_bytes: 16 * 1024, queue_bytes: 64 * 1024, queue_frames: 64, ..test_limits() };
+    let limits = Limits { max_message_bytes: 16 * 1024, queue_bytes: 64 * 1024, ..test_limits() };
     let relay = TestRelay::start(dir.path(), limits).await;
     let (mut sender, mut slow, _, _, _) = Client::pair(&relay.url()).await;
     let (mut other_a, mut other_b, _, _, _) = Client::pair(&relay.url()).await;

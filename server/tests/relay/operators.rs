@@ -4,7 +4,7 @@ use base64::Engine;
 use fairdeck_relay::Relay;
 use serde_json::{Value, json};
 
-use crate::common::{Client, Received, TestRelay, http_get, test_limits};
+use crate::common::{Client, Received, TestRelay, http_get, metric, test_limits};
 
 const TOKEN: &str = "operator-secret-token";
 
@@ -13,12 +13,6 @@ async fn relay_with_token(dir: &std::path::Path) -> TestRelay {
         Relay::builder("127.0.0.1:0".parse().unwrap(), dir).limits(test_limits()).operator_token(TOKEN),
     )
     .await
-}
-
-fn metric(text: &str, name: &str) -> f64 {
-    text.lines()
-        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
-        .unwrap_or_else(|| panic!("{name} not in\n{text}"))
 }
 
 #[tokio::test]

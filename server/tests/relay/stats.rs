@@ -8,7 +8,7 @@ use fairdeck_relay::test_support::TestPostgres;
 use fairdeck_relay::{Limits, Relay, RelayBuilder, RoomRecord, RoomResult};
 use serde_json::json;
 
-use crate::common::{Client, Received, TestRelay, test_limits};
+use crate::common::{Client, Received, TestRelay, metric, metrics, test_limits};
 
 fn limits() -> Limits {
     Limits { hold: Duration::from_millis(300), max_message_bytes: 8192, ..test_limits() }
@@ -131,4 +131,84 @@ async fn rooms_are_recorded_with_their_result_in_postgresql() {
     assert_eq!(summary.waiting.iter().map(|(_, n)| n).sum::<i64>(), 4, "the lonely room never paired");
     assert_eq!(summary.frames, 4, "only the happy room relayed frames");
     drop(postgres);
+}
+
+/// Polls the relay's metrics until `done` holds for them; fails after `limit`.
+async fn wait_for_metrics(relay: &TestRelay, limit: Duration, what: &str, done: impl Fn(&str) -> bool) -> String {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        let text = metrics(relay.addr).await;
+        if done(&text) {
+            return text;
+        }
+        assert!(std::time::Instant::now() < deadline, "{what} did not happen within {limit:?}:\n{text}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn play_a_short_game(url: &str) {
+    let (mut creator, mut joiner, _, _, _) = Client::pair(url).await;
+    creator.send_binary(vec![7; 100]).await;
+    joiner.expect_binary(&[7; 100]).await;
+    creator.send(json!({"type": "leave"})).await;
+    expect_gone(&mut joiner, GoneReason::Left).await;
+}
+
+#[tokio::test]
+async fn with_the_database_down_games_go_on_and_their_records_wait_until_it_is_back() {
+    let postgres = tokio::task::spawn_blocking(TestPostgres::start).await.unwrap().expect("start PostgreSQL");
+    let postgres = std::sync::Arc::new(postgres);
+    let stopping = postgres.clone();
+    tokio::task::spawn_blocking(move || stopping.stop()).await.unwrap().expect("stop PostgreSQL");
+
+    // The relay starts although its database is down, and serves games.
+    let dir = tempfile::tempdir().unwrap();
+    let builder = Relay::builder("127.0.0.1:0".parse().unwrap(), dir.path()).database_url(postgres.url());
+    let relay = TestRelay::start_with(builder.limits(limits())).await;
+    play_a_short_game(&relay.url()).await;
+    play_a_short_game(&relay.url()).await;
+    let text = wait_for_metrics(&relay, crate::common::PATIENCE, "a failed write", |text| {
+        metric(text, "fairdeck_relay_stats_write_errors_total") >= 1.0
+    })
+    .await;
+    assert_eq!(metric(&text, "fairdeck_relay_stats_queued"), 2.0, "both records are kept");
+    assert_eq!(metric(&text, "fairdeck_relay_stats_dropped_total"), 0.0);
+
+    // Back up: the kept records are written, in order, without a restart of the relay.
+    let starting = postgres.clone();
+    tokio::task::spawn_blocking(move || starting.restart()).await.unwrap().expect("restart PostgreSQL");
+    let text = wait_for_metrics(&relay, 6 * crate::common::PATIENCE, "writing the kept records", |text| {
+        metric(text, "fairdeck_relay_stats_queued") == 0.0
+    })
+    .await;
+    assert_eq!(metric(&text, "fairdeck_relay_stats_dropped_total"), 0.0);
+    let store = relay.stop().await;
+    let rows = store.recent(10).await.unwrap();
+    assert_eq!(rows.len(), 2, "{rows:#?}");
+    assert!(rows.iter().all(|row| row.result == RoomResult::Happy && row.bytes_a_to_b == 100));
+}
+
+#[tokio::test]
+async fn handed_over_rooms_are_taken_back_before_and_without_the_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let relay = TestRelay::start(dir.path(), limits()).await;
+    let (_creator, _joiner, _, creator_token, joiner_token) = Client::pair(&relay.url()).await;
+    relay.stop().await;
+
+    // Nothing listens on port 1: the database is unreachable for the whole life of this relay.
+    let builder = Relay::builder("127.0.0.1:0".parse().unwrap(), dir.path())
+        .database_url("postgres://postgres@127.0.0.1:1/postgres")
+        .limits(limits());
+    let relay = TestRelay::start_with(builder).await;
+    let mut seats = Vec::new();
+    for token in [creator_token, joiner_token] {
+        let mut client = Client::connect(&relay.url()).await;
+        client.send(json!({"type": "resume", "token": token})).await;
+        client.expect(|m| matches!(m, ServerMessage::Resumed { .. })).await;
+        seats.push(client);
+    }
+    seats[0].expect(|m| *m == ServerMessage::PeerBack).await;
+    seats[1].send_binary(b"still playing".to_vec()).await;
+    seats[0].expect_binary(b"still playing").await;
+    relay.stop().await;
 }

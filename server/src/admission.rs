@@ -1,0 +1,162 @@
+//! Admission of TCP connections before they become WebSockets: how many are still in their handshake, and how many
+//! each address holds open.
+//!
+//! Both counts are taken when a connection is accepted (the per-address one later, on the forwarded address,
+//! behind a trusted proxy) and given back by dropping the guard, so they cannot drift.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use tokio::sync::Notify;
+
+use crate::ratelimit;
+
+/// The handshake and per-address counts.
+#[derive(Debug)]
+pub(crate) struct Admission {
+    max_handshakes: usize,
+    /// 0: no per-address limit.
+    per_address: usize,
+    handshakes: AtomicUsize,
+    handshakes_done: Notify,
+    addresses: Mutex<HashMap<IpAddr, usize>>,
+}
+
+/// One connection still in its handshake; dropping it ends the handshake.
+#[derive(Debug)]
+pub(crate) struct HandshakeGuard(Arc<Admission>);
+
+/// One open connection counted against its address; dropping it gives the slot back.
+#[derive(Debug)]
+pub(crate) struct AddressGuard {
+    admission: Arc<Admission>,
+    key: IpAddr,
+}
+
+/// An address slot shared by the HTTP connection and, after the upgrade, its WebSocket session: the slot is given
+/// back when both are gone. Travels from the accept loop to the WebSocket handler as a request extension.
+#[derive(Debug, Clone)]
+pub(crate) struct AddressTicket {
+    _slot: Arc<AddressGuard>,
+}
+
+impl AddressTicket {
+    pub(crate) fn new(guard: AddressGuard) -> AddressTicket {
+        AddressTicket { _slot: Arc::new(guard) }
+    }
+}
+
+impl Admission {
+    pub(crate) fn new(max_handshakes: usize, per_address: usize) -> Admission {
+        Admission {
+            max_handshakes,
+            per_address,
+            handshakes: AtomicUsize::new(0),
+            handshakes_done: Notify::new(),
+            addresses: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Counts a new handshake, unless `max_handshakes` are already under way.
+    pub(crate) fn try_handshake(self: &Arc<Self>) -> Option<HandshakeGuard> {
+        self.handshakes
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |open| (open < self.max_handshakes).then_some(open + 1))
+            .ok()
+            .map(|_| HandshakeGuard(self.clone()))
+    }
+
+    /// Counts a connection from `addr`, unless its address (IPv6: its /64) already has its limit.
+    pub(crate) fn try_address(self: &Arc<Self>, addr: IpAddr) -> Option<AddressGuard> {
+        let key = ratelimit::key(addr);
+        let mut addresses = self.addresses.lock().unwrap_or_else(PoisonError::into_inner);
+        let open = addresses.entry(key).or_insert(0);
+        if self.per_address != 0 && *open >= self.per_address {
+            return None;
+        }
+        *open += 1;
+        Some(AddressGuard { admission: self.clone(), key })
+    }
+
+    /// Connections accepted and not yet upgraded (or done).
+    pub(crate) fn handshakes(&self) -> usize {
+        self.handshakes.load(Ordering::Acquire)
+    }
+
+    /// Addresses with at least one open connection.
+    pub(crate) fn addresses(&self) -> usize {
+        self.addresses.lock().unwrap_or_else(PoisonError::into_inner).len()
+    }
+
+    /// Waits until no handshake is under way, or `limit` has passed.
+    pub(crate) async fn wait_handshakes_done(&self, limit: Duration) {
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            let notified = self.handshakes_done.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.handshakes() == 0 || tokio::time::timeout_at(deadline, notified).await.is_err() {
+                return;
+            }
+        }
+    }
+}
+
+impl Drop for HandshakeGuard {
+    fn drop(&mut self) {
+        if self.0.handshakes.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.0.handshakes_done.notify_waiters();
+        }
+    }
+}
+
+impl Drop for AddressGuard {
+    fn drop(&mut self) {
+        let mut addresses = self.admission.addresses.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(open) = addresses.get_mut(&self.key) {
+            *open -= 1;
+            if *open == 0 {
+                addresses.remove(&self.key);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ip(text: &str) -> IpAddr {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn handshakes_are_capped_and_given_back() {
+        let admission = Arc::new(Admission::new(2, 0));
+        let first = admission.try_handshake().unwrap();
+        let _second = admission.try_handshake().unwrap();
+        assert!(admission.try_handshake().is_none());
+        drop(first);
+        assert_eq!(admission.handshakes(), 1);
+        assert!(admission.try_handshake().is_some());
+    }
+
+    #[test]
+    fn addresses_are_capped_ipv6_by_slash_64_and_forgotten_when_idle() {
+        let admission = Arc::new(Admission::new(10, 2));
+        let a = admission.try_address(ip("2001:db8::1")).unwrap();
+        let _b = admission.try_address(ip("2001:db8::ffff:2")).unwrap();
+        assert!(admission.try_address(ip("2001:db8::3")).is_none(), "same /64");
+        assert!(admission.try_address(ip("2001:db8:0:1::1")).is_some(), "another /64");
+        assert!(admission.try_address(ip("192.0.2.1")).is_some());
+        drop(a);
+        assert!(admission.try_address(ip("2001:db8::3")).is_some());
+        assert_eq!(admission.addresses(), 1, "only the /64 with open connections is remembered");
+        let unlimited = Arc::new(Admission::new(10, 0));
+        let guards: Vec<_> = (0..100).map(|_| unlimited.try_address(ip("192.0.2.1")).unwrap()).collect();
+        drop(guards);
+        assert_eq!(unlimited.addresses(), 0);
+    }
+}
