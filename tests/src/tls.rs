@@ -95,6 +95,11 @@ impl Caddy {
         format!("wss://localhost:{}/v1", self.port)
     }
 
+    /// Caddy's listening address.
+    pub fn address(&self) -> SocketAddr {
+        SocketAddr::from(([127, 0, 0, 1], self.port))
+    }
+
     /// The same endpoint by address, which the certificate does not name.
     pub fn url_by_address(&self) -> String {
         format!("wss://127.0.0.1:{}/v1", self.port)
@@ -102,8 +107,7 @@ impl Caddy {
 
     fn wait_listening(&mut self) {
         let deadline = Instant::now() + CADDY_START;
-        let addr = SocketAddr::from(([127, 0, 0, 1], self.port));
-        while TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
+        while TcpStream::connect_timeout(&self.address(), Duration::from_millis(200)).is_err() {
             if let Some(status) = self.child.try_wait().expect("wait for caddy") {
                 panic!("caddy exited ({status}):\n{}", self.log());
             }

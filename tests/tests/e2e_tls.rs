@@ -2,6 +2,8 @@
 //! Caddy (with the repository's deploy/Caddyfile) on `wss://localhost:PORT/v1`, trusting the test's own CA
 //! with `--ca`; and what a player is told when the certificate cannot be trusted.
 
+use std::time::{Duration, Instant};
+
 use fairdeck_e2e::tls::{Caddy, TestCa};
 use fairdeck_e2e::{Player, Relay, deck, public, run_once, zone_cards};
 
@@ -75,4 +77,37 @@ fn an_untrusted_or_misnamed_certificate_is_refused_with_the_host_and_the_reason(
     std::fs::write(&empty, "not a certificate\n").unwrap();
     let (_, error) = run_once(&["host", "--ca", empty.to_str().unwrap()], &caddy.url());
     assert!(error["message"].as_str().unwrap().contains("no PEM certificate"), "{error}");
+}
+
+#[test]
+fn the_deployed_caddyfile_closes_silent_connections_and_sends_hsts() {
+    let relay = Relay::start();
+    let ca = TestCa::new();
+    let caddy = Caddy::start(&relay, &ca);
+
+    // A connection that never sends a byte (not even a TLS hello) is closed by Caddy's read_header timeout.
+    let mut silent = std::net::TcpStream::connect(caddy.address()).unwrap();
+    silent.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let started = Instant::now();
+    let read = std::io::Read::read(&mut silent, &mut [0u8; 16]);
+    assert!(matches!(read, Ok(0)) || read.as_ref().is_err_and(|e| e.kind() != std::io::ErrorKind::WouldBlock));
+    assert!(started.elapsed() < Duration::from_secs(60), "still open after a minute: {read:?}");
+
+    // Ordinary responses carry the security headers: ask for /healthz with a WebSocket handshake, which the
+    // relay answers with a plain 200 that the handshake returns as its error.
+    let tls = fairdeck::tls::client_config(Some(&ca.ca_file())).unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let url = caddy.url().replace("/v1", "/healthz");
+    let refused = runtime.block_on(async {
+        let connector = tokio_tungstenite::Connector::Rustls(tls);
+        tokio_tungstenite::connect_async_tls_with_config(url, None, true, Some(connector)).await
+    });
+    let Err(tokio_tungstenite::tungstenite::Error::Http(response)) = refused else {
+        panic!("expected the plain /healthz response, got {refused:?}")
+    };
+    assert_eq!(response.status(), 200);
+    let header = |name: &str| response.headers().get(name).map(|v| v.to_str().unwrap().to_string());
+    assert_eq!(header("strict-transport-security").as_deref(), Some("max-age=31536000; includeSubDomains"));
+    assert_eq!(header("x-content-type-options").as_deref(), Some("nosniff"));
+    assert_eq!(header("server"), None, "{:?}", response.headers());
 }
