@@ -41,7 +41,13 @@ fn init_tracing(format: LogFormat) {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     // Colours only on a terminal: a journal or a log file gets plain lines.
     let ansi = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(ansi);
+    // A log line that cannot be written is dropped. (The default reports it with `eprintln!`, which panics when
+    // standard error is gone, e.g. a closed pipe: the task that logged, such as the one handling SIGTERM, dies.)
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(ansi)
+        .log_internal_errors(false);
     match format {
         LogFormat::Text => builder.init(),
         LogFormat::Json => builder.json().init(),
@@ -60,10 +66,12 @@ async fn serve(args: &Args) -> anyhow::Result<()> {
     }
     let mut relay = builder.build().await.context("cannot start the relay")?;
     let addr = relay.bind().await?;
+    // Listen for SIGTERM before announcing the address, so that a stop right after the start is graceful too.
+    let terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
     tracing::info!(%addr, data_dir = %data_dir.display(), stats_page = args.operator_token.is_some(), "relay listening");
     let shutdown = relay.shutdown_handle();
     tokio::spawn(async move {
-        wait_for_signal().await;
+        wait_for_signal(terminate).await;
         tracing::info!("shutting down: telling clients, handing rooms over");
         shutdown.shutdown();
     });
@@ -72,16 +80,15 @@ async fn serve(args: &Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn wait_for_signal() {
-    use tokio::signal::unix::{SignalKind, signal};
-    match signal(SignalKind::terminate()) {
-        Ok(mut terminate) => {
+async fn wait_for_signal(terminate: Option<tokio::signal::unix::Signal>) {
+    match terminate {
+        Some(mut terminate) => {
             tokio::select! {
                 _ = terminate.recv() => {}
                 _ = tokio::signal::ctrl_c() => {}
             }
         }
-        Err(_) => {
+        None => {
             let _ = tokio::signal::ctrl_c().await;
         }
     }

@@ -124,3 +124,35 @@ async fn refused_connections_are_logged_rate_limited_in_plain_text_without_addre
     assert!(refusals[0].contains("reason=\"address_limit\"") || refusals[0].contains("reason=address_limit"));
     assert!(!refusals[0].contains("127.0.0.1"), "no address in the line: {}", refusals[0]);
 }
+
+#[tokio::test]
+async fn sigterm_still_stops_the_relay_when_its_log_pipe_is_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fairdeck-relay"))
+        .args(["--listen", "127.0.0.1:0", "--restart-hint", "50ms"])
+        .arg("--data-dir")
+        .arg(dir.path())
+        .env("RUST_LOG", "debug")
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut log = BufReader::new(child.stderr.take().unwrap()).lines();
+    let listening = log.next().expect("a first line").unwrap();
+    assert!(listening.contains("relay listening"), "{listening}");
+    // Whoever read the log is gone (a crashed log collector): every log line now fails to be written.
+    drop(log);
+    // SAFETY: kill only sends a signal to the child we started.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) }, 0);
+    let deadline = Instant::now() + PATIENCE;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the relay did not stop after SIGTERM");
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert!(status.success(), "{status}");
+}
