@@ -86,15 +86,25 @@ pub struct Relay {
     // Dropping the runtime stops the relay; the directory holds its statistics and hand-over files.
     runtime: tokio::runtime::Runtime,
     dir: tempfile::TempDir,
+    behind_proxy: bool,
 }
 
 impl Relay {
     /// Starts a relay on a free loopback port.
     pub fn start() -> Relay {
+        Relay::start_with(false)
+    }
+
+    /// Starts a relay as operators run it behind Caddy: client addresses from `X-Forwarded-For`.
+    pub fn start_behind_proxy() -> Relay {
+        Relay::start_with(true)
+    }
+
+    fn start_with(behind_proxy: bool) -> Relay {
         let runtime = tokio::runtime::Runtime::new().expect("runtime");
         let dir = tempfile::tempdir().expect("temp dir");
-        let (addr, shutdown, task) = serve(&runtime, "127.0.0.1:0".parse().unwrap(), &dir);
-        Relay { addr, shutdown, task, runtime, dir }
+        let (addr, shutdown, task) = serve(&runtime, "127.0.0.1:0".parse().unwrap(), &dir, behind_proxy);
+        Relay { addr, shutdown, task, runtime, dir, behind_proxy }
     }
 
     /// The URL clients connect to.
@@ -108,7 +118,7 @@ impl Relay {
         self.shutdown.shutdown();
         let task = std::mem::replace(&mut self.task, self.runtime.spawn(async { Ok(()) }));
         self.runtime.block_on(task).expect("join").expect("relay stopped cleanly");
-        let (addr, shutdown, task) = serve(&self.runtime, self.addr, &self.dir);
+        let (addr, shutdown, task) = serve(&self.runtime, self.addr, &self.dir, self.behind_proxy);
         assert_eq!(addr, self.addr);
         self.shutdown = shutdown;
         self.task = task;
@@ -118,9 +128,10 @@ impl Relay {
 type Served =
     (SocketAddr, fairdeck_relay::ShutdownHandle, tokio::task::JoinHandle<Result<(), fairdeck_relay::RelayError>>);
 
-fn serve(runtime: &tokio::runtime::Runtime, addr: SocketAddr, dir: &tempfile::TempDir) -> Served {
+fn serve(runtime: &tokio::runtime::Runtime, addr: SocketAddr, dir: &tempfile::TempDir, behind_proxy: bool) -> Served {
     runtime.block_on(async {
-        let mut relay = fairdeck_relay::Relay::builder(addr, dir.path()).build().await.expect("relay");
+        let builder = fairdeck_relay::Relay::builder(addr, dir.path()).trust_forwarded_for(behind_proxy);
+        let mut relay = builder.build().await.expect("relay");
         let addr = relay.bind().await.expect("bind");
         let shutdown = relay.shutdown_handle();
         (addr, shutdown, tokio::spawn(relay.serve()))

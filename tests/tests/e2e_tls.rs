@@ -9,7 +9,7 @@ use fairdeck_e2e::{Player, Relay, deck, public, run_once, zone_cards};
 
 #[test]
 fn a_game_is_played_through_caddy_over_wss_with_a_private_ca() {
-    let relay = Relay::start();
+    let relay = Relay::start_behind_proxy();
     let ca = TestCa::new();
     let caddy = Caddy::start(&relay, &ca);
     let ca_file = ca.ca_file();
@@ -46,7 +46,7 @@ fn a_game_is_played_through_caddy_over_wss_with_a_private_ca() {
 
 #[test]
 fn an_untrusted_or_misnamed_certificate_is_refused_with_the_host_and_the_reason() {
-    let relay = Relay::start();
+    let relay = Relay::start_behind_proxy();
     let ca = TestCa::new();
     let caddy = Caddy::start(&relay, &ca);
 
@@ -81,7 +81,7 @@ fn an_untrusted_or_misnamed_certificate_is_refused_with_the_host_and_the_reason(
 
 #[test]
 fn the_deployed_caddyfile_closes_silent_connections_and_sends_hsts() {
-    let relay = Relay::start();
+    let relay = Relay::start_behind_proxy();
     let ca = TestCa::new();
     let caddy = Caddy::start(&relay, &ca);
 
