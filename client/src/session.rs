@@ -402,6 +402,17 @@ fn connect_error(url: &str, error: &tokio_tungstenite::tungstenite::Error) -> Se
     }
 }
 
+/// Why the relay connection dropped, in a player's words: a TLS connection cut without its closing message
+/// (a proxy or network failure) is just a cut connection.
+fn lost_reason(error: &tokio_tungstenite::tungstenite::Error) -> String {
+    match error {
+        tokio_tungstenite::tungstenite::Error::Io(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
+            "the connection was cut".to_string()
+        }
+        other => other.to_string(),
+    }
+}
+
 /// The host part of a WebSocket URL (`relay.example.org` of `wss://relay.example.org:443/v1`).
 fn host_of(url: &str) -> &str {
     let authority = url.split_once("://").map_or(url, |(_, rest)| rest);
@@ -584,7 +595,7 @@ impl Session {
     ) -> Result<Flow, SessionError> {
         let message = match frame {
             Some(Ok(message)) => message,
-            Some(Err(e)) => return self.reconnect(e.to_string(), front).await,
+            Some(Err(e)) => return self.reconnect(lost_reason(&e), front).await,
             None => return self.reconnect("the relay closed the connection".into(), front).await,
         };
         match message {
