@@ -114,6 +114,11 @@ fn parts(input: &str) -> impl Iterator<Item = &str> {
     input.split(|c: char| !c.is_alphanumeric()).filter(|part| !part.is_empty())
 }
 
+/// Whether `text` can be a relay's nameplate: 1 to 9 ASCII digits.
+pub fn is_nameplate(text: &str) -> bool {
+    (1..=MAX_NAMEPLATE_DIGITS).contains(&text.len()) && text.bytes().all(|b| b.is_ascii_digit())
+}
+
 /// Reads a typed code: any case, any separators. Checks every word against the list.
 pub fn parse(input: &str) -> Result<Code, CodeError> {
     let mut parts = parts(input);
@@ -255,6 +260,12 @@ mod tests {
         for typed in ["1 Violin Ember", "1-VIOLIN-EMBER", "  1 -- violin,ember\n", "1.violin.ember", "1_violin_Ember"] {
             assert_eq!(parse(typed), Ok(expected.clone()), "{typed:?}");
         }
+    }
+
+    #[test]
+    fn nameplates_are_one_to_nine_digits() {
+        assert!(is_nameplate("7") && is_nameplate("123456789"));
+        assert!(!is_nameplate("") && !is_nameplate("1234567890") && !is_nameplate("7a") && !is_nameplate("-1"));
     }
 
     #[test]

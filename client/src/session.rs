@@ -382,7 +382,8 @@ async fn open_relay(url: &str, tls: &Arc<rustls::ClientConfig>) -> Result<(Ws, u
 async fn create_room(ws: &mut Ws) -> Result<(String, String), SessionError> {
     send_control(ws, &ClientMessage::Create { client: Some(SOFTWARE.to_string()) }).await?;
     match next_control(ws).await? {
-        ServerMessage::Created { nameplate, token, .. } => Ok((nameplate, token)),
+        ServerMessage::Created { nameplate, token, .. } if code::is_nameplate(&nameplate) => Ok((nameplate, token)),
+        ServerMessage::Created { .. } => Err(SessionError::Lost("the relay gave an impossible room number".into())),
         other => Err(relay_refusal(other)),
     }
 }
@@ -803,6 +804,13 @@ impl Session {
     /// the old one was taken meanwhile). A fresh channel takes the next guest's key exchange.
     fn reopened<F: Frontend>(&mut self, nameplate: &str, front: &mut F) -> Result<(), SessionError> {
         if self.engine.seat() != Seat::Host || self.channel.is_established() {
+            return Ok(());
+        }
+        if !code::is_nameplate(nameplate) {
+            front.show(
+                Output::RelayAlert("the relay reopened the room under an impossible number".into()),
+                &self.engine,
+            )?;
             return Ok(());
         }
         if self.code.nameplate() != nameplate {
