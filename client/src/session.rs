@@ -709,6 +709,14 @@ impl Session {
                     }
                     return Ok(Flow::Continue);
                 }
+                // The room ended while we were away, before any guest proved the code (a guest left): the
+                // game opens again in a new room.
+                Err(SessionError::Relay { code: "bad_token", .. })
+                    if self.engine.seat() == Seat::Host && !self.channel.is_established() =>
+                {
+                    self.open_new_room(front).await?;
+                    return Ok(Flow::Continue);
+                }
                 Err(
                     error @ (SessionError::UnknownCode | SessionError::Relay { .. } | SessionError::Certificate { .. }),
                 ) => {
