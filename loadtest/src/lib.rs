@@ -1,6 +1,8 @@
-//! What the load and latency tools share: the operating system's figures for a process, and percentiles.
+//! What the load and latency tools share: the operating system's figures for a process, percentiles, and
+//! WebSocket reads.
 
 pub mod system;
+pub mod ws;
 
 use std::time::Duration;
 

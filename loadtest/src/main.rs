@@ -11,12 +11,11 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use fairdeck_relay::{Limits, Relay};
+use fairdeck_relay_load::ws::{Ws, field, next_binary, next_text};
 use fairdeck_relay_load::{percentile, system};
 use futures_util::{SinkExt, StreamExt};
-use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 /// Load tool for fairdeck-relay: N concurrent pairs over loopback, against the relay and a minimal baseline.
 #[derive(Debug, Parser)]
@@ -179,40 +178,11 @@ impl Drop for Server {
     }
 }
 
-type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
-
 async fn connect(url: &str) -> anyhow::Result<Ws> {
     // Small client buffers too, so that 10,000 client connections fit comfortably beside the relay.
     let config = WebSocketConfig::default().read_buffer_size(4096).write_buffer_size(4096);
     let (ws, _) = tokio_tungstenite::connect_async_with_config(url, Some(config), true).await?;
     Ok(ws)
-}
-
-/// The next text frame (control messages or the baseline's "paired").
-async fn next_text(ws: &mut Ws) -> anyhow::Result<String> {
-    loop {
-        match ws.next().await {
-            Some(Ok(Message::Text(text))) => return Ok(text.to_string()),
-            Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
-            other => bail!("expected a text frame, got {other:?}"),
-        }
-    }
-}
-
-/// The next binary frame; a control message at this point means trouble (e.g. the peer was cut off).
-async fn next_binary(ws: &mut Ws) -> anyhow::Result<tokio_tungstenite::tungstenite::Bytes> {
-    loop {
-        match ws.next().await {
-            Some(Ok(Message::Binary(data))) => return Ok(data),
-            Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
-            other => bail!("expected a binary frame, got {other:?}"),
-        }
-    }
-}
-
-fn field(json: &str, name: &str) -> anyhow::Result<String> {
-    let value: serde_json::Value = serde_json::from_str(json)?;
-    value[name].as_str().map(str::to_owned).with_context(|| format!("no {name} in {json}"))
 }
 
 /// Opens one pair of connections through the relay and waits until both are paired.

@@ -20,15 +20,16 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use clap::{Parser, Subcommand};
 use fairdeck_relay::{Limits, Relay};
+use fairdeck_relay_load::ws::{Ws, field, next_binary, next_text};
 use fairdeck_relay_load::{percentile, system};
 use futures_util::{SinkExt, StreamExt};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
+use tokio_tungstenite::MaybeTlsStream;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 /// Abuse figures for fairdeck-relay with production limits.
 #[derive(Debug, Parser)]
@@ -53,8 +54,6 @@ enum Mode {
     /// Child mode: serve a relay with production limits until standard input closes.
     Serve,
 }
-
-type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 fn main() -> ExitCode {
     let args = Args::parse();
@@ -145,31 +144,6 @@ async fn ws_from(from: IpAddr, addr: SocketAddr) -> anyhow::Result<Ws> {
     Ok(ws)
 }
 
-async fn next_text(ws: &mut Ws) -> anyhow::Result<String> {
-    loop {
-        match ws.next().await {
-            Some(Ok(Message::Text(text))) => return Ok(text.to_string()),
-            Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
-            other => bail!("expected a text frame, got {other:?}"),
-        }
-    }
-}
-
-async fn next_binary(ws: &mut Ws) -> anyhow::Result<Vec<u8>> {
-    loop {
-        match ws.next().await {
-            Some(Ok(Message::Binary(data))) => return Ok(data.to_vec()),
-            Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
-            other => bail!("expected a binary frame, got {other:?}"),
-        }
-    }
-}
-
-fn field(json: &str, name: &str) -> anyhow::Result<String> {
-    let value: serde_json::Value = serde_json::from_str(json)?;
-    value[name].as_str().map(str::to_owned).with_context(|| format!("no {name} in {json}"))
-}
-
 /// A paired room: (creator, joiner), both past `paired`.
 async fn pair(from: IpAddr, addr: SocketAddr) -> anyhow::Result<(Ws, Ws)> {
     let mut a = ws_from(from, addr).await?;
@@ -250,7 +224,7 @@ impl Honest {
                 a.send(Message::Binary(frame.clone().into())).await?;
                 let got = next_binary(&mut b).await?;
                 anyhow::ensure!(got == frame, "round trip {n}: the frame changed on the way");
-                b.send(Message::Binary(got.into())).await?;
+                b.send(Message::Binary(got)).await?;
                 anyhow::ensure!(next_binary(&mut a).await? == frame, "round trip {n}: the echo changed on the way");
                 latencies.push(started.elapsed());
                 counting.fetch_add(1, Ordering::Relaxed);

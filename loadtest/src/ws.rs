@@ -1,0 +1,38 @@
+//! The load tools' WebSocket reads: the next control message or frame, skipping pings.
+
+use anyhow::{Context, bail};
+use futures_util::StreamExt;
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::{Bytes, Message};
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+/// A client connection to a relay.
+pub type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// The next text frame (control messages or the baseline's "paired").
+pub async fn next_text(ws: &mut Ws) -> anyhow::Result<String> {
+    loop {
+        match ws.next().await {
+            Some(Ok(Message::Text(text))) => return Ok(text.to_string()),
+            Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
+            other => bail!("expected a text frame, got {other:?}"),
+        }
+    }
+}
+
+/// The next binary frame; a control message at this point means trouble (e.g. the peer was cut off).
+pub async fn next_binary(ws: &mut Ws) -> anyhow::Result<Bytes> {
+    loop {
+        match ws.next().await {
+            Some(Ok(Message::Binary(data))) => return Ok(data),
+            Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
+            other => bail!("expected a binary frame, got {other:?}"),
+        }
+    }
+}
+
+/// A string field of a JSON control message.
+pub fn field(json: &str, name: &str) -> anyhow::Result<String> {
+    let value: serde_json::Value = serde_json::from_str(json)?;
+    value[name].as_str().map(str::to_owned).with_context(|| format!("no {name} in {json}"))
+}
