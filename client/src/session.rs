@@ -701,9 +701,13 @@ impl Session {
         let mut delay = Duration::from_millis(200);
         loop {
             match self.try_resume().await {
-                Ok(ws) => {
+                Ok((ws, waiting_as)) => {
                     self.ws = Some(ws);
                     front.show(Output::Resumed, &self.engine)?;
+                    // Our `reopen` took effect while the connection was down, its answer lost with it.
+                    if let Some(nameplate) = waiting_as.filter(|_| self.door == Door::Reopening) {
+                        self.reopened(&nameplate, front)?;
+                    }
                     if let Some(output) = self.wait_clock.restart() {
                         front.show(output, &self.engine)?;
                     }
@@ -733,7 +737,8 @@ impl Session {
         }
     }
 
-    async fn try_resume(&mut self) -> Result<Ws, SessionError> {
+    /// Takes the seat back on a new connection. Also returns the room's nameplate while it waits for a guest.
+    async fn try_resume(&mut self) -> Result<(Ws, Option<String>), SessionError> {
         let mut ws = tokio::time::timeout(CONNECT_TIMEOUT, connect(&self.relay_url, &self.tls))
             .await
             .map_err(|_| SessionError::Lost("timed out".into()))?
@@ -748,10 +753,10 @@ impl Session {
         let resume = ClientMessage::Resume { token: self.token.clone(), client: Some(SOFTWARE.to_string()) };
         send_control(&mut ws, &resume).await?;
         match next_control(&mut ws).await? {
-            ServerMessage::Resumed { peer, .. } => {
+            ServerMessage::Resumed { peer, nameplate, .. } => {
                 self.paired = peer != fairdeck_relay_protocol::PeerState::Waiting;
                 self.channel.resend_unacked();
-                Ok(ws)
+                Ok((ws, nameplate))
             }
             other => Err(relay_refusal(other)),
         }
