@@ -22,7 +22,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::{TcpListener, TcpStream};
 use tower_service::Service;
 
-use crate::admission::{AddressTicket, HandshakeGuard};
+use crate::admission::{AddressTicket, Slot};
 use crate::metrics::Refusal;
 use crate::server::AppState;
 use crate::web;
@@ -81,7 +81,7 @@ async fn connection(
     tcp: TcpStream,
     peer: SocketAddr,
     ticket: Option<AddressTicket>,
-    handshake: HandshakeGuard,
+    handshake: Slot,
 ) {
     let limits = &state.limits;
     let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {

@@ -20,14 +20,57 @@ pub(crate) struct Admission {
     max_handshakes: usize,
     /// 0: no per-address limit.
     per_address: usize,
-    handshakes: AtomicUsize,
-    handshakes_done: Notify,
+    handshakes: Arc<Slots>,
     addresses: Mutex<HashMap<IpAddr, usize>>,
 }
 
-/// One connection still in its handshake; dropping it ends the handshake.
+/// A count of open things (handshakes, WebSocket connections) under a ceiling: each is a [`Slot`], given back
+/// when dropped, and shutdown can wait for the count to reach zero.
+#[derive(Debug, Default)]
+pub(crate) struct Slots {
+    open: AtomicUsize,
+    empty: Notify,
+}
+
+/// One taken slot; dropping it gives the slot back.
 #[derive(Debug)]
-pub(crate) struct HandshakeGuard(Arc<Admission>);
+pub(crate) struct Slot(Arc<Slots>);
+
+impl Slots {
+    /// Takes a slot, unless `max` are already taken.
+    pub(crate) fn try_take(self: &Arc<Self>, max: usize) -> Option<Slot> {
+        self.open
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |open| (open < max).then_some(open + 1))
+            .ok()
+            .map(|_| Slot(self.clone()))
+    }
+
+    /// Slots taken now.
+    pub(crate) fn open(&self) -> usize {
+        self.open.load(Ordering::Acquire)
+    }
+
+    /// Waits until every slot is given back, or `limit` has passed.
+    pub(crate) async fn wait_empty(&self, limit: Duration) {
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            let notified = self.empty.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.open() == 0 || tokio::time::timeout_at(deadline, notified).await.is_err() {
+                return;
+            }
+        }
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        if self.0.open.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.0.empty.notify_waiters();
+        }
+    }
+}
 
 /// One open connection counted against its address; dropping it gives the slot back.
 #[derive(Debug)]
@@ -51,21 +94,12 @@ impl AddressTicket {
 
 impl Admission {
     pub(crate) fn new(max_handshakes: usize, per_address: usize) -> Admission {
-        Admission {
-            max_handshakes,
-            per_address,
-            handshakes: AtomicUsize::new(0),
-            handshakes_done: Notify::new(),
-            addresses: Mutex::new(HashMap::new()),
-        }
+        Admission { max_handshakes, per_address, handshakes: Arc::default(), addresses: Mutex::new(HashMap::new()) }
     }
 
     /// Counts a new handshake, unless `max_handshakes` are already under way.
-    pub(crate) fn try_handshake(self: &Arc<Self>) -> Option<HandshakeGuard> {
-        self.handshakes
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |open| (open < self.max_handshakes).then_some(open + 1))
-            .ok()
-            .map(|_| HandshakeGuard(self.clone()))
+    pub(crate) fn try_handshake(&self) -> Option<Slot> {
+        self.handshakes.try_take(self.max_handshakes)
     }
 
     /// Counts a connection from `addr`, unless its address (IPv6: its /64) already has its limit.
@@ -82,7 +116,7 @@ impl Admission {
 
     /// Connections accepted and not yet upgraded (or done).
     pub(crate) fn handshakes(&self) -> usize {
-        self.handshakes.load(Ordering::Acquire)
+        self.handshakes.open()
     }
 
     /// Addresses with at least one open connection.
@@ -92,23 +126,7 @@ impl Admission {
 
     /// Waits until no handshake is under way, or `limit` has passed.
     pub(crate) async fn wait_handshakes_done(&self, limit: Duration) {
-        let deadline = tokio::time::Instant::now() + limit;
-        loop {
-            let notified = self.handshakes_done.notified();
-            tokio::pin!(notified);
-            notified.as_mut().enable();
-            if self.handshakes() == 0 || tokio::time::timeout_at(deadline, notified).await.is_err() {
-                return;
-            }
-        }
-    }
-}
-
-impl Drop for HandshakeGuard {
-    fn drop(&mut self) {
-        if self.0.handshakes.fetch_sub(1, Ordering::AcqRel) == 1 {
-            self.0.handshakes_done.notify_waiters();
-        }
+        self.handshakes.wait_empty(limit).await;
     }
 }
 

@@ -3,15 +3,14 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use thiserror::Error;
 use tokio::net::TcpListener;
-use tokio::sync::{Notify, mpsc, watch};
+use tokio::sync::{mpsc, watch};
 
 use crate::accept;
-use crate::admission::Admission;
+use crate::admission::{Admission, Slots};
 use crate::config::{Limits, LimitsError};
 use crate::handover;
 use crate::metrics::Metrics;
@@ -109,7 +108,7 @@ impl RelayBuilder {
             room_limiter: RateLimiter::new(limits.rooms_per_minute, now),
             join_limiter: RateLimiter::new(limits.joins_per_minute, now),
             resume_limiter: RateLimiter::new(limits.resumes_per_minute, now),
-            connections: Arc::new(Connections::default()),
+            connections: Arc::default(),
             admission: Arc::new(Admission::new(limits.max_handshakes, limits.connections_per_address)),
             queues: Queues::default(),
             shutdown,
@@ -210,7 +209,7 @@ impl Relay {
         // Requests under way get the grace period to finish; a stuck one does not hold the shutdown.
         let grace = state.limits.shutdown_grace;
         state.admission.wait_handshakes_done(grace).await;
-        state.connections.wait_idle(grace).await;
+        state.connections.wait_empty(grace).await;
         let _ = upkeep.await;
         if let Err(error) = handover::save(&handover_path, &state.rooms) {
             tracing::warn!(error = %error_chain(&error), "cannot hand the open rooms over to the next process");
@@ -233,57 +232,12 @@ pub(crate) struct AppState {
     pub(crate) room_limiter: RateLimiter,
     pub(crate) join_limiter: RateLimiter,
     pub(crate) resume_limiter: RateLimiter,
-    pub(crate) connections: Arc<Connections>,
+    /// Open WebSocket connections, under `max_connections`.
+    pub(crate) connections: Arc<Slots>,
     pub(crate) admission: Arc<Admission>,
     pub(crate) queues: Queues,
     pub(crate) shutdown: watch::Receiver<bool>,
     pub(crate) stats: StatsStore,
     pub(crate) operator_token: Option<String>,
     pub(crate) trust_forwarded_for: bool,
-}
-
-/// Counts open WebSocket connections, so the relay can refuse past its limit and wait for them on shutdown.
-#[derive(Debug, Default)]
-pub(crate) struct Connections {
-    open: AtomicUsize,
-    idle: Notify,
-}
-
-/// One open connection; dropping it closes the count.
-#[derive(Debug)]
-pub(crate) struct ConnectionGuard(Arc<Connections>);
-
-impl Connections {
-    /// Counts a new connection, unless `max` are already open.
-    pub(crate) fn try_open(self: &Arc<Self>, max: usize) -> Option<ConnectionGuard> {
-        self.open
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |open| (open < max).then_some(open + 1))
-            .ok()
-            .map(|_| ConnectionGuard(self.clone()))
-    }
-
-    pub(crate) fn open(&self) -> usize {
-        self.open.load(Ordering::Acquire)
-    }
-
-    /// Waits until no connection is open, or `limit` has passed.
-    async fn wait_idle(&self, limit: Duration) {
-        let deadline = tokio::time::Instant::now() + limit;
-        loop {
-            let notified = self.idle.notified();
-            tokio::pin!(notified);
-            notified.as_mut().enable();
-            if self.open() == 0 || tokio::time::timeout_at(deadline, notified).await.is_err() {
-                return;
-            }
-        }
-    }
-}
-
-impl Drop for ConnectionGuard {
-    fn drop(&mut self) {
-        if self.0.open.fetch_sub(1, Ordering::AcqRel) == 1 {
-            self.0.idle.notify_waiters();
-        }
-    }
 }

@@ -11,13 +11,14 @@ use tokio::sync::oneshot;
 use tokio::time::{MissedTickBehavior, interval_at, sleep, sleep_until};
 
 use crate::admission::AddressTicket;
+use crate::admission::Slot;
 use crate::outbox::{Outbox, WriterEnd, write_loop};
 use crate::protocol::{
     ClientMessage, ClosingReason, ErrorCode, MAX_CONTROL_BYTES, PROTOCOL_VERSION, ServerMessage, close,
     sanitize_client_version,
 };
 use crate::rooms::{Deadline, Forwarded, RoomError, Seated, Stamp};
-use crate::server::{AppState, ConnectionGuard};
+use crate::server::AppState;
 
 /// How long a finished connection waits for its writer to deliver the last frames.
 const WRITER_DRAIN: Duration = Duration::from_secs(5);
@@ -35,13 +36,7 @@ enum End {
 
 /// Runs one connection to its end.
 /// `guard` and `ticket` count the connection (in all, and against its address) until it ends.
-pub(crate) async fn run(
-    state: Arc<AppState>,
-    socket: WebSocket,
-    addr: IpAddr,
-    guard: ConnectionGuard,
-    ticket: AddressTicket,
-) {
+pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, addr: IpAddr, guard: Slot, ticket: AddressTicket) {
     let limits = &state.limits;
     let (sink, mut stream) = socket.split();
     let (outbox, queue) = Outbox::new(limits.queue_bytes, limits.queue_age, &state.queues);

@@ -59,7 +59,7 @@ async fn websocket(
             }
         },
     };
-    let Some(guard) = state.connections.try_open(state.limits.max_connections) else {
+    let Some(guard) = state.connections.try_take(state.limits.max_connections) else {
         state.metrics.rejected(ErrorCode::ServerFull);
         return (StatusCode::SERVICE_UNAVAILABLE, "server_full: too many connections\n").into_response();
     };
