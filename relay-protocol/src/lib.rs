@@ -1,7 +1,7 @@
 //! The relay's wire protocol: the control messages, error codes and close codes a client and the relay exchange.
 //!
-//! A crate of its own, depending on serde alone, so that a client can use these types without building the relay
-//! (`fairdeck_relay::protocol` re-exports it).
+//! A crate of its own, depending on serde and sha2 alone, so that a client can use these types without building the
+//! relay (`fairdeck_relay::protocol` re-exports it).
 //!
 //! Control messages are small JSON text frames tagged by `type`; binary frames carry the players' end-to-end
 //! encrypted data and are never parsed. `docs/RELAY.md` is the reference for client authors; keep it in step.
@@ -50,6 +50,39 @@ pub enum ClientMessage {
     /// Creator only: the key exchange with the guest failed (a wrong code). The relay gives seat 1 to whoever
     /// joins next: the guest is sent away, the room waits again under a nameplate (`reopened`).
     Reopen,
+    /// Meet the other player again in the room both derive from their shared session key: after the relay lost
+    /// the room (a crash), on another relay, or another day. The relay keeps nothing beforehand: it checks that
+    /// `room` is [`rendezvous_room`] of this seat's `SHA-256(secret)` and the `peer` hash, so only a holder of the
+    /// seat's secret takes the seat. A seat taken this way replaces a connection still holding it.
+    Rendezvous {
+        /// 64 hex digits: [`rendezvous_room`].
+        room: String,
+        /// 0 (the game's host) or 1 (its guest).
+        seat: u8,
+        /// 64 hex digits: this seat's secret.
+        secret: String,
+        /// 64 hex digits: SHA-256 of the other seat's secret.
+        peer: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        client: Option<String>,
+    },
+}
+
+/// The rendezvous room of two seat secrets, from their SHA-256 hashes (seat 0's first):
+/// `SHA-256("fairdeck rendezvous v1" ‖ SHA-256(secret 0) ‖ SHA-256(secret 1))`.
+pub fn rendezvous_room(seat0_hash: &[u8; 32], seat1_hash: &[u8; 32]) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    hasher.update(b"fairdeck rendezvous v1");
+    hasher.update(seat0_hash);
+    hasher.update(seat1_hash);
+    hasher.finalize().into()
+}
+
+/// The SHA-256 of a seat secret, as [`rendezvous_room`] takes it.
+pub fn seat_hash(secret: &[u8; 32]) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(secret).into()
 }
 
 /// What a client may report about its room.
@@ -72,6 +105,10 @@ pub enum ServerMessage {
     Created { nameplate: String, seat: u8, token: String },
     /// The second seat is yours; `paired` follows.
     Joined { nameplate: String, seat: u8, token: String },
+    /// Answer to `rendezvous`: the seat is yours, with a token to `resume` it after a drop; `peer` says where the
+    /// other seat stands (`waiting`: nobody has come yet). `paired` follows when both are there (or `peer_back`
+    /// to a player who was waiting with its peer away).
+    Met { seat: u8, token: String, peer: PeerState },
     /// The seat is yours again; `peer` says where the other seat stands. `nameplate` is there only while the room
     /// still waits for its guest (a paired room has released its nameplate).
     Resumed {
@@ -274,6 +311,40 @@ mod tests {
         for (json, expected) in cases {
             assert_eq!(serde_json::from_str::<ClientMessage>(json).unwrap(), expected, "{json}");
         }
+    }
+
+    #[test]
+    fn rendezvous_and_met_use_the_documented_shape() {
+        let json = format!(
+            r#"{{"type":"rendezvous","room":"{}","seat":1,"secret":"{}","peer":"{}"}}"#,
+            "aa".repeat(32),
+            "bb".repeat(32),
+            "cc".repeat(32)
+        );
+        let expected = ClientMessage::Rendezvous {
+            room: "aa".repeat(32),
+            seat: 1,
+            secret: "bb".repeat(32),
+            peer: "cc".repeat(32),
+            client: None,
+        };
+        assert_eq!(serde_json::from_str::<ClientMessage>(&json).unwrap(), expected);
+        let met = ServerMessage::Met { seat: 0, token: "ab".into(), peer: PeerState::Waiting };
+        assert_eq!(serde_json::to_string(&met).unwrap(), r#"{"type":"met","seat":0,"token":"ab","peer":"waiting"}"#);
+    }
+
+    /// A known answer, so that another client can check its own derivation.
+    #[test]
+    fn the_rendezvous_room_is_the_hash_of_both_seat_hashes() {
+        let (zero, one) = (seat_hash(&[0; 32]), seat_hash(&[1; 32]));
+        assert_eq!(zero[..4], [0x66, 0x68, 0x7a, 0xad], "SHA-256 of 32 zero bytes starts 66687aad");
+        let room = rendezvous_room(&zero, &one);
+        assert_ne!(room, rendezvous_room(&one, &zero), "the seats' order matters");
+        let mut input = b"fairdeck rendezvous v1".to_vec();
+        input.extend_from_slice(&zero);
+        input.extend_from_slice(&one);
+        use sha2::Digest;
+        assert_eq!(room, <[u8; 32]>::from(sha2::Sha256::digest(&input)));
     }
 
     #[test]

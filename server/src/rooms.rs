@@ -9,6 +9,11 @@
 //! and releases it as soon as both seats are taken, as magic-wormhole does. The room goes on under an internal
 //! id, and a seat is found by the SHA-256 of its token, the only form in which tokens are kept.
 //!
+//! A rendezvous room has no nameplate: players who lost their room (a relay crash, a day away) meet again in the
+//! room whose id both derive from their session key ([`crate::protocol::rendezvous_room`]). The relay keeps nothing
+//! beforehand; it checks that the id is the hash of the seat's secret and the other seat's hash, so only a holder
+//! of a seat's secret takes that seat, even from a connection still sitting in it.
+//!
 //! Locking: the registry lock maps nameplates, ids and token hashes to rooms; each room has its own lock for
 //! seats and counters, so forwarding a frame takes only its room's lock. An operation that changes both what the
 //! registry lists and a room (create, join, reopen) takes the registry lock first; nothing takes the registry
@@ -155,6 +160,8 @@ struct RoomState {
     errored: bool,
     next_hold_id: u64,
     ended: bool,
+    /// The rendezvous id of a room players met in by their secrets, which finds it instead of a nameplate.
+    rendezvous: Option<[u8; 32]>,
 }
 
 #[derive(Debug)]
@@ -253,6 +260,8 @@ struct Registry {
     waiting: HashMap<u32, Arc<Room>>,
     /// Rooms by the hashes of their seats' tokens.
     tokens: HashMap<TokenHash, Arc<Room>>,
+    /// Rendezvous rooms by their id.
+    rendezvous: HashMap<[u8; 32], Arc<Room>>,
     nameplates: Nameplates,
     next_id: u64,
 }
@@ -263,9 +272,36 @@ impl Registry {
             rooms: HashMap::new(),
             waiting: HashMap::new(),
             tokens: HashMap::new(),
+            rendezvous: HashMap::new(),
             nameplates: Nameplates::default(),
             next_id: 1,
         }
+    }
+
+    /// A new room with empty seats, not yet registered anywhere.
+    fn new_room(&mut self, now: Stamp, waiting_until: Instant, rendezvous: Option<[u8; 32]>) -> Arc<Room> {
+        let id = self.next_id;
+        self.next_id += 1;
+        Arc::new(Room {
+            id,
+            state: Mutex::new(RoomState {
+                seats: [Seat::Empty, Seat::Empty],
+                nameplate: None,
+                last_nameplate: None,
+                created_at: now.at,
+                created_ms: now.unix_ms,
+                paired_ms: None,
+                waiting_until,
+                traffic: [(0, 0); 2],
+                resumes: 0,
+                crowded: false,
+                scary: false,
+                errored: false,
+                next_hold_id: 0,
+                ended: false,
+                rendezvous,
+            }),
+        })
     }
 
     /// Lists `room` under a nameplate: `preferred` if it is free, else the smallest free one.
@@ -343,6 +379,7 @@ impl Nameplates {
 struct Ended {
     record: RoomRecord,
     nameplate: Option<u32>,
+    rendezvous: Option<[u8; 32]>,
     tokens: Vec<TokenHash>,
 }
 
@@ -371,29 +408,15 @@ impl Rooms {
         if registry.rooms.len() >= self.max_rooms {
             return Err(RoomError::ServerFull);
         }
-        let id = registry.next_id;
-        registry.next_id += 1;
         let nameplate = registry.nameplates.allocate();
-        let room = Arc::new(Room {
-            id,
-            state: Mutex::new(RoomState {
-                seats: [Seat::Connected { outbox: outbox.clone(), token, client }, Seat::Empty],
-                nameplate: Some(nameplate),
-                last_nameplate: Some(nameplate),
-                created_at: now.at,
-                created_ms: now.unix_ms,
-                paired_ms: None,
-                waiting_until,
-                traffic: [(0, 0); 2],
-                resumes: 0,
-                crowded: false,
-                scary: false,
-                errored: false,
-                next_hold_id: 0,
-                ended: false,
-            }),
-        });
-        registry.rooms.insert(id, room.clone());
+        let room = registry.new_room(now, waiting_until, None);
+        {
+            let mut state = lock(&room.state);
+            state.seats[0] = Seat::Connected { outbox: outbox.clone(), token, client };
+            state.nameplate = Some(nameplate);
+            state.last_nameplate = Some(nameplate);
+        }
+        registry.rooms.insert(room.id, room.clone());
         registry.waiting.insert(nameplate, room.clone());
         registry.tokens.insert(token, room.clone());
         drop(registry);
@@ -478,6 +501,72 @@ impl Rooms {
         }
         drop(state);
         Ok(Seated { room, seat, outbox })
+    }
+
+    /// Seats the caller in `seat` of the rendezvous room `room`, if `secret` is that seat's secret: the room's id
+    /// must be [`crate::protocol::rendezvous_room`] of the seats' hashes, this one's being `SHA-256(secret)` and
+    /// the other `peer`. The room is opened if it does not exist. The seat takes a fresh token (the old one is
+    /// void); a connection still in it is closed with `replaced`. The caller gets `met`, then `paired` with its
+    /// peer when both are there for the first time, or the peer gets `peer_back`. Every refusal of the secret is
+    /// [`RoomError::BadToken`]. Returns the waiting deadline of a room it opened.
+    pub(crate) fn rendezvous(
+        &self,
+        now: Stamp,
+        meeting: Meeting<'_>,
+        outbox: Outbox,
+        client: Option<String>,
+    ) -> Result<(Seated, Option<Deadline>), RoomError> {
+        let id = meeting.check().ok_or(RoomError::BadToken)?;
+        let seat = usize::from(meeting.seat);
+        let (token_text, token) = new_token();
+        let mut registry = lock(&self.registry);
+        let existing = registry.rendezvous.get(&id).filter(|room| !lock(&room.state).ended).cloned();
+        let (room, opened) = match existing {
+            Some(room) => (room, false),
+            None => {
+                if registry.rooms.len() >= self.max_rooms {
+                    return Err(RoomError::ServerFull);
+                }
+                let room = registry.new_room(now, now.at + self.waiting_lifetime, Some(id));
+                registry.rooms.insert(room.id, room.clone());
+                registry.rendezvous.insert(id, room.clone());
+                (room, true)
+            }
+        };
+        let mut state = lock(&room.state);
+        if let Some(old) = state.seats[seat].token().copied() {
+            registry.forget_token(&room, &old);
+        }
+        registry.tokens.insert(token, room.clone());
+        drop(registry);
+        let previous = std::mem::replace(
+            &mut state.seats[seat],
+            Seat::Connected { outbox: outbox.clone(), token, client: client.clone() },
+        );
+        if let Seat::Connected { outbox: old, .. } = &previous {
+            let _ = old.error(ErrorCode::Replaced, "another connection took this seat at the rendezvous");
+        }
+        let returning = !matches!(previous, Seat::Empty);
+        if returning {
+            state.resumes += 1;
+        }
+        let peer = &state.seats[peer_of(seat)];
+        let _ = outbox.control(&ServerMessage::Met { seat: meeting.seat, token: token_text, peer: peer.peer_state() });
+        let first_pairing = state.paired_ms.is_none() && peer.outbox().is_some();
+        if let Some(peer_outbox) = peer.outbox() {
+            if first_pairing {
+                let _ = peer_outbox.control(&ServerMessage::Paired { peer_client: client });
+                let _ = outbox.control(&ServerMessage::Paired { peer_client: peer.client().cloned() });
+            } else {
+                let _ = peer_outbox.control(&ServerMessage::PeerBack);
+            }
+        }
+        if first_pairing {
+            state.paired_ms = Some(now.unix_ms);
+        }
+        let deadline = opened.then(|| Deadline::Waiting { room: room.clone(), at: state.waiting_until });
+        drop(state);
+        Ok((Seated { room, seat, outbox }, deadline))
     }
 
     /// The creator gives seat 1 to whoever joins next (its key exchange with the guest failed): a connected guest
@@ -598,8 +687,9 @@ impl Rooms {
         if state.ended || state.paired_ms.is_some() || now.at < state.waiting_until {
             return;
         }
-        if let Some(creator) = state.seats[0].outbox() {
-            let _ = creator.error(ErrorCode::Expired, "nobody joined this room in time");
+        // The creator, or whoever waits at a rendezvous.
+        for waiting in state.seats.iter().filter_map(Seat::outbox) {
+            let _ = waiting.error(ErrorCode::Expired, "nobody joined this room in time");
         }
         let ended = state.end(now, RoomResult::Pruned);
         drop(state);
@@ -660,6 +750,7 @@ impl Rooms {
                 Some(RoomSnapshot {
                     id: room.id,
                     nameplate: state.nameplate,
+                    rendezvous: state.rendezvous.map(hex::encode),
                     created_ms: state.created_ms,
                     paired_ms: state.paired_ms,
                     waiting_left_ms: state.waiting_until.saturating_duration_since(now.at).as_millis() as u64,
@@ -699,6 +790,7 @@ impl Rooms {
             let occupied: Vec<usize> = (0..2).filter(|i| !matches!(seats[*i], Seat::Empty)).collect();
             let tokens: Vec<TokenHash> = seats.iter().filter_map(|s| s.token().copied()).collect();
             let nameplate = snapshot.nameplate.filter(|n| registry.nameplates.is_free(*n));
+            let rendezvous = snapshot.rendezvous.as_deref().and_then(|id| hex::decode(id).ok()?.try_into().ok());
             let room = Arc::new(Room {
                 id: snapshot.id,
                 state: Mutex::new(RoomState {
@@ -716,10 +808,14 @@ impl Rooms {
                     errored: snapshot.errored,
                     next_hold_id: 2,
                     ended: false,
+                    rendezvous,
                 }),
             });
             if let Some(nameplate) = nameplate {
                 registry.list(&room, Some(nameplate));
+            }
+            if let Some(id) = rendezvous {
+                registry.rendezvous.insert(id, room.clone());
             }
             for token in tokens {
                 registry.tokens.insert(token, room.clone());
@@ -738,10 +834,15 @@ impl Rooms {
 
     /// Removes an ended room from the registry (id, nameplate, tokens) and hands its record to the statistics.
     fn finish(&self, room: &Arc<Room>, ended: Ended) {
-        let Ended { record, nameplate, tokens } = ended;
+        let Ended { record, nameplate, rendezvous, tokens } = ended;
         let mut registry = lock(&self.registry);
         if registry.rooms.get(&room.id).is_some_and(|r| Arc::ptr_eq(r, room)) {
             registry.rooms.remove(&room.id);
+        }
+        if let Some(id) = rendezvous
+            && registry.rendezvous.get(&id).is_some_and(|r| Arc::ptr_eq(r, room))
+        {
+            registry.rendezvous.remove(&id);
         }
         if let Some(nameplate) = nameplate {
             registry.unlist(room, nameplate);
@@ -788,7 +889,31 @@ impl RoomState {
             client_a,
             client_b,
         };
-        Ended { record, nameplate: self.nameplate, tokens }
+        Ended { record, nameplate: self.nameplate, rendezvous: self.rendezvous, tokens }
+    }
+}
+
+/// What a `rendezvous` presents: the room's id, the seat, its secret and the other seat's hash (hex, as sent).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Meeting<'a> {
+    pub(crate) room: &'a str,
+    pub(crate) seat: u8,
+    pub(crate) secret: &'a str,
+    pub(crate) peer: &'a str,
+}
+
+impl Meeting<'_> {
+    /// The room's id, if the secret is the seat's: the id is the hash of both seats' hashes.
+    fn check(&self) -> Option<[u8; 32]> {
+        let decode = |text: &str| -> Option<[u8; 32]> { hex::decode(text).ok()?.try_into().ok() };
+        let (room, secret, peer) = (decode(self.room)?, decode(self.secret)?, decode(self.peer)?);
+        let own = crate::protocol::seat_hash(&secret);
+        let expected = match self.seat {
+            0 => crate::protocol::rendezvous_room(&own, &peer),
+            1 => crate::protocol::rendezvous_room(&peer, &own),
+            _ => return None,
+        };
+        bool::from(expected.ct_eq(&room)).then_some(room)
     }
 }
 

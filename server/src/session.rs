@@ -17,7 +17,7 @@ use crate::protocol::{
     ClientMessage, ClosingReason, ErrorCode, MAX_CONTROL_BYTES, PROTOCOL_VERSION, ServerMessage, close,
     sanitize_client_version,
 };
-use crate::rooms::{Deadline, Forwarded, RoomError, Seated, Stamp};
+use crate::rooms::{Deadline, Forwarded, Meeting, RoomError, Seated, Stamp};
 use crate::server::AppState;
 
 /// How long a finished connection waits for its writer to deliver the last frames.
@@ -200,7 +200,10 @@ impl Session<'_> {
                 ClientMessage::Reopen => {
                     Some(self.fail(ErrorCode::BadMessage, "only the room's creator can reopen it"))
                 }
-                ClientMessage::Create { .. } | ClientMessage::Join { .. } | ClientMessage::Resume { .. } => {
+                ClientMessage::Create { .. }
+                | ClientMessage::Join { .. }
+                | ClientMessage::Resume { .. }
+                | ClientMessage::Rendezvous { .. } => {
                     Some(self.fail(ErrorCode::BadMessage, "this connection already has a seat"))
                 }
             };
@@ -233,8 +236,32 @@ impl Session<'_> {
                 }
                 resumed
             }
+            ClientMessage::Rendezvous { room, seat, secret, peer, client: version } => {
+                // A wrong secret counts as a failed resume; a room it opens, as a new room.
+                if state.resume_limiter.peek(self.addr, now.at).is_err() {
+                    return Some(self.fail(ErrorCode::RateLimited, "too many failed resumes from your address"));
+                }
+                if state.room_limiter.check(self.addr, now.at).is_err() {
+                    return Some(self.fail(ErrorCode::RateLimited, "too many new rooms from your address"));
+                }
+                let meeting = Meeting { room: &room, seat, secret: &secret, peer: &peer };
+                match state.rooms.rendezvous(now, meeting, self.outbox.clone(), client(version)) {
+                    Ok((seated, deadline)) => {
+                        if let Some(deadline) = deadline {
+                            schedule(state, deadline);
+                        }
+                        Ok(seated)
+                    }
+                    Err(error) => {
+                        if error == RoomError::BadToken {
+                            let _ = state.resume_limiter.check(self.addr, now.at);
+                        }
+                        Err(error)
+                    }
+                }
+            }
             ClientMessage::Report { .. } | ClientMessage::Leave | ClientMessage::Reopen => {
-                return Some(self.fail(ErrorCode::BadMessage, "create, join or resume first"));
+                return Some(self.fail(ErrorCode::BadMessage, "create, join, resume or rendezvous first"));
             }
         };
         match seated {

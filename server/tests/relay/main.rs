@@ -6,5 +6,6 @@ mod common;
 mod forwarding;
 mod limits;
 mod operators;
+mod rendezvous;
 mod resume;
 mod stats;
