@@ -56,6 +56,9 @@ pub struct EngineConfig {
     pub software: String,
 }
 
+/// What a forfeit claim says was awaited when the opponent left the game and never came back.
+pub const ABANDONED: &str = "its return to the game";
+
 /// What the local player wants to do.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "intent", content = "with", rename_all = "kebab-case")]
@@ -78,6 +81,10 @@ pub enum Intent {
     /// (`Engine::awaiting_opponent`): end the game, and record that the opponent forfeits it
     /// (DESIGN: refusing to reveal is a forfeit). Refused when nothing waits on the opponent.
     ClaimForfeit,
+    /// The opponent left the game and has not come back (the client knows: the relay says its seat is
+    /// empty): end the game, and record that the opponent forfeits it by its absence. The client asks this
+    /// only while the opponent is away; the engine cannot tell.
+    ClaimAbandoned,
     /// Ask for a new game against the same opponent, with a new deck (after sideboarding)
     /// or, with `None`, the same one. It starts when both players have asked; until then
     /// the game goes on.
@@ -730,10 +737,13 @@ impl<G: Group> Engine<G> {
             return Err(IntentError::Invalid("this player has ended the game".into()));
         }
         match intent {
-            Intent::ClaimForfeit => {
-                let awaited = self
-                    .awaiting_opponent()
-                    .ok_or_else(|| IntentError::Invalid("nothing waits on the opponent".into()))?;
+            Intent::ClaimForfeit | Intent::ClaimAbandoned => {
+                let awaited = match intent {
+                    Intent::ClaimAbandoned => ABANDONED.to_string(),
+                    _ => self
+                        .awaiting_opponent()
+                        .ok_or_else(|| IntentError::Invalid("nothing waits on the opponent".into()))?,
+                };
                 self.send(&Message::ForfeitClaim { awaited: awaited.clone() });
                 self.game.ended = true;
                 self.emit(Event::ForfeitClaimed { by: self.seat, awaited });

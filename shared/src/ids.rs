@@ -42,7 +42,7 @@ impl std::fmt::Debug for GameId {
 }
 
 /// Fixed-size byte arrays as hex strings (JSON) or bytes (binary formats).
-pub(crate) mod hex_array {
+pub mod hex_array {
     use serde::{Deserializer, Serializer};
 
     pub fn serialize<S: Serializer, const N: usize>(bytes: &[u8; N], serializer: S) -> Result<S::Ok, S::Error> {

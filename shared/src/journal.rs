@@ -98,6 +98,34 @@ pub enum JournalError {
 
 /// Runs the engine of `journal` again and says what it shows.
 pub fn check<G: Group>(journal: &Journal) -> Result<Verdict, JournalError> {
+    let mut games = 1;
+    let mut opponent_audited = false;
+    let mut forfeit = None;
+    let mut breach = None;
+    let engine = replay::<G>(journal, |event| match event {
+        Event::NewGame { number } => {
+            games = number;
+            opponent_audited = false;
+            forfeit = None;
+        }
+        Event::ForfeitClaimed { by, awaited } => forfeit = Some((by, awaited)),
+        Event::Audited { seat, .. } if seat != journal.seat => opponent_audited = true,
+        Event::Alert(alert) if alert.kind.is_misbehaviour() && breach.is_none() => breach = Some(alert),
+        _ => {}
+    })?;
+    let summary = summarize(&engine, journal.seat, games, opponent_audited, forfeit);
+    Ok(match breach {
+        None => Verdict::Clean(summary),
+        Some(alert) if alert.kind == AlertKind::Sequence || alert.evidence.is_none() => {
+            Verdict::Inconsistent { summary, reason: format!("{:?}: {}", alert.kind, alert.detail) }
+        }
+        Some(alert) => Verdict::Breach { summary, by: journal.seat.opponent(), alert },
+    })
+}
+
+/// Rebuilds the engine of `journal` by running it again on the same inputs; `on_event` sees each event on the
+/// way. What the engine sent meanwhile is dropped: the opponent had it then. A saved game resumes this way.
+pub fn replay<G: Group>(journal: &Journal, mut on_event: impl FnMut(Event)) -> Result<Engine<G>, JournalError> {
     if journal.format != JOURNAL_FORMAT {
         return Err(JournalError::Format(journal.format));
     }
@@ -106,10 +134,6 @@ pub fn check<G: Group>(journal: &Journal) -> Result<Verdict, JournalError> {
     }
     let mut engine = Engine::<G>::new(journal.seat, journal.config.clone(), journal.deck.clone(), journal.rng_seed)
         .map_err(|e| JournalError::Deck(e.to_string()))?;
-    let mut games = 1;
-    let mut opponent_audited = false;
-    let mut forfeit = None;
-    let mut breach = None;
     for input in &journal.inputs {
         match input {
             // The intent's outcome is the engine's business, as it was in the game.
@@ -120,27 +144,10 @@ pub fn check<G: Group>(journal: &Journal) -> Result<Verdict, JournalError> {
         }
         while engine.poll_transmit().is_some() {}
         while let Some(event) = engine.poll_event() {
-            match event {
-                Event::NewGame { number } => {
-                    games = number;
-                    opponent_audited = false;
-                    forfeit = None;
-                }
-                Event::ForfeitClaimed { by, awaited } => forfeit = Some((by, awaited)),
-                Event::Audited { seat, .. } if seat != journal.seat => opponent_audited = true,
-                Event::Alert(alert) if alert.kind.is_misbehaviour() && breach.is_none() => breach = Some(alert),
-                _ => {}
-            }
+            on_event(event);
         }
     }
-    let summary = summarize(&engine, journal.seat, games, opponent_audited, forfeit);
-    Ok(match breach {
-        None => Verdict::Clean(summary),
-        Some(alert) if alert.kind == AlertKind::Sequence || alert.evidence.is_none() => {
-            Verdict::Inconsistent { summary, reason: format!("{:?}: {}", alert.kind, alert.detail) }
-        }
-        Some(alert) => Verdict::Breach { summary, by: journal.seat.opponent(), alert },
-    })
+    Ok(engine)
 }
 
 fn summarize<G: Group>(

@@ -15,3 +15,9 @@ pub mod table;
 pub mod wire;
 
 pub use ids::{GameId, Seat};
+
+/// Serde helpers that write bytes as hex in JSON (journals, saved games) and as bytes elsewhere.
+pub mod serde_hex {
+    pub use crate::crypto::encoding::hex_vec as vec;
+    pub use crate::ids::hex_array as array;
+}

@@ -46,7 +46,7 @@ pub(crate) fn deserialize_bytes<'de, D: Deserializer<'de>>(deserializer: D) -> R
 }
 
 /// Variable-length byte strings as hex (JSON) or bytes.
-pub(crate) mod hex_vec {
+pub mod hex_vec {
     pub fn serialize<S: serde::Serializer>(bytes: &[u8], serializer: S) -> Result<S::Ok, S::Error> {
         super::serialize_bytes(bytes, serializer)
     }
