@@ -7,6 +7,10 @@
 //! messages from [`Channel::poll_message`], and calls [`Channel::resend_unacked`] after every reconnection
 //! (`resumed`) and on `peer_back`.
 //!
+//! Once established, a channel can be saved and restored ([`Channel::saved_keys`], [`Channel::restore`]): a
+//! message is sealed into its data frames as soon as it is sent, so the frames a save holds are exactly the
+//! frames that may have left, and a restored channel never seals another plaintext under a used nonce.
+//!
 //! # Handshake
 //!
 //! Both sides send `HELLO` (their side and a symmetric SPAKE2 message, password = the words of the code,
@@ -32,6 +36,13 @@
 //! it with a fresher ack would reuse its nonce). `ack` is cumulative: the number of data frames received in
 //! order. `flags` bit 0 marks the last fragment of a message.
 //!
+//! # Rendezvous
+//!
+//! The same HKDF also gives one secret per seat (info `rendezvous seat host` and `rendezvous seat guest`, 32
+//! bytes each), from which the relay's rendezvous room is computed ([`fairdeck_relay_protocol::rendezvous_room`]):
+//! the two players can meet again on any relay with no code, and nobody without the key can take a seat. A
+//! wrong code gives other secrets, so a guesser never finds the room either.
+//!
 //! # Errors
 //!
 //! Every error returned by [`Channel::handle_frame`] is fatal: the channel is then failed and every later call
@@ -48,6 +59,7 @@ use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
 use hkdf::Hkdf;
 use rand_chacha::ChaCha20Rng;
 use rand_chacha::rand_core::SeedableRng;
+use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 use spake2::{Ed25519Group, Identity, Password, Spake2};
 
@@ -80,7 +92,8 @@ const FLAG_LAST: u8 = 1;
 const MIN_FRAME_BYTES: usize = 256;
 
 /// Which seat this client has. The two sides must differ; it picks the direction of each key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Side {
     /// The player who created the room.
     Host,
@@ -89,7 +102,8 @@ pub enum Side {
 }
 
 impl Side {
-    fn byte(self) -> u8 {
+    /// The seat number, as the relay's `rendezvous` takes it.
+    pub fn byte(self) -> u8 {
         match self {
             Side::Host => 0,
             Side::Guest => 1,
@@ -127,8 +141,98 @@ pub enum ChannelError {
 struct Keys {
     send: ChaCha20Poly1305,
     recv: ChaCha20Poly1305,
+    /// The same keys' bytes, for a save.
+    raw: RawKeys,
+}
+
+#[derive(Clone)]
+struct RawKeys {
+    send: [u8; 32],
+    recv: [u8; 32],
     /// The confirmation value the peer must send.
     peer_confirm: [u8; 32],
+    /// Each seat's rendezvous secret, the host's first.
+    rendezvous: [[u8; 32]; 2],
+}
+
+/// What a restored channel needs that never changes once the key exchange is done: its keys and handshake
+/// frames. Every secret of the connection: it goes to the owner-only save file, never to a log.
+#[derive(Clone, Serialize, Deserialize)]
+pub struct SavedKeys {
+    side: Side,
+    #[serde(with = "fairdeck_shared::serde_hex::array")]
+    send: [u8; 32],
+    #[serde(with = "fairdeck_shared::serde_hex::array")]
+    recv: [u8; 32],
+    #[serde(with = "fairdeck_shared::serde_hex::array")]
+    peer_confirm: [u8; 32],
+    #[serde(with = "fairdeck_shared::serde_hex::array")]
+    host_rendezvous: [u8; 32],
+    #[serde(with = "fairdeck_shared::serde_hex::array")]
+    guest_rendezvous: [u8; 32],
+    #[serde(with = "fairdeck_shared::serde_hex::vec")]
+    my_hello: Vec<u8>,
+    #[serde(with = "fairdeck_shared::serde_hex::vec")]
+    my_confirm: Vec<u8>,
+    #[serde(with = "fairdeck_shared::serde_hex::vec")]
+    peer_hello: Vec<u8>,
+}
+
+impl SavedKeys {
+    pub fn side(&self) -> Side {
+        self.side
+    }
+}
+
+impl fmt::Debug for SavedKeys {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SavedKeys").field("side", &self.side).finish_non_exhaustive()
+    }
+}
+
+/// A channel's counters, saved with the frames it sent and the part of a message it has received.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Progress {
+    /// Data frames sealed so far (the next sequence number).
+    pub next_seq: u64,
+    /// Data frames the peer acknowledged.
+    pub acked: u64,
+    /// Ack frames sent (each one's own nonce).
+    pub ack_counter: u64,
+    /// Data frames received in order.
+    pub recv_next: u64,
+    /// Messages delivered so far.
+    pub delivered: u64,
+    /// Whether the peer proved it has our handshake frames.
+    pub peer_proved_established: bool,
+}
+
+/// Where to meet the peer again at a relay: the `rendezvous` message's fields.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Rendezvous {
+    pub room: [u8; 32],
+    pub seat: u8,
+    pub secret: [u8; 32],
+    pub peer_hash: [u8; 32],
+}
+
+impl fmt::Debug for Rendezvous {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Rendezvous").field("seat", &self.seat).finish_non_exhaustive()
+    }
+}
+
+impl Rendezvous {
+    fn of(secrets: &[[u8; 32]; 2], side: Side) -> Rendezvous {
+        let hashes = secrets.map(|secret| fairdeck_relay_protocol::seat_hash(&secret));
+        let seat = side.byte();
+        Rendezvous {
+            room: fairdeck_relay_protocol::rendezvous_room(&hashes[0], &hashes[1]),
+            seat,
+            secret: secrets[usize::from(seat)],
+            peer_hash: hashes[usize::from(1 - seat)],
+        }
+    }
 }
 
 enum Handshake {
@@ -155,13 +259,15 @@ pub struct Channel {
     /// Until an authenticated frame from the peer proves it has our HELLO and CONFIRM, resends include them.
     peer_proved_established: bool,
 
-    /// Control frames (handshake, resends) ready to go, before new data.
+    /// Control frames (handshake) ready to go, before data.
     out: VecDeque<Vec<u8>>,
-    /// Fragments (flags ‖ chunk) not yet given a sequence number.
+    /// Fragments (flags ‖ chunk) waiting for the channel to be established.
     to_send: VecDeque<Vec<u8>>,
-    /// Encrypted data frames not yet acknowledged, sequence numbers `acked..next_seq`.
+    /// Encrypted data frames not yet acknowledged, sequence numbers `acked..next_seq`; those below
+    /// `transmitted` have been given to the relay.
     unacked: VecDeque<Vec<u8>>,
     next_seq: u64,
+    transmitted: u64,
     acked: u64,
     ack_counter: u64,
 
@@ -173,6 +279,7 @@ pub struct Channel {
     ahead_bytes: usize,
     reassembly: Vec<u8>,
     delivered: VecDeque<Vec<u8>>,
+    delivered_count: u64,
 }
 
 impl fmt::Debug for Channel {
@@ -217,6 +324,7 @@ impl Channel {
             to_send: VecDeque::new(),
             unacked: VecDeque::new(),
             next_seq: 0,
+            transmitted: 0,
             acked: 0,
             ack_counter: 0,
             recv_next: 0,
@@ -225,7 +333,95 @@ impl Channel {
             ahead_bytes: 0,
             reassembly: Vec::new(),
             delivered: VecDeque::new(),
+            delivered_count: 0,
         }
+    }
+
+    /// The channel of a save: established, with the data frames it had sealed and not seen acknowledged
+    /// (`unacked`, from `progress.acked`) and the part of a message it had received (`partial`). Everything
+    /// unacknowledged goes out again at the first [`resend_unacked`](Self::resend_unacked).
+    pub fn restore(keys: &SavedKeys, progress: Progress, unacked: Vec<Vec<u8>>, partial: Vec<u8>) -> Channel {
+        let raw = RawKeys {
+            send: keys.send,
+            recv: keys.recv,
+            peer_confirm: keys.peer_confirm,
+            rendezvous: [keys.host_rendezvous, keys.guest_rendezvous],
+        };
+        Channel {
+            side: keys.side,
+            max_frame: DEFAULT_MAX_FRAME_BYTES,
+            max_message: MAX_MESSAGE_BYTES,
+            handshake: Some(Handshake::Established),
+            keys: Some(Keys {
+                send: ChaCha20Poly1305::new(&Key::from(raw.send)),
+                recv: ChaCha20Poly1305::new(&Key::from(raw.recv)),
+                raw,
+            }),
+            failed: None,
+            my_hello: keys.my_hello.clone(),
+            my_confirm: Some(keys.my_confirm.clone()),
+            peer_hello: Some(keys.peer_hello.clone()),
+            peer_proved_established: progress.peer_proved_established,
+            out: VecDeque::new(),
+            to_send: VecDeque::new(),
+            unacked: unacked.into(),
+            next_seq: progress.next_seq,
+            transmitted: progress.acked,
+            acked: progress.acked,
+            ack_counter: progress.ack_counter,
+            recv_next: progress.recv_next,
+            last_ack_sent: 0,
+            ahead: BTreeMap::new(),
+            ahead_bytes: 0,
+            reassembly: partial,
+            delivered: VecDeque::new(),
+            delivered_count: progress.delivered,
+        }
+    }
+
+    /// The keys and handshake frames to save, once established.
+    pub fn saved_keys(&self) -> Option<SavedKeys> {
+        let raw = &self.keys.as_ref().filter(|_| self.is_established())?.raw;
+        Some(SavedKeys {
+            side: self.side,
+            send: raw.send,
+            recv: raw.recv,
+            peer_confirm: raw.peer_confirm,
+            host_rendezvous: raw.rendezvous[0],
+            guest_rendezvous: raw.rendezvous[1],
+            my_hello: self.my_hello.clone(),
+            my_confirm: self.my_confirm.clone()?,
+            peer_hello: self.peer_hello.clone()?,
+        })
+    }
+
+    /// The counters to save.
+    pub fn progress(&self) -> Progress {
+        Progress {
+            next_seq: self.next_seq,
+            acked: self.acked,
+            ack_counter: self.ack_counter,
+            recv_next: self.recv_next,
+            delivered: self.delivered_count,
+            peer_proved_established: self.peer_proved_established,
+        }
+    }
+
+    /// The sealed data frames from sequence number `seq` on (those below `acked` are gone).
+    pub fn sealed_from(&self, seq: u64) -> impl Iterator<Item = &[u8]> {
+        let skip = seq.saturating_sub(self.acked);
+        self.unacked.iter().skip(usize::try_from(skip).unwrap_or(usize::MAX)).map(Vec::as_slice)
+    }
+
+    /// The part of the peer's next message received so far.
+    pub fn partial_message(&self) -> &[u8] {
+        &self.reassembly
+    }
+
+    /// Where to meet the peer again at a relay, once the keys exist.
+    pub fn rendezvous(&self) -> Option<Rendezvous> {
+        let raw = &self.keys.as_ref()?.raw;
+        Some(Rendezvous::of(&raw.rendezvous, self.side))
     }
 
     /// Starts the key exchange again, for another peer (a host whose guest had a wrong code), with these words
@@ -253,14 +449,15 @@ impl Channel {
         self.max_message = max.min(MAX_MESSAGE_BYTES);
     }
 
-    /// Data frames sent and not yet acknowledged by the peer.
+    /// Data frames sent and not yet acknowledged by the peer, and fragments waiting for the channel.
     pub fn unacked_frames(&self) -> usize {
-        self.unacked.len()
+        self.unacked.len() + self.to_send.len()
     }
 
-    /// Bytes of the data frames sent and not yet acknowledged by the peer.
-    fn unacked_bytes(&self) -> usize {
-        self.unacked.iter().map(Vec::len).sum()
+    /// Bytes of the data frames given to the relay and not yet acknowledged by the peer.
+    fn in_flight_bytes(&self) -> usize {
+        let in_flight = usize::try_from(self.transmitted - self.acked).unwrap_or(usize::MAX);
+        self.unacked.iter().take(in_flight).map(Vec::len).sum()
     }
 
     /// Whether the peer has proved it holds the same key: game data may flow.
@@ -274,7 +471,8 @@ impl Channel {
     }
 
     /// Queues a message for the peer. Before the channel is established it waits (unencrypted, in memory);
-    /// it is only ever sent encrypted to a peer that proved it knows the code.
+    /// it is only ever sent encrypted to a peer that proved it knows the code. Once established it is sealed
+    /// into data frames at once.
     pub fn send(&mut self, message: Vec<u8>) -> Result<(), ChannelError> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
@@ -294,7 +492,20 @@ impl Channel {
             fragment.extend_from_slice(chunk);
             self.to_send.push_back(fragment);
         }
+        self.seal_queued();
         Ok(())
+    }
+
+    /// Once established, seals every waiting fragment into a numbered data frame.
+    fn seal_queued(&mut self) {
+        if !self.is_established() {
+            return;
+        }
+        while let Some(fragment) = self.to_send.pop_front() {
+            let frame = self.seal(T_DATA, self.next_seq, &fragment);
+            self.next_seq += 1;
+            self.unacked.push_back(frame);
+        }
     }
 
     /// The next frame to give the relay, if any.
@@ -305,19 +516,22 @@ impl Channel {
         if self.failed.is_some() || !self.is_established() {
             return None;
         }
-        if let Some(next) = self.to_send.front()
-            && self.next_seq < self.acked + SEND_WINDOW_FRAMES
-            && (self.unacked.is_empty() || self.unacked_bytes() + next.len() <= SEND_WINDOW_BYTES)
+        let index = usize::try_from(self.transmitted - self.acked).unwrap_or(usize::MAX);
+        if let Some(next) = self.unacked.get(index)
+            && self.transmitted < self.acked + SEND_WINDOW_FRAMES
+            && (index == 0 || self.in_flight_bytes() + next.len() <= SEND_WINDOW_BYTES)
         {
-            let fragment = self.to_send.pop_front()?;
-            let frame = self.seal(T_DATA, self.next_seq, &fragment);
-            self.next_seq += 1;
-            self.unacked.push_back(frame.clone());
+            let frame = next.clone();
+            self.transmitted += 1;
+            // A frame sealed a while ago carries the ack of that moment: a fresher one may have to follow.
+            let carried = u64::from_be_bytes(frame[9..17].try_into().expect("a sealed frame has its header"));
+            self.last_ack_sent = self.last_ack_sent.max(carried);
             return Some(frame);
         }
         if self.recv_next > self.last_ack_sent {
             let frame = self.seal(T_ACK, self.ack_counter, &[]);
             self.ack_counter += 1;
+            self.last_ack_sent = self.recv_next;
             return Some(frame);
         }
         None
@@ -342,7 +556,7 @@ impl Channel {
                 self.out.push_back(confirm.clone());
             }
         }
-        self.out.extend(self.unacked.iter().cloned());
+        self.transmitted = self.acked;
         // The resent frames carry old acks: make sure a current one follows.
         if self.recv_next > 0 {
             self.last_ack_sent = 0;
@@ -406,11 +620,11 @@ impl Channel {
         };
         let key =
             spake.finish(&bytes[3..]).map_err(|_| ChannelError::Malformed("HELLO has an invalid SPAKE2 message"))?;
-        let keys = derive_keys(&key, self.side);
+        let (keys, my_confirm) = derive_keys(&key, self.side);
         let mut confirm = Vec::with_capacity(CONFIRM_LEN);
         confirm.push(T_CONFIRM);
-        confirm.extend_from_slice(&keys.my_confirm);
-        self.keys = Some(Keys { send: keys.send, recv: keys.recv, peer_confirm: keys.peer_confirm });
+        confirm.extend_from_slice(&my_confirm);
+        self.keys = Some(keys);
         self.peer_hello = Some(bytes.to_vec());
         self.my_confirm = Some(confirm.clone());
         self.out.push_back(confirm);
@@ -426,10 +640,11 @@ impl Channel {
             // The peer's HELLO was lost on the way; it resends both after a reconnection.
             return Ok(());
         };
-        let matches = constant_time_eq(&bytes[1..], &keys.peer_confirm);
+        let matches = constant_time_eq(&bytes[1..], &keys.raw.peer_confirm);
         match (&self.handshake, matches) {
             (Some(Handshake::Confirming), true) => {
                 self.handshake = Some(Handshake::Established);
+                self.seal_queued();
                 Ok(())
             }
             (Some(Handshake::Confirming), false) => Err(ChannelError::WrongCode),
@@ -491,6 +706,7 @@ impl Channel {
         self.recv_next += 1;
         if fragment[0] & FLAG_LAST != 0 {
             self.delivered.push_back(std::mem::take(&mut self.reassembly));
+            self.delivered_count += 1;
         }
         Ok(())
     }
@@ -518,6 +734,8 @@ impl Channel {
             self.unacked.pop_front();
             self.acked += 1;
         }
+        // After a restore the peer may acknowledge frames this process has not given the relay yet.
+        self.transmitted = self.transmitted.max(self.acked);
         Ok(())
     }
 
@@ -532,7 +750,6 @@ impl Channel {
             .encrypt(&nonce(frame_type, number), Payload { msg: plaintext, aad: &frame })
             .expect("ChaCha20-Poly1305 encrypts any message below 256 GiB");
         frame.extend_from_slice(&ciphertext);
-        self.last_ack_sent = self.recv_next;
         frame
     }
 
@@ -550,14 +767,8 @@ fn nonce(frame_type: u8, number: u64) -> Nonce {
     Nonce::from(n)
 }
 
-struct DerivedKeys {
-    send: ChaCha20Poly1305,
-    recv: ChaCha20Poly1305,
-    my_confirm: [u8; 32],
-    peer_confirm: [u8; 32],
-}
-
-fn derive_keys(spake_key: &[u8], side: Side) -> DerivedKeys {
+/// The session's keys, and the confirmation value this side sends.
+fn derive_keys(spake_key: &[u8], side: Side) -> (Keys, [u8; 32]) {
     let hk = Hkdf::<Sha256>::new(Some(b"fairdeck channel v1"), spake_key);
     let expand = |info: &[u8]| {
         let mut out = [0u8; 32];
@@ -568,16 +779,17 @@ fn derive_keys(spake_key: &[u8], side: Side) -> DerivedKeys {
     let guest_key = expand(b"data guest->host");
     let host_confirm = expand(b"confirm host");
     let guest_confirm = expand(b"confirm guest");
+    let rendezvous = [expand(b"rendezvous seat host"), expand(b"rendezvous seat guest")];
     let (send, recv, my_confirm, peer_confirm) = match side {
         Side::Host => (host_key, guest_key, host_confirm, guest_confirm),
         Side::Guest => (guest_key, host_key, guest_confirm, host_confirm),
     };
-    DerivedKeys {
+    let keys = Keys {
         send: ChaCha20Poly1305::new(&Key::from(send)),
         recv: ChaCha20Poly1305::new(&Key::from(recv)),
-        my_confirm,
-        peer_confirm,
-    }
+        raw: RawKeys { send, recv, peer_confirm, rendezvous },
+    };
+    (keys, my_confirm)
 }
 
 /// Compares without an early exit, so timing does not tell how much of a guessed confirmation matched.
