@@ -5,6 +5,7 @@ pub mod code;
 pub mod config;
 pub mod deck;
 pub mod rng;
+pub mod save;
 pub mod script;
 pub mod session;
 pub mod tls;

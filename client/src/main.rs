@@ -39,13 +39,15 @@ Table commands wait until both libraries are shuffled; a bad command prints an e
   tap CARD | untap CARD           turn a card in play sideways, or back
   counter CARD NAME N             set a counter on a card in play (0 removes it)
   end                             end the game: reveal your deck key so the opponent audits your deck
-  forfeit                         end the game when the opponent has stopped answering: it forfeits
+  forfeit                         end the game when the opponent has stopped answering (or left and
+                                  not come back): it forfeits
   new-game [DECKFILE]             ask for the next game, with another deck (after sideboarding) or the
                                   same one; it starts when the opponent asks too
   new-code                        hosting, until the opponent proved the code: new words for the code
   table                           print the table (zones, card ids, counts)
   wait                            block until no exchange is pending (prints {\"event\":\"idle\"})
   quit                            print the table, leave the game, exit 0 (also at the end of input)
+Games are saved as they go: `fairdeck resume` goes on after a crash, `fairdeck games` lists them.
 Exit codes: 0 after quit, 2 for a wrong, mistyped or expired code, 1 for other fatal errors.";
 
 #[derive(Subcommand)]
@@ -65,6 +67,18 @@ enum Command {
         #[command(flatten)]
         game: GameArgs,
     },
+    /// Go on with a saved game after a crash, a quit or another day: the most recently played unfinished
+    /// one, or FILE. Every game is saved as it goes (`fairdeck games` lists them); both players resume
+    /// and meet again on the game's relay with no new code.
+    #[command(after_help = game_help())]
+    Resume {
+        /// A saved game (a .fairdeck file of `fairdeck games`).
+        file: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        session: SessionArgs,
+    },
+    /// List the saved games: opponent, start, last move, and whether each goes on.
+    Games,
     /// Recompute fairdeck's public random numbers, so anyone can check a shuffle.
     #[command(subcommand)]
     Rng(RngCommand),
@@ -99,16 +113,23 @@ struct GameArgs {
     /// Your deck file (plain text, Arena, .dec, .mwDeck, .dck, Cockatrice .cod, MTGO .dek).
     #[arg(long, value_name = "FILE")]
     deck: std::path::PathBuf,
-    /// The relay's WebSocket URL [default: the configuration file's relay, else ws://127.0.0.1:7171/v1].
+    /// Your name, shown to the opponent [default: the configuration file's name, else host or guest].
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
+    #[command(flatten)]
+    session: SessionArgs,
+}
+
+#[derive(clap::Args)]
+struct SessionArgs {
+    /// The relay's WebSocket URL [default: a resumed game's own relay; else the configuration file's relay,
+    /// else ws://127.0.0.1:7171/v1].
     #[arg(long, value_name = "URL", env = "FAIRDECK_RELAY")]
     relay: Option<String>,
     /// Also trust the CA certificates of this PEM file for a wss:// relay (a private relay's CA)
     /// [default: the configuration file's ca].
     #[arg(long, value_name = "FILE")]
     ca: Option<std::path::PathBuf>,
-    /// Your name, shown to the opponent [default: the configuration file's name, else host or guest].
-    #[arg(long, value_name = "NAME")]
-    name: Option<String>,
     /// Read commands from standard input and print JSON events, instead of opening the terminal table.
     #[arg(long)]
     script: bool,
@@ -123,14 +144,14 @@ fn game_help() -> String {
     format!("{}\n\n{SCRIPT_HELP}", fairdeck::ui::keys::help_text())
 }
 
-fn play(role: Role, game: GameArgs) -> ExitCode {
-    let script = game.script;
+fn play(role: Role, name: Option<String>, args: SessionArgs) -> ExitCode {
+    let script = args.script;
     // The table draws with escape sequences: into a file or a pipe they would only be garbage.
     if !script && !std::io::stdout().is_terminal() {
         eprintln!("fairdeck: standard output is not a terminal; use --script for JSON events (see fairdeck --help)");
         return ExitCode::FAILURE;
     }
-    let default_name = if matches!(role, Role::Host) { "host" } else { "guest" };
+    let default_name = if matches!(role, Role::Host { .. }) { "host" } else { "guest" };
     let config = match config::load_from_env() {
         Ok(config) => config,
         Err(error) => {
@@ -138,10 +159,21 @@ fn play(role: Role, game: GameArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let relay = config::choose(game.relay, config.relay.as_deref(), DEFAULT_RELAY);
-    let name = config::choose(game.name, config.name.as_deref(), default_name);
-    let ca = game.ca.or(config.ca);
-    let options = Options { role, deck: game.deck, relay, name, record: game.record, ca };
+    let games = match fairdeck::save::games_dir_from_env() {
+        Ok(games) => games,
+        Err(error) => {
+            eprintln!("fairdeck: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let relay = match role {
+        // A saved game has its own relay: only --relay (or FAIRDECK_RELAY) says otherwise.
+        Role::Resume { .. } => args.relay,
+        _ => Some(config::choose(args.relay, config.relay.as_deref(), DEFAULT_RELAY)),
+    };
+    let name = config::choose(name, config.name.as_deref(), default_name);
+    let ca = args.ca.or(config.ca);
+    let options = Options { role, relay, games, name, record: args.record, ca };
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(error) => {
@@ -187,16 +219,20 @@ fn ask_code(script: bool) -> Result<String, ExitCode> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Host { game } => return play(Role::Host, game),
+        Command::Host { game } => return play(Role::Host { deck: game.deck }, game.name, game.session),
         Command::Join { code, game } => {
             let code = match code {
                 Some(code) => code,
-                None => match ask_code(game.script) {
+                None => match ask_code(game.session.script) {
                     Ok(code) => code,
                     Err(exit) => return exit,
                 },
             };
-            return play(Role::Join { code }, game);
+            return play(Role::Join { code, deck: game.deck }, game.name, game.session);
+        }
+        Command::Resume { file, session } => return play(Role::Resume { file }, None, session),
+        Command::Games => {
+            fairdeck::save::games_dir_from_env().map_err(anyhow::Error::from).and_then(|dir| print_games(&dir))
         }
         Command::Verify { file } => {
             return match fairdeck::verify::verify_file(&file) {
@@ -225,6 +261,37 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `fairdeck games`: one line per saved game, the most recently played first.
+fn print_games(dir: &std::path::Path) -> anyhow::Result<()> {
+    let listed = fairdeck::save::list(dir)?;
+    let mut stdout = std::io::stdout().lock();
+    if listed.is_empty() {
+        writeln!(stdout, "No saved games in {}", dir.display())?;
+        return Ok(());
+    }
+    writeln!(stdout, "{:<10} {:<16} {:<20} {:<20} {:>5}  FILE", "STATE", "OPPONENT", "STARTED", "LAST MOVE", "MOVES")?;
+    for entry in listed {
+        let file = entry.path.display();
+        match entry.summary {
+            Ok(game) => {
+                let opponent = game.opponent.as_deref().unwrap_or("—");
+                let opponent: String = opponent.chars().take(16).collect();
+                writeln!(
+                    stdout,
+                    "{:<10} {:<16} {:<20} {:<20} {:>5}  {file}",
+                    game.status.as_str(),
+                    opponent,
+                    fairdeck::save::format_time(game.started),
+                    fairdeck::save::format_time(game.last),
+                    game.moves,
+                )?;
+            }
+            Err(error) => writeln!(stdout, "{:<10} {error}", "unreadable")?,
+        }
+    }
+    Ok(())
 }
 
 fn is_broken_pipe(error: &anyhow::Error) -> bool {

@@ -65,6 +65,11 @@ fn output_json(output: Output, engine: &Engine<Ristretto255>) -> Option<Value> {
             json!({"event": "wrong_code_tried", "attempts": attempts, "reopened": reopened})
         }
         Output::Paired => json!({"event": "paired"}),
+        Output::Saved(path) => json!({"event": "saved", "file": path}),
+        Output::Restored { path, moves, relay } => {
+            json!({"event": "restored", "file": path, "moves": moves, "relay": relay})
+        }
+        Output::Rendezvous { peer_here } => json!({"event": "rendezvous", "peer_here": peer_here}),
         Output::ChannelEstablished => json!({"event": "channel", "established": true}),
         Output::PeerAway { hold_ms } => json!({"event": "peer_away", "hold_ms": hold_ms}),
         Output::PeerBack => json!({"event": "peer_back"}),

@@ -12,10 +12,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use fairdeck_relay_protocol::{ClientMessage, ErrorCode, GoneReason, ReportedResult, ServerMessage};
+use fairdeck_relay_protocol::{ClientMessage, ErrorCode, GoneReason, PeerState, ReportedResult, ServerMessage};
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::{Dice, Ristretto255};
 use fairdeck_shared::engine::{Engine, EngineConfig, Event, Intent, IntentError};
+use fairdeck_shared::journal;
 use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
 use fairdeck_shared::wire::Action;
 use futures_util::{SinkExt, StreamExt};
@@ -29,6 +30,7 @@ use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
 use crate::channel::{Channel, ChannelError, Side};
 use crate::code::{self, Code, CodeError};
 use crate::deck::{Deck, cockatrice_hash, parse_deck};
+use crate::save::{self, RelayPlace, SaveError, SaveFile, Standing, Status};
 use crate::tls::{CaError, client_config, explain_certificate_failure};
 
 /// The relay a session uses unless told otherwise.
@@ -55,17 +57,21 @@ type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 #[derive(Clone, Debug)]
 pub enum Role {
     /// Open a room and print the code to share.
-    Host,
+    Host { deck: PathBuf },
     /// Join the room of this code.
-    Join { code: String },
+    Join { code: String, deck: PathBuf },
+    /// Go on with a saved game: this file, or the most recently played unfinished one.
+    Resume { file: Option<PathBuf> },
 }
 
 /// What a session needs from the command line.
 #[derive(Clone, Debug)]
 pub struct Options {
     pub role: Role,
-    pub deck: PathBuf,
-    pub relay: String,
+    /// The relay. A resumed game uses its own unless this is set.
+    pub relay: Option<String>,
+    /// Where games are saved as they go ([`save::games_dir`]).
+    pub games: PathBuf,
     /// The player's name shown to the opponent.
     pub name: String,
     /// Where to write the game's journal when the session ends (`fairdeck verify` reads it).
@@ -105,6 +111,10 @@ pub enum SessionError {
     Halted(String),
     #[error("cannot write events: {0}")]
     Output(#[from] std::io::Error),
+    #[error(transparent)]
+    Save(#[from] SaveError),
+    #[error("cannot rebuild the game of {path}: {reason}")]
+    Restore { path: String, reason: String },
 }
 
 impl SessionError {
@@ -124,6 +134,7 @@ impl SessionError {
             SessionError::Lost(_) => "lost",
             SessionError::Halted(_) => "halted",
             SessionError::Output(_) => "output",
+            SessionError::Save(_) | SessionError::Restore { .. } => "save",
         }
     }
 
@@ -156,6 +167,18 @@ pub enum Output {
     },
     /// The relay seated both players.
     Paired,
+    /// The game is saved as it goes in this file (`fairdeck resume` continues it).
+    Saved(PathBuf),
+    /// A saved game was read back: the table stands as it did after `moves` actions; it goes on at `relay`.
+    Restored {
+        path: PathBuf,
+        moves: u64,
+        relay: String,
+    },
+    /// At the game's rendezvous on the relay: the opponent is there too, or it is awaited.
+    Rendezvous {
+        peer_here: bool,
+    },
     /// The peer proved it knows the code: the end-to-end channel is up.
     ChannelEstablished,
     /// The peer's connection to the relay is gone; the relay holds its seat for `hold_ms`.
@@ -284,12 +307,13 @@ fn read_deck(path: &Path) -> Result<Deck, SessionError> {
 
 /// Runs a session to its end: `Ok` after `quit` (or the end of input), else the fatal error.
 pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), SessionError> {
-    let deck = read_deck(&options.deck)?;
-    let deck_error = |reason: String| SessionError::Deck { path: options.deck.display().to_string(), reason };
-    let seat = match options.role {
-        Role::Host => Seat::Host,
-        Role::Join { .. } => Seat::Guest,
+    let (seat, deck_path, code) = match &options.role {
+        Role::Host { deck } => (Seat::Host, deck, None),
+        Role::Join { code, deck } => (Seat::Guest, deck, Some(code)),
+        Role::Resume { file } => return resume(file.clone(), &options, front).await,
     };
+    let deck = read_deck(deck_path)?;
+    let deck_error = |reason: String| SessionError::Deck { path: deck_path.display().to_string(), reason };
     let config = EngineConfig { name: options.name.clone(), software: SOFTWARE.to_string() };
     let engine = Engine::<Ristretto255>::new(seat, config, deck.to_deck_list(), os_seed())
         .map_err(|e| deck_error(e.to_string()))?;
@@ -298,13 +322,11 @@ pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), Ses
     front.show(deck_output, &engine)?;
 
     // Check the code before touching the network: a mistyped one can never work, and would spend an attempt.
-    let joining = match &options.role {
-        Role::Host => None,
-        Role::Join { code } => Some(code::parse(code).map_err(SessionError::BadCode)?),
-    };
+    let joining = code.map(|code| code::parse(code).map_err(SessionError::BadCode)).transpose()?;
 
+    let relay_url = options.relay.clone().unwrap_or_else(|| DEFAULT_RELAY.to_string());
     let tls = client_config(options.ca.as_deref())?;
-    let (mut ws, max_frame) = open_relay(&options.relay, &tls).await?;
+    let (mut ws, max_frame) = open_relay(&relay_url, &tls).await?;
     let (code, token) = match joining {
         None => {
             let (nameplate, token) = create_room(&mut ws).await?;
@@ -337,18 +359,78 @@ pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), Ses
         queue: VecDeque::new(),
         input_done: false,
         wait_clock: WaitClock::default(),
-        relay_url: options.relay.clone(),
+        relay: RelayPlace { url: relay_url, ca: absolute(options.ca.as_deref()), token: Some(token) },
         tls,
-        token,
-        code,
+        code: Some(code),
         door: Door::Open,
         wrong_codes: 0,
+        games: options.games.clone(),
+        save: None,
+        opponent: None,
+        peer_here: false,
     };
-    let outcome = session.run(front).await;
+    finish(session.run(front).await, &session, &options)
+}
+
+/// Goes on with a saved game: the engine replays its journal, the channel takes up its keys and counters, and
+/// the seat is taken back (by its token, else at the game's rendezvous).
+async fn resume<F: Frontend>(file: Option<PathBuf>, options: &Options, front: &mut F) -> Result<(), SessionError> {
+    let path = match file {
+        Some(path) => path,
+        None => save::latest_unfinished(&options.games)?,
+    };
+    let saved = save::load(&path)?;
+    let restore_error = |reason: String| SessionError::Restore { path: path.display().to_string(), reason };
+    let engine = journal::replay::<Ristretto255>(&saved.journal, |_| {}).map_err(|e| restore_error(e.to_string()))?;
+    let mut relay = saved.standing.relay.clone();
+    if let Some(url) = options.relay.clone().filter(|url| *url != relay.url) {
+        // Another relay knows no token of this game: the players meet at the rendezvous there.
+        relay = RelayPlace { url, ca: absolute(options.ca.as_deref()), token: None };
+    } else if options.ca.is_some() {
+        relay.ca = absolute(options.ca.as_deref());
+    }
+    let tls = client_config(relay.ca.as_deref())?;
+    let moves = engine.actions_applied();
+    front.show(Output::Restored { path: path.clone(), moves, relay: relay.url.clone() }, &engine)?;
+    let mut session = Session {
+        engine,
+        channel: saved.channel(),
+        ws: None,
+        paired: false,
+        announced: true,
+        restart_hint: None,
+        quit_deadline: None,
+        queue: VecDeque::new(),
+        input_done: false,
+        wait_clock: WaitClock::default(),
+        relay,
+        tls,
+        code: None,
+        door: Door::Open,
+        wrong_codes: 0,
+        games: options.games.clone(),
+        save: Some(SaveFile::reopen(&saved)?),
+        opponent: saved.standing.opponent.clone(),
+        peer_here: false,
+    };
+    let outcome = match session.reach_seat(front).await {
+        Ok(_) => session.run(front).await,
+        Err(error) => Err(error),
+    };
+    finish(outcome, &session, options)
+}
+
+/// Ends a session: the journal goes to `--record`'s file, whatever the outcome.
+fn finish(outcome: Result<(), SessionError>, session: &Session, options: &Options) -> Result<(), SessionError> {
     if let Some(path) = &options.record {
         write_journal(path, session.engine.journal())?;
     }
     outcome
+}
+
+/// A path made absolute, so that a resumed game finds it from any folder.
+fn absolute(path: Option<&Path>) -> Option<PathBuf> {
+    path.map(|path| std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()))
 }
 
 /// Writes the journal readable by its owner only: it holds every secret of the game.
@@ -363,9 +445,6 @@ fn write_journal(path: &Path, journal: &fairdeck_shared::journal::Journal) -> Re
     std::io::Write::write_all(&mut file, &json).map_err(|e| failed(e.to_string()))
 }
 
-/// Opens the WebSocket to the relay with Nagle's algorithm off. Game messages are small and most wait for an
-/// answer: with it on, a message written while the previous one is unacknowledged waits for the peer's
-/// delayed acknowledgement (40 ms on Linux), which made a draw take about 100 ms instead of a few.
 /// Connects to the relay and reads its welcome, which says the largest frame it takes.
 async fn open_relay(url: &str, tls: &Arc<rustls::ClientConfig>) -> Result<(Ws, usize), SessionError> {
     let mut ws = tokio::time::timeout(CONNECT_TIMEOUT, connect(url, tls))
@@ -463,6 +542,14 @@ fn relay_refusal(message: ServerMessage) -> SessionError {
     }
 }
 
+/// How a seat was taken back.
+enum Seated {
+    /// With its token; the nameplate while the room waits for its guest.
+    Resumed { waiting_as: Option<String> },
+    /// At the game's rendezvous; whether the opponent is there too.
+    Met { peer_here: bool },
+}
+
 /// What the loop should do after handling something.
 enum Flow {
     Continue,
@@ -486,15 +573,22 @@ struct Session {
     queue: VecDeque<String>,
     input_done: bool,
     wait_clock: WaitClock,
-    relay_url: String,
+    /// The relay, its CA, and the seat's token there while the relay knows it.
+    relay: RelayPlace,
     tls: Arc<rustls::ClientConfig>,
-    token: String,
-    /// The game's code: the host rebuilds its channel from it for each new guest.
-    code: Code,
+    /// The game's code: the host rebuilds its channel from it for each new guest. A resumed game has none.
+    code: Option<Code>,
     /// Hosting, before the channel is up: whether a guest's frames are taken.
     door: Door,
     /// Hosting: guests sent away on the current code.
     wrong_codes: u32,
+    /// Where the save is created once the channel is up.
+    games: PathBuf,
+    save: Option<SaveFile>,
+    /// The opponent's name, from its hello.
+    opponent: Option<String>,
+    /// Whether the relay says the opponent holds its seat: a game whose opponent left can be claimed.
+    peer_here: bool,
 }
 
 /// Hosting, before the key exchange succeeded: whether the next guest's frames go to the channel.
@@ -559,34 +653,94 @@ impl Session {
     /// engine's events.
     async fn pump<F: Frontend>(&mut self, front: &mut F) -> Result<(), SessionError> {
         loop {
-            let mut progressed = false;
-            while let Some(message) = self.engine.poll_transmit() {
-                self.channel.send(message).map_err(SessionError::Channel)?;
-                progressed = true;
-            }
-            while let Some(message) = self.channel.poll_message() {
-                self.engine.handle_message(&message);
-                progressed = true;
-            }
-            while let Some(event) = self.engine.poll_event() {
-                front.show(Output::Engine(event), &self.engine)?;
-                progressed = true;
-            }
+            let mut progressed = self.settle(front)?;
+            let mut frames = Vec::new();
             while self.paired
-                && let Some(ws) = self.ws.as_mut()
+                && self.ws.is_some()
                 && let Some(frame) = self.channel.poll_frame()
             {
+                frames.push(frame);
+            }
+            // Saved before anything leaves: a save is never behind what the opponent has seen.
+            self.save(front)?;
+            for frame in frames {
                 progressed = true;
+                let Some(ws) = self.ws.as_mut() else { break };
                 if let Err(error) = ws.send(Message::binary(frame)).await {
                     // A dropped socket is not the end of the game: the channel still holds every
                     // unacknowledged frame, and resends them once the seat is resumed and paired.
                     self.reconnect(format!("sending to the relay failed: {error}"), front).await?;
+                    break;
                 }
             }
             if !progressed {
                 return Ok(());
             }
         }
+    }
+
+    /// Hands the channel's messages to the engine and the engine's messages to the channel, and shows the
+    /// engine's events. Afterwards the save is consistent: every message taken in is in the journal, and every
+    /// message the journal makes the engine send is sealed in the channel (a replay drops what the engine
+    /// sends, as the opponent had it). Returns whether anything moved.
+    fn settle<F: Frontend>(&mut self, front: &mut F) -> Result<bool, SessionError> {
+        let mut progressed = false;
+        loop {
+            let mut moved = false;
+            while let Some(message) = self.channel.poll_message() {
+                self.engine.handle_message(&message);
+                moved = true;
+            }
+            while let Some(message) = self.engine.poll_transmit() {
+                self.channel.send(message).map_err(SessionError::Channel)?;
+                moved = true;
+            }
+            while let Some(event) = self.engine.poll_event() {
+                if let Event::Connected { name, .. } = &event {
+                    self.opponent = Some(name.clone());
+                }
+                front.show(Output::Engine(event), &self.engine)?;
+                moved = true;
+            }
+            if !moved {
+                return Ok(progressed);
+            }
+            progressed = true;
+        }
+    }
+
+    /// Where the game stands, for the save.
+    fn standing(&self) -> Standing {
+        let status = if self.engine.halted().is_some() {
+            Status::Halted
+        } else if self.engine.is_ended() {
+            Status::Ended
+        } else {
+            Status::Playing
+        };
+        Standing {
+            relay: self.relay.clone(),
+            status,
+            opponent: self.opponent.clone(),
+            moves: self.engine.actions_applied(),
+        }
+    }
+
+    /// Writes what changed to the save, which starts once the channel is up (before, nothing of the game
+    /// has left this side).
+    fn save<F: Frontend>(&mut self, front: &mut F) -> Result<(), SessionError> {
+        self.settle(front)?;
+        let standing = self.standing();
+        match &mut self.save {
+            Some(save) => save.commit(self.engine.journal(), &self.channel, standing)?,
+            None if self.channel.is_established() => {
+                let save = SaveFile::create(&self.games, self.engine.journal(), &self.channel, standing)?;
+                front.show(Output::Saved(save.path().to_path_buf()), &self.engine)?;
+                self.save = Some(save);
+            }
+            None => {}
+        }
+        Ok(())
     }
 
     async fn handle_relay<F: Frontend>(
@@ -630,16 +784,26 @@ impl Session {
                 }
             }
             Message::Text(text) => match serde_json::from_str::<ServerMessage>(text.as_str()) {
+                Ok(ServerMessage::Paired { .. }) if self.channel.is_established() => {
+                    // Met again at the rendezvous: the opponent may lack anything sent before.
+                    self.paired = true;
+                    self.peer_here = true;
+                    self.channel.resend_unacked();
+                    front.show(Output::PeerBack, &self.engine)?;
+                }
                 Ok(ServerMessage::Paired { .. }) => {
                     self.paired = true;
+                    self.peer_here = true;
                     front.show(Output::Paired, &self.engine)?;
                 }
                 // A guest being sent away may drop before the relay has its seat: not worth showing.
                 Ok(ServerMessage::PeerAway { .. } | ServerMessage::PeerBack) if self.door != Door::Open => {}
                 Ok(ServerMessage::PeerAway { hold_ms }) => {
+                    self.peer_here = false;
                     front.show(Output::PeerAway { hold_ms }, &self.engine)?;
                 }
                 Ok(ServerMessage::PeerBack) => {
+                    self.peer_here = true;
                     self.channel.resend_unacked();
                     front.show(Output::PeerBack, &self.engine)?;
                 }
@@ -664,8 +828,15 @@ impl Session {
                     };
                     front.show(Output::PeerGone { reason }, &self.engine)?;
                     // The room is over; the player may still look at the table and quit.
+                    self.peer_here = false;
                     self.ws = None;
                     self.paired = false;
+                    self.relay.token = None;
+                    if self.channel.is_established() && self.standing().status == Status::Playing {
+                        // The game is not: wait for the opponent at the game's rendezvous, where its
+                        // `fairdeck resume` finds this side.
+                        return self.reach_seat(front).await;
+                    }
                 }
                 Ok(ServerMessage::Closing { reconnect_after_ms, try_for_ms, .. }) => {
                     self.restart_hint =
@@ -689,28 +860,51 @@ impl Session {
         Ok(Flow::Continue)
     }
 
-    /// The relay connection dropped: take the seat back with the token (a restart, a network blip).
+    /// The relay connection dropped: take the seat back (a restart, a network blip).
     async fn reconnect<F: Frontend>(&mut self, reason: String, front: &mut F) -> Result<Flow, SessionError> {
         self.ws = None;
         self.paired = false;
         front.show(Output::RelayLost(reason), &self.engine)?;
+        self.reach_seat(front).await
+    }
+
+    /// Takes the seat back: with its token while the relay knows it, else, once the channel is up, at the
+    /// game's rendezvous (the relay lost the room in a crash, or the room ended when the opponent left).
+    async fn reach_seat<F: Frontend>(&mut self, front: &mut F) -> Result<Flow, SessionError> {
         // A restarting relay says when to come back and for how long to try; otherwise retry for a minute.
         let (first_delay, try_for) = self.restart_hint.take().unwrap_or((Duration::ZERO, Duration::from_secs(60)));
         tokio::time::sleep(first_delay).await;
         let deadline = tokio::time::Instant::now() + try_for;
         let mut delay = Duration::from_millis(200);
         loop {
-            match self.try_resume().await {
-                Ok((ws, waiting_as)) => {
+            let attempt = match self.relay.token.clone() {
+                Some(token) => match self.try_resume(&token).await {
+                    Err(SessionError::Relay { code: "bad_token", .. }) if self.channel.is_established() => {
+                        self.relay.token = None;
+                        self.try_rendezvous().await
+                    }
+                    other => other,
+                },
+                None => self.try_rendezvous().await,
+            };
+            match attempt {
+                Ok((ws, seated)) => {
                     self.ws = Some(ws);
-                    front.show(Output::Resumed, &self.engine)?;
-                    // Our `reopen` took effect while the connection was down, its answer lost with it.
-                    if let Some(nameplate) = waiting_as.filter(|_| self.door == Door::Reopening) {
-                        self.reopened(&nameplate, front)?;
+                    match seated {
+                        Seated::Resumed { waiting_as } => {
+                            front.show(Output::Resumed, &self.engine)?;
+                            // Our `reopen` took effect while the connection was down, its answer lost with it.
+                            if let Some(nameplate) = waiting_as.filter(|_| self.door == Door::Reopening) {
+                                self.reopened(&nameplate, front)?;
+                            }
+                        }
+                        Seated::Met { peer_here } => front.show(Output::Rendezvous { peer_here }, &self.engine)?,
                     }
                     if let Some(output) = self.wait_clock.restart() {
                         front.show(output, &self.engine)?;
                     }
+                    // The save names the relay's new token.
+                    self.save(front)?;
                     return Ok(Flow::Continue);
                 }
                 // The room ended while we were away, before any guest proved the code (a guest left): the
@@ -727,7 +921,13 @@ impl Session {
                     return Err(SessionError::Lost(format!("the seat could not be resumed: {error}")));
                 }
                 Err(error) if tokio::time::Instant::now() >= deadline => {
-                    return Err(SessionError::Lost(format!("could not reconnect: {error}")));
+                    let saved = match &self.save {
+                        Some(save) => {
+                            format!("; the game is saved: `fairdeck resume {}` goes on", save.path().display())
+                        }
+                        None => String::new(),
+                    };
+                    return Err(SessionError::Lost(format!("could not reconnect: {error}{saved}")));
                 }
                 Err(_) => {
                     tokio::time::sleep(delay).await;
@@ -737,26 +937,55 @@ impl Session {
         }
     }
 
-    /// Takes the seat back on a new connection. Also returns the room's nameplate while it waits for a guest.
-    async fn try_resume(&mut self) -> Result<(Ws, Option<String>), SessionError> {
-        let mut ws = tokio::time::timeout(CONNECT_TIMEOUT, connect(&self.relay_url, &self.tls))
-            .await
-            .map_err(|_| SessionError::Lost("timed out".into()))?
-            .map_err(|error| match connect_error(&self.relay_url, &error) {
-                certificate @ SessionError::Certificate { .. } => certificate,
-                _ => SessionError::Lost(error.to_string()),
-            })?;
-        match next_control(&mut ws).await? {
-            ServerMessage::Welcome { .. } => {}
-            other => return Err(unexpected(&other)),
-        }
-        let resume = ClientMessage::Resume { token: self.token.clone(), client: Some(SOFTWARE.to_string()) };
+    /// A new connection to the relay, its welcome read.
+    async fn connect_again(&mut self) -> Result<Ws, SessionError> {
+        let url = &self.relay.url;
+        let (ws, max_frame) = open_relay(url, &self.tls).await.map_err(|error| match error {
+            certificate @ SessionError::Certificate { .. } => certificate,
+            SessionError::Unreachable { reason, .. } => SessionError::Lost(reason),
+            other => other,
+        })?;
+        self.channel.set_max_frame_bytes(max_frame);
+        Ok(ws)
+    }
+
+    /// Takes the seat back with its token on a new connection.
+    async fn try_resume(&mut self, token: &str) -> Result<(Ws, Seated), SessionError> {
+        let mut ws = self.connect_again().await?;
+        let resume = ClientMessage::Resume { token: token.to_string(), client: Some(SOFTWARE.to_string()) };
         send_control(&mut ws, &resume).await?;
         match next_control(&mut ws).await? {
             ServerMessage::Resumed { peer, nameplate, .. } => {
-                self.paired = peer != fairdeck_relay_protocol::PeerState::Waiting;
+                self.paired = peer != PeerState::Waiting;
+                self.peer_here = peer == PeerState::Present;
                 self.channel.resend_unacked();
-                Ok((ws, nameplate))
+                Ok((ws, Seated::Resumed { waiting_as: nameplate }))
+            }
+            other => Err(relay_refusal(other)),
+        }
+    }
+
+    /// Takes this side's seat in the game's rendezvous room on a new connection (see [`Channel::rendezvous`]).
+    async fn try_rendezvous(&mut self) -> Result<(Ws, Seated), SessionError> {
+        let Some(meeting) = self.channel.rendezvous() else {
+            return Err(SessionError::Lost("the game has no rendezvous before the code is proved".into()));
+        };
+        let mut ws = self.connect_again().await?;
+        let message = ClientMessage::Rendezvous {
+            room: hex::encode(meeting.room),
+            seat: meeting.seat,
+            secret: hex::encode(meeting.secret),
+            peer: hex::encode(meeting.peer_hash),
+            client: Some(SOFTWARE.to_string()),
+        };
+        send_control(&mut ws, &message).await?;
+        match next_control(&mut ws).await? {
+            ServerMessage::Met { token, peer, .. } => {
+                self.relay.token = Some(token);
+                self.paired = peer == PeerState::Present;
+                self.peer_here = self.paired;
+                self.channel.resend_unacked();
+                Ok((ws, Seated::Met { peer_here: peer == PeerState::Present }))
             }
             other => Err(relay_refusal(other)),
         }
@@ -783,7 +1012,9 @@ impl Session {
         let reopened = self.wrong_codes < WRONG_CODES_PER_CODE;
         self.paired = false;
         // The game's own messages wait in the channel for whoever proves the code next.
-        self.channel.restart_handshake(&self.code.password(), self.code.nameplate(), os_seed());
+        if let Some(code) = &self.code {
+            self.channel.restart_handshake(&code.password(), code.nameplate(), os_seed());
+        }
         self.door = if reopened { Door::Reopening } else { Door::Closed };
         if let Some(ws) = self.ws.as_mut() {
             // A lost connection shows up on the next read; the seat is resumed and the door stays as set.
@@ -800,16 +1031,18 @@ impl Session {
     async fn open_new_room<F: Frontend>(&mut self, front: &mut F) -> Result<(), SessionError> {
         self.ws = None;
         self.paired = false;
-        let (mut ws, _) = open_relay(&self.relay_url, &self.tls).await?;
+        let Some(code) = &self.code else { return Ok(()) };
+        let (mut ws, _) = open_relay(&self.relay.url, &self.tls).await?;
         let (nameplate, token) = create_room(&mut ws).await?;
+        let code = code.with_nameplate(&nameplate);
         self.ws = Some(ws);
-        self.token = token;
-        self.code = self.code.with_nameplate(&nameplate);
-        self.channel.restart_handshake(&self.code.password(), self.code.nameplate(), os_seed());
+        self.relay.token = Some(token);
+        self.channel.restart_handshake(&code.password(), code.nameplate(), os_seed());
         if self.door == Door::Reopening {
             self.door = Door::Open;
         }
-        front.show(Output::Code(self.code.to_string()), &self.engine)?;
+        front.show(Output::Code(code.to_string()), &self.engine)?;
+        self.code = Some(code);
         Ok(())
     }
 
@@ -826,26 +1059,32 @@ impl Session {
             )?;
             return Ok(());
         }
-        if self.code.nameplate() != nameplate {
+        let Some(mut code) = self.code.clone() else { return Ok(()) };
+        if code.nameplate() != nameplate {
             // The nameplate is part of the key exchange: the channel starts again under the new one.
-            self.code = self.code.with_nameplate(nameplate);
-            self.channel.restart_handshake(&self.code.password(), self.code.nameplate(), os_seed());
+            code = code.with_nameplate(nameplate);
+            self.channel.restart_handshake(&code.password(), code.nameplate(), os_seed());
         }
         self.door = Door::Open;
         self.paired = false;
-        front.show(Output::Code(self.code.to_string()), &self.engine)?;
+        front.show(Output::Code(code.to_string()), &self.engine)?;
+        self.code = Some(code);
         Ok(())
     }
 
     /// Hosting, before the key exchange succeeded: new words, and the seat given to the next guest.
     async fn new_code<F: Frontend>(&mut self, line: &str, front: &mut F) -> Result<(), SessionError> {
-        if self.engine.seat() != Seat::Host || self.channel.is_established() {
-            let message = "only the host has a code, and only until the opponent proved it".to_string();
-            let error = Output::CommandError { kind: "refused", command: line.to_string(), message };
-            return front.show(error, &self.engine).map_err(SessionError::from);
-        }
-        self.code = Code::random(self.code.nameplate());
-        self.channel.restart_handshake(&self.code.password(), self.code.nameplate(), os_seed());
+        let code = match &self.code {
+            Some(code) if self.engine.seat() == Seat::Host && !self.channel.is_established() => code,
+            _ => {
+                let message = "only the host has a code, and only until the opponent proved it".to_string();
+                let error = Output::CommandError { kind: "refused", command: line.to_string(), message };
+                return front.show(error, &self.engine).map_err(SessionError::from);
+            }
+        };
+        let code = Code::random(code.nameplate());
+        self.channel.restart_handshake(&code.password(), code.nameplate(), os_seed());
+        self.code = Some(code);
         self.wrong_codes = 0;
         self.paired = false;
         self.door = Door::Reopening;
@@ -948,7 +1187,11 @@ impl Session {
                 }
                 Command::Forfeit => {
                     self.queue.pop_front();
-                    self.intent(Intent::ClaimForfeit, &line, front)?;
+                    // Nothing awaited, but the opponent left and has not come back: its absence is the claim.
+                    let abandoned =
+                        self.engine.awaiting_opponent().is_none() && !self.peer_here && self.channel.is_established();
+                    let claim = if abandoned { Intent::ClaimAbandoned } else { Intent::ClaimForfeit };
+                    self.intent(claim, &line, front)?;
                 }
                 Command::NewGame(file) => {
                     self.queue.pop_front();

@@ -33,7 +33,8 @@ pub async fn run(options: Options) -> Result<(), SessionError> {
         }
     };
     let _restore = RestoreOnDrop;
-    let mut tui = Tui { terminal, keys: EventStream::new(), view: View::new(options.relay.clone()) };
+    let mut tui =
+        Tui { terminal, keys: EventStream::new(), view: View::new(options.relay.clone().unwrap_or_default()) };
     tui.draw()?;
     session::run(options, &mut tui).await
 }

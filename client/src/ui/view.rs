@@ -292,6 +292,34 @@ impl View {
                 self.peer = PeerState::Present;
                 self.log.push(LogKind::Notice, "The other seat is taken: checking the code");
             }
+            Output::Saved(path) => {
+                let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+                self.log.push(
+                    LogKind::Notice,
+                    format!("The game is saved as it goes ({file}): after a crash, fairdeck resume goes on"),
+                );
+            }
+            Output::Restored { path, moves, relay } => {
+                self.setup.channel = true;
+                self.setup.hello = true;
+                self.code = None;
+                self.relay = RelayLink::Connecting;
+                self.relay_url = relay.clone();
+                self.log.push(LogKind::Notice, format!("Game restored from {} after {moves} moves", path.display()));
+            }
+            Output::Rendezvous { peer_here } => {
+                self.relay = RelayLink::Up;
+                if *peer_here {
+                    self.peer = PeerState::Present;
+                    self.log.push(LogKind::Notice, format!("{opponent} is here: the game goes on"));
+                } else {
+                    self.peer = PeerState::Away;
+                    self.log.push(
+                        LogKind::Notice,
+                        format!("Waiting for {opponent} to come back (fairdeck resume); the game is saved"),
+                    );
+                }
+            }
             Output::ChannelEstablished => {
                 self.setup.channel = true;
                 self.code = None;
@@ -309,7 +337,7 @@ impl View {
             }
             Output::PeerGone { reason } => {
                 self.peer = PeerState::Gone;
-                self.log.push(LogKind::Notice, format!("{opponent} left the game ({reason}); q quits"));
+                self.log.push(LogKind::Notice, format!("{opponent} left the room ({reason}); q quits"));
             }
             Output::RelayRestarting { reconnect_after_ms } => {
                 let seconds = reconnect_after_ms / 1000;

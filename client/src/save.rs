@@ -1,0 +1,533 @@
+//! A game saved as it goes, so that no crash ends it: `fairdeck resume` reads it back.
+//!
+//! The engine is deterministic (see [`fairdeck_shared::journal`]): its journal (seed, deck, the player's intents
+//! and the messages received, in order) rebuilds it exactly. With the journal, a save holds what the channel needs
+//! to go on: its keys, its counters, the data frames it sealed and the peer has not acknowledged, and the part of a
+//! message it has received; and the relay the game uses, with the seat's token.
+//!
+//! # Format
+//!
+//! Lines of JSON, each preceded by a chain value and a space: `<64 hex> <json>\n`, where the chain value of line
+//! *i* is `SHA-256(chain value of line i−1 ‖ json of line i)` (32 zero bytes before the first line). The first
+//! line is the [`Header`]; each later line a [`Record`] of what changed since the line before it. A record is
+//! appended and synced to disk before any frame it describes leaves, so a save is never behind what the opponent
+//! has seen. A file that is cut short or altered fails its chain (or its counters) and is refused, naming the
+//! file and the line; nothing is overwritten. Files and their folder are readable by their owner only: they hold
+//! every secret of the game.
+
+use std::ffi::OsString;
+use std::fmt;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use fairdeck_shared::journal::{Input, Journal};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::channel::{Channel, MAX_MESSAGE_BYTES, Progress, SavedKeys};
+
+/// The version of the save layout. Another version is refused with its number.
+pub const SAVE_FORMAT: u32 = 1;
+/// The extension of save files.
+pub const EXTENSION: &str = "fairdeck";
+
+/// Where saved games go: `$XDG_DATA_HOME/fairdeck/games`, else `$HOME/.local/share/fairdeck/games`; `None` when
+/// neither is set. Empty or relative values are ignored, as the XDG base directory specification asks.
+pub fn games_dir(get: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
+    let absolute = |name: &str| get(name).map(PathBuf::from).filter(|path| path.is_absolute());
+    let base = absolute("XDG_DATA_HOME").or_else(|| absolute("HOME").map(|home| home.join(".local").join("share")))?;
+    Some(base.join("fairdeck").join("games"))
+}
+
+/// The games folder of this process's environment.
+pub fn games_dir_from_env() -> Result<PathBuf, SaveError> {
+    games_dir(|name| std::env::var_os(name)).ok_or(SaveError::NoDataDir)
+}
+
+/// Why a save could not be written or read. Each names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum SaveError {
+    #[error("cannot tell where to save games: neither XDG_DATA_HOME nor HOME is set")]
+    NoDataDir,
+    #[error("cannot write the saved game {path}: {reason}")]
+    Write { path: String, reason: String },
+    #[error("cannot read the saved game {path}: {reason}")]
+    Read { path: String, reason: String },
+    #[error("the saved game {path} is format {found}; this fairdeck reads format {SAVE_FORMAT}")]
+    Format { path: String, found: u32 },
+    #[error("the saved game {path} is damaged at line {line}: {reason} (it was left as it is)")]
+    Damaged { path: String, line: usize, reason: String },
+    #[error("no unfinished game is saved in {0}")]
+    NoneToResume(String),
+}
+
+/// Where a game stands, as `fairdeck games` lists it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// The game goes on: `fairdeck resume` continues it.
+    Playing,
+    /// It ended (both decks audited, or a forfeit).
+    Ended,
+    /// The engine stopped on a breach of the protocol.
+    Halted,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Playing => "playing",
+            Status::Ended => "ended",
+            Status::Halted => "halted",
+        }
+    }
+}
+
+/// The relay a game uses, and the seat's token there.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RelayPlace {
+    pub url: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca: Option<PathBuf>,
+    /// The seat's token at this relay, while the relay may still know it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+}
+
+impl fmt::Debug for RelayPlace {
+    // The token takes the seat: never printed.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RelayPlace").field("url", &self.url).field("ca", &self.ca).finish_non_exhaustive()
+    }
+}
+
+/// The first line of a save: what never changes.
+#[derive(Serialize, Deserialize)]
+struct Header {
+    fairdeck_save: u32,
+    /// Unix seconds.
+    started: u64,
+    /// The engine's journal, without inputs (they come in the records).
+    journal: Journal,
+    keys: SavedKeys,
+}
+
+/// What changed since the line before.
+#[derive(Serialize, Deserialize)]
+struct Record {
+    /// Unix seconds.
+    at: u64,
+    /// The engine's new inputs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    inputs: Vec<Input>,
+    /// Data frames sealed since, numbered on from the previous record's `next_seq`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    frames: Vec<HexBytes>,
+    /// The message being received: the first `keep` bytes of the previous one, then `add`.
+    partial_keep: u64,
+    #[serde(default, skip_serializing_if = "HexBytes::is_empty")]
+    partial_add: HexBytes,
+    progress: Progress,
+    relay: RelayPlace,
+    status: Status,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    opponent: Option<String>,
+    /// Actions applied to the table so far.
+    moves: u64,
+}
+
+#[derive(Clone, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+struct HexBytes(#[serde(with = "fairdeck_shared::serde_hex::vec")] Vec<u8>);
+
+impl HexBytes {
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// Where a game stands, for the records and for `fairdeck games`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Standing {
+    pub relay: RelayPlace,
+    pub status: Status,
+    pub opponent: Option<String>,
+    pub moves: u64,
+}
+
+/// A save read back: everything to rebuild the engine and the channel.
+pub struct Saved {
+    pub path: PathBuf,
+    pub started: u64,
+    /// When the last record was written (unix seconds).
+    pub last: u64,
+    /// The full journal: the engine replays it.
+    pub journal: Journal,
+    pub keys: SavedKeys,
+    pub progress: Progress,
+    /// Sealed data frames from `progress.acked` to `progress.next_seq`.
+    pub unacked: Vec<Vec<u8>>,
+    pub partial: Vec<u8>,
+    pub standing: Standing,
+    /// Where the writer goes on from.
+    cursor: Cursor,
+}
+
+impl fmt::Debug for Saved {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Saved")
+            .field("path", &self.path)
+            .field("inputs", &self.journal.inputs.len())
+            .field("progress", &self.progress)
+            .field("standing", &self.standing)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Saved {
+    /// The channel as it stood.
+    pub fn channel(&self) -> Channel {
+        Channel::restore(&self.keys, self.progress, self.unacked.clone(), self.partial.clone())
+    }
+}
+
+/// What the last line written says, to write only what changed.
+#[derive(Clone)]
+struct Cursor {
+    chain: [u8; 32],
+    inputs: usize,
+    progress: Progress,
+    partial_len: usize,
+    standing: Standing,
+}
+
+/// A save being written: one append, synced, per change.
+pub struct SaveFile {
+    path: PathBuf,
+    file: File,
+    cursor: Cursor,
+}
+
+impl fmt::Debug for SaveFile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SaveFile").field("path", &self.path).finish_non_exhaustive()
+    }
+}
+
+fn now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+fn line(chain: &[u8; 32], json: &[u8]) -> ([u8; 32], Vec<u8>) {
+    let next: [u8; 32] = Sha256::new().chain_update(chain).chain_update(json).finalize().into();
+    let mut line = Vec::with_capacity(65 + json.len() + 1);
+    line.extend_from_slice(hex::encode(next).as_bytes());
+    line.push(b' ');
+    line.extend_from_slice(json);
+    line.push(b'\n');
+    (next, line)
+}
+
+impl SaveFile {
+    /// Starts the save of a game whose channel was just established, in `dir` (created, owner-only). The file's
+    /// name is the start time and the seat, so `ls` sorts games by age.
+    pub fn create(dir: &Path, journal: &Journal, channel: &Channel, standing: Standing) -> Result<SaveFile, SaveError> {
+        let keys = channel.saved_keys().expect("a game is saved once its channel is established");
+        create_private_dir(dir)
+            .map_err(|e| SaveError::Write { path: dir.display().to_string(), reason: e.to_string() })?;
+        let started = now();
+        let stamp = humantime::format_rfc3339_seconds(UNIX_EPOCH + std::time::Duration::from_secs(started))
+            .to_string()
+            .replace(':', "-");
+        let seat = crate::script::seat_name(journal.seat);
+        let mut header_journal = journal.clone();
+        header_journal.inputs = Vec::new();
+        let header = Header { fairdeck_save: SAVE_FORMAT, started, journal: header_journal, keys };
+        let json = serde_json::to_vec(&header).expect("a save header serializes");
+        let (chain, first) = line(&[0; 32], &json);
+        // A second game started in the same second gets the next free name.
+        let mut n = 0;
+        let (path, mut file) = loop {
+            let suffix = if n == 0 { String::new() } else { format!("-{n}") };
+            let path = dir.join(format!("{stamp}-{seat}{suffix}.{EXTENSION}"));
+            let mut options = OpenOptions::new();
+            options.write(true).create_new(true);
+            #[cfg(unix)]
+            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+            match options.open(&path) {
+                Ok(file) => break (path, file),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 100 => n += 1,
+                Err(e) => return Err(SaveError::Write { path: path.display().to_string(), reason: e.to_string() }),
+            }
+        };
+        let failed = |e: std::io::Error| SaveError::Write { path: path.display().to_string(), reason: e.to_string() };
+        file.write_all(&first).map_err(failed)?;
+        file.sync_all().map_err(failed)?;
+        // The new name must survive a crash too.
+        File::open(dir).and_then(|d| d.sync_all()).map_err(failed)?;
+        let cursor = Cursor { chain, inputs: 0, progress: Progress::default(), partial_len: 0, standing };
+        let mut save = SaveFile { path, file, cursor };
+        // The first record: what the game did before its channel was up (the frames sealed at establishment).
+        save.cursor.progress.next_seq = 0;
+        save.force_commit(journal, channel)?;
+        Ok(save)
+    }
+
+    /// Goes on writing a save that was read back.
+    pub fn reopen(saved: &Saved) -> Result<SaveFile, SaveError> {
+        let failed =
+            |e: std::io::Error| SaveError::Write { path: saved.path.display().to_string(), reason: e.to_string() };
+        let file = OpenOptions::new().append(true).open(&saved.path).map_err(failed)?;
+        Ok(SaveFile { path: saved.path.clone(), file, cursor: saved.cursor.clone() })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends what changed since the last line, and syncs it, if anything did. Call it before any frame the
+    /// channel sealed leaves.
+    pub fn commit(&mut self, journal: &Journal, channel: &Channel, standing: Standing) -> Result<(), SaveError> {
+        let progress = channel.progress();
+        let cursor = &self.cursor;
+        if cursor.inputs == journal.inputs.len()
+            && cursor.progress == progress
+            && cursor.partial_len == channel.partial_message().len()
+            && cursor.standing == standing
+        {
+            return Ok(());
+        }
+        self.cursor.standing = standing;
+        self.force_commit(journal, channel)
+    }
+
+    fn force_commit(&mut self, journal: &Journal, channel: &Channel) -> Result<(), SaveError> {
+        let progress = channel.progress();
+        let partial = channel.partial_message();
+        // The message under way is the one of the last line, grown, unless a message was delivered since.
+        let same_message = progress.delivered == self.cursor.progress.delivered;
+        let partial_keep = if same_message { self.cursor.partial_len.min(partial.len()) } else { 0 };
+        let standing = self.cursor.standing.clone();
+        let record = Record {
+            at: now(),
+            inputs: journal.inputs[self.cursor.inputs..].to_vec(),
+            frames: channel.sealed_from(self.cursor.progress.next_seq).map(|f| HexBytes(f.to_vec())).collect(),
+            partial_keep: partial_keep as u64,
+            partial_add: HexBytes(partial[partial_keep..].to_vec()),
+            progress,
+            relay: standing.relay.clone(),
+            status: standing.status,
+            opponent: standing.opponent.clone(),
+            moves: standing.moves,
+        };
+        let json = serde_json::to_vec(&record).expect("a save record serializes");
+        let (chain, bytes) = line(&self.cursor.chain, &json);
+        let failed =
+            |e: std::io::Error| SaveError::Write { path: self.path.display().to_string(), reason: e.to_string() };
+        // One write of the whole line: a process killed meanwhile leaves the line whole or absent.
+        self.file.write_all(&bytes).map_err(failed)?;
+        self.file.sync_data().map_err(failed)?;
+        self.cursor = Cursor { chain, inputs: journal.inputs.len(), progress, partial_len: partial.len(), standing };
+        Ok(())
+    }
+}
+
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)?;
+    // A folder that existed before keeps no wider access than its files.
+    #[cfg(unix)]
+    std::fs::set_permissions(dir, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
+    Ok(())
+}
+
+/// Reads a save back, checking every line.
+pub fn load(path: &Path) -> Result<Saved, SaveError> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| SaveError::Read { path: name.clone(), reason: e.to_string() })?;
+    let damaged = |line: usize, reason: String| SaveError::Damaged { path: name.clone(), line, reason };
+    let mut lines = bytes.split_inclusive(|&b| b == b'\n').enumerate().map(|(i, l)| (i + 1, l));
+    let mut chain = [0u8; 32];
+    let mut next_line = |number: usize, raw: &[u8]| -> Result<Vec<u8>, SaveError> {
+        let Some(raw) = raw.strip_suffix(b"\n") else {
+            return Err(damaged(number, "the line is cut short (the file was truncated)".into()));
+        };
+        if raw.len() < 65 || raw[64] != b' ' {
+            return Err(damaged(number, "not a save line".into()));
+        }
+        let (given, json) = (&raw[..64], &raw[65..]);
+        let (expected, _) = line(&chain, json);
+        if !given.eq_ignore_ascii_case(hex::encode(expected).as_bytes()) {
+            return Err(damaged(number, "its checksum does not match (the file was altered or cut)".into()));
+        }
+        chain = expected;
+        Ok(json.to_vec())
+    };
+
+    let Some((number, first)) = lines.next() else { return Err(damaged(1, "the file is empty".into())) };
+    // The format first, so that another version is named rather than misread.
+    let json_start = first.iter().position(|&b| b == b' ').map_or(0, |i| i + 1);
+    #[derive(Deserialize)]
+    struct Version {
+        fairdeck_save: u32,
+    }
+    match serde_json::from_slice::<Version>(first[json_start..].trim_ascii_end()) {
+        Ok(Version { fairdeck_save }) if fairdeck_save != SAVE_FORMAT => {
+            return Err(SaveError::Format { path: name.clone(), found: fairdeck_save });
+        }
+        _ => {}
+    }
+    let json = next_line(number, first)?;
+    let header: Header =
+        serde_json::from_slice(&json).map_err(|e| damaged(number, format!("unreadable header: {e}")))?;
+    if (header.keys.side() == crate::channel::Side::Host) != (header.journal.seat == fairdeck_shared::Seat::Host) {
+        return Err(damaged(number, "its channel and its journal are of different seats".into()));
+    }
+
+    let mut journal = header.journal;
+    let mut progress = Progress::default();
+    // Sealed frames from `progress.acked` on.
+    let mut unacked: std::collections::VecDeque<Vec<u8>> = Default::default();
+    let mut partial: Vec<u8> = Vec::new();
+    let mut last = None;
+    for (number, raw) in lines {
+        let json = next_line(number, raw)?;
+        let record: Record =
+            serde_json::from_slice(&json).map_err(|e| damaged(number, format!("unreadable record: {e}")))?;
+        let p = record.progress;
+        let sealed = progress.next_seq + record.frames.len() as u64;
+        if p.next_seq != sealed || p.acked < progress.acked || p.acked > p.next_seq || p.delivered < progress.delivered
+        {
+            return Err(damaged(number, "its counters do not follow from the line before".into()));
+        }
+        unacked.extend(record.frames.into_iter().map(|f| f.0));
+        for _ in progress.acked..p.acked {
+            unacked.pop_front();
+        }
+        let keep = usize::try_from(record.partial_keep).unwrap_or(usize::MAX);
+        if keep > partial.len() || keep + record.partial_add.0.len() > MAX_MESSAGE_BYTES {
+            return Err(damaged(number, "its part of a message does not follow from the line before".into()));
+        }
+        partial.truncate(keep);
+        partial.extend_from_slice(&record.partial_add.0);
+        journal.inputs.extend(record.inputs);
+        progress = p;
+        last = Some((
+            record.at,
+            Standing { relay: record.relay, status: record.status, opponent: record.opponent, moves: record.moves },
+        ));
+    }
+    let Some((at, standing)) = last else {
+        return Err(damaged(2, "the file ends after its header (the game never got going)".into()));
+    };
+    let cursor = Cursor {
+        chain,
+        inputs: journal.inputs.len(),
+        progress,
+        partial_len: partial.len(),
+        standing: standing.clone(),
+    };
+    Ok(Saved {
+        path: path.to_path_buf(),
+        started: header.started,
+        last: at,
+        journal,
+        keys: header.keys,
+        progress,
+        unacked: unacked.into(),
+        partial,
+        standing,
+        cursor,
+    })
+}
+
+/// One line of `fairdeck games`: a save, or why it cannot be read.
+pub struct Listed {
+    pub path: PathBuf,
+    pub summary: Result<Summary, SaveError>,
+}
+
+/// What `fairdeck games` shows of a save.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    pub seat: fairdeck_shared::Seat,
+    pub opponent: Option<String>,
+    pub started: u64,
+    pub last: u64,
+    pub moves: u64,
+    pub status: Status,
+}
+
+/// Every save in `dir`, the most recently played first. A missing folder has none.
+pub fn list(dir: &Path) -> Result<Vec<Listed>, SaveError> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(SaveError::Read { path: dir.display().to_string(), reason: e.to_string() }),
+    };
+    let mut listed: Vec<Listed> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == EXTENSION))
+        .map(|path| {
+            let summary = load(&path).map(|saved| Summary {
+                seat: saved.journal.seat,
+                opponent: saved.standing.opponent.clone(),
+                started: saved.started,
+                last: saved.last,
+                moves: saved.standing.moves,
+                status: saved.standing.status,
+            });
+            Listed { path, summary }
+        })
+        .collect();
+    listed.sort_by_key(|l| std::cmp::Reverse(l.summary.as_ref().map_or(0, |s| s.last)));
+    Ok(listed)
+}
+
+/// The most recently played unfinished game in `dir`.
+pub fn latest_unfinished(dir: &Path) -> Result<PathBuf, SaveError> {
+    list(dir)?
+        .into_iter()
+        .find(|l| l.summary.as_ref().is_ok_and(|s| s.status == Status::Playing))
+        .map(|l| l.path)
+        .ok_or_else(|| SaveError::NoneToResume(dir.display().to_string()))
+}
+
+/// A unix time as `2026-11-23 10:15` (UTC).
+pub fn format_time(unix: u64) -> String {
+    let text = humantime::format_rfc3339_seconds(UNIX_EPOCH + std::time::Duration::from_secs(unix)).to_string();
+    // 2026-11-23T10:15:03Z
+    format!("{} {} UTC", &text[..10], &text[11..16])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn games_go_to_the_data_directory() {
+        let at = |vars: &[(&str, &str)]| {
+            let vars: Vec<(String, OsString)> = vars.iter().map(|(k, v)| (k.to_string(), OsString::from(v))).collect();
+            games_dir(|name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()))
+        };
+        assert_eq!(at(&[("HOME", "/home/ada")]), Some(PathBuf::from("/home/ada/.local/share/fairdeck/games")));
+        assert_eq!(at(&[("HOME", "/home/ada"), ("XDG_DATA_HOME", "/xdg")]), Some(PathBuf::from("/xdg/fairdeck/games")));
+        assert_eq!(
+            at(&[("HOME", "/home/ada"), ("XDG_DATA_HOME", "relative")]),
+            Some(PathBuf::from("/home/ada/.local/share/fairdeck/games"))
+        );
+        assert_eq!(at(&[]), None);
+    }
+
+    #[test]
+    fn times_read_as_utc() {
+        assert_eq!(format_time(0), "1970-01-01 00:00 UTC");
+        assert_eq!(format_time(1_795_000_000), "2026-11-18 11:06 UTC");
+    }
+}

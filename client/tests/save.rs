@@ -1,0 +1,219 @@
+//! Saved games: a channel saved mid-conversation and restored goes on exactly where it stood, and a damaged
+//! save is refused with its file and line, untouched.
+
+use std::path::Path;
+
+use fairdeck::channel::{Channel, Side};
+use fairdeck::save::{self, RelayPlace, SaveError, SaveFile, Standing, Status};
+use fairdeck_shared::Seat;
+use fairdeck_shared::crypto::Ristretto255;
+use fairdeck_shared::engine::{Engine, EngineConfig, Intent};
+use fairdeck_shared::journal::Journal;
+
+const WORDS: &str = "purple-sausage";
+
+fn drain(channel: &mut Channel) -> Vec<Vec<u8>> {
+    std::iter::from_fn(|| channel.poll_frame()).collect()
+}
+
+fn messages(channel: &mut Channel) -> Vec<Vec<u8>> {
+    std::iter::from_fn(|| channel.poll_message()).collect()
+}
+
+/// Delivers everything both ways until both are quiet.
+fn pump(a: &mut Channel, b: &mut Channel) {
+    for _ in 0..10_000 {
+        let (to_b, to_a) = (drain(a), drain(b));
+        if to_a.is_empty() && to_b.is_empty() {
+            return;
+        }
+        to_b.iter().for_each(|f| b.handle_frame(f).unwrap());
+        to_a.iter().for_each(|f| a.handle_frame(f).unwrap());
+    }
+    panic!("the channels never went quiet");
+}
+
+fn established() -> (Channel, Channel) {
+    let mut host = Channel::new(Side::Host, WORDS, "7", [1; 32]);
+    let mut guest = Channel::new(Side::Guest, WORDS, "7", [2; 32]);
+    pump(&mut host, &mut guest);
+    assert!(host.is_established() && guest.is_established());
+    (host, guest)
+}
+
+/// A guest's journal with a few intents, as the engine keeps it.
+fn journal(chats: usize) -> Journal {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/decks/burn.txt")).unwrap();
+    let deck = fairdeck::deck::parse_deck("burn.txt", &text).unwrap().to_deck_list();
+    let config = EngineConfig { name: "Bea".into(), software: "test".into() };
+    let mut engine = Engine::<Ristretto255>::new(Seat::Guest, config, deck, [9; 32]).unwrap();
+    for i in 0..chats {
+        let _ = engine.handle_intent(Intent::Chat(format!("hello {i}")));
+    }
+    engine.journal().clone()
+}
+
+fn standing(moves: u64) -> Standing {
+    Standing {
+        relay: RelayPlace { url: "ws://127.0.0.1:7171/v1".into(), ca: None, token: Some("ab".repeat(16)) },
+        status: Status::Playing,
+        opponent: Some("Ada".into()),
+        moves,
+    }
+}
+
+#[test]
+fn a_restored_channel_goes_on_where_it_stood_with_every_message_exactly_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut host, mut guest) = established();
+    host.set_max_frame_bytes(256);
+    guest.set_max_frame_bytes(256);
+    let mut save = SaveFile::create(dir.path(), &journal(1), &guest, standing(0)).unwrap();
+
+    // The host sends three messages; the guest gets the first whole and part of the second, a long one.
+    host.send(b"first".to_vec()).unwrap();
+    let long: Vec<u8> = (0..2000u32).map(|i| i as u8).collect();
+    host.send(long.clone()).unwrap();
+    host.send(b"third".to_vec()).unwrap();
+    let frames = drain(&mut host);
+    assert!(frames.len() > 6, "the long message spans several frames");
+    for frame in &frames[..4] {
+        guest.handle_frame(frame).unwrap();
+    }
+    assert_eq!(messages(&mut guest), vec![b"first".to_vec()]);
+    // The guest sends a message of its own, and acknowledges what it got: saved before anything leaves.
+    guest.send(b"from the guest".to_vec()).unwrap();
+    let guest_frames = drain(&mut guest);
+    save.commit(&journal(2), &guest, standing(1)).unwrap();
+    host.handle_frame(&guest_frames[0]).unwrap();
+    assert_eq!(messages(&mut host), vec![b"from the guest".to_vec()]);
+    // Its ack reached the host: the first frames are gone from the host's resend queue.
+    for frame in &guest_frames[1..] {
+        host.handle_frame(frame).unwrap();
+    }
+    drop(guest);
+
+    // The guest's process died. Its save brings it back.
+    let path = save.path().to_path_buf();
+    let saved = save::load(&path).unwrap();
+    assert_eq!(saved.journal.inputs.len(), journal(2).inputs.len());
+    assert_eq!(saved.standing, standing(1));
+    let mut guest = saved.channel();
+    guest.set_max_frame_bytes(256);
+    host.resend_unacked();
+    guest.resend_unacked();
+    pump(&mut host, &mut guest);
+    // The rest of the long message, then the third: nothing twice, nothing lost.
+    assert_eq!(messages(&mut guest), vec![long, b"third".to_vec()]);
+    assert_eq!(messages(&mut host), Vec::<Vec<u8>>::new(), "the guest's message is not delivered twice");
+
+    // New messages go on under fresh sequence numbers, both ways.
+    guest.send(b"after".to_vec()).unwrap();
+    host.send(b"welcome back".to_vec()).unwrap();
+    pump(&mut host, &mut guest);
+    assert_eq!(messages(&mut host), vec![b"after".to_vec()]);
+    assert_eq!(messages(&mut guest), vec![b"welcome back".to_vec()]);
+}
+
+#[test]
+fn a_save_lists_its_game_and_goes_on_being_written_after_a_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut host, mut guest) = established();
+    let mut save = SaveFile::create(dir.path(), &journal(1), &guest, standing(0)).unwrap();
+    let path = save.path().to_path_buf();
+    guest.send(b"one".to_vec()).unwrap();
+    drain(&mut guest);
+    save.commit(&journal(1), &guest, standing(0)).unwrap();
+    drop(save);
+
+    let saved = save::load(&path).unwrap();
+    let mut guest = saved.channel();
+    let mut save = SaveFile::reopen(&saved).unwrap();
+    guest.send(b"two".to_vec()).unwrap();
+    save.commit(&journal(3), &guest, standing(4)).unwrap();
+    guest.resend_unacked();
+    pump(&mut host, &mut guest);
+    assert_eq!(messages(&mut host), vec![b"one".to_vec(), b"two".to_vec()]);
+
+    let listed = save::list(dir.path()).unwrap();
+    assert_eq!(listed.len(), 1);
+    let game = listed[0].summary.as_ref().unwrap();
+    assert_eq!(
+        (game.seat, game.opponent.as_deref(), game.moves, game.status),
+        (Seat::Guest, Some("Ada"), 4, Status::Playing)
+    );
+    assert_eq!(save::latest_unfinished(dir.path()).unwrap(), path);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(std::fs::metadata(dir.path()).unwrap().permissions().mode() & 0o077, 0, "{:?}", dir.path());
+    }
+}
+
+/// A save of a few lines, and its bytes.
+fn some_save(dir: &Path) -> (std::path::PathBuf, Vec<u8>) {
+    let (_host, mut guest) = established();
+    let mut save = SaveFile::create(dir, &journal(1), &guest, standing(0)).unwrap();
+    for i in 0..3u8 {
+        guest.send(vec![i; 100]).unwrap();
+        drain(&mut guest);
+        save.commit(&journal(2 + usize::from(i)), &guest, standing(u64::from(i))).unwrap();
+    }
+    let path = save.path().to_path_buf();
+    let bytes = std::fs::read(&path).unwrap();
+    (path, bytes)
+}
+
+fn damaged_line(error: SaveError, path: &Path) -> usize {
+    let text = error.to_string();
+    assert!(text.contains(&path.display().to_string()), "the error names the file: {text}");
+    match error {
+        SaveError::Damaged { line, .. } => line,
+        other => panic!("expected a damaged save, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_truncated_or_altered_save_is_refused_with_its_file_and_line_and_left_as_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, bytes) = some_save(dir.path());
+    let lines = bytes.iter().filter(|&&b| b == b'\n').count();
+    assert_eq!(lines, 5, "a header and four records");
+
+    // Cut anywhere inside the last line, or in the middle of the file.
+    for cut in [bytes.len() - 1, bytes.len() - 40, bytes.len() / 2, 10] {
+        std::fs::write(&path, &bytes[..cut]).unwrap();
+        let line = damaged_line(save::load(&path).unwrap_err(), &path);
+        assert!(line >= 1 && line <= lines, "line {line}");
+        assert_eq!(std::fs::read(&path).unwrap(), &bytes[..cut], "the file is left as it was");
+    }
+    // One byte changed in a record's JSON.
+    let mut altered = bytes.clone();
+    let at = altered.iter().rposition(|&b| b == b'"').unwrap() - 1;
+    altered[at] ^= 1;
+    std::fs::write(&path, &altered).unwrap();
+    assert_eq!(damaged_line(save::load(&path).unwrap_err(), &path), lines);
+    // A line left out in the middle.
+    let kept: Vec<&[u8]> =
+        bytes.split_inclusive(|&b| b == b'\n').enumerate().filter(|(i, _)| *i != 2).map(|(_, l)| l).collect();
+    std::fs::write(&path, kept.concat()).unwrap();
+    assert_eq!(damaged_line(save::load(&path).unwrap_err(), &path), 3);
+    // Not a save at all.
+    std::fs::write(&path, b"{\"format\":1}\n").unwrap();
+    assert_eq!(damaged_line(save::load(&path).unwrap_err(), &path), 1);
+    // Damaged saves are listed as unreadable, and never chosen to resume.
+    assert!(save::list(dir.path()).unwrap()[0].summary.is_err());
+    assert!(matches!(save::latest_unfinished(dir.path()), Err(SaveError::NoneToResume(_))));
+}
+
+#[test]
+fn a_save_of_another_format_is_refused_with_its_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, bytes) = some_save(dir.path());
+    let text = String::from_utf8(bytes).unwrap().replacen("\"fairdeck_save\":1", "\"fairdeck_save\":2", 1);
+    std::fs::write(&path, text).unwrap();
+    let error = save::load(&path).unwrap_err();
+    assert!(matches!(error, SaveError::Format { found: 2, .. }), "{error:?}");
+    assert!(error.to_string().contains("format 2"), "{error}");
+}
