@@ -5,12 +5,13 @@
 //! `cargo test --workspace` already did) and takes the path Cargo reports. Every wait is bounded, so a
 //! failure reports the events seen instead of hanging.
 
+use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Write};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::OnceLock;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -35,41 +36,49 @@ pub fn deck(file_name: &str) -> PathBuf {
 /// Panics (failing the test) with Cargo's output when the build fails.
 pub fn fairdeck_binary() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(build_fairdeck)
+    BINARY.get_or_init(|| build_binary("fairdeck", "fairdeck"))
 }
 
-fn build_fairdeck() -> PathBuf {
+/// The `fairdeck-relay` binary of this workspace, built with the tests' profile on first use.
+pub fn relay_binary() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| build_binary("fairdeck-relay", "fairdeck-relay"))
+}
+
+fn build_binary(package: &str, bin: &str) -> PathBuf {
     // Cargo sets CARGO for the tests it runs; the one that compiled this crate is the fallback.
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
     let mut command = Command::new(cargo);
     command
-        .args(["build", "--package", "fairdeck", "--bin", "fairdeck", "--message-format", "json-render-diagnostics"])
+        .args(["build", "--package", package, "--bin", bin, "--message-format", "json-render-diagnostics"])
         .arg("--manifest-path")
         .arg(workspace_root().join("Cargo.toml"))
         .stderr(Stdio::inherit());
     if !cfg!(debug_assertions) {
         command.arg("--release");
     }
-    let output = command.output().expect("run cargo build for the fairdeck binary");
-    assert!(output.status.success(), "cargo build -p fairdeck failed ({})", output.status);
-    // One JSON message per line; the executable is in the `compiler-artifact` of the `fairdeck` binary.
+    let output = command.output().unwrap_or_else(|e| panic!("run cargo build for {bin}: {e}"));
+    assert!(output.status.success(), "cargo build -p {package} failed ({})", output.status);
+    // One JSON message per line; the executable is in the `compiler-artifact` of the binary.
     String::from_utf8_lossy(&output.stdout)
         .lines()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter(|message| message["reason"] == "compiler-artifact" && message["target"]["name"] == "fairdeck")
+        .filter(|message| message["reason"] == "compiler-artifact" && message["target"]["name"] == bin)
         .find_map(|message| message["executable"].as_str().map(PathBuf::from))
-        .expect("cargo build reported no fairdeck executable")
+        .unwrap_or_else(|| panic!("cargo build reported no {bin} executable"))
 }
 
 /// Runs `fairdeck ARGS --deck burn.txt --script --relay URL` with no input (so it quits as soon as it can)
 /// to its end: its exit code and its last event.
 pub fn run_once(args: &[&str], url: &str) -> (Option<i32>, Value) {
+    let data = tempfile::tempdir().expect("temp dir");
     let output = Command::new(fairdeck_binary())
         .args(args)
         .arg("--deck")
         .arg(deck("burn.txt"))
         .args(["--script", "--relay", url])
         .env_remove("FAIRDECK_RELAY")
+        .env("XDG_DATA_HOME", data.path())
         .stdin(Stdio::null())
         .output()
         .expect("run fairdeck");
@@ -138,12 +147,81 @@ fn serve(runtime: &tokio::runtime::Runtime, addr: SocketAddr, dir: &tempfile::Te
     })
 }
 
+/// A relay as operators run it: the `fairdeck-relay` program in a process of its own, on a free loopback port,
+/// with a data directory that outlives the process (so it can be killed and started again on the same port).
+pub struct RelayProcess {
+    child: Option<Child>,
+    addr: SocketAddr,
+    dir: tempfile::TempDir,
+}
+
+impl RelayProcess {
+    /// Starts the relay and waits until it accepts connections.
+    pub fn start() -> RelayProcess {
+        // A free port: the kernel's choice, released for the relay to take.
+        let addr = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("free port");
+        let mut relay = RelayProcess { child: None, addr, dir: tempfile::tempdir().expect("temp dir") };
+        relay.start_again();
+        relay
+    }
+
+    /// The URL clients connect to.
+    pub fn url(&self) -> String {
+        format!("ws://{}/v1", self.addr)
+    }
+
+    /// Kills the relay with SIGKILL: no hand-over file is written, every room is lost.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            child.kill().expect("SIGKILL the relay");
+            child.wait().expect("reap the relay");
+        }
+    }
+
+    /// Starts the relay (again) on the same port and data directory, and waits until it accepts connections.
+    pub fn start_again(&mut self) {
+        assert!(self.child.is_none(), "the relay is running");
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.dir.path().join("relay.log"))
+            .expect("relay log");
+        let child = Command::new(relay_binary())
+            .arg("--listen")
+            .arg(self.addr.to_string())
+            .arg("--data-dir")
+            .arg(self.dir.path())
+            .env("FAIRDECK_RELAY_RESUMES_PER_MINUTE", "10000")
+            .env("FAIRDECK_RELAY_ROOMS_PER_MINUTE", "10000")
+            .env("FAIRDECK_RELAY_JOINS_PER_MINUTE", "10000")
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().expect("relay log"))
+            .stderr(log)
+            .spawn()
+            .expect("start fairdeck-relay");
+        self.child = Some(child);
+        let deadline = Instant::now() + TIMEOUT;
+        while std::net::TcpStream::connect(self.addr).is_err() {
+            assert!(Instant::now() < deadline, "the relay did not listen on {}", self.addr);
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for RelayProcess {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
 /// One `fairdeck --script` process: commands to its standard input, its JSON events read as they come.
 pub struct Player {
     name: &'static str,
     child: Child,
     stdin: Option<ChildStdin>,
     events: Receiver<Value>,
+    /// Its `XDG_DATA_HOME`, where its games are saved; shared with the process that resumes them.
+    data: Arc<tempfile::TempDir>,
     /// Every event consumed so far, in order.
     pub seen: Vec<Value>,
 }
@@ -161,12 +239,29 @@ impl Player {
 
     /// Starts `fairdeck ARGS --deck DECK --script --relay URL` for a relay at any URL (`wss://` through a proxy).
     pub fn spawn_at(name: &'static str, url: &str, deck: &Path, args: &[&str]) -> Player {
+        let mut command: Vec<OsString> = args.iter().map(OsString::from).collect();
+        command.extend(["--deck".into(), deck.into(), "--script".into(), "--relay".into(), url.into()]);
+        let mut data = tempfile::tempdir().expect("temp dir");
+        // To look at a failed test's saved games afterwards.
+        if std::env::var_os("FAIRDECK_TEST_KEEP").is_some() {
+            data.disable_cleanup(true);
+            eprintln!("{name}: data in {}", data.path().display());
+        }
+        Player::launch(name, command, Arc::new(data))
+    }
+
+    /// Starts `fairdeck resume --script ARGS` on the saved games of `data` (another player's [`Player::data`]).
+    pub fn resume(name: &'static str, data: Arc<tempfile::TempDir>, args: &[&str]) -> Player {
+        let mut command: Vec<OsString> = vec!["resume".into(), "--script".into()];
+        command.extend(args.iter().map(OsString::from));
+        Player::launch(name, command, data)
+    }
+
+    fn launch(name: &'static str, args: Vec<OsString>, data: Arc<tempfile::TempDir>) -> Player {
         let mut child = Command::new(fairdeck_binary())
             .args(args)
-            .arg("--deck")
-            .arg(deck)
-            .args(["--script", "--relay", url])
             .env_remove("FAIRDECK_RELAY")
+            .env("XDG_DATA_HOME", data.path())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -184,7 +279,28 @@ impl Player {
             }
         });
         let stdin = child.stdin.take();
-        Player { name, child, stdin, events, seen: Vec::new() }
+        Player { name, child, stdin, events, data, seen: Vec::new() }
+    }
+
+    /// Its data directory, where its games are saved.
+    pub fn data(&self) -> Arc<tempfile::TempDir> {
+        self.data.clone()
+    }
+
+    /// The saved games of this player (`.fairdeck` files).
+    pub fn saves(&self) -> Vec<PathBuf> {
+        let dir = self.data.path().join("fairdeck/games");
+        let mut saves: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map(|entries| entries.filter_map(Result::ok).map(|e| e.path()).collect())
+            .unwrap_or_default();
+        saves.sort();
+        saves
+    }
+
+    /// Kills the process with SIGKILL, as a crash would, and reaps it.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 
     /// The process id, to read its resource use.

@@ -1,0 +1,264 @@
+//! A game is never lost: real `fairdeck` processes and a real `fairdeck-relay` process, killed with SIGKILL at
+//! random moments and brought back (`fairdeck resume`, or the relay started again with none of its rooms).
+//! The game goes on, both final tables are equal, and `fairdeck verify` finds both journals clean.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use fairdeck_e2e::{Player, RelayProcess, deck, fairdeck_binary, public, zone_cards};
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+use serde_json::Value;
+
+/// Starts a game between two players at `url`, each recording its journal into `dir`, and waits until both
+/// libraries are shuffled.
+fn start_game(url: &str, dir: &Path) -> (Player, Player) {
+    let record = |who: &str| dir.join(format!("{who}.journal")).display().to_string();
+    let mut host = Player::spawn_at("host", url, &deck("burn.txt"), &["host", "--record", &record("host")]);
+    let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
+    let mut guest = Player::spawn_at("guest", url, &deck("burn.txt"), &["join", &code, "--record", &record("guest")]);
+    for player in [&mut host, &mut guest] {
+        player.expect_event("saved");
+        player.expect_event("ready");
+    }
+    (host, guest)
+}
+
+/// Brings a killed player back with `fairdeck resume`, recording its journal as before.
+fn resume(name: &'static str, killed: &Player, dir: &Path) -> Player {
+    let record = dir.join(format!("{name}.journal")).display().to_string();
+    let mut player = Player::resume(name, killed.data(), &["--record", &record]);
+    player.expect_event("restored");
+    player
+}
+
+/// Ends the game (both audit the other's deck), quits both, and checks that the final tables are equal and
+/// that both journals verify clean.
+fn finish(mut host: Player, mut guest: Player, dir: &Path) {
+    host.wait_idle();
+    guest.wait_idle();
+    host.wait_idle();
+    let (host_table, guest_table) = (host.table(), guest.table());
+    assert_eq!(public(&host_table), public(&guest_table), "both tables are equal");
+    host.send("end");
+    guest.send("end");
+    host.expect_event("audited");
+    guest.expect_event("audited");
+    host.send("quit");
+    guest.send("quit");
+    assert!(host.wait_exit().success(), "host exit");
+    assert!(guest.wait_exit().success(), "guest exit");
+    for who in ["host", "guest"] {
+        verify_clean(&dir.join(format!("{who}.journal")));
+    }
+}
+
+fn verify_clean(journal: &Path) {
+    let output = Command::new(fairdeck_binary()).arg("verify").arg(journal).output().expect("run fairdeck verify");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "verify {}: {}\n{text}", journal.display(), output.status);
+}
+
+/// Cards the table counts for both players: nothing lost, nothing applied twice.
+fn card_total(table: &Value) -> usize {
+    ["host", "guest"]
+        .iter()
+        .flat_map(|seat| ["library", "hand", "graveyard", "exile", "play"].map(|zone| format!("{seat} {zone}")))
+        .map(|zone| zone_cards(table, &zone).len())
+        .sum()
+}
+
+#[test]
+fn the_relay_killed_mid_game_and_started_again_without_its_rooms_the_game_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut relay = RelayProcess::start();
+    let (mut host, mut guest) = start_game(&relay.url(), dir.path());
+    host.send("draw 7");
+    guest.send("draw 7");
+    host.wait_idle();
+    guest.wait_idle();
+
+    relay.kill();
+    host.expect_event("relay_lost");
+    guest.expect_event("relay_lost");
+    // The host moves while the relay is down: it waits in its channel for the opponent.
+    host.send("draw 1");
+    relay.start_again();
+    host.expect_event("rendezvous");
+    guest.expect_event("rendezvous");
+
+    guest.send("draw 1");
+    guest.wait_idle();
+    host.wait_idle();
+    let table = host.table();
+    assert_eq!(zone_cards(&table, "host hand").len(), 8);
+    assert_eq!(zone_cards(&table, "guest hand").len(), 8);
+    finish(host, guest, dir.path());
+}
+
+#[test]
+fn both_players_quit_the_relay_restarts_and_both_resume_the_game_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut relay = RelayProcess::start();
+    let (mut host, mut guest) = start_game(&relay.url(), dir.path());
+    host.send("draw 7");
+    host.wait_idle();
+    guest.wait_idle();
+    let before = host.table();
+
+    guest.send("quit");
+    assert!(guest.wait_exit().success());
+    // The host learns the guest left, and waits for it at the game's rendezvous.
+    host.expect("guest left", |v| v["event"] == "peer_gone");
+    host.expect_event("rendezvous");
+    host.send("quit");
+    assert!(host.wait_exit().success());
+    relay.kill();
+    relay.start_again();
+
+    let mut guest = resume("guest", &guest, dir.path());
+    let mut host = resume("host", &host, dir.path());
+    guest.expect_event("rendezvous");
+    host.expect_event("rendezvous");
+    assert_eq!(public(&host.table()), public(&before), "the table stands where it stood");
+    guest.send("draw 7");
+    guest.wait_idle();
+    host.wait_idle();
+    finish(host, guest, dir.path());
+}
+
+#[test]
+fn a_third_process_that_knows_the_code_cannot_take_a_seat() {
+    let dir = tempfile::tempdir().unwrap();
+    let relay = RelayProcess::start();
+    let url = relay.url();
+    let record = |who: &str| dir.path().join(format!("{who}.journal")).display().to_string();
+    let mut host = Player::spawn_at("host", &url, &deck("burn.txt"), &["host", "--record", &record("host")]);
+    let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
+    let mut guest = Player::spawn_at("guest", &url, &deck("burn.txt"), &["join", &code, "--record", &record("guest")]);
+    host.expect_event("ready");
+    guest.expect_event("ready");
+    // The nameplate was released at pairing: the code leads nowhere now.
+    let (status, last) = fairdeck_e2e::run_once(&["join", &code], &url);
+    assert_eq!(status, Some(2), "{last}");
+    assert_eq!(last["kind"], "unknown_code");
+    host.send("draw 1");
+    host.wait_idle();
+    guest.wait_idle();
+    finish(host, guest, dir.path());
+}
+
+#[test]
+fn an_opponent_who_never_returns_forfeits_and_the_claim_is_kept_in_the_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let relay = RelayProcess::start();
+    let (mut host, mut guest) = start_game(&relay.url(), dir.path());
+    host.send("draw 7");
+    host.wait_idle();
+    guest.wait_idle();
+    guest.kill();
+    host.expect_event("peer_away");
+    host.send("forfeit");
+    let claim = host.expect_event("forfeit_claimed");
+    assert_eq!(claim["by"], "host");
+    host.send("quit");
+    assert!(host.wait_exit().success());
+    let output = Command::new(fairdeck_binary())
+        .arg("verify")
+        .arg(dir.path().join("host.journal"))
+        .output()
+        .expect("run fairdeck verify");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{text}");
+    assert!(text.contains("forfeit"), "the record names the forfeit: {text}");
+    // The save is over: `fairdeck resume` has nothing to go on with.
+    let saves: Vec<PathBuf> = host.saves();
+    assert_eq!(saves.len(), 1);
+    let mut again = Player::resume("host", host.data(), &[]);
+    again.expect("no game to resume", |v| v["event"] == "error" && v["kind"] == "save");
+}
+
+/// Where a player is killed: each kind of moment the issue names.
+#[derive(Clone, Copy, Debug)]
+enum Moment {
+    /// Just after `new-game`, while both libraries are locked and shuffled under proof.
+    SetUp,
+    /// Just after asking to shuffle the library.
+    Shuffle,
+    /// Just after asking to draw.
+    Draw,
+    /// With no exchange pending.
+    BetweenMoves,
+}
+
+/// The seed of a random test: `FAIRDECK_TEST_SEED` replays a failed run (every run prints its seed).
+fn seed() -> u64 {
+    std::env::var("FAIRDECK_TEST_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| rand::rng().random())
+}
+
+/// Kills `victim` (0 host, 1 guest) at 20 random moments of one game and brings it back each time.
+fn twenty_crashes(victim: usize, seed: u64) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let dir = tempfile::tempdir().unwrap();
+    let relay = RelayProcess::start();
+    let (host, guest) = start_game(&relay.url(), dir.path());
+    let mut players = [host, guest];
+    let names = ["host", "guest"];
+    let mut crashes = 0;
+    let mut turn = 0;
+    while crashes < 20 {
+        turn += 1;
+        let actor = rng.random_range(0..2);
+        let moment = match rng.random_range(0..10) {
+            0 => Moment::SetUp,
+            1..=3 => Moment::Shuffle,
+            4..=7 => Moment::Draw,
+            _ => Moment::BetweenMoves,
+        };
+        let command = match moment {
+            Moment::SetUp => "new-game",
+            Moment::Shuffle => "shuffle",
+            Moment::Draw | Moment::BetweenMoves => "draw 1",
+        };
+        if let Moment::SetUp = moment {
+            // A new game of the match starts when both ask for it.
+            players[0].send(command);
+            players[1].send(command);
+        } else {
+            players[actor].send(command);
+        }
+        if let Moment::BetweenMoves = moment {
+            players[0].wait_idle();
+            players[1].wait_idle();
+        } else if rng.random_bool(0.5) {
+            // A moment later, somewhere inside the exchange.
+            std::thread::sleep(std::time::Duration::from_millis(rng.random_range(0..40)));
+        }
+        let killed = &mut players[victim];
+        killed.kill();
+        eprintln!("seed {seed}: turn {turn}, {} killed at {moment:?}", names[victim]);
+        let back = resume(names[victim], killed, dir.path());
+        players[victim] = back;
+        crashes += 1;
+        // Both go on to the end of what is under way before the next move.
+        players[1 - victim].wait_idle();
+        players[victim].wait_idle();
+        players[1 - victim].wait_idle();
+    }
+    let [host, guest] = players;
+    let mut host = host;
+    let table = host.table();
+    let total = card_total(&table);
+    assert_eq!(total, 120, "every card of both 60-card decks is somewhere, once: {table}");
+    finish(host, guest, dir.path());
+}
+
+#[test]
+fn the_guest_killed_at_twenty_random_moments_resumes_and_the_game_goes_on() {
+    twenty_crashes(1, seed());
+}
+
+#[test]
+fn the_host_killed_at_twenty_random_moments_resumes_and_the_game_goes_on() {
+    twenty_crashes(0, seed());
+}
