@@ -78,7 +78,7 @@ fn output_json(output: Output, engine: &Engine<Ristretto255>) -> Option<Value> {
             json!({"event": "relay_restarting", "reconnect_after_ms": reconnect_after_ms})
         }
         Output::RelayLost(detail) => json!({"event": "relay_lost", "detail": detail}),
-        Output::Resumed => json!({"event": "resumed"}),
+        Output::Resumed { peer_here } => json!({"event": "resumed", "peer_here": peer_here}),
         Output::RelayAlert(detail) => json!({"event": "alert", "kind": "relay", "detail": detail}),
         Output::CommandError { kind, command, message } => {
             json!({"event": "error", "kind": kind, "command": command, "message": message})

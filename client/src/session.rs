@@ -196,7 +196,10 @@ pub enum Output {
     },
     /// This player's connection to the relay dropped: the session is reconnecting.
     RelayLost(String),
-    Resumed,
+    /// The seat was taken back with its token; whether the opponent holds its seat too.
+    Resumed {
+        peer_here: bool,
+    },
     /// The relay reported an error, or sent something unreadable.
     RelayAlert(String),
     /// A command was refused before it changed anything; `kind` is `bad_command`, `not_ready`, `halted`
@@ -892,7 +895,7 @@ impl Session {
                     self.ws = Some(ws);
                     match seated {
                         Seated::Resumed { waiting_as } => {
-                            front.show(Output::Resumed, &self.engine)?;
+                            front.show(Output::Resumed { peer_here: self.peer_here }, &self.engine)?;
                             // Our `reopen` took effect while the connection was down, its answer lost with it.
                             if let Some(nameplate) = waiting_as.filter(|_| self.door == Door::Reopening) {
                                 self.reopened(&nameplate, front)?;

@@ -262,3 +262,40 @@ fn the_guest_killed_at_twenty_random_moments_resumes_and_the_game_goes_on() {
 fn the_host_killed_at_twenty_random_moments_resumes_and_the_game_goes_on() {
     twenty_crashes(0, seed());
 }
+
+#[test]
+fn a_damaged_save_is_refused_by_name_and_left_as_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let relay = RelayProcess::start();
+    let (mut host, mut guest) = start_game(&relay.url(), dir.path());
+    host.send("draw 2");
+    host.wait_idle();
+    guest.kill();
+    let save = guest.saves().pop().expect("the guest's game is saved");
+    let bytes = std::fs::read(&save).unwrap();
+    std::fs::write(&save, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    let output = Command::new(fairdeck_binary())
+        .args(["resume", "--script"])
+        .arg(&save)
+        .env("XDG_DATA_HOME", guest.data().path())
+        .output()
+        .expect("run fairdeck resume");
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(&save.display().to_string()) && stderr.contains("damaged"), "{stderr}");
+    assert_eq!(std::fs::read(&save).unwrap(), &bytes[..bytes.len() * 2 / 3], "nothing is overwritten");
+    // Without a file, the damaged save is not taken for the latest game either.
+    let output = Command::new(fairdeck_binary())
+        .args(["resume", "--script"])
+        .env("XDG_DATA_HOME", guest.data().path())
+        .output()
+        .expect("run fairdeck resume");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("no unfinished game"), "{stderr}");
+    let output =
+        Command::new(fairdeck_binary()).arg("games").env("XDG_DATA_HOME", guest.data().path()).output().unwrap();
+    let listing = String::from_utf8_lossy(&output.stdout);
+    assert!(listing.contains("unreadable") && listing.contains("damaged"), "{listing}");
+    host.send("quit");
+    assert!(host.wait_exit().success());
+}

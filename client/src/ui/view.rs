@@ -316,7 +316,7 @@ impl View {
                     self.peer = PeerState::Away;
                     self.log.push(
                         LogKind::Notice,
-                        format!("Waiting for {opponent} to come back (fairdeck resume); the game is saved"),
+                        format!("Waiting for {opponent} at the game's rendezvous (a player who quit comes back with fairdeck resume)"),
                     );
                 }
             }
@@ -347,8 +347,12 @@ impl View {
                 self.relay = RelayLink::Reconnecting;
                 self.log.push(LogKind::Notice, format!("Lost the relay ({detail}): reconnecting"));
             }
-            Output::Resumed => {
+            Output::Resumed { peer_here } => {
                 self.relay = RelayLink::Up;
+                // Once the game is under way, the relay says whether the opponent is still there.
+                if self.setup.channel {
+                    self.peer = if *peer_here { PeerState::Present } else { PeerState::Away };
+                }
                 self.log.push(LogKind::Notice, "Reconnected to the relay");
             }
             Output::RelayAlert(detail) => self.log.push(LogKind::Alert, format!("relay: {detail}")),
