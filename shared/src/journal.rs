@@ -134,6 +134,14 @@ pub fn replay<G: Group>(journal: &Journal, mut on_event: impl FnMut(Event)) -> R
     }
     let mut engine = Engine::<G>::new(journal.seat, journal.config.clone(), journal.deck.clone(), journal.rng_seed)
         .map_err(|e| JournalError::Deck(e.to_string()))?;
+    let mut drain = |engine: &mut Engine<G>| {
+        while engine.poll_transmit().is_some() {}
+        while let Some(event) = engine.poll_event() {
+            on_event(event);
+        }
+    };
+    // The hello and the deck go out when the engine is made, before any input.
+    drain(&mut engine);
     for input in &journal.inputs {
         match input {
             // The intent's outcome is the engine's business, as it was in the game.
@@ -142,10 +150,7 @@ pub fn replay<G: Group>(journal: &Journal, mut on_event: impl FnMut(Event)) -> R
             }
             Input::Message { bytes } => engine.handle_message(bytes),
         }
-        while engine.poll_transmit().is_some() {}
-        while let Some(event) = engine.poll_event() {
-            on_event(event);
-        }
+        drain(&mut engine);
     }
     Ok(engine)
 }

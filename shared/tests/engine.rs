@@ -418,3 +418,31 @@ fn a_player_who_stops_answering_can_be_claimed_to_forfeit() {
         assert!(misbehaviour(&pair, seat).is_empty(), "{seat:?}: {:?}", misbehaviour(&pair, seat));
     }
 }
+
+/// A replayed engine has sent everything its journal made it send, its hello too: a saved game resumed before
+/// anything came in must not send its hello again (the opponent would see message 0 twice).
+#[test]
+fn a_replayed_journal_sends_nothing_again_even_with_no_input() {
+    let engine = fairdeck_shared::engine::Engine::<Ristretto255>::new(
+        Seat::Guest,
+        fairdeck_shared::engine::EngineConfig { name: "guest".into(), software: "test".into() },
+        numbered_deck("Guest", 10, 2),
+        [3; 32],
+    )
+    .unwrap();
+    let journal = engine.journal().clone();
+    assert!(journal.inputs.is_empty());
+    let mut replayed = fairdeck_shared::journal::replay::<Ristretto255>(&journal, |_| {}).unwrap();
+    assert!(replayed.poll_transmit().is_none(), "the hello went out in the game already");
+
+    let mut pair = Pair::<Ristretto255>::new(numbered_deck("Host", 10, 2), numbered_deck("Guest", 10, 2), 1);
+    pair.drive();
+    let journal = pair.engine(Seat::Guest).journal().clone();
+    let mut replayed = fairdeck_shared::journal::replay::<Ristretto255>(&journal, |_| {}).unwrap();
+    assert!(replayed.poll_transmit().is_none());
+    assert!(replayed.is_ready());
+    assert_eq!(
+        replayed.table().zone(ZoneId::library(Seat::Guest)),
+        pair.engine(Seat::Guest).table().zone(ZoneId::library(Seat::Guest))
+    );
+}

@@ -13,13 +13,22 @@ use serde_json::Value;
 /// Starts a game between two players at `url`, each recording its journal into `dir`, and waits until both
 /// libraries are shuffled.
 fn start_game(url: &str, dir: &Path) -> (Player, Player) {
+    let (mut host, mut guest) = start_setup(url, dir);
+    for player in [&mut host, &mut guest] {
+        player.expect_event("ready");
+    }
+    (host, guest)
+}
+
+/// Starts a game and waits until both players saved it: the set-up (locking and shuffling both libraries under
+/// proof) has just begun.
+fn start_setup(url: &str, dir: &Path) -> (Player, Player) {
     let record = |who: &str| dir.join(format!("{who}.journal")).display().to_string();
     let mut host = Player::spawn_at("host", url, &deck("burn.txt"), &["host", "--record", &record("host")]);
     let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
     let mut guest = Player::spawn_at("guest", url, &deck("burn.txt"), &["join", &code, "--record", &record("guest")]);
     for player in [&mut host, &mut guest] {
         player.expect_event("saved");
-        player.expect_event("ready");
     }
     (host, guest)
 }
@@ -181,7 +190,8 @@ fn an_opponent_who_never_returns_forfeits_and_the_claim_is_kept_in_the_record() 
 /// Where a player is killed: each kind of moment the issue names.
 #[derive(Clone, Copy, Debug)]
 enum Moment {
-    /// Just after `new-game`, while both libraries are locked and shuffled under proof.
+    /// During the first game's set-up, or just after `new-game`, while both libraries are locked and shuffled
+    /// under proof.
     SetUp,
     /// Just after asking to shuffle the library.
     Shuffle,
@@ -201,10 +211,15 @@ fn twenty_crashes(victim: usize, seed: u64) {
     let mut rng = StdRng::seed_from_u64(seed);
     let dir = tempfile::tempdir().unwrap();
     let relay = RelayProcess::start();
-    let (host, guest) = start_game(&relay.url(), dir.path());
+    let (host, guest) = start_setup(&relay.url(), dir.path());
     let mut players = [host, guest];
     let names = ["host", "guest"];
-    let mut crashes = 0;
+    // The first crash: somewhere in the first game's set-up.
+    std::thread::sleep(std::time::Duration::from_millis(rng.random_range(0..300)));
+    players[victim].kill();
+    eprintln!("seed {seed}: {} killed during the first set-up", names[victim]);
+    players[victim] = resume(names[victim], &players[victim], dir.path());
+    let mut crashes = 1;
     let mut turn = 0;
     while crashes < 20 {
         turn += 1;
