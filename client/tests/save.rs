@@ -217,3 +217,120 @@ fn a_save_of_another_format_is_refused_with_its_version() {
     assert!(matches!(error, SaveError::Format { found: 2, .. }), "{error:?}");
     assert!(error.to_string().contains("format 2"), "{error}");
 }
+
+/// The guest as the session runs it: every frame it gives the network leaves only after a snapshot (the save)
+/// that covers it; a crash brings back the last snapshot.
+struct Guest {
+    channel: Channel,
+    keys: fairdeck::channel::SavedKeys,
+    snapshot: (fairdeck::channel::Progress, Vec<Vec<u8>>, Vec<u8>, usize, usize),
+    /// Messages the application took from the channel, and how many of its own it has handed to it.
+    received: Vec<Vec<u8>>,
+    sent: usize,
+}
+
+impl Guest {
+    /// What the session does after each event: messages to the application, a snapshot, then the frames.
+    fn poll_frames(&mut self) -> Vec<Vec<u8>> {
+        let frames = drain(&mut self.channel);
+        self.received.extend(messages(&mut self.channel));
+        let progress = self.channel.progress();
+        let unacked = self.channel.sealed_from(progress.acked).map(<[u8]>::to_vec).collect();
+        let partial = self.channel.partial_message().to_vec();
+        self.snapshot = (progress, unacked, partial, self.received.len(), self.sent);
+        frames
+    }
+
+    fn crash(&mut self) {
+        let (progress, unacked, partial, received, sent) = self.snapshot.clone();
+        self.channel = Channel::restore(&self.keys, progress, unacked, partial);
+        self.channel.set_max_frame_bytes(256);
+        self.received.truncate(received);
+        self.sent = sent;
+        self.channel.resend_unacked();
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+    /// Whatever each direction of the network does on its own (delay, reorder, drop, duplicate) and wherever the
+    /// guest crashes, both sides get every message of the other exactly once, in order.
+    #[test]
+    fn crashes_and_any_delivery_order_lose_and_repeat_nothing(
+        steps in proptest::collection::vec((0u8..9, 0usize..64), 1..160),
+    ) {
+        let (mut host, guest) = established();
+        host.set_max_frame_bytes(256);
+        let keys = guest.saved_keys().unwrap();
+        let mut guest = Guest {
+            snapshot: (guest.progress(), Vec::new(), Vec::new(), 0, 0),
+            channel: guest,
+            keys,
+            received: Vec::new(),
+            sent: 0,
+        };
+        guest.channel.set_max_frame_bytes(256);
+        let to_host_message = |i: usize| vec![i as u8; 1 + i * 37 % 700];
+        let to_guest_message = |i: usize| vec![(i as u8) ^ 0x5a; 1 + i * 53 % 900];
+        let (mut host_sent, mut host_received) = (0usize, Vec::new());
+        // Frames on the wire, each direction its own.
+        let (mut to_guest, mut to_host): (Vec<Vec<u8>>, Vec<Vec<u8>>) = (Vec::new(), Vec::new());
+        for (op, pick) in steps {
+            match op {
+                0 => {
+                    host.send(to_guest_message(host_sent)).unwrap();
+                    host_sent += 1;
+                }
+                1 => {
+                    guest.channel.send(to_host_message(guest.sent)).unwrap();
+                    guest.sent += 1;
+                }
+                2 => to_guest.extend(drain(&mut host)),
+                3 => to_host.extend(guest.poll_frames()),
+                4 | 5 if !to_guest.is_empty() => {
+                    let frame = to_guest.remove(pick % to_guest.len());
+                    guest.channel.handle_frame(&frame).unwrap();
+                    to_host.extend(guest.poll_frames());
+                }
+                6 if !to_host.is_empty() => {
+                    let frame = to_host.remove(pick % to_host.len());
+                    host.handle_frame(&frame).unwrap();
+                    host_received.extend(messages(&mut host));
+                }
+                7 if !to_host.is_empty() => {
+                    // Duplicated, or dropped, on the way.
+                    let frame = to_host[pick % to_host.len()].clone();
+                    if pick % 2 == 0 { to_host.push(frame) } else { to_host.retain(|f| *f != frame) }
+                }
+                8 => {
+                    guest.crash();
+                    host.resend_unacked();
+                }
+                _ => {}
+            }
+        }
+        // The network settles: everything in flight arrives, then both resend until quiet.
+        for frame in std::mem::take(&mut to_guest) {
+            guest.channel.handle_frame(&frame).unwrap();
+        }
+        for frame in std::mem::take(&mut to_host) {
+            host.handle_frame(&frame).unwrap();
+        }
+        host.resend_unacked();
+        guest.channel.resend_unacked();
+        for _ in 0..1000 {
+            let (a, b) = (drain(&mut host), guest.poll_frames());
+            if a.is_empty() && b.is_empty() {
+                break;
+            }
+            a.iter().for_each(|f| guest.channel.handle_frame(f).unwrap());
+            b.iter().for_each(|f| host.handle_frame(f).unwrap());
+            host_received.extend(messages(&mut host));
+        }
+        guest.received.extend(messages(&mut guest.channel));
+        let expected_guest: Vec<Vec<u8>> = (0..host_sent).map(to_guest_message).collect();
+        let expected_host: Vec<Vec<u8>> = (0..guest.sent).map(to_host_message).collect();
+        proptest::prop_assert_eq!(guest.received, expected_guest);
+        proptest::prop_assert_eq!(host_received, expected_host);
+    }
+}
