@@ -140,15 +140,10 @@ fn both_players_quit_the_relay_restarts_and_both_resume_the_game_goes_on() {
 fn a_third_process_that_knows_the_code_cannot_take_a_seat() {
     let dir = tempfile::tempdir().unwrap();
     let relay = RelayProcess::start();
-    let url = relay.url();
-    let record = |who: &str| dir.path().join(format!("{who}.journal")).display().to_string();
-    let mut host = Player::spawn_at("host", &url, &deck("burn.txt"), &["host", "--record", &record("host")]);
-    let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
-    let mut guest = Player::spawn_at("guest", &url, &deck("burn.txt"), &["join", &code, "--record", &record("guest")]);
-    host.expect_event("ready");
-    guest.expect_event("ready");
+    let (mut host, mut guest) = start_game(&relay.url(), dir.path());
+    let code = host.seen.iter().find(|v| v["event"] == "code").and_then(|v| v["code"].as_str()).unwrap().to_string();
     // The nameplate was released at pairing: the code leads nowhere now.
-    let (status, last) = fairdeck_e2e::run_once(&["join", &code], &url);
+    let (status, last) = fairdeck_e2e::run_once(&["join", &code], &relay.url());
     assert_eq!(status, Some(2), "{last}");
     assert_eq!(last["kind"], "unknown_code");
     host.send("draw 1");
