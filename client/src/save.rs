@@ -270,7 +270,6 @@ impl SaveFile {
         let cursor = Cursor { chain, inputs: 0, progress: Progress::default(), partial_len: 0, standing };
         let mut save = SaveFile { path, file, cursor };
         // The first record: what the game did before its channel was up (the frames sealed at establishment).
-        save.cursor.progress.next_seq = 0;
         save.force_commit(journal, channel)?;
         Ok(save)
     }
