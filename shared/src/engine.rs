@@ -366,9 +366,12 @@ impl Fault {
 impl From<WireError> for Fault {
     fn from(error: WireError) -> Self {
         let kind = match error {
-            WireError::Sequence { .. } | WireError::Chain | WireError::Signature | WireError::Ack { .. } => {
-                AlertKind::Sequence
-            }
+            // A weak key's signatures prove nothing: like a bad signature, no verdict can rest on it.
+            WireError::Sequence { .. }
+            | WireError::Chain
+            | WireError::Signature
+            | WireError::WeakKey
+            | WireError::Ack { .. } => AlertKind::Sequence,
             _ => AlertKind::Malformed,
         };
         Fault::new(kind, error.to_string())

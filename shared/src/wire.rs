@@ -1,7 +1,7 @@
 //! The wire protocol between two engines: message bodies, and the signed, numbered,
 //! hash-chained envelope around each one. docs/PROTOCOL.md describes every message.
 
-use ed25519_dalek::{Signature, Signer, SigningKey, Verifier, VerifyingKey};
+use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -343,6 +343,9 @@ pub enum WireError {
     Ack { acked: u64, sent: u64, before: u64 },
     #[error("bad signature")]
     Signature,
+    /// A small-order signing key: one signature would verify every message, so nothing it signs proves anything.
+    #[error("the signing key is weak (of small order): its signatures would prove nothing")]
+    WeakKey,
 }
 
 /// The other player's stream as a sender had taken it in: how many of its messages, and the
@@ -421,7 +424,9 @@ pub fn check_envelope(
         return Err(WireError::Chain);
     }
     let signature = Signature::from_slice(&envelope.signature).map_err(|_| WireError::Signature)?;
-    key.verify(&envelope.chain, &signature).map_err(|_| WireError::Signature)
+    // Strict: no small-order R, no weak key, a canonical s; a signature that verifies only loosely is evidence of
+    // nothing.
+    key.verify_strict(&envelope.chain, &signature).map_err(|_| WireError::Signature)
 }
 
 /// Decodes an envelope from received bytes. Total: any input gives a value or an error.
@@ -458,6 +463,11 @@ pub fn peek_suite(bytes: &[u8]) -> Result<Suite, WireError> {
     serde_json::from_slice::<HelloSuite>(&envelope.body).map(|h| h.suite).map_err(|e| WireError::Body(e.to_string()))
 }
 
+/// The signing key of a hello: a valid point, and not of small order.
 pub(crate) fn verifying_key(bytes: &[u8; 32]) -> Result<VerifyingKey, WireError> {
-    VerifyingKey::from_bytes(bytes).map_err(|_| WireError::Signature)
+    let key = VerifyingKey::from_bytes(bytes).map_err(|_| WireError::Signature)?;
+    if key.is_weak() {
+        return Err(WireError::WeakKey);
+    }
+    Ok(key)
 }

@@ -1538,3 +1538,56 @@ fn a_turn_on_a_table_that_differs_is_caught() {
         AlertKind::Unexpected,
     );
 }
+
+/// A hello whose signing key is weak (the identity point, of small order), with the signature (R = identity,
+/// s = 0) that such a key "verifies" for every message under a loose check: refused, and no verdict rests on it.
+#[test]
+fn a_weak_signing_key_is_refused_and_proves_nothing() {
+    let mut game = Game::<Ristretto255>::new(8);
+    let genuine = game.intercept(Seat::Guest, |m| matches!(m, Message::Hello { .. }));
+    let mut identity = [0u8; 32];
+    identity[0] = 1;
+    let mut body: Value = serde_json::from_slice(&genuine.body).unwrap();
+    body["signing_key"] = json!(hex::encode(identity));
+    let body = serde_json::to_vec(&body).unwrap();
+    let ack = wire::Ack { count: genuine.ack, head: [0; 32] };
+    let chain = wire::chain_hash(&[0; 32], 0, &ack, &body);
+    let mut signature = identity.to_vec();
+    signature.extend_from_slice(&[0; 32]);
+    let forged = Envelope { seq: 0, ack: genuine.ack, chain, body, signature };
+    game.deliver(Seat::Guest, bytes(&forged));
+    let alerts = game.alerts(Seat::Host);
+    assert_eq!(alerts.len(), 1, "{alerts:?}");
+    assert_eq!(alerts[0].kind, AlertKind::Sequence, "a weak key is no evidence of a breach: {alerts:?}");
+    assert!(alerts[0].detail.contains("weak"), "{alerts:?}");
+    assert!(game.engine(Seat::Host).halted().is_some());
+    let verdict = fairdeck_shared::journal::check::<Ristretto255>(game.engine(Seat::Host).journal()).unwrap();
+    assert!(matches!(verdict, fairdeck_shared::journal::Verdict::Inconsistent { .. }), "{verdict:?}");
+}
+
+/// A genuine message whose signature's scalar is not reduced (s + ℓ, the group order added): the same signature
+/// to a loose check of the equation, so it must be refused, or one message would have two valid signatures.
+#[test]
+fn a_non_canonical_signature_is_refused() {
+    let mut game = Game::<Ristretto255>::ready(8);
+    game.act(Seat::Host, Action::Draw { count: 1 });
+    let genuine = game.intercept(Seat::Host, is_act);
+    let mut signature = genuine.signature.clone();
+    // ℓ = 2^252 + 27742317777372353535851937790883648493, little-endian.
+    let order: [u8; 32] = [
+        0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde, 0x14, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10,
+    ];
+    let mut carry = 0u16;
+    for (byte, add) in signature[32..].iter_mut().zip(order) {
+        let sum = u16::from(*byte) + u16::from(add) + carry;
+        *byte = sum as u8;
+        carry = sum >> 8;
+    }
+    let forged = Envelope { signature, ..genuine.clone() };
+    game.deliver(Seat::Host, bytes(&forged));
+    let alerts = game.alerts(Seat::Guest);
+    assert_eq!(alerts.len(), 1, "{alerts:?}");
+    assert_eq!(alerts[0].kind, AlertKind::Sequence, "{alerts:?}");
+    assert!(alerts[0].detail.contains("signature"), "{alerts:?}");
+}
