@@ -234,7 +234,9 @@ pub enum DeckError {
     Empty,
     #[error("a deck holds at most {0} cards with this suite")]
     TooLarge(usize),
-    #[error("card name {0:?} is empty or longer than {MAX_NAME_LEN} bytes")]
+    #[error(
+        "card name {0:?} is empty, longer than {MAX_NAME_LEN} bytes, or too long to seal (quotes, backslashes and control characters count double or more)"
+    )]
     BadName(String),
 }
 
@@ -2311,9 +2313,7 @@ fn check_deck<G: Group>(deck: &DeckList) -> Result<(), DeckError> {
     if deck.library.len() + deck.sideboard.len() > max {
         return Err(DeckError::TooLarge(max));
     }
-    if let Some(card) =
-        deck.library.iter().chain(&deck.sideboard).find(|c| c.name.is_empty() || c.name.len() > MAX_NAME_LEN)
-    {
+    if let Some(card) = deck.library.iter().chain(&deck.sideboard).find(|c| !crate::crypto::name_fits(&c.name)) {
         return Err(DeckError::BadName(card.name.clone()));
     }
     Ok(())

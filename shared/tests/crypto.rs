@@ -570,3 +570,48 @@ mod validation {
         assert!(Modp2048::decode_scalar(&fixed(&(&q - 1u32))).is_ok());
     }
 }
+
+/// Names with quotes, backslashes and control characters: every name a deck may hold seals and opens as it is,
+/// and one too long once escaped is refused where the deck enters (an entry used to be cut at 320 bytes of JSON:
+/// it sealed, never opened, and the honest opponent then raised `NotInDeck` against its honest owner).
+#[test]
+fn every_name_a_deck_accepts_seals_and_opens_whole() {
+    use fairdeck_shared::crypto::{Catalogue, name_fits};
+    use fairdeck_shared::engine::{DeckCard, DeckError, DeckList, Engine, EngineConfig};
+    let names = [
+        "Ach! Hans, Run!".to_string(),
+        "\"Ach! Hans, Run!\"".to_string(),
+        "back\\slash \u{1} \u{7f} tab\t".to_string(),
+        "é".repeat(100),
+        "\"".repeat(90),
+        "\u{1}".repeat(30),
+    ];
+    let key = LockKey::<Ristretto255>::generate(&mut rng(5));
+    let points =
+        key.lock(&(0..names.len() as u32).map(|i| deck_base::<Ristretto255>(&GAME, Seat::Host, i)).collect::<Vec<_>>());
+    let cards: Vec<_> = points
+        .iter()
+        .zip(&names)
+        .map(|(point, name)| {
+            assert!(name_fits(name), "{name:?} fits");
+            let instance = CardInstance { owner: Seat::Guest, nonce: [0xff; 16], name: name.clone(), back: u32::MAX };
+            (*point, instance)
+        })
+        .collect();
+    let catalogue = Catalogue::seal::<Ristretto255>(&cards).unwrap();
+    for (point, instance) in &cards {
+        assert_eq!(catalogue.open::<Ristretto255>(point).unwrap(), *instance);
+    }
+    // Too long once escaped, though short in bytes: refused with the name, never sealed half.
+    for name in ["\"".repeat(200), "\u{1}".repeat(60), "\\".repeat(150)] {
+        assert!(!name_fits(&name));
+        let deck = DeckList { library: vec![DeckCard { name: name.clone(), back: 0 }], sideboard: Vec::new() };
+        let config = EngineConfig { name: "host".into(), software: "test".into() };
+        match Engine::<Ristretto255>::new(Seat::Host, config, deck, [1; 32]) {
+            Err(DeckError::BadName(refused)) => assert_eq!(refused, name),
+            other => panic!("expected BadName, got {:?}", other.map(|_| "an engine")),
+        }
+        let instance = CardInstance { owner: Seat::Host, nonce: [0; 16], name, back: 0 };
+        assert!(Catalogue::seal::<Ristretto255>(&[(points[0], instance)]).is_err());
+    }
+}

@@ -54,8 +54,18 @@ pub enum CatalogueError {
     DuplicateTag,
     #[error("a catalogue entry has the wrong size")]
     EntrySize,
-    #[error("card name longer than {MAX_NAME_LEN} bytes")]
+    #[error("card name longer than {MAX_NAME_LEN} bytes, or too long to seal once escaped")]
     NameTooLong,
+}
+
+/// Whether a card of this name can be sealed: at most [`MAX_NAME_LEN`] bytes, and its entry's JSON (in which a
+/// quote or backslash takes two bytes and a control character six) fits the fixed entry size whatever the card's
+/// owner, nonce and back. A name that does not is refused where the deck enters, never cut.
+pub fn name_fits(name: &str) -> bool {
+    let widest = CardInstance { owner: crate::Seat::Guest, nonce: [0xff; 16], name: name.to_string(), back: u32::MAX };
+    !name.is_empty()
+        && name.len() <= MAX_NAME_LEN
+        && serde_json::to_vec(&widest).is_ok_and(|json| json.len() <= SEALED_LEN)
 }
 
 fn derive(label: &[u8], point: &[u8]) -> [u8; 32] {
@@ -67,11 +77,14 @@ impl Catalogue {
     pub fn seal<G: Group>(cards: &[(G::Element, CardInstance)]) -> Result<Self, CatalogueError> {
         let mut entries = BTreeMap::new();
         for (point, instance) in cards {
-            if instance.name.len() > MAX_NAME_LEN {
+            if !name_fits(&instance.name) {
                 return Err(CatalogueError::NameTooLong);
             }
             let point = G::encode_element(point);
             let mut plaintext = serde_json::to_vec(instance).map_err(|_| CatalogueError::Malformed)?;
+            if plaintext.len() > SEALED_LEN {
+                return Err(CatalogueError::NameTooLong);
+            }
             // JSON never contains a NUL byte, so padding with NULs is unambiguous.
             plaintext.resize(SEALED_LEN, 0);
             let cipher = ChaCha20Poly1305::new(&Key::from(derive(b"key", &point)));

@@ -14,7 +14,7 @@ mod transcript;
 mod verified;
 
 pub use card::{BackId, CardInstance, deck_base};
-pub use catalogue::{Catalogue, CatalogueEntry, CatalogueError, MAX_NAME_LEN};
+pub use catalogue::{Catalogue, CatalogueEntry, CatalogueError, MAX_NAME_LEN, name_fits};
 pub use commit::{AwaitingOpening, Coin, Commitment, Dice, DiceError, Opening, SharedRandom, SharedSeed, commit};
 pub use group::{DecodeError, Group, Suite, UnknownSuite, random_permutation};
 pub use lock::{DleqProof, KeyCommitment, KeyId, LockKey, Locked, Stripped};
