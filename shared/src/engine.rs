@@ -214,6 +214,14 @@ impl AlertKind {
     pub fn is_misbehaviour(self) -> bool {
         !matches!(self, AlertKind::LookedAtYourCards | AlertKind::MovedYourCards)
     }
+
+    /// Whether an alert of this kind, raised on a signed message, convicts its sender. A
+    /// message out of sequence proves nothing about who made it, and an incompatible hello is
+    /// a game that could not be played, not a breach (a journal edited to another suite or seat
+    /// makes a genuine hello look so).
+    pub fn is_breach(self) -> bool {
+        self.is_misbehaviour() && !matches!(self, AlertKind::Sequence | AlertKind::Incompatible)
+    }
 }
 
 /// Why a local intent was refused (nothing was sent).
@@ -522,6 +530,7 @@ impl<G: Group> Engine<G> {
             protocol: PROTOCOL_VERSION,
             software: engine.config.software.clone(),
             suite: G::SUITE,
+            seat,
             signing_key: engine.signing.verifying_key().to_bytes(),
             nonce,
             name: engine.config.name.clone(),
@@ -868,8 +877,12 @@ impl<G: Group> Engine<G> {
             Ok(envelope) => envelope,
             Err(error) => return self.raise(Fault::from(error), None),
         };
+        let authenticated = self.incoming.next_seq;
         if let Err(fault) = self.receive(&envelope) {
-            self.raise(fault, Some(envelope));
+            // Only a message that passed its number, chain and signature checks is evidence of
+            // anything: before that, anyone could have made it.
+            let evidence = (self.incoming.next_seq > authenticated).then_some(envelope);
+            self.raise(fault, evidence);
         }
         self.drive();
     }
@@ -914,7 +927,7 @@ impl<G: Group> Engine<G> {
             }
         }
         match message {
-            Message::Hello { protocol, software, suite, nonce, name, .. } => {
+            Message::Hello { protocol, software, suite, seat, nonce, name, .. } => {
                 if seq != 0 {
                     return Err(Fault::new(AlertKind::Unexpected, "hello sent twice"));
                 }
@@ -925,6 +938,12 @@ impl<G: Group> Engine<G> {
                             "opponent speaks protocol {protocol} with {suite}, this table {PROTOCOL_VERSION} with {}",
                             G::SUITE
                         ),
+                    ));
+                }
+                if seat != peer {
+                    return Err(Fault::new(
+                        AlertKind::Incompatible,
+                        format!("the opponent's hello is for the {seat:?} seat, which is this player's"),
                     ));
                 }
                 check_text("name", &name)?;
@@ -1796,6 +1815,12 @@ impl<G: Group> Engine<G> {
                 Ok(instance) => {
                     self.game.identities.insert(id, instance.clone());
                     self.emit(Event::Learned { card: id, instance });
+                }
+                // The opponent's strips were proven, so a card of this player's own that does not
+                // open means this engine's own state does not hold together: nobody is to blame.
+                Err(error) if owner == self.seat => {
+                    let detail = format!("this player's own card {id} does not open in its own catalogue: {error}");
+                    self.raise(Fault::new(AlertKind::NotInDeck, detail), None);
                 }
                 Err(error) => {
                     let evidence = self.game.deck_envelopes.get(&owner).cloned();

@@ -13,7 +13,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::crypto::{Group, Suite};
-use crate::engine::{Alert, AlertKind, DeckList, Engine, EngineConfig, Event, Intent};
+use crate::engine::{Alert, DeckList, Engine, EngineConfig, Event, Intent};
 use crate::ids::Seat;
 use crate::wire::Message;
 
@@ -114,12 +114,20 @@ pub fn check<G: Group>(journal: &Journal) -> Result<Verdict, JournalError> {
         _ => {}
     })?;
     let summary = summarize(&engine, journal.seat, games, opponent_audited, forfeit);
+    let opponent = journal.seat.opponent();
+    // A breach stands only on a message the opponent signed and chained, which the record holds
+    // as received from it: anything else in a journal is the journal owner's word.
+    let signed_by_opponent = |alert: &Alert| {
+        alert.evidence.as_ref().is_some_and(|evidence| {
+            engine.record().iter().any(|(from, envelope)| *from == opponent && envelope == evidence)
+        })
+    };
     Ok(match breach {
         None => Verdict::Clean(summary),
-        Some(alert) if alert.kind == AlertKind::Sequence || alert.evidence.is_none() => {
-            Verdict::Inconsistent { summary, reason: format!("{:?}: {}", alert.kind, alert.detail) }
+        Some(alert) if alert.kind.is_breach() && signed_by_opponent(&alert) => {
+            Verdict::Breach { summary, by: opponent, alert }
         }
-        Some(alert) => Verdict::Breach { summary, by: journal.seat.opponent(), alert },
+        Some(alert) => Verdict::Inconsistent { summary, reason: format!("{:?}: {}", alert.kind, alert.detail) },
     })
 }
 

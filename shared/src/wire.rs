@@ -12,7 +12,8 @@ use crate::crypto::{
 use crate::ids::Seat;
 use crate::table::{CardId, Placement, Position, ZoneId};
 
-pub const PROTOCOL_VERSION: u32 = 1;
+/// Version 2: the hello signs the sender's seat.
+pub const PROTOCOL_VERSION: u32 = 2;
 /// The largest message body accepted (a 60-card modp2048 shuffle commitment is ~1.3 MB of JSON).
 pub const MAX_MESSAGE_LEN: usize = 8 << 20;
 /// Longest chat line, player name, value key or phase name, in bytes.
@@ -159,10 +160,15 @@ pub struct ShuffleStep<G: Group> {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(bound = "", tag = "type", rename_all = "kebab-case")]
 pub enum Message<G: Group> {
+    /// Everything the game depends on that is not in later messages, signed with the key it
+    /// carries: the protocol version (which fixes every game parameter: limits, set-up, proofs),
+    /// the suite, and the sender's seat, so a journal edited to another suite or seat cannot make
+    /// a genuine hello look wrong.
     Hello {
         protocol: u32,
         software: String,
         suite: Suite,
+        seat: Seat,
         #[serde(with = "crate::ids::hex_array")]
         signing_key: [u8; 32],
         #[serde(with = "crate::ids::hex_array")]

@@ -2,11 +2,12 @@
 //! opponent provably committed one.
 
 use fairdeck_shared::Seat;
-use fairdeck_shared::crypto::{Group, Ristretto255};
+use fairdeck_shared::crypto::{Group, Modp2048, Ristretto255, Suite};
 use fairdeck_shared::engine::{AlertKind, Intent};
 use fairdeck_shared::journal::{Input, Journal, Verdict, check};
 use fairdeck_shared::pair::{Pair, numbered_deck};
-use fairdeck_shared::wire::{self, Action, Message};
+use fairdeck_shared::wire::{self, Action, Envelope, Message};
+use proptest::prelude::*;
 
 fn played() -> Pair<Ristretto255> {
     let mut pair = Pair::<Ristretto255>::new(numbered_deck("Host", 10, 2), numbered_deck("Guest", 10, 2), 5);
@@ -118,4 +119,145 @@ fn a_forfeit_claim_is_in_the_verdict_of_both_journals() {
         assert_eq!(by, Seat::Host);
         assert!(awaited.contains("strip"), "{awaited}");
     }
+}
+
+/// What an edited journal may show: never a breach by the opponent, who signed none of it.
+fn never_convicts(journal: &Journal) -> Option<Verdict> {
+    let verdict = match journal.suite {
+        Suite::Ristretto255 => check::<Ristretto255>(journal),
+        Suite::Modp2048 => check::<Modp2048>(journal),
+    }
+    .ok()?;
+    assert!(!matches!(verdict, Verdict::Breach { .. }), "an edited journal convicts the opponent: {verdict:?}");
+    Some(verdict)
+}
+
+fn proves_nothing(journal: &Journal) {
+    let verdict = never_convicts(journal);
+    assert!(matches!(verdict, None | Some(Verdict::Inconsistent { .. })), "{verdict:?}");
+}
+
+/// The fields of a journal that the opponent never signed, changed: the opponent's genuine
+/// hello and deck then look wrong, which must read as a journal that proves nothing.
+#[test]
+fn an_edited_suite_or_seat_proves_nothing() {
+    let pair = played();
+    for seat in Seat::BOTH {
+        let mut journal = saved(&pair, seat);
+        journal.suite = Suite::Modp2048;
+        proves_nothing(&journal);
+        let mut journal = saved(&pair, seat);
+        journal.seat = seat.opponent();
+        proves_nothing(&journal);
+    }
+}
+
+/// A first message nobody signed, put before the opponent's hello: it is refused, and it is
+/// evidence of nothing.
+#[test]
+fn an_invented_unsigned_first_message_proves_nothing() {
+    let pair = played();
+    let act =
+        wire::encode_body(&Message::<Ristretto255>::Act { action: Action::Draw { count: 1 }, seen: 0, digest: None });
+    let chain = wire::chain_hash(&[0; 32], 0, &wire::Ack { count: 0, head: [0; 32] }, &act);
+    let invented = Envelope { seq: 0, ack: 0, chain, body: act, signature: vec![0; 64] };
+    for seat in Seat::BOTH {
+        let mut journal = saved(&pair, seat);
+        let first = journal.inputs.iter().position(|input| matches!(input, Input::Message { .. })).unwrap();
+        journal.inputs.insert(first, Input::Message { bytes: wire::encode_envelope(&invented) });
+        proves_nothing(&journal);
+    }
+}
+
+/// One random edit of an honest journal.
+#[derive(Clone, Debug)]
+enum Edit {
+    Remove(prop::sample::Index),
+    Duplicate(prop::sample::Index),
+    SwapWithNext(prop::sample::Index),
+    FlipMessageByte(prop::sample::Index, prop::sample::Index, u8),
+    RenameDeckCard(prop::sample::Index),
+    DropDeckCard(prop::sample::Index),
+    Seed(prop::sample::Index),
+    Name,
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    use prop::sample::Index;
+    prop_oneof![
+        any::<Index>().prop_map(Edit::Remove),
+        any::<Index>().prop_map(Edit::Duplicate),
+        any::<Index>().prop_map(Edit::SwapWithNext),
+        (any::<Index>(), any::<Index>(), 1u8..=255).prop_map(|(i, at, bits)| Edit::FlipMessageByte(i, at, bits)),
+        any::<Index>().prop_map(Edit::RenameDeckCard),
+        any::<Index>().prop_map(Edit::DropDeckCard),
+        any::<Index>().prop_map(Edit::Seed),
+        Just(Edit::Name),
+    ]
+}
+
+/// Applies `edit`; true when it changed something the opponent signed (one of its messages).
+fn apply(journal: &mut Journal, edit: &Edit) -> bool {
+    let inputs = journal.inputs.len();
+    match edit {
+        Edit::Remove(i) => {
+            journal.inputs.remove(i.index(inputs));
+        }
+        Edit::Duplicate(i) => {
+            let input = journal.inputs[i.index(inputs)].clone();
+            journal.inputs.insert(i.index(inputs), input);
+        }
+        Edit::SwapWithNext(i) => {
+            let i = i.index(inputs - 1);
+            journal.inputs.swap(i, i + 1);
+        }
+        Edit::FlipMessageByte(i, at, bits) => {
+            let messages: Vec<usize> =
+                (0..inputs).filter(|&n| matches!(journal.inputs[n], Input::Message { .. })).collect();
+            let Input::Message { bytes } = &mut journal.inputs[messages[i.index(messages.len())]] else {
+                unreachable!()
+            };
+            let genuine = wire::decode_envelope(bytes).unwrap();
+            let at = at.index(bytes.len());
+            bytes[at] ^= bits;
+            return wire::decode_envelope(bytes).ok() != Some(genuine);
+        }
+        Edit::RenameDeckCard(i) => {
+            let len = journal.deck.library.len();
+            journal.deck.library[i.index(len)].name.push_str(" (foil)");
+        }
+        Edit::DropDeckCard(i) => {
+            let len = journal.deck.library.len();
+            journal.deck.library.remove(i.index(len));
+        }
+        Edit::Seed(i) => journal.rng_seed[i.index(32)] ^= 1,
+        Edit::Name => journal.config.name.push('!'),
+    }
+    false
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Any edit of an honest journal, by either player: the opponent is never convicted; a
+    /// changed message of the opponent's makes the journal prove nothing.
+    #[test]
+    fn no_edit_of_a_journal_convicts_an_honest_opponent(host in any::<bool>(), edits in prop::collection::vec(edit(), 1..3)) {
+        let seat = if host { Seat::Host } else { Seat::Guest };
+        let mut journal = saved(played_once(), seat);
+        let mut signed_changed = false;
+        for edit in &edits {
+            signed_changed |= apply(&mut journal, edit);
+        }
+        let verdict = never_convicts(&journal);
+        if signed_changed {
+            prop_assert!(matches!(verdict, None | Some(Verdict::Inconsistent { .. })), "{:?}", verdict);
+        }
+    }
+}
+
+/// The honest match, played once for every case.
+fn played_once() -> &'static Pair<Ristretto255> {
+    static PLAYED: std::sync::OnceLock<Pair<Ristretto255>> = std::sync::OnceLock::new();
+    PLAYED.get_or_init(played)
 }

@@ -78,6 +78,54 @@ fn a_match_with_sideboarding_is_recorded_and_verified() {
     assert_eq!(code, 4, "{text}");
     assert!(text.contains("does not hold together"), "{text}");
 
+    // Fields the opponent never signed, edited, and a message of the opponent's changed: each
+    // journal proves nothing (exit 4), and none convicts the opponent (exit 3).
+    let genuine: serde_json::Value = serde_json::from_slice(&std::fs::read(&records[0]).unwrap()).unwrap();
+    let first_message = |journal: &serde_json::Value| {
+        journal["inputs"].as_array().unwrap().iter().position(|input| input["input"] == "message").unwrap()
+    };
+    let invented = serde_json::json!({
+        "seq": 0, "ack": 0, "chain": "00".repeat(32),
+        "body": hex::encode(br#"{"type":"act","action":{"action":"draw","count":1},"seen":0}"#),
+        "signature": "00".repeat(64),
+    });
+    type Edit = Box<dyn Fn(&mut serde_json::Value)>;
+    let edits: [(&str, Edit); 4] = [
+        ("suite", Box::new(|j| j["suite"] = "modp2048".into())),
+        ("seat", Box::new(|j| j["seat"] = "guest".into())),
+        (
+            "an invented first message",
+            Box::new(move |j| {
+                let at = first_message(j);
+                let bytes = hex::encode(serde_json::to_vec(&invented).unwrap());
+                j["inputs"].as_array_mut().unwrap().insert(at, serde_json::json!({"input": "message", "bytes": bytes}));
+            }),
+        ),
+        (
+            "the opponent's hello",
+            Box::new(move |j| {
+                let at = first_message(j);
+                let bytes = &mut j["inputs"][at]["bytes"];
+                let mut envelope: serde_json::Value =
+                    serde_json::from_slice(&hex::decode(bytes.as_str().unwrap()).unwrap()).unwrap();
+                let mut hello: serde_json::Value =
+                    serde_json::from_slice(&hex::decode(envelope["body"].as_str().unwrap()).unwrap()).unwrap();
+                hello["software"] = "edited".into();
+                envelope["body"] = hex::encode(serde_json::to_vec(&hello).unwrap()).into();
+                *bytes = hex::encode(serde_json::to_vec(&envelope).unwrap()).into();
+            }),
+        ),
+    ];
+    for (what, edit) in edits {
+        let mut journal = genuine.clone();
+        edit(&mut journal);
+        let edited = dir.path().join("edited.json");
+        std::fs::write(&edited, serde_json::to_vec(&journal).unwrap()).unwrap();
+        let (code, text) = verify(&edited);
+        assert_eq!(code, 4, "{what}: {text}");
+        assert!(text.contains("proves nothing"), "{what}: {text}");
+    }
+
     let (code, _) = verify(&dir.path().join("missing.json"));
     assert_eq!(code, 1);
 }
