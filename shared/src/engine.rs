@@ -317,6 +317,9 @@ struct ShuffleRun<G: Group> {
     steps: VecDeque<Seat>,
     stage: ShuffleStage<G>,
     arrangement: Arrangement,
+    /// This player's last shuffle response in the run, by message number: the host completes
+    /// the run only once it has it.
+    own_response: Option<u64>,
 }
 
 enum RandomKind {
@@ -451,6 +454,18 @@ struct GameState<G: Group> {
     tokens: HashMap<G::Element, CardInstance>,
     setup_done: BTreeSet<Seat>,
     ready: bool,
+    /// The guest's library reorders that its own shuffle response completed, which the host
+    /// applies only once that response reaches it: the turn digest is compared as the host saw
+    /// the table (`digest_as_host_saw`).
+    unseen_reorders: Vec<UnseenReorder>,
+}
+
+/// A library order the host had not yet seen changed: `library` was in order `before` until
+/// this player's message `seq` completed its shuffle run.
+struct UnseenReorder {
+    seq: u64,
+    library: Seat,
+    before: Vec<CardId>,
 }
 
 impl<G: Group> GameState<G> {
@@ -478,6 +493,7 @@ impl<G: Group> GameState<G> {
             tokens: Default::default(),
             setup_done: Default::default(),
             ready: false,
+            unseen_reorders: Vec::new(),
         }
     }
 }
@@ -916,6 +932,7 @@ impl<G: Group> Engine<G> {
             }
         };
         self.peer_ack = envelope.ack;
+        self.game.unseen_reorders.retain(|reorder| reorder.seq >= envelope.ack);
         self.record.push((peer, envelope.clone()));
         let seq = envelope.seq;
         if self.awaiting_new_deck {
@@ -1110,7 +1127,7 @@ impl<G: Group> Engine<G> {
                         format!("the host acted after {seen} actions, this table has {}", self.game.actions_applied),
                     ));
                 }
-                if action == Action::NextTurn && digest != Some(TableDigest(self.game.table.digest())) {
+                if action == Action::NextTurn && digest != Some(self.digest_as_host_saw()) {
                     return Err(Fault::new(
                         AlertKind::Unexpected,
                         "the host's table differs from this one at the turn",
@@ -1124,6 +1141,27 @@ impl<G: Group> Engine<G> {
             }
         }
         Ok(())
+    }
+
+    /// The guest's table as the host saw it when it sent the message being handled (which
+    /// acknowledged `peer_ack` of the guest's messages): a library whose run the guest's own
+    /// unseen response completed is in its order from before.
+    fn digest_as_host_saw(&self) -> TableDigest {
+        if self.game.unseen_reorders.is_empty() {
+            return TableDigest(self.game.table.digest());
+        }
+        let mut table = self.game.table.clone();
+        for reorder in self.game.unseen_reorders.iter().rev() {
+            let zone = ZoneId::library(reorder.library);
+            let now = table.zone(zone);
+            let back: Option<Vec<u32>> =
+                reorder.before.iter().map(|id| now.iter().position(|c| c == id).map(|at| at as u32)).collect();
+            if let Some(back) = back {
+                // The same cards, by construction: only the order is restored.
+                let _same_cards = table.permute(zone, &back);
+            }
+        }
+        TableDigest(table.digest())
     }
 
     // ----- set-up -----
@@ -1297,9 +1335,10 @@ impl<G: Group> Engine<G> {
         // Only the opponent's shuffle matters at set-up: the owner knows every card anyway.
         let steps = VecDeque::from([library.opponent()]);
         let arrangement = self.start_arrangement(library, 0);
-        self.game
-            .shuffles
-            .insert(library, ShuffleRun { relock_first: None, steps, stage: ShuffleStage::Waiting, arrangement });
+        self.game.shuffles.insert(
+            library,
+            ShuffleRun { relock_first: None, steps, stage: ShuffleStage::Waiting, arrangement, own_response: None },
+        );
     }
 
     /// The library's cards by back, by ascending back id, each in the library's order.
@@ -1869,9 +1908,10 @@ impl<G: Group> Engine<G> {
             .any(|id| self.game.planned[id][index(other)] != current);
         let relock_first = stale.then_some(other);
         let arrangement = self.start_arrangement(library, number + 1);
-        self.game
-            .shuffles
-            .insert(library, ShuffleRun { relock_first, steps, stage: ShuffleStage::Waiting, arrangement });
+        self.game.shuffles.insert(
+            library,
+            ShuffleRun { relock_first, steps, stage: ShuffleStage::Waiting, arrangement, own_response: None },
+        );
     }
 
     /// Relocks this player's stale cards of a library and tells the other player.
@@ -2087,6 +2127,7 @@ impl<G: Group> Engine<G> {
             unreachable!("matched above")
         };
         let responses = pendings.into_iter().map(|pending| pending.respond(Some(&challenge))).collect();
+        run.own_response = Some(self.outgoing.next_seq);
         self.send(&Message::ShuffleResponse { library, responses });
         self.game.commitments.insert(new_ref, new_key.commitment().clone());
         self.game.keys.insert(new_ref, new_key);
@@ -2161,7 +2202,16 @@ impl<G: Group> Engine<G> {
         }
         let run = self.game.shuffles.remove(&library).expect("seen above");
         if let Arrangement::Drawn(order) = run.arrangement {
+            let before = self.game.table.zone(ZoneId::library(library)).to_vec();
             self.game.table.permute(ZoneId::library(library), &order).expect("an order of this library");
+            // The host completes the run only once the guest's last response reaches it: until
+            // then its table, and the turn digest it sends, have the library's old order.
+            if self.seat == Seat::Guest
+                && let Some(seq) = run.own_response
+                && seq >= self.peer_ack
+            {
+                self.game.unseen_reorders.push(UnseenReorder { seq, library, before });
+            }
         }
         if self.game.ready {
             self.emit(Event::Shuffled { library });

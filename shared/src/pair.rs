@@ -119,6 +119,20 @@ impl<G: Group> Pair<G> {
         }
     }
 
+    /// Delivers the oldest queued message of `from`, whatever the other direction holds: each
+    /// direction keeps its own order, as on a real connection, but neither waits for the other.
+    /// False when `from` has nothing on its way.
+    pub fn step_from(&mut self, from: Seat) -> bool {
+        match self.queue.iter().position(|message| message.from == from) {
+            Some(at) => {
+                let message = self.queue.remove(at).expect("found above");
+                self.deliver(message);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Delivers messages until none is left, at most `limit` (a livelock guard).
     pub fn drive_bounded(&mut self, limit: usize) -> usize {
         let mut delivered = 0;

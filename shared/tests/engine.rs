@@ -446,3 +446,35 @@ fn a_replayed_journal_sends_nothing_again_even_with_no_input() {
         pair.engine(Seat::Guest).table().zone(ZoneId::library(Seat::Guest))
     );
 }
+
+/// A library of two backs is reordered when its shuffle run completes, which the guest does on
+/// the host's random settlement while the host still waits for the guest's last response. A
+/// next-turn the host sends in that gap (and which reaches the guest after the settlement)
+/// carries the table digest with the old order: the guest compares it with its table as the
+/// host saw it, and raises nothing.
+#[test]
+fn a_next_turn_sent_while_the_guest_is_ahead_of_a_shuffle_raises_nothing() {
+    let two_backs = |prefix: &str| {
+        let mut deck = numbered_deck(prefix, 12, 2);
+        for card in deck.library.iter_mut().take(3) {
+            card.back = 5;
+        }
+        deck
+    };
+    let mut pair = Pair::<Ristretto255>::new(two_backs("Host"), two_backs("Guest"), 3);
+    pair.drive();
+    pair.intent(Seat::Host, Intent::Act(Action::Mulligan { draw: 0 })).unwrap();
+    for (from, count) in [(Seat::Host, 2), (Seat::Guest, 3)] {
+        for _ in 0..count {
+            pair.step_from(from);
+        }
+    }
+    assert!(pair.host.is_busy(), "the host still waits for the guest's response");
+    pair.intent(Seat::Host, Intent::Act(Action::NextTurn)).unwrap();
+    pair.drive();
+    for seat in Seat::BOTH {
+        assert!(misbehaviour(&pair, seat).is_empty(), "{seat:?}: {:?}", misbehaviour(&pair, seat));
+    }
+    assert_consistent(&pair);
+    assert_eq!(pair.guest.table().turn, 1);
+}

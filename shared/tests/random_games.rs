@@ -1,6 +1,10 @@
-//! Random games: both players act at random, sometimes at the same time, and after every
-//! step both tables agree, the invariants hold, nobody holds an identity they were not
-//! given, and honest play raises no misbehaviour alert.
+//! Random games: both players act at random while each direction of the connection delivers
+//! its messages in random chunks at random moments, independently of the other (as a real
+//! network may). After every settling both tables agree, the invariants hold, nobody holds an
+//! identity they were not given, and honest play raises no misbehaviour alert.
+//!
+//! `FAIRDECK_RANDOM_GAMES=N` plays N Ristretto255 games instead of the 200 of a test run (the
+//! long run in docs/PERFORMANCE.md).
 
 mod engine_support {
     include!("support/consistency.rs");
@@ -15,26 +19,47 @@ use fairdeck_shared::table::{Placement, Position, ZoneId, ZoneKind};
 use fairdeck_shared::wire::Action;
 use proptest::prelude::*;
 
-/// One random move of a player, chosen from numbers: what it means depends on the table.
+/// One random step of a game: a player acts, or one direction delivers some of its messages.
+#[derive(Clone, Debug)]
+enum Step {
+    Act(Choice),
+    /// `count` of the oldest messages `from` sent, delivered now.
+    Deliver {
+        from: Seat,
+        count: u8,
+    },
+    /// Everything on its way is delivered, and the tables are compared.
+    Settle,
+}
+
+/// A player's move, chosen from numbers: what it means depends on the table.
 #[derive(Clone, Debug)]
 struct Choice {
-    seat: bool,
+    seat: Seat,
     kind: u8,
     a: u16,
     b: u16,
-    /// Deliver everything before the next choice, or let the other player act first.
-    settle: bool,
 }
 
-fn choice() -> impl Strategy<Value = Choice> {
-    (any::<bool>(), 0u8..20, any::<u16>(), any::<u16>(), prop::bool::weighted(0.7))
-        .prop_map(|(seat, kind, a, b, settle)| Choice { seat, kind, a, b, settle })
+fn seat() -> impl Strategy<Value = Seat> {
+    prop_oneof![Just(Seat::Host), Just(Seat::Guest)]
 }
 
-fn action_for<G: Group>(pair: &Pair<G>, choice: &Choice) -> (Seat, Intent) {
-    let seat = if choice.seat { Seat::Host } else { Seat::Guest };
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        5 => (seat(), 0u8..22, any::<u16>(), any::<u16>()).prop_map(|(seat, kind, a, b)| Step::Act(Choice { seat, kind, a, b })),
+        5 => (seat(), 1u8..6).prop_map(|(from, count)| Step::Deliver { from, count }),
+        1 => Just(Step::Settle),
+    ]
+}
+
+fn intent_for<G: Group>(pair: &Pair<G>, choice: &Choice) -> Intent {
+    let seat = choice.seat;
     let table = pair.engine(seat).table();
     let cards: Vec<_> = table.cards().map(|c| c.id).collect();
+    if cards.is_empty() {
+        return Intent::Ping;
+    }
     let card = cards[choice.a as usize % cards.len()];
     let owner = table.card(card).map_or(seat, |c| c.owner);
     let small = u32::from(choice.b % 3) + 1;
@@ -70,16 +95,16 @@ fn action_for<G: Group>(pair: &Pair<G>, choice: &Choice) -> (Seat, Intent) {
             to: if choice.b.is_multiple_of(2) { None } else { Some(seat.opponent()) },
         },
         6 => Action::TakeFromLibrary { count: 1 },
-        7 => Action::ShowRandom,
-        8 => Action::Roll { dice: "2d6".parse().unwrap() },
-        9 => Action::Flip,
-        10 => Action::Tap { card, tapped: choice.b.is_multiple_of(2) },
-        11 => Action::SetCardValue { card, key: "counter".into(), value: Some(i64::from(choice.b)) },
-        12 => Action::SetPlayerValue { key: "life".into(), value: 20 - i64::from(choice.b % 20) },
-        13 => Action::NextTurn,
-        14 => Action::Rearrange { card, index: u32::from(choice.b % 4) },
-        15 => Action::Mulligan { draw: u32::from(choice.b % 3) },
-        16 => Action::AddCard {
+        7 | 8 => Action::ShowRandom,
+        9 => Action::Roll { dice: "2d6".parse().unwrap() },
+        10 => Action::Flip,
+        11 => Action::Tap { card, tapped: choice.b.is_multiple_of(2) },
+        12 => Action::SetCardValue { card, key: "counter".into(), value: Some(i64::from(choice.b)) },
+        13 => Action::SetPlayerValue { key: "life".into(), value: 20 - i64::from(choice.b % 20) },
+        14 | 15 => Action::NextTurn,
+        16 => Action::Rearrange { card, index: u32::from(choice.b % 4) },
+        17 => Action::Mulligan { draw: u32::from(choice.b % 3) },
+        18 => Action::AddCard {
             card: CardInstance {
                 owner: seat,
                 nonce: [choice.a as u8; 16],
@@ -89,13 +114,13 @@ fn action_for<G: Group>(pair: &Pair<G>, choice: &Choice) -> (Seat, Intent) {
             to: ZoneId::new(seat, [ZoneKind::Play, ZoneKind::Graveyard, ZoneKind::Hand][choice.b as usize % 3]),
             placement: Placement::default(),
         },
-        17 => return (seat, Intent::Chat(format!("message {}", choice.a))),
+        19 => return Intent::Chat(format!("message {}", choice.a)),
         // The next game starts once the other player asks too (a later choice, or never).
-        18 => return (seat, Intent::NewGame(None)),
+        20 => return Intent::NewGame(None),
         // Refused unless something waits on the opponent; else the game is over until a new one.
-        _ => return (seat, Intent::ClaimForfeit),
+        _ => return Intent::ClaimForfeit,
     };
-    (seat, Intent::Act(action))
+    Intent::Act(action)
 }
 
 /// A deck whose first library cards have another back than the rest.
@@ -107,46 +132,63 @@ fn two_backs(prefix: &str, library: usize) -> fairdeck_shared::engine::DeckList 
     deck
 }
 
-fn play<G: Group>(library: usize, choices: &[Choice]) -> Result<(), TestCaseError> {
-    let mut pair = Pair::<G>::new(two_backs("Host", library), numbered_deck("Guest", library, 2), 3);
-    pair.drive();
-    prop_assert!(pair.host.is_ready() && pair.guest.is_ready());
-    for choice in choices {
-        let (seat, intent) = action_for(&pair, choice);
-        // A refused intent (it does not fit this player's view of the table) sends nothing.
-        let _ = pair.intent(seat, intent);
-        if choice.settle {
-            pair.drive();
-            assert_consistent(&pair);
+fn assert_no_misbehaviour<G: Group>(pair: &Pair<G>) -> Result<(), TestCaseError> {
+    for seat in Seat::BOTH {
+        prop_assert!(misbehaviour(pair, seat).is_empty(), "{:?}: {:?}", seat, misbehaviour(pair, seat));
+    }
+    Ok(())
+}
+
+fn play<G: Group>(library: usize, steps: &[Step]) -> Result<(), TestCaseError> {
+    let mut pair = Pair::<G>::new(two_backs("Host", library), two_backs("Guest", library), 3);
+    for step in steps {
+        match step {
+            // A refused intent (it does not fit this player's view of the table) sends nothing.
+            Step::Act(choice) => {
+                let intent = intent_for(&pair, choice);
+                let _ = pair.intent(choice.seat, intent);
+            }
+            Step::Deliver { from, count } => {
+                for _ in 0..*count {
+                    pair.step_from(*from);
+                }
+            }
+            Step::Settle => {
+                pair.drive();
+                assert_consistent(&pair);
+            }
         }
-        for seat in Seat::BOTH {
-            prop_assert!(misbehaviour(&pair, seat).is_empty(), "{:?}: {:?}", seat, misbehaviour(&pair, seat));
-        }
+        assert_no_misbehaviour(&pair)?;
     }
     pair.drive();
+    assert_no_misbehaviour(&pair)?;
     for seat in Seat::BOTH {
-        prop_assert!(misbehaviour(&pair, seat).is_empty(), "{:?}: {:?}", seat, misbehaviour(&pair, seat));
         prop_assert!(!pair.engine(seat).is_busy(), "{seat:?} is still busy at the end");
     }
     assert_consistent(&pair);
     Ok(())
 }
 
+/// Games per run: 200, or `FAIRDECK_RANDOM_GAMES`.
+fn games() -> u32 {
+    std::env::var("FAIRDECK_RANDOM_GAMES").ok().and_then(|n| n.parse().ok()).unwrap_or(200)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: games(), failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
-    fn random_games_ristretto255(choices in prop::collection::vec(choice(), 1..40)) {
-        play::<Ristretto255>(12, &choices)?;
+    fn random_games_ristretto255(steps in prop::collection::vec(step(), 1..80)) {
+        play::<Ristretto255>(12, &steps)?;
     }
 }
 
 proptest! {
-    // modp2048 is ~200 times slower: a couple of short games.
-    #![proptest_config(ProptestConfig { cases: 2, failure_persistence: None, ..ProptestConfig::default() })]
+    // modp2048 is ~200 times slower: a few short games.
+    #![proptest_config(ProptestConfig { cases: 3, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
-    fn random_games_modp2048(choices in prop::collection::vec(choice(), 1..8)) {
-        play::<Modp2048>(4, &choices)?;
+    fn random_games_modp2048(steps in prop::collection::vec(step(), 1..16)) {
+        play::<Modp2048>(4, &steps)?;
     }
 }
