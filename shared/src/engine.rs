@@ -441,6 +441,8 @@ struct GameState<G: Group> {
     deck_elements: HashMap<Seat, Vec<(G::Element, BackId)>>,
     /// This player ended the game and revealed its deck key.
     ended: bool,
+    /// The opponent ended the game (its audit or forfeit claim): it takes no more actions.
+    peer_ended: bool,
     identities: HashMap<CardId, CardInstance>,
     unlocks: BTreeMap<u64, Unlock>,
     shuffles: BTreeMap<Seat, ShuffleRun<G>>,
@@ -483,6 +485,7 @@ impl<G: Group> GameState<G> {
             deck_envelopes: Default::default(),
             deck_elements: Default::default(),
             ended: false,
+            peer_ended: false,
             identities: Default::default(),
             unlocks: Default::default(),
             shuffles: Default::default(),
@@ -943,6 +946,21 @@ impl<G: Group> Engine<G> {
                 _ => return Ok(()),
             }
         }
+        if self.game.peer_ended
+            && matches!(
+                message,
+                Message::Act { .. }
+                    | Message::Audit { .. }
+                    | Message::ForfeitClaim { .. }
+                    | Message::RevealRequest { .. }
+                    | Message::RevealRefuse { .. }
+            )
+        {
+            return Err(Fault::new(
+                AlertKind::Unexpected,
+                format!("a {} after the opponent ended the game", message.kind()),
+            ));
+        }
         match message {
             Message::Hello { protocol, software, suite, seat, nonce, name, .. } => {
                 if seq != 0 {
@@ -1008,12 +1026,17 @@ impl<G: Group> Engine<G> {
             Message::RandomCommit { round, commitment } => self.receive_random_commit(round, commitment)?,
             Message::RandomOpen { round, opening } => self.receive_random_open(round, opening)?,
             Message::RandomSettle { round } => self.receive_random_settle(round)?,
-            Message::Audit { deck_key } => self.receive_audit(deck_key)?,
+            Message::Audit { deck_key } => {
+                self.game.peer_ended = true;
+                self.receive_audit(deck_key)?
+            }
             Message::ForfeitClaim { awaited } => {
                 check_text("awaited", &awaited)?;
-                // Nothing proves or disproves a silence: the claim is reported and the game is
-                // over, and the record keeps the claim.
+                self.check_forfeit_claim(&awaited, envelope.ack)?;
+                // A silence is neither proven nor disproven: a plausible claim is reported, the
+                // game is over, and the record keeps the claim.
                 self.game.ended = true;
+                self.game.peer_ended = true;
                 self.emit(Event::ForfeitClaimed { by: peer, awaited });
             }
             Message::NewGame => {
@@ -1046,6 +1069,24 @@ impl<G: Group> Engine<G> {
             Message::Pong => self.emit(Event::Pong),
         }
         Ok(())
+    }
+
+    /// A forfeit claim must fit this player's own state: when the claimant had taken in every
+    /// message this player sent (`ack`) and no exchange is under way here, nothing was owed to
+    /// it, so the claim is false. A claim that this player left the game is a claim about a
+    /// connection, which no state proves or disproves: it is reported as made.
+    fn check_forfeit_claim(&self, awaited: &str, ack: u64) -> Result<(), Fault> {
+        let sent = self.sent_heads.len() as u64;
+        let owing = ack < sent || self.is_busy() || !self.game.ready || self.awaiting_new_deck;
+        if awaited == ABANDONED || owing {
+            return Ok(());
+        }
+        Err(Fault::new(
+            AlertKind::Unexpected,
+            format!(
+                "a forfeit claim for want of {awaited}, though it had every message of this player and nothing was under way"
+            ),
+        ))
     }
 
     /// Checks the opponent's whole deck once it reveals its deck key: every element it sent
@@ -1210,7 +1251,11 @@ impl<G: Group> Engine<G> {
         // (the opponent's shuffle is what hides the order), but it costs nothing.
         let order = random_permutation(&mut self.rng, library_len);
         let library_instances: Vec<&CardInstance> = order.iter().map(|&i| &instances[usize::from(i)]).collect();
-        let sideboard_instances: Vec<&CardInstance> = instances[library_len..].iter().collect();
+        // The sideboard too, or its ids would follow the deck list (three Negates in a row) and
+        // one revealed sideboard card would hint at its neighbours.
+        let sideboard_order = random_permutation(&mut self.rng, instances.len() - library_len);
+        let sideboard_instances: Vec<&CardInstance> =
+            sideboard_order.iter().map(|&i| &instances[library_len + usize::from(i)]).collect();
         let key = LockKey::<G>::generate(&mut self.rng);
         let base_key = LockKey::<G>::generate(&mut self.rng);
         let bases = deck_bases::<G>(&game_id, seat, instances.len());
@@ -1372,6 +1417,19 @@ impl<G: Group> Engine<G> {
     }
 
     /// Checks an action by `actor` against the table as it is now.
+    /// A card of a hand being picked from at random stays in the hand until the pick settles:
+    /// whoever learns the outcome first could otherwise move the picked card away.
+    fn check_not_pinned(&self, card: CardId) -> Result<(), ActionError> {
+        let pinned = self.game.randoms.values().any(|round| match &round.kind {
+            RandomKind::ShowRandom(hand) => hand.contains(&card),
+            _ => false,
+        });
+        if pinned {
+            return Err(ActionError::stale(format!("card {card} is in a hand being picked from at random")));
+        }
+        Ok(())
+    }
+
     fn check_action(&self, actor: Seat, action: &Action) -> Result<(), ActionError> {
         let own_library = ZoneId::library(actor);
         let count_in = |zone: ZoneId, count: u32| {
@@ -1394,6 +1452,7 @@ impl<G: Group> Engine<G> {
             Action::Draw { count } | Action::Peek { count } => count_in(own_library, *count),
             Action::TakeFromLibrary { count } => count_in(ZoneId::library(actor.opponent()), *count),
             Action::Move { card, to, position, .. } => {
+                self.check_not_pinned(*card)?;
                 let from = self.card(*card)?.zone;
                 for zone in [from, *to] {
                     if zone.kind == ZoneKind::Library {
@@ -1506,7 +1565,7 @@ impl<G: Group> Engine<G> {
                 if self.library_locked(actor) {
                     return Err(ActionError::stale("the library is already being shuffled"));
                 }
-                Ok(())
+                self.game.table.zone(ZoneId::hand(actor)).iter().try_for_each(|id| self.check_not_pinned(*id))
             }
             Action::AddCard { card, to, .. } => {
                 if card.owner != actor {
@@ -2080,6 +2139,12 @@ impl<G: Group> Engine<G> {
         }
         if self.library_unlocking(library) {
             return Err(Fault::new(AlertKind::Unexpected, "a shuffle step before the library's reveals were done"));
+        }
+        if *step.fresh.element() == G::generator() {
+            return Err(Fault::new(
+                AlertKind::Stacking,
+                "a shuffle step locked with the unit key: no fresh lock at all",
+            ));
         }
         let context = self.context(seq, format!("shuffle/{}", library.id_byte()));
         let current = self.current_key(peer, library);

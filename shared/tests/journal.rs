@@ -56,28 +56,28 @@ fn an_honest_match_checks_clean_from_either_side() {
 #[test]
 fn a_breach_is_named_with_its_signed_evidence() {
     let mut pair = played();
-    // The guest reveals a deck key that is not the one it committed to.
-    let seq = pair.guest.record().iter().filter(|(from, _)| *from == Seat::Guest).count() as u64;
+    // The host ends the game revealing a deck key that is not the one it committed to.
+    let seq = pair.host.record().iter().filter(|(from, _)| *from == Seat::Host).count() as u64;
     let body = wire::encode_body(&Message::<Ristretto255>::Audit { deck_key: Ristretto255::scalar_from_u128(7) });
-    let ack = pair.ack_of(Seat::Guest, seq);
-    pair.guest.send_unchecked(body, ack);
+    let ack = pair.ack_of(Seat::Host, seq);
+    pair.host.send_unchecked(body, ack);
     pair.collect();
     pair.drive();
-    let live = pair.host_events.iter().rev().find_map(|e| match e {
+    let live = pair.guest_events.iter().rev().find_map(|e| match e {
         fairdeck_shared::engine::Event::Alert(alert) => Some(alert.clone()),
         _ => None,
     });
-    match check::<Ristretto255>(&saved(&pair, Seat::Host)).unwrap() {
+    match check::<Ristretto255>(&saved(&pair, Seat::Guest)).unwrap() {
         Verdict::Breach { by, alert, .. } => {
-            assert_eq!(by, Seat::Guest);
+            assert_eq!(by, Seat::Host);
             assert_eq!(alert.kind, AlertKind::BadProof);
-            assert_eq!(Some(&alert), live.as_ref(), "the check sees what the host saw");
+            assert_eq!(Some(&alert), live.as_ref(), "the check sees what the guest saw");
             assert_eq!(alert.evidence.unwrap().seq, seq);
         }
         other => panic!("not a breach: {other:?}"),
     }
-    // The cheater's own journal shows nothing against the host.
-    assert!(matches!(check::<Ristretto255>(&saved(&pair, Seat::Guest)).unwrap(), Verdict::Clean(_)));
+    // The cheater's own journal shows nothing against the guest.
+    assert!(matches!(check::<Ristretto255>(&saved(&pair, Seat::Host)).unwrap(), Verdict::Clean(_)));
 }
 
 #[test]

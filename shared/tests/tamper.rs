@@ -18,7 +18,7 @@ use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::{
     BackId, CatalogueEntry, Commitment, Group, LockKey, Modp2048, Opening, ProofContext, Ristretto255,
 };
-use fairdeck_shared::engine::{Alert, AlertKind, DeckList, Engine, EngineConfig, Event, Intent, IntentError};
+use fairdeck_shared::engine::{Alert, AlertKind, DeckCard, DeckList, Engine, EngineConfig, Event, Intent, IntentError};
 use fairdeck_shared::pair::{InFlight, Pair, numbered_deck};
 use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
 use fairdeck_shared::wire::{self, Action, Envelope, Message};
@@ -1593,4 +1593,107 @@ fn a_non_canonical_signature_is_refused() {
     assert_eq!(alerts.len(), 1, "{alerts:?}");
     assert_eq!(alerts[0].kind, AlertKind::Sequence, "{alerts:?}");
     assert!(alerts[0].detail.contains("signature"), "{alerts:?}");
+}
+
+// ----- issue: smaller openings -----
+
+/// Sideboard cards get their ids in an order of their owner's choosing at random, not the
+/// deck list's: one revealed sideboard card says nothing about its neighbours.
+#[test]
+fn sideboard_ids_do_not_follow_the_deck_list() {
+    let mut deck = numbered_deck("Host", 8, 0);
+    deck.sideboard = (0..15).map(|i| DeckCard { name: format!("Sideboard {i:02}"), back: 0 }).collect();
+    let mut game = Game::<Ristretto255>::with_decks([deck, numbered_deck("Guest", 8, 1)]);
+    game.pair.drive();
+    let host = game.engine(Seat::Host);
+    let names: Vec<String> = host
+        .table()
+        .zone(ZoneId::new(Seat::Host, ZoneKind::Sideboard))
+        .iter()
+        .map(|id| host.identity(*id).expect("the owner knows its sideboard").name.clone())
+        .collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(sorted.len(), 15);
+    assert_ne!(names, sorted, "the sideboard's ids follow the deck list");
+}
+
+/// While a random card of a hand is being picked, no card of that hand may leave it: whoever
+/// learns the pick first cannot move the card away before the round settles.
+#[test]
+fn a_hand_being_picked_from_at_random_is_pinned_until_the_pick_settles() {
+    let mut game = Game::<Ristretto255>::ready(8);
+    game.play(Seat::Host, Action::Draw { count: 3 });
+    game.act(Seat::Host, Action::ShowRandom);
+    game.pair.step_from(Seat::Host);
+    let card = game.hand(Seat::Host)[0];
+    let away = Action::Move {
+        card,
+        to: ZoneId::new(Seat::Host, ZoneKind::Graveyard),
+        position: Position::Top,
+        placement: Default::default(),
+    };
+    for attempt in [away.clone(), Action::Mulligan { draw: 0 }] {
+        let refused = game.pair.intent(Seat::Host, Intent::Act(attempt));
+        assert!(
+            matches!(&refused, Err(IntentError::Invalid(reason)) if reason.contains("picked from at random")),
+            "{refused:?}"
+        );
+    }
+    game.pair.drive();
+    assert!(game.pair.host_events.iter().any(|e| matches!(e, Event::ShownAtRandom { .. })));
+    game.play(Seat::Host, away);
+    game.assert_honest();
+}
+
+/// A forfeit claim when the claimant had every message of the receiver and nothing was under
+/// way: nothing was owed, so the claim is false, and caught.
+#[test]
+fn a_forfeit_claim_when_nothing_was_owed_is_caught() {
+    let mut game = Game::<Ristretto255>::ready(8);
+    game.play(Seat::Host, Action::Draw { count: 2 });
+    let forged = game.forge_next(Seat::Guest, &Message::ForfeitClaim { awaited: "its strip of #3".into() });
+    game.deliver(Seat::Guest, forged.clone());
+    game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Unexpected);
+}
+
+/// The same claim while the receiver still owes the claimant a strip is reported, not alerted.
+#[test]
+fn a_forfeit_claim_while_something_is_owed_ends_the_game() {
+    let mut game = Game::<Ristretto255>::ready(8);
+    game.act(Seat::Host, Action::Draw { count: 2 });
+    game.pair.step_from(Seat::Host);
+    game.pair.queue.retain(|m| m.from != Seat::Guest); // the guest's strip never arrives
+    game.pair.intent(Seat::Host, Intent::ClaimForfeit).expect("the host waits on the guest");
+    game.pair.drive();
+    assert!(game.alerts(Seat::Guest).is_empty(), "{:?}", game.alerts(Seat::Guest));
+    assert!(game.pair.guest_events.iter().any(|e| matches!(e, Event::ForfeitClaimed { by: Seat::Host, .. })));
+}
+
+/// A shuffle step locked with the key 1 hides nothing: refused as stacking.
+#[test]
+fn a_shuffle_step_with_the_unit_key_is_caught() {
+    rewrite_body::<Ristretto255>(
+        || Game::new(8),
+        Seat::Guest,
+        shuffle_step_of(Seat::Host),
+        |_, step| {
+            let generator = serde_json::to_value(Ristretto255::generator()).unwrap();
+            rejson(step, |v| v["step"]["fresh"] = generator)
+        },
+        AlertKind::Stacking,
+    );
+}
+
+/// After its audit a player takes no more actions: one that comes anyway is caught.
+#[test]
+fn an_action_after_the_audit_is_caught() {
+    let mut game = Game::<Ristretto255>::ready(8);
+    game.pair.intent(Seat::Guest, Intent::EndGame).unwrap();
+    game.pair.drive();
+    assert!(game.pair.host_events.iter().any(|e| matches!(e, Event::Audited { seat: Seat::Guest, .. })));
+    let seen = game.engine(Seat::Host).actions_applied();
+    let forged = game.forge_next(Seat::Guest, &Message::Act { action: Action::Draw { count: 1 }, seen, digest: None });
+    game.deliver(Seat::Guest, forged.clone());
+    game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Unexpected);
 }
