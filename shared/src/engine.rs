@@ -1430,6 +1430,16 @@ impl<G: Group> Engine<G> {
         Ok(())
     }
 
+    /// A library holds at most `wire::max_library_len` cards (tokens moved in included), so that
+    /// an honest shuffle step of it always fits in a message, whoever makes it.
+    fn check_library_room(&self, library: Seat, adding: usize) -> Result<(), ActionError> {
+        let max = wire::max_library_len::<G>();
+        if self.game.table.zone(ZoneId::library(library)).len() + adding > max {
+            return Err(ActionError::forbidden(format!("a library holds at most {max} cards with this suite")));
+        }
+        Ok(())
+    }
+
     fn check_action(&self, actor: Seat, action: &Action) -> Result<(), ActionError> {
         let own_library = ZoneId::library(actor);
         let count_in = |zone: ZoneId, count: u32| {
@@ -1454,6 +1464,9 @@ impl<G: Group> Engine<G> {
             Action::Move { card, to, position, .. } => {
                 self.check_not_pinned(*card)?;
                 let from = self.card(*card)?.zone;
+                if to.kind == ZoneKind::Library && from != *to {
+                    self.check_library_room(to.owner, 1)?;
+                }
                 for zone in [from, *to] {
                     if zone.kind == ZoneKind::Library {
                         if zone.owner != actor {
@@ -1565,6 +1578,7 @@ impl<G: Group> Engine<G> {
                 if self.library_locked(actor) {
                     return Err(ActionError::stale("the library is already being shuffled"));
                 }
+                self.check_library_room(actor, self.game.table.zone(ZoneId::hand(actor)).len())?;
                 self.game.table.zone(ZoneId::hand(actor)).iter().try_for_each(|id| self.check_not_pinned(*id))
             }
             Action::AddCard { card, to, .. } => {
@@ -1579,6 +1593,9 @@ impl<G: Group> Engine<G> {
                 }
                 if self.game.tokens.contains_key(&card.point::<G>(&self.game.game_id.expect("set"))) {
                     return Err(ActionError::forbidden("this token exists already"));
+                }
+                if self.game.tokens.values().filter(|token| token.owner == actor).count() >= wire::MAX_TOKENS {
+                    return Err(ActionError::forbidden(format!("at most {} tokens per player", wire::MAX_TOKENS)));
                 }
                 // Ids are numbered per owner below the next owner's range: a full range ends tokens.
                 if self.next_card_id(actor).0 > Self::id_base(actor) + GUEST_CARD_OFFSET - 1 {

@@ -24,12 +24,24 @@ pub const MAX_DECK_LEN: usize = 1000;
 /// bigger library overflow `MAX_MESSAGE_LEN`.
 pub const MAX_DECK_LEN_MODP2048: usize = 300;
 
+// A library is shuffled by permutations of `u16` indices.
+const _: () = assert!(MAX_DECK_LEN <= crate::crypto::MAX_PERMUTATION_LEN);
+
+/// Most tokens one player may create in a game.
+pub const MAX_TOKENS: usize = 1000;
+
 /// The most cards a deck may hold in suite `G`.
 pub fn max_deck_len<G: Group>() -> usize {
     match G::SUITE {
         crate::crypto::Suite::Ristretto255 => MAX_DECK_LEN,
         crate::crypto::Suite::Modp2048 => MAX_DECK_LEN_MODP2048,
     }
+}
+
+/// The most cards a library may hold in suite `G`, tokens moved into it included: as many as
+/// a whole deck, whose shuffle step (relocks and proof) fits in `MAX_MESSAGE_LEN`.
+pub fn max_library_len<G: Group>() -> usize {
+    max_deck_len::<G>()
 }
 
 /// A digest of the public table (`Table::digest`).

@@ -615,3 +615,15 @@ fn every_name_a_deck_accepts_seals_and_opens_whole() {
         assert!(Catalogue::seal::<Ristretto255>(&[(points[0], instance)]).is_err());
     }
 }
+
+/// Past the `u16` indices of a shuffle proof, a permutation is cut short instead of
+/// panicking (libraries are bounded far below, where decks and tokens enter).
+#[test]
+fn a_permutation_of_more_items_than_its_indices_count_does_not_panic() {
+    let mut rng = ChaCha20Rng::from_seed([4; 32]);
+    let permutation = fairdeck_shared::crypto::random_permutation(&mut rng, 70_000);
+    assert_eq!(permutation.len(), fairdeck_shared::crypto::MAX_PERMUTATION_LEN);
+    let mut sorted = permutation.clone();
+    sorted.sort_unstable();
+    assert!(sorted.iter().copied().eq(0..=u16::MAX));
+}

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use ed25519_dalek::{Signer, SigningKey, VerifyingKey};
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::{
-    BackId, CatalogueEntry, Commitment, Group, LockKey, Modp2048, Opening, ProofContext, Ristretto255,
+    BackId, CardInstance, CatalogueEntry, Commitment, Group, LockKey, Modp2048, Opening, ProofContext, Ristretto255,
 };
 use fairdeck_shared::engine::{Alert, AlertKind, DeckCard, DeckList, Engine, EngineConfig, Event, Intent, IntentError};
 use fairdeck_shared::pair::{InFlight, Pair, numbered_deck};
@@ -1696,4 +1696,74 @@ fn an_action_after_the_audit_is_caught() {
     let forged = game.forge_next(Seat::Guest, &Message::Act { action: Action::Draw { count: 1 }, seen, digest: None });
     game.deliver(Seat::Guest, forged.clone());
     game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Unexpected);
+}
+
+/// Tokens moved into a library fill it up to the suite's bound and no further: past it, an
+/// honest shuffle step of it would no longer fit in a message, so a player could make the
+/// opponent's next step unsendable.
+#[test]
+fn a_library_filled_with_tokens_stops_at_its_bound() {
+    let max = wire::max_library_len::<Ristretto255>();
+    let mut game = Game::<Ristretto255>::ready(4);
+    let token = |n: usize| CardInstance { owner: Seat::Host, nonce: [0; 16], name: format!("Token {n}"), back: 0 };
+    let hand = ZoneId::hand(Seat::Host);
+    for n in 0..=(max - 4) {
+        game.pair
+            .intent(
+                Seat::Host,
+                Intent::Act(Action::AddCard { card: token(n), to: hand, placement: Default::default() }),
+            )
+            .unwrap();
+        let id = *game.hand(Seat::Host).last().unwrap();
+        let into_library = Action::Move {
+            card: id,
+            to: ZoneId::library(Seat::Host),
+            position: Position::Top,
+            placement: Default::default(),
+        };
+        let result = game.pair.intent(Seat::Host, Intent::Act(into_library.clone()));
+        if n < max - 4 {
+            result.unwrap();
+        } else {
+            assert!(matches!(&result, Err(IntentError::Invalid(reason)) if reason.contains("at most")), "{result:?}");
+            game.pair.drive();
+            assert_eq!(game.library(Seat::Host).len(), max);
+            // The guest takes a forced move for what it is.
+            let seen = game.engine(Seat::Guest).actions_applied();
+            let forged = game.forge_next(Seat::Host, &Message::Act { action: into_library, seen, digest: None });
+            game.deliver(Seat::Host, forged.clone());
+            game.assert_caught_forgery(Seat::Host, &forged, AlertKind::Forbidden);
+            return;
+        }
+        if n % 100 == 0 {
+            game.pair.drive();
+        }
+    }
+}
+
+/// At the bound, the opponent's shuffle step of the library fits in one message.
+#[test]
+fn a_full_library_shuffles_in_one_message() {
+    let max = wire::max_library_len::<Ristretto255>();
+    let mut game = Game::<Ristretto255>::ready(4);
+    let hand = ZoneId::hand(Seat::Host);
+    for n in 0..(max - 4) {
+        let card = CardInstance { owner: Seat::Host, nonce: [0; 16], name: format!("Token {n}"), back: 0 };
+        game.pair
+            .intent(Seat::Host, Intent::Act(Action::AddCard { card, to: hand, placement: Default::default() }))
+            .unwrap();
+        let id = *game.hand(Seat::Host).last().unwrap();
+        let into_library = Action::Move {
+            card: id,
+            to: ZoneId::library(Seat::Host),
+            position: Position::Top,
+            placement: Default::default(),
+        };
+        game.pair.intent(Seat::Host, Intent::Act(into_library)).unwrap();
+    }
+    game.play(Seat::Host, Action::Shuffle { permutation: None });
+    game.assert_honest();
+    let largest = game.sent(Seat::Guest).iter().map(|e| e.body.len()).max().unwrap();
+    assert!(largest <= wire::MAX_MESSAGE_LEN, "{largest} bytes");
+    assert_eq!(game.library(Seat::Host).len(), max);
 }

@@ -144,10 +144,16 @@ pub(crate) fn uniform_below<R: CryptoRng + ?Sized>(rng: &mut R, n: usize) -> usi
     }
 }
 
-/// A uniformly random permutation of `0..n` (Fisher–Yates), as `output[i] = input[perm[i]]`.
+/// The most items `random_permutation` orders: its indices are `u16`, as in a shuffle proof.
+/// Libraries are bounded far below it where decks and tokens enter (`wire::max_library_len`).
+pub const MAX_PERMUTATION_LEN: usize = 1 << 16;
+
+/// A uniformly random permutation of `0..n` (Fisher–Yates), as `output[i] = input[perm[i]]`,
+/// for `n` up to `MAX_PERMUTATION_LEN`; of more, only the first `MAX_PERMUTATION_LEN` (a proof
+/// over it then fails its length checks rather than panics).
 pub fn random_permutation<R: CryptoRng + ?Sized>(rng: &mut R, n: usize) -> Vec<u16> {
-    let mut perm: Vec<u16> = (0..n as u16).collect();
-    for i in (1..n).rev() {
+    let mut perm: Vec<u16> = (0..=u16::MAX).take(n).collect();
+    for i in (1..perm.len()).rev() {
         let j = uniform_below(rng, i + 1);
         perm.swap(i, j);
     }

@@ -16,7 +16,7 @@ mod verified;
 pub use card::{BackId, CardInstance, deck_base};
 pub use catalogue::{Catalogue, CatalogueEntry, CatalogueError, MAX_NAME_LEN, name_fits};
 pub use commit::{AwaitingOpening, Coin, Commitment, Dice, DiceError, Opening, SharedRandom, SharedSeed, commit};
-pub use group::{DecodeError, Group, Suite, UnknownSuite, random_permutation};
+pub use group::{DecodeError, Group, MAX_PERMUTATION_LEN, Suite, UnknownSuite, random_permutation};
 pub use lock::{DleqProof, KeyCommitment, KeyId, LockKey, Locked, Stripped};
 pub use modp::{Modp2048, ModpElement, ModpScalar};
 pub use ristretto::{Ristretto255, RistrettoElement, RistrettoScalar};

@@ -148,8 +148,8 @@ impl<G: Group> LockKey<G> {
                 sigma.iter().map(|&k| G::mul(&cards[usize::from(k)], shadow_key.lock_scalar())).collect();
             // τ = σ⁻¹∘π: output[i] = x·input[π[i]] = z·shadow[σ⁻¹[π[i]]].
             let mut sigma_inverse = vec![0u16; n];
-            for (i, &k) in sigma.iter().enumerate() {
-                sigma_inverse[usize::from(k)] = i as u16;
+            for (i, &k) in (0..=u16::MAX).zip(&sigma) {
+                sigma_inverse[usize::from(k)] = i;
             }
             let tau = permutation.iter().map(|&k| sigma_inverse[usize::from(k)]).collect();
             let z = G::scalar_mul(self.lock_scalar(), shadow_key.strip_scalar());
