@@ -420,6 +420,9 @@ pub struct Engine<G: Group> {
     /// A new game started here but the opponent's new `deck` has not come yet: what it sent
     /// before that belongs to the game both dropped.
     awaiting_new_deck: bool,
+    /// The number of this player's last `new-game` message: the opponent's messages that
+    /// acknowledge it were sent in the new game.
+    new_game_request: Option<u64>,
 }
 
 /// One game of a match: its table, keys, cards and exchanges.
@@ -543,6 +546,7 @@ impl<G: Group> Engine<G> {
             new_game_asked: false,
             new_game_offered: false,
             awaiting_new_deck: false,
+            new_game_request: None,
         };
         engine.game.table.player_mut(seat).name = engine.config.name.clone();
         let hello = Message::Hello {
@@ -755,6 +759,9 @@ impl<G: Group> Engine<G> {
     // ----- local intents -----
 
     pub fn handle_intent(&mut self, intent: Intent) -> Result<(), IntentError> {
+        if let Some(reason) = &self.halted {
+            return Err(IntentError::Halted(reason.clone()));
+        }
         // Even a refused intent may have drawn randomness: a replay needs every one.
         self.journal.inputs.push(Input::Intent { intent: intent.clone() });
         self.take_intent(intent)
@@ -799,6 +806,7 @@ impl<G: Group> Engine<G> {
                     check_deck::<G>(&deck).map_err(|e| IntentError::Invalid(e.to_string()))?;
                     self.deck = deck;
                 }
+                self.new_game_request = Some(self.outgoing.next_seq);
                 self.send(&Message::NewGame);
                 self.new_game_asked = true;
                 self.start_new_game_if_agreed();
@@ -888,10 +896,11 @@ impl<G: Group> Engine<G> {
 
     /// Handles bytes received from the opponent. Misbehaviour becomes an alert, never a panic.
     pub fn handle_message(&mut self, bytes: &[u8]) {
-        self.journal.inputs.push(Input::Message { bytes: bytes.to_vec() });
+        // A halted engine takes nothing in, so its journal keeps nothing more either.
         if self.halted.is_some() {
             return;
         }
+        self.journal.inputs.push(Input::Message { bytes: bytes.to_vec() });
         let envelope = match wire::decode_envelope(bytes) {
             Ok(envelope) => envelope,
             Err(error) => return self.raise(Fault::from(error), None),
@@ -926,25 +935,35 @@ impl<G: Group> Engine<G> {
                 let key = wire::verifying_key(signing_key)?;
                 self.incoming.open(&key, envelope, &self.acknowledged_head(envelope.ack)?)?;
                 self.peer_key = Some(key);
+                self.take_in(envelope);
                 message
             }
             Some(key) => {
                 let key = *key;
                 self.incoming.open(&key, envelope, &self.acknowledged_head(envelope.ack)?)?;
+                self.take_in(envelope);
+                // Cheap checks first: what kind of message, whether anything of that kind is
+                // awaited, and whether its size fits what is; only then are its elements decoded
+                // and validated (about 11 ms each with modp2048).
+                let kind = wire::peek_kind(&envelope.body)?;
+                if self.awaiting_new_deck && !matches!(kind.as_str(), "deck" | "chat" | "ping" | "pong") {
+                    // Sent before the opponent started the new game, so part of the dropped one:
+                    // unless it had this player's new-game request by then.
+                    if self.new_game_request.is_some_and(|request| envelope.ack > request) {
+                        return Err(Fault::new(
+                            AlertKind::Unexpected,
+                            format!("a {kind} in the new game before its deck"),
+                        ));
+                    }
+                    return Ok(());
+                }
+                self.admit(&kind, envelope.body.len())?;
                 wire::decode_body(&envelope.body)?
             }
         };
-        self.peer_ack = envelope.ack;
-        self.game.unseen_reorders.retain(|reorder| reorder.seq >= envelope.ack);
-        self.record.push((peer, envelope.clone()));
         let seq = envelope.seq;
-        if self.awaiting_new_deck {
-            match message {
-                Message::Deck { .. } => self.awaiting_new_deck = false,
-                Message::Chat { .. } | Message::Ping | Message::Pong => {}
-                // Sent before the opponent started the new game: part of the dropped one.
-                _ => return Ok(()),
-            }
+        if let Message::Deck { .. } = message {
+            self.awaiting_new_deck = false;
         }
         if self.game.peer_ended
             && matches!(
@@ -1069,6 +1088,65 @@ impl<G: Group> Engine<G> {
             Message::Pong => self.emit(Event::Pong),
         }
         Ok(())
+    }
+
+    /// An authenticated message of the opponent's: it is in the record, and says how much of
+    /// this player's stream its sender had taken in.
+    fn take_in(&mut self, envelope: &Envelope) {
+        self.peer_ack = envelope.ack;
+        self.game.unseen_reorders.retain(|reorder| reorder.seq >= envelope.ack);
+        self.record.push((self.seat.opponent(), envelope.clone()));
+    }
+
+    /// Whether a message of `kind` and `len` bytes could be one the opponent owes now. Only the
+    /// kinds that carry group elements are checked, each against a bound well above what an
+    /// honest message of that kind holds, so a peer cannot make this player validate thousands
+    /// of elements nobody awaits. The handlers check the details after decoding.
+    fn admit(&self, kind: &str, len: usize) -> Result<(), Fault> {
+        let peer = self.seat.opponent();
+        let element = 2 * G::ELEMENT_LEN + 16;
+        let scalar = 2 * G::SCALAR_LEN + 16;
+        let rounds = Soundness::Interactive.rounds();
+        let library_len = |library: &Seat| self.game.table.zone(ZoneId::library(*library)).len();
+        let awaited = |runs: &mut dyn Iterator<Item = (&Seat, &ShuffleRun<G>)>| runs.map(|(l, _)| library_len(l)).max();
+        let bound = match kind {
+            "deck" => (!self.game.catalogues.contains_key(&peer) && self.game.game_id.is_some())
+                .then(|| wire::max_deck_len::<G>() * (element + 1024)),
+            "strip" => {
+                let cards: usize = self
+                    .game
+                    .unlocks
+                    .values()
+                    .flat_map(|unlock| &unlock.steps)
+                    .filter(|(holder, _)| *holder == peer)
+                    .map(|(_, cards)| cards.len())
+                    .sum();
+                (cards > 0).then(|| cards * (5 * element + 256))
+            }
+            "shuffle-step" => awaited(&mut self.game.shuffles.iter().filter(|(_, run)| {
+                run.relock_first.is_none()
+                    && run.steps.front() == Some(&peer)
+                    && matches!(run.stage, ShuffleStage::Waiting)
+            }))
+            .map(|cards| (2 * rounds + 12) * cards.max(1) * (element + 64)),
+            "relock" => awaited(&mut self.game.shuffles.iter().filter(|(_, run)| run.relock_first == Some(peer)))
+                .map(|cards| cards.max(1) * (5 * element + 256)),
+            "shuffle-response" => awaited(
+                &mut self.game.shuffles.iter().filter(|(_, run)| matches!(run.stage, ShuffleStage::Challenged { .. })),
+            )
+            .map(|cards| rounds * cards.max(1) * (scalar + 72)),
+            "audit" => Some(scalar),
+            // The other kinds carry no group element: JSON alone, under MAX_MESSAGE_LEN.
+            _ => return Ok(()),
+        };
+        match bound {
+            None => Err(Fault::new(AlertKind::Unexpected, format!("a {kind} nothing awaits"))),
+            Some(bound) if len > bound + 16 * 1024 => Err(Fault::new(
+                AlertKind::Malformed,
+                format!("a {kind} of {len} bytes, more than what is awaited could take"),
+            )),
+            Some(_) => Ok(()),
+        }
     }
 
     /// A forfeit claim must fit this player's own state: when the claimant had taken in every

@@ -471,6 +471,20 @@ pub fn encode_body<G: Group>(message: &Message<G>) -> Vec<u8> {
     serde_json::to_vec(message).expect("messages serialize")
 }
 
+/// A body's kind (its `type`), read without decoding anything else: the engine checks that a
+/// message of that kind is awaited before it validates any element in it.
+pub fn peek_kind(body: &[u8]) -> Result<String, WireError> {
+    #[derive(Deserialize)]
+    struct Kind {
+        #[serde(rename = "type")]
+        kind: String,
+    }
+    if body.len() > MAX_MESSAGE_LEN {
+        return Err(WireError::TooLarge(body.len()));
+    }
+    serde_json::from_slice::<Kind>(body).map(|k| k.kind).map_err(|e| WireError::Body(e.to_string()))
+}
+
 /// The suite a peer's first message announces, so a program can pick the engine for it.
 pub fn peek_suite(bytes: &[u8]) -> Result<Suite, WireError> {
     #[derive(Deserialize)]

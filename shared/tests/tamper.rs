@@ -1767,3 +1767,59 @@ fn a_full_library_shuffles_in_one_message() {
     assert!(largest <= wire::MAX_MESSAGE_LEN, "{largest} bytes");
     assert_eq!(game.library(Seat::Host).len(), max);
 }
+
+/// A strip when no unlock awaits one is refused on its kind alone: its (invalid) elements are
+/// never decoded, so the alert is about the kind, not about them.
+#[test]
+fn a_strip_nothing_awaits_is_refused_before_its_elements_are_read() {
+    let mut game = Game::<Ristretto255>::ready(8);
+    let body = format!(r#"{{"type":"strip","unlock":0,"groups":[{{"forms":["{}"]}}]}}"#, "zz".repeat(32));
+    let forged = game.forge(Seat::Guest, game.sent(Seat::Guest).len() as u64, body.into_bytes());
+    game.deliver(Seat::Guest, forged.clone());
+    let alert = game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Unexpected);
+    assert!(alert.detail.contains("nothing awaits"), "{alert:?}");
+}
+
+/// A strip far larger than the one card it is owed for is refused on its size, before any of
+/// its thousands of elements is validated.
+#[test]
+fn a_strip_far_larger_than_what_is_owed_is_refused_on_its_size() {
+    let mut game = host_draws::<Ristretto255>(8, 1);
+    let strip = game.intercept(Seat::Guest, is_strip);
+    let element = serde_json::to_value(Ristretto255::generator()).unwrap();
+    let body = rejson(&strip, |v| v["groups"][0]["forms"] = Value::Array(vec![element; 5000]));
+    let forged = game.forge(Seat::Guest, strip.seq, body);
+    game.pair.engine_mut(Seat::Guest).replace_sent_head(strip.seq, wire::decode_envelope(&forged).unwrap().chain);
+    game.deliver(Seat::Guest, forged.clone());
+    let alert = game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Malformed);
+    assert!(alert.detail.contains("more than what is awaited"), "{alert:?}");
+}
+
+/// While a new game's deck is awaited, the opponent's messages of the old game are dropped; but
+/// one it sent after it had this player's new-game request belongs to the new game, where only
+/// its deck may come first.
+#[test]
+fn a_message_before_the_new_deck_from_a_player_who_had_the_request_is_caught() {
+    let mut game = Game::<Ristretto255>::ready(8);
+    game.pair.intent(Seat::Host, Intent::NewGame(None)).unwrap();
+    game.pair.intent(Seat::Guest, Intent::NewGame(None)).unwrap();
+    let deck = game.intercept(Seat::Guest, is_deck);
+    assert!(deck.ack > 0);
+    let body = wire::encode_body(&Message::<Ristretto255>::Act { action: Action::NextTurn, seen: 0, digest: None });
+    let forged = game.forge(Seat::Guest, deck.seq, body);
+    game.deliver(Seat::Guest, forged.clone());
+    game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Unexpected);
+}
+
+/// A halted engine stores nothing more in its journal: neither messages nor intents.
+#[test]
+fn nothing_is_journaled_after_a_halt() {
+    let mut game = Game::<Ristretto255>::ready(8);
+    let forged = game.forge_next(Seat::Guest, &Message::Audit { deck_key: Ristretto255::scalar_from_u128(7) });
+    game.deliver(Seat::Guest, forged.clone());
+    assert!(game.engine(Seat::Host).halted().is_some());
+    let kept = game.engine(Seat::Host).journal().inputs.len();
+    game.deliver(Seat::Guest, forged);
+    assert!(game.pair.intent(Seat::Host, Intent::Ping).is_err());
+    assert_eq!(game.engine(Seat::Host).journal().inputs.len(), kept);
+}
