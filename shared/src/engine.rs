@@ -275,6 +275,7 @@ struct Unlock {
     learners: Vec<Knowledge>,
 }
 
+#[cfg_attr(fuzzing, derive(Clone))]
 enum ShuffleStage<G: Group> {
     /// The next stepper has not sent its step yet.
     Waiting,
@@ -290,6 +291,7 @@ enum ShuffleStage<G: Group> {
 }
 
 /// The cards of one back in a library, as a shuffle step takes them.
+#[cfg_attr(fuzzing, derive(Clone))]
 struct BackGroup<G: Group> {
     cards: Vec<CardId>,
     inputs: Vec<G::Element>,
@@ -297,6 +299,7 @@ struct BackGroup<G: Group> {
 }
 
 /// Where the backs of a library lie after a shuffle run.
+#[cfg_attr(fuzzing, derive(Clone))]
 enum Arrangement {
     /// One back only: nothing to draw.
     Single,
@@ -310,6 +313,7 @@ enum Arrangement {
 /// Random rounds that arrange a library's backs are numbered apart from the actions' rounds.
 const ARRANGEMENT_ROUNDS: u64 = 1 << 63;
 
+#[cfg_attr(fuzzing, derive(Clone))]
 struct ShuffleRun<G: Group> {
     /// A player who must first relock its stale cards: every permutation needs both
     /// players' layers uniform across the library, or layers would follow the wrong cards.
@@ -322,6 +326,7 @@ struct ShuffleRun<G: Group> {
     own_response: Option<u64>,
 }
 
+#[cfg_attr(fuzzing, derive(Clone))]
 enum RandomKind {
     Roll(Dice),
     Flip,
@@ -330,6 +335,7 @@ enum RandomKind {
     Arrangement(Seat),
 }
 
+#[cfg_attr(fuzzing, derive(Clone))]
 enum RandomStage {
     Committed {
         mine: SharedRandom,
@@ -343,6 +349,7 @@ enum RandomStage {
     },
 }
 
+#[cfg_attr(fuzzing, derive(Clone))]
 struct RandomRound {
     by: Seat,
     kind: RandomKind,
@@ -391,6 +398,7 @@ impl From<WireError> for Fault {
     }
 }
 
+#[cfg_attr(fuzzing, derive(Clone))]
 pub struct Engine<G: Group> {
     seat: Seat,
     config: EngineConfig,
@@ -426,6 +434,7 @@ pub struct Engine<G: Group> {
 }
 
 /// One game of a match: its table, keys, cards and exchanges.
+#[cfg_attr(fuzzing, derive(Clone))]
 struct GameState<G: Group> {
     /// 1 for the first game of a match, then 2, 3…
     number: u32,
@@ -467,6 +476,7 @@ struct GameState<G: Group> {
 
 /// A library order the host had not yet seen changed: `library` was in order `before` until
 /// this player's message `seq` completed its shuffle run.
+#[cfg_attr(fuzzing, derive(Clone))]
 struct UnseenReorder {
     seq: u64,
     library: Seat,

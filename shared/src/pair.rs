@@ -15,6 +15,7 @@ pub struct InFlight {
     pub bytes: Vec<u8>,
 }
 
+#[cfg_attr(fuzzing, derive(Clone))]
 pub struct Pair<G: Group> {
     pub host: Engine<G>,
     pub guest: Engine<G>,

@@ -86,6 +86,7 @@ const CONTRIBUTION_LEN: usize = 32;
 
 /// Two-party shared randomness, first step: this player has committed and waits for the
 /// other's commitment. Revealing is only possible after that, so nobody opens first.
+#[cfg_attr(fuzzing, derive(Clone))]
 pub struct SharedRandom {
     purpose: String,
     game_id: GameId,
@@ -96,6 +97,7 @@ pub struct SharedRandom {
 
 /// Second step: both commitments are known, this player has revealed and waits for the
 /// other's opening.
+#[cfg_attr(fuzzing, derive(Clone))]
 pub struct AwaitingOpening {
     purpose: String,
     game_id: GameId,

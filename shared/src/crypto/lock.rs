@@ -12,6 +12,7 @@ use super::verified::Verified;
 
 /// A player's secret lock: the scalar `x` and its inverse. Locking multiplies by `x`,
 /// stripping by `x⁻¹`. Wiped on drop, never printed.
+#[cfg_attr(fuzzing, derive(Clone))]
 pub struct LockKey<G: Group> {
     lock: G::Scalar,
     strip: G::Scalar,

@@ -36,9 +36,13 @@ pub enum Soundness {
 
 impl Soundness {
     pub fn rounds(self) -> usize {
-        match self {
-            Soundness::Interactive => 40,
-            Soundness::NonInteractive => 80,
+        // Fuzzing builds prove with a few rounds, so one input costs microseconds rather than
+        // milliseconds; every code path is the same, only the soundness is lower.
+        match (self, cfg!(fuzzing)) {
+            (Soundness::Interactive, false) => 40,
+            (Soundness::NonInteractive, false) => 80,
+            (Soundness::Interactive, true) => 2,
+            (Soundness::NonInteractive, true) => 4,
         }
     }
 
@@ -108,6 +112,7 @@ pub struct Shuffled<G: Group> {
 
 /// The shuffler's secrets between its commitment and its response. Consumed by `respond`,
 /// so one commitment is never opened twice.
+#[cfg_attr(fuzzing, derive(Clone))]
 pub struct PendingShuffle<G: Group> {
     /// Both possible openings of every shadow; the challenge picks one of each pair.
     openings: Vec<(ShadowOpening<G>, ShadowOpening<G>)>,
