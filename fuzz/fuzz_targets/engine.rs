@@ -19,6 +19,9 @@ use libfuzzer_sys::fuzz_target;
 
 const SEED: u8 = 9;
 
+/// One step of the scripted game: who acts, and the action given the table as it is.
+type Scripted = (Seat, fn(&Pair<Ristretto255>) -> Action);
+
 /// One genuine message: its receiver before it arrived, the sender's puppet before it was
 /// sealed, what it acknowledged, and its body.
 struct Snapshot {
@@ -80,7 +83,7 @@ fn snapshots() -> &'static [Snapshot] {
         let mut puppets = [puppet(Seat::Host), puppet(Seat::Guest)];
         let mut snapshots = Vec::new();
         run(&mut pair, &mut puppets, &mut snapshots);
-        let script: [(Seat, fn(&Pair<Ristretto255>) -> Action); 8] = [
+        let script: [Scripted; 8] = [
             (Seat::Host, |_| Action::Draw { count: 2 }),
             (Seat::Guest, |_| Action::Draw { count: 2 }),
             (Seat::Guest, |p| Action::Reveal { cards: vec![hand_card(p, Seat::Guest)], to: None }),
