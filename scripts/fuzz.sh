@@ -28,7 +28,7 @@ esac
 targets=("$@")
 [[ ${#targets[@]} -gt 0 ]] || targets=(envelope message deck channel engine)
 
-if ! rustup toolchain list | grep -q '^nightly'; then
+if ! rustup toolchain list | grep '^nightly' >/dev/null; then
     echo "fuzzing needs the nightly toolchain: rustup toolchain install nightly" >&2
     exit 1
 fi
