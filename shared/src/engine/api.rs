@@ -1,0 +1,219 @@
+//! The engine's public vocabulary: what a player brings (deck), asks (intents), and is told (events, alerts).
+
+use crate::crypto::{BackId, CardInstance, Coin, Dice, MAX_NAME_LEN};
+use crate::ids::Seat;
+use crate::table::{CardId, ZoneId};
+use crate::wire::{Action, Envelope};
+
+/// A card of a deck list.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct DeckCard {
+    pub name: String,
+    pub back: BackId,
+}
+
+/// What a player brings to the table.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct DeckList {
+    pub library: Vec<DeckCard>,
+    pub sideboard: Vec<DeckCard>,
+}
+
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct EngineConfig {
+    pub name: String,
+    /// Program name and version, shown to the opponent.
+    pub software: String,
+}
+
+/// What a forfeit claim says was awaited when the opponent left the game and never came back.
+pub const ABANDONED: &str = "its return to the game";
+
+/// What the local player wants to do.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "intent", content = "with", rename_all = "kebab-case")]
+pub enum Intent {
+    Act(Action),
+    Chat(String),
+    Ping,
+    /// Ask the opponent to show cards of one of their zones.
+    RequestReveal {
+        zone: ZoneId,
+        count: Option<u32>,
+    },
+    RefuseReveal {
+        zone: ZoneId,
+    },
+    /// End the game: reveal this player's deck key so the opponent can audit the deck.
+    /// No action is taken afterwards.
+    EndGame,
+    /// The opponent has stopped answering an exchange that waits on it
+    /// (`Engine::awaiting_opponent`): end the game, and record that the opponent forfeits it
+    /// (DESIGN: refusing to reveal is a forfeit). Refused when nothing waits on the opponent.
+    ClaimForfeit,
+    /// The opponent left the game and has not come back (the client knows: the relay says its seat is
+    /// empty): end the game, and record that the opponent forfeits it by its absence. The client asks this
+    /// only while the opponent is away; the engine cannot tell.
+    ClaimAbandoned,
+    /// Ask for a new game against the same opponent, with a new deck (after sideboarding)
+    /// or, with `None`, the same one. It starts when both players have asked; until then
+    /// the game goes on.
+    NewGame(Option<DeckList>),
+}
+
+/// What happened, for the interface.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// The opponent's hello arrived.
+    Connected {
+        name: String,
+        software: String,
+    },
+    /// Set-up advanced: libraries locked, shuffled and verified so far.
+    SetupProgress {
+        done: u32,
+        total: u32,
+    },
+    /// Both libraries are shuffled: play can start.
+    Ready,
+    /// An action took effect on the table (number `number` in the game's order).
+    Applied {
+        number: u64,
+        by: Seat,
+        action: Action,
+    },
+    /// The host refused this player's action.
+    Rejected {
+        action: Action,
+        reason: String,
+    },
+    /// This player now knows what card `card` is.
+    Learned {
+        card: CardId,
+        instance: CardInstance,
+    },
+    /// A library's shuffle (with its proofs) is complete.
+    Shuffled {
+        library: Seat,
+    },
+    Rolled {
+        by: Seat,
+        dice: Dice,
+        faces: Vec<u32>,
+    },
+    Flipped {
+        by: Seat,
+        coin: Coin,
+    },
+    /// The random card of a "show random card" action.
+    ShownAtRandom {
+        by: Seat,
+        card: CardId,
+    },
+    Chat {
+        from: Seat,
+        text: String,
+    },
+    Pong,
+    RevealRequested {
+        zone: ZoneId,
+        count: Option<u32>,
+    },
+    RevealRefused {
+        zone: ZoneId,
+    },
+    /// A player claimed that the other one forfeits the game, having stopped answering
+    /// `awaited`. The game is over for both; the claim is in the record.
+    ForfeitClaimed {
+        by: Seat,
+        awaited: String,
+    },
+    /// The opponent asked for a new game; it starts when this player asks too.
+    NewGameRequested,
+    /// Both players asked: game `number` of the match starts with its set-up (each player's
+    /// new deck, then the shuffles); the previous game's table, cards and keys are gone.
+    NewGame {
+        number: u32,
+    },
+    /// The opponent ended the game, and its whole deck checked out against its catalogue.
+    Audited {
+        seat: Seat,
+        deck: Vec<CardInstance>,
+    },
+    Alert(Alert),
+}
+
+/// Something the opponent did that the player must know about, with its evidence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Alert {
+    pub kind: AlertKind,
+    /// What exactly was wrong.
+    pub detail: String,
+    /// The opponent's signed message it is about, when there is one: with the opponent's
+    /// signing key from `hello`, anyone can check that they sent it.
+    pub evidence: Option<Envelope>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum AlertKind {
+    /// Undecodable message, or an invalid group element in it.
+    Malformed,
+    /// Replayed, reordered, unchained or unsigned message.
+    Sequence,
+    /// A proof did not verify.
+    BadProof,
+    /// A message that does not fit the state of the table.
+    Unexpected,
+    /// An action the protocol forbids (e.g. touching this player's library).
+    Forbidden,
+    /// A shuffle of a library someone knows cards of, without fresh locks.
+    Stacking,
+    /// A revealed card that is not in its owner's sealed deck list.
+    NotInDeck,
+    /// The opponent asked to see this player's hidden cards, or took one.
+    LookedAtYourCards,
+    /// The opponent moved this player's cards.
+    MovedYourCards,
+    /// Incompatible protocol or suite.
+    Incompatible,
+}
+
+impl AlertKind {
+    /// Misbehaviour stops the game: nothing the offender sends afterwards is applied.
+    pub fn is_misbehaviour(self) -> bool {
+        !matches!(self, AlertKind::LookedAtYourCards | AlertKind::MovedYourCards)
+    }
+
+    /// Whether an alert of this kind, raised on a signed message, convicts its sender. A
+    /// message out of sequence proves nothing about who made it, and an incompatible hello is
+    /// a game that could not be played, not a breach (a journal edited to another suite or seat
+    /// makes a genuine hello look so).
+    pub fn is_breach(self) -> bool {
+        self.is_misbehaviour() && !matches!(self, AlertKind::Sequence | AlertKind::Incompatible)
+    }
+}
+
+/// Why a local intent was refused (nothing was sent).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum IntentError {
+    #[error("the table is not ready yet")]
+    NotReady,
+    #[error("the game has stopped: {0}")]
+    Halted(String),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DeckError {
+    #[error("a deck needs at least one library card")]
+    Empty,
+    #[error("a deck holds at most {0} cards with this suite")]
+    TooLarge(usize),
+    #[error(
+        "card name {0:?} is empty, longer than {MAX_NAME_LEN} bytes, or too long to seal (quotes, backslashes and control characters count double or more)"
+    )]
+    BadName(String),
+}

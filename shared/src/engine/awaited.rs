@@ -1,0 +1,131 @@
+//! What this engine waits on the opponent for, and which message kinds it admits at all.
+
+use super::Engine;
+use super::api::{ABANDONED, AlertKind};
+use super::fault::Fault;
+use super::state::{ShuffleRun, ShuffleStage};
+use crate::crypto::{Group, Soundness};
+use crate::ids::Seat;
+use crate::table::ZoneId;
+use crate::wire;
+
+impl<G: Group> Engine<G> {
+    /// What this engine waits on the opponent for, if anything: the exchange a player who has
+    /// waited too long can claim a forfeit over. Nothing is owed once the game is over or stopped.
+    pub fn awaiting_opponent(&self) -> Option<String> {
+        if self.game.ended || self.halted.is_some() {
+            return None;
+        }
+        let peer = self.seat.opponent();
+        if self.peer_key.is_none() {
+            return Some("its hello".into());
+        }
+        if !self.game.catalogues.contains_key(&peer) {
+            return Some("its deck".into());
+        }
+        for (number, unlock) in &self.game.unlocks {
+            if let Some((holder, cards)) = unlock.steps.front()
+                && *holder == peer
+                && !self.unlock_blocked(*number)
+            {
+                let ids: Vec<String> = cards.iter().map(|c| c.to_string()).collect();
+                return Some(format!("its strip of {}", ids.join(", ")));
+            }
+        }
+        for (library, run) in &self.game.shuffles {
+            let theirs = match run.stage {
+                ShuffleStage::Waiting => match run.relock_first {
+                    Some(holder) => holder == peer,
+                    None => run.steps.front() == Some(&peer) && !self.game.library_unlocking(*library),
+                },
+                // A challenge to this engine's step, or a response to its challenge.
+                ShuffleStage::Committed { .. } | ShuffleStage::Challenged { .. } => true,
+            };
+            if theirs {
+                return Some(format!("its part of the shuffle of the {library:?} library"));
+            }
+        }
+        if let Some(number) = self.game.randoms.keys().next() {
+            return Some(format!("its side of random round {number}"));
+        }
+        self.game.proposals.keys().next().map(|seq| format!("its answer to the proposal in message {seq}"))
+    }
+
+    /// Whether a cryptographic exchange is still under way (strips, shuffles, random rounds,
+    /// or a guest proposal waiting for the host).
+    pub fn is_busy(&self) -> bool {
+        !self.game.unlocks.is_empty()
+            || !self.game.shuffles.is_empty()
+            || !self.game.randoms.is_empty()
+            || !self.game.proposals.is_empty()
+    }
+
+    /// Whether a message of `kind` and `len` bytes could be one the opponent owes now. Only the
+    /// kinds that carry group elements are checked, each against a bound well above what an
+    /// honest message of that kind holds, so a peer cannot make this player validate thousands
+    /// of elements nobody awaits. The handlers check the details after decoding.
+    pub(super) fn admit(&self, kind: &str, len: usize) -> Result<(), Fault> {
+        let peer = self.seat.opponent();
+        let element = 2 * G::ELEMENT_LEN + 16;
+        let scalar = 2 * G::SCALAR_LEN + 16;
+        let rounds = Soundness::Interactive.rounds();
+        let library_len = |library: &Seat| self.game.table.zone(ZoneId::library(*library)).len();
+        let awaited = |runs: &mut dyn Iterator<Item = (&Seat, &ShuffleRun<G>)>| runs.map(|(l, _)| library_len(l)).max();
+        let bound = match kind {
+            "deck" => (!self.game.catalogues.contains_key(&peer) && self.game.game_id.is_some())
+                .then(|| wire::max_deck_len::<G>() * (element + 1024)),
+            "strip" => {
+                let cards: usize = self
+                    .game
+                    .unlocks
+                    .values()
+                    .flat_map(|unlock| &unlock.steps)
+                    .filter(|(holder, _)| *holder == peer)
+                    .map(|(_, cards)| cards.len())
+                    .sum();
+                (cards > 0).then(|| cards * (5 * element + 256))
+            }
+            "shuffle-step" => awaited(&mut self.game.shuffles.iter().filter(|(_, run)| {
+                run.relock_first.is_none()
+                    && run.steps.front() == Some(&peer)
+                    && matches!(run.stage, ShuffleStage::Waiting)
+            }))
+            .map(|cards| (2 * rounds + 12) * cards.max(1) * (element + 64)),
+            "relock" => awaited(&mut self.game.shuffles.iter().filter(|(_, run)| run.relock_first == Some(peer)))
+                .map(|cards| cards.max(1) * (5 * element + 256)),
+            "shuffle-response" => awaited(
+                &mut self.game.shuffles.iter().filter(|(_, run)| matches!(run.stage, ShuffleStage::Challenged { .. })),
+            )
+            .map(|cards| rounds * cards.max(1) * (scalar + 72)),
+            "audit" => Some(scalar),
+            // The other kinds carry no group element: JSON alone, under MAX_MESSAGE_LEN.
+            _ => return Ok(()),
+        };
+        match bound {
+            None => Err(Fault::new(AlertKind::Unexpected, format!("a {kind} nothing awaits"))),
+            Some(bound) if len > bound + 16 * 1024 => Err(Fault::new(
+                AlertKind::Malformed,
+                format!("a {kind} of {len} bytes, more than what is awaited could take"),
+            )),
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// A forfeit claim must fit this player's own state: when the claimant had taken in every
+    /// message this player sent (`ack`) and no exchange is under way here, nothing was owed to
+    /// it, so the claim is false. A claim that this player left the game is a claim about a
+    /// connection, which no state proves or disproves: it is reported as made.
+    pub(super) fn check_forfeit_claim(&self, awaited: &str, ack: u64) -> Result<(), Fault> {
+        let sent = self.out.sent_heads.len() as u64;
+        let owing = ack < sent || self.is_busy() || !self.game.ready || self.awaiting_new_deck;
+        if awaited == ABANDONED || owing {
+            return Ok(());
+        }
+        Err(Fault::new(
+            AlertKind::Unexpected,
+            format!(
+                "a forfeit claim for want of {awaited}, though it had every message of this player and nothing was under way"
+            ),
+        ))
+    }
+}

@@ -1,0 +1,126 @@
+//! The local player's intents, turned into messages.
+
+use super::Engine;
+use super::api::{ABANDONED, Event, Intent, IntentError};
+use super::setup::check_deck;
+use crate::crypto::{Group, random_permutation};
+use crate::ids::Seat;
+use crate::table::ZoneId;
+use crate::wire::{Action, KeyRef, MAX_TEXT_LEN, Message, TableDigest};
+
+impl<G: Group> Engine<G> {
+    /// An intent of the player's, or one the engine issues on its behalf (`follow_up`), which
+    /// a replay issues again by itself.
+    pub(super) fn take_intent(&mut self, intent: Intent) -> Result<(), IntentError> {
+        if let Some(reason) = &self.halted {
+            return Err(IntentError::Halted(reason.clone()));
+        }
+        if self.game.ended && !matches!(intent, Intent::Chat(_) | Intent::Ping | Intent::NewGame(_)) {
+            return Err(IntentError::Invalid("this player has ended the game".into()));
+        }
+        match intent {
+            Intent::ClaimForfeit | Intent::ClaimAbandoned => {
+                let awaited = match intent {
+                    Intent::ClaimAbandoned => ABANDONED.to_string(),
+                    _ => self
+                        .awaiting_opponent()
+                        .ok_or_else(|| IntentError::Invalid("nothing waits on the opponent".into()))?,
+                };
+                self.out.send::<G>(&Message::ForfeitClaim { awaited: awaited.clone() });
+                self.game.ended = true;
+                self.out.emit(Event::ForfeitClaimed { by: self.seat, awaited });
+            }
+            Intent::EndGame => {
+                self.require_ready()?;
+                let key = &self.game.keys[&KeyRef { holder: self.seat, library: self.seat, epoch: 0 }];
+                let deck_key = key.lock_scalar().clone();
+                self.out.send::<G>(&Message::Audit { deck_key });
+                self.game.ended = true;
+            }
+            Intent::NewGame(deck) => {
+                if self.game.game_id.is_none() {
+                    return Err(IntentError::NotReady);
+                }
+                if self.new_game_asked {
+                    return Err(IntentError::Invalid("a new game is already asked for".into()));
+                }
+                if let Some(deck) = deck {
+                    check_deck::<G>(&deck).map_err(|e| IntentError::Invalid(e.to_string()))?;
+                    self.deck = deck;
+                }
+                self.new_game_request = Some(self.out.next_seq());
+                self.out.send::<G>(&Message::NewGame);
+                self.new_game_asked = true;
+                self.start_new_game_if_agreed();
+            }
+            Intent::Chat(text) => {
+                if text.len() > MAX_TEXT_LEN {
+                    return Err(IntentError::Invalid(format!("chat lines are at most {MAX_TEXT_LEN} bytes")));
+                }
+                self.out.send::<G>(&Message::Chat { text });
+            }
+            Intent::Ping => self.out.send::<G>(&Message::Ping),
+            Intent::RequestReveal { zone, count } => {
+                self.require_ready()?;
+                self.out.send::<G>(&Message::RevealRequest { zone, count });
+            }
+            Intent::RefuseReveal { zone } => self.out.send::<G>(&Message::RevealRefuse { zone }),
+            Intent::Act(action) => {
+                self.require_ready()?;
+                let action = self.complete_action(action);
+                self.check_action(self.seat, &action).map_err(|e| IntentError::Invalid(e.reason))?;
+                match self.seat {
+                    Seat::Host => {
+                        let digest = (action == Action::NextTurn).then(|| TableDigest(self.game.table.digest()));
+                        self.out.send::<G>(&Message::Act {
+                            action: action.clone(),
+                            seen: self.game.actions_applied,
+                            digest,
+                        });
+                        self.apply_action(Seat::Host, action);
+                    }
+                    Seat::Guest => {
+                        let seq = self.out.next_seq();
+                        self.out.send::<G>(&Message::Act {
+                            action: action.clone(),
+                            seen: self.game.actions_applied,
+                            digest: None,
+                        });
+                        self.game.proposals.insert(seq, action);
+                    }
+                }
+                self.drive();
+            }
+        }
+        Ok(())
+    }
+
+    /// An action this engine takes on its player's behalf (the draw after a mulligan): it
+    /// goes the way of any intent; if it no longer fits, the player is told.
+    pub(super) fn follow_up(&mut self, action: Action) {
+        if let Err(error) = self.take_intent(Intent::Act(action.clone())) {
+            self.out.emit(Event::Rejected { action, reason: error.to_string() });
+        }
+    }
+
+    pub(super) fn require_ready(&self) -> Result<(), IntentError> {
+        if self.game.ready { Ok(()) } else { Err(IntentError::NotReady) }
+    }
+
+    /// Fills in what the player leaves to the engine: a clean library's permutation.
+    pub(super) fn complete_action(&mut self, action: Action) -> Action {
+        match action {
+            // A guest with unanswered proposals sees the table as it was: a proposal of its own
+            // may make the library dirty, so it asks for a full shuffle instead.
+            Action::Shuffle { permutation: None }
+                if self.game.proposals.is_empty() && self.is_clean_for_permutation(self.seat) =>
+            {
+                let len = self.game.table.zone(ZoneId::library(self.seat)).len();
+                let permutation =
+                    random_permutation(&mut self.rng, len).into_iter().map(u32::from).collect::<Vec<u32>>();
+                Action::Shuffle { permutation: Some(permutation) }
+            }
+            other => other,
+        }
+    }
+}

@@ -1,0 +1,253 @@
+//! The table engine: one state machine per player, fed local intents and received messages,
+//! giving back messages to send and events for the interface. No I/O, no clock, no OS
+//! randomness: the same engine runs in the client, the tests and the benchmarks.
+//!
+//! How to drive it: call [`Engine::handle_intent`] or [`Engine::handle_message`], then drain
+//! [`Engine::poll_transmit`] (send each in order) and [`Engine::poll_event`] until both
+//! return `None`.
+//!
+//! Order. Table actions are applied by both engines in one order, the host's: the host's
+//! actions take effect when sent; the guest's are proposals that take effect when the host
+//! accepts them. Cryptographic replies (strips, shuffle steps, commit–reveal) do not change
+//! the order of anything, so they flow freely.
+
+mod api;
+mod awaited;
+mod fault;
+mod intent;
+mod output;
+mod random;
+mod receive;
+mod rules;
+mod setup;
+mod shuffle;
+mod state;
+mod unlock;
+
+pub use api::{ABANDONED, Alert, AlertKind, DeckCard, DeckError, DeckList, EngineConfig, Event, Intent, IntentError};
+
+use std::collections::HashMap;
+
+use ed25519_dalek::{SigningKey, VerifyingKey};
+use rand_chacha::ChaCha20Rng;
+use rand_core::{Rng, SeedableRng};
+
+use self::fault::Fault;
+use self::output::Output;
+use self::setup::check_deck;
+use self::state::{GameState, index};
+use crate::crypto::{CardInstance, Group};
+use crate::ids::{GameId, Seat};
+use crate::journal::{Input, JOURNAL_FORMAT, Journal};
+use crate::table::{CardId, Table};
+use crate::wire::{self, Envelope, Message, PROTOCOL_VERSION};
+
+#[cfg_attr(fuzzing, derive(Clone))]
+pub struct Engine<G: Group> {
+    seat: Seat,
+    config: EngineConfig,
+    rng: ChaCha20Rng,
+    nonce: [u8; 32],
+    deck: DeckList,
+    /// Where every part writes what it sends and tells.
+    out: Output,
+    peer_key: Option<VerifyingKey>,
+    peer_nonce: Option<[u8; 32]>,
+    halted: Option<String>,
+    /// Everything this engine was given, to run it again (`journal::check`).
+    journal: Journal,
+    /// Everything of the game being played, dropped when a new game starts.
+    game: GameState<G>,
+    /// This player asked for a new game, and whether the opponent did.
+    new_game_asked: bool,
+    new_game_offered: bool,
+    /// A new game started here but the opponent's new `deck` has not come yet: what it sent
+    /// before that belongs to the game both dropped.
+    awaiting_new_deck: bool,
+    /// The number of this player's last `new-game` message: the opponent's messages that
+    /// acknowledge it were sent in the new game.
+    new_game_request: Option<u64>,
+}
+
+impl<G: Group> Engine<G> {
+    /// A new engine for `seat`. Its randomness (keys, nonces, permutations) all comes from
+    /// `rng_seed`: the client seeds it from the operating system, tests fix it.
+    pub fn new(seat: Seat, config: EngineConfig, deck: DeckList, rng_seed: [u8; 32]) -> Result<Self, DeckError> {
+        check_deck::<G>(&deck)?;
+        let mut rng = ChaCha20Rng::from_seed(rng_seed);
+        let mut signing_seed = [0u8; 32];
+        rng.fill_bytes(&mut signing_seed);
+        let signing = SigningKey::from_bytes(&signing_seed);
+        let mut nonce = [0u8; 32];
+        rng.fill_bytes(&mut nonce);
+        let journal = Journal {
+            format: JOURNAL_FORMAT,
+            suite: G::SUITE,
+            seat,
+            config: config.clone(),
+            deck: deck.clone(),
+            rng_seed,
+            inputs: Vec::new(),
+        };
+        let mut engine = Engine {
+            seat,
+            config,
+            rng,
+            nonce,
+            deck,
+            out: Output::new(seat, signing),
+            peer_key: None,
+            peer_nonce: None,
+            halted: None,
+            journal,
+            game: GameState::new(1, None),
+            new_game_asked: false,
+            new_game_offered: false,
+            awaiting_new_deck: false,
+            new_game_request: None,
+        };
+        engine.game.table.player_mut(seat).name = engine.config.name.clone();
+        let hello = Message::Hello {
+            protocol: PROTOCOL_VERSION,
+            software: engine.config.software.clone(),
+            suite: G::SUITE,
+            seat,
+            signing_key: engine.out.signing().verifying_key().to_bytes(),
+            nonce,
+            name: engine.config.name.clone(),
+        };
+        engine.out.send::<G>(&hello);
+        Ok(engine)
+    }
+
+    pub fn seat(&self) -> Seat {
+        self.seat
+    }
+
+    pub fn table(&self) -> &Table {
+        &self.game.table
+    }
+
+    /// How many actions of the game's order this engine has applied.
+    pub fn actions_applied(&self) -> u64 {
+        self.game.actions_applied
+    }
+
+    pub fn is_ready(&self) -> bool {
+        self.game.ready
+    }
+
+    /// Whether this player's game is over: it ended it (`EndGame`), or a forfeit was claimed
+    /// by either player. Only chat, ping and a new game are taken then.
+    pub fn is_ended(&self) -> bool {
+        self.game.ended
+    }
+
+    /// Why the game stopped, if it did.
+    pub fn halted(&self) -> Option<&str> {
+        self.halted.as_deref()
+    }
+
+    pub fn game_id(&self) -> Option<GameId> {
+        self.game.game_id
+    }
+
+    /// What this player knows card `card` to be.
+    pub fn identity(&self, card: CardId) -> Option<&CardInstance> {
+        self.game.identities.get(&card)
+    }
+
+    /// Card `card`'s identity point (the point its owner's catalogue seals it under), when
+    /// only this player's locks are left on it: what this player would strip it to.
+    pub fn identity_point(&self, card: CardId) -> Option<G::Element> {
+        let form = self.game.forms.get(&card)?;
+        if form.layers[index(self.seat.opponent())].is_some() {
+            return None;
+        }
+        Some(match form.layers[index(self.seat)] {
+            Some(key) => G::mul(&form.element, self.game.keys.get(&key)?.strip_scalar()),
+            None => form.element.clone(),
+        })
+    }
+
+    /// Every identity this player knows.
+    pub fn identities(&self) -> &HashMap<CardId, CardInstance> {
+        &self.game.identities
+    }
+
+    /// This player's cards whose identity the opponent knows.
+    pub fn known_to_opponent(&self) -> Vec<CardId> {
+        let opponent = self.seat.opponent();
+        self.game.table.cards().filter(|c| c.owner == self.seat && c.known_to.knows(opponent)).map(|c| c.id).collect()
+    }
+
+    /// Every message sent and received so far, in the order this engine handled them.
+    pub fn record(&self) -> &[(Seat, Envelope)] {
+        &self.out.record
+    }
+
+    /// Everything this engine was given so far: with it anyone can run the engine again and
+    /// see what it saw (`journal::check`). It holds the engine's seed, so every secret of
+    /// the game: keep it to yourself until the game is over.
+    pub fn journal(&self) -> &Journal {
+        &self.journal
+    }
+
+    #[must_use]
+    pub fn poll_transmit(&mut self) -> Option<Vec<u8>> {
+        self.out.poll_transmit()
+    }
+
+    #[must_use]
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.out.poll_event()
+    }
+
+    /// Signs and sends any body as the next message, without checking or applying it: the
+    /// tests' tampering peer uses this to send what an honest engine never would.
+    /// `ack` is what it claims to have taken in of the other player's stream.
+    #[doc(hidden)]
+    pub fn send_unchecked(&mut self, body: Vec<u8>, ack: wire::Ack) {
+        self.out.seal_and_send(body, ack);
+    }
+
+    /// Records that message `seq` went out with `chain` instead of what this engine sealed:
+    /// the tests' persistent cheater replaces its engine's messages after the fact, and the
+    /// opponent's acknowledgements then name the replacement.
+    #[doc(hidden)]
+    pub fn replace_sent_head(&mut self, seq: u64, chain: [u8; 32]) {
+        if let Some(head) = self.out.sent_heads.get_mut(seq as usize) {
+            *head = chain;
+        }
+    }
+
+    pub fn handle_intent(&mut self, intent: Intent) -> Result<(), IntentError> {
+        if let Some(reason) = &self.halted {
+            return Err(IntentError::Halted(reason.clone()));
+        }
+        // Even a refused intent may have drawn randomness: a replay needs every one.
+        self.journal.inputs.push(Input::Intent { intent: intent.clone() });
+        self.take_intent(intent)
+    }
+
+    /// Handles bytes received from the opponent. Misbehaviour becomes an alert, never a panic.
+    pub fn handle_message(&mut self, bytes: &[u8]) {
+        // A halted engine takes nothing in, so its journal keeps nothing more either.
+        if self.halted.is_some() {
+            return;
+        }
+        self.journal.inputs.push(Input::Message { bytes: bytes.to_vec() });
+        let envelope = match wire::decode_envelope(bytes) {
+            Ok(envelope) => envelope,
+            Err(error) => return self.raise(Fault::from(error), None),
+        };
+        let authenticated = self.out.incoming.next_seq;
+        if let Err(fault) = self.receive(&envelope) {
+            // Only a message that passed its number, chain and signature checks is evidence of
+            // anything: before that, anyone could have made it.
+            let evidence = (self.out.incoming.next_seq > authenticated).then_some(envelope);
+            self.raise(fault, evidence);
+        }
+        self.drive();
+    }
+}

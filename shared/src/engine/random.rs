@@ -1,0 +1,118 @@
+//! Shared randomness: commit–reveal rounds for dice, coins, random picks and arrangements.
+
+use super::Engine;
+use super::api::{AlertKind, Event};
+use super::fault::Fault;
+use super::state::{Arrangement, RandomKind, RandomRound, RandomStage};
+use crate::crypto::{BackId, Group, SharedRandom, SharedSeed};
+use crate::hash_rng::HashRng;
+use crate::ids::Seat;
+use crate::table::{Knowledge, ZoneId};
+use crate::wire::Message;
+
+impl<G: Group> Engine<G> {
+    pub(super) fn start_random(&mut self, number: u64, by: Seat, kind: RandomKind) {
+        let purpose = format!("random/{number}");
+        let game_id = self.game.game_id.expect("set");
+        let (mine, commitment) = SharedRandom::start(&purpose, game_id, self.seat, &mut self.rng);
+        self.out.send::<G>(&Message::RandomCommit { round: number, commitment });
+        self.game.randoms.insert(number, RandomRound { by, kind, stage: Some(RandomStage::Committed { mine }) });
+    }
+
+    pub(super) fn receive_random_commit(
+        &mut self,
+        round: u64,
+        commitment: crate::crypto::Commitment,
+    ) -> Result<(), Fault> {
+        let entry =
+            self.game.randoms.get_mut(&round).ok_or_else(|| {
+                Fault::new(AlertKind::Unexpected, format!("commitment for unknown random round {round}"))
+            })?;
+        let Some(RandomStage::Committed { .. }) = &entry.stage else {
+            return Err(Fault::new(AlertKind::Unexpected, format!("second commitment for random round {round}")));
+        };
+        let Some(RandomStage::Committed { mine, .. }) = entry.stage.take() else { unreachable!("matched above") };
+        let (waiting, opening) = mine
+            .reveal(commitment)
+            .map_err(|e| Fault::new(AlertKind::BadProof, format!("random round {round}: {e}")))?;
+        entry.stage = Some(RandomStage::Opened { waiting });
+        self.out.send::<G>(&Message::RandomOpen { round, opening });
+        Ok(())
+    }
+
+    pub(super) fn receive_random_open(&mut self, round: u64, opening: crate::crypto::Opening) -> Result<(), Fault> {
+        let Some(RandomRound { stage: stage @ Some(RandomStage::Opened { .. }), .. }) =
+            self.game.randoms.get_mut(&round)
+        else {
+            return Err(Fault::new(AlertKind::Unexpected, format!("opening for random round {round} out of turn")));
+        };
+        let Some(RandomStage::Opened { waiting }) = stage.take() else { unreachable!("matched above") };
+        let seed = waiting
+            .finish(&opening)
+            .map_err(|e| Fault::new(AlertKind::BadProof, format!("random round {round}: {e}")))?
+            .into_inner();
+        match self.seat {
+            Seat::Host => {
+                self.out.send::<G>(&Message::RandomSettle { round });
+                self.settle_random(round, seed);
+            }
+            Seat::Guest => {
+                self.game.randoms.get_mut(&round).expect("matched above").stage = Some(RandomStage::Settled { seed });
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn receive_random_settle(&mut self, round: u64) -> Result<(), Fault> {
+        match self.game.randoms.get_mut(&round) {
+            Some(RandomRound { stage: stage @ Some(RandomStage::Settled { .. }), .. }) if self.seat == Seat::Guest => {
+                let Some(RandomStage::Settled { seed }) = stage.take() else { unreachable!("matched above") };
+                self.settle_random(round, seed);
+                Ok(())
+            }
+            _ => Err(Fault::new(AlertKind::Unexpected, format!("settlement of random round {round} out of turn"))),
+        }
+    }
+
+    /// Acts on a random outcome, at the same point of the game's order on both sides.
+    pub(super) fn settle_random(&mut self, round: u64, seed: SharedSeed) {
+        let RandomRound { by, kind, .. } = self.game.randoms.remove(&round).expect("a settled round exists");
+        match kind {
+            RandomKind::Roll(dice) => {
+                let faces = seed.roll(dice);
+                self.out.emit(Event::Rolled { by, dice, faces });
+            }
+            RandomKind::Flip => {
+                let coin = seed.flip_coin();
+                self.out.emit(Event::Flipped { by, coin });
+            }
+            RandomKind::Arrangement(library) => {
+                let backs: Vec<BackId> = self
+                    .game
+                    .table
+                    .zone(ZoneId::library(library))
+                    .iter()
+                    .map(|id| self.game.table.card(*id).expect("library cards exist").back)
+                    .collect();
+                // Seed 000's deck shuffle: the backs' order from the shared state. Within a
+                // back the order it gives is public and changes nothing: the steps hid it.
+                let order = crate::hash_rng::deck_shuffle(&backs, &mut seed.rng(), &mut seed.rng());
+                let run = self.game.shuffles.get_mut(&library).expect("an arrangement belongs to a run");
+                run.arrangement = Arrangement::Drawn(order.into_iter().map(|i| i as u32).collect());
+                self.finish_run_if_done(library);
+            }
+            RandomKind::ShowRandom(hand) => {
+                let mut rng: HashRng = seed.rng();
+                let pick = rng.below(std::num::NonZeroU64::new(hand.len() as u64).expect("checked non-empty")) as usize;
+                let card = hand[pick];
+                // The pick is among the cards in hand when the action was taken; one that has
+                // left the hand since (played, or shuffled away) is named but not revealed.
+                let still_in_hand = self.game.table.card(card).is_some_and(|c| c.zone == ZoneId::hand(by));
+                self.out.emit(Event::ShownAtRandom { by, card });
+                if still_in_hand {
+                    self.start_unlock(round, vec![card], Knowledge::BOTH);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,310 @@
+//! Received messages: authentication, admission, and dispatch to each part of the protocol.
+
+use sha2::{Digest, Sha256};
+
+use super::Engine;
+use super::api::{AlertKind, Event};
+use super::fault::{Fault, check_text, forbidden_kind};
+use crate::crypto::Group;
+use crate::ids::{GameId, Seat};
+use crate::table::ZoneId;
+use crate::wire::{self, Action, Envelope, KeyRef, Message, PROTOCOL_VERSION, TableDigest};
+
+impl<G: Group> Engine<G> {
+    pub(super) fn receive(&mut self, envelope: &Envelope) -> Result<(), Fault> {
+        let peer = self.seat.opponent();
+        // The signature is checked before the body is read (but for hello, which carries the
+        // key), so every alert's evidence is a message the opponent provably sent.
+        let message: Message<G> = match &self.peer_key {
+            None => {
+                let message = wire::decode_body(&envelope.body)?;
+                let Message::Hello { signing_key, .. } = &message else {
+                    return Err(Fault::new(AlertKind::Unexpected, "the first message must be hello"));
+                };
+                let key = wire::verifying_key(signing_key)?;
+                self.out.incoming.open(&key, envelope, &self.out.acknowledged_head(envelope.ack)?)?;
+                self.peer_key = Some(key);
+                self.take_in(envelope);
+                message
+            }
+            Some(key) => {
+                let key = *key;
+                self.out.incoming.open(&key, envelope, &self.out.acknowledged_head(envelope.ack)?)?;
+                self.take_in(envelope);
+                // Cheap checks first: what kind of message, whether anything of that kind is
+                // awaited, and whether its size fits what is; only then are its elements decoded
+                // and validated (about 11 ms each with modp2048).
+                let kind = wire::peek_kind(&envelope.body)?;
+                if self.awaiting_new_deck && !matches!(kind.as_str(), "deck" | "chat" | "ping" | "pong") {
+                    // Sent before the opponent started the new game, so part of the dropped one:
+                    // unless it had this player's new-game request by then.
+                    if self.new_game_request.is_some_and(|request| envelope.ack > request) {
+                        return Err(Fault::new(
+                            AlertKind::Unexpected,
+                            format!("a {kind} in the new game before its deck"),
+                        ));
+                    }
+                    return Ok(());
+                }
+                self.admit(&kind, envelope.body.len())?;
+                wire::decode_body(&envelope.body)?
+            }
+        };
+        let seq = envelope.seq;
+        if let Message::Deck { .. } = message {
+            self.awaiting_new_deck = false;
+        }
+        if self.game.peer_ended
+            && matches!(
+                message,
+                Message::Act { .. }
+                    | Message::Audit { .. }
+                    | Message::ForfeitClaim { .. }
+                    | Message::RevealRequest { .. }
+                    | Message::RevealRefuse { .. }
+            )
+        {
+            return Err(Fault::new(
+                AlertKind::Unexpected,
+                format!("a {} after the opponent ended the game", message.kind()),
+            ));
+        }
+        match message {
+            Message::Hello { protocol, software, suite, seat, nonce, name, .. } => {
+                if seq != 0 {
+                    return Err(Fault::new(AlertKind::Unexpected, "hello sent twice"));
+                }
+                if protocol != PROTOCOL_VERSION || suite != G::SUITE {
+                    return Err(Fault::new(
+                        AlertKind::Incompatible,
+                        format!(
+                            "opponent speaks protocol {protocol} with {suite}, this table {PROTOCOL_VERSION} with {}",
+                            G::SUITE
+                        ),
+                    ));
+                }
+                if seat != peer {
+                    return Err(Fault::new(
+                        AlertKind::Incompatible,
+                        format!("the opponent's hello is for the {seat:?} seat, which is this player's"),
+                    ));
+                }
+                check_text("name", &name)?;
+                check_text("software", &software)?;
+                self.peer_nonce = Some(nonce);
+                self.game.table.player_mut(peer).name = name.clone();
+                let (host_nonce, guest_nonce) = match self.seat {
+                    Seat::Host => (self.nonce, nonce),
+                    Seat::Guest => (nonce, self.nonce),
+                };
+                let id = Sha256::new()
+                    .chain_update(b"fairdeck/v1/game")
+                    .chain_update(host_nonce)
+                    .chain_update(guest_nonce)
+                    .finalize();
+                self.game.game_id = Some(GameId(id.into()));
+                self.out.emit(Event::Connected { name, software });
+                self.send_deck();
+            }
+            Message::Deck { key, base_key, proof, library, sideboard, catalogue } => {
+                self.receive_deck(envelope, key, (base_key, proof), library, sideboard, catalogue)?
+            }
+            Message::Act { action, seen, digest } => self.receive_act(seq, action, seen, digest)?,
+            Message::Accept { seq: proposal } => {
+                let action = self.expect_guest()?.game.proposals.remove(&proposal).ok_or_else(|| {
+                    Fault::new(AlertKind::Unexpected, format!("accept of unknown proposal {proposal}"))
+                })?;
+                self.check_action(Seat::Guest, &action).map_err(|e| {
+                    Fault::new(AlertKind::Unexpected, format!("accepted an action that does not fit: {}", e.reason))
+                })?;
+                self.apply_action(Seat::Guest, action);
+            }
+            Message::Reject { seq: proposal, reason } => {
+                let action = self.expect_guest()?.game.proposals.remove(&proposal).ok_or_else(|| {
+                    Fault::new(AlertKind::Unexpected, format!("reject of unknown proposal {proposal}"))
+                })?;
+                check_text("reason", &reason)?;
+                self.out.emit(Event::Rejected { action, reason });
+            }
+            Message::Strip { unlock, groups } => self.receive_strip(seq, unlock, groups)?,
+            Message::ShuffleStep { step } => self.receive_shuffle_step(seq, step)?,
+            Message::Relock { library, relock } => self.receive_relock(seq, library, relock)?,
+            Message::ShuffleChallenge { library, challenge } => self.receive_challenge(library, challenge)?,
+            Message::ShuffleResponse { library, responses } => self.receive_response(library, responses)?,
+            Message::RandomCommit { round, commitment } => self.receive_random_commit(round, commitment)?,
+            Message::RandomOpen { round, opening } => self.receive_random_open(round, opening)?,
+            Message::RandomSettle { round } => self.receive_random_settle(round)?,
+            Message::Audit { deck_key } => {
+                self.game.peer_ended = true;
+                self.receive_audit(deck_key)?
+            }
+            Message::ForfeitClaim { awaited } => {
+                check_text("awaited", &awaited)?;
+                self.check_forfeit_claim(&awaited, envelope.ack)?;
+                // A silence is neither proven nor disproven: a plausible claim is reported, the
+                // game is over, and the record keeps the claim.
+                self.game.ended = true;
+                self.game.peer_ended = true;
+                self.out.emit(Event::ForfeitClaimed { by: peer, awaited });
+            }
+            Message::NewGame => {
+                if self.new_game_offered {
+                    return Err(Fault::new(AlertKind::Unexpected, "a new game asked for twice"));
+                }
+                self.new_game_offered = true;
+                self.out.emit(Event::NewGameRequested);
+                self.start_new_game_if_agreed();
+            }
+            Message::RevealRequest { zone, count } => {
+                self.out.emit(Event::RevealRequested { zone, count });
+                self.raise(
+                    Fault::new(
+                        AlertKind::LookedAtYourCards,
+                        format!(
+                            "opponent asks to see {} of {zone}",
+                            count.map_or("all".into(), |n| format!("the top {n}"))
+                        ),
+                    ),
+                    Some(envelope.clone()),
+                );
+            }
+            Message::RevealRefuse { zone } => self.out.emit(Event::RevealRefused { zone }),
+            Message::Chat { text } => {
+                check_text("chat", &text)?;
+                self.out.emit(Event::Chat { from: peer, text });
+            }
+            Message::Ping => self.out.send::<G>(&Message::Pong),
+            Message::Pong => self.out.emit(Event::Pong),
+        }
+        Ok(())
+    }
+
+    /// An authenticated message of the opponent's: it is in the record, and says how much of
+    /// this player's stream its sender had taken in.
+    pub(super) fn take_in(&mut self, envelope: &Envelope) {
+        self.out.take_in(envelope);
+        self.game.unseen_reorders.retain(|reorder| reorder.seq >= envelope.ack);
+    }
+
+    /// Checks the opponent's whole deck once it reveals its deck key: every element it sent
+    /// must be the lock of a distinct card of its catalogue, with the back it claimed.
+    pub(super) fn receive_audit(&mut self, deck_key: G::Scalar) -> Result<(), Fault> {
+        let peer = self.seat.opponent();
+        let (Some(commitment), Some(elements)) = (
+            self.game.commitments.get(&KeyRef { holder: peer, library: peer, epoch: 0 }),
+            self.game.deck_elements.get(&peer),
+        ) else {
+            return Err(Fault::new(AlertKind::Unexpected, "an audit before the deck"));
+        };
+        if G::mul_generator(&deck_key) != *commitment.element() {
+            return Err(Fault::new(AlertKind::BadProof, "the revealed deck key does not match its commitment"));
+        }
+        let strip = G::scalar_invert(&deck_key).ok_or_else(|| Fault::new(AlertKind::BadProof, "a zero deck key"))?;
+        let mut deck = Vec::with_capacity(elements.len());
+        let mut fault = None;
+        for (index, (element, back)) in elements.iter().enumerate() {
+            let point = G::mul(element, &strip);
+            match self.game.catalogues[&peer].open::<G>(&point) {
+                Ok(instance) if instance.owner == peer && instance.back == *back => deck.push(instance),
+                Ok(_) => {
+                    fault = Some(format!("element {index} of the opponent's deck claims another owner or back"));
+                    break;
+                }
+                Err(error) => {
+                    fault =
+                        Some(format!("element {index} of the opponent's deck is no card of its catalogue: {error}"));
+                    break;
+                }
+            }
+        }
+        match fault {
+            Some(detail) => {
+                let evidence = self.game.deck_envelopes.get(&peer).cloned();
+                self.raise(Fault::new(AlertKind::NotInDeck, detail), evidence);
+            }
+            None => self.out.emit(Event::Audited { seat: peer, deck }),
+        }
+        Ok(())
+    }
+
+    pub(super) fn expect_guest(&mut self) -> Result<&mut Self, Fault> {
+        if self.seat == Seat::Guest {
+            Ok(self)
+        } else {
+            Err(Fault::new(AlertKind::Unexpected, "only the host accepts or rejects actions"))
+        }
+    }
+
+    pub(super) fn receive_act(
+        &mut self,
+        seq: u64,
+        action: Action,
+        seen: u64,
+        digest: Option<TableDigest>,
+    ) -> Result<(), Fault> {
+        if !self.game.ready {
+            return Err(Fault::new(AlertKind::Unexpected, "an action before set-up finished"));
+        }
+        let peer = self.seat.opponent();
+        match self.seat {
+            // The guest's proposal: the host decides its place in the game's order.
+            Seat::Host => match self.check_action(peer, &action) {
+                Ok(()) => {
+                    self.out.send::<G>(&Message::Accept { seq });
+                    self.apply_action(peer, action);
+                }
+                Err(error) => {
+                    self.out.send::<G>(&Message::Reject { seq, reason: error.reason.clone() });
+                    // Only a proposal made on the table as it is now can be called forbidden;
+                    // one the host's own actions overtook may just be out of date.
+                    if error.forbidden && seen == self.game.actions_applied {
+                        let kind = forbidden_kind(&action);
+                        return Err(Fault::new(kind, error.reason));
+                    }
+                }
+            },
+            // The host's action, already applied on its side: it must fit, at the same point.
+            Seat::Guest => {
+                if seen != self.game.actions_applied {
+                    return Err(Fault::new(
+                        AlertKind::Unexpected,
+                        format!("the host acted after {seen} actions, this table has {}", self.game.actions_applied),
+                    ));
+                }
+                if action == Action::NextTurn && digest != Some(self.digest_as_host_saw()) {
+                    return Err(Fault::new(
+                        AlertKind::Unexpected,
+                        "the host's table differs from this one at the turn",
+                    ));
+                }
+                if let Err(error) = self.check_action(peer, &action) {
+                    let kind = if error.forbidden { forbidden_kind(&action) } else { AlertKind::Unexpected };
+                    return Err(Fault::new(kind, error.reason));
+                }
+                self.apply_action(peer, action);
+            }
+        }
+        Ok(())
+    }
+
+    /// The guest's table as the host saw it when it sent the message being handled (which
+    /// acknowledged `peer_ack` of the guest's messages): a library whose run the guest's own
+    /// unseen response completed is in its order from before.
+    pub(super) fn digest_as_host_saw(&self) -> TableDigest {
+        if self.game.unseen_reorders.is_empty() {
+            return TableDigest(self.game.table.digest());
+        }
+        let mut table = self.game.table.clone();
+        for reorder in self.game.unseen_reorders.iter().rev() {
+            let zone = ZoneId::library(reorder.library);
+            let now = table.zone(zone);
+            let back: Option<Vec<u32>> =
+                reorder.before.iter().map(|id| now.iter().position(|c| c == id).map(|at| at as u32)).collect();
+            if let Some(back) = back {
+                // The same cards, by construction: only the order is restored.
+                let _same_cards = table.permute(zone, &back);
+            }
+        }
+        TableDigest(table.digest())
+    }
+}

@@ -1,0 +1,380 @@
+//! Table rules: whether an action fits the table now, and its effect once it is in the game's order.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::Engine;
+use super::api::{AlertKind, Event};
+use super::fault::{ActionError, Fault, check_text};
+use super::state::{Form, RandomKind, index};
+use crate::crypto::{Group, MAX_NAME_LEN};
+use crate::ids::Seat;
+use crate::table::{Card, CardId, GUEST_CARD_OFFSET, Knowledge, Placement, Position, ZoneId, ZoneKind};
+use crate::wire::{self, Action, KeyRef};
+
+impl<G: Group> Engine<G> {
+    /// Ids of `owner`'s cards start above this number.
+    pub(super) fn id_base(owner: Seat) -> u32 {
+        match owner {
+            Seat::Host => 0,
+            Seat::Guest => GUEST_CARD_OFFSET,
+        }
+    }
+
+    /// The id a new card of `owner`'s gets: one above its highest.
+    pub(super) fn next_card_id(&self, owner: Seat) -> CardId {
+        let highest = self.game.table.cards().filter(|c| c.owner == owner).map(|c| c.id.0).max();
+        CardId(highest.unwrap_or(Self::id_base(owner)) + 1)
+    }
+
+    /// Whether a library may be shuffled by a public permutation: nobody knows any of its
+    /// cards, every layer is current, and it has one back (the actor would place the backs).
+    pub(super) fn is_clean_for_permutation(&self, library: Seat) -> bool {
+        !self.game.table.is_dirty(library)
+            && self.game.back_groups(library).len() < 2
+            && self.game.table.zone(ZoneId::library(library)).iter().all(|id| {
+                Seat::BOTH.into_iter().all(|holder| {
+                    let current =
+                        self.game.current_keys.get(&(holder, library)).map(|&epoch| KeyRef { holder, library, epoch });
+                    current.is_some() && self.game.planned[id][index(holder)] == current
+                })
+            })
+    }
+
+    /// Checks an action by `actor` against the table as it is now.
+    /// A card of a hand being picked from at random stays in the hand until the pick settles:
+    /// whoever learns the outcome first could otherwise move the picked card away.
+    pub(super) fn check_not_pinned(&self, card: CardId) -> Result<(), ActionError> {
+        let pinned = self.game.randoms.values().any(|round| match &round.kind {
+            RandomKind::ShowRandom(hand) => hand.contains(&card),
+            _ => false,
+        });
+        if pinned {
+            return Err(ActionError::stale(format!("card {card} is in a hand being picked from at random")));
+        }
+        Ok(())
+    }
+
+    /// A library holds at most `wire::max_library_len` cards (tokens moved in included), so that
+    /// an honest shuffle step of it always fits in a message, whoever makes it.
+    pub(super) fn check_library_room(&self, library: Seat, adding: usize) -> Result<(), ActionError> {
+        let max = wire::max_library_len::<G>();
+        if self.game.table.zone(ZoneId::library(library)).len() + adding > max {
+            return Err(ActionError::forbidden(format!("a library holds at most {max} cards with this suite")));
+        }
+        Ok(())
+    }
+
+    pub(super) fn check_action(&self, actor: Seat, action: &Action) -> Result<(), ActionError> {
+        let own_library = ZoneId::library(actor);
+        let count_in = |zone: ZoneId, count: u32| {
+            if count == 0 {
+                return Err(ActionError::forbidden("a count of zero"));
+            }
+            if self.game.library_locked(zone.owner) && zone.kind == ZoneKind::Library {
+                return Err(ActionError::stale(format!("{zone} is being shuffled")));
+            }
+            self.game.table.top(zone, count).map(|_| ()).map_err(|e| ActionError::stale(e.to_string()))
+        };
+        let in_play = |card: CardId| {
+            let card = self.game.card(card)?;
+            if card.zone.kind != ZoneKind::Play {
+                return Err(ActionError::stale(format!("card {} is not in play", card.id)));
+            }
+            Ok(())
+        };
+        match action {
+            Action::Draw { count } | Action::Peek { count } => count_in(own_library, *count),
+            Action::TakeFromLibrary { count } => count_in(ZoneId::library(actor.opponent()), *count),
+            Action::Move { card, to, position, .. } => {
+                self.check_not_pinned(*card)?;
+                let from = self.game.card(*card)?.zone;
+                if to.kind == ZoneKind::Library && from != *to {
+                    self.check_library_room(to.owner, 1)?;
+                }
+                for zone in [from, *to] {
+                    if zone.kind == ZoneKind::Library {
+                        if zone.owner != actor {
+                            return Err(ActionError::forbidden(format!("a move in the opponent's library ({zone})")));
+                        }
+                        if self.game.library_locked(zone.owner) {
+                            return Err(ActionError::stale(format!("{zone} is being shuffled")));
+                        }
+                    }
+                }
+                self.game.table.check_move(*card, *to, *position).map_err(|e| match e {
+                    // A zone may have shrunk since the move was decided.
+                    crate::table::TableError::BadIndex { .. } => ActionError::stale(e.to_string()),
+                    other => ActionError::forbidden(other.to_string()),
+                })?;
+                Ok(())
+            }
+            Action::Rearrange { card, index } => {
+                let zone = self.game.card(*card)?.zone;
+                if zone.kind == ZoneKind::Library && zone.owner != actor {
+                    return Err(ActionError::forbidden(format!("a move in the opponent's library ({zone})")));
+                }
+                if zone.kind == ZoneKind::Library && self.game.library_locked(zone.owner) {
+                    return Err(ActionError::stale(format!("{zone} is being shuffled")));
+                }
+                let len = self.game.table.zone(zone).len();
+                if *index as usize >= len {
+                    return Err(ActionError::stale(format!("{zone} has {len} cards")));
+                }
+                Ok(())
+            }
+            Action::Shuffle { permutation } => {
+                if self.game.library_locked(actor) {
+                    return Err(ActionError::stale("the library is already being shuffled"));
+                }
+                let cards = self.game.table.zone(own_library);
+                match permutation {
+                    Some(permutation) => {
+                        if !self.is_clean_for_permutation(actor) {
+                            let known: Vec<String> = cards
+                                .iter()
+                                .filter(|id| self.game.table.card(**id).is_some_and(|c| c.known_to.is_anyone()))
+                                .map(|id| id.to_string())
+                                .collect();
+                            let why = if !known.is_empty() {
+                                format!("whose cards {} are known", known.join(", "))
+                            } else if self.game.back_groups(actor).len() > 1 {
+                                "of several backs, whose places it would choose".to_string()
+                            } else {
+                                "whose cards are under old keys".to_string()
+                            };
+                            return Err(ActionError::forbidden(format!(
+                                "a reorder-only shuffle of a library {why}: stacking"
+                            )));
+                        }
+                        if permutation.len() != cards.len() {
+                            return Err(ActionError::stale("the library changed size"));
+                        }
+                        let mut sorted = permutation.clone();
+                        sorted.sort_unstable();
+                        if !sorted.iter().copied().eq(0..cards.len() as u32) {
+                            return Err(ActionError::forbidden("not a permutation of the library"));
+                        }
+                        Ok(())
+                    }
+                    None => Ok(()),
+                }
+            }
+            Action::Reveal { cards, to } => {
+                if cards.is_empty() {
+                    return Err(ActionError::forbidden("nothing to reveal"));
+                }
+                if cards.iter().collect::<BTreeSet<_>>().len() != cards.len() {
+                    return Err(ActionError::forbidden("the same card twice in one reveal"));
+                }
+                if *to == Some(actor) {
+                    return Err(ActionError::forbidden("a reveal to oneself"));
+                }
+                for id in cards {
+                    let card = self.game.card(*id)?;
+                    if card.zone.kind == ZoneKind::Library && self.game.library_locked(card.zone.owner) {
+                        return Err(ActionError::stale(format!("{} is being shuffled", card.zone)));
+                    }
+                    if !card.known_to.knows(actor) {
+                        return Err(ActionError::forbidden(format!(
+                            "a reveal of card {id}, which the revealer does not know"
+                        )));
+                    }
+                }
+                Ok(())
+            }
+            Action::ShowRandom => {
+                if self.game.table.zone(ZoneId::hand(actor)).is_empty() {
+                    return Err(ActionError::stale("the hand is empty"));
+                }
+                Ok(())
+            }
+            Action::Tap { card, .. } => in_play(*card),
+            Action::SetCardValue { card, key, .. } => {
+                check_text("counter", key).map_err(|f| ActionError::forbidden(f.detail))?;
+                in_play(*card)
+            }
+            Action::SetPlayerValue { key, .. } => {
+                check_text("value", key).map_err(|f| ActionError::forbidden(f.detail))
+            }
+            Action::SetPhase { phase } => check_text("phase", phase).map_err(|f| ActionError::forbidden(f.detail)),
+            Action::NextTurn | Action::Roll { .. } | Action::Flip => Ok(()),
+            Action::Mulligan { .. } => {
+                if self.game.library_locked(actor) {
+                    return Err(ActionError::stale("the library is already being shuffled"));
+                }
+                self.check_library_room(actor, self.game.table.zone(ZoneId::hand(actor)).len())?;
+                self.game.table.zone(ZoneId::hand(actor)).iter().try_for_each(|id| self.check_not_pinned(*id))
+            }
+            Action::AddCard { card, to, .. } => {
+                if card.owner != actor {
+                    return Err(ActionError::forbidden("a token must belong to its creator"));
+                }
+                if card.name.is_empty() || card.name.len() > MAX_NAME_LEN {
+                    return Err(ActionError::forbidden("a token needs a name of at most 200 bytes"));
+                }
+                if to.kind == ZoneKind::Library || (to.kind == ZoneKind::Sideboard && to.owner != actor) {
+                    return Err(ActionError::forbidden("tokens are created outside libraries"));
+                }
+                if self.game.tokens.contains_key(&card.point::<G>(&self.game.game_id.expect("set"))) {
+                    return Err(ActionError::forbidden("this token exists already"));
+                }
+                if self.game.tokens.values().filter(|token| token.owner == actor).count() >= wire::MAX_TOKENS {
+                    return Err(ActionError::forbidden(format!("at most {} tokens per player", wire::MAX_TOKENS)));
+                }
+                // Ids are numbered per owner below the next owner's range: a full range ends tokens.
+                if self.next_card_id(actor).0 > Self::id_base(actor) + GUEST_CARD_OFFSET - 1 {
+                    return Err(ActionError::forbidden("no card ids left for more tokens"));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Applies a checked action, in the game's order, and starts what it sets off.
+    pub(super) fn apply_action(&mut self, actor: Seat, action: Action) {
+        let number = self.game.actions_applied;
+        self.game.actions_applied += 1;
+        let opponent = actor.opponent();
+        // The opponent changing this player's cards in place (moves say so themselves).
+        let touched = match &action {
+            Action::Rearrange { card, .. } | Action::Tap { card, .. } | Action::SetCardValue { card, .. } => {
+                Some(*card)
+            }
+            _ => None,
+        };
+        if let Some(card) = touched.and_then(|id| self.game.table.card(id))
+            && actor != self.seat
+            && (card.owner == self.seat || card.zone.owner == self.seat)
+        {
+            let detail = format!("opponent changed card {} in {}", card.id, card.zone);
+            self.raise(Fault::new(AlertKind::MovedYourCards, detail), None);
+        }
+        match &action {
+            Action::Draw { count } => {
+                let cards = self.game.table.top(ZoneId::library(actor), *count).expect("checked");
+                for id in &cards {
+                    self.game
+                        .table
+                        .move_card(*id, ZoneId::hand(actor), Position::Bottom, Placement::default())
+                        .expect("checked");
+                }
+                self.start_unlock(number, cards, Knowledge::only(actor));
+            }
+            Action::Peek { count } => {
+                let cards = self.game.table.top(ZoneId::library(actor), *count).expect("checked");
+                self.start_unlock(number, cards, Knowledge::only(actor));
+            }
+            Action::TakeFromLibrary { count } => {
+                let cards = self.game.table.top(ZoneId::library(opponent), *count).expect("checked");
+                for id in &cards {
+                    self.game
+                        .table
+                        .move_card(*id, ZoneId::hand(actor), Position::Bottom, Placement::default())
+                        .expect("checked");
+                }
+                if actor != self.seat {
+                    self.raise(
+                        Fault::new(
+                            AlertKind::LookedAtYourCards,
+                            format!("opponent took {count} card(s) from your library"),
+                        ),
+                        None,
+                    );
+                }
+                self.start_unlock(number, cards, Knowledge::only(actor));
+            }
+            Action::Move { card, to, position, placement } => {
+                let before = self.game.table.card(*card).expect("checked").clone();
+                self.game.table.move_card(*card, *to, *position, *placement).expect("checked");
+                if actor != self.seat && (before.owner == self.seat || before.zone.owner == self.seat) {
+                    self.raise(
+                        Fault::new(
+                            AlertKind::MovedYourCards,
+                            format!("opponent moved card {card} from {} to {to}", before.zone),
+                        ),
+                        None,
+                    );
+                }
+                let audience = match to.kind {
+                    ZoneKind::Graveyard | ZoneKind::Exile => Knowledge::BOTH,
+                    ZoneKind::Play if !placement.face_down => Knowledge::BOTH,
+                    ZoneKind::Hand | ZoneKind::Sideboard => Knowledge::only(to.owner),
+                    ZoneKind::Play | ZoneKind::Library => Knowledge::NOBODY,
+                };
+                self.start_unlock(number, vec![*card], audience);
+            }
+            Action::Rearrange { card, index } => {
+                let zone = self.game.table.card(*card).expect("checked").zone;
+                let placement = self.game.table.card(*card).expect("checked").placement;
+                self.game.table.move_card(*card, zone, Position::Index(*index), placement).expect("checked");
+            }
+            Action::Shuffle { permutation: Some(permutation) } => {
+                self.game.table.permute(ZoneId::library(actor), permutation).expect("checked");
+                self.out.emit(Event::Shuffled { library: actor });
+            }
+            Action::Shuffle { permutation: None } => self.start_shuffle(actor, number),
+            Action::Reveal { cards, to } => {
+                let audience = to.map_or(Knowledge::BOTH, Knowledge::only);
+                self.start_unlock(number, cards.clone(), audience);
+            }
+            Action::ShowRandom => {
+                let hand = self.game.table.zone(ZoneId::hand(actor)).to_vec();
+                self.start_random(number, actor, RandomKind::ShowRandom(hand));
+            }
+            Action::Tap { card, tapped } => self.game.table.card_mut(*card).expect("checked").tapped = *tapped,
+            Action::SetCardValue { card, key, value } => {
+                let counters = &mut self.game.table.card_mut(*card).expect("checked").counters;
+                match value {
+                    Some(value) => counters.insert(key.clone(), *value),
+                    None => counters.remove(key),
+                };
+            }
+            Action::SetPlayerValue { key, value } => {
+                self.game.table.player_mut(actor).values.insert(key.clone(), *value);
+            }
+            Action::SetPhase { phase } => self.game.table.phase = phase.clone(),
+            Action::NextTurn => {
+                self.game.table.turn += 1;
+                self.game.table.active = Some(self.game.table.active.map_or(opponent, Seat::opponent));
+            }
+            Action::Roll { dice } => self.start_random(number, actor, RandomKind::Roll(*dice)),
+            Action::Flip => self.start_random(number, actor, RandomKind::Flip),
+            Action::Mulligan { draw } => {
+                for id in self.game.table.zone(ZoneId::hand(actor)).to_vec() {
+                    if self.game.table.card(id).is_some_and(|c| c.owner == actor) {
+                        let library = ZoneId::library(actor);
+                        self.game
+                            .table
+                            .move_card(id, library, Position::Bottom, Placement::default())
+                            .expect("own card");
+                    }
+                }
+                self.start_shuffle(actor, number);
+                if actor == self.seat {
+                    self.game.mulligan_draw = Some(*draw);
+                }
+            }
+            Action::AddCard { card, to, placement } => {
+                let point = card.point::<G>(&self.game.game_id.expect("set"));
+                let id = self.next_card_id(actor);
+                let new = Card {
+                    id,
+                    owner: actor,
+                    back: card.back,
+                    zone: *to,
+                    placement: if to.kind == ZoneKind::Play { *placement } else { Placement::default() },
+                    tapped: false,
+                    counters: BTreeMap::new(),
+                    known_to: Knowledge::BOTH,
+                };
+                self.game.table.add_card(new, Position::Top).expect("checked");
+                self.game.forms.insert(id, Form { element: point.clone(), layers: [None, None] });
+                self.game.planned.insert(id, [None, None]);
+                self.game.tokens.insert(point, card.clone());
+                self.game.identities.insert(id, card.clone());
+                self.out.emit(Event::Learned { card: id, instance: card.clone() });
+            }
+        }
+        self.out.emit(Event::Applied { number, by: actor, action });
+    }
+}

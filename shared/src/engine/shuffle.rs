@@ -1,0 +1,397 @@
+//! Library shuffles: relocks, shuffle steps with their proofs, and the arrangement of several backs.
+
+use std::collections::{HashMap, VecDeque};
+
+use super::Engine;
+use super::api::{AlertKind, Event};
+use super::fault::Fault;
+use super::setup::SETUP_SHUFFLES;
+use super::state::{Arrangement, BackGroup, RandomKind, ShuffleRun, ShuffleStage, UnseenReorder, index};
+use crate::crypto::{Group, LockKey, ProofContext, ShuffleChallenge, Soundness};
+use crate::ids::Seat;
+use crate::table::{CardId, Knowledge, ZoneId};
+use crate::wire::{Action, KeyRef, Message, RelockGroup, ShuffleStep};
+
+/// Random rounds that arrange a library's backs are numbered apart from the actions' rounds.
+pub(super) const ARRANGEMENT_ROUNDS: u64 = 1 << 63;
+
+impl<G: Group> Engine<G> {
+    /// A full shuffle with fresh locks: whoever might know cards is hidden from by the
+    /// other player's step.
+    pub(super) fn start_shuffle(&mut self, library: Seat, number: u64) {
+        let owner_known = self
+            .game
+            .table
+            .zone(ZoneId::library(library))
+            .iter()
+            .any(|id| self.game.table.card(*id).is_some_and(|c| c.known_to.knows(library)));
+        let other_known = self
+            .game
+            .table
+            .zone(ZoneId::library(library))
+            .iter()
+            .any(|id| self.game.table.card(*id).is_some_and(|c| c.known_to.knows(library.opponent())));
+        let mut steps = VecDeque::new();
+        if other_known {
+            steps.push_back(library);
+        }
+        if owner_known || steps.is_empty() {
+            steps.push_back(library.opponent());
+        }
+        // The first stepper relocks its own cards in its step; the other one must do it before.
+        let other = steps[0].opponent();
+        let current = self.game.current_key(other, library);
+        let stale = self
+            .game
+            .table
+            .zone(ZoneId::library(library))
+            .iter()
+            .any(|id| self.game.planned[id][index(other)] != current);
+        let relock_first = stale.then_some(other);
+        let arrangement = self.start_arrangement(library, number + 1);
+        self.game.shuffles.insert(
+            library,
+            ShuffleRun { relock_first, steps, stage: ShuffleStage::Waiting, arrangement, own_response: None },
+        );
+    }
+
+    /// Relocks this player's stale cards of a library and tells the other player.
+    pub(super) fn send_relock(&mut self, library: Seat) {
+        let seq = self.out.next_seq();
+        let context = self.game.context(seq, format!("relock/{}", library.id_byte()));
+        let relock = self.relock_stale(library, &context);
+        self.out.send::<G>(&Message::Relock { library, relock });
+        self.game.shuffles.get_mut(&library).expect("a shuffle is under way").relock_first = None;
+    }
+
+    /// Brings every card of `library` to this player's current key, with proofs.
+    pub(super) fn relock_stale(&mut self, library: Seat, context: &ProofContext) -> Vec<RelockGroup<G>> {
+        let seat = self.seat;
+        let current = self.game.current_key(seat, library);
+        let mut relock = Vec::new();
+        for (from, cards) in self.game.stale_layers(seat, library) {
+            let forms: Vec<G::Element> = cards.iter().map(|id| self.game.forms[id].element.clone()).collect();
+            let key = &self.game.keys[&current.expect("stale layers exist only under a current key")];
+            let (relocked, proof) =
+                key.relock_with_proof(from.map(|k| &self.game.keys[&k]), &forms, context, &mut self.rng);
+            for (id, element) in cards.iter().zip(&relocked) {
+                let form = self.game.forms.get_mut(id).expect("library cards exist");
+                form.element = element.clone();
+                form.layers[index(seat)] = current;
+                self.game.planned.insert(*id, form.layers);
+            }
+            relock.push(RelockGroup { from, cards, forms: relocked, proof });
+        }
+        relock
+    }
+
+    /// Checks and applies the other player's relock of its stale cards of `library`.
+    pub(super) fn accept_relock(
+        &mut self,
+        library: Seat,
+        groups: &[RelockGroup<G>],
+        context: &ProofContext,
+    ) -> Result<(), Fault> {
+        let peer = self.seat.opponent();
+        let current = self.game.current_key(peer, library);
+        let mut stale = self.game.stale_layers(peer, library);
+        let mut relocked: HashMap<CardId, G::Element> = HashMap::new();
+        for group in groups {
+            // Each group must be exactly one set of stale cards: nothing else is accepted, so
+            // the keys it names are keys this engine knows.
+            let expected = stale.remove(&group.from).unwrap_or_default();
+            if expected.is_empty() || expected != group.cards || group.forms.len() != group.cards.len() {
+                return Err(Fault::new(AlertKind::Unexpected, "relock groups do not match the library"));
+            }
+            let to = current
+                .and_then(|k| self.game.commitments.get(&k))
+                .expect("stale cards exist only under a current key");
+            let from = group.from.map(|k| self.game.commitments[&k].clone());
+            let forms: Vec<G::Element> = group.cards.iter().map(|id| self.game.forms[id].element.clone()).collect();
+            to.verify_relock(from.as_ref(), &forms, group.forms.clone(), &group.proof, context)
+                .map_err(|e| Fault::new(AlertKind::BadProof, format!("relock before shuffle: {e}")))?;
+            relocked.extend(group.cards.iter().copied().zip(group.forms.iter().cloned()));
+        }
+        if !stale.is_empty() {
+            return Err(Fault::new(AlertKind::Unexpected, "relock groups leave cards under old keys"));
+        }
+        for (id, element) in relocked {
+            let form = self.game.forms.get_mut(&id).expect("library cards exist");
+            form.element = element;
+            form.layers[index(peer)] = current;
+            self.game.planned.insert(id, form.layers);
+        }
+        Ok(())
+    }
+
+    pub(super) fn receive_relock(&mut self, seq: u64, library: Seat, groups: Vec<RelockGroup<G>>) -> Result<(), Fault> {
+        let peer = self.seat.opponent();
+        let due = self.game.shuffles.get(&library).is_some_and(|run| run.relock_first == Some(peer));
+        if !due || self.game.library_unlocking(library) {
+            return Err(Fault::new(AlertKind::Unexpected, "a relock out of turn"));
+        }
+        let context = self.game.context(seq, format!("relock/{}", library.id_byte()));
+        self.accept_relock(library, &groups, &context)?;
+        self.game.shuffles.get_mut(&library).expect("checked").relock_first = None;
+        Ok(())
+    }
+
+    pub(super) fn send_shuffle_step(&mut self, library: Seat) {
+        let seat = self.seat;
+        let seq = self.out.next_seq();
+        let context = self.game.context(seq, format!("shuffle/{}", library.id_byte()));
+        let current = self.game.current_key(seat, library);
+        let relock = self.relock_stale(library, &context);
+        let groups = self.back_groups_to_shuffle(library, seq);
+        let fresh = LockKey::<G>::generate(&mut self.rng);
+        let fresh_commitment = fresh.commitment().clone();
+        let mut commits = Vec::with_capacity(groups.len());
+        let mut pendings = Vec::with_capacity(groups.len());
+        let mut outputs = Vec::new();
+        for group in groups {
+            let (commit, pending) =
+                fresh.lock_and_shuffle(&group.inputs, Soundness::Interactive, &group.context, &mut self.rng);
+            outputs.extend(group.cards.into_iter().zip(commit.cards.iter().cloned()));
+            commits.push(commit);
+            pendings.push(pending);
+        }
+        // The holder's key on this library becomes current × fresh (or fresh, the first time).
+        let (new_key, combined) = match current {
+            Some(current) => {
+                let (combined, proof) = self.game.keys[&current].combine_with_proof(&fresh, &context, &mut self.rng);
+                let commitment = combined.commitment().clone();
+                (combined, Some((commitment, proof)))
+            }
+            None => (fresh, None),
+        };
+        let new_ref = KeyRef { holder: seat, library, epoch: current.map_or(0, |k| k.epoch + 1) };
+        let step = ShuffleStep { library, relock, fresh: fresh_commitment, commits, combined };
+        self.out.send::<G>(&Message::ShuffleStep { step });
+        if let Some(run) = self.game.shuffles.get_mut(&library) {
+            run.stage = ShuffleStage::Committed { pendings, new_key, new_ref, outputs };
+        }
+    }
+
+    /// The library's back groups with their current forms, each with the proof context of
+    /// its shuffle in the step that is message `seq`.
+    pub(super) fn back_groups_to_shuffle(&self, library: Seat, seq: u64) -> Vec<BackGroup<G>> {
+        self.game
+            .back_groups(library)
+            .into_iter()
+            .enumerate()
+            .map(|(group, cards)| BackGroup {
+                inputs: cards.iter().map(|id| self.game.forms[id].element.clone()).collect(),
+                cards,
+                context: self.game.context(seq, format!("shuffle/{}/{group}", library.id_byte())),
+            })
+            .collect()
+    }
+
+    pub(super) fn receive_shuffle_step(&mut self, seq: u64, step: ShuffleStep<G>) -> Result<(), Fault> {
+        let peer = self.seat.opponent();
+        let library = step.library;
+        let run = self
+            .game
+            .shuffles
+            .get(&library)
+            .ok_or_else(|| Fault::new(AlertKind::Unexpected, "a shuffle step for a library nobody is shuffling"))?;
+        if run.relock_first.is_some() || run.steps.front() != Some(&peer) || !matches!(run.stage, ShuffleStage::Waiting)
+        {
+            return Err(Fault::new(AlertKind::Unexpected, "a shuffle step out of turn"));
+        }
+        if self.game.library_unlocking(library) {
+            return Err(Fault::new(AlertKind::Unexpected, "a shuffle step before the library's reveals were done"));
+        }
+        if *step.fresh.element() == G::generator() {
+            return Err(Fault::new(
+                AlertKind::Stacking,
+                "a shuffle step locked with the unit key: no fresh lock at all",
+            ));
+        }
+        let context = self.game.context(seq, format!("shuffle/{}", library.id_byte()));
+        let current = self.game.current_key(peer, library);
+        self.accept_relock(library, &step.relock, &context)?;
+        match (&current, &step.combined) {
+            (Some(current), Some((combined, proof))) => {
+                self.game.commitments[current]
+                    .verify_combined(&step.fresh, combined.clone(), proof, &context)
+                    .map_err(|e| Fault::new(AlertKind::BadProof, format!("combined shuffle key: {e}")))?;
+            }
+            (None, None) => {}
+            _ => {
+                return Err(Fault::new(
+                    AlertKind::Unexpected,
+                    "combined key present without a current key, or missing",
+                ));
+            }
+        }
+        let groups = self.back_groups_to_shuffle(library, seq);
+        if step.commits.len() != groups.len() {
+            return Err(Fault::new(
+                AlertKind::BadProof,
+                format!("a shuffle step of {} groups for a library of {} backs", step.commits.len(), groups.len()),
+            ));
+        }
+        let challenge = ShuffleChallenge::random(&mut self.rng);
+        self.out.send::<G>(&Message::ShuffleChallenge { library, challenge });
+        let run = self.game.shuffles.get_mut(&library).expect("checked above");
+        run.stage = ShuffleStage::Challenged { step, groups, challenge };
+        Ok(())
+    }
+
+    pub(super) fn receive_challenge(&mut self, library: Seat, challenge: ShuffleChallenge) -> Result<(), Fault> {
+        let run = self
+            .game
+            .shuffles
+            .get_mut(&library)
+            .ok_or_else(|| Fault::new(AlertKind::Unexpected, "a challenge for a library nobody is shuffling"))?;
+        let ShuffleStage::Committed { .. } = run.stage else {
+            return Err(Fault::new(AlertKind::Unexpected, "a challenge out of turn"));
+        };
+        let ShuffleStage::Committed { pendings, new_key, new_ref, outputs } =
+            std::mem::replace(&mut run.stage, ShuffleStage::Waiting)
+        else {
+            unreachable!("matched above")
+        };
+        let responses = pendings.into_iter().map(|pending| pending.respond(Some(&challenge))).collect();
+        run.own_response = Some(self.out.next_seq());
+        self.out.send::<G>(&Message::ShuffleResponse { library, responses });
+        self.game.commitments.insert(new_ref, new_key.commitment().clone());
+        self.game.keys.insert(new_ref, new_key);
+        self.finish_shuffle_step(library, new_ref, outputs);
+        Ok(())
+    }
+
+    pub(super) fn receive_response(
+        &mut self,
+        library: Seat,
+        responses: Vec<crate::crypto::ShuffleResponse<G>>,
+    ) -> Result<(), Fault> {
+        let peer = self.seat.opponent();
+        let run =
+            self.game.shuffles.get_mut(&library).ok_or_else(|| {
+                Fault::new(AlertKind::Unexpected, "a shuffle response for a library nobody is shuffling")
+            })?;
+        let ShuffleStage::Challenged { .. } = run.stage else {
+            return Err(Fault::new(AlertKind::Unexpected, "a shuffle response out of turn"));
+        };
+        let ShuffleStage::Challenged { step, groups, challenge } =
+            std::mem::replace(&mut run.stage, ShuffleStage::Waiting)
+        else {
+            unreachable!("matched above")
+        };
+        if responses.len() != groups.len() {
+            return Err(Fault::new(AlertKind::BadProof, "a shuffle response does not answer every group"));
+        }
+        let mut outputs = Vec::new();
+        for ((group, commit), response) in groups.into_iter().zip(step.commits).zip(&responses) {
+            let shuffled = step
+                .fresh
+                .verify_shuffle(&group.inputs, commit, &challenge, response, &group.context)
+                .map_err(|e| Fault::new(AlertKind::BadProof, format!("shuffle of the {library:?} library: {e}")))?;
+            outputs.extend(group.cards.into_iter().zip(shuffled.into_inner().cards));
+        }
+        let current = self.game.current_key(peer, library);
+        let new_ref = KeyRef { holder: peer, library, epoch: current.map_or(0, |k| k.epoch + 1) };
+        let new_commitment = step.combined.map_or(step.fresh, |(combined, _)| combined);
+        self.game.commitments.insert(new_ref, new_commitment);
+        self.finish_shuffle_step(library, new_ref, outputs);
+        Ok(())
+    }
+
+    /// Puts a verified shuffle step's output in place: the stepper's layer is the new key,
+    /// and only the stepper can still tell which card went where.
+    pub(super) fn finish_shuffle_step(&mut self, library: Seat, new_ref: KeyRef, outputs: Vec<(CardId, G::Element)>) {
+        let stepper = new_ref.holder;
+        for (id, element) in outputs {
+            let form = self.game.forms.get_mut(&id).expect("library cards exist");
+            form.element = element;
+            form.layers[index(stepper)] = Some(new_ref);
+            self.game.planned.insert(id, form.layers);
+            let card = self.game.table.card_mut(id).expect("library cards exist");
+            // Only the stepper could follow a card it knew through its own permutation, and
+            // runs are planned so that the other player's step comes after any such card
+            // (see `start_shuffle`): once the run ends, nobody knows any card of it.
+            card.known_to = Knowledge::NOBODY;
+            self.game.identities.remove(&id);
+        }
+        self.game.current_keys.insert((stepper, library), new_ref.epoch);
+        self.game.shuffles.get_mut(&library).expect("a shuffle is under way").steps.pop_front();
+        self.finish_run_if_done(library);
+    }
+
+    /// A run is done when its last step is in and its backs' arrangement is drawn: the
+    /// library takes the arrangement, and play (or set-up) goes on.
+    pub(super) fn finish_run_if_done(&mut self, library: Seat) {
+        let Some(run) = self.game.shuffles.get(&library) else { return };
+        if !run.steps.is_empty() || matches!(run.arrangement, Arrangement::Drawing) {
+            return;
+        }
+        let run = self.game.shuffles.remove(&library).expect("seen above");
+        if let Arrangement::Drawn(order) = run.arrangement {
+            let before = self.game.table.zone(ZoneId::library(library)).to_vec();
+            self.game.table.permute(ZoneId::library(library), &order).expect("an order of this library");
+            // The host completes the run only once the guest's last response reaches it: until
+            // then its table, and the turn digest it sends, have the library's old order.
+            if self.seat == Seat::Guest
+                && let Some(seq) = run.own_response
+                && seq >= self.out.peer_ack
+            {
+                self.game.unseen_reorders.push(UnseenReorder { seq, library, before });
+            }
+        }
+        if self.game.ready {
+            self.out.emit(Event::Shuffled { library });
+            if library == self.seat
+                && let Some(draw) = self.game.mulligan_draw.take()
+                && draw > 0
+            {
+                self.follow_up(Action::Draw { count: draw });
+            }
+        } else {
+            self.game.setup_done.insert(library);
+            self.out.emit(Event::SetupProgress { done: self.game.setup_done.len() as u32, total: SETUP_SHUFFLES });
+            if self.game.setup_done.len() as u32 == SETUP_SHUFFLES {
+                self.game.ready = true;
+                self.out.emit(Event::Ready);
+            }
+        }
+    }
+
+    /// Starts drawing where a library's backs will lie after the run that starts now (with
+    /// `serial` 0 at set-up, the action's number + 1 later): in common, since the backs show.
+    pub(super) fn start_arrangement(&mut self, library: Seat, serial: u64) -> Arrangement {
+        if self.game.back_groups(library).len() < 2 {
+            return Arrangement::Single;
+        }
+        let round = ARRANGEMENT_ROUNDS | serial << 1 | u64::from(library == Seat::Guest);
+        self.start_random(round, library, RandomKind::Arrangement(library));
+        Arrangement::Drawing
+    }
+
+    /// Sends whatever it is now this engine's turn to send.
+    pub(super) fn drive(&mut self) {
+        if self.halted.is_some() {
+            return;
+        }
+        let ready: Vec<(Seat, bool)> = self
+            .game
+            .shuffles
+            .iter()
+            .filter(|(library, run)| {
+                matches!(run.stage, ShuffleStage::Waiting) && !self.game.library_unlocking(**library)
+            })
+            .filter_map(|(library, run)| match run.relock_first {
+                Some(holder) => (holder == self.seat).then_some((*library, true)),
+                None => (run.steps.front() == Some(&self.seat)).then_some((*library, false)),
+            })
+            .collect();
+        for (library, relock) in ready {
+            if relock {
+                self.send_relock(library);
+            } else {
+                self.send_shuffle_step(library);
+            }
+        }
+    }
+}

@@ -1,0 +1,247 @@
+//! The state of one game of a match: table, card forms and keys, and the exchanges under way.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+
+use super::fault::ActionError;
+use crate::crypto::{
+    AwaitingOpening, BackId, CardInstance, Catalogue, Dice, Group, KeyCommitment, LockKey, PendingShuffle,
+    ProofContext, SharedRandom, SharedSeed, ShuffleChallenge,
+};
+use crate::ids::{GameId, Seat};
+use crate::table::{Card, CardId, Knowledge, Table, ZoneId};
+use crate::wire::{Action, Envelope, KeyRef, ShuffleStep};
+
+/// A card's current cryptographic form: the element everyone sees, and whose layers are on it.
+#[derive(Clone, Debug)]
+pub(super) struct Form<G: Group> {
+    pub(super) element: G::Element,
+    pub(super) layers: [Option<KeyRef>; 2],
+}
+
+pub(super) fn index(seat: Seat) -> usize {
+    match seat {
+        Seat::Host => 0,
+        Seat::Guest => 1,
+    }
+}
+
+/// Cards being unlocked: each holder strips its cards in turn, then the learners read them.
+///
+/// Everything here is planned when the action is applied, in the game's order, from the
+/// *planned* layers (what will be left once every earlier unlock is done), so both engines
+/// plan alike however their messages interleave. Unlocks of one card then run first-come,
+/// first-served.
+#[derive(Clone, Debug)]
+pub(super) struct Unlock {
+    pub(super) cards: Vec<CardId>,
+    pub(super) steps: VecDeque<(Seat, Vec<CardId>)>,
+    pub(super) learners: Vec<Knowledge>,
+}
+
+#[cfg_attr(fuzzing, derive(Clone))]
+pub(super) enum ShuffleStage<G: Group> {
+    /// The next stepper has not sent its step yet.
+    Waiting,
+    /// This engine sent its step and waits for the challenge.
+    Committed {
+        pendings: Vec<PendingShuffle<G>>,
+        new_key: LockKey<G>,
+        new_ref: KeyRef,
+        outputs: Vec<(CardId, G::Element)>,
+    },
+    /// This engine received a step and sent a challenge.
+    Challenged { step: ShuffleStep<G>, groups: Vec<BackGroup<G>>, challenge: ShuffleChallenge },
+}
+
+/// The cards of one back in a library, as a shuffle step takes them.
+#[cfg_attr(fuzzing, derive(Clone))]
+pub(super) struct BackGroup<G: Group> {
+    pub(super) cards: Vec<CardId>,
+    pub(super) inputs: Vec<G::Element>,
+    pub(super) context: ProofContext,
+}
+
+/// Where the backs of a library lie after a shuffle run.
+#[cfg_attr(fuzzing, derive(Clone))]
+pub(super) enum Arrangement {
+    /// One back only: nothing to draw.
+    Single,
+    /// Drawn in common by a random round that has not settled yet.
+    Drawing,
+    /// The library's new order (`Table::permute`), which puts its backs where the random
+    /// round drew them.
+    Drawn(Vec<u32>),
+}
+
+#[cfg_attr(fuzzing, derive(Clone))]
+pub(super) struct ShuffleRun<G: Group> {
+    /// A player who must first relock its stale cards: every permutation needs both
+    /// players' layers uniform across the library, or layers would follow the wrong cards.
+    pub(super) relock_first: Option<Seat>,
+    pub(super) steps: VecDeque<Seat>,
+    pub(super) stage: ShuffleStage<G>,
+    pub(super) arrangement: Arrangement,
+    /// This player's last shuffle response in the run, by message number: the host completes
+    /// the run only once it has it.
+    pub(super) own_response: Option<u64>,
+}
+
+#[cfg_attr(fuzzing, derive(Clone))]
+pub(super) enum RandomKind {
+    Roll(Dice),
+    Flip,
+    ShowRandom(Vec<CardId>),
+    /// Where the backs of a library with several backs lie after its shuffle run.
+    Arrangement(Seat),
+}
+
+#[cfg_attr(fuzzing, derive(Clone))]
+pub(super) enum RandomStage {
+    Committed {
+        mine: SharedRandom,
+    },
+    Opened {
+        waiting: AwaitingOpening,
+    },
+    /// The guest has the outcome and waits for the host to place it in the game's order.
+    Settled {
+        seed: SharedSeed,
+    },
+}
+
+#[cfg_attr(fuzzing, derive(Clone))]
+pub(super) struct RandomRound {
+    pub(super) by: Seat,
+    pub(super) kind: RandomKind,
+    pub(super) stage: Option<RandomStage>,
+}
+
+/// One game of a match: its table, keys, cards and exchanges.
+#[cfg_attr(fuzzing, derive(Clone))]
+pub(super) struct GameState<G: Group> {
+    /// 1 for the first game of a match, then 2, 3…
+    pub(super) number: u32,
+    pub(super) game_id: Option<GameId>,
+    pub(super) table: Table,
+    pub(super) forms: HashMap<CardId, Form<G>>,
+    /// Each card's layers once every unlock planned so far is done.
+    pub(super) planned: HashMap<CardId, [Option<KeyRef>; 2]>,
+    pub(super) keys: HashMap<KeyRef, LockKey<G>>,
+    pub(super) commitments: HashMap<KeyRef, KeyCommitment<G>>,
+    pub(super) current_keys: HashMap<(Seat, Seat), u32>,
+    pub(super) catalogues: HashMap<Seat, Catalogue>,
+    /// The envelope that carried each seat's deck: the evidence for its catalogue.
+    pub(super) deck_envelopes: HashMap<Seat, Envelope>,
+    /// Each seat's locked deck as it was sent, for the end-of-game audit.
+    pub(super) deck_elements: HashMap<Seat, Vec<(G::Element, BackId)>>,
+    /// This player ended the game and revealed its deck key.
+    pub(super) ended: bool,
+    /// The opponent ended the game (its audit or forfeit claim): it takes no more actions.
+    pub(super) peer_ended: bool,
+    pub(super) identities: HashMap<CardId, CardInstance>,
+    pub(super) unlocks: BTreeMap<u64, Unlock>,
+    pub(super) shuffles: BTreeMap<Seat, ShuffleRun<G>>,
+    pub(super) randoms: BTreeMap<u64, RandomRound>,
+    /// The guest's proposals awaiting the host's answer, by message number.
+    pub(super) proposals: BTreeMap<u64, Action>,
+    pub(super) actions_applied: u64,
+    /// Cards to draw once this player's mulligan shuffle is done.
+    pub(super) mulligan_draw: Option<u32>,
+    /// Tokens, public from their creation: read by point like catalogue entries.
+    pub(super) tokens: HashMap<G::Element, CardInstance>,
+    pub(super) setup_done: BTreeSet<Seat>,
+    pub(super) ready: bool,
+    /// The guest's library reorders that its own shuffle response completed, which the host
+    /// applies only once that response reaches it: the turn digest is compared as the host saw
+    /// the table (`digest_as_host_saw`).
+    pub(super) unseen_reorders: Vec<UnseenReorder>,
+}
+
+/// A library order the host had not yet seen changed: `library` was in order `before` until
+/// this player's message `seq` completed its shuffle run.
+#[cfg_attr(fuzzing, derive(Clone))]
+pub(super) struct UnseenReorder {
+    pub(super) seq: u64,
+    pub(super) library: Seat,
+    pub(super) before: Vec<CardId>,
+}
+
+impl<G: Group> GameState<G> {
+    pub(super) fn new(number: u32, game_id: Option<GameId>) -> Self {
+        GameState {
+            number,
+            game_id,
+            table: Table::new(),
+            forms: Default::default(),
+            planned: Default::default(),
+            keys: Default::default(),
+            commitments: Default::default(),
+            current_keys: Default::default(),
+            catalogues: Default::default(),
+            deck_envelopes: Default::default(),
+            deck_elements: Default::default(),
+            ended: false,
+            peer_ended: false,
+            identities: Default::default(),
+            unlocks: Default::default(),
+            shuffles: Default::default(),
+            randoms: Default::default(),
+            proposals: Default::default(),
+            actions_applied: 0,
+            mulligan_draw: None,
+            tokens: Default::default(),
+            setup_done: Default::default(),
+            ready: false,
+            unseen_reorders: Vec::new(),
+        }
+    }
+}
+
+impl<G: Group> GameState<G> {
+    pub(super) fn context(&self, sequence: u64, purpose: impl Into<String>) -> ProofContext {
+        ProofContext::new(self.game_id.expect("proofs are made after hello"), sequence, purpose)
+    }
+
+    pub(super) fn library_locked(&self, library: Seat) -> bool {
+        self.shuffles.contains_key(&library)
+    }
+
+    /// Whether cards of a library are still being unlocked (a shuffle step waits for them).
+    pub(super) fn library_unlocking(&self, library: Seat) -> bool {
+        let cards = self.table.zone(ZoneId::library(library));
+        self.unlocks.values().any(|u| u.cards.iter().any(|c| cards.contains(c)))
+    }
+
+    pub(super) fn current_key(&self, holder: Seat, library: Seat) -> Option<KeyRef> {
+        self.current_keys.get(&(holder, library)).map(|&epoch| KeyRef { holder, library, epoch })
+    }
+
+    /// The cards of `library` not yet under `holder`'s current key, grouped by their layer.
+    pub(super) fn stale_layers(&self, holder: Seat, library: Seat) -> BTreeMap<Option<KeyRef>, Vec<CardId>> {
+        let current = self.current_key(holder, library);
+        let mut groups: BTreeMap<Option<KeyRef>, Vec<CardId>> = BTreeMap::new();
+        if current.is_none() {
+            return groups;
+        }
+        for id in self.table.zone(ZoneId::library(library)) {
+            let layer = self.forms[id].layers[index(holder)];
+            if layer != current {
+                groups.entry(layer).or_default().push(*id);
+            }
+        }
+        groups
+    }
+
+    /// The library's cards by back, by ascending back id, each in the library's order.
+    pub(super) fn back_groups(&self, library: Seat) -> Vec<Vec<CardId>> {
+        let mut groups: BTreeMap<BackId, Vec<CardId>> = BTreeMap::new();
+        for id in self.table.zone(ZoneId::library(library)) {
+            groups.entry(self.table.card(*id).expect("library cards exist").back).or_default().push(*id);
+        }
+        groups.into_values().collect()
+    }
+
+    pub(super) fn card(&self, id: CardId) -> Result<&Card, ActionError> {
+        self.table.card(id).ok_or_else(|| ActionError::forbidden(format!("there is no card {id}")))
+    }
+}
