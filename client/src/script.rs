@@ -86,7 +86,7 @@ fn output_json(output: Output, engine: &Engine<Ristretto255>) -> Option<Value> {
         Output::Idle => json!({"event": "idle"}),
         Output::Waiting(_) => return None,
         Output::Overdue(Waiting { awaited, seconds }) => {
-            json!({"event": "waiting", "awaited": awaited, "seconds": seconds})
+            json!({"event": "waiting", "awaited": awaited.to_string(), "seconds": seconds})
         }
         Output::Table => table_json(engine),
         Output::Engine(event) => event_json(event, engine),
@@ -135,12 +135,12 @@ fn event_json(event: Event, engine: &Engine<Ristretto255>) -> Value {
         Event::RevealRefused { zone } => json!({"event": "reveal_refused", "zone": zone.to_string()}),
         Event::NewGameRequested => json!({"event": "new_game_requested"}),
         Event::ForfeitClaimed { by, awaited } => {
-            json!({"event": "forfeit_claimed", "by": seat_name(by), "awaited": awaited})
+            json!({"event": "forfeit_claimed", "by": seat_name(by), "awaited": awaited.to_string()})
         }
         Event::NewGame { number } => json!({"event": "new_game", "number": number}),
         Event::Alert(alert) => json!({
             "event": "alert",
-            "kind": format!("{:?}", alert.kind),
+            "kind": alert.kind.name(),
             "detail": alert.detail,
             "misbehaviour": alert.kind.is_misbehaviour()
         }),

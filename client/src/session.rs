@@ -18,7 +18,7 @@ use fairdeck_shared::crypto::{Dice, Ristretto255};
 use fairdeck_shared::engine::{Engine, EngineConfig, Event, Intent, IntentError};
 use fairdeck_shared::journal;
 use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
-use fairdeck_shared::wire::Action;
+use fairdeck_shared::wire::{Action, Awaited};
 use futures_util::{SinkExt, StreamExt};
 use rand::Rng;
 use tokio::net::TcpStream;
@@ -226,8 +226,8 @@ pub enum Output {
 /// What the engine waits on the opponent for, and for how long so far.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Waiting {
-    /// In the engine's words, such as "its strip of #12".
-    pub awaited: String,
+    /// What is awaited (shown in the engine's words, such as "its strip of #12").
+    pub awaited: Awaited,
     pub seconds: u64,
 }
 
@@ -240,7 +240,7 @@ pub struct WaitClock {
 
 #[derive(Debug)]
 struct WaitStart {
-    awaited: String,
+    awaited: Awaited,
     since: tokio::time::Instant,
     /// The seconds last sent in [`Output::Waiting`], if any was.
     shown: Option<u64>,
@@ -250,7 +250,7 @@ struct WaitStart {
 impl WaitClock {
     /// Takes in what the engine waits on the opponent for at `now` (`None`: nothing that counts) and
     /// returns what to show. Another `awaited` is another exchange: its wait starts from zero.
-    pub fn observe(&mut self, awaited: Option<String>, now: tokio::time::Instant) -> Vec<Output> {
+    pub fn observe(&mut self, awaited: Option<Awaited>, now: tokio::time::Instant) -> Vec<Output> {
         let mut outputs = Vec::new();
         if self.current.as_ref().map(|c| &c.awaited) != awaited.as_ref() {
             if self.current.take().is_some_and(|c| c.shown.is_some()) {
@@ -1451,30 +1451,27 @@ mod tests {
         );
     }
 
-    fn waiting(awaited: &str, seconds: u64) -> Waiting {
-        Waiting { awaited: awaited.into(), seconds }
+    fn waiting(seconds: u64) -> Waiting {
+        Waiting { awaited: Awaited::Strip { cards: vec![CardId(12)] }, seconds }
     }
 
     #[test]
     fn a_wait_shows_after_a_few_seconds_and_is_overdue_once_per_exchange() {
         let start = tokio::time::Instant::now();
         let at = |seconds: u64| start + Duration::from_secs(seconds);
-        let strip = || Some("its strip of #12".to_string());
+        let strip = || Some(Awaited::Strip { cards: vec![CardId(12)] });
         let mut clock = WaitClock::default();
         assert_eq!(clock.observe(strip(), at(0)), []);
         assert_eq!(clock.observe(strip(), at(4)), [], "an exchange takes a moment");
-        assert_eq!(clock.observe(strip(), at(5)), [Output::Waiting(Some(waiting("its strip of #12", 5)))]);
+        assert_eq!(clock.observe(strip(), at(5)), [Output::Waiting(Some(waiting(5)))]);
         assert_eq!(clock.observe(strip(), at(5)), [], "the same second is not sent twice");
-        assert_eq!(
-            clock.observe(strip(), at(61)),
-            [Output::Waiting(Some(waiting("its strip of #12", 61))), Output::Overdue(waiting("its strip of #12", 61))]
-        );
-        assert_eq!(clock.observe(strip(), at(62)), [Output::Waiting(Some(waiting("its strip of #12", 62)))]);
+        assert_eq!(clock.observe(strip(), at(61)), [Output::Waiting(Some(waiting(61))), Output::Overdue(waiting(61))]);
+        assert_eq!(clock.observe(strip(), at(62)), [Output::Waiting(Some(waiting(62)))]);
         // The strip came: the status line clears, and nothing more is said while nothing is awaited.
         assert_eq!(clock.observe(None, at(63)), [Output::Waiting(None)]);
         assert_eq!(clock.observe(None, at(200)), []);
         // The next exchange is timed from its own start, and is overdue in its turn.
-        let shuffle = || Some("its part of the shuffle of the Host library".to_string());
+        let shuffle = || Some(Awaited::Shuffle { library: Seat::Host });
         assert_eq!(clock.observe(shuffle(), at(300)), []);
         let outputs = clock.observe(shuffle(), at(400));
         assert_eq!(outputs.iter().filter(|o| matches!(o, Output::Overdue(_))).count(), 1, "{outputs:?}");
@@ -1482,10 +1479,10 @@ mod tests {
         assert_eq!(clock.observe(strip(), at(401)), [Output::Waiting(None)]);
         assert_eq!(clock.observe(strip(), at(402)), []);
         // After a reconnection the same strip is timed afresh: the opponent may never have had the request.
-        assert_eq!(clock.observe(strip(), at(407)), [Output::Waiting(Some(waiting("its strip of #12", 6)))]);
+        assert_eq!(clock.observe(strip(), at(407)), [Output::Waiting(Some(waiting(6)))]);
         assert_eq!(clock.restart(), Some(Output::Waiting(None)));
         assert_eq!(clock.observe(strip(), at(408)), []);
-        assert_eq!(clock.observe(strip(), at(413)), [Output::Waiting(Some(waiting("its strip of #12", 5)))]);
+        assert_eq!(clock.observe(strip(), at(413)), [Output::Waiting(Some(waiting(5)))]);
     }
 
     #[test]

@@ -48,7 +48,7 @@ fn describe(verdict: &Verdict) -> (Finding, String) {
         Verdict::Breach { summary, by, alert } => {
             let message = alert.evidence.as_ref().map_or(String::new(), |e| format!(" in its message #{}", e.seq));
             let text = format!(
-                "{}\nverdict: the {} broke the protocol{message}: {:?}: {}\nthe evidence is signed with the key of its hello",
+                "{}\nverdict: the {} broke the protocol{message}: {}: {}\nthe evidence is signed with the key of its hello",
                 facts(summary),
                 seat_name(*by),
                 alert.kind,

@@ -326,7 +326,7 @@ fn the_status_line_shows_a_long_wait_on_the_opponent_and_then_forfeit() {
     let Ok(Command::Act(draw_one)) = parse_command("draw 1", Seat::Host) else { panic!("draw is an action") };
     pair.intent(Seat::Host, Intent::Act(draw_one)).expect("draw");
     let awaited = pair.host.awaiting_opponent().expect("the host waits on the guest's strip");
-    assert!(awaited.starts_with("its strip of #"), "{awaited}");
+    assert!(awaited.to_string().starts_with("its strip of #"), "{awaited}");
     let mut view = view_of(&pair, Seat::Host);
     let status = |view: &View| rows(&draw(view, 80, 24)).last().unwrap().clone();
     assert!(!status(&view).contains("waiting for"), "{}", status(&view));

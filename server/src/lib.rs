@@ -33,7 +33,6 @@ mod server;
 mod session;
 pub mod stats;
 mod statspage;
-pub mod test_support;
 mod web;
 
 /// The wire protocol, in its own crate so that clients can use it without the relay's dependencies.

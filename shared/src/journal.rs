@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::crypto::{Group, Suite};
 use crate::engine::{Alert, DeckList, Engine, EngineConfig, Event, Intent};
 use crate::ids::Seat;
-use crate::wire::Message;
+use crate::wire::{Awaited, Message};
 
 /// The version of the journal's layout.
 pub const JOURNAL_FORMAT: u32 = 1;
@@ -83,7 +83,7 @@ pub struct Summary {
     /// Whether the opponent's deck passed the end-of-game audit, in the last game.
     pub opponent_audited: bool,
     /// The last game's forfeit claim, if any: who claimed it, and what it had waited for.
-    pub forfeit: Option<(Seat, String)>,
+    pub forfeit: Option<(Seat, Awaited)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -127,7 +127,7 @@ pub fn check<G: Group>(journal: &Journal) -> Result<Verdict, JournalError> {
         Some(alert) if alert.kind.is_breach() && signed_by_opponent(&alert) => {
             Verdict::Breach { summary, by: opponent, alert }
         }
-        Some(alert) => Verdict::Inconsistent { summary, reason: format!("{:?}: {}", alert.kind, alert.detail) },
+        Some(alert) => Verdict::Inconsistent { summary, reason: format!("{}: {}", alert.kind, alert.detail) },
     })
 }
 
@@ -168,7 +168,7 @@ fn summarize<G: Group>(
     seat: Seat,
     games: u32,
     opponent_audited: bool,
-    forfeit: Option<(Seat, String)>,
+    forfeit: Option<(Seat, Awaited)>,
 ) -> Summary {
     let record = engine.record();
     let opponent =

@@ -10,6 +10,7 @@ pub mod engine;
 pub mod hash_rng;
 pub mod ids;
 pub mod journal;
+#[cfg(feature = "testing")]
 pub mod pair;
 pub mod table;
 pub mod wire;

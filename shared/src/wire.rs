@@ -12,8 +12,9 @@ use crate::crypto::{
 use crate::ids::Seat;
 use crate::table::{CardId, Placement, Position, ZoneId};
 
-/// Version 2: the hello signs the sender's seat.
-pub const PROTOCOL_VERSION: u32 = 2;
+/// Version 3: a forfeit claim names what was awaited as a typed value (`Awaited`), not a sentence.
+/// Version 2 had the hello sign the sender's seat.
+pub const PROTOCOL_VERSION: u32 = 3;
 /// The largest message body accepted (a 60-card modp2048 shuffle commitment is ~1.3 MB of JSON).
 pub const MAX_MESSAGE_LEN: usize = 8 << 20;
 /// Longest chat line, player name, value key or phase name, in bytes.
@@ -266,7 +267,7 @@ pub enum Message<G: Group> {
     /// The sender ends the game: the receiver stopped answering `awaited` (what the sender's
     /// engine was waiting on it for), which counts as the receiver's forfeit.
     ForfeitClaim {
-        awaited: String,
+        awaited: Awaited,
     },
     /// The sender wants a new game against the same opponent (seed 001's request-new-game).
     /// When both players have sent one, each drops the game and sends its new `deck`.
@@ -502,4 +503,42 @@ pub(crate) fn verifying_key(bytes: &[u8; 32]) -> Result<VerifyingKey, WireError>
         return Err(WireError::WeakKey);
     }
     Ok(key)
+}
+
+/// What one player's engine waits on the other for: the exchange a forfeit claim names.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "awaited", rename_all = "snake_case")]
+pub enum Awaited {
+    /// Its hello, which opens the game.
+    Hello,
+    /// Its sealed deck.
+    Deck,
+    /// Its strip of these cards.
+    Strip { cards: Vec<CardId> },
+    /// Its part (relock, step, challenge or response) of the shuffle of this library.
+    Shuffle { library: Seat },
+    /// Its side of this random round.
+    RandomRound { round: u64 },
+    /// The host's answer to the guest's proposal in this message.
+    Answer { proposal: u64 },
+    /// Its return to the game, after it left (a claim about a connection, which no state proves).
+    Return,
+}
+
+impl std::fmt::Display for Awaited {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Awaited::Hello => write!(f, "its hello"),
+            Awaited::Deck => write!(f, "its deck"),
+            Awaited::Strip { cards } => {
+                let ids: Vec<String> = cards.iter().map(|c| c.to_string()).collect();
+                write!(f, "its strip of {}", ids.join(", "))
+            }
+            Awaited::Shuffle { library: Seat::Host } => write!(f, "its part of the shuffle of the host's library"),
+            Awaited::Shuffle { library: Seat::Guest } => write!(f, "its part of the shuffle of the guest's library"),
+            Awaited::RandomRound { round } => write!(f, "its side of random round {round}"),
+            Awaited::Answer { proposal } => write!(f, "its answer to the proposal in message {proposal}"),
+            Awaited::Return => write!(f, "its return to the game"),
+        }
+    }
 }

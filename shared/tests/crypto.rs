@@ -270,12 +270,15 @@ fn relock_and_combine<G: Group>() {
     // From no layer: a lock, checked against the generator.
     let (locked, proof) = new.relock_with_proof(None, &plain, &ctx, &mut rng);
     assert_eq!(locked, new.lock(&plain));
-    new.commitment().verify_relock(None, &plain, locked.clone(), &proof, &ctx).unwrap();
+    let verified = new.commitment().verify_relock(None, &plain, locked.clone(), &proof, &ctx).unwrap();
+    assert_eq!(verified.into_inner().cards, locked);
     // From an old layer to a new one, never stripped in between.
     let old_forms = old.lock(&plain);
     let (relocked, proof) = new.relock_with_proof(Some(&old), &old_forms, &ctx, &mut rng);
     assert_eq!(new.strip(&relocked), plain);
-    new.commitment().verify_relock(Some(old.commitment()), &old_forms, relocked.clone(), &proof, &ctx).unwrap();
+    let verified =
+        new.commitment().verify_relock(Some(old.commitment()), &old_forms, relocked.clone(), &proof, &ctx).unwrap();
+    assert_eq!(verified.into_inner().cards, relocked);
     assert_eq!(
         new.commitment()
             .verify_relock(Some(extra.commitment()), &old_forms, relocked.clone(), &proof, &ctx)
@@ -286,7 +289,9 @@ fn relock_and_combine<G: Group>() {
     // A combined key strips both layers at once, and its commitment is proven.
     let (combined, proof) = old.combine_with_proof(&extra, &ctx, &mut rng);
     assert_eq!(combined.strip(&extra.lock(&old.lock(&plain))), plain);
-    old.commitment().verify_combined(extra.commitment(), combined.commitment().clone(), &proof, &ctx).unwrap();
+    let verified =
+        old.commitment().verify_combined(extra.commitment(), combined.commitment().clone(), &proof, &ctx).unwrap();
+    assert_eq!(verified.into_inner().element(), combined.commitment().element());
     assert!(old.commitment().verify_combined(extra.commitment(), new.commitment().clone(), &proof, &ctx).is_err());
 }
 
@@ -422,7 +427,8 @@ macro_rules! suite_tests {
                 let json = serde_json::to_string(&(key.commitment(), &locked, &proof)).unwrap();
                 let (commitment, locked_back, proof_back): (KeyCommitment<$group>, Vec<_>, DleqProof<$group>) =
                     serde_json::from_str(&json).unwrap();
-                commitment.verify_lock(&plain, locked_back, &proof_back, &ctx).unwrap();
+                let verified = commitment.verify_lock(&plain, locked_back, &proof_back, &ctx).unwrap();
+                assert_eq!(verified.into_inner().cards, locked);
                 // A bad element inside a message fails to decode, with a reason.
                 let zeros = hex::encode(vec![0u8; <$group>::ELEMENT_LEN]);
                 let bad = json.replacen(&hex::encode(<$group>::encode_element(&locked[0])), &zeros, 1);

@@ -11,13 +11,13 @@ use fairdeck_shared::crypto::{CardInstance, Group, Modp2048, Ristretto255};
 use fairdeck_shared::engine::{Event, Intent};
 use fairdeck_shared::pair::{Pair, numbered_deck};
 use fairdeck_shared::table::{Placement, Position, ZoneId, ZoneKind};
-use fairdeck_shared::wire::Action;
+use fairdeck_shared::wire::{Action, Awaited};
 
 pub fn alerts<G: Group>(pair: &Pair<G>, seat: Seat) -> Vec<String> {
     pair.events(seat)
         .iter()
         .filter_map(|e| match e {
-            Event::Alert(alert) => Some(format!("{:?}: {}", alert.kind, alert.detail)),
+            Event::Alert(alert) => Some(format!("{}: {}", alert.kind, alert.detail)),
             _ => None,
         })
         .collect()
@@ -84,7 +84,7 @@ fn whole_game<G: Group>(library: usize) {
     // The opponent changing a card of this player's: allowed, and the player is told.
     act(&mut pair, Seat::Guest, Action::Tap { card: played, tapped: false });
     assert!(
-        alerts(&pair, Seat::Host).iter().any(|a| a.starts_with("MovedYourCards") && a.contains(&played.to_string()))
+        alerts(&pair, Seat::Host).iter().any(|a| a.starts_with("moved_your_cards") && a.contains(&played.to_string()))
     );
 
     // The guest discards: public. Then reveals a card to the host only.
@@ -135,7 +135,7 @@ fn whole_game<G: Group>(library: usize) {
     let taken = *pair.host.table().zone(ZoneId::hand(Seat::Host)).last().unwrap();
     assert_eq!(pair.host.table().card(taken).unwrap().owner, Seat::Guest);
     assert!(pair.host.identity(taken).is_some() && pair.guest.identity(taken).is_none());
-    assert!(alerts(&pair, Seat::Guest).iter().any(|a| a.starts_with("LookedAtYourCards")));
+    assert!(alerts(&pair, Seat::Guest).iter().any(|a| a.starts_with("looked_at_your_cards")));
 
     // Shared randomness.
     act(&mut pair, Seat::Guest, Action::Roll { dice: "2d6".parse().unwrap() });
@@ -395,7 +395,7 @@ fn a_player_who_stops_answering_can_be_claimed_to_forfeit() {
     pair.step();
     let held = pair.queue.pop_front().expect("the guest's strip");
     let awaited = pair.host.awaiting_opponent().expect("the host waits on the guest's strip");
-    assert!(awaited.contains("strip"), "{awaited}");
+    assert!(matches!(awaited, Awaited::Strip { .. }), "{awaited}");
 
     pair.intent(Seat::Host, Intent::ClaimForfeit).unwrap();
     pair.drive();

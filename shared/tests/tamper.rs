@@ -21,7 +21,7 @@ use fairdeck_shared::crypto::{
 use fairdeck_shared::engine::{Alert, AlertKind, DeckCard, DeckList, Engine, EngineConfig, Event, Intent, IntentError};
 use fairdeck_shared::pair::{InFlight, Pair, numbered_deck};
 use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
-use fairdeck_shared::wire::{self, Action, Envelope, Message};
+use fairdeck_shared::wire::{self, Action, Awaited, Envelope, Message};
 use num_bigint::BigUint;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
@@ -1652,7 +1652,8 @@ fn a_hand_being_picked_from_at_random_is_pinned_until_the_pick_settles() {
 fn a_forfeit_claim_when_nothing_was_owed_is_caught() {
     let mut game = Game::<Ristretto255>::ready(8);
     game.play(Seat::Host, Action::Draw { count: 2 });
-    let forged = game.forge_next(Seat::Guest, &Message::ForfeitClaim { awaited: "its strip of #3".into() });
+    let forged =
+        game.forge_next(Seat::Guest, &Message::ForfeitClaim { awaited: Awaited::Strip { cards: vec![CardId(3)] } });
     game.deliver(Seat::Guest, forged.clone());
     game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Unexpected);
 }

@@ -73,7 +73,7 @@ pub fn describe<G: Group>(event: &Event, engine: &Engine<G>) -> Option<LogLine> 
         ),
         Event::Alert(alert) => {
             let stop = if alert.kind.is_misbehaviour() { " — the game is stopped" } else { "" };
-            line(LogKind::Alert, format!("{}: {}{stop}", words_of(&format!("{:?}", alert.kind)), alert.detail))
+            line(LogKind::Alert, format!("{}: {}{stop}", words_of_name(alert.kind.name()), alert.detail))
         }
         other => unlisted(other),
     }
@@ -102,6 +102,13 @@ fn words_of(name: &str) -> String {
         }
     }
     words
+}
+
+/// A stable snake_case name in words: `moved_your_cards` becomes "Moved your cards".
+fn words_of_name(name: &str) -> String {
+    let words = name.replace('_', " ");
+    let mut chars = words.chars();
+    chars.next().map_or_else(String::new, |first| first.to_uppercase().chain(chars).collect())
 }
 
 /// A short name for an action, for refusals.

@@ -6,6 +6,7 @@ mod common;
 mod forwarding;
 mod limits;
 mod operators;
+mod postgres;
 mod rendezvous;
 mod resume;
 mod stats;

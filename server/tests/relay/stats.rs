@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use crate::postgres::TestPostgres;
 use fairdeck_relay::protocol::{GoneReason, ServerMessage, close};
-use fairdeck_relay::test_support::TestPostgres;
 use fairdeck_relay::{Limits, Relay, RelayBuilder, RoomRecord, RoomResult};
 use serde_json::json;
 

@@ -252,8 +252,9 @@ impl<G: Group> KeyCommitment<G> {
         proof: &DleqProof<G>,
         context: &ProofContext,
     ) -> Result<Verified<KeyCommitment<G>>, ProofError> {
-        extra.verify_lock(std::slice::from_ref(&self.element), vec![combined.element.clone()], proof, context)?;
-        Ok(Verified::assert_checked(combined))
+        extra
+            .verify_lock(std::slice::from_ref(&self.element), vec![combined.element.clone()], proof, context)
+            .map(|_| Verified::assert_checked(combined))
     }
 }
 

@@ -3,7 +3,7 @@
 use crate::crypto::{BackId, CardInstance, Coin, Dice, MAX_NAME_LEN};
 use crate::ids::Seat;
 use crate::table::{CardId, ZoneId};
-use crate::wire::{Action, Envelope};
+use crate::wire::{Action, Awaited, Envelope};
 
 /// A card of a deck list.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -25,9 +25,6 @@ pub struct EngineConfig {
     /// Program name and version, shown to the opponent.
     pub software: String,
 }
-
-/// What a forfeit claim says was awaited when the opponent left the game and never came back.
-pub const ABANDONED: &str = "its return to the game";
 
 /// What the local player wants to do.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -126,7 +123,7 @@ pub enum Event {
     /// `awaited`. The game is over for both; the claim is in the record.
     ForfeitClaimed {
         by: Seat,
-        awaited: String,
+        awaited: Awaited,
     },
     /// The opponent asked for a new game; it starts when this player asks too.
     NewGameRequested,
@@ -154,6 +151,7 @@ pub struct Alert {
     pub evidence: Option<Envelope>,
 }
 
+/// What an alert is about. Its stable name (`AlertKind::name`, also its `Display`) is what scripts see.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum AlertKind {
@@ -180,6 +178,22 @@ pub enum AlertKind {
 }
 
 impl AlertKind {
+    /// The kind's stable name, for scripts, halts and verdicts: never renamed with the variant.
+    pub fn name(self) -> &'static str {
+        match self {
+            AlertKind::Malformed => "malformed",
+            AlertKind::Sequence => "sequence",
+            AlertKind::BadProof => "bad_proof",
+            AlertKind::Unexpected => "unexpected",
+            AlertKind::Forbidden => "forbidden",
+            AlertKind::Stacking => "stacking",
+            AlertKind::NotInDeck => "not_in_deck",
+            AlertKind::LookedAtYourCards => "looked_at_your_cards",
+            AlertKind::MovedYourCards => "moved_your_cards",
+            AlertKind::Incompatible => "incompatible",
+        }
+    }
+
     /// Misbehaviour stops the game: nothing the offender sends afterwards is applied.
     pub fn is_misbehaviour(self) -> bool {
         !matches!(self, AlertKind::LookedAtYourCards | AlertKind::MovedYourCards)
@@ -216,4 +230,10 @@ pub enum DeckError {
         "card name {0:?} is empty, longer than {MAX_NAME_LEN} bytes, or too long to seal (quotes, backslashes and control characters count double or more)"
     )]
     BadName(String),
+}
+
+impl std::fmt::Display for AlertKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }

@@ -1,35 +1,34 @@
 //! What this engine waits on the opponent for, and which message kinds it admits at all.
 
 use super::Engine;
-use super::api::{ABANDONED, AlertKind};
+use super::api::AlertKind;
 use super::fault::Fault;
 use super::state::{ShuffleRun, ShuffleStage};
 use crate::crypto::{Group, Soundness};
 use crate::ids::Seat;
 use crate::table::ZoneId;
-use crate::wire;
+use crate::wire::{self, Awaited};
 
 impl<G: Group> Engine<G> {
     /// What this engine waits on the opponent for, if anything: the exchange a player who has
     /// waited too long can claim a forfeit over. Nothing is owed once the game is over or stopped.
-    pub fn awaiting_opponent(&self) -> Option<String> {
+    pub fn awaiting_opponent(&self) -> Option<Awaited> {
         if self.game.ended || self.halted.is_some() {
             return None;
         }
         let peer = self.seat.opponent();
         if self.peer_key.is_none() {
-            return Some("its hello".into());
+            return Some(Awaited::Hello);
         }
         if !self.game.catalogues.contains_key(&peer) {
-            return Some("its deck".into());
+            return Some(Awaited::Deck);
         }
         for (number, unlock) in &self.game.unlocks {
             if let Some((holder, cards)) = unlock.steps.front()
                 && *holder == peer
                 && !self.unlock_blocked(*number)
             {
-                let ids: Vec<String> = cards.iter().map(|c| c.to_string()).collect();
-                return Some(format!("its strip of {}", ids.join(", ")));
+                return Some(Awaited::Strip { cards: cards.clone() });
             }
         }
         for (library, run) in &self.game.shuffles {
@@ -42,13 +41,13 @@ impl<G: Group> Engine<G> {
                 ShuffleStage::Committed { .. } | ShuffleStage::Challenged { .. } => true,
             };
             if theirs {
-                return Some(format!("its part of the shuffle of the {library:?} library"));
+                return Some(Awaited::Shuffle { library: *library });
             }
         }
         if let Some(number) = self.game.randoms.keys().next() {
-            return Some(format!("its side of random round {number}"));
+            return Some(Awaited::RandomRound { round: *number });
         }
-        self.game.proposals.keys().next().map(|seq| format!("its answer to the proposal in message {seq}"))
+        self.game.proposals.keys().next().map(|&proposal| Awaited::Answer { proposal })
     }
 
     /// Whether a cryptographic exchange is still under way (strips, shuffles, random rounds,
@@ -115,10 +114,10 @@ impl<G: Group> Engine<G> {
     /// message this player sent (`ack`) and no exchange is under way here, nothing was owed to
     /// it, so the claim is false. A claim that this player left the game is a claim about a
     /// connection, which no state proves or disproves: it is reported as made.
-    pub(super) fn check_forfeit_claim(&self, awaited: &str, ack: u64) -> Result<(), Fault> {
+    pub(super) fn check_forfeit_claim(&self, awaited: &Awaited, ack: u64) -> Result<(), Fault> {
         let sent = self.out.sent_heads.len() as u64;
         let owing = ack < sent || self.is_busy() || !self.game.ready || self.awaiting_new_deck;
-        if awaited == ABANDONED || owing {
+        if *awaited == Awaited::Return || owing {
             return Ok(());
         }
         Err(Fault::new(

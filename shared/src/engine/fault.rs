@@ -64,7 +64,7 @@ pub(super) fn check_text(what: &str, text: &str) -> Result<(), Fault> {
 impl<G: Group> Engine<G> {
     pub(super) fn raise(&mut self, fault: Fault, evidence: Option<Envelope>) {
         if fault.kind.is_misbehaviour() {
-            self.halted = Some(format!("{:?}: {}", fault.kind, fault.detail));
+            self.halted = Some(format!("{}: {}", fault.kind, fault.detail));
         }
         self.out.emit(Event::Alert(Alert { kind: fault.kind, detail: fault.detail, evidence }));
     }

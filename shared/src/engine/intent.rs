@@ -1,12 +1,12 @@
 //! The local player's intents, turned into messages.
 
 use super::Engine;
-use super::api::{ABANDONED, Event, Intent, IntentError};
+use super::api::{Event, Intent, IntentError};
 use super::setup::check_deck;
 use crate::crypto::{Group, random_permutation};
 use crate::ids::Seat;
 use crate::table::ZoneId;
-use crate::wire::{Action, KeyRef, MAX_TEXT_LEN, Message, TableDigest};
+use crate::wire::{Action, Awaited, KeyRef, MAX_TEXT_LEN, Message, TableDigest};
 
 impl<G: Group> Engine<G> {
     /// An intent of the player's, or one the engine issues on its behalf (`follow_up`), which
@@ -21,7 +21,7 @@ impl<G: Group> Engine<G> {
         match intent {
             Intent::ClaimForfeit | Intent::ClaimAbandoned => {
                 let awaited = match intent {
-                    Intent::ClaimAbandoned => ABANDONED.to_string(),
+                    Intent::ClaimAbandoned => Awaited::Return,
                     _ => self
                         .awaiting_opponent()
                         .ok_or_else(|| IntentError::Invalid("nothing waits on the opponent".into()))?,
@@ -68,7 +68,7 @@ impl<G: Group> Engine<G> {
             Intent::Act(action) => {
                 self.require_ready()?;
                 let action = self.complete_action(action);
-                self.check_action(self.seat, &action).map_err(|e| IntentError::Invalid(e.reason))?;
+                let checked = self.check_action(self.seat, &action).map_err(|e| IntentError::Invalid(e.reason))?;
                 match self.seat {
                     Seat::Host => {
                         let digest = (action == Action::NextTurn).then(|| TableDigest(self.game.table.digest()));
@@ -77,7 +77,7 @@ impl<G: Group> Engine<G> {
                             seen: self.game.actions_applied,
                             digest,
                         });
-                        self.apply_action(Seat::Host, action);
+                        self.apply(checked);
                     }
                     Seat::Guest => {
                         let seq = self.out.next_seq();

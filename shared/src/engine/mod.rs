@@ -24,7 +24,8 @@ mod shuffle;
 mod state;
 mod unlock;
 
-pub use api::{ABANDONED, Alert, AlertKind, DeckCard, DeckError, DeckList, EngineConfig, Event, Intent, IntentError};
+pub use crate::wire::Awaited;
+pub use api::{Alert, AlertKind, DeckCard, DeckError, DeckList, EngineConfig, Event, Intent, IntentError};
 
 use std::collections::HashMap;
 
@@ -34,6 +35,7 @@ use rand_core::{Rng, SeedableRng};
 
 use self::fault::Fault;
 use self::output::Output;
+use self::rules::{Applied, CheckedAction, Effect};
 use self::setup::check_deck;
 use self::state::{GameState, index};
 use crate::crypto::{CardInstance, Group};
@@ -206,7 +208,7 @@ impl<G: Group> Engine<G> {
     /// Signs and sends any body as the next message, without checking or applying it: the
     /// tests' tampering peer uses this to send what an honest engine never would.
     /// `ack` is what it claims to have taken in of the other player's stream.
-    #[doc(hidden)]
+    #[cfg(feature = "testing")]
     pub fn send_unchecked(&mut self, body: Vec<u8>, ack: wire::Ack) {
         self.out.seal_and_send(body, ack);
     }
@@ -214,7 +216,7 @@ impl<G: Group> Engine<G> {
     /// Records that message `seq` went out with `chain` instead of what this engine sealed:
     /// the tests' persistent cheater replaces its engine's messages after the fact, and the
     /// opponent's acknowledgements then name the replacement.
-    #[doc(hidden)]
+    #[cfg(feature = "testing")]
     pub fn replace_sent_head(&mut self, seq: u64, chain: [u8; 32]) {
         if let Some(head) = self.out.sent_heads.get_mut(seq as usize) {
             *head = chain;
@@ -228,6 +230,19 @@ impl<G: Group> Engine<G> {
         // Even a refused intent may have drawn randomness: a replay needs every one.
         self.journal.inputs.push(Input::Intent { intent: intent.clone() });
         self.take_intent(intent)
+    }
+
+    /// Applies a checked action in the game's order, starts the exchange it sets off, and tells
+    /// the interface.
+    fn apply(&mut self, checked: CheckedAction) {
+        let Applied { number, actor, action, effect } = self.apply_action(checked);
+        match effect {
+            Effect::None => {}
+            Effect::Unlock { cards, audience } => self.start_unlock(number, cards, audience),
+            Effect::Shuffle => self.start_shuffle(actor, number),
+            Effect::Random(kind) => self.start_random(number, actor, kind),
+        }
+        self.out.emit(Event::Applied { number, by: actor, action });
     }
 
     /// Handles bytes received from the opponent. Misbehaviour becomes an alert, never a panic.

@@ -114,10 +114,10 @@ impl<G: Group> Engine<G> {
                 let action = self.expect_guest()?.game.proposals.remove(&proposal).ok_or_else(|| {
                     Fault::new(AlertKind::Unexpected, format!("accept of unknown proposal {proposal}"))
                 })?;
-                self.check_action(Seat::Guest, &action).map_err(|e| {
+                let checked = self.check_action(Seat::Guest, &action).map_err(|e| {
                     Fault::new(AlertKind::Unexpected, format!("accepted an action that does not fit: {}", e.reason))
                 })?;
-                self.apply_action(Seat::Guest, action);
+                self.apply(checked);
             }
             Message::Reject { seq: proposal, reason } => {
                 let action = self.expect_guest()?.game.proposals.remove(&proposal).ok_or_else(|| {
@@ -139,7 +139,6 @@ impl<G: Group> Engine<G> {
                 self.receive_audit(deck_key)?
             }
             Message::ForfeitClaim { awaited } => {
-                check_text("awaited", &awaited)?;
                 self.check_forfeit_claim(&awaited, envelope.ack)?;
                 // A silence is neither proven nor disproven: a plausible claim is reported, the
                 // game is over, and the record keeps the claim.
@@ -249,9 +248,9 @@ impl<G: Group> Engine<G> {
         match self.seat {
             // The guest's proposal: the host decides its place in the game's order.
             Seat::Host => match self.check_action(peer, &action) {
-                Ok(()) => {
+                Ok(checked) => {
                     self.out.send::<G>(&Message::Accept { seq });
-                    self.apply_action(peer, action);
+                    self.apply(checked);
                 }
                 Err(error) => {
                     self.out.send::<G>(&Message::Reject { seq, reason: error.reason.clone() });
@@ -277,11 +276,11 @@ impl<G: Group> Engine<G> {
                         "the host's table differs from this one at the turn",
                     ));
                 }
-                if let Err(error) = self.check_action(peer, &action) {
+                let checked = self.check_action(peer, &action).map_err(|error| {
                     let kind = if error.forbidden { forbidden_kind(&action) } else { AlertKind::Unexpected };
-                    return Err(Fault::new(kind, error.reason));
-                }
-                self.apply_action(peer, action);
+                    Fault::new(kind, error.reason)
+                })?;
+                self.apply(checked);
             }
         }
         Ok(())

@@ -64,7 +64,14 @@ impl<G: Group> Engine<G> {
         Ok(())
     }
 
-    pub(super) fn check_action(&self, actor: Seat, action: &Action) -> Result<(), ActionError> {
+    /// Checks an action by `actor` against the table as it is now: what passes is the only thing
+    /// `apply_action` takes.
+    pub(super) fn check_action(&self, actor: Seat, action: &Action) -> Result<CheckedAction, ActionError> {
+        self.check_rules(actor, action)?;
+        Ok(CheckedAction { actor, action: action.clone() })
+    }
+
+    fn check_rules(&self, actor: Seat, action: &Action) -> Result<(), ActionError> {
         let own_library = ZoneId::library(actor);
         let count_in = |zone: ZoneId, count: u32| {
             if count == 0 {
@@ -230,8 +237,10 @@ impl<G: Group> Engine<G> {
         }
     }
 
-    /// Applies a checked action, in the game's order, and starts what it sets off.
-    pub(super) fn apply_action(&mut self, actor: Seat, action: Action) {
+    /// Applies a checked action to the table, in the game's order, and says what it sets off
+    /// (the coordinator starts it: `Engine::apply`).
+    pub(super) fn apply_action(&mut self, checked: CheckedAction) -> Applied {
+        let CheckedAction { actor, action } = checked;
         let number = self.game.actions_applied;
         self.game.actions_applied += 1;
         let opponent = actor.opponent();
@@ -249,7 +258,7 @@ impl<G: Group> Engine<G> {
             let detail = format!("opponent changed card {} in {}", card.id, card.zone);
             self.raise(Fault::new(AlertKind::MovedYourCards, detail), None);
         }
-        match &action {
+        let effect = match &action {
             Action::Draw { count } => {
                 let cards = self.game.table.top(ZoneId::library(actor), *count).expect("checked");
                 for id in &cards {
@@ -258,11 +267,11 @@ impl<G: Group> Engine<G> {
                         .move_card(*id, ZoneId::hand(actor), Position::Bottom, Placement::default())
                         .expect("checked");
                 }
-                self.start_unlock(number, cards, Knowledge::only(actor));
+                Effect::Unlock { cards, audience: Knowledge::only(actor) }
             }
             Action::Peek { count } => {
                 let cards = self.game.table.top(ZoneId::library(actor), *count).expect("checked");
-                self.start_unlock(number, cards, Knowledge::only(actor));
+                Effect::Unlock { cards, audience: Knowledge::only(actor) }
             }
             Action::TakeFromLibrary { count } => {
                 let cards = self.game.table.top(ZoneId::library(opponent), *count).expect("checked");
@@ -281,7 +290,7 @@ impl<G: Group> Engine<G> {
                         None,
                     );
                 }
-                self.start_unlock(number, cards, Knowledge::only(actor));
+                Effect::Unlock { cards, audience: Knowledge::only(actor) }
             }
             Action::Move { card, to, position, placement } => {
                 let before = self.game.table.card(*card).expect("checked").clone();
@@ -301,44 +310,55 @@ impl<G: Group> Engine<G> {
                     ZoneKind::Hand | ZoneKind::Sideboard => Knowledge::only(to.owner),
                     ZoneKind::Play | ZoneKind::Library => Knowledge::NOBODY,
                 };
-                self.start_unlock(number, vec![*card], audience);
+                Effect::Unlock { cards: vec![*card], audience }
             }
             Action::Rearrange { card, index } => {
                 let zone = self.game.table.card(*card).expect("checked").zone;
                 let placement = self.game.table.card(*card).expect("checked").placement;
                 self.game.table.move_card(*card, zone, Position::Index(*index), placement).expect("checked");
+                Effect::None
             }
             Action::Shuffle { permutation: Some(permutation) } => {
                 self.game.table.permute(ZoneId::library(actor), permutation).expect("checked");
                 self.out.emit(Event::Shuffled { library: actor });
+                Effect::None
             }
-            Action::Shuffle { permutation: None } => self.start_shuffle(actor, number),
+            Action::Shuffle { permutation: None } => Effect::Shuffle,
             Action::Reveal { cards, to } => {
                 let audience = to.map_or(Knowledge::BOTH, Knowledge::only);
-                self.start_unlock(number, cards.clone(), audience);
+                Effect::Unlock { cards: cards.clone(), audience }
             }
             Action::ShowRandom => {
                 let hand = self.game.table.zone(ZoneId::hand(actor)).to_vec();
-                self.start_random(number, actor, RandomKind::ShowRandom(hand));
+                Effect::Random(RandomKind::ShowRandom(hand))
             }
-            Action::Tap { card, tapped } => self.game.table.card_mut(*card).expect("checked").tapped = *tapped,
+            Action::Tap { card, tapped } => {
+                self.game.table.card_mut(*card).expect("checked").tapped = *tapped;
+                Effect::None
+            }
             Action::SetCardValue { card, key, value } => {
                 let counters = &mut self.game.table.card_mut(*card).expect("checked").counters;
                 match value {
                     Some(value) => counters.insert(key.clone(), *value),
                     None => counters.remove(key),
                 };
+                Effect::None
             }
             Action::SetPlayerValue { key, value } => {
                 self.game.table.player_mut(actor).values.insert(key.clone(), *value);
+                Effect::None
             }
-            Action::SetPhase { phase } => self.game.table.phase = phase.clone(),
+            Action::SetPhase { phase } => {
+                self.game.table.phase = phase.clone();
+                Effect::None
+            }
             Action::NextTurn => {
                 self.game.table.turn += 1;
                 self.game.table.active = Some(self.game.table.active.map_or(opponent, Seat::opponent));
+                Effect::None
             }
-            Action::Roll { dice } => self.start_random(number, actor, RandomKind::Roll(*dice)),
-            Action::Flip => self.start_random(number, actor, RandomKind::Flip),
+            Action::Roll { dice } => Effect::Random(RandomKind::Roll(*dice)),
+            Action::Flip => Effect::Random(RandomKind::Flip),
             Action::Mulligan { draw } => {
                 for id in self.game.table.zone(ZoneId::hand(actor)).to_vec() {
                     if self.game.table.card(id).is_some_and(|c| c.owner == actor) {
@@ -349,10 +369,10 @@ impl<G: Group> Engine<G> {
                             .expect("own card");
                     }
                 }
-                self.start_shuffle(actor, number);
                 if actor == self.seat {
                     self.game.mulligan_draw = Some(*draw);
                 }
+                Effect::Shuffle
             }
             Action::AddCard { card, to, placement } => {
                 let point = card.point::<G>(&self.game.game_id.expect("set"));
@@ -373,8 +393,37 @@ impl<G: Group> Engine<G> {
                 self.game.tokens.insert(point, card.clone());
                 self.game.identities.insert(id, card.clone());
                 self.out.emit(Event::Learned { card: id, instance: card.clone() });
+                Effect::None
             }
-        }
-        self.out.emit(Event::Applied { number, by: actor, action });
+        };
+        Applied { number, actor, action, effect }
     }
+}
+
+/// An action that fits the table as it was checked: the only input `apply_action` takes.
+pub(super) struct CheckedAction {
+    actor: Seat,
+    action: Action,
+}
+
+/// An action applied to the table, and what it sets off.
+pub(super) struct Applied {
+    pub(super) number: u64,
+    pub(super) actor: Seat,
+    pub(super) action: Action,
+    pub(super) effect: Effect,
+}
+
+/// What an applied action sets off: an exchange with the opponent, started by the coordinator.
+pub(super) enum Effect {
+    None,
+    /// Cards to unlock for an audience (draws, peeks, moves, reveals).
+    Unlock {
+        cards: Vec<CardId>,
+        audience: Knowledge,
+    },
+    /// A full shuffle of the actor's library with fresh locks.
+    Shuffle,
+    /// A random round (dice, coin, a random card of the hand).
+    Random(RandomKind),
 }

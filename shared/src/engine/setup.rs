@@ -9,7 +9,9 @@ use super::Engine;
 use super::api::{AlertKind, DeckError, DeckList, Event};
 use super::fault::Fault;
 use super::state::{Form, GameState, ShuffleRun, ShuffleStage, index};
-use crate::crypto::{BackId, CardInstance, Catalogue, DleqProof, Group, KeyCommitment, LockKey, random_permutation};
+use crate::crypto::{
+    BackId, CardInstance, Catalogue, DleqProof, Group, KeyCommitment, LockKey, Locked, Verified, random_permutation,
+};
 use crate::ids::{GameId, Seat};
 use crate::table::{Card, CardId, Knowledge, Placement, Position, ZoneId, ZoneKind};
 use crate::wire::{self, Envelope, KeyRef, Message};
@@ -114,31 +116,31 @@ impl<G: Group> Engine<G> {
         self.game.keys.insert(key_ref, key);
         self.game.current_keys.insert((seat, seat), 0);
         self.game.catalogues.insert(seat, catalogue);
-        let ids = self.place_deck(seat, &library, &sideboard, key_ref);
-        self.game.deck_elements.insert(seat, library.iter().chain(&sideboard).cloned().collect());
+        let backs: Vec<BackId> = placed.iter().map(|instance| instance.back).collect();
+        let elements = library.into_iter().chain(sideboard).map(|(element, _)| element).collect();
+        let ids = self.place_deck(seat, Verified::made_here(Locked { cards: elements }), &backs, library_len, key_ref);
         for (id, instance) in ids.into_iter().zip(library_instances.into_iter().chain(sideboard_instances)) {
             self.game.identities.insert(id, instance.clone());
         }
         self.start_setup_shuffle(seat);
     }
 
-    /// Creates a deck's cards on the table, known to their owner only.
+    /// Creates a deck's cards on the table, known to their owner only: its first `library_len`
+    /// cards in the library, the rest in the sideboard, in the forms the deck's proof vouches for.
     pub(super) fn place_deck(
         &mut self,
         owner: Seat,
-        library: &[(G::Element, BackId)],
-        sideboard: &[(G::Element, BackId)],
+        locked: Verified<Locked<G>>,
+        backs: &[BackId],
+        library_len: usize,
         key: KeyRef,
     ) -> Vec<CardId> {
         let base = Self::id_base(owner) + 1;
-        let mut ids = Vec::new();
-        for (i, ((element, back), kind)) in library
-            .iter()
-            .map(|c| (c, ZoneKind::Library))
-            .chain(sideboard.iter().map(|c| (c, ZoneKind::Sideboard)))
-            .enumerate()
-        {
+        let elements = locked.into_inner().cards;
+        let mut ids = Vec::with_capacity(elements.len());
+        for (i, (element, back)) in elements.iter().zip(backs).enumerate() {
             let id = CardId(base + i as u32);
+            let kind = if i < library_len { ZoneKind::Library } else { ZoneKind::Sideboard };
             let card = Card {
                 id,
                 owner,
@@ -156,6 +158,7 @@ impl<G: Group> Engine<G> {
             self.game.planned.insert(id, layers);
             ids.push(id);
         }
+        self.game.deck_elements.insert(owner, elements.into_iter().zip(backs.iter().copied()).collect());
         ids
     }
 
@@ -192,16 +195,16 @@ impl<G: Group> Engine<G> {
         let bases = deck_bases::<G>(&game_id, peer, total);
         let elements: Vec<G::Element> = library.iter().chain(&sideboard).map(|(element, _)| element.clone()).collect();
         let context = self.game.context(envelope.seq, format!("deck/{}", peer.id_byte()));
-        base_key.verify_lock(&bases, elements, &proof, &context).map_err(|error| {
+        let locked = base_key.verify_lock(&bases, elements, &proof, &context).map_err(|error| {
             Fault::new(AlertKind::BadProof, format!("the deck's elements are not one multiple of its bases: {error}"))
         })?;
+        let backs: Vec<BackId> = library.iter().chain(&sideboard).map(|(_, back)| *back).collect();
         let key_ref = KeyRef { holder: peer, library: peer, epoch: 0 };
         self.game.commitments.insert(key_ref, key);
         self.game.current_keys.insert((peer, peer), 0);
         self.game.catalogues.insert(peer, catalogue);
         self.game.deck_envelopes.insert(peer, envelope.clone());
-        self.place_deck(peer, &library, &sideboard, key_ref);
-        self.game.deck_elements.insert(peer, library.into_iter().chain(sideboard).collect());
+        self.place_deck(peer, locked, &backs, library.len(), key_ref);
         self.start_setup_shuffle(peer);
         Ok(())
     }

@@ -1,13 +1,13 @@
 //! Library shuffles: relocks, shuffle steps with their proofs, and the arrangement of several backs.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 use super::Engine;
 use super::api::{AlertKind, Event};
 use super::fault::Fault;
 use super::setup::SETUP_SHUFFLES;
 use super::state::{Arrangement, BackGroup, RandomKind, ShuffleRun, ShuffleStage, UnseenReorder, index};
-use crate::crypto::{Group, LockKey, ProofContext, ShuffleChallenge, Soundness};
+use crate::crypto::{Group, LockKey, Locked, ProofContext, ShuffleChallenge, Soundness, Verified};
 use crate::ids::Seat;
 use crate::table::{CardId, Knowledge, ZoneId};
 use crate::wire::{Action, KeyRef, Message, RelockGroup, ShuffleStep};
@@ -74,12 +74,8 @@ impl<G: Group> Engine<G> {
             let key = &self.game.keys[&current.expect("stale layers exist only under a current key")];
             let (relocked, proof) =
                 key.relock_with_proof(from.map(|k| &self.game.keys[&k]), &forms, context, &mut self.rng);
-            for (id, element) in cards.iter().zip(&relocked) {
-                let form = self.game.forms.get_mut(id).expect("library cards exist");
-                form.element = element.clone();
-                form.layers[index(seat)] = current;
-                self.game.planned.insert(*id, form.layers);
-            }
+            let made = Verified::made_here(Locked { cards: relocked.clone() });
+            self.apply_relock(seat, current, &cards, made);
             relock.push(RelockGroup { from, cards, forms: relocked, proof });
         }
         relock
@@ -95,7 +91,7 @@ impl<G: Group> Engine<G> {
         let peer = self.seat.opponent();
         let current = self.game.current_key(peer, library);
         let mut stale = self.game.stale_layers(peer, library);
-        let mut relocked: HashMap<CardId, G::Element> = HashMap::new();
+        let mut relocked = Vec::with_capacity(groups.len());
         for group in groups {
             // Each group must be exactly one set of stale cards: nothing else is accepted, so
             // the keys it names are keys this engine knows.
@@ -108,20 +104,28 @@ impl<G: Group> Engine<G> {
                 .expect("stale cards exist only under a current key");
             let from = group.from.map(|k| self.game.commitments[&k].clone());
             let forms: Vec<G::Element> = group.cards.iter().map(|id| self.game.forms[id].element.clone()).collect();
-            to.verify_relock(from.as_ref(), &forms, group.forms.clone(), &group.proof, context)
+            let verified = to
+                .verify_relock(from.as_ref(), &forms, group.forms.clone(), &group.proof, context)
                 .map_err(|e| Fault::new(AlertKind::BadProof, format!("relock before shuffle: {e}")))?;
-            relocked.extend(group.cards.iter().copied().zip(group.forms.iter().cloned()));
+            relocked.push((&group.cards, verified));
         }
         if !stale.is_empty() {
             return Err(Fault::new(AlertKind::Unexpected, "relock groups leave cards under old keys"));
         }
-        for (id, element) in relocked {
-            let form = self.game.forms.get_mut(&id).expect("library cards exist");
-            form.element = element;
-            form.layers[index(peer)] = current;
-            self.game.planned.insert(id, form.layers);
+        for (cards, verified) in relocked {
+            self.apply_relock(peer, current, cards, verified);
         }
         Ok(())
+    }
+
+    /// Puts `holder`'s layer on `cards` under its current key: the forms a relock proof vouches for.
+    fn apply_relock(&mut self, holder: Seat, current: Option<KeyRef>, cards: &[CardId], relocked: Verified<Locked<G>>) {
+        for (id, element) in cards.iter().zip(relocked.into_inner().cards) {
+            let form = self.game.forms.get_mut(id).expect("library cards exist");
+            form.element = element;
+            form.layers[index(holder)] = current;
+            self.game.planned.insert(*id, form.layers);
+        }
     }
 
     pub(super) fn receive_relock(&mut self, seq: u64, library: Seat, groups: Vec<RelockGroup<G>>) -> Result<(), Fault> {
@@ -211,20 +215,20 @@ impl<G: Group> Engine<G> {
         let context = self.game.context(seq, format!("shuffle/{}", library.id_byte()));
         let current = self.game.current_key(peer, library);
         self.accept_relock(library, &step.relock, &context)?;
-        match (&current, &step.combined) {
-            (Some(current), Some((combined, proof))) => {
+        let combined = match (&current, &step.combined) {
+            (Some(current), Some((combined, proof))) => Some(
                 self.game.commitments[current]
                     .verify_combined(&step.fresh, combined.clone(), proof, &context)
-                    .map_err(|e| Fault::new(AlertKind::BadProof, format!("combined shuffle key: {e}")))?;
-            }
-            (None, None) => {}
+                    .map_err(|e| Fault::new(AlertKind::BadProof, format!("combined shuffle key: {e}")))?,
+            ),
+            (None, None) => None,
             _ => {
                 return Err(Fault::new(
                     AlertKind::Unexpected,
                     "combined key present without a current key, or missing",
                 ));
             }
-        }
+        };
         let groups = self.back_groups_to_shuffle(library, seq);
         if step.commits.len() != groups.len() {
             return Err(Fault::new(
@@ -235,7 +239,7 @@ impl<G: Group> Engine<G> {
         let challenge = ShuffleChallenge::random(&mut self.rng);
         self.out.send::<G>(&Message::ShuffleChallenge { library, challenge });
         let run = self.game.shuffles.get_mut(&library).expect("checked above");
-        run.stage = ShuffleStage::Challenged { step, groups, challenge };
+        run.stage = ShuffleStage::Challenged { step, combined, groups, challenge };
         Ok(())
     }
 
@@ -275,7 +279,7 @@ impl<G: Group> Engine<G> {
         let ShuffleStage::Challenged { .. } = run.stage else {
             return Err(Fault::new(AlertKind::Unexpected, "a shuffle response out of turn"));
         };
-        let ShuffleStage::Challenged { step, groups, challenge } =
+        let ShuffleStage::Challenged { step, combined, groups, challenge } =
             std::mem::replace(&mut run.stage, ShuffleStage::Waiting)
         else {
             unreachable!("matched above")
@@ -293,7 +297,8 @@ impl<G: Group> Engine<G> {
         }
         let current = self.game.current_key(peer, library);
         let new_ref = KeyRef { holder: peer, library, epoch: current.map_or(0, |k| k.epoch + 1) };
-        let new_commitment = step.combined.map_or(step.fresh, |(combined, _)| combined);
+        // The stepper's key on the library is now current × fresh (proven), or fresh the first time.
+        let new_commitment = combined.map_or(step.fresh, Verified::into_inner);
         self.game.commitments.insert(new_ref, new_commitment);
         self.finish_shuffle_step(library, new_ref, outputs);
         Ok(())

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use super::fault::ActionError;
 use crate::crypto::{
     AwaitingOpening, BackId, CardInstance, Catalogue, Dice, Group, KeyCommitment, LockKey, PendingShuffle,
-    ProofContext, SharedRandom, SharedSeed, ShuffleChallenge,
+    ProofContext, SharedRandom, SharedSeed, ShuffleChallenge, Verified,
 };
 use crate::ids::{GameId, Seat};
 use crate::table::{Card, CardId, Knowledge, Table, ZoneId};
@@ -50,7 +50,13 @@ pub(super) enum ShuffleStage<G: Group> {
         outputs: Vec<(CardId, G::Element)>,
     },
     /// This engine received a step and sent a challenge.
-    Challenged { step: ShuffleStep<G>, groups: Vec<BackGroup<G>>, challenge: ShuffleChallenge },
+    Challenged {
+        step: ShuffleStep<G>,
+        /// The stepper's new key on the library, when it combines an earlier one (proven).
+        combined: Option<Verified<KeyCommitment<G>>>,
+        groups: Vec<BackGroup<G>>,
+        challenge: ShuffleChallenge,
+    },
 }
 
 /// The cards of one back in a library, as a shuffle step takes them.

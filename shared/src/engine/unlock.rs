@@ -6,7 +6,7 @@ use super::Engine;
 use super::api::{AlertKind, Event};
 use super::fault::Fault;
 use super::state::{Unlock, index};
-use crate::crypto::Group;
+use crate::crypto::{Group, Stripped, Verified};
 use crate::ids::Seat;
 use crate::table::{CardId, Knowledge};
 use crate::wire::{KeyRef, Message, StripGroup};
@@ -99,7 +99,11 @@ impl<G: Group> Engine<G> {
             strip_groups.push(StripGroup { key, cards, forms, proof });
         }
         self.out.send::<G>(&Message::Strip { unlock: number, groups: strip_groups.clone() });
-        self.apply_strips(number, strip_groups);
+        let stripped = strip_groups
+            .into_iter()
+            .map(|group| (group.key, group.cards, Verified::made_here(Stripped { cards: group.forms })))
+            .collect();
+        self.apply_strips(number, stripped);
     }
 
     pub(super) fn receive_strip(&mut self, seq: u64, number: u64, groups: Vec<StripGroup<G>>) -> Result<(), Fault> {
@@ -118,7 +122,8 @@ impl<G: Group> Engine<G> {
             .map(|id| (*id, self.game.forms[id].layers[index(peer)].expect("planned strips are of present layers")))
             .collect();
         let context = self.game.context(seq, format!("unlock/{number}"));
-        for group in &groups {
+        let mut stripped = Vec::with_capacity(groups.len());
+        for group in groups {
             if group.cards.len() != group.forms.len() {
                 return Err(Fault::new(AlertKind::Malformed, "strip group lengths differ"));
             }
@@ -136,24 +141,26 @@ impl<G: Group> Engine<G> {
             // Every card of the group was due with this key, so its commitment is known.
             let commitment = self.game.commitments.get(&group.key).expect("due keys have commitments");
             let locked: Vec<G::Element> = group.cards.iter().map(|id| self.game.forms[id].element.clone()).collect();
-            commitment
-                .verify_strip(&locked, group.forms.clone(), &group.proof, &context)
+            let verified = commitment
+                .verify_strip(&locked, group.forms, &group.proof, &context)
                 .map_err(|e| Fault::new(AlertKind::BadProof, format!("strip for unlock {number}: {e}")))?;
+            stripped.push((group.key, group.cards, verified));
         }
         if let Some(id) = due.keys().next() {
             return Err(Fault::new(AlertKind::Unexpected, format!("strip of unlock {number} misses card {id}")));
         }
-        self.apply_strips(number, groups);
+        self.apply_strips(number, stripped);
         self.advance_unlocks();
         Ok(())
     }
 
-    pub(super) fn apply_strips(&mut self, number: u64, groups: Vec<StripGroup<G>>) {
-        for group in groups {
-            for (id, element) in group.cards.into_iter().zip(group.forms) {
+    /// Takes one layer off each group's cards: the forms a strip proof vouches for.
+    pub(super) fn apply_strips(&mut self, number: u64, stripped: Vec<(KeyRef, Vec<CardId>, Verified<Stripped<G>>)>) {
+        for (key, cards, forms) in stripped {
+            for (id, element) in cards.into_iter().zip(forms.into_inner().cards) {
                 let form = self.game.forms.get_mut(&id).expect("stripped cards exist");
                 form.element = element;
-                form.layers[index(group.key.holder)] = None;
+                form.layers[index(key.holder)] = None;
             }
         }
         if let Some(unlock) = self.game.unlocks.get_mut(&number) {

@@ -27,7 +27,7 @@ pub fn misbehaviour<G: Group>(pair: &Pair<G>, seat: Seat) -> Vec<String> {
     pair.events(seat)
         .iter()
         .filter_map(|e| match e {
-            Event::Alert(alert) if alert.kind.is_misbehaviour() => Some(format!("{:?}: {}", alert.kind, alert.detail)),
+            Event::Alert(alert) if alert.kind.is_misbehaviour() => Some(format!("{}: {}", alert.kind, alert.detail)),
             _ => None,
         })
         .collect()

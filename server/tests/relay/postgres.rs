@@ -85,13 +85,6 @@ impl TestPostgres {
         format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
     }
 
-    /// Creates another empty database and returns its URL.
-    pub fn create_database(&self, name: &str) -> Result<String, TestPostgresError> {
-        let port = self.port.to_string();
-        self.pg("createdb", |c| c.args(["-h", "127.0.0.1", "-p", &port, "-U", "postgres", name]))?;
-        Ok(format!("postgres://postgres@127.0.0.1:{}/{name}", self.port))
-    }
-
     fn pg(&self, program: &str, args: impl FnOnce(&mut Command) -> &mut Command) -> Result<(), TestPostgresError> {
         let binary = self.bin.join(program);
         let mut command = if self.as_postgres_user {
