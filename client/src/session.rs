@@ -15,6 +15,7 @@ use std::time::Duration;
 use fairdeck_relay_protocol::{ClientMessage, ErrorCode, GoneReason, PeerState, ReportedResult, ServerMessage};
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::{Dice, Ristretto255};
+use fairdeck_shared::engine::Input;
 use fairdeck_shared::engine::{Engine, EngineConfig, Event, Intent, IntentError};
 use fairdeck_shared::journal;
 use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
@@ -691,7 +692,7 @@ impl Session {
         loop {
             let mut moved = false;
             while let Some(message) = self.channel.poll_message() {
-                self.engine.handle_message(&message);
+                let _messages_are_never_refused = self.engine.handle(Input::Message { bytes: message });
                 moved = true;
             }
             while let Some(message) = self.engine.poll_transmit() {
@@ -1222,7 +1223,7 @@ impl Session {
 
     /// Hands an intent to the engine; a refusal is shown. Returns whether the engine took it.
     fn intent<F: Frontend>(&mut self, intent: Intent, line: &str, front: &mut F) -> Result<(), SessionError> {
-        let Err(error) = self.engine.handle_intent(intent) else { return Ok(()) };
+        let Err(error) = self.engine.handle(Input::Intent { intent }) else { return Ok(()) };
         let kind = match error {
             IntentError::NotReady => "not_ready",
             IntentError::Halted(_) => "halted",

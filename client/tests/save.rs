@@ -7,7 +7,7 @@ use fairdeck::channel::{Channel, Side};
 use fairdeck::save::{self, RelayPlace, SaveError, SaveFile, Standing, Status};
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::Ristretto255;
-use fairdeck_shared::engine::{Engine, EngineConfig, Intent};
+use fairdeck_shared::engine::{Engine, EngineConfig, Input, Intent};
 use fairdeck_shared::journal::Journal;
 
 const WORDS: &str = "purple-sausage";
@@ -48,7 +48,7 @@ fn journal(chats: usize) -> Journal {
     let config = EngineConfig { name: "Bea".into(), software: "test".into() };
     let mut engine = Engine::<Ristretto255>::new(Seat::Guest, config, deck, [9; 32]).unwrap();
     for i in 0..chats {
-        let _ = engine.handle_intent(Intent::Chat(format!("hello {i}")));
+        let _ = engine.handle(Input::Intent { intent: Intent::Chat(format!("hello {i}")) });
     }
     engine.journal().clone()
 }

@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::Ristretto255;
-use fairdeck_shared::engine::{DeckList, Engine, EngineConfig, Intent};
+use fairdeck_shared::engine::{DeckList, Engine, EngineConfig, Input, Intent};
 use fairdeck_shared::pair::{Pair, numbered_deck};
 use fairdeck_shared::table::{CardId, Position, ZoneId, ZoneKind};
 use fairdeck_shared::wire::{self, Ack, Action};
@@ -128,7 +128,7 @@ fuzz_target!(|data: &[u8]| {
     puppet.send_unchecked(body, snapshot.ack);
     let sealed = puppet.poll_transmit().expect("the puppet sealed");
     let mut receiver = snapshot.receiver.clone();
-    receiver.handle_message(&sealed);
+    let _messages_are_never_refused = receiver.handle(Input::Message { bytes: sealed });
     while receiver.poll_transmit().is_some() {}
     while receiver.poll_event().is_some() {}
 });

@@ -10,52 +10,11 @@
 //! opponent provably committed, at a point of the game it provably saw. A message that does
 //! not pass them proves nothing about anyone: the journal does not hold together.
 
-use serde::{Deserialize, Serialize};
-
 use crate::crypto::{Group, Suite};
-use crate::engine::{Alert, DeckList, Engine, EngineConfig, Event, Intent};
+use crate::engine::{Alert, Engine, Event};
+pub use crate::engine::{Input, JOURNAL_FORMAT, Journal};
 use crate::ids::Seat;
 use crate::wire::{Awaited, Message};
-
-/// The version of the journal's layout.
-pub const JOURNAL_FORMAT: u32 = 1;
-
-#[derive(Clone, Serialize, Deserialize)]
-pub struct Journal {
-    pub format: u32,
-    pub suite: Suite,
-    pub seat: Seat,
-    pub config: EngineConfig,
-    pub deck: DeckList,
-    /// The engine's seed: every key and nonce of the game comes from it.
-    #[serde(with = "crate::ids::hex_array")]
-    pub rng_seed: [u8; 32],
-    pub inputs: Vec<Input>,
-}
-
-/// Never prints the seed: it is every secret of the game.
-impl std::fmt::Debug for Journal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Journal")
-            .field("suite", &self.suite)
-            .field("seat", &self.seat)
-            .field("inputs", &self.inputs.len())
-            .finish_non_exhaustive()
-    }
-}
-
-/// One thing the engine was given, in order.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "input", rename_all = "kebab-case")]
-pub enum Input {
-    Intent {
-        intent: Intent,
-    },
-    Message {
-        #[serde(with = "crate::crypto::encoding::hex_vec")]
-        bytes: Vec<u8>,
-    },
-}
 
 /// What a journal shows.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -151,13 +110,8 @@ pub fn replay<G: Group>(journal: &Journal, mut on_event: impl FnMut(Event)) -> R
     // The hello and the deck go out when the engine is made, before any input.
     drain(&mut engine);
     for input in &journal.inputs {
-        match input {
-            // The intent's outcome is the engine's business, as it was in the game.
-            Input::Intent { intent } => {
-                let _refused_or_done = engine.handle_intent(intent.clone());
-            }
-            Input::Message { bytes } => engine.handle_message(bytes),
-        }
+        // An intent's outcome is the engine's business, as it was in the game.
+        let _refused_or_done = engine.handle(input.clone());
         drain(&mut engine);
     }
     Ok(engine)

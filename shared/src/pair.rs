@@ -4,6 +4,7 @@
 use std::collections::VecDeque;
 
 use crate::crypto::Group;
+use crate::engine::Input;
 use crate::engine::{DeckCard, DeckList, Engine, EngineConfig, Event, Intent, IntentError};
 use crate::ids::Seat;
 use crate::wire::{Ack, Envelope};
@@ -98,14 +99,15 @@ impl<G: Group> Pair<G> {
     }
 
     pub fn intent(&mut self, seat: Seat, intent: Intent) -> Result<(), IntentError> {
-        let result = self.engine_mut(seat).handle_intent(intent);
+        let result = self.engine_mut(seat).handle(Input::Intent { intent });
         self.collect();
         result
     }
 
     /// Delivers `message` to its recipient as is.
     pub fn deliver(&mut self, message: InFlight) {
-        self.engine_mut(message.from.opponent()).handle_message(&message.bytes);
+        let _messages_are_never_refused =
+            self.engine_mut(message.from.opponent()).handle(Input::Message { bytes: message.bytes });
         self.collect();
     }
 

@@ -18,7 +18,9 @@ use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::{
     BackId, CardInstance, CatalogueEntry, Commitment, Group, LockKey, Modp2048, Opening, ProofContext, Ristretto255,
 };
-use fairdeck_shared::engine::{Alert, AlertKind, DeckCard, DeckList, Engine, EngineConfig, Event, Intent, IntentError};
+use fairdeck_shared::engine::{
+    Alert, AlertKind, DeckCard, DeckList, Engine, EngineConfig, Event, Input, Intent, IntentError,
+};
 use fairdeck_shared::pair::{InFlight, Pair, numbered_deck};
 use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
 use fairdeck_shared::wire::{self, Action, Awaited, Envelope, Message};
@@ -253,7 +255,7 @@ impl<G: Group> Game<G> {
         assert_eq!(self.alerts(victim).len(), 1, "a halted engine raised more: {:#?}", self.alerts(victim));
         assert_eq!(self.engine(victim).table(), &table, "a halted engine's table changed");
         assert_eq!(
-            self.pair.engine_mut(victim).handle_intent(Intent::Ping),
+            self.pair.engine_mut(victim).handle(Input::Intent { intent: Intent::Ping }),
             Err(IntentError::Halted(reason)),
             "a halted engine still takes intents"
         );

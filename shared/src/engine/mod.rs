@@ -2,9 +2,10 @@
 //! giving back messages to send and events for the interface. No I/O, no clock, no OS
 //! randomness: the same engine runs in the client, the tests and the benchmarks.
 //!
-//! How to drive it: call [`Engine::handle_intent`] or [`Engine::handle_message`], then drain
-//! [`Engine::poll_transmit`] (send each in order) and [`Engine::poll_event`] until both
-//! return `None`.
+//! How to drive it: give it each input ([`Engine::handle`]: the player's intent, or a message
+//! received from the opponent), then drain [`Engine::poll_transmit`] (send each in order) and
+//! [`Engine::poll_event`] until both return `None`. A journal is its inputs in order: a replay
+//! hands them to `handle` one by one (`journal::replay`).
 //!
 //! Order. Table actions are applied by both engines in one order, the host's: the host's
 //! actions take effect when sent; the guest's are proposals that take effect when the host
@@ -15,6 +16,7 @@ mod api;
 mod awaited;
 mod fault;
 mod intent;
+mod journal;
 mod output;
 mod random;
 mod receive;
@@ -26,6 +28,7 @@ mod unlock;
 
 pub use crate::wire::Awaited;
 pub use api::{Alert, AlertKind, DeckCard, DeckError, DeckList, EngineConfig, Event, Intent, IntentError};
+pub use journal::{Input, JOURNAL_FORMAT, Journal};
 
 use std::collections::HashMap;
 
@@ -40,7 +43,6 @@ use self::setup::check_deck;
 use self::state::{GameState, index};
 use crate::crypto::{CardInstance, Group};
 use crate::ids::{GameId, Seat};
-use crate::journal::{Input, JOURNAL_FORMAT, Journal};
 use crate::table::{CardId, Table};
 use crate::wire::{self, Envelope, Message, PROTOCOL_VERSION};
 
@@ -223,7 +225,19 @@ impl<G: Group> Engine<G> {
         }
     }
 
-    pub fn handle_intent(&mut self, intent: Intent) -> Result<(), IntentError> {
+    /// Takes one input: the player's intent (refused with a reason, nothing sent), or bytes received from
+    /// the opponent (misbehaviour becomes an alert, never an error or a panic).
+    pub fn handle(&mut self, input: Input) -> Result<(), IntentError> {
+        match input {
+            Input::Intent { intent } => self.handle_intent(intent),
+            Input::Message { bytes } => {
+                self.handle_message(&bytes);
+                Ok(())
+            }
+        }
+    }
+
+    fn handle_intent(&mut self, intent: Intent) -> Result<(), IntentError> {
         if let Some(reason) = &self.halted {
             return Err(IntentError::Halted(reason.clone()));
         }
@@ -245,8 +259,7 @@ impl<G: Group> Engine<G> {
         self.out.emit(Event::Applied { number, by: actor, action });
     }
 
-    /// Handles bytes received from the opponent. Misbehaviour becomes an alert, never a panic.
-    pub fn handle_message(&mut self, bytes: &[u8]) {
+    fn handle_message(&mut self, bytes: &[u8]) {
         // A halted engine takes nothing in, so its journal keeps nothing more either.
         if self.halted.is_some() {
             return;
