@@ -24,7 +24,7 @@ use tower_service::Service;
 
 use crate::admission::{AddressTicket, Slot};
 use crate::metrics::Refusal;
-use crate::server::AppState;
+use crate::state::AppState;
 use crate::web;
 
 /// Pause after an accept error that is not about one connection (usually the open-file limit), so the loop does

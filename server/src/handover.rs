@@ -7,8 +7,6 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::rooms::{Deadline, Rooms, Stamp};
-
 /// Name of the hand-over file in the data directory.
 pub(crate) const FILE_NAME: &str = "handover.json";
 
@@ -63,29 +61,29 @@ pub(crate) struct SeatSnapshot {
     pub(crate) client: Option<String>,
 }
 
-/// Writes the open rooms to `path` (or removes a stale file when there are none).
-pub(crate) fn save(path: &Path, rooms: &Rooms) -> Result<(), HandoverError> {
+/// Writes the open rooms, as they were at `saved_ms` (unix milliseconds), to `path` (or removes a stale file
+/// when there are none).
+pub(crate) fn save(path: &Path, saved_ms: i64, snapshots: Vec<RoomSnapshot>) -> Result<(), HandoverError> {
     let io = |source| HandoverError::Io { path: path.display().to_string(), source };
-    let now = Stamp::now();
-    let snapshots = rooms.export(now);
     if snapshots.is_empty() {
         return match std::fs::remove_file(path) {
             Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(io(error)),
             _ => Ok(()),
         };
     }
-    let file = HandoverFile { version: FORMAT_VERSION, saved_ms: now.unix_ms, rooms: snapshots };
+    let file = HandoverFile { version: FORMAT_VERSION, saved_ms, rooms: snapshots };
     let temporary = path.with_extension("json.tmp");
     std::fs::write(&temporary, serde_json::to_vec(&file)?).map_err(io)?;
     std::fs::rename(&temporary, path).map_err(io)
 }
 
-/// Takes the rooms saved in `path` into `rooms` and removes the file. Returns the deadlines to schedule.
-pub(crate) fn take(path: &Path, rooms: &Rooms) -> Result<Vec<Deadline>, HandoverError> {
+/// The rooms saved in `path`, and when they were saved (unix milliseconds); the file is removed. Nothing when
+/// there is no file.
+pub(crate) fn take(path: &Path) -> Result<Option<(i64, Vec<RoomSnapshot>)>, HandoverError> {
     let io = |source| HandoverError::Io { path: path.display().to_string(), source };
     let bytes = match std::fs::read(path) {
         Ok(bytes) => bytes,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(error) => return Err(io(error)),
     };
     // Remove it first: a file that cannot be read now would not be readable on the next start either.
@@ -94,7 +92,5 @@ pub(crate) fn take(path: &Path, rooms: &Rooms) -> Result<Vec<Deadline>, Handover
     if file.version != FORMAT_VERSION {
         return Err(HandoverError::Version(file.version));
     }
-    let now = Stamp::now();
-    let downtime_ms = u64::try_from(now.unix_ms - file.saved_ms).unwrap_or(0);
-    Ok(rooms.import(now, downtime_ms, file.rooms))
+    Ok(Some((file.saved_ms, file.rooms)))
 }

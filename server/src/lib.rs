@@ -31,8 +31,10 @@ pub mod ratelimit;
 mod rooms;
 mod server;
 mod session;
+mod state;
 pub mod stats;
 mod statspage;
+mod tally;
 mod web;
 
 /// The wire protocol, in its own crate so that clients can use it without the relay's dependencies.
@@ -40,6 +42,7 @@ pub use fairdeck_relay_protocol as protocol;
 
 pub use config::{Limits, parse_duration};
 pub use handover::HandoverError;
-pub use rooms::{LiveCounts, RoomError};
+pub use rooms::RoomError;
 pub use server::{Relay, RelayBuilder, RelayError, ShutdownHandle};
-pub use stats::{RoomRecord, RoomResult, StatsError, StatsStore, Summary};
+pub use stats::{RoomRecord, StatsError, StatsStore, Summary};
+pub use tally::{LiveCounts, RoomResult};

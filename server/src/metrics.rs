@@ -15,8 +15,7 @@ use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
 use crate::process;
 use crate::protocol::ErrorCode;
-use crate::rooms::LiveCounts;
-use crate::stats::RoomResult;
+use crate::tally::{LiveCounts, RoomResult};
 
 const LATENCY: &str = "fairdeck_relay_forward_latency_seconds";
 const LATENCY_BUCKETS: [f64; 14] =

@@ -33,7 +33,8 @@ use crate::handover::{RoomSnapshot, SeatSnapshot};
 use crate::metrics::Metrics;
 use crate::outbox::Outbox;
 use crate::protocol::{ErrorCode, GoneReason, PeerState, ReportedResult, ServerMessage, close};
-use crate::stats::{RoomRecord, RoomResult};
+use crate::stats::RoomRecord;
+use crate::tally::{LiveCounts, RoomResult};
 
 /// Longest nameplate accepted, in digits.
 const MAX_NAMEPLATE_DIGITS: usize = 9;
@@ -80,15 +81,6 @@ impl RoomError {
             RoomError::ServerFull => ErrorCode::ServerFull,
         }
     }
-}
-
-/// Counts of the live table, for metrics and the stats page.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
-pub struct LiveCounts {
-    pub rooms: usize,
-    pub waiting: usize,
-    pub seats_connected: usize,
-    pub seats_held: usize,
 }
 
 /// A connection's place in a room. Only the connection that holds it may act through it.

@@ -1,4 +1,4 @@
-//! Building, binding and serving a relay; the state its handlers share; graceful shutdown.
+//! Building, binding and serving a relay; graceful shutdown.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -10,13 +10,14 @@ use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch};
 
 use crate::accept;
-use crate::admission::{Admission, Slots};
+use crate::admission::Admission;
 use crate::config::{Limits, LimitsError};
 use crate::handover;
 use crate::metrics::Metrics;
 use crate::outbox::Queues;
 use crate::ratelimit::RateLimiter;
-use crate::rooms::Rooms;
+use crate::rooms::{Rooms, Stamp};
+use crate::state::AppState;
 use crate::stats::{StatsError, StatsStore, StatsWriter, error_chain};
 
 /// Room records waiting to be written; past this the relay drops records (and counts them) rather than grow.
@@ -118,8 +119,12 @@ impl RelayBuilder {
             limits,
         });
         let handover_path = self.data_dir.join(handover::FILE_NAME);
-        match handover::take(&handover_path, &state.rooms) {
-            Ok(deadlines) => {
+        match handover::take(&handover_path) {
+            Ok(None) => {}
+            Ok(Some((saved_ms, snapshots))) => {
+                let now = Stamp::now();
+                let downtime_ms = u64::try_from(now.unix_ms - saved_ms).unwrap_or(0);
+                let deadlines = state.rooms.import(now, downtime_ms, snapshots);
                 if !deadlines.is_empty() {
                     tracing::info!(rooms = deadlines.len(), "took over rooms from the previous relay process");
                 }
@@ -211,7 +216,8 @@ impl Relay {
         state.admission.wait_handshakes_done(grace).await;
         state.connections.wait_empty(grace).await;
         let _ = upkeep.await;
-        if let Err(error) = handover::save(&handover_path, &state.rooms) {
+        let now = Stamp::now();
+        if let Err(error) = handover::save(&handover_path, now.unix_ms, state.rooms.export(now)) {
             tracing::warn!(error = %error_chain(&error), "cannot hand the open rooms over to the next process");
         }
         writer.finish().await;
@@ -221,23 +227,4 @@ impl Relay {
 
 async fn listen(addr: SocketAddr) -> Result<TcpListener, RelayError> {
     TcpListener::bind(addr).await.map_err(|source| RelayError::Bind { addr, source })
-}
-
-/// What every handler and connection shares.
-#[derive(Debug)]
-pub(crate) struct AppState {
-    pub(crate) rooms: Arc<Rooms>,
-    pub(crate) metrics: Arc<Metrics>,
-    pub(crate) limits: Limits,
-    pub(crate) room_limiter: RateLimiter,
-    pub(crate) join_limiter: RateLimiter,
-    pub(crate) resume_limiter: RateLimiter,
-    /// Open WebSocket connections, under `max_connections`.
-    pub(crate) connections: Arc<Slots>,
-    pub(crate) admission: Arc<Admission>,
-    pub(crate) queues: Queues,
-    pub(crate) shutdown: watch::Receiver<bool>,
-    pub(crate) stats: StatsStore,
-    pub(crate) operator_token: Option<String>,
-    pub(crate) trust_forwarded_for: bool,
 }

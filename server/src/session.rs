@@ -18,7 +18,7 @@ use crate::protocol::{
     sanitize_client_version,
 };
 use crate::rooms::{Deadline, Forwarded, Meeting, RoomError, Seated, Stamp};
-use crate::server::AppState;
+use crate::state::AppState;
 
 /// How long a finished connection waits for its writer to deliver the last frames.
 const WRITER_DRAIN: Duration = Duration::from_secs(5);

@@ -3,8 +3,8 @@
 
 use std::fmt::Write;
 
-use crate::rooms::LiveCounts;
-use crate::stats::{RoomResult, Summary};
+use crate::stats::Summary;
+use crate::tally::{LiveCounts, RoomResult};
 
 const CHART_WIDTH: f64 = 760.0;
 const CHART_HEIGHT: f64 = 180.0;

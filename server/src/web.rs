@@ -17,9 +17,10 @@ use crate::admission::AddressTicket;
 use crate::config::WS_BUFFER_BYTES;
 use crate::metrics::{Live, Refusal};
 use crate::protocol::{ENDPOINT_PATH, ErrorCode};
-use crate::rooms::{LiveCounts, Stamp};
-use crate::server::AppState;
+use crate::rooms::Stamp;
+use crate::state::AppState;
 use crate::stats::{RoomRecord, StatsError, Summary, error_chain};
+use crate::tally::LiveCounts;
 use crate::{session, statspage};
 
 /// Longest statistics window, in hours (31 days).
