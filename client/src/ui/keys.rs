@@ -164,7 +164,7 @@ fn submit(view: &mut View, line: String) -> String {
     if line == "quit" {
         view.leaving = true;
     }
-    view.log.push(super::view::LogKind::Command, format!("> {line}"));
+    view.log.push(super::log::LogKind::Command, format!("> {line}"));
     view.log.scroll_to_newest();
     line
 }

@@ -7,7 +7,29 @@ use fairdeck_shared::engine::{Engine, Event};
 use fairdeck_shared::table::{CardId, ZoneId, ZoneKind};
 use fairdeck_shared::wire::Action;
 
-use super::view::{LogKind, LogLine};
+/// One line of the log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogLine {
+    pub kind: LogKind,
+    pub text: String,
+}
+
+/// What a log line is, which decides how it looks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogKind {
+    /// A table action by either player.
+    Action,
+    Chat,
+    /// Something the player must not miss: a cheat caught, the opponent looking at or moving the
+    /// player's cards.
+    Alert,
+    /// A command that failed.
+    Error,
+    /// Connection and set-up news.
+    Notice,
+    /// A command the player entered, echoed.
+    Command,
+}
 
 /// The log line for an event, or `None` for events the screen shows elsewhere (set-up progress, the
 /// cards this player draws into their own hand) or not at all.

@@ -7,7 +7,7 @@
 
 pub mod code_prompt;
 pub mod keys;
-mod log;
+pub mod log;
 pub mod render;
 pub mod view;
 

@@ -8,7 +8,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Gauge, Paragraph, Wrap};
 
 use super::keys::{COMMANDS, OTHER_KEYS, SHORTCUTS};
-use super::view::{CardView, LogKind, Overlay, PeerState, PlayedCard, RelayLink, SideView, View};
+use super::log::LogKind;
+use super::view::{CardView, Overlay, PeerState, PlayedCard, RelayLink, SideView, View};
 use crate::session::FORFEIT_HINT_AFTER;
 
 /// The mark before an alert in the log, so it stands out even without colour.

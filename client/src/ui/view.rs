@@ -9,7 +9,7 @@ use fairdeck_shared::crypto::Group;
 use fairdeck_shared::engine::{Engine, Event};
 use fairdeck_shared::table::{CardId, Table, ZoneId, ZoneKind};
 
-use super::log::describe;
+use super::log::{LogKind, LogLine, describe};
 use crate::session::{Output, WRONG_CODES_PER_CODE, Waiting};
 
 /// Zones in the order the screen lists their counts.
@@ -174,29 +174,6 @@ pub struct Log {
     lines: VecDeque<LogLine>,
     /// How many lines up from the newest the view is scrolled.
     scroll: usize,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LogLine {
-    pub kind: LogKind,
-    pub text: String,
-}
-
-/// What a log line is, which decides how it looks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LogKind {
-    /// A table action by either player.
-    Action,
-    Chat,
-    /// Something the player must not miss: a cheat caught, the opponent looking at or moving the
-    /// player's cards.
-    Alert,
-    /// A command that failed.
-    Error,
-    /// Connection and set-up news.
-    Notice,
-    /// A command the player entered, echoed.
-    Command,
 }
 
 impl Log {
