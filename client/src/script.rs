@@ -1,14 +1,16 @@
 //! Scripted mode: the session's front end for scripts, bots and tests. Commands come one per line from an
 //! input, and every output goes out as one JSON object per line.
 
+use std::collections::BTreeMap;
 use std::io::Write;
+use std::path::PathBuf;
 
 use fairdeck_shared::Seat;
-use fairdeck_shared::crypto::Ristretto255;
+use fairdeck_shared::crypto::{Coin, Ristretto255};
 use fairdeck_shared::engine::{Engine, Event};
-use fairdeck_shared::table::{ZoneId, ZoneKind};
+use fairdeck_shared::table::{CardId, ZoneId, ZoneKind};
 use fairdeck_shared::wire::Action;
-use serde_json::{Value, json};
+use serde::Serialize;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, Lines};
 
 use crate::session::{self, Frontend, Options, Output, SessionError, Waiting};
@@ -24,7 +26,8 @@ where
     let result = session::run(options, &mut front).await;
     if let Err(error) = &result {
         // Best effort: the error also goes to stderr from the binary.
-        let _ = emit(&mut front.out, json!({"event": "error", "kind": error.kind(), "message": error.to_string()}));
+        let _ =
+            emit(&mut front.out, ScriptEvent::Error { kind: error.kind(), command: None, message: error.to_string() });
     }
     result
 }
@@ -41,139 +44,271 @@ impl<R: AsyncBufRead + Unpin, W: Write> Frontend for Script<R, W> {
     }
 
     fn show(&mut self, output: Output, engine: &Engine<Ristretto255>) -> std::io::Result<()> {
-        match output_json(output, engine) {
-            Some(value) => emit(&mut self.out, value),
+        match script_event(output, engine) {
+            Some(event) => emit(&mut self.out, event),
             None => Ok(()),
         }
     }
 }
 
-fn emit(out: &mut impl Write, value: Value) -> std::io::Result<()> {
-    writeln!(out, "{value}")?;
+fn emit(out: &mut impl Write, event: ScriptEvent) -> std::io::Result<()> {
+    let line = serde_json::to_string(&event).map_err(std::io::Error::other)?;
+    writeln!(out, "{line}")?;
     out.flush()
+}
+
+/// Every line scripted mode prints: one JSON object whose `event` names the variant (README, "Scripted
+/// mode", lists them). Names and fields are stable: they come from this type, never from `Debug` text.
+#[derive(Debug, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+enum ScriptEvent {
+    Deck {
+        hash: String,
+        main: u32,
+        sideboard: u32,
+    },
+    Code {
+        code: String,
+    },
+    WrongCodeTried {
+        attempts: u32,
+        reopened: bool,
+    },
+    Paired,
+    Saved {
+        file: PathBuf,
+    },
+    Restored {
+        file: PathBuf,
+        moves: u64,
+        relay: String,
+    },
+    Rendezvous {
+        peer_here: bool,
+    },
+    Channel {
+        established: bool,
+    },
+    PeerAway {
+        hold_ms: u64,
+    },
+    PeerBack,
+    PeerGone {
+        reason: &'static str,
+    },
+    RelayRestarting {
+        reconnect_after_ms: u64,
+    },
+    RelayLost {
+        detail: String,
+    },
+    Resumed {
+        peer_here: bool,
+    },
+    /// An alert: `kind` is `relay` for the relay's word, else the engine's alert kind (`AlertKind::name`).
+    Alert {
+        kind: &'static str,
+        detail: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        misbehaviour: Option<bool>,
+    },
+    /// A refused command (with the `command`), or the fatal error that ends the session (without).
+    Error {
+        kind: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        command: Option<String>,
+        message: String,
+    },
+    Idle,
+    /// The opponent has owed `awaited` (in words) for `seconds`: long enough to claim a forfeit.
+    Waiting {
+        awaited: String,
+        seconds: u64,
+    },
+    Table(TableView),
+    Connected {
+        name: String,
+        software: String,
+    },
+    Setup {
+        done: u32,
+        total: u32,
+    },
+    Ready,
+    Applied {
+        number: u64,
+        by: &'static str,
+        action: Action,
+        /// The card's name, when the action names a card this player knows.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+    },
+    Rejected {
+        action: Action,
+        reason: String,
+    },
+    Learned {
+        card: u32,
+        name: String,
+        owner: &'static str,
+    },
+    Shuffled {
+        library: &'static str,
+    },
+    /// `dice` as `NdM`.
+    Rolled {
+        by: &'static str,
+        dice: String,
+        faces: Vec<u32>,
+    },
+    Flipped {
+        by: &'static str,
+        coin: &'static str,
+    },
+    ShownAtRandom {
+        by: &'static str,
+        card: u32,
+        name: Option<String>,
+    },
+    Chat {
+        from: &'static str,
+        text: String,
+    },
+    RevealRequested {
+        zone: String,
+        count: Option<u32>,
+    },
+    RevealRefused {
+        zone: String,
+    },
+    NewGameRequested,
+    ForfeitClaimed {
+        by: &'static str,
+        awaited: String,
+    },
+    NewGame {
+        number: u32,
+    },
+    Pong,
+    /// The opponent ended the game and its whole deck checked out: `cards` cards.
+    Audited {
+        seat: &'static str,
+        cards: usize,
+    },
+}
+
+/// The public table, as the `table` event prints it.
+#[derive(Debug, Serialize)]
+struct TableView {
+    me: &'static str,
+    turn: u32,
+    /// Each zone (`host hand`, `guest library`…): its count and card ids in order.
+    zones: BTreeMap<String, ZoneView>,
+    /// Each player's values (life and counters), by seat name.
+    players: BTreeMap<&'static str, BTreeMap<String, i64>>,
+    applied: u64,
+}
+
+#[derive(Debug, Serialize)]
+struct ZoneView {
+    count: usize,
+    cards: Vec<u32>,
 }
 
 /// The event for an output, or `None` for the status line's running count of a wait: a script gets the
 /// one `waiting` event when the wait is long enough to claim a forfeit.
-fn output_json(output: Output, engine: &Engine<Ristretto255>) -> Option<Value> {
-    let value = match output {
-        Output::Deck { hash, main, sideboard } => {
-            json!({"event": "deck", "hash": hash, "main": main, "sideboard": sideboard})
-        }
-        Output::Code(code) => json!({"event": "code", "code": code}),
-        Output::WrongCodeTried { attempts, reopened } => {
-            json!({"event": "wrong_code_tried", "attempts": attempts, "reopened": reopened})
-        }
-        Output::Paired => json!({"event": "paired"}),
-        Output::Saved(path) => json!({"event": "saved", "file": path}),
-        Output::Restored { path, moves, relay } => {
-            json!({"event": "restored", "file": path, "moves": moves, "relay": relay})
-        }
-        Output::Rendezvous { peer_here } => json!({"event": "rendezvous", "peer_here": peer_here}),
-        Output::ChannelEstablished => json!({"event": "channel", "established": true}),
-        Output::PeerAway { hold_ms } => json!({"event": "peer_away", "hold_ms": hold_ms}),
-        Output::PeerBack => json!({"event": "peer_back"}),
-        Output::PeerGone { reason } => json!({"event": "peer_gone", "reason": reason}),
-        Output::RelayRestarting { reconnect_after_ms } => {
-            json!({"event": "relay_restarting", "reconnect_after_ms": reconnect_after_ms})
-        }
-        Output::RelayLost(detail) => json!({"event": "relay_lost", "detail": detail}),
-        Output::Resumed { peer_here } => json!({"event": "resumed", "peer_here": peer_here}),
-        Output::RelayAlert(detail) => json!({"event": "alert", "kind": "relay", "detail": detail}),
-        Output::CommandError { kind, command, message } => {
-            json!({"event": "error", "kind": kind, "command": command, "message": message})
-        }
-        Output::Idle => json!({"event": "idle"}),
+fn script_event(output: Output, engine: &Engine<Ristretto255>) -> Option<ScriptEvent> {
+    Some(match output {
+        Output::Deck { hash, main, sideboard } => ScriptEvent::Deck { hash, main, sideboard },
+        Output::Code(code) => ScriptEvent::Code { code },
+        Output::WrongCodeTried { attempts, reopened } => ScriptEvent::WrongCodeTried { attempts, reopened },
+        Output::Paired => ScriptEvent::Paired,
+        Output::Saved(file) => ScriptEvent::Saved { file },
+        Output::Restored { path, moves, relay } => ScriptEvent::Restored { file: path, moves, relay },
+        Output::Rendezvous { peer_here } => ScriptEvent::Rendezvous { peer_here },
+        Output::ChannelEstablished => ScriptEvent::Channel { established: true },
+        Output::PeerAway { hold_ms } => ScriptEvent::PeerAway { hold_ms },
+        Output::PeerBack => ScriptEvent::PeerBack,
+        Output::PeerGone { reason } => ScriptEvent::PeerGone { reason },
+        Output::RelayRestarting { reconnect_after_ms } => ScriptEvent::RelayRestarting { reconnect_after_ms },
+        Output::RelayLost(detail) => ScriptEvent::RelayLost { detail },
+        Output::Resumed { peer_here } => ScriptEvent::Resumed { peer_here },
+        Output::RelayAlert(detail) => ScriptEvent::Alert { kind: "relay", detail, misbehaviour: None },
+        Output::CommandError { kind, command, message } => ScriptEvent::Error { kind, command: Some(command), message },
+        Output::Idle => ScriptEvent::Idle,
         Output::Waiting(_) => return None,
-        Output::Overdue(Waiting { awaited, seconds }) => {
-            json!({"event": "waiting", "awaited": awaited.to_string(), "seconds": seconds})
-        }
-        Output::Table => table_json(engine),
-        Output::Engine(event) => event_json(event, engine),
-    };
-    Some(value)
+        Output::Overdue(Waiting { awaited, seconds }) => ScriptEvent::Waiting { awaited: awaited.to_string(), seconds },
+        Output::Table => ScriptEvent::Table(table_view(engine)),
+        Output::Engine(event) => engine_event(event, engine),
+    })
 }
 
-fn card_name(engine: &Engine<Ristretto255>, card: fairdeck_shared::table::CardId) -> Option<String> {
+fn card_name(engine: &Engine<Ristretto255>, card: CardId) -> Option<String> {
     engine.identity(card).map(|i| i.name.clone())
 }
 
-fn event_json(event: Event, engine: &Engine<Ristretto255>) -> Value {
+fn engine_event(event: Event, engine: &Engine<Ristretto255>) -> ScriptEvent {
     match event {
-        Event::Connected { name, software } => json!({"event": "connected", "name": name, "software": software}),
-        Event::SetupProgress { done, total } => json!({"event": "setup", "done": done, "total": total}),
-        Event::Ready => json!({"event": "ready"}),
+        Event::Connected { name, software } => ScriptEvent::Connected { name, software },
+        Event::SetupProgress { done, total } => ScriptEvent::Setup { done, total },
+        Event::Ready => ScriptEvent::Ready,
         Event::Applied { number, by, action } => {
-            let mut value = json!({"event": "applied", "number": number, "by": seat_name(by), "action": action});
             let card = match &action {
                 Action::Move { card, .. } | Action::Tap { card, .. } | Action::SetCardValue { card, .. } => Some(*card),
                 _ => None,
             };
-            if let Some(name) = card.and_then(|c| card_name(engine, c)) {
-                value["name"] = json!(name);
-            }
-            value
+            let name = card.and_then(|c| card_name(engine, c));
+            ScriptEvent::Applied { number, by: seat_name(by), action, name }
         }
-        Event::Rejected { action, reason } => json!({"event": "rejected", "action": action, "reason": reason}),
-        Event::Learned { card, instance } => json!({
-            "event": "learned", "card": card.0, "name": instance.name, "owner": seat_name(instance.owner)
-        }),
-        Event::Shuffled { library } => json!({"event": "shuffled", "library": seat_name(library)}),
-        Event::Rolled { by, dice, faces } => json!({
-            "event": "rolled", "by": seat_name(by), "dice": format!("{}d{}", dice.count(), dice.sides()), "faces": faces
-        }),
-        Event::Flipped { by, coin } => {
-            json!({"event": "flipped", "by": seat_name(by), "coin": format!("{coin:?}").to_lowercase()})
+        Event::Rejected { action, reason } => ScriptEvent::Rejected { action, reason },
+        Event::Learned { card, instance } => {
+            ScriptEvent::Learned { card: card.0, name: instance.name, owner: seat_name(instance.owner) }
         }
-        Event::ShownAtRandom { by, card } => json!({
-            "event": "shown_at_random", "by": seat_name(by), "card": card.0, "name": card_name(engine, card)
-        }),
-        Event::Chat { from, text } => json!({"event": "chat", "from": seat_name(from), "text": text}),
-        Event::RevealRequested { zone, count } => {
-            json!({"event": "reveal_requested", "zone": zone.to_string(), "count": count})
+        Event::Shuffled { library } => ScriptEvent::Shuffled { library: seat_name(library) },
+        Event::Rolled { by, dice, faces } => {
+            ScriptEvent::Rolled { by: seat_name(by), dice: format!("{}d{}", dice.count(), dice.sides()), faces }
         }
-        Event::RevealRefused { zone } => json!({"event": "reveal_refused", "zone": zone.to_string()}),
-        Event::NewGameRequested => json!({"event": "new_game_requested"}),
+        Event::Flipped { by, coin } => ScriptEvent::Flipped {
+            by: seat_name(by),
+            coin: match coin {
+                Coin::Heads => "heads",
+                Coin::Tails => "tails",
+            },
+        },
+        Event::ShownAtRandom { by, card } => {
+            ScriptEvent::ShownAtRandom { by: seat_name(by), card: card.0, name: card_name(engine, card) }
+        }
+        Event::Chat { from, text } => ScriptEvent::Chat { from: seat_name(from), text },
+        Event::RevealRequested { zone, count } => ScriptEvent::RevealRequested { zone: zone.to_string(), count },
+        Event::RevealRefused { zone } => ScriptEvent::RevealRefused { zone: zone.to_string() },
+        Event::NewGameRequested => ScriptEvent::NewGameRequested,
         Event::ForfeitClaimed { by, awaited } => {
-            json!({"event": "forfeit_claimed", "by": seat_name(by), "awaited": awaited.to_string()})
+            ScriptEvent::ForfeitClaimed { by: seat_name(by), awaited: awaited.to_string() }
         }
-        Event::NewGame { number } => json!({"event": "new_game", "number": number}),
-        Event::Alert(alert) => json!({
-            "event": "alert",
-            "kind": alert.kind.name(),
-            "detail": alert.detail,
-            "misbehaviour": alert.kind.is_misbehaviour()
-        }),
-        // `pong`, and events newer than this program (the engine grows): named after the variant.
-        other => {
-            let debug = format!("{other:?}");
-            let name: String = debug.chars().take_while(char::is_ascii_alphanumeric).collect();
-            json!({"event": name.to_lowercase(), "detail": debug})
-        }
+        Event::NewGame { number } => ScriptEvent::NewGame { number },
+        Event::Pong => ScriptEvent::Pong,
+        Event::Audited { seat, deck } => ScriptEvent::Audited { seat: seat_name(seat), cards: deck.len() },
+        Event::Alert(alert) => ScriptEvent::Alert {
+            kind: alert.kind.name(),
+            detail: alert.detail,
+            misbehaviour: Some(alert.kind.is_misbehaviour()),
+        },
     }
 }
 
 /// The public table: each zone's card ids in order, its count, and the players' values. Both sides
 /// print the same thing at the same point of the game's order.
-fn table_json(engine: &Engine<Ristretto255>) -> Value {
+fn table_view(engine: &Engine<Ristretto255>) -> TableView {
     let table = engine.table();
-    let mut zones = serde_json::Map::new();
+    let mut zones = BTreeMap::new();
     for owner in Seat::BOTH {
         for kind in ZoneKind::ALL {
-            let ids: Vec<u32> = table.zone(ZoneId::new(owner, kind)).iter().map(|c| c.0).collect();
-            zones.insert(format!("{} {}", seat_name(owner), kind.name()), json!({"count": ids.len(), "cards": ids}));
+            let cards: Vec<u32> = table.zone(ZoneId::new(owner, kind)).iter().map(|c| c.0).collect();
+            zones.insert(format!("{} {}", seat_name(owner), kind.name()), ZoneView { count: cards.len(), cards });
         }
     }
-    let players: serde_json::Map<String, Value> =
-        Seat::BOTH.into_iter().map(|seat| (seat_name(seat).to_string(), json!(table.player(seat).values))).collect();
-    json!({
-        "event": "table",
-        "me": seat_name(engine.seat()),
-        "turn": table.turn,
-        "zones": zones,
-        "players": players,
-        "applied": engine.actions_applied(),
-    })
+    let players = Seat::BOTH.into_iter().map(|seat| (seat_name(seat), table.player(seat).values.clone())).collect();
+    TableView { me: seat_name(engine.seat()), turn: table.turn, zones, players, applied: engine.actions_applied() }
 }
 
 pub(crate) fn seat_name(seat: Seat) -> &'static str {
