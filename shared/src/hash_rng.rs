@@ -16,8 +16,6 @@ use std::num::NonZeroU64;
 
 use sha2::{Digest, Sha256};
 
-use crate::crypto::BackId;
-
 /// A random number generator over a hash chain: `state ← SHA-256(shared_seed ‖ state)`.
 #[derive(Clone)]
 pub struct HashRng {
@@ -86,15 +84,15 @@ pub fn shuffled_indices(count: usize, rng: &mut HashRng) -> Vec<usize> {
 /// Appendix B's deck shuffle with card backs: the order of the backs comes from the shared
 /// state (so both players know which back lies where), the order of the cards within each
 /// back from the owner's local state. Returns the card indices in their new order.
-pub fn deck_shuffle(backs: &[BackId], shared: &mut HashRng, local: &mut HashRng) -> Vec<usize> {
-    let mut groups: BTreeMap<BackId, Vec<usize>> = BTreeMap::new();
+pub fn deck_shuffle<Back: Ord + Copy>(backs: &[Back], shared: &mut HashRng, local: &mut HashRng) -> Vec<usize> {
+    let mut groups: BTreeMap<Back, Vec<usize>> = BTreeMap::new();
     for (card, &back) in backs.iter().enumerate() {
         groups.entry(back).or_default().push(card);
     }
     let mut back_sequence = backs.to_vec();
     basic_shuffle(&mut back_sequence, shared);
     // Ascending back id is the deterministic order both sides use.
-    let mut queues: BTreeMap<BackId, std::vec::IntoIter<usize>> = groups
+    let mut queues: BTreeMap<Back, std::vec::IntoIter<usize>> = groups
         .into_iter()
         .map(|(back, mut group)| {
             basic_shuffle(&mut group, local);

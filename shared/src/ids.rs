@@ -33,25 +33,10 @@ impl Seat {
 /// A game's identity: 32 bytes both players contribute to, bound into every card point,
 /// proof and commitment so nothing can be replayed from another game.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct GameId(#[serde(with = "hex_array")] pub [u8; 32]);
+pub struct GameId(#[serde(with = "crate::serde_hex::array")] pub [u8; 32]);
 
 impl std::fmt::Debug for GameId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "GameId({})", hex::encode(&self.0[..8]))
-    }
-}
-
-/// Fixed-size byte arrays as hex strings (JSON) or bytes (binary formats).
-pub mod hex_array {
-    use serde::{Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer, const N: usize>(bytes: &[u8; N], serializer: S) -> Result<S::Ok, S::Error> {
-        crate::crypto::encoding::serialize_bytes(bytes, serializer)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>, const N: usize>(deserializer: D) -> Result<[u8; N], D::Error> {
-        let bytes = crate::crypto::encoding::deserialize_bytes(deserializer)?;
-        let len = bytes.len();
-        bytes.try_into().map_err(|_| serde::de::Error::custom(format_args!("expected {N} bytes, got {len}")))
     }
 }

@@ -12,13 +12,8 @@ pub mod ids;
 pub mod journal;
 #[cfg(feature = "testing")]
 pub mod pair;
+pub mod serde_hex;
 pub mod table;
 pub mod wire;
 
 pub use ids::{GameId, Seat};
-
-/// Serde helpers that write bytes as hex in JSON (journals, saved games) and as bytes elsewhere.
-pub mod serde_hex {
-    pub use crate::crypto::encoding::hex_vec as vec;
-    pub use crate::ids::hex_array as array;
-}

@@ -47,7 +47,7 @@ pub fn max_library_len<G: Group>() -> usize {
 
 /// A digest of the public table (`Table::digest`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TableDigest(#[serde(with = "crate::ids::hex_array")] pub [u8; 32]);
+pub struct TableDigest(#[serde(with = "crate::serde_hex::array")] pub [u8; 32]);
 
 /// A layer key: which player holds it, on which library's cards, and which generation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -182,9 +182,9 @@ pub enum Message<G: Group> {
         software: String,
         suite: Suite,
         seat: Seat,
-        #[serde(with = "crate::ids::hex_array")]
+        #[serde(with = "crate::serde_hex::array")]
         signing_key: [u8; 32],
-        #[serde(with = "crate::ids::hex_array")]
+        #[serde(with = "crate::serde_hex::array")]
         nonce: [u8; 32],
         name: String,
     },
@@ -323,11 +323,11 @@ pub struct Envelope {
     /// one. The chain hash binds the other stream's head at that point, so every message
     /// says exactly which of the receiver's messages its sender had seen.
     pub ack: u64,
-    #[serde(with = "crate::ids::hex_array")]
+    #[serde(with = "crate::serde_hex::array")]
     pub chain: [u8; 32],
-    #[serde(with = "crate::crypto::encoding::hex_vec")]
+    #[serde(with = "crate::serde_hex::vec")]
     pub body: Vec<u8>,
-    #[serde(with = "crate::crypto::encoding::hex_vec")]
+    #[serde(with = "crate::serde_hex::vec")]
     pub signature: Vec<u8>,
 }
 

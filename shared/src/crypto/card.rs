@@ -16,7 +16,7 @@ pub type BackId = u32;
 pub struct CardInstance {
     pub owner: Seat,
     /// Makes two copies of the same card distinct and unrelated.
-    #[serde(with = "crate::ids::hex_array")]
+    #[serde(with = "crate::serde_hex::array")]
     pub nonce: [u8; 16],
     pub name: String,
     pub back: BackId,

@@ -27,9 +27,9 @@ const SEALED_LEN: usize = 320;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CatalogueEntry {
-    #[serde(with = "crate::ids::hex_array")]
+    #[serde(with = "crate::serde_hex::array")]
     pub tag: [u8; 32],
-    #[serde(with = "crate::crypto::encoding::hex_vec")]
+    #[serde(with = "crate::serde_hex::vec")]
     pub sealed: Vec<u8>,
 }
 

@@ -19,7 +19,7 @@ use crate::hash_rng::HashRng;
 use crate::ids::{GameId, Seat};
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Commitment(#[serde(with = "crate::ids::hex_array")] pub [u8; 32]);
+pub struct Commitment(#[serde(with = "crate::serde_hex::array")] pub [u8; 32]);
 
 impl fmt::Debug for Commitment {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -30,9 +30,9 @@ impl fmt::Debug for Commitment {
 /// What opens a commitment: the nonce and the value.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Opening {
-    #[serde(with = "crate::ids::hex_array")]
+    #[serde(with = "crate::serde_hex::array")]
     pub nonce: [u8; 32],
-    #[serde(with = "crate::crypto::encoding::hex_vec")]
+    #[serde(with = "crate::serde_hex::vec")]
     pub value: Vec<u8>,
 }
 

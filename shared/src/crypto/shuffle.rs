@@ -74,7 +74,7 @@ pub struct ShuffleCommit<G: Group> {
 /// The verifier's fresh randomness for an interactive proof.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShuffleChallenge {
-    #[serde(with = "crate::ids::hex_array")]
+    #[serde(with = "crate::serde_hex::array")]
     pub nonce: [u8; 32],
 }
 

@@ -19,7 +19,7 @@ pub struct Journal {
     pub config: EngineConfig,
     pub deck: DeckList,
     /// The engine's seed: every key and nonce of the game comes from it.
-    #[serde(with = "crate::ids::hex_array")]
+    #[serde(with = "crate::serde_hex::array")]
     pub rng_seed: [u8; 32],
     pub inputs: Vec<Input>,
 }
@@ -43,7 +43,7 @@ pub enum Input {
         intent: Intent,
     },
     Message {
-        #[serde(with = "crate::crypto::encoding::hex_vec")]
+        #[serde(with = "crate::serde_hex::vec")]
         bytes: Vec<u8>,
     },
 }
