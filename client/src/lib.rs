@@ -4,6 +4,7 @@ pub mod channel;
 pub mod code;
 pub mod config;
 pub mod deck;
+pub mod journal;
 pub mod rng;
 pub mod save;
 pub mod script;

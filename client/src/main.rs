@@ -89,6 +89,19 @@ enum Command {
         /// The journal file.
         file: std::path::PathBuf,
     },
+    /// Read a game's journal (saved with --record).
+    #[command(subcommand)]
+    Journal(JournalCommand),
+}
+
+#[derive(Subcommand)]
+enum JournalCommand {
+    /// Print the journal as JSON: the player's deck and intents, and every message received, decoded (the
+    /// engine's seed, every secret of the game, is left out).
+    Show {
+        /// The journal file.
+        file: std::path::PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
@@ -246,6 +259,10 @@ fn main() -> ExitCode {
                 }
             };
         }
+        Command::Journal(JournalCommand::Show { file }) => fairdeck::journal::show_file(&file).and_then(|json| {
+            let mut stdout = std::io::stdout().lock();
+            writeln!(stdout, "{json}").map_err(anyhow::Error::from)
+        }),
         Command::Rng(RngCommand::Shuffle { shared_seed, state, count }) => {
             fairdeck::rng::shuffle_json(&shared_seed, &state, count).and_then(|json| {
                 let mut stdout = std::io::stdout().lock();

@@ -29,7 +29,8 @@ use sha2::{Digest, Sha256};
 use crate::channel::{Channel, MAX_MESSAGE_BYTES, Progress, SavedKeys};
 
 /// The version of the save layout. Another version is refused with its number.
-pub const SAVE_FORMAT: u32 = 1;
+/// 2: envelopes in their binary encoding, inputs externally tagged (protocol 4).
+pub const SAVE_FORMAT: u32 = 2;
 /// The extension of save files.
 pub const EXTENSION: &str = "fairdeck";
 

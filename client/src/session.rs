@@ -440,13 +440,12 @@ fn absolute(path: Option<&Path>) -> Option<PathBuf> {
 /// Writes the journal readable by its owner only: it holds every secret of the game.
 fn write_journal(path: &Path, journal: &fairdeck_shared::journal::Journal) -> Result<(), SessionError> {
     let failed = |reason: String| SessionError::Record { path: path.display().to_string(), reason };
-    let json = serde_json::to_vec(journal).map_err(|e| failed(e.to_string()))?;
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create(true).truncate(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
     let mut file = options.open(path).map_err(|e| failed(e.to_string()))?;
-    std::io::Write::write_all(&mut file, &json).map_err(|e| failed(e.to_string()))
+    std::io::Write::write_all(&mut file, &fairdeck_shared::journal::encode(journal)).map_err(|e| failed(e.to_string()))
 }
 
 /// Connects to the relay and reads its welcome, which says the largest frame it takes.

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use fairdeck_shared::crypto::{Modp2048, Ristretto255, Suite};
-use fairdeck_shared::journal::{Journal, Summary, Verdict, check};
+use fairdeck_shared::journal::{self, Summary, Verdict, check};
 
 use crate::script::seat_name;
 
@@ -31,8 +31,7 @@ impl Finding {
 /// Reads the journal at `path`, replays it and says what it shows, in words.
 pub fn verify_file(path: &Path) -> anyhow::Result<(Finding, String)> {
     let text = std::fs::read(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
-    let journal: Journal = serde_json::from_slice(&text)
-        .map_err(|e| anyhow::anyhow!("{} is not a fairdeck journal: {e}", path.display()))?;
+    let journal = journal::decode(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     let verdict = match journal.suite {
         Suite::Ristretto255 => check::<Ristretto255>(&journal),
         Suite::Modp2048 => check::<Modp2048>(&journal),

@@ -24,7 +24,12 @@ fn drive_counting(pair: &mut Pair<Ristretto255>) -> [usize; 2] {
 fn main() {
     let mut pair = Pair::<Ristretto255>::new(numbered_deck("Host", 60, 15), numbered_deck("Guest", 60, 15), 5);
     let setup = drive_counting(&mut pair);
-    assert!(pair.host.is_ready() && pair.guest.is_ready(), "set-up finished");
+    assert!(
+        pair.host.is_ready() && pair.guest.is_ready(),
+        "set-up finished: {:?} {:?}",
+        pair.host.halted(),
+        pair.guest.halted()
+    );
     let mut draws = [0; 2];
     for _ in 0..20 {
         pair.intent(Seat::Host, Intent::Act(Action::Draw { count: 1 })).expect("a draw");
@@ -32,10 +37,10 @@ fn main() {
         draws[0] += sent[0];
         draws[1] += sent[1];
     }
-    let journal = serde_json::to_vec(pair.host.journal()).expect("a journal serializes");
+    let journal = fairdeck_shared::journal::encode(pair.host.journal());
     println!("| what | host | guest |");
     println!("|---|---|---|");
     println!("| set-up of two 60+15 decks, bytes sent | {} | {} |", setup[0], setup[1]);
     println!("| 20 draws by the host, bytes sent | {} | {} |", draws[0], draws[1]);
-    println!("| the host's journal after them (JSON), bytes | {} | |", journal.len());
+    println!("| the host's journal after them, bytes | {} | |", journal.len());
 }

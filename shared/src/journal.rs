@@ -47,12 +47,38 @@ pub struct Summary {
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum JournalError {
+    #[error("not a fairdeck journal (journals of fairdeck 0.1 with protocol 3 or before were JSON, and are not read)")]
+    NotAJournal,
+    #[error("the journal is damaged: {0}")]
+    Damaged(String),
     #[error("journal format {0}, this program reads format {JOURNAL_FORMAT}")]
     Format(u32),
     #[error("the journal is of suite {journal}, not {engine}")]
     Suite { journal: Suite, engine: Suite },
     #[error("the journal's deck is not a deck this engine accepts: {0}")]
     Deck(String),
+}
+
+/// What a journal file begins with, before its binary encoding.
+pub const JOURNAL_MAGIC: &[u8] = b"fairdeck journal\n";
+
+/// A journal as a file holds it: [`JOURNAL_MAGIC`], then the journal's binary encoding (postcard), whose first
+/// field is its format.
+pub fn encode(journal: &Journal) -> Vec<u8> {
+    let mut bytes = JOURNAL_MAGIC.to_vec();
+    bytes.extend(crate::wire::encode(journal));
+    bytes
+}
+
+/// Reads a journal file's bytes ([`encode`]'s layout). Another format is refused with its number before the rest is
+/// read, since its layout may differ.
+pub fn decode(bytes: &[u8]) -> Result<Journal, JournalError> {
+    let body = bytes.strip_prefix(JOURNAL_MAGIC).ok_or(JournalError::NotAJournal)?;
+    let (format, _) = postcard::take_from_bytes::<u32>(body).map_err(|_| JournalError::Damaged("no format".into()))?;
+    if format != JOURNAL_FORMAT {
+        return Err(JournalError::Format(format));
+    }
+    crate::wire::decode_exact(body).map_err(JournalError::Damaged)
 }
 
 /// Runs the engine of `journal` again and says what it shows.

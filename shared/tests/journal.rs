@@ -31,9 +31,9 @@ fn played() -> Pair<Ristretto255> {
     pair
 }
 
-/// Through JSON, as `fairdeck` saves it.
+/// Through its file encoding, as `fairdeck` writes it.
 fn saved<G: Group>(pair: &Pair<G>, seat: Seat) -> Journal {
-    serde_json::from_str(&serde_json::to_string(pair.engine(seat).journal()).unwrap()).unwrap()
+    fairdeck_shared::journal::decode(&fairdeck_shared::journal::encode(pair.engine(seat).journal())).unwrap()
 }
 
 #[test]

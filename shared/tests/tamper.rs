@@ -16,14 +16,15 @@ use std::collections::BTreeMap;
 use ed25519_dalek::{Signer, SigningKey, VerifyingKey};
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::{
-    BackId, CardInstance, CatalogueEntry, Commitment, Group, LockKey, Modp2048, Opening, ProofContext, Ristretto255,
+    BackId, CardInstance, CatalogueEntry, Commitment, Dice, Group, LockKey, Modp2048, Opening, ProofContext,
+    Ristretto255, ShadowOpening,
 };
 use fairdeck_shared::engine::{
     Alert, AlertKind, DeckCard, DeckList, Engine, EngineConfig, Event, Input, Intent, IntentError,
 };
 use fairdeck_shared::pair::{InFlight, Pair, numbered_deck};
 use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
-use fairdeck_shared::wire::{self, Action, Awaited, Envelope, Message};
+use fairdeck_shared::wire::{self, Action, Awaited, Envelope, Message, MessageKind};
 use num_bigint::BigUint;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
@@ -308,11 +309,38 @@ fn retype<G: Group>(envelope: &Envelope, change: impl FnOnce(&mut Message<G>)) -
     wire::encode_body(&message)
 }
 
-/// A genuine body, changed as JSON (for what no `Message` can hold).
+/// A genuine body, changed in its JSON view (the message as `fairdeck journal show` prints it), for what a typed
+/// edit cannot reach (private fields); `change` sees the content of the message's variant. The result must still
+/// be a valid message: bytes no message can hold are `replace_bytes`'s.
 fn rejson(envelope: &Envelope, change: impl FnOnce(&mut Value)) -> Vec<u8> {
-    let mut value: Value = serde_json::from_slice(&envelope.body).expect("a genuine body");
-    change(&mut value);
-    serde_json::to_vec(&value).expect("JSON serializes")
+    let mut view = serde_json::to_value(body::<Ristretto255>(envelope)).expect("a message has a JSON view");
+    change(variant_content(&mut view));
+    let message: Message<Ristretto255> = serde_json::from_value(view).expect("the change keeps a valid message");
+    wire::encode_body(&message)
+}
+
+/// The content of an enum variant in a JSON view (`{"variant": content}`).
+fn variant_content(view: &mut Value) -> &mut Value {
+    view.as_object_mut().and_then(|fields| fields.values_mut().next()).expect("a variant with content")
+}
+
+/// A genuine body with the byte string at `pointer` of its JSON view (an element, scalar or key: hex there)
+/// replaced, in the binary body, by the encoding `raw`: what no typed message can hold.
+fn replace_bytes<G: Group>(envelope: &Envelope, pointer: &str, raw: &[u8]) -> Vec<u8> {
+    let view = serde_json::to_value(body::<G>(envelope)).expect("a message has a JSON view");
+    let genuine = hex::decode(view.pointer(pointer).and_then(Value::as_str).expect(pointer)).expect("hex");
+    splice(&envelope.body, &framed(&genuine), raw)
+}
+
+/// A byte string as the binary encoding frames it: its length, then its bytes.
+fn framed(bytes: &[u8]) -> Vec<u8> {
+    postcard::to_stdvec(&bytes.to_vec()).expect("bytes serialize")
+}
+
+/// `body` with the first occurrence of `genuine` replaced by `forged`.
+fn splice(body: &[u8], genuine: &[u8], forged: &[u8]) -> Vec<u8> {
+    let at = body.windows(genuine.len()).position(|w| w == genuine).expect("the genuine bytes are in the body");
+    [&body[..at], forged, &body[at + genuine.len()..]].concat()
 }
 
 fn scalar_plus_one<G: Group>(value: &Value) -> Value {
@@ -739,15 +767,17 @@ fn a_shuffle_step_that_mixes_the_backs_of_a_library_is_caught() {
 #[test]
 fn a_tampered_shuffle_response_is_caught() {
     let swap_permutation = |v: &mut Value| {
-        let permutation = v["responses"][0]["openings"][0]["permutation"].as_array_mut().unwrap();
-        permutation.swap(0, 1);
+        let opening = variant_content(&mut v["responses"][0]["openings"][0]);
+        opening["permutation"].as_array_mut().unwrap().swap(0, 1);
     };
     let flip_opening = |v: &mut Value| {
-        let open = &mut v["responses"][0]["openings"][5]["open"];
-        *open = json!(if open == "shadow" { "output" } else { "shadow" });
+        let opening = v["responses"][0]["openings"][5].as_object_mut().unwrap();
+        let (open, content) = opening.iter().next().map(|(k, c)| (k.clone(), c.clone())).unwrap();
+        opening.clear();
+        opening.insert(if open == "shadow" { "output" } else { "shadow" }.into(), content);
     };
     let bump_key = |v: &mut Value| {
-        let key = &mut v["responses"][0]["openings"][7]["key"];
+        let key = &mut variant_content(&mut v["responses"][0]["openings"][7])["key"];
         *key = scalar_plus_one::<Ristretto255>(key);
     };
     let tampers: [(&str, JsonTamper); 3] =
@@ -925,26 +955,28 @@ fn a_catalogue_that_names_no_card_of_the_deck_is_caught() {
 
 /// Each bad value in place of the guest's first library card (and of its key), in the deck
 /// message, which the guest signs: the host refuses it as malformed.
-fn invalid_elements<G: Group>(bad: Vec<(String, Value)>) {
+fn invalid_elements<G: Group>(bad: Vec<(String, Vec<u8>)>) {
     let mut control = Game::<G>::new(2);
     let deck = control.intercept(Seat::Guest, is_deck);
     control.deliver(Seat::Guest, bytes(&deck));
     control.assert_honest();
 
-    for (what, value) in bad {
-        for field in ["library", "key"] {
+    for (what, raw) in bad {
+        for pointer in ["/deck/library/0/0", "/deck/key"] {
             let mut game = Game::<G>::new(2);
             let deck = game.intercept(Seat::Guest, is_deck);
-            let changed = rejson(&deck, |v| match field {
-                "library" => v["library"][0][0] = value.clone(),
-                _ => v["key"] = value.clone(),
-            });
+            let changed = replace_bytes::<G>(&deck, pointer, &raw);
             let forged = game.forge(Seat::Guest, deck.seq, changed);
             game.deliver(Seat::Guest, forged.clone());
             let alert = game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Malformed);
-            assert!(!alert.detail.is_empty(), "{what} as {field}");
+            assert!(!alert.detail.is_empty(), "{what} as {pointer}");
         }
     }
+}
+
+/// Encodings a byte string's frame cannot be read from: no bytes, or a length past the end of the body.
+fn broken_frames() -> Vec<(String, Vec<u8>)> {
+    vec![("no bytes".into(), framed(&[])), ("a length past the end".into(), [&[0xc8, 0x01][..], &[7; 32]].concat())]
 }
 
 #[test]
@@ -954,17 +986,16 @@ fn invalid_elements_are_refused_ristretto255() {
     p[31] = 0x7f;
     let mut negative = vec![0; 32];
     negative[0] = 1;
-    invalid_elements::<Ristretto255>(vec![
-        ("the identity".into(), json!(hex::encode([0u8; 32]))),
-        ("p, a non-canonical field element".into(), json!(hex::encode(&p))),
-        ("2^256 - 1".into(), json!(hex::encode([0xffu8; 32]))),
-        ("a negative field element".into(), json!(hex::encode(&negative))),
-        ("31 bytes".into(), json!(hex::encode([7u8; 31]))),
-        ("33 bytes".into(), json!(hex::encode([7u8; 33]))),
-        ("not hexadecimal".into(), json!("zz".repeat(32))),
-        ("a number".into(), json!(5)),
-        ("null".into(), Value::Null),
-    ]);
+    let mut bad = vec![
+        ("the identity".into(), framed(&[0u8; 32])),
+        ("p, a non-canonical field element".into(), framed(&p)),
+        ("2^256 - 1".into(), framed(&[0xffu8; 32])),
+        ("a negative field element".into(), framed(&negative)),
+        ("31 bytes".into(), framed(&[7u8; 31])),
+        ("33 bytes".into(), framed(&[7u8; 33])),
+    ];
+    bad.extend(broken_frames());
+    invalid_elements::<Ristretto255>(bad);
 }
 
 const MODP_P_HEX: &str = concat!(
@@ -983,7 +1014,7 @@ fn invalid_elements_are_refused_modp2048() {
         let digits = x.to_bytes_be();
         let mut out = vec![0u8; 256usize.saturating_sub(digits.len())];
         out.extend(digits);
-        json!(hex::encode(out))
+        framed(&out)
     };
     let g = BigUint::from_bytes_be(&Modp2048::encode_element(&Modp2048::generator()));
     let one = BigUint::from(1u32);
@@ -994,45 +1025,56 @@ fn invalid_elements_are_refused_modp2048() {
         ("p".into(), fixed(&p)),
         ("p + 1".into(), fixed(&(&p + &one))),
         ("a non-residue, p - g".into(), fixed(&(&p - &g))),
-        ("2^2048 - 1".into(), json!(hex::encode([0xffu8; 256]))),
-        ("255 bytes".into(), json!(hex::encode([7u8; 255]))),
-        ("257 bytes".into(), json!(hex::encode([7u8; 257]))),
+        ("2^2048 - 1".into(), framed(&[0xffu8; 256])),
+        ("255 bytes".into(), framed(&[7u8; 255])),
+        ("257 bytes".into(), framed(&[7u8; 257])),
     ]);
 }
 
 #[test]
 fn invalid_elements_and_scalars_in_strips_and_shuffles_are_refused() {
-    let identity = json!(hex::encode([0u8; 32]));
-    let unreduced = json!(hex::encode([0xffu8; 32]));
-    let strip_form = |v: &mut Value| v["groups"][0]["forms"][0] = identity.clone();
-    let strip_scalar = |v: &mut Value| v["groups"][0]["proof"]["response"] = unreduced.clone();
-    for change in [&strip_form as &dyn Fn(&mut Value), &strip_scalar] {
+    let identity = framed(&[0u8; 32]);
+    let unreduced = framed(&[0xffu8; 32]);
+    for (pointer, raw) in [("/strip/groups/0/forms/0", &identity), ("/strip/groups/0/proof/response", &unreduced)] {
         rewrite_body(
             || host_draws::<Ristretto255>(8, 2),
             Seat::Guest,
             is_strip,
-            |_, strip| rejson(strip, change),
+            |_, strip| replace_bytes::<Ristretto255>(strip, pointer, raw),
             AlertKind::Malformed,
         );
     }
-    let shuffle_card = |v: &mut Value| v["step"]["commits"][0]["cards"][2] = identity.clone();
-    let shadow_key = |v: &mut Value| v["step"]["commits"][0]["shadows"][0]["key"] = identity.clone();
-    let fresh_key = |v: &mut Value| v["step"]["fresh"] = identity.clone();
-    for change in [&shuffle_card as &dyn Fn(&mut Value), &shadow_key, &fresh_key] {
+    for pointer in [
+        "/shuffle-step/step/commits/0/cards/2",
+        "/shuffle-step/step/commits/0/shadows/0/key",
+        "/shuffle-step/step/fresh",
+    ] {
         rewrite_body(
             || Game::<Ristretto255>::new(8),
             Seat::Guest,
             shuffle_step_of(Seat::Host),
-            |_, step| rejson(step, change),
+            |_, step| replace_bytes::<Ristretto255>(step, pointer, &identity),
             AlertKind::Malformed,
         );
     }
-    let opening_key = |v: &mut Value| v["responses"][0]["openings"][0]["key"] = unreduced.clone();
     rewrite_body(
         || Game::<Ristretto255>::new(8),
         Seat::Guest,
         shuffle_response_of(Seat::Host),
-        |_, response| rejson(response, opening_key),
+        |_, response| {
+            let opening = match body::<Ristretto255>(response) {
+                Message::ShuffleResponse { responses, .. } => match &responses[0].openings[0] {
+                    ShadowOpening::Shadow { .. } => "shadow",
+                    ShadowOpening::Output { .. } => "output",
+                },
+                other => panic!("not a shuffle response: {other:?}"),
+            };
+            replace_bytes::<Ristretto255>(
+                response,
+                &format!("/shuffle-response/responses/0/openings/0/{opening}/key"),
+                &unreduced,
+            )
+        },
         AlertKind::Malformed,
     );
 }
@@ -1420,16 +1462,21 @@ fn a_random_opening_that_does_not_match_its_commitment_is_caught() {
 #[test]
 fn dice_outside_their_bounds_are_refused_not_rolled() {
     // Dice with no sides, or billions of them, are refused as they are decoded.
-    for dice in [json!({"count": 1, "sides": 0}), json!({"count": 4_000_000_000u32, "sides": 6})] {
+    let genuine: Dice = "1d6".parse().unwrap();
+    for (count, sides) in [(1u32, 0u32), (4_000_000_000, 6)] {
         rewrite_body::<Ristretto255>(
             || {
                 let mut game = Game::ready(4);
-                game.act(Seat::Guest, Action::Roll { dice: "1d6".parse().unwrap() });
+                game.act(Seat::Guest, Action::Roll { dice: genuine });
                 game
             },
             Seat::Guest,
             is_act,
-            |_, act| rejson(act, |v| v["action"]["dice"] = dice.clone()),
+            // The dice's count and sides, as the binary encoding writes them, in place of the genuine ones.
+            |_, act| {
+                let raw = postcard::to_stdvec(&(count, sides)).unwrap();
+                splice(&act.body, &postcard::to_stdvec(&genuine).unwrap(), &raw)
+            },
             AlertKind::Malformed,
         );
     }
@@ -1552,9 +1599,7 @@ fn a_weak_signing_key_is_refused_and_proves_nothing() {
     let genuine = game.intercept(Seat::Guest, |m| matches!(m, Message::Hello { .. }));
     let mut identity = [0u8; 32];
     identity[0] = 1;
-    let mut body: Value = serde_json::from_slice(&genuine.body).unwrap();
-    body["signing_key"] = json!(hex::encode(identity));
-    let body = serde_json::to_vec(&body).unwrap();
+    let body = rejson(&genuine, |v| v["signing_key"] = json!(hex::encode(identity)));
     let ack = wire::Ack { count: genuine.ack, head: [0; 32] };
     let chain = wire::chain_hash(&[0; 32], 0, &ack, &body);
     let mut signature = identity.to_vec();
@@ -1776,8 +1821,9 @@ fn a_full_library_shuffles_in_one_message() {
 #[test]
 fn a_strip_nothing_awaits_is_refused_before_its_elements_are_read() {
     let mut game = Game::<Ristretto255>::ready(8);
-    let body = format!(r#"{{"type":"strip","unlock":0,"groups":[{{"forms":["{}"]}}]}}"#, "zz".repeat(32));
-    let forged = game.forge(Seat::Guest, game.sent(Seat::Guest).len() as u64, body.into_bytes());
+    // A strip's kind, unlock 0, one group, then bytes no element could be.
+    let body = [postcard::to_stdvec(&MessageKind::Strip).unwrap(), vec![0, 1], vec![0xff; 40]].concat();
+    let forged = game.forge(Seat::Guest, game.sent(Seat::Guest).len() as u64, body);
     game.deliver(Seat::Guest, forged.clone());
     let alert = game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Unexpected);
     assert!(alert.detail.contains("nothing awaits"), "{alert:?}");

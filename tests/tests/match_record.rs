@@ -4,6 +4,11 @@
 use std::process::Command;
 
 use fairdeck_e2e::{Player, Relay, deck, fairdeck_binary};
+use fairdeck_shared::Seat;
+use fairdeck_shared::crypto::{Ristretto255, Suite};
+use fairdeck_shared::engine::Intent;
+use fairdeck_shared::journal::{self, Input, Journal};
+use fairdeck_shared::wire::{self, Action, Envelope, Message};
 
 /// `fairdeck verify FILE`: its exit code and what it printed.
 fn verify(file: &std::path::Path) -> (i32, String) {
@@ -14,7 +19,7 @@ fn verify(file: &std::path::Path) -> (i32, String) {
 #[test]
 fn a_match_with_sideboarding_is_recorded_and_verified() {
     let dir = tempfile::tempdir().unwrap();
-    let records = [dir.path().join("host.json"), dir.path().join("guest.json")];
+    let records = [dir.path().join("host.journal"), dir.path().join("guest.journal")];
     // After game 1 the guest swaps two Skullcracks for two Deflecting Palms.
     let burn = std::fs::read_to_string(deck("burn.txt")).unwrap();
     let sideboarded = burn
@@ -64,68 +69,73 @@ fn a_match_with_sideboarding_is_recorded_and_verified() {
     assert!(text.contains("opponent's deck audit (last game): passed"), "{text}");
 
     // A journal whose past was rewritten proves nothing, and says so.
-    let mut journal: serde_json::Value = serde_json::from_slice(&std::fs::read(&records[0]).unwrap()).unwrap();
-    let draw = journal["inputs"]
-        .as_array_mut()
-        .unwrap()
+    let genuine = journal::decode(&std::fs::read(&records[0]).unwrap()).unwrap();
+    let mut rewritten_journal = genuine.clone();
+    let draw = rewritten_journal
+        .inputs
         .iter_mut()
-        .find(|input| input["intent"]["with"]["action"] == "draw")
+        .find_map(|input| match input {
+            Input::Intent { intent: Intent::Act(Action::Draw { count }) } => Some(count),
+            _ => None,
+        })
         .expect("the host's first draw");
-    draw["intent"]["with"]["count"] = 6.into();
-    let rewritten = dir.path().join("rewritten.json");
-    std::fs::write(&rewritten, serde_json::to_vec(&journal).unwrap()).unwrap();
+    *draw = 6;
+    let rewritten = dir.path().join("rewritten.journal");
+    std::fs::write(&rewritten, journal::encode(&rewritten_journal)).unwrap();
     let (code, text) = verify(&rewritten);
     assert_eq!(code, 4, "{text}");
     assert!(text.contains("does not hold together"), "{text}");
 
     // Fields the opponent never signed, edited, and a message of the opponent's changed: each
     // journal proves nothing (exit 4), and none convicts the opponent (exit 3).
-    let genuine: serde_json::Value = serde_json::from_slice(&std::fs::read(&records[0]).unwrap()).unwrap();
-    let first_message = |journal: &serde_json::Value| {
-        journal["inputs"].as_array().unwrap().iter().position(|input| input["input"] == "message").unwrap()
-    };
-    let invented = serde_json::json!({
-        "seq": 0, "ack": 0, "chain": "00".repeat(32),
-        "body": hex::encode(br#"{"type":"act","action":{"action":"draw","count":1},"seen":0}"#),
-        "signature": "00".repeat(64),
+    let first_message =
+        |journal: &Journal| journal.inputs.iter().position(|input| matches!(input, Input::Message { .. })).unwrap();
+    let invented = wire::encode_envelope(&Envelope {
+        seq: 0,
+        ack: 0,
+        chain: [0; 32],
+        body: wire::encode_body::<Ristretto255>(&Message::Act {
+            action: Action::Draw { count: 1 },
+            seen: 0,
+            digest: None,
+        }),
+        signature: vec![0; 64],
     });
-    type Edit = Box<dyn Fn(&mut serde_json::Value)>;
+    type Edit = Box<dyn Fn(&mut Journal)>;
     let edits: [(&str, Edit); 4] = [
-        ("suite", Box::new(|j| j["suite"] = "modp2048".into())),
-        ("seat", Box::new(|j| j["seat"] = "guest".into())),
+        ("suite", Box::new(|j| j.suite = Suite::Modp2048)),
+        ("seat", Box::new(|j| j.seat = Seat::Guest)),
         (
             "an invented first message",
             Box::new(move |j| {
                 let at = first_message(j);
-                let bytes = hex::encode(serde_json::to_vec(&invented).unwrap());
-                j["inputs"].as_array_mut().unwrap().insert(at, serde_json::json!({"input": "message", "bytes": bytes}));
+                j.inputs.insert(at, Input::Message { bytes: invented.clone() });
             }),
         ),
         (
             "the opponent's hello",
             Box::new(move |j| {
                 let at = first_message(j);
-                let bytes = &mut j["inputs"][at]["bytes"];
-                let mut envelope: serde_json::Value =
-                    serde_json::from_slice(&hex::decode(bytes.as_str().unwrap()).unwrap()).unwrap();
-                let mut hello: serde_json::Value =
-                    serde_json::from_slice(&hex::decode(envelope["body"].as_str().unwrap()).unwrap()).unwrap();
-                hello["software"] = "edited".into();
-                envelope["body"] = hex::encode(serde_json::to_vec(&hello).unwrap()).into();
-                *bytes = hex::encode(serde_json::to_vec(&envelope).unwrap()).into();
+                let Input::Message { bytes } = &mut j.inputs[at] else { unreachable!("found as a message") };
+                let mut envelope = wire::decode_envelope(bytes).unwrap();
+                let mut hello = wire::decode_body::<Ristretto255>(&envelope.body).unwrap();
+                let Message::Hello { software, .. } = &mut hello else { panic!("the first message is a hello") };
+                *software = "edited".into();
+                envelope.body = wire::encode_body(&hello);
+                *bytes = wire::encode_envelope(&envelope);
             }),
         ),
     ];
     for (what, edit) in edits {
-        let mut journal = genuine.clone();
-        edit(&mut journal);
-        let edited = dir.path().join("edited.json");
-        std::fs::write(&edited, serde_json::to_vec(&journal).unwrap()).unwrap();
+        let mut edited_journal = genuine.clone();
+        edit(&mut edited_journal);
+        let edited = dir.path().join("edited.journal");
+        std::fs::write(&edited, journal::encode(&edited_journal)).unwrap();
         let (code, text) = verify(&edited);
         assert_eq!(code, 4, "{what}: {text}");
         assert!(text.contains("proves nothing"), "{what}: {text}");
     }
 
-    let (code, _) = verify(&dir.path().join("missing.json"));
+    let (code, _) = verify(&dir.path().join("missing.journal"));
     assert_eq!(code, 1);
 }

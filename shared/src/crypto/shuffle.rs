@@ -80,7 +80,7 @@ pub struct ShuffleChallenge {
 
 /// How one shadow is opened.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(bound = "", rename_all = "kebab-case", tag = "open")]
+#[serde(bound = "", rename_all = "kebab-case")]
 pub enum ShadowOpening<G: Group> {
     /// Challenge bit 0: `shadow[i] = y·input[σ[i]]` and `Y = y·G`.
     Shadow { key: G::Scalar, permutation: Vec<u16> },

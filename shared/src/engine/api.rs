@@ -28,7 +28,7 @@ pub struct EngineConfig {
 
 /// What the local player wants to do.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(tag = "intent", content = "with", rename_all = "kebab-case")]
+#[serde(rename_all = "kebab-case")]
 pub enum Intent {
     Act(Action),
     Chat(String),

@@ -7,7 +7,7 @@ use super::state::{ShuffleRun, ShuffleStage};
 use crate::crypto::{Group, Soundness};
 use crate::ids::Seat;
 use crate::table::ZoneId;
-use crate::wire::{self, Awaited};
+use crate::wire::{self, Awaited, MessageKind};
 
 impl<G: Group> Engine<G> {
     /// What this engine waits on the opponent for, if anything: the exchange a player who has
@@ -63,17 +63,18 @@ impl<G: Group> Engine<G> {
     /// kinds that carry group elements are checked, each against a bound well above what an
     /// honest message of that kind holds, so a peer cannot make this player validate thousands
     /// of elements nobody awaits. The handlers check the details after decoding.
-    pub(super) fn admit(&self, kind: &str, len: usize) -> Result<(), Fault> {
+    pub(super) fn admit(&self, kind: MessageKind, len: usize) -> Result<(), Fault> {
         let peer = self.seat.opponent();
-        let element = 2 * G::ELEMENT_LEN + 16;
-        let scalar = 2 * G::SCALAR_LEN + 16;
+        // An element or scalar is its bytes and a length of at most three.
+        let element = G::ELEMENT_LEN + 3;
+        let scalar = G::SCALAR_LEN + 3;
         let rounds = Soundness::Interactive.rounds();
         let library_len = |library: &Seat| self.game.table.zone(ZoneId::library(*library)).len();
         let awaited = |runs: &mut dyn Iterator<Item = (&Seat, &ShuffleRun<G>)>| runs.map(|(l, _)| library_len(l)).max();
         let bound = match kind {
-            "deck" => (!self.game.catalogues.contains_key(&peer) && self.game.game_id.is_some())
+            MessageKind::Deck => (!self.game.catalogues.contains_key(&peer) && self.game.game_id.is_some())
                 .then(|| wire::max_deck_len::<G>() * (element + 1024)),
-            "strip" => {
+            MessageKind::Strip => {
                 let cards: usize = self
                     .game
                     .unlocks
@@ -84,20 +85,22 @@ impl<G: Group> Engine<G> {
                     .sum();
                 (cards > 0).then(|| cards * (5 * element + 256))
             }
-            "shuffle-step" => awaited(&mut self.game.shuffles.iter().filter(|(_, run)| {
+            MessageKind::ShuffleStep => awaited(&mut self.game.shuffles.iter().filter(|(_, run)| {
                 run.relock_first.is_none()
                     && run.steps.front() == Some(&peer)
                     && matches!(run.stage, ShuffleStage::Waiting)
             }))
             .map(|cards| (2 * rounds + 12) * cards.max(1) * (element + 64)),
-            "relock" => awaited(&mut self.game.shuffles.iter().filter(|(_, run)| run.relock_first == Some(peer)))
-                .map(|cards| cards.max(1) * (5 * element + 256)),
-            "shuffle-response" => awaited(
+            MessageKind::Relock => {
+                awaited(&mut self.game.shuffles.iter().filter(|(_, run)| run.relock_first == Some(peer)))
+                    .map(|cards| cards.max(1) * (5 * element + 256))
+            }
+            MessageKind::ShuffleResponse => awaited(
                 &mut self.game.shuffles.iter().filter(|(_, run)| matches!(run.stage, ShuffleStage::Challenged { .. })),
             )
             .map(|cards| rounds * cards.max(1) * (scalar + 72)),
-            "audit" => Some(scalar),
-            // The other kinds carry no group element: JSON alone, under MAX_MESSAGE_LEN.
+            MessageKind::Audit => Some(scalar),
+            // The other kinds carry no group element: bounded by MAX_MESSAGE_LEN alone.
             _ => return Ok(()),
         };
         match bound {

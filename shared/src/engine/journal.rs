@@ -8,8 +8,8 @@ use super::api::{DeckList, EngineConfig, Intent};
 use crate::crypto::Suite;
 use crate::ids::Seat;
 
-/// The version of the journal's layout.
-pub const JOURNAL_FORMAT: u32 = 1;
+/// The version of the journal's layout. 2: a binary file (postcard) holding binary envelopes.
+pub const JOURNAL_FORMAT: u32 = 2;
 
 #[derive(Clone, Serialize, Deserialize)]
 pub struct Journal {
@@ -37,7 +37,7 @@ impl std::fmt::Debug for Journal {
 
 /// One thing the engine was given, in order.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "input", rename_all = "kebab-case")]
+#[serde(rename_all = "kebab-case")]
 pub enum Input {
     Intent {
         intent: Intent,

@@ -8,7 +8,7 @@ use super::fault::{Fault, check_text, forbidden_kind};
 use crate::crypto::Group;
 use crate::ids::{GameId, Seat};
 use crate::table::ZoneId;
-use crate::wire::{self, Action, Envelope, KeyRef, Message, PROTOCOL_VERSION, TableDigest};
+use crate::wire::{self, Action, Envelope, KeyRef, Message, MessageKind, PROTOCOL_VERSION, TableDigest};
 
 impl<G: Group> Engine<G> {
     pub(super) fn receive(&mut self, envelope: &Envelope) -> Result<(), Fault> {
@@ -35,7 +35,9 @@ impl<G: Group> Engine<G> {
                 // awaited, and whether its size fits what is; only then are its elements decoded
                 // and validated (about 11 ms each with modp2048).
                 let kind = wire::peek_kind(&envelope.body)?;
-                if self.awaiting_new_deck && !matches!(kind.as_str(), "deck" | "chat" | "ping" | "pong") {
+                if self.awaiting_new_deck
+                    && !matches!(kind, MessageKind::Deck | MessageKind::Chat | MessageKind::Ping | MessageKind::Pong)
+                {
                     // Sent before the opponent started the new game, so part of the dropped one:
                     // unless it had this player's new-game request by then.
                     if self.new_game_request.is_some_and(|request| envelope.ack > request) {
@@ -46,7 +48,7 @@ impl<G: Group> Engine<G> {
                     }
                     return Ok(());
                 }
-                self.admit(&kind, envelope.body.len())?;
+                self.admit(kind, envelope.body.len())?;
                 wire::decode_body(&envelope.body)?
             }
         };
