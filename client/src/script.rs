@@ -15,6 +15,26 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, Lines};
 
 use crate::session::{self, Frontend, Options, Output, SessionError, Waiting};
 
+/// An action as scripts read it: its kind beside its fields (`{"action": "draw", "count": 1}`), a shape kept stable
+/// for scripts, where the engine's JSON view nests the fields under the kind (`{"draw": {"count": 1}}`).
+fn tagged_action<S: serde::Serializer>(action: &Action, serializer: S) -> Result<S::Ok, S::Error> {
+    let mut tagged = serde_json::Map::new();
+    match serde_json::to_value(action).map_err(serde::ser::Error::custom)? {
+        serde_json::Value::Object(variant) => {
+            for (kind, fields) in variant {
+                tagged.insert("action".into(), kind.into());
+                if let serde_json::Value::Object(fields) = fields {
+                    tagged.extend(fields);
+                }
+            }
+        }
+        kind => {
+            tagged.insert("action".into(), kind);
+        }
+    }
+    tagged.serialize(serializer)
+}
+
 /// Runs a scripted session to its end: `Ok` after `quit` (or the end of input), else the fatal error,
 /// which has also been written as an `error` event.
 pub async fn run_script<R, W>(options: Options, input: R, out: W) -> Result<(), SessionError>
@@ -138,12 +158,14 @@ enum ScriptEvent {
     Applied {
         number: u64,
         by: &'static str,
+        #[serde(serialize_with = "tagged_action")]
         action: Action,
         /// The card's name, when the action names a card this player knows.
         #[serde(skip_serializing_if = "Option::is_none")]
         name: Option<String>,
     },
     Rejected {
+        #[serde(serialize_with = "tagged_action")]
         action: Action,
         reason: String,
     },
