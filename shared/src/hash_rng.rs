@@ -68,7 +68,7 @@ impl HashRng {
 /// Appendix B's basic shuffle (erratum 3 fixed: Fisher–Yates, not Sattolo).
 pub fn basic_shuffle<T>(items: &mut [T], rng: &mut HashRng) {
     for i in 1..items.len() {
-        let bound = NonZeroU64::new(i as u64 + 1).expect("i + 1 > 0");
+        let bound = NonZeroU64::MIN.saturating_add(i as u64);
         let j = rng.below(bound) as usize;
         items.swap(i, j);
     }

@@ -66,7 +66,7 @@ pub const JOURNAL_MAGIC: &[u8] = b"fairdeck journal\n";
 /// field is its format.
 pub fn encode(journal: &Journal) -> Vec<u8> {
     let mut bytes = JOURNAL_MAGIC.to_vec();
-    bytes.extend(crate::wire::encode(journal));
+    bytes.extend(crate::codec::encode(journal));
     bytes
 }
 
@@ -78,7 +78,7 @@ pub fn decode(bytes: &[u8]) -> Result<Journal, JournalError> {
     if format != JOURNAL_FORMAT {
         return Err(JournalError::Format(format));
     }
-    crate::wire::decode_exact(body).map_err(JournalError::Damaged)
+    crate::codec::decode_exact(body).map_err(JournalError::Damaged)
 }
 
 /// Runs the engine of `journal` again and says what it shows.

@@ -5,6 +5,7 @@
 //! operating-system randomness; callers pass in time and seeded RNGs, so the same code is
 //! driven by the client, the tests and the benchmarks.
 
+pub mod codec;
 pub mod crypto;
 pub mod engine;
 pub mod hash_rng;

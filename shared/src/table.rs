@@ -192,7 +192,8 @@ pub enum TableError {
 pub struct Table {
     zones: BTreeMap<ZoneId, Vec<CardId>>,
     cards: BTreeMap<CardId, Card>,
-    players: BTreeMap<Seat, Player>,
+    /// The host's, then the guest's.
+    players: [Player; 2],
     pub phase: String,
     pub turn: u32,
     /// Whose turn it is.
@@ -206,7 +207,6 @@ impl Table {
             for kind in ZoneKind::ALL {
                 table.zones.insert(ZoneId::new(owner, kind), Vec::new());
             }
-            table.players.insert(owner, Player::default());
         }
         table
     }
@@ -225,11 +225,11 @@ impl Table {
     }
 
     pub fn player(&self, seat: Seat) -> &Player {
-        self.players.get(&seat).expect("both players exist from Table::new")
+        &self.players[usize::from(seat == Seat::Guest)]
     }
 
     pub fn player_mut(&mut self, seat: Seat) -> &mut Player {
-        self.players.get_mut(&seat).expect("both players exist from Table::new")
+        &mut self.players[usize::from(seat == Seat::Guest)]
     }
 
     pub(crate) fn card_mut(&mut self, id: CardId) -> Result<&mut Card, TableError> {
@@ -288,9 +288,10 @@ impl Table {
     ) -> Result<(), TableError> {
         self.check_move(id, to, position)?;
         let from = self.cards[&id].zone;
-        self.zones.get_mut(&from).expect("every zone exists").retain(|&c| c != id);
+        // Every zone exists from `Table::new`: the entry is always there.
+        self.zones.entry(from).or_default().retain(|&c| c != id);
         let index = self.insertion_index(to, position)?;
-        self.zones.get_mut(&to).expect("every zone exists").insert(index, id);
+        self.zones.entry(to).or_default().insert(index, id);
         let card = self.card_mut(id)?;
         card.zone = to;
         if to.kind == ZoneKind::Play {
@@ -361,16 +362,15 @@ impl Table {
         let mut hasher = Sha256::new();
         let cards: BTreeMap<&CardId, Card> =
             self.cards.iter().map(|(id, card)| (id, Card { known_to: Knowledge::NOBODY, ..card.clone() })).collect();
-        let json = serde_json::to_vec(&(
+        let state = crate::codec::encode(&(
             &self.zones.iter().collect::<Vec<_>>(),
             &cards,
             &self.players,
             &self.phase,
             self.turn,
             self.active,
-        ))
-        .expect("table state serializes");
-        hasher.update(json);
+        ));
+        hasher.update(state);
         hasher.finalize().into()
     }
 }

@@ -5,6 +5,7 @@ use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::codec;
 use crate::crypto::{
     BackId, CardInstance, CatalogueEntry, Commitment, Dice, DleqProof, Group, KeyCommitment, Opening, ShuffleChallenge,
     ShuffleCommit, ShuffleResponse, Suite,
@@ -513,51 +514,17 @@ pub fn check_envelope(
     key.verify_strict(&envelope.chain, &signature).map_err(|_| WireError::Signature)
 }
 
-/// Decodes `T` from its binary encoding (postcard), all of it: bytes left over are an error,
-/// so one body has one reading.
-pub(crate) fn decode_exact<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, String> {
-    match postcard::take_from_bytes(bytes) {
-        Ok((value, [])) => Ok(value),
-        Ok((_, rest)) => Err(format!("{} bytes left over after the end", rest.len())),
-        Err(error) => Err(unreadable(error).into()),
-    }
-}
-
-/// What a decoding error means, in words: postcard's errors carry no detail (a group element's
-/// validation error does not reach them).
-fn unreadable(error: postcard::Error) -> &'static str {
-    use postcard::Error as E;
-    match error {
-        E::DeserializeUnexpectedEnd => "cut short",
-        E::DeserializeBadVarint => "a number out of range",
-        E::DeserializeBadBool | E::DeserializeBadOption => "a flag neither 0 nor 1",
-        E::DeserializeBadChar | E::DeserializeBadUtf8 => "text that is not UTF-8",
-        E::SerdeDeCustom | E::DeserializeBadEnum => {
-            "an invalid value (an unknown kind, or an element, scalar, length or dice out of bounds)"
-        }
-        _ => "not in the layout of this protocol version",
-    }
-}
-
-/// The binary encoding (postcard) of a value whose every part serializes: envelopes, bodies
-/// and journals hold plain data, byte strings and group elements, never a map or a float.
-pub(crate) fn encode<T: Serialize>(value: &T) -> Vec<u8> {
-    // Cannot fail: postcard fails only on sequences of unknown length (serde's `collect_seq`
-    // on iterators without one), and these types serialize vectors and fixed arrays only.
-    postcard::to_stdvec(value).expect("plain data serializes")
-}
-
 /// Decodes an envelope from received bytes. Total: any input gives a value or an error.
 pub fn decode_envelope(bytes: &[u8]) -> Result<Envelope, WireError> {
     if bytes.len() > MAX_MESSAGE_LEN + 1024 {
         return Err(WireError::TooLarge(bytes.len()));
     }
-    decode_exact(bytes).map_err(WireError::Envelope)
+    codec::decode_exact(bytes).map_err(WireError::Envelope)
 }
 
 /// An envelope as it travels: its binary encoding.
 pub fn encode_envelope(envelope: &Envelope) -> Vec<u8> {
-    encode(envelope)
+    codec::encode(envelope)
 }
 
 /// Decodes a message body; every group element in it is validated on the way.
@@ -565,12 +532,12 @@ pub fn decode_body<G: Group>(body: &[u8]) -> Result<Message<G>, WireError> {
     if body.len() > MAX_MESSAGE_LEN {
         return Err(WireError::TooLarge(body.len()));
     }
-    decode_exact(body).map_err(WireError::Body)
+    codec::decode_exact(body).map_err(WireError::Body)
 }
 
 /// A message body as it is signed and sent: its binary encoding.
 pub fn encode_body<G: Group>(message: &Message<G>) -> Vec<u8> {
-    encode(message)
+    codec::encode(message)
 }
 
 /// A body's kind, read from its first bytes without decoding anything else: the engine checks
@@ -589,7 +556,7 @@ pub fn peek_suite(bytes: &[u8]) -> Result<Suite, WireError> {
     match postcard::take_from_bytes::<(MessageKind, u32, String, Suite)>(&envelope.body) {
         Ok(((MessageKind::Hello, _, _, suite), _)) => Ok(suite),
         Ok(((kind, ..), _)) => Err(WireError::Body(format!("the first message is a {kind}, not a hello"))),
-        Err(e) => Err(WireError::Body(unreadable(e).into())),
+        Err(e) => Err(WireError::Body(codec::unreadable(e).into())),
     }
 }
 

@@ -265,7 +265,8 @@ impl SharedSeed {
     /// Each die's face, from 1 to `sides`.
     pub fn roll(&self, dice: Dice) -> Vec<u32> {
         let mut rng = self.rng();
-        let sides = NonZeroU64::new(u64::from(dice.sides)).expect("dice have at least 2 sides");
+        // Dice have at least 2 sides (checked as they are made or decoded); the floor of 1 keeps this total.
+        let sides = NonZeroU64::MIN.saturating_add(u64::from(dice.sides).saturating_sub(1));
         (0..dice.count).map(|_| rng.below(sides) as u32 + 1).collect()
     }
 }

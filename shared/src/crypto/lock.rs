@@ -199,7 +199,9 @@ impl<G: Group> KeyCommitment<G> {
             .chain_update(G::SUITE.name())
             .chain_update(G::encode_element(&self.element))
             .finalize();
-        KeyId(digest[..8].try_into().expect("8 of 32 bytes"))
+        let mut id = [0; 8];
+        id.copy_from_slice(&digest[..8]);
+        KeyId(id)
     }
 
     /// Checks that `locked[i] = x·cards[i]` for this key's `x`.

@@ -101,7 +101,9 @@ impl Transcript {
                 Sha256::new().chain_update(seed).chain_update(block_index.to_be_bytes()).finalize().into();
             for half in block.chunks_exact(16) {
                 if weights.len() < count {
-                    weights.push(G::scalar_from_u128(u128::from_be_bytes(half.try_into().expect("16-byte chunk"))));
+                    let mut bytes = [0; 16];
+                    bytes.copy_from_slice(half);
+                    weights.push(G::scalar_from_u128(u128::from_be_bytes(bytes)));
                 }
             }
         }

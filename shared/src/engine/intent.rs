@@ -59,12 +59,16 @@ impl<G: Group> Engine<G> {
                 }
                 self.out.send::<G>(&Message::Chat { text });
             }
-            Intent::Ping => self.out.send::<G>(&Message::Ping),
+            Intent::Ping => {
+                self.out.send::<G>(&Message::Ping);
+            }
             Intent::RequestReveal { zone, count } => {
                 self.require_ready()?;
                 self.out.send::<G>(&Message::RevealRequest { zone, count });
             }
-            Intent::RefuseReveal { zone } => self.out.send::<G>(&Message::RevealRefuse { zone }),
+            Intent::RefuseReveal { zone } => {
+                self.out.send::<G>(&Message::RevealRefuse { zone });
+            }
             Intent::Act(action) => {
                 self.require_ready()?;
                 let action = self.complete_action(action);

@@ -51,21 +51,18 @@ impl Output {
     }
 
     /// Seals `message` as the next of this engine's stream and queues it for the caller.
-    pub(super) fn send<G: Group>(&mut self, message: &Message<G>) {
-        self.seal_and_send(wire::encode_body(message), self.incoming.ack());
+    pub(super) fn send<G: Group>(&mut self, message: &Message<G>) -> &Envelope {
+        self.seal_and_send(wire::encode_body(message), self.incoming.ack())
     }
 
-    /// Seals any body, unchecked (the tests' tampering peer sends what an honest engine never would).
-    pub(super) fn seal_and_send(&mut self, body: Vec<u8>, ack: wire::Ack) {
+    /// Seals any body, unchecked (the tests' tampering peer sends what an honest engine never would); returns the
+    /// envelope as sent.
+    pub(super) fn seal_and_send(&mut self, body: Vec<u8>, ack: wire::Ack) -> &Envelope {
         let envelope = self.outgoing.seal(&self.signing, body, ack);
         self.sent_heads.push(envelope.chain);
         self.transmits.push_back(wire::encode_envelope(&envelope));
         self.record.push((self.seat, envelope));
-    }
-
-    /// The last message this engine sent.
-    pub(super) fn last_sent(&self) -> Option<&Envelope> {
-        self.record.iter().rev().find(|(seat, _)| *seat == self.seat).map(|(_, envelope)| envelope)
+        &self.record[self.record.len() - 1].1
     }
 
     /// An authenticated message of the opponent's: it goes into the record, and says how much of

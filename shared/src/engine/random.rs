@@ -13,7 +13,7 @@ use crate::wire::Message;
 impl<G: Group> Engine<G> {
     pub(super) fn start_random(&mut self, number: u64, by: Seat, kind: RandomKind) {
         let purpose = format!("random/{number}");
-        let game_id = self.game.game_id.expect("set");
+        let game_id = self.game.game_id();
         let (mine, commitment) = SharedRandom::start(&purpose, game_id, self.seat, &mut self.rng);
         self.out.send::<G>(&Message::RandomCommit { round: number, commitment });
         self.game.randoms.insert(number, RandomRound { by, kind, stage: Some(RandomStage::Committed { mine }) });
@@ -57,7 +57,9 @@ impl<G: Group> Engine<G> {
                 self.settle_random(round, seed);
             }
             Seat::Guest => {
-                self.game.randoms.get_mut(&round).expect("matched above").stage = Some(RandomStage::Settled { seed });
+                if let Some(random) = self.game.randoms.get_mut(&round) {
+                    random.stage = Some(RandomStage::Settled { seed });
+                }
             }
         }
         Ok(())
@@ -76,7 +78,8 @@ impl<G: Group> Engine<G> {
 
     /// Acts on a random outcome, at the same point of the game's order on both sides.
     pub(super) fn settle_random(&mut self, round: u64, seed: SharedSeed) {
-        let RandomRound { by, kind, .. } = self.game.randoms.remove(&round).expect("a settled round exists");
+        // Called for a round this engine has just settled: it is there.
+        let Some(RandomRound { by, kind, .. }) = self.game.randoms.remove(&round) else { return };
         match kind {
             RandomKind::Roll(dice) => {
                 let faces = seed.roll(dice);
@@ -92,12 +95,12 @@ impl<G: Group> Engine<G> {
                     .table
                     .zone(ZoneId::library(library))
                     .iter()
-                    .map(|id| self.game.table.card(*id).expect("library cards exist").back)
+                    .map(|id| self.game.known_card(*id).back)
                     .collect();
                 // Seed 000's deck shuffle: the backs' order from the shared state. Within a
                 // back the order it gives is public and changes nothing: the steps hid it.
                 let order = crate::hash_rng::deck_shuffle(&backs, &mut seed.rng(), &mut seed.rng());
-                let run = self.game.shuffles.get_mut(&library).expect("an arrangement belongs to a run");
+                let run = self.game.run_mut(library);
                 run.arrangement = Arrangement::Drawn(order.into_iter().map(|i| i as u32).collect());
                 self.finish_run_if_done(library);
             }

@@ -174,7 +174,9 @@ impl<G: Group> Engine<G> {
                 check_text("chat", &text)?;
                 self.out.emit(Event::Chat { from: peer, text });
             }
-            Message::Ping => self.out.send::<G>(&Message::Pong),
+            Message::Ping => {
+                self.out.send::<G>(&Message::Pong);
+            }
             Message::Pong => self.out.emit(Event::Pong),
         }
         Ok(())

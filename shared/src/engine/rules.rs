@@ -222,7 +222,7 @@ impl<G: Group> Engine<G> {
                 if to.kind == ZoneKind::Library || (to.kind == ZoneKind::Sideboard && to.owner != actor) {
                     return Err(ActionError::forbidden("tokens are created outside libraries"));
                 }
-                if self.game.tokens.contains_key(&card.point::<G>(&self.game.game_id.expect("set"))) {
+                if self.game.tokens.contains_key(&card.point::<G>(&self.game.game_id())) {
                     return Err(ActionError::forbidden("this token exists already"));
                 }
                 if self.game.tokens.values().filter(|token| token.owner == actor).count() >= wire::MAX_TOKENS {
@@ -260,26 +260,30 @@ impl<G: Group> Engine<G> {
         }
         let effect = match &action {
             Action::Draw { count } => {
-                let cards = self.game.table.top(ZoneId::library(actor), *count).expect("checked");
+                let cards = as_checked(self.game.table.top(ZoneId::library(actor), *count).ok());
                 for id in &cards {
-                    self.game
-                        .table
-                        .move_card(*id, ZoneId::hand(actor), Position::Bottom, Placement::default())
-                        .expect("checked");
+                    as_checked(
+                        self.game
+                            .table
+                            .move_card(*id, ZoneId::hand(actor), Position::Bottom, Placement::default())
+                            .ok(),
+                    );
                 }
                 Effect::Unlock { cards, audience: Knowledge::only(actor) }
             }
             Action::Peek { count } => {
-                let cards = self.game.table.top(ZoneId::library(actor), *count).expect("checked");
+                let cards = as_checked(self.game.table.top(ZoneId::library(actor), *count).ok());
                 Effect::Unlock { cards, audience: Knowledge::only(actor) }
             }
             Action::TakeFromLibrary { count } => {
-                let cards = self.game.table.top(ZoneId::library(opponent), *count).expect("checked");
+                let cards = as_checked(self.game.table.top(ZoneId::library(opponent), *count).ok());
                 for id in &cards {
-                    self.game
-                        .table
-                        .move_card(*id, ZoneId::hand(actor), Position::Bottom, Placement::default())
-                        .expect("checked");
+                    as_checked(
+                        self.game
+                            .table
+                            .move_card(*id, ZoneId::hand(actor), Position::Bottom, Placement::default())
+                            .ok(),
+                    );
                 }
                 if actor != self.seat {
                     self.raise(
@@ -293,8 +297,8 @@ impl<G: Group> Engine<G> {
                 Effect::Unlock { cards, audience: Knowledge::only(actor) }
             }
             Action::Move { card, to, position, placement } => {
-                let before = self.game.table.card(*card).expect("checked").clone();
-                self.game.table.move_card(*card, *to, *position, *placement).expect("checked");
+                let before = as_checked(self.game.table.card(*card)).clone();
+                as_checked(self.game.table.move_card(*card, *to, *position, *placement).ok());
                 if actor != self.seat && (before.owner == self.seat || before.zone.owner == self.seat) {
                     self.raise(
                         Fault::new(
@@ -313,13 +317,13 @@ impl<G: Group> Engine<G> {
                 Effect::Unlock { cards: vec![*card], audience }
             }
             Action::Rearrange { card, index } => {
-                let zone = self.game.table.card(*card).expect("checked").zone;
-                let placement = self.game.table.card(*card).expect("checked").placement;
-                self.game.table.move_card(*card, zone, Position::Index(*index), placement).expect("checked");
+                let zone = as_checked(self.game.table.card(*card)).zone;
+                let placement = as_checked(self.game.table.card(*card)).placement;
+                as_checked(self.game.table.move_card(*card, zone, Position::Index(*index), placement).ok());
                 Effect::None
             }
             Action::Shuffle { permutation: Some(permutation) } => {
-                self.game.table.permute(ZoneId::library(actor), permutation).expect("checked");
+                as_checked(self.game.table.permute(ZoneId::library(actor), permutation).ok());
                 self.out.emit(Event::Shuffled { library: actor });
                 Effect::None
             }
@@ -333,11 +337,11 @@ impl<G: Group> Engine<G> {
                 Effect::Random(RandomKind::ShowRandom(hand))
             }
             Action::Tap { card, tapped } => {
-                self.game.table.card_mut(*card).expect("checked").tapped = *tapped;
+                as_checked(self.game.table.card_mut(*card).ok()).tapped = *tapped;
                 Effect::None
             }
             Action::SetCardValue { card, key, value } => {
-                let counters = &mut self.game.table.card_mut(*card).expect("checked").counters;
+                let counters = &mut as_checked(self.game.table.card_mut(*card).ok()).counters;
                 match value {
                     Some(value) => counters.insert(key.clone(), *value),
                     None => counters.remove(key),
@@ -363,10 +367,7 @@ impl<G: Group> Engine<G> {
                 for id in self.game.table.zone(ZoneId::hand(actor)).to_vec() {
                     if self.game.table.card(id).is_some_and(|c| c.owner == actor) {
                         let library = ZoneId::library(actor);
-                        self.game
-                            .table
-                            .move_card(id, library, Position::Bottom, Placement::default())
-                            .expect("own card");
+                        as_checked(self.game.table.move_card(id, library, Position::Bottom, Placement::default()).ok());
                     }
                 }
                 if actor == self.seat {
@@ -375,7 +376,7 @@ impl<G: Group> Engine<G> {
                 Effect::Shuffle
             }
             Action::AddCard { card, to, placement } => {
-                let point = card.point::<G>(&self.game.game_id.expect("set"));
+                let point = card.point::<G>(&self.game.game_id());
                 let id = self.next_card_id(actor);
                 let new = Card {
                     id,
@@ -387,7 +388,7 @@ impl<G: Group> Engine<G> {
                     counters: BTreeMap::new(),
                     known_to: Knowledge::BOTH,
                 };
-                self.game.table.add_card(new, Position::Top).expect("checked");
+                as_checked(self.game.table.add_card(new, Position::Top).ok());
                 self.game.forms.insert(id, Form { element: point.clone(), layers: [None, None] });
                 self.game.planned.insert(id, [None, None]);
                 self.game.tokens.insert(point, card.clone());
@@ -426,4 +427,11 @@ pub(super) enum Effect {
     Shuffle,
     /// A random round (dice, coin, a random card of the hand).
     Random(RandomKind),
+}
+
+/// What applying a checked action asks of the table. `apply_action` runs on the very table `check_action` accepted
+/// the action against, unchanged since (the two run back to back on one `&mut self`), and the check refuses every
+/// action a table operation would: the cards exist, the counts fit, the zones take the cards.
+fn as_checked<T>(value: Option<T>) -> T {
+    value.expect("the action was checked against this same table")
 }

@@ -47,7 +47,7 @@ impl<G: Group> Engine<G> {
         }
         self.new_game_asked = false;
         self.new_game_offered = false;
-        let previous = self.game.game_id.expect("a new game is asked for after hello");
+        let previous = self.game.game_id();
         let number = self.game.number + 1;
         let id = Sha256::new()
             .chain_update(b"fairdeck/v1/next-game")
@@ -65,7 +65,7 @@ impl<G: Group> Engine<G> {
     }
 
     pub(super) fn send_deck(&mut self) {
-        let game_id = self.game.game_id.expect("game id is set before the deck is sent");
+        let game_id = self.game.game_id();
         let seat = self.seat;
         let instances: Vec<CardInstance> = self
             .deck
@@ -108,8 +108,7 @@ impl<G: Group> Engine<G> {
             sideboard: sideboard.clone(),
             catalogue: catalogue.entries(),
         };
-        self.out.send::<G>(&message);
-        let envelope = self.out.last_sent().expect("just sent").clone();
+        let envelope = self.out.send::<G>(&message).clone();
         self.game.deck_envelopes.insert(seat, envelope);
         let key_ref = KeyRef { holder: seat, library: seat, epoch: 0 };
         self.game.commitments.insert(key_ref, key.commitment().clone());
@@ -191,7 +190,7 @@ impl<G: Group> Engine<G> {
         if catalogue.len() != total {
             return Err(Fault::new(AlertKind::Malformed, "the catalogue does not list every card once"));
         }
-        let game_id = self.game.game_id.expect("checked above");
+        let game_id = self.game.game_id();
         let bases = deck_bases::<G>(&game_id, peer, total);
         let elements: Vec<G::Element> = library.iter().chain(&sideboard).map(|(element, _)| element.clone()).collect();
         let context = self.game.context(envelope.seq, format!("deck/{}", peer.id_byte()));

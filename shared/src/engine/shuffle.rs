@@ -61,21 +61,22 @@ impl<G: Group> Engine<G> {
         let context = self.game.context(seq, format!("relock/{}", library.id_byte()));
         let relock = self.relock_stale(library, &context);
         self.out.send::<G>(&Message::Relock { library, relock });
-        self.game.shuffles.get_mut(&library).expect("a shuffle is under way").relock_first = None;
+        self.game.run_mut(library).relock_first = None;
     }
 
     /// Brings every card of `library` to this player's current key, with proofs.
     pub(super) fn relock_stale(&mut self, library: Seat, context: &ProofContext) -> Vec<RelockGroup<G>> {
         let seat = self.seat;
-        let current = self.game.current_key(seat, library);
         let mut relock = Vec::new();
+        // Without a current key on this library, no layer of it is stale.
+        let Some(current) = self.game.current_key(seat, library) else { return relock };
         for (from, cards) in self.game.stale_layers(seat, library) {
             let forms: Vec<G::Element> = cards.iter().map(|id| self.game.forms[id].element.clone()).collect();
-            let key = &self.game.keys[&current.expect("stale layers exist only under a current key")];
+            let key = &self.game.keys[&current];
             let (relocked, proof) =
                 key.relock_with_proof(from.map(|k| &self.game.keys[&k]), &forms, context, &mut self.rng);
             let made = Verified::made_here(Locked { cards: relocked.clone() });
-            self.apply_relock(seat, current, &cards, made);
+            self.apply_relock(seat, Some(current), &cards, made);
             relock.push(RelockGroup { from, cards, forms: relocked, proof });
         }
         relock
@@ -99,9 +100,10 @@ impl<G: Group> Engine<G> {
             if expected.is_empty() || expected != group.cards || group.forms.len() != group.cards.len() {
                 return Err(Fault::new(AlertKind::Unexpected, "relock groups do not match the library"));
             }
-            let to = current
-                .and_then(|k| self.game.commitments.get(&k))
-                .expect("stale cards exist only under a current key");
+            // Stale cards exist only under a current key, so a group that matched some has one.
+            let Some(to) = current.and_then(|k| self.game.commitments.get(&k)) else {
+                return Err(Fault::new(AlertKind::Unexpected, "relock groups do not match the library"));
+            };
             let from = group.from.map(|k| self.game.commitments[&k].clone());
             let forms: Vec<G::Element> = group.cards.iter().map(|id| self.game.forms[id].element.clone()).collect();
             let verified = to
@@ -121,10 +123,11 @@ impl<G: Group> Engine<G> {
     /// Puts `holder`'s layer on `cards` under its current key: the forms a relock proof vouches for.
     fn apply_relock(&mut self, holder: Seat, current: Option<KeyRef>, cards: &[CardId], relocked: Verified<Locked<G>>) {
         for (id, element) in cards.iter().zip(relocked.into_inner().cards) {
-            let form = self.game.forms.get_mut(id).expect("library cards exist");
+            let form = self.game.form_mut(*id);
             form.element = element;
             form.layers[index(holder)] = current;
-            self.game.planned.insert(*id, form.layers);
+            let layers = form.layers;
+            self.game.planned.insert(*id, layers);
         }
     }
 
@@ -136,7 +139,7 @@ impl<G: Group> Engine<G> {
         }
         let context = self.game.context(seq, format!("relock/{}", library.id_byte()));
         self.accept_relock(library, &groups, &context)?;
-        self.game.shuffles.get_mut(&library).expect("checked").relock_first = None;
+        self.game.run_mut(library).relock_first = None;
         Ok(())
     }
 
@@ -238,7 +241,7 @@ impl<G: Group> Engine<G> {
         }
         let challenge = ShuffleChallenge::random(&mut self.rng);
         self.out.send::<G>(&Message::ShuffleChallenge { library, challenge });
-        let run = self.game.shuffles.get_mut(&library).expect("checked above");
+        let run = self.game.run_mut(library);
         run.stage = ShuffleStage::Challenged { step, combined, groups, challenge };
         Ok(())
     }
@@ -309,11 +312,12 @@ impl<G: Group> Engine<G> {
     pub(super) fn finish_shuffle_step(&mut self, library: Seat, new_ref: KeyRef, outputs: Vec<(CardId, G::Element)>) {
         let stepper = new_ref.holder;
         for (id, element) in outputs {
-            let form = self.game.forms.get_mut(&id).expect("library cards exist");
+            let form = self.game.form_mut(id);
             form.element = element;
             form.layers[index(stepper)] = Some(new_ref);
-            self.game.planned.insert(id, form.layers);
-            let card = self.game.table.card_mut(id).expect("library cards exist");
+            let layers = form.layers;
+            self.game.planned.insert(id, layers);
+            let card = self.game.known_card_mut(id);
             // Only the stepper could follow a card it knew through its own permutation, and
             // runs are planned so that the other player's step comes after any such card
             // (see `start_shuffle`): once the run ends, nobody knows any card of it.
@@ -321,18 +325,18 @@ impl<G: Group> Engine<G> {
             self.game.identities.remove(&id);
         }
         self.game.current_keys.insert((stepper, library), new_ref.epoch);
-        self.game.shuffles.get_mut(&library).expect("a shuffle is under way").steps.pop_front();
+        self.game.run_mut(library).steps.pop_front();
         self.finish_run_if_done(library);
     }
 
     /// A run is done when its last step is in and its backs' arrangement is drawn: the
     /// library takes the arrangement, and play (or set-up) goes on.
     pub(super) fn finish_run_if_done(&mut self, library: Seat) {
-        let Some(run) = self.game.shuffles.get(&library) else { return };
-        if !run.steps.is_empty() || matches!(run.arrangement, Arrangement::Drawing) {
+        let done = |run: &ShuffleRun<G>| run.steps.is_empty() && !matches!(run.arrangement, Arrangement::Drawing);
+        if !self.game.shuffles.get(&library).is_some_and(done) {
             return;
         }
-        let run = self.game.shuffles.remove(&library).expect("seen above");
+        let Some(run) = self.game.shuffles.remove(&library) else { return };
         if let Arrangement::Drawn(order) = run.arrangement {
             let before = self.game.table.zone(ZoneId::library(library)).to_vec();
             self.game.table.permute(ZoneId::library(library), &order).expect("an order of this library");

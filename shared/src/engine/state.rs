@@ -173,6 +173,33 @@ pub(super) struct UnseenReorder {
 }
 
 impl<G: Group> GameState<G> {
+    /// The game's id. Every part that asks runs after both hellos, which set it: the only input before them is a
+    /// hello, and `receive` refuses any other first message.
+    pub(super) fn game_id(&self) -> GameId {
+        self.game_id.expect("the game id is set by the hellos, before any part of the game runs")
+    }
+
+    /// A card the engine's own state names (a library's card, one being unlocked or shuffled): the table has
+    /// every card those name, since cards are never removed from it, only moved.
+    pub(super) fn known_card(&self, id: CardId) -> &Card {
+        self.table.card(id).expect("cards are never removed from the table")
+    }
+
+    /// The same, to change it.
+    pub(super) fn known_card_mut(&mut self, id: CardId) -> &mut Card {
+        self.table.card_mut(id).expect("cards are never removed from the table")
+    }
+
+    /// The form of a card: every card has one from the moment it is dealt or created.
+    pub(super) fn form_mut(&mut self, id: CardId) -> &mut Form<G> {
+        self.forms.get_mut(&id).expect("every card gets its form when it enters the table")
+    }
+
+    /// The shuffle run of `library`, for a part that was called because one is under way.
+    pub(super) fn run_mut(&mut self, library: Seat) -> &mut ShuffleRun<G> {
+        self.shuffles.get_mut(&library).expect("called only while the library's shuffle run exists")
+    }
+
     pub(super) fn new(number: u32, game_id: Option<GameId>) -> Self {
         GameState {
             number,
@@ -205,7 +232,7 @@ impl<G: Group> GameState<G> {
 
 impl<G: Group> GameState<G> {
     pub(super) fn context(&self, sequence: u64, purpose: impl Into<String>) -> ProofContext {
-        ProofContext::new(self.game_id.expect("proofs are made after hello"), sequence, purpose)
+        ProofContext::new(self.game_id(), sequence, purpose)
     }
 
     pub(super) fn library_locked(&self, library: Seat) -> bool {
@@ -242,7 +269,7 @@ impl<G: Group> GameState<G> {
     pub(super) fn back_groups(&self, library: Seat) -> Vec<Vec<CardId>> {
         let mut groups: BTreeMap<BackId, Vec<CardId>> = BTreeMap::new();
         for id in self.table.zone(ZoneId::library(library)) {
-            groups.entry(self.table.card(*id).expect("library cards exist").back).or_default().push(*id);
+            groups.entry(self.known_card(*id).back).or_default().push(*id);
         }
         groups.into_values().collect()
     }

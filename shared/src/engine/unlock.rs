@@ -18,7 +18,7 @@ impl<G: Group> Engine<G> {
         let cards: Vec<CardId> = cards
             .into_iter()
             .filter(|id| {
-                let known = self.game.table.card(*id).expect("unlocked cards exist").known_to;
+                let known = self.game.known_card(*id).known_to;
                 known.union(audience) != known
             })
             .collect();
@@ -34,7 +34,7 @@ impl<G: Group> Engine<G> {
                 .filter(|id| (both || !audience.knows(holder)) && self.game.planned[id][index(holder)].is_some())
                 .collect();
             for id in &due {
-                self.game.planned.get_mut(id).expect("planned with its form")[index(holder)] = None;
+                self.game.planned.entry(*id).or_insert([None, None])[index(holder)] = None;
             }
             if !due.is_empty() {
                 steps.push_back((holder, due));
@@ -50,7 +50,7 @@ impl<G: Group> Engine<G> {
             })
             .collect();
         for (id, learners) in cards.iter().zip(&learners) {
-            let card = self.game.table.card_mut(*id).expect("unlocked cards exist");
+            let card = self.game.known_card_mut(*id);
             card.known_to = card.known_to.union(*learners);
         }
         self.game.unlocks.insert(number, Unlock { cards, steps, learners });
@@ -158,7 +158,7 @@ impl<G: Group> Engine<G> {
     pub(super) fn apply_strips(&mut self, number: u64, stripped: Vec<(KeyRef, Vec<CardId>, Verified<Stripped<G>>)>) {
         for (key, cards, forms) in stripped {
             for (id, element) in cards.into_iter().zip(forms.into_inner().cards) {
-                let form = self.game.forms.get_mut(&id).expect("stripped cards exist");
+                let form = self.game.form_mut(id);
                 form.element = element;
                 form.layers[index(key.holder)] = None;
             }
@@ -176,8 +176,8 @@ impl<G: Group> Engine<G> {
                 continue;
             }
             let point = self.identity_point(id).expect("the opponent's strips are in");
-            let owner = self.game.table.card(id).expect("unlocked cards exist").owner;
-            let back = self.game.table.card(id).expect("unlocked cards exist").back;
+            let owner = self.game.known_card(id).owner;
+            let back = self.game.known_card(id).back;
             let opened = match self.game.tokens.get(&point) {
                 Some(token) => Ok(token.clone()),
                 None => self.game.catalogues[&owner].open::<G>(&point),
