@@ -7,10 +7,10 @@ use fairdeck::ui::View;
 use fairdeck::ui::keys::{COMMANDS, OTHER_KEYS, SHORTCUTS, handle_key};
 use fairdeck::ui::log::LogKind;
 use fairdeck::ui::render::render;
-use fairdeck::ui::view::Overlay;
+use fairdeck::ui::view::{Overlay, Pile, Side};
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::Ristretto255;
-use fairdeck_shared::engine::{Event, Intent};
+use fairdeck_shared::engine::{DeckCard, DeckList, Event, Intent};
 use fairdeck_shared::pair::{Pair, numbered_deck};
 use fairdeck_shared::table::{CardId, ZoneId};
 use ratatui::Terminal;
@@ -484,4 +484,297 @@ fn a_wrong_code_is_shown_to_the_host_and_the_game_waits_again() {
     assert!(screen(&buffer).contains("Someone tried a wrong code (1 of 3)"), "{}", screen(&buffer));
     view.apply(&Output::WrongCodeTried { attempts: 3, reopened: false }, &pair.host);
     assert!(screen(&draw(&view, WIDTH, HEIGHT)).contains("3 wrong codes: someone may be"));
+}
+
+/// Card names of a real burn deck, of several lengths, so hands and play areas wrap as in a game.
+const BURN: [&str; 8] = [
+    "Lightning Bolt",
+    "Goblin Guide",
+    "Mountain",
+    "Eidolon of the Great Revel",
+    "Skewer the Critics",
+    "Lava Spike",
+    "Monastery Swiftspear",
+    "Searing Blaze",
+];
+
+fn burn_deck(count: usize, sideboard: usize) -> DeckList {
+    let card = |i: usize| DeckCard { name: BURN[i % BURN.len()].to_string(), back: 0 };
+    DeckList { library: (0..count).map(card).collect(), sideboard: (0..sideboard).map(card).collect() }
+}
+
+/// Both players, with 45-card decks and 15 in the sideboard, put 12 cards each into play (some tapped, some
+/// with counters whose names are long), and hold `hand` cards.
+fn busy_table() -> Pair<Ristretto255> {
+    let mut pair = Pair::new(burn_deck(45, 15), burn_deck(45, 15), 9);
+    pair.drive();
+    assert!(pair.host.is_ready() && pair.guest.is_ready(), "set-up did not finish");
+    for seat in Seat::BOTH {
+        act(&mut pair, seat, "draw 12");
+        for (i, card) in hand(&pair, seat).into_iter().enumerate() {
+            act(&mut pair, seat, &format!("play {} at {},{}", card.0, i % 4, i / 4));
+            if i % 3 == 0 {
+                act(&mut pair, seat, &format!("tap {}", card.0));
+            }
+            if i % 4 == 1 {
+                act(&mut pair, seat, &format!("counter {} +1/+1 {i}", card.0));
+                act(&mut pair, seat, &format!("counter {} time-counters-from-suspend 3", card.0));
+            }
+        }
+    }
+    pair
+}
+
+/// Draws cards for both players until each holds `count`.
+fn fill_hands(pair: &mut Pair<Ristretto255>, count: usize) {
+    for seat in Seat::BOTH {
+        let more = count - hand(pair, seat).len();
+        if 0 < more {
+            act(pair, seat, &format!("draw {more}"));
+        }
+    }
+}
+
+/// A bordered panel on the screen: its columns and rows, borders included.
+struct PanelRect {
+    left: u16,
+    right: u16,
+    top: u16,
+    bottom: u16,
+}
+
+/// The panel whose title holds `title`.
+fn panel(buffer: &Buffer, title: &str) -> PanelRect {
+    let (x, top) = find(buffer, title).unwrap_or_else(|| panic!("no panel {title:?}:\n{}", screen(buffer)));
+    let at = |x: u16, y: u16| buffer[(x, y)].symbol();
+    let left = (0..x).rev().find(|&c| at(c, top) == "┌").expect("top-left corner");
+    let right = (x..buffer.area.width).find(|&c| at(c, top) == "┐").expect("top-right corner");
+    let bottom = (top + 1..buffer.area.height).find(|&y| at(left, y) == "└").expect("bottom-left corner");
+    PanelRect { left, right, top, bottom }
+}
+
+/// A panel's rows as text.
+fn panel_rows(buffer: &Buffer, rect: &PanelRect) -> Vec<String> {
+    (rect.top..=rect.bottom)
+        .map(|y| (rect.left..=rect.right).map(|x| buffer[(x, y)].symbol()).collect::<String>())
+        .collect()
+}
+
+/// The card ids (#N) in `text`.
+fn ids_in(text: &str) -> Vec<CardId> {
+    text.split('#')
+        .skip(1)
+        .filter_map(|tail| {
+            let digits: String = tail.chars().take_while(char::is_ascii_digit).collect();
+            digits.parse().ok().map(CardId)
+        })
+        .collect()
+}
+
+/// The N of "+N more" on a panel's bottom border, 0 when it has none.
+fn more_in(bottom: &str) -> usize {
+    bottom.split_once('+').map_or(0, |(_, tail)| {
+        let (n, rest) = tail.split_once(' ').expect("+N more");
+        assert!(rest.starts_with("more"), "{bottom}");
+        n.parse().expect("a count")
+    })
+}
+
+/// Checks that every card of `cards` in the panel titled `title` is shown by id (or, for the opponent's
+/// unknown cards, as a back) or counted in its "+N more". Returns the ids shown and the N.
+fn accounted(buffer: &Buffer, title: &str, cards: &[CardId], backs: usize) -> (Vec<CardId>, usize) {
+    let rect = panel(buffer, title);
+    let rows = panel_rows(buffer, &rect);
+    let text = rows.join("\n");
+    let shown: Vec<CardId> = ids_in(&rows[1..rows.len() - 1].join(" "));
+    assert!(shown.iter().all(|id| cards.contains(id)), "{title}: {shown:?} not all of {cards:?}\n{text}");
+    let backs_shown = text.matches("[▒▒]").count();
+    let more = more_in(&rows[rows.len() - 1]);
+    assert_eq!(shown.len() + backs_shown + more, cards.len(), "{title}, {backs} backs:\n{}", screen(buffer));
+    assert!(backs_shown <= backs, "{title}: {backs_shown} backs of {backs}");
+    (shown, more)
+}
+
+/// Every card of both hands and both play areas is on `buffer` or counted in its panel's "+N more".
+fn every_card_accounted(buffer: &Buffer, pair: &Pair<Ristretto255>) -> [usize; 4] {
+    let play = |seat| pair.host.table().zone(ZoneId::new(seat, fairdeck_shared::table::ZoneKind::Play)).to_vec();
+    let (their_hand, mine) = (hand(pair, Seat::Guest), hand(pair, Seat::Host));
+    let unknown = their_hand.iter().filter(|&&c| pair.host.identity(c).is_none()).count();
+    [
+        accounted(buffer, "You (Host)", &mine, 0).1,
+        accounted(buffer, "Your play area", &play(Seat::Host), 0).1,
+        accounted(buffer, "Guest's play area", &play(Seat::Guest), 0).1,
+        accounted(buffer, "Guest · life", &their_hand, unknown).1,
+    ]
+}
+
+#[test]
+fn every_card_is_shown_or_counted_at_every_size() {
+    let mut pair = busy_table();
+    for count in [0, 7, 14, 30] {
+        fill_hands(&mut pair, count);
+        let view = view_of(&pair, Seat::Host);
+        for (width, height) in [(80, 24), (120, 40), (200, 50)] {
+            let buffer = draw(&view, width, height);
+            let more = every_card_accounted(&buffer, &pair);
+            // A hand of 7 shows whole at every size, as it did not when heights were guessed.
+            if count <= 7 {
+                assert_eq!(more[0], 0, "{width}×{height}, hand of {count}:\n{}", screen(&buffer));
+            }
+            if 50 <= height {
+                assert_eq!(more[1..3], [0, 0], "{width}×{height}: both play areas whole:\n{}", screen(&buffer));
+            }
+        }
+    }
+}
+
+/// The ids a panel shows, in order.
+fn shown_in(buffer: &Buffer, title: &str) -> Vec<CardId> {
+    let rows = panel_rows(buffer, &panel(buffer, title));
+    ids_in(&rows[1..rows.len() - 1].join(" "))
+}
+
+#[test]
+fn scrolling_a_hand_and_a_play_area_brings_the_hidden_cards_into_sight() {
+    let mut pair = busy_table();
+    fill_hands(&mut pair, 30);
+    let mine = hand(&pair, Seat::Host);
+    let mut view = view_of(&pair, Seat::Host);
+    let buffer = draw(&view, 80, 24);
+    let (first, more) = accounted(&buffer, "You (Host)", &mine, 0);
+    assert!(0 < more && first[0] == mine[0], "{}", screen(&buffer));
+    assert!(row_with(&buffer, &format!("+{more} more ↓")).contains("[ ] scroll"), "the hand has the focus");
+
+    // ] scrolls the hand a row at a time: the first row goes, hidden cards come, and the count follows.
+    handle_key(&mut view, key(']'));
+    let buffer = draw(&view, 80, 24);
+    let (second, second_more) = accounted(&buffer, "You (Host)", &mine, 0);
+    assert!(!second.contains(&mine[0]), "{}", screen(&buffer));
+    assert!(second.iter().any(|id| !first.contains(id)), "no hidden card came into sight:\n{}", screen(&buffer));
+    assert!(find(&buffer, &format!("+{second_more} more ↕")).is_some(), "{}", screen(&buffer));
+
+    // To the end: the last card shows, and what is left out is all above; further keys change nothing.
+    for _ in 0..mine.len() {
+        handle_key(&mut view, key(']'));
+    }
+    let bottom = draw(&view, 80, 24);
+    let (last, above) = accounted(&bottom, "You (Host)", &mine, 0);
+    assert_eq!(last.last(), mine.last(), "{}", screen(&bottom));
+    assert_eq!(above, mine.len() - last.len());
+    assert!(find(&bottom, &format!("+{above} more ↑")).is_some(), "{}", screen(&bottom));
+    // One [ at the end scrolls back at once: the keys stop where the screen does.
+    handle_key(&mut view, key('['));
+    let (back, _) = accounted(&draw(&view, 80, 24), "You (Host)", &mine, 0);
+    assert!(back.len() != last.len() || back[0] != last[0], "[ did nothing after scrolling past the end");
+
+    // Tab gives the focus (and the room) to your play area; ] scrolls it by a card.
+    // The play area lists cards as they lie: by row, then column.
+    let play: Vec<CardId> = view.table.me.play.iter().map(|played| played.card.id).collect();
+    let before = shown_in(&draw(&view, 80, 24), "Your play area");
+    handle_key(&mut view, special(KeyCode::Tab));
+    let buffer = draw(&view, 80, 24);
+    let (focused, _) = accounted(&buffer, "Your play area", &play, 0);
+    assert!(before.len() < focused.len(), "{before:?} then {focused:?}:\n{}", screen(&buffer));
+    let (x, y) = find(&buffer, "Your play area").expect("title");
+    assert_eq!(buffer[(x - 2, y)].fg, Color::Yellow, "the focused panel's border");
+    handle_key(&mut view, key(']'));
+    let buffer = draw(&view, 80, 24);
+    let (scrolled, _) = accounted(&buffer, "Your play area", &play, 0);
+    assert_eq!(scrolled[0], play[1], "{}", screen(&buffer));
+    assert!(scrolled.iter().any(|id| !focused.contains(id)));
+    // The hand keeps its place, and every panel still counts every card.
+    every_card_accounted(&buffer, &pair);
+    // Shift-Tab goes back to the hand.
+    handle_key(&mut view, KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT));
+    assert!(row_with(&draw(&view, 80, 24), "You (Host)").contains("life"));
+    assert_eq!(view.scrolls.focus(), fairdeck::ui::view::Panel::MyHand);
+}
+
+/// Opens a pile view by typing its command, as a player would.
+fn open(view: &mut View, words: &str) -> Option<String> {
+    handle_key(view, key(':'));
+    typed(view, &format!("view {words}"));
+    handle_key(view, special(KeyCode::Enter))
+}
+
+#[test]
+fn the_piles_and_your_sideboard_show_card_by_card_with_ids() {
+    let mut pair = Pair::new(burn_deck(20, 30), burn_deck(20, 2), 5);
+    pair.drive();
+    act(&mut pair, Seat::Host, "draw 4");
+    act(&mut pair, Seat::Guest, "draw 4");
+    let (mine, theirs) = (hand(&pair, Seat::Host), hand(&pair, Seat::Guest));
+    for card in &mine[..3] {
+        act(&mut pair, Seat::Host, &format!("move {} graveyard", card.0));
+    }
+    act(&mut pair, Seat::Guest, &format!("move {} exile", theirs[0].0));
+    act(&mut pair, Seat::Guest, &format!("move {} exile", theirs[1].0));
+    let mut view = view_of(&pair, Seat::Host);
+
+    // The command opens the view on the screen; the session never sees it.
+    assert_eq!(open(&mut view, "graveyard"), None);
+    assert_eq!(view.overlay, Overlay::Pile(Pile::Graveyard(Side::Mine)));
+    let buffer = draw(&view, 80, 24);
+    assert!(find(&buffer, "Your graveyard · 3 cards").is_some(), "{}", screen(&buffer));
+    // Top first: the last card moved there.
+    assert!(row_with(&buffer, &format!("{:<8}", mine[2].to_string())).contains("(top)"), "{}", screen(&buffer));
+    for card in &mine[..3] {
+        assert!(row_with(&buffer, &format!("{:<8}", card.to_string())).contains(&name(&pair, Seat::Host, *card)));
+    }
+    handle_key(&mut view, special(KeyCode::Esc));
+    assert_eq!(view.overlay, Overlay::None);
+
+    // The opponent's exile, with the names it shows.
+    open(&mut view, "opponent exile");
+    let buffer = draw(&view, 80, 24);
+    assert!(find(&buffer, "Guest's exile · 2 cards").is_some(), "{}", screen(&buffer));
+    for card in &theirs[..2] {
+        assert!(row_with(&buffer, &format!("{:<8}", card.to_string())).contains(&name(&pair, Seat::Guest, *card)));
+    }
+    handle_key(&mut view, special(KeyCode::Esc));
+
+    // Your sideboard of 30 at 80×24: what does not fit is counted, and scrolling brings it in sight.
+    let sideboard =
+        pair.host.table().zone(ZoneId::new(Seat::Host, fairdeck_shared::table::ZoneKind::Sideboard)).to_vec();
+    open(&mut view, "sideboard");
+    let buffer = draw(&view, 80, 24);
+    let (shown, more) = accounted(&buffer, "Your sideboard · 30 cards", &sideboard, 0);
+    assert!(0 < more && shown[0] == sideboard[0], "{}", screen(&buffer));
+    assert!(row_with(&buffer, &format!("+{more} more ↓")).contains("Esc closes"));
+    handle_key(&mut view, special(KeyCode::Down));
+    let buffer = draw(&view, 80, 24);
+    let (scrolled, scrolled_more) = accounted(&buffer, "Your sideboard · 30 cards", &sideboard, 0);
+    assert_eq!(scrolled[0], sideboard[1], "{}", screen(&buffer));
+    assert!(scrolled.contains(&sideboard[shown.len()]), "the first hidden card came into sight");
+    assert_eq!(scrolled_more, more);
+    assert!(find(&buffer, &format!("+{more} more ↕")).is_some(), "{}", screen(&buffer));
+    handle_key(&mut view, special(KeyCode::PageDown));
+    let buffer = draw(&view, 80, 24);
+    let (end, above) = accounted(&buffer, "Your sideboard · 30 cards", &sideboard, 0);
+    assert_eq!((end.last(), above), (sideboard.last(), more), "{}", screen(&buffer));
+    handle_key(&mut view, special(KeyCode::Up));
+    assert_eq!(shown_in(&draw(&view, 80, 24), "Your sideboard")[0], sideboard[above - 1]);
+    handle_key(&mut view, special(KeyCode::Esc));
+    assert_eq!(view.overlay, Overlay::None);
+
+    // Reopened, a pile starts from its top; an empty pile says so.
+    open(&mut view, "sideboard");
+    assert_eq!(shown_in(&draw(&view, 80, 24), "Your sideboard")[0], sideboard[0]);
+    handle_key(&mut view, special(KeyCode::Esc));
+    open(&mut view, "opponent graveyard");
+    let buffer = draw(&view, 80, 24);
+    assert!(row_with(&buffer, "Guest's graveyard · 0 cards").contains("Guest's graveyard"));
+    assert!(find(&buffer, "empty").is_some(), "{}", screen(&buffer));
+    handle_key(&mut view, special(KeyCode::Esc));
+
+    // The opponent's sideboard stays hidden, and a wrong pile is a usage error in the log.
+    for (words, error) in [
+        ("opponent sideboard", "view opponent sideboard: the opponent's sideboard is hidden"),
+        ("library", "view library: usage: view [opponent] graveyard|exile, or view sideboard"),
+    ] {
+        assert_eq!(open(&mut view, words), None);
+        assert_eq!(view.overlay, Overlay::None);
+        let line = view.log.lines().back().expect("a log line");
+        assert_eq!((line.kind, line.text.as_str()), (LogKind::Error, error));
+    }
 }

@@ -4,7 +4,8 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use super::view::{Overlay, View};
+use super::log::LogKind;
+use super::view::{Overlay, Panel, View};
 
 /// One single-key shortcut.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,12 +47,13 @@ pub const SHORTCUTS: &[Shortcut] = &[
 
 /// Keys that are not commands, for the help.
 pub const OTHER_KEYS: &[(&str, &str)] = &[
-    (": or Enter", "open the command line (any scripted-mode command)"),
-    ("Esc", "close the command line or this help"),
+    (": or Enter", "open the command line"),
+    ("Esc", "close the command line, help or a pile"),
     ("Up / Down", "recall earlier commands"),
     ("PgUp / PgDn", "scroll the log (End: newest)"),
+    ("Tab  [ ]", "pick a panel; scroll it"),
     ("?", "this help"),
-    ("q", "leave the game (asks first); Ctrl-C leaves at once"),
+    ("q", "leave (asks first); Ctrl-C: at once"),
 ];
 
 /// Commands without a key, for the `?` help (`--help` lists them with every scripted-mode command).
@@ -59,6 +61,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("new-game [DECKFILE]", "ask for the next game; DECKFILE after sideboarding"),
     ("forfeit", "end a stalled game: the opponent forfeits"),
     ("end", "end the game; your deck is audited"),
+    ("view [opponent] PILE", "PILE: graveyard, exile, sideboard"),
 ];
 
 /// Handles one key. Returns the command line to run, if the key produced one.
@@ -76,6 +79,7 @@ pub fn handle_key(view: &mut View, key: KeyEvent) -> Option<String> {
             None
         }
         Overlay::ConfirmQuit => confirm_quit(view, key),
+        Overlay::Pile(_) => pile(view, key),
         Overlay::None if view.prompt.focused => edit(view, key),
         Overlay::None => shortcut(view, key),
     }
@@ -111,6 +115,10 @@ fn shortcut(view: &mut View, key: KeyEvent) -> Option<String> {
         KeyCode::PageDown => view.log.scroll_by(-5),
         KeyCode::End => view.log.scroll_to_newest(),
         KeyCode::Up => recall(view, Recall::Older),
+        KeyCode::Tab => view.scrolls.cycle(true),
+        KeyCode::BackTab => view.scrolls.cycle(false),
+        KeyCode::Char('[') => view.scrolls.scroll(view.scrolls.focus(), -1),
+        KeyCode::Char(']') => view.scrolls.scroll(view.scrolls.focus(), 1),
         KeyCode::Char(c) => {
             let found = SHORTCUTS.iter().find(|s| s.key == c)?;
             if found.prefill {
@@ -133,7 +141,14 @@ fn edit(view: &mut View, key: KeyEvent) -> Option<String> {
             let line = std::mem::take(&mut prompt.text).trim().to_string();
             prompt.focused = false;
             prompt.recalled = None;
-            if !line.is_empty() {
+            // Looking through a pile is the screen's business: the session never sees it.
+            if let Some(words) = line.strip_prefix("view").filter(|w| w.is_empty() || w.starts_with(' ')) {
+                let words = words.to_string();
+                record(view, &line);
+                if let Err(message) = view.open_pile(&words) {
+                    view.log.push(LogKind::Error, format!("{line}: {message}"));
+                }
+            } else if !line.is_empty() {
                 return Some(submit(view, line));
             }
         }
@@ -158,16 +173,40 @@ fn edit(view: &mut View, key: KeyEvent) -> Option<String> {
 
 /// Records a command in the history and the log, and hands it on.
 fn submit(view: &mut View, line: String) -> String {
-    if view.prompt.history.last() != Some(&line) {
-        view.prompt.history.push(line.clone());
-    }
+    record(view, &line);
     if line == "quit" {
         view.leaving = true;
     }
-    view.log.push(super::log::LogKind::Command, format!("> {line}"));
-    view.log.scroll_to_newest();
     line
 }
+
+fn record(view: &mut View, line: &str) {
+    if view.prompt.history.last().map(String::as_str) != Some(line) {
+        view.prompt.history.push(line.to_string());
+    }
+    view.log.push(LogKind::Command, format!("> {line}"));
+    view.log.scroll_to_newest();
+}
+
+/// A key while a pile is on view: it scrolls, and Esc (or Enter, or q) closes it.
+fn pile(view: &mut View, key: KeyEvent) -> Option<String> {
+    let by = match key.code {
+        KeyCode::Esc | KeyCode::Enter | KeyCode::Char('q') => {
+            view.overlay = Overlay::None;
+            return None;
+        }
+        KeyCode::Up | KeyCode::Char('[') => -1,
+        KeyCode::Down | KeyCode::Char(']') => 1,
+        KeyCode::PageUp => -PAGE,
+        KeyCode::PageDown => PAGE,
+        _ => return None,
+    };
+    view.scrolls.scroll(Panel::Pile, by);
+    None
+}
+
+/// Cards a pile view scrolls by on PgUp and PgDn.
+const PAGE: isize = 10;
 
 enum Recall {
     Older,

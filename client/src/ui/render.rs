@@ -5,25 +5,29 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::style::{Color, Modifier, Style, Stylize};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Gauge, Paragraph, Wrap};
+use ratatui::widgets::{Block, Clear, Gauge, Paragraph};
 
+use super::board;
 use super::keys::{COMMANDS, OTHER_KEYS, SHORTCUTS};
 use super::log::LogKind;
-use super::view::{CardView, Overlay, PeerState, PlayedCard, RelayLink, SideView, View};
+use super::panels::centered;
+use super::view::{Overlay, PeerState, RelayLink, SideView, View};
 use crate::session::FORFEIT_HINT_AFTER;
 
 /// The mark before an alert in the log, so it stands out even without colour.
 pub const ALERT_MARK: &str = "!! ";
-/// How the opponent's hidden cards look.
-const CARD_BACK: &str = "[▒▒]";
-const NBSP: &str = "\u{a0}";
 
 /// Draws the whole screen.
 pub fn render(frame: &mut Frame, view: &View) {
     let [main, prompt, status] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(1), Constraint::Length(1)]).areas(frame.area());
     let [table, log] = Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(main);
-    render_table(frame, table, view);
+    let setup_height = if view.setup.ready { 0 } else { 6 };
+    let [setup, table] = Layout::vertical([Constraint::Length(setup_height), Constraint::Min(0)]).areas(table);
+    if !view.setup.ready {
+        render_setup(frame, setup, view);
+    }
+    board::render_table(frame, table, view);
     render_log(frame, log, view);
     render_prompt(frame, prompt, view);
     render_status(frame, status, view);
@@ -31,120 +35,8 @@ pub fn render(frame: &mut Frame, view: &View) {
         Overlay::None => {}
         Overlay::Help => render_help(frame, frame.area()),
         Overlay::ConfirmQuit => render_confirm_quit(frame, frame.area()),
+        Overlay::Pile(pile) => board::render_pile(frame, frame.area(), view, pile),
     }
-}
-
-/// The left column: set-up while it lasts, the opponent's side, both play areas, this player's side.
-fn render_table(frame: &mut Frame, area: Rect, view: &View) {
-    let table = &view.table;
-    let setup_height = if view.setup.ready { 0 } else { 6 };
-    let opponent_lines = side_lines(&table.opponent, false);
-    let my_lines = side_lines(&table.me, true);
-    let inner_width = area.width.saturating_sub(2).max(1);
-    let [setup, opponent, their_play, my_play, me] = Layout::vertical([
-        Constraint::Length(setup_height),
-        Constraint::Length(block_height(&opponent_lines, inner_width, 5)),
-        Constraint::Fill(1),
-        Constraint::Fill(1),
-        Constraint::Length(block_height(&my_lines, inner_width, 10)),
-    ])
-    .areas(area);
-    if !view.setup.ready {
-        render_setup(frame, setup, view);
-    }
-    let opponent_title = side_title(&table.opponent, &table.opponent.name);
-    frame.render_widget(wrapped(opponent_lines).block(Block::bordered().title(opponent_title)), opponent);
-    let their_title = format!(" {}'s play area ", table.opponent.name);
-    frame.render_widget(play_area(&table.opponent.play).block(Block::bordered().title(their_title)), their_play);
-    frame.render_widget(play_area(&table.me.play).block(Block::bordered().title(" Your play area ")), my_play);
-    let my_title = side_title(&table.me, &format!("You ({})", table.me.name));
-    frame.render_widget(wrapped(my_lines).block(Block::bordered().title(my_title).bold()), me);
-}
-
-/// Lines of text wrap at the block's edge.
-fn wrapped(lines: Vec<Line<'static>>) -> Paragraph<'static> {
-    Paragraph::new(lines).wrap(Wrap { trim: false })
-}
-
-/// A bordered block's height for `lines` wrapped at `width`, at most `max`.
-fn block_height(lines: &[Line], width: u16, max: u16) -> u16 {
-    let rows: usize = lines.iter().map(|line| line.width().max(1).div_ceil(usize::from(width))).sum();
-    u16::try_from(rows).unwrap_or(u16::MAX).saturating_add(2).min(max)
-}
-
-fn side_title(side: &SideView, name: &str) -> String {
-    let life = side.life.map_or_else(|| "—".to_string(), |life| life.to_string());
-    let others: String = side.values.iter().map(|(key, value)| format!(" · {key} {value}")).collect();
-    format!(" {name} · life {life}{others} ")
-}
-
-/// A side's zone counts, the tops of its public piles, and its hand: names for this player's own hand,
-/// backs for the opponent's (with the names this player was shown).
-fn side_lines(side: &SideView, mine: bool) -> Vec<Line<'static>> {
-    let counts: Vec<String> = side.counts.iter().map(|(kind, n)| format!("{} {n}", kind.name())).collect();
-    let mut lines = vec![Line::from(counts.join(" · "))];
-    let tops: Vec<String> = [("graveyard", &side.graveyard_top), ("exile", &side.exile_top)]
-        .into_iter()
-        .filter_map(|(pile, top)| top.as_ref().map(|card| format!("{pile} top: {}", card_label(card))))
-        .collect();
-    if !tops.is_empty() {
-        lines.push(Line::from(tops.join(" · ")).italic());
-    }
-    let mut hand = vec![Span::from("hand: ").bold()];
-    for card in &side.hand {
-        match (&card.name, mine) {
-            (Some(name), _) => {
-                // No-break spaces keep a card's id and name on one row when the hand wraps.
-                hand.push(Span::from(format!("{}{NBSP}", card.id)).fg(Color::Cyan));
-                hand.push(Span::from(format!("{}  ", name.replace(' ', NBSP))));
-            }
-            (None, true) => hand.push(Span::from(format!("{}  ", card.id))),
-            (None, false) => hand.push(Span::from(format!("{CARD_BACK} ")).fg(Color::Blue)),
-        }
-    }
-    if side.hand.is_empty() {
-        hand.push(Span::from("empty").italic());
-    }
-    lines.push(Line::from(hand));
-    lines
-}
-
-fn card_label(card: &CardView) -> String {
-    match &card.name {
-        Some(name) => format!("{} {name}", card.id),
-        None => card.id.to_string(),
-    }
-}
-
-/// A play area: one line per card, by position, with its state.
-fn play_area(cards: &[PlayedCard]) -> Paragraph<'static> {
-    if cards.is_empty() {
-        return Paragraph::new(Line::from("no cards").italic());
-    }
-    Paragraph::new(cards.iter().map(played_card).collect::<Vec<_>>())
-}
-
-fn played_card(played: &PlayedCard) -> Line<'static> {
-    let name = match (&played.card.name, played.face_down) {
-        (Some(name), _) => name.clone(),
-        (None, true) => "face-down card".to_string(),
-        (None, false) => "unknown card".to_string(),
-    };
-    let mut spans = vec![
-        Span::from(format!("{:<8}", played.card.id.to_string())).fg(Color::Cyan),
-        Span::from(format!("{name} ")),
-        Span::from(format!("at {},{}", played.x, played.y)).fg(Color::Gray),
-    ];
-    if played.tapped {
-        spans.push(Span::from(" TAPPED").fg(Color::Yellow).bold());
-    }
-    if played.face_down {
-        spans.push(Span::from(" FACE DOWN").fg(Color::Magenta).bold());
-    }
-    for (key, value) in &played.counters {
-        spans.push(Span::from(format!(" [{key}: {value}]")).fg(Color::Green));
-    }
-    Line::from(spans)
 }
 
 /// The set-up panel: the code to share while waiting, the stage, and a progress bar.
@@ -395,13 +287,6 @@ fn render_confirm_quit(frame: &mut Frame, area: Rect) {
     frame.render_widget(Clear, popup);
     let block = Block::bordered().border_style(Style::new().fg(Color::Yellow));
     frame.render_widget(Paragraph::new(" Leave the game? y: leave · n: stay").block(block), popup);
-}
-
-/// A rectangle of at most `width` × `height` in the middle of `area`.
-fn centered(area: Rect, width: u16, height: u16) -> Rect {
-    let width = width.min(area.width);
-    let height = height.min(area.height);
-    Rect::new(area.x + (area.width - width) / 2, area.y + (area.height - height) / 2, width, height)
 }
 
 #[cfg(test)]

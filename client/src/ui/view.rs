@@ -2,6 +2,7 @@
 //! table. Pure data and pure updates, so tests build it from real engines and check it without a
 //! terminal.
 
+use std::cell::Cell;
 use std::collections::VecDeque;
 
 use fairdeck_shared::Seat;
@@ -34,6 +35,8 @@ pub struct View {
     pub deck: Option<(String, u32, u32)>,
     pub prompt: Prompt,
     pub overlay: Overlay,
+    /// Which panel the scroll keys move, and how far each panel is scrolled.
+    pub scrolls: Scrolls,
     /// Why the game stopped (a cheat was caught, or the game ended), once it did.
     pub halted: Option<String>,
     /// The player asked to quit: the session is saying goodbye.
@@ -68,8 +71,11 @@ pub struct SideView {
     /// unless revealed).
     pub hand: Vec<CardView>,
     pub play: Vec<PlayedCard>,
-    pub graveyard_top: Option<CardView>,
-    pub exile_top: Option<CardView>,
+    /// The public piles, top first.
+    pub graveyard: Vec<CardView>,
+    pub exile: Vec<CardView>,
+    /// The sideboard, with names for this player's own.
+    pub sideboard: Vec<CardView>,
 }
 
 /// A card by id, and its name if this player knows it.
@@ -166,6 +172,118 @@ pub enum Overlay {
     None,
     Help,
     ConfirmQuit,
+    /// A pile, card by card, with ids.
+    Pile(Pile),
+}
+
+/// Whose side of the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    Mine,
+    Opponent,
+}
+
+/// A pile this player may look through: either player's graveyard or exile, or this player's sideboard.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pile {
+    Graveyard(Side),
+    Exile(Side),
+    Sideboard,
+}
+
+impl Pile {
+    /// The pile named by the words after `view`: `[opponent] graveyard|exile`, or `sideboard`.
+    pub fn parse(words: &str) -> Result<Pile, String> {
+        let usage = "usage: view [opponent] graveyard|exile, or view sideboard";
+        let words: Vec<&str> = words.split_whitespace().collect();
+        let (side, pile) = match words[..] {
+            ["opponent", pile] => (Side::Opponent, pile),
+            [pile] => (Side::Mine, pile),
+            _ => return Err(usage.into()),
+        };
+        match (pile, side) {
+            ("graveyard", _) => Ok(Pile::Graveyard(side)),
+            ("exile", _) => Ok(Pile::Exile(side)),
+            ("sideboard", Side::Mine) => Ok(Pile::Sideboard),
+            ("sideboard", Side::Opponent) => Err("the opponent's sideboard is hidden".into()),
+            _ => Err(usage.into()),
+        }
+    }
+
+    /// The pile in words, for the title of its view.
+    pub fn name(self, table: &TableView) -> String {
+        let whose = |side| match side {
+            Side::Mine => "Your".to_string(),
+            Side::Opponent => format!("{}'s", table.opponent.name),
+        };
+        match self {
+            Pile::Graveyard(side) => format!("{} graveyard", whose(side)),
+            Pile::Exile(side) => format!("{} exile", whose(side)),
+            Pile::Sideboard => "Your sideboard".to_string(),
+        }
+    }
+}
+
+/// What scrolls on the table: the hands, the play areas, and the pile on view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Panel {
+    MyHand,
+    MyPlay,
+    TheirPlay,
+    TheirHand,
+    Pile,
+}
+
+impl Panel {
+    /// The panels Tab goes round, from the bottom of the screen up.
+    pub const CYCLE: [Panel; 4] = [Panel::MyHand, Panel::MyPlay, Panel::TheirPlay, Panel::TheirHand];
+}
+
+/// Which panel the scroll keys move, and how far each is scrolled (in rows of cards: a hand's row, a card
+/// in play, a card in a pile).
+#[derive(Clone, Debug, Default)]
+pub struct Scrolls {
+    /// The panel the scroll keys move, as an index in [`Panel::CYCLE`].
+    focus: usize,
+    offsets: [usize; 5],
+    /// How far each panel could scroll at the size last drawn: the drawing finds out, and the keys stop
+    /// there.
+    limits: Cell<[usize; 5]>,
+}
+
+impl Scrolls {
+    pub fn focus(&self) -> Panel {
+        Panel::CYCLE[self.focus]
+    }
+
+    /// Moves the focus to the next panel (or the one before).
+    pub fn cycle(&mut self, forward: bool) {
+        let len = Panel::CYCLE.len();
+        self.focus = if forward { (self.focus + 1) % len } else { (self.focus + len - 1) % len };
+    }
+
+    pub fn offset(&self, panel: Panel) -> usize {
+        self.offsets[panel as usize]
+    }
+
+    /// Scrolls `panel` `by` rows down (negative: up), as far as it last could.
+    pub fn scroll(&mut self, panel: Panel, by: isize) {
+        let limit = self.limits.get()[panel as usize];
+        let offset = &mut self.offsets[panel as usize];
+        // From where the panel shows now: the size may have shrunk since it scrolled.
+        *offset = (*offset).min(limit).saturating_add_signed(by).min(limit);
+    }
+
+    /// Records how far `panel` can scroll at the size being drawn.
+    pub fn set_limit(&self, panel: Panel, limit: usize) {
+        let mut limits = self.limits.get();
+        limits[panel as usize] = limit;
+        self.limits.set(limits);
+    }
+
+    fn reset(&mut self, panel: Panel) {
+        self.offsets[panel as usize] = 0;
+    }
 }
 
 /// The scrolling log of actions, chat, alerts and notices.
@@ -220,11 +338,20 @@ impl View {
             deck: None,
             prompt: Prompt::default(),
             overlay: Overlay::None,
+            scrolls: Scrolls::default(),
             halted: None,
             leaving: false,
             waiting: None,
             relay_url: relay_url.into(),
         }
+    }
+
+    /// Opens the view of the pile named by `words` (see [`Pile::parse`]), from its top.
+    pub fn open_pile(&mut self, words: &str) -> Result<(), String> {
+        let pile = Pile::parse(words)?;
+        self.scrolls.reset(Panel::Pile);
+        self.overlay = Overlay::Pile(pile);
+        Ok(())
     }
 
     /// Takes in one output of the session; `engine` is the table after it.
@@ -365,6 +492,19 @@ impl View {
 }
 
 impl TableView {
+    /// The cards of `pile`, top first.
+    pub fn pile(&self, pile: Pile) -> &[CardView] {
+        let side = |side| match side {
+            Side::Mine => &self.me,
+            Side::Opponent => &self.opponent,
+        };
+        match pile {
+            Pile::Graveyard(s) => &side(s).graveyard,
+            Pile::Exile(s) => &side(s).exile,
+            Pile::Sideboard => &self.me.sideboard,
+        }
+    }
+
     /// The table as `engine`'s player sees it.
     pub fn from_engine<G: Group>(engine: &Engine<G>) -> Self {
         let table = engine.table();
@@ -407,8 +547,9 @@ impl SideView {
             counts: ZONE_ORDER.iter().map(|&kind| (kind, zone(kind).len())).collect(),
             hand: zone(ZoneKind::Hand).iter().map(card).collect(),
             play,
-            graveyard_top: zone(ZoneKind::Graveyard).first().map(card),
-            exile_top: zone(ZoneKind::Exile).first().map(card),
+            graveyard: zone(ZoneKind::Graveyard).iter().map(card).collect(),
+            exile: zone(ZoneKind::Exile).iter().map(card).collect(),
+            sideboard: zone(ZoneKind::Sideboard).iter().map(card).collect(),
         }
     }
 

@@ -1,0 +1,208 @@
+//! The table's panels: the opponent's side, both play areas and this player's side, each sized from the
+//! rows its cards take at its width (the rows that are then drawn), scrolled as the player chose, with
+//! "+N more" on the border of a panel that cannot show all its cards; and the view of one pile.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Style, Stylize};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph};
+
+use super::panels::{Chunk, Piece, Want, Window, centered, flow, rows_of, share};
+use super::view::{CardView, Panel, Pile, PlayedCard, SideView, View};
+
+/// How the opponent's hidden cards look.
+const CARD_BACK: &str = "[▒▒]";
+/// Rows after a card's first in a play area or a pile start under its name.
+const NAME_COLUMN: usize = 8;
+/// The pile view's widest.
+const PILE_WIDTH: u16 = 64;
+
+/// A panel's text at its width: rows that always show, then the chunks that scroll.
+struct Content {
+    head: Vec<Line<'static>>,
+    chunks: Vec<Chunk>,
+}
+
+impl Content {
+    fn want(&self) -> Want {
+        let head = self.head.len();
+        let body: usize = self.chunks.iter().map(|c| c.rows.len()).sum();
+        let rows = |n: usize| u16::try_from(n).unwrap_or(u16::MAX).saturating_add(2);
+        Want { min: rows(head + body.min(1)), all: rows(head + body) }
+    }
+}
+
+/// The opponent's side, their play area, this player's play area and side, top to bottom.
+pub fn render_table(frame: &mut Frame, area: Rect, view: &View) {
+    let table = &view.table;
+    let width = usize::from(area.width.saturating_sub(2));
+    let panels = [
+        (Panel::TheirHand, side(&table.opponent, false, width)),
+        (Panel::TheirPlay, play(&table.opponent.play, width)),
+        (Panel::MyPlay, play(&table.me.play, width)),
+        (Panel::MyHand, side(&table.me, true, width)),
+    ];
+    let at = |panel: Panel| panels.iter().position(|(p, _)| *p == panel).unwrap_or_default();
+    let wants: Vec<Want> = panels.iter().map(|(_, content)| content.want()).collect();
+    // The focused panel is served first; rows no panel needs go to the play areas.
+    let focus = view.scrolls.focus();
+    let order: Vec<usize> =
+        std::iter::once(focus).chain(Panel::CYCLE.into_iter().filter(|p| *p != focus)).map(at).collect();
+    let heights = share(area.height, &wants, &order, &[at(Panel::TheirPlay), at(Panel::MyPlay)]);
+    let areas = Layout::vertical(heights.iter().map(|h| Constraint::Length(*h))).split(area);
+    for ((panel, content), area) in panels.into_iter().zip(areas.iter()) {
+        let title = match panel {
+            Panel::TheirHand => side_title(&table.opponent, &table.opponent.name),
+            Panel::TheirPlay => format!(" {}'s play area ", table.opponent.name),
+            Panel::MyPlay => " Your play area ".to_string(),
+            _ => side_title(&table.me, &format!("You ({})", table.me.name)),
+        };
+        let mut block = Block::bordered().title(title);
+        if panel == Panel::MyHand {
+            block = block.bold();
+        }
+        let hint = if panel == focus {
+            block = block.border_style(Style::new().fg(Color::Yellow));
+            "[ ] scroll"
+        } else {
+            "Tab"
+        };
+        render_panel(frame, *area, view, (panel, hint), content, block);
+    }
+}
+
+/// Draws `content` in `block`: its head, then the chunks from the panel's scroll that fit, and on the
+/// bottom border how many cards did not, with `hint` on the key that scrolls to them.
+fn render_panel(
+    frame: &mut Frame,
+    area: Rect,
+    view: &View,
+    (panel, hint): (Panel, &str),
+    content: Content,
+    block: Block,
+) {
+    let inner = block.inner(area);
+    let room = usize::from(inner.height).saturating_sub(content.head.len());
+    let window = Window::of(&content.chunks, view.scrolls.offset(panel), room);
+    view.scrolls.set_limit(panel, window.max_offset);
+    let block = match window.more() {
+        Some(more) => block.title_bottom(format!(" {more} · {hint} ")),
+        None => block,
+    };
+    let mut rows = content.head;
+    rows.extend(window.rows);
+    frame.render_widget(Paragraph::new(rows).block(block), area);
+}
+
+fn side_title(side: &SideView, name: &str) -> String {
+    let life = side.life.map_or_else(|| "—".to_string(), |life| life.to_string());
+    let others: String = side.values.iter().map(|(key, value)| format!(" · {key} {value}")).collect();
+    format!(" {name} · life {life}{others} ")
+}
+
+/// A side's zone counts and the tops of its public piles (always shown), then its hand: names for this
+/// player's own, backs for the opponent's (with the names this player was shown).
+fn side(side: &SideView, mine: bool, width: usize) -> Content {
+    let dot = Span::raw(" · ");
+    let counts = side.counts.iter().map(|(kind, n)| Piece::text(Span::raw(format!("{} {n}", kind.name()))));
+    let mut head = rows_of(flow(counts.collect(), &dot, width, 0));
+    let tops: Vec<Piece> = [("graveyard", &side.graveyard), ("exile", &side.exile)]
+        .into_iter()
+        .filter_map(|(pile, cards)| cards.first().map(|card| (pile, card)))
+        .map(|(pile, card)| Piece::text(Span::raw(format!("{pile} top: {}", label(card))).italic()))
+        .collect();
+    if !tops.is_empty() {
+        head.extend(rows_of(flow(tops, &dot, width, 0)));
+    }
+    let mut hand = vec![Piece::text(Span::raw("hand:").bold())];
+    for card in &side.hand {
+        hand.push(match (&card.name, mine) {
+            (Some(name), _) => {
+                Piece::card(vec![Span::raw(card.id.to_string()).fg(Color::Cyan), Span::raw(format!(" {name}"))])
+            }
+            (None, true) => Piece::card(vec![Span::raw(card.id.to_string())]),
+            (None, false) => Piece::card(vec![Span::raw(CARD_BACK).fg(Color::Blue)]),
+        });
+    }
+    if side.hand.is_empty() {
+        hand.push(Piece::text(Span::raw("empty").italic()));
+    }
+    let gap = Span::raw(if mine { "  " } else { " " });
+    Content { head, chunks: flow(hand, &gap, width, 0) }
+}
+
+fn label(card: &CardView) -> String {
+    match &card.name {
+        Some(name) => format!("{} {name}", card.id),
+        None => card.id.to_string(),
+    }
+}
+
+/// A play area: each card by position, with its state, wrapped whole under its name.
+fn play(cards: &[PlayedCard], width: usize) -> Content {
+    if cards.is_empty() {
+        return Content { head: vec![Line::from("no cards").italic()], chunks: Vec::new() };
+    }
+    Content { head: Vec::new(), chunks: cards.iter().map(|card| played(card, width)).collect() }
+}
+
+fn played(played: &PlayedCard, width: usize) -> Chunk {
+    let name = match (&played.card.name, played.face_down) {
+        (Some(name), _) => name.as_str(),
+        (None, true) => "face-down card",
+        (None, false) => "unknown card",
+    };
+    let mut pieces = card_pieces(&played.card, name);
+    pieces.push(Piece::text(Span::raw(format!("at {},{}", played.x, played.y)).fg(Color::Gray)));
+    if played.tapped {
+        pieces.push(Piece::text(Span::raw("TAPPED").fg(Color::Yellow).bold()));
+    }
+    if played.face_down {
+        pieces.push(Piece::text(Span::raw("FACE DOWN").fg(Color::Magenta).bold()));
+    }
+    for (key, value) in &played.counters {
+        pieces.push(Piece::text(Span::raw(format!("[{key}: {value}]")).fg(Color::Green)));
+    }
+    Chunk::joined(flow(pieces, &Span::raw(" "), width, NAME_COLUMN))
+}
+
+/// A card's id in a column of its own, then its name a word at a time.
+fn card_pieces(card: &CardView, name: &str) -> Vec<Piece> {
+    let id = format!("{:<width$}", card.id.to_string(), width = NAME_COLUMN - 1);
+    let mut pieces = vec![Piece::card(vec![Span::raw(id).fg(Color::Cyan)])];
+    pieces.extend(name.split(' ').map(|word| Piece::text(Span::raw(word.to_string()))));
+    pieces
+}
+
+/// The view of a pile over the table: its cards top first, each with its id, scrolled as the player
+/// chose.
+pub fn render_pile(frame: &mut Frame, area: Rect, view: &View, pile: Pile) {
+    let cards = view.table.pile(pile);
+    let width = PILE_WIDTH.min(area.width);
+    let inner = usize::from(width.saturating_sub(2));
+    let chunks: Vec<Chunk> = cards
+        .iter()
+        .enumerate()
+        .map(|(i, card)| {
+            let mut pieces = card_pieces(card, card.name.as_deref().unwrap_or("unknown card"));
+            if i == 0 {
+                pieces.push(Piece::text(Span::raw("(top)").fg(Color::Gray)));
+            }
+            Chunk::joined(flow(pieces, &Span::raw(" "), inner, NAME_COLUMN))
+        })
+        .collect();
+    let content = if cards.is_empty() {
+        Content { head: vec![Line::from("empty").italic()], chunks }
+    } else {
+        Content { head: Vec::new(), chunks }
+    };
+    let popup = centered(area, width, content.want().all);
+    frame.render_widget(Clear, popup);
+    let title = format!(" {} · {} cards ", pile.name(&view.table), cards.len());
+    let block = Block::bordered()
+        .title(title)
+        .title_bottom(Line::from(" Esc closes ").right_aligned())
+        .border_style(Style::new().fg(Color::Yellow));
+    render_panel(frame, popup, view, (Panel::Pile, "↑↓ scroll"), content, block);
+}
