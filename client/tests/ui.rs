@@ -614,7 +614,7 @@ fn every_card_is_shown_or_counted_at_every_size() {
     for count in [0, 7, 14, 30] {
         fill_hands(&mut pair, count);
         let view = view_of(&pair, Seat::Host);
-        for (width, height) in [(80, 24), (120, 40), (200, 50)] {
+        for (width, height) in [(80, 24), (120, 40), (160, 45), (200, 50)] {
             let buffer = draw(&view, width, height);
             let more = every_card_accounted(&buffer, &pair);
             // A hand of 7 shows whole at every size, as it did not when heights were guessed.

@@ -115,7 +115,7 @@ fn side(side: &SideView, mine: bool, width: usize) -> Content {
     if !tops.is_empty() {
         head.extend(rows_of(flow(tops, &dot, width, 0)));
     }
-    let mut hand = vec![Piece::text(Span::raw("hand:").bold())];
+    let mut hand = vec![Piece::label(Span::raw("hand:").bold())];
     for card in &side.hand {
         hand.push(match (&card.name, mine) {
             (Some(name), _) => {

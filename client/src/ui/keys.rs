@@ -244,6 +244,9 @@ pub fn help_text() -> String {
     for (keys, what) in OTHER_KEYS {
         text.push_str(&format!("  {keys:<15} {what}\n"));
     }
-    text.push_str("The command line takes every scripted-mode command below; errors show in the log.");
+    text.push_str(
+        "The command line takes every scripted-mode command below, and on the screen only `view [opponent] graveyard`,\n\
+         `view [opponent] exile` and `view sideboard` (a pile with card ids; Esc closes); errors show in the log.",
+    );
     text
 }

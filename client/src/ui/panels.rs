@@ -12,17 +12,24 @@ use ratatui::text::{Line, Span};
 pub struct Piece {
     spans: Vec<Span<'static>>,
     cards: usize,
+    /// One space after it rather than the gap: a label and what it labels.
+    label: bool,
 }
 
 impl Piece {
     /// A piece that shows one card.
     pub fn card(spans: Vec<Span<'static>>) -> Self {
-        Piece { spans, cards: 1 }
+        Piece { spans, cards: 1, label: false }
     }
 
     /// A piece that shows no card (a label, a word of a name).
     pub fn text(span: Span<'static>) -> Self {
-        Piece { spans: vec![span], cards: 0 }
+        Piece { spans: vec![span], cards: 0, label: false }
+    }
+
+    /// A piece that names what follows it, one space on.
+    pub fn label(span: Span<'static>) -> Self {
+        Piece { spans: vec![span], cards: 0, label: true }
     }
 
     fn width(&self) -> usize {
@@ -62,7 +69,11 @@ pub fn flow(pieces: Vec<Piece>, gap: &Span<'static>, width: usize, indent: usize
     let indent = if indent * 2 <= width { indent } else { 0 };
     let mut rows =
         Rows { width, indent, chunks: Vec::new(), spans: Vec::new(), used: 0, empty: true, cards: 0, joins: false };
+    let space = Span::raw(" ");
+    let mut after_label = false;
     for piece in pieces {
+        let gap = if after_label { &space } else { gap };
+        after_label = piece.label;
         let piece_width = piece.width();
         // A piece too wide for any row is cut from where the row is, rather than from a new row.
         let fits_a_row = rows.indent + piece_width <= width;
@@ -286,13 +297,14 @@ mod tests {
     #[test]
     fn a_piece_wider_than_a_row_is_cut_into_one_chunk() {
         let pieces = vec![
-            Piece::text(Span::raw("hand:")),
+            Piece::label(Span::raw("hand:")),
             Piece::card(vec![Span::raw("#7 "), Span::raw("Asmoranomardicadaistinaculdacar")]),
             Piece::card(vec![Span::raw("#8 ok")]),
         ];
-        let chunks = flow(pieces, &Span::raw(" "), 12, 0);
+        // A label is one space from what it labels; cards are the gap apart.
+        let chunks = flow(pieces, &Span::raw("  "), 12, 0);
         let rows: Vec<Vec<String>> = chunks.iter().map(|c| c.rows.iter().map(text).collect()).collect();
-        assert_eq!(rows[0], ["hand: #7 Asm", "oranomardica", "daistinaculd", "acar #8 ok"]);
+        assert_eq!(rows[0], ["hand: #7 Asm", "oranomardica", "daistinaculd", "acar  #8 ok"]);
         assert_eq!((rows.len(), chunks[0].cards), (1, 2));
         for width in 1..20 {
             for chunk in flow(words("a bb ccc dddd eeeee"), &Span::raw(" "), width, 2) {
