@@ -381,7 +381,8 @@ fn opponent_text_cannot_write_escape_sequences() {
 fn any_size_draws_without_panicking() {
     let (pair, ..) = played_game();
     let mut view = view_of(&pair, Seat::Host);
-    for overlay in [Overlay::None, Overlay::Help, Overlay::ConfirmQuit] {
+    let piles = [Pile::Graveyard(Side::Mine), Pile::Exile(Side::Opponent), Pile::Sideboard].map(Overlay::Pile);
+    for overlay in [Overlay::None, Overlay::Help, Overlay::ConfirmQuit].into_iter().chain(piles) {
         view.overlay = overlay;
         view.prompt.focused = true;
         view.prompt.text = "play 123456 at 1,1 facedown and a long tail".into();

@@ -1,5 +1,6 @@
-//! Drawing: pure functions from the [`View`] to a frame. Nothing here changes the view, so what is drawn
-//! depends on the view alone and tests render it to ratatui's `TestBackend`.
+//! Drawing: functions from the [`View`] to a frame. Nothing here changes what the view shows (drawing only
+//! notes, for the scroll keys, how far each panel can scroll at this size), so what is drawn depends on the
+//! view alone and tests render it to ratatui's `TestBackend`.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Position, Rect};
