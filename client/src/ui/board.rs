@@ -38,26 +38,20 @@ pub fn render_table(frame: &mut Frame, area: Rect, view: &View) {
     let table = &view.table;
     let width = usize::from(area.width.saturating_sub(2));
     let panels = [
-        (Panel::TheirHand, side(&table.opponent, false, width)),
-        (Panel::TheirPlay, play(&table.opponent.play, width)),
-        (Panel::MyPlay, play(&table.me.play, width)),
-        (Panel::MyHand, side(&table.me, true, width)),
+        (Panel::TheirHand, side_title(&table.opponent, &table.opponent.name), side(&table.opponent, false, width)),
+        (Panel::TheirPlay, format!(" {}'s play area ", table.opponent.name), play(&table.opponent.play, width)),
+        (Panel::MyPlay, " Your play area ".to_string(), play(&table.me.play, width)),
+        (Panel::MyHand, side_title(&table.me, &format!("You ({})", table.me.name)), side(&table.me, true, width)),
     ];
-    let at = |panel: Panel| panels.iter().position(|(p, _)| *p == panel).unwrap_or_default();
-    let wants: Vec<Want> = panels.iter().map(|(_, content)| content.want()).collect();
+    let at = |panel: Panel| panels.iter().position(|(p, ..)| *p == panel).unwrap_or_default();
+    let wants: Vec<Want> = panels.iter().map(|(.., content)| content.want()).collect();
     // The focused panel is served first; rows no panel needs go to the play areas.
     let focus = view.scrolls.focus();
     let order: Vec<usize> =
         std::iter::once(focus).chain(Panel::CYCLE.into_iter().filter(|p| *p != focus)).map(at).collect();
     let heights = share(area.height, &wants, &order, &[at(Panel::TheirPlay), at(Panel::MyPlay)]);
     let areas = Layout::vertical(heights.iter().map(|h| Constraint::Length(*h))).split(area);
-    for ((panel, content), area) in panels.into_iter().zip(areas.iter()) {
-        let title = match panel {
-            Panel::TheirHand => side_title(&table.opponent, &table.opponent.name),
-            Panel::TheirPlay => format!(" {}'s play area ", table.opponent.name),
-            Panel::MyPlay => " Your play area ".to_string(),
-            _ => side_title(&table.me, &format!("You ({})", table.me.name)),
-        };
+    for ((panel, title, content), area) in panels.into_iter().zip(areas.iter()) {
         let mut block = Block::bordered().title(title);
         if panel == Panel::MyHand {
             block = block.bold();
