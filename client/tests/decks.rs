@@ -165,6 +165,22 @@ fn limits() {
     let long = "a".repeat(MAX_NAME_BYTES + 1);
     assert_error("deck.txt", &format!("4 {long}\n"), Some(1), Some(3), "at most 200");
     assert!(parse_deck("deck.txt", &format!("4 {}\n", &long[1..])).is_ok());
+    // Long lines are refused before they are read: a line of unclosed brackets costs no more than its length.
+    let brackets = format!("4 {}\n", "[".repeat(2000));
+    assert_error(
+        "deck.txt",
+        &format!("1 Bolt\n{brackets}"),
+        Some(2),
+        None,
+        "the line is 2002 bytes long: at most 1000",
+    );
+    assert_error(
+        "deck.mwDeck",
+        &format!("1 [M10] Bolt\n4 [M10] {}\n", "b".repeat(990)),
+        Some(2),
+        Some(3),
+        "at most 200",
+    );
     assert_error("deck.txt", "4 Bolt\u{7}\n", Some(1), Some(3), "control character");
     assert_error("deck.txt", "// just a comment\n\n", None, None, "main deck is empty");
     assert_error("deck.txt", "Sideboard\n2 Naturalize\n", None, None, "main deck is empty");
@@ -214,6 +230,8 @@ fn bad_xml_decks() {
     );
     assert_error("deck.dek", &dek("<Cards Quantity=\"0\" Name=\"Bolt\" />"), Some(3), None, "count of 0");
     assert_error("deck.dek", &dek("<Cards Name=\"Bolt\" />"), Some(3), None, "expected a `Quantity` attribute");
+    let long = format!("<Cards Quantity=\"1\" Name=\"{}\" />", "[".repeat(5000));
+    assert_error("deck.dek", &dek(&long), Some(3), None, "5000 bytes long: at most 200");
     assert_error(
         "deck.dek",
         &dek("<Cards Quantity=\"4\" Name=\"Bolt &bogus;\" />"),

@@ -7,7 +7,7 @@
 //! "Commander" or "About" (see docs/CLIENT.md, "Deck files").
 
 use super::name::read_card_line;
-use super::{Builder, Deck, DeckFormat, DeckParseError, Zone};
+use super::{Builder, Deck, DeckFormat, DeckParseError, MAX_LINE_BYTES, Zone};
 
 pub(super) fn parse_lines(format: DeckFormat, text: &str) -> Result<Deck, DeckParseError> {
     let mut builder = Builder::new(format);
@@ -50,6 +50,10 @@ pub(super) fn parse_lines(format: DeckFormat, text: &str) -> Result<Deck, DeckPa
             _ => line,
         };
         let shift = if i == 0 { first_indent } else { 0 };
+        if line.len() > MAX_LINE_BYTES {
+            let message = format!("the line is {} bytes long: at most {MAX_LINE_BYTES}", line.len());
+            return Err(builder.error(Some(line_no), None, message));
+        }
         let card = read_card_line(line, marks);
         let example = format.example();
         if let Some(count) = &card.count {

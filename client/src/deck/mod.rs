@@ -22,6 +22,9 @@ pub use show::{show_file, to_json, to_text};
 
 /// Longest card name accepted, in bytes: the engine's catalogue limit.
 pub const MAX_NAME_BYTES: usize = fairdeck_shared::crypto::MAX_NAME_LEN;
+/// Longest card line (or `.dek` name) read, in bytes: far above any real one, and a bound on the work of
+/// reading a line.
+pub const MAX_LINE_BYTES: usize = 1000;
 /// Largest count on one line.
 pub const MAX_COUNT: u32 = 1000;
 /// Largest deck, every section together (Cockatrice's limit too).

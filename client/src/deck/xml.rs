@@ -6,7 +6,7 @@ use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
 
 use super::name::normalise;
-use super::{Builder, Deck, DeckFormat, DeckParseError, Zone};
+use super::{Builder, Deck, DeckFormat, DeckParseError, MAX_LINE_BYTES, MAX_NAME_BYTES, Zone};
 
 pub(super) fn parse_xml(format: DeckFormat, text: &str) -> Result<Deck, DeckParseError> {
     let mut builder = Builder::new(format);
@@ -107,6 +107,10 @@ pub(super) fn parse_xml(format: DeckFormat, text: &str) -> Result<Deck, DeckPars
             })?;
             // Cockatrice takes a `.cod` name as written; an MTGO name gets the plain-text reader's spelling
             // (`Wear/Tear` is `Wear // Tear`).
+            if name.len() > MAX_LINE_BYTES {
+                let message = format!("the card name is {} bytes long: at most {MAX_NAME_BYTES}", name.len());
+                return Err(builder.error(Some(line), None, message));
+            }
             let name = if format == DeckFormat::Cockatrice { name } else { normalise(&name).trim().to_string() };
             builder.add(card_zone, count, name, line, None)?;
         }
