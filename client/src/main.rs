@@ -92,6 +92,15 @@ enum Command {
     /// Read a game's journal (saved with --record).
     #[command(subcommand)]
     Journal(JournalCommand),
+    /// Print a deck file as fairdeck reads it: its sections (commander, main deck, sideboard), counts, names
+    /// and the deck hash Cockatrice shows for it. A file that is not a deck is an error naming its line.
+    Deck {
+        /// The deck file (plain text, Arena, .dec, .mwDeck, .dck, Cockatrice .cod, MTGO .dek).
+        file: std::path::PathBuf,
+        /// Print {"main": [[count, name], ...], "side": [...], "commander": [...], "hash": "..."} instead.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -262,6 +271,10 @@ fn main() -> ExitCode {
         Command::Journal(JournalCommand::Show { file }) => fairdeck::journal::show_file(&file).and_then(|json| {
             let mut stdout = std::io::stdout().lock();
             writeln!(stdout, "{json}").map_err(anyhow::Error::from)
+        }),
+        Command::Deck { file, json } => fairdeck::deck::show_file(&file, json).and_then(|text| {
+            let mut stdout = std::io::stdout().lock();
+            writeln!(stdout, "{text}").map_err(anyhow::Error::from)
         }),
         Command::Rng(RngCommand::Shuffle { shared_seed, state, count }) => {
             fairdeck::rng::shuffle_json(&shared_seed, &state, count).and_then(|json| {

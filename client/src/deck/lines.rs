@@ -1,0 +1,163 @@
+//! The line formats: plain text, MTG Arena, `.dec`, `.mwDeck`, XMage and Forge `.dck`.
+//!
+//! Which lines are cards and where the sideboard starts follow Cockatrice's plain-text import
+//! (`DeckList::loadFromStream_Plain`), which reads every one of these files; `name.rs` reads each card line.
+//! Beyond Cockatrice, whole-line section headers (`Commander`, `Companion`, `Deck`, `About`, `Maybeboard`,
+//! Forge's `[main]`…) are read as sections wherever they stand, where Cockatrice would take them for cards named
+//! "Commander" or "About" (see docs/CLIENT.md, "Deck files").
+
+use super::name::read_card_line;
+use super::{Builder, Deck, DeckFormat, DeckParseError, MAX_LINE_BYTES, Zone};
+
+pub(super) fn parse_lines(format: DeckFormat, text: &str) -> Result<Deck, DeckParseError> {
+    let mut builder = Builder::new(format);
+    // Cockatrice trims the whole text first: leading blank lines do not count, but still number the lines.
+    let body = text.trim();
+    let skipped = &text[..(body.as_ptr() as usize).saturating_sub(text.as_ptr() as usize).min(text.len())];
+    let first_line_no = 1 + skipped.matches('\n').count();
+    let first_indent = skipped.rsplit('\n').next().map_or(0, |indent| indent.chars().count());
+    let lines: Vec<&str> = body.split('\n').collect();
+
+    let Some(first_card) = lines.iter().position(|l| is_card_line(l)) else { return builder.finish() };
+    // The list proper starts at the last blank line before the first card line; its first line may be a
+    // `Deck`/`Mainboard` title, skipped, and what comes before is the deck's name and comments.
+    let start = lines[..first_card].iter().rposition(|l| is_blank(l)).unwrap_or(0);
+    let title = (start..lines.len()).find(|&i| !is_blank(lines[i])).filter(|&i| is_deck_title(lines[i]));
+    let marks = lines[start..].iter().any(|l| has_sideboard_mark(l));
+    let sections = lines.iter().enumerate().any(|(i, l)| Some(i) != title && is_card_line(l) && header(l).is_some());
+    // The sideboard is marked by `SB:` on its lines, else it follows a header, else a lone blank line.
+    let blank_split = if marks || sections { None } else { blank_split(&lines, start) };
+
+    let mut zone = Zone::Main;
+    for (i, line) in lines.iter().enumerate() {
+        let line_no = first_line_no + i;
+        if Some(i) == blank_split {
+            zone = Zone::Side;
+        }
+        if !is_card_line(line) || Some(i) == title {
+            continue;
+        }
+        if let Some(next) = header(line) {
+            zone = next;
+            continue;
+        }
+        if zone == Zone::Skip || (format == DeckFormat::XmageDck && is_xmage_metadata(line)) {
+            continue;
+        }
+        // Forge's `4 Lightning Bolt|M10|2`: the printing after the bar.
+        let line = match format {
+            DeckFormat::XmageDck => line.split('|').next().unwrap_or(line),
+            _ => line,
+        };
+        let shift = if i == 0 { first_indent } else { 0 };
+        if line.len() > MAX_LINE_BYTES {
+            let message = format!("the line is {} bytes long: at most {MAX_LINE_BYTES}", line.len());
+            return Err(builder.error(Some(line_no), None, message));
+        }
+        let card = read_card_line(line, marks);
+        let example = format.example();
+        if let Some(count) = &card.count {
+            builder.check_count(count.value, line_no, Some(count.column + shift))?;
+        }
+        let name_column = Some(card.name_column + shift);
+        if card.name.is_empty() {
+            let message = match card.count {
+                Some(_) => format!("expected a card name after the count, e.g. `{example}`"),
+                None => format!("expected a card name, e.g. `{example}`"),
+            };
+            return Err(builder.error(Some(line_no), name_column, message));
+        }
+        if card.name.contains(['[', '{']) {
+            let message = format!("expected `]` closing the set code, e.g. `{example}`");
+            return Err(builder.error(Some(line_no), name_column, message));
+        }
+        let card_zone = if card.sideboard { Zone::Side } else { zone };
+        builder.add(card_zone, card.count.map_or(1, |c| c.value), card.name, line_no, name_column)?;
+    }
+    builder.finish()
+}
+
+/// Whitespace as Cockatrice's (ASCII) `\s` has it.
+fn is_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\u{b}' | '\u{c}' | '\r')
+}
+
+/// Cockatrice's blank line: nothing but `is_space`.
+fn is_blank(line: &str) -> bool {
+    line.chars().all(is_space)
+}
+
+/// Cockatrice's card line: its first non-blank character is a letter, digit, `_`, `[`, `(` or `{`. Others
+/// (`// comment`, `# comment`, `- note`) are skipped.
+fn is_card_line(line: &str) -> bool {
+    line.trim_start().starts_with(|c: char| c.is_alphanumeric() || matches!(c, '_' | '[' | '(' | '{'))
+}
+
+/// Whether `line` begins with `word` (ignoring case) and a word ends there (Cockatrice's ASCII `\b`).
+fn starts_with_word(line: &str, word: &str) -> bool {
+    line.get(..word.len()).is_some_and(|p| p.eq_ignore_ascii_case(word))
+        && !line[word.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The title line Cockatrice skips at the top of the list: `Deck`, `Maindeck`, `Decklist`, `Mainboard: 60`…
+fn is_deck_title(line: &str) -> bool {
+    ["deck", "maindeck", "decklist", "maindecklist", "mainboard"].iter().any(|w| starts_with_word(line, w))
+}
+
+/// `SB: 2 Naturalize`: when any line has it, it alone marks the sideboard.
+fn has_sideboard_mark(line: &str) -> bool {
+    let line = line.trim_start_matches(is_space);
+    line.get(..3).is_some_and(|p| p.eq_ignore_ascii_case("sb:")) && line.len() > 3
+}
+
+/// A section header, if `line` is one. A line starting with the word `Sideboard` is one, as in Cockatrice
+/// (`Sideboard`, `SIDEBOARD:`, `Sideboard (15)`, `SideBoard: 2 cards`); the others stand alone on their line,
+/// with at most a count in parentheses and a colon.
+fn header(line: &str) -> Option<Zone> {
+    let line = line.trim();
+    if starts_with_word(line, "sideboard") {
+        return Some(Zone::Side);
+    }
+    let lower = line.to_lowercase();
+    if let Some(inner) = lower.strip_prefix('[').and_then(|s| s.strip_suffix(']')) {
+        // Forge's INI-style sections.
+        return match inner.trim() {
+            "main" => Some(Zone::Main),
+            "commander" => Some(Zone::Commander),
+            "sideboard" => Some(Zone::Side),
+            "metadata" | "avatar" | "planes" | "schemes" | "conspiracy" | "dungeon" => Some(Zone::Skip),
+            _ => None,
+        };
+    }
+    let mut word = lower.trim_end_matches(':').trim_end();
+    // A card count such as `Deck (60)`.
+    if let Some(open) = word.rfind('(')
+        && word.ends_with(')')
+        && word[open + 1..word.len() - 1].chars().all(|c| c.is_ascii_digit())
+    {
+        word = word[..open].trim_end().trim_end_matches(':').trim_end();
+    }
+    match word {
+        "deck" | "main" | "main deck" | "maindeck" | "mainboard" | "decklist" => Some(Zone::Main),
+        "commander" | "commanders" => Some(Zone::Commander),
+        // A companion starts the game outside the deck, as a sideboard card.
+        "companion" => Some(Zone::Side),
+        "about" | "maybeboard" | "tokens" | "considering" => Some(Zone::Skip),
+        _ => None,
+    }
+}
+
+/// Cockatrice's split of a list marked no other way: the first blank line of the list starts the sideboard,
+/// unless another blank line follows the first card after it (then the blanks only group the main deck).
+fn blank_split(lines: &[&str], start: usize) -> Option<usize> {
+    let blank = (start + 1..lines.len()).find(|&i| is_blank(lines[i]))?;
+    let next_card = (blank + 1..lines.len()).find(|&i| is_card_line(lines[i]))?;
+    (!(next_card + 1..lines.len()).any(|i| is_blank(lines[i]))).then_some(blank)
+}
+
+/// XMage's `NAME:`/`AUTHOR:`/`LAYOUT …` lines, which carry no cards.
+fn is_xmage_metadata(line: &str) -> bool {
+    let line = line.trim_start();
+    let lower = line.get(..7).unwrap_or(line).to_ascii_lowercase();
+    lower.starts_with("name:") || lower.starts_with("author:") || lower.starts_with("layout ")
+}
