@@ -3,11 +3,12 @@
 //! redraws it.
 //!
 //! Layers: [`view`] is the model (pure data built from the engine's table and the session's outputs),
-//! [`keys`] turns keys into commands, [`render`] draws a view, and this module owns the terminal.
+//! [`keys`] turns keys into commands, [`render`] draws a view (its overlays in [`overlay`]), and this module owns the terminal.
 
 pub mod code_prompt;
 pub mod keys;
 pub mod log;
+pub mod overlay;
 pub mod render;
 pub mod view;
 

@@ -34,6 +34,8 @@ pub struct View {
     pub deck: Option<(String, u32, u32)>,
     pub prompt: Prompt,
     pub overlay: Overlay,
+    /// The page of the `?` help shown, counted on (the help wraps around on a terminal too small for one page).
+    pub help_page: usize,
     /// Why the game stopped (a cheat was caught, or the game ended), once it did.
     pub halted: Option<String>,
     /// The player asked to quit: the session is saying goodbye.
@@ -220,6 +222,7 @@ impl View {
             deck: None,
             prompt: Prompt::default(),
             overlay: Overlay::None,
+            help_page: 0,
             halted: None,
             leaving: false,
             waiting: None,
