@@ -195,7 +195,7 @@ pub const COMMANDS: &[Spec] = &[
     Spec {
         name: "wait",
         args: "",
-        about: "wait until no exchange is pending (scripts get an idle event)",
+        about: "block until no exchange is pending (prints {\"event\":\"idle\"})",
         example: "wait",
         keys: &[],
         parse: |a| a.none(Command::Wait),
