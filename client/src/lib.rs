@@ -2,6 +2,7 @@
 
 pub mod channel;
 pub mod code;
+pub mod command;
 pub mod config;
 pub mod deck;
 pub mod journal;
@@ -9,6 +10,7 @@ pub mod rng;
 pub mod save;
 pub mod script;
 pub mod session;
+pub mod text;
 pub mod tls;
 pub mod ui;
 pub mod verify;

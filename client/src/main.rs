@@ -4,6 +4,7 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use fairdeck::command::help::script_help;
 use fairdeck::config;
 use fairdeck::session::{DEFAULT_RELAY, Options, Role};
 
@@ -11,44 +12,11 @@ use fairdeck::session::{DEFAULT_RELAY, Options, Role};
 /// `host` and `join` open the terminal table (`fairdeck host --help` lists its keys), or with --script
 /// read commands on standard input and print JSON events.
 #[derive(Parser)]
-#[command(name = "fairdeck", version, about, long_about = None, after_help = format!("{SCRIPT_HELP}\n\n{}", config::help()))]
+#[command(name = "fairdeck", version, about, long_about = None, after_help = format!("{}\n\n{}", script_help(), config::help()))]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
-
-const SCRIPT_HELP: &str = "\
-Scripted mode (--script): one command per line on standard input, one JSON event per line on standard output.
-Table commands wait until both libraries are shuffled; a bad command prints an error event and is skipped.
-  draw N                          draw N cards
-  play CARD at X,Y [facedown]     put a card (its id, as in events) into your play area
-  move CARD [opponent] ZONE [top|bottom]
-                                  ZONE: library hand graveyard exile play sideboard
-  shuffle                         shuffle your library
-  peek N                          look at the top N cards of your library
-  reveal CARD [to opponent]       show a card to both players (or to the opponent only)
-  roll NdM                        roll N dice of M sides, fairly
-  flip                            flip a coin, fairly
-  say TEXT                        chat
-  life N                          set your life total
-  mulligan [N]                    shuffle your hand into your library and draw N (default 7)
-  ask ZONE [N]                    ask the opponent to show its ZONE (or its top N cards)
-  refuse ZONE                     decline the opponent's request to see your ZONE
-  take-from-library               take the top card of the opponent's library, face down
-  next-turn                       pass the turn
-  tap CARD | untap CARD           turn a card in play sideways, or back
-  counter CARD NAME N             set a counter on a card in play (0 removes it)
-  end                             end the game: reveal your deck key so the opponent audits your deck
-  forfeit                         end the game when the opponent has stopped answering (or left and
-                                  not come back): it forfeits
-  new-game [DECKFILE]             ask for the next game, with another deck (after sideboarding) or the
-                                  same one; it starts when the opponent asks too
-  new-code                        hosting, until the opponent proved the code: new words for the code
-  table                           print the table (zones, card ids, counts)
-  wait                            block until no exchange is pending (prints {\"event\":\"idle\"})
-  quit                            print the table, leave the game, exit 0 (also at the end of input)
-Games are saved as they go: `fairdeck resume` goes on after a crash, `fairdeck games` lists them.
-Exit codes: 0 after quit, 2 for a wrong, mistyped or expired code, 1 for other fatal errors.";
 
 #[derive(Subcommand)]
 enum Command {
@@ -163,7 +131,7 @@ struct SessionArgs {
 
 /// The help of `host` and `join`: the terminal table's keys, then scripted mode.
 fn game_help() -> String {
-    format!("{}\n\n{SCRIPT_HELP}", fairdeck::ui::keys::help_text())
+    format!("{}\n\n{}", fairdeck::ui::keys::help_text(), script_help())
 }
 
 fn play(role: Role, name: Option<String>, args: SessionArgs) -> ExitCode {

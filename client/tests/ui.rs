@@ -2,9 +2,10 @@
 //! ratatui's `TestBackend`, and read back cell by cell.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use fairdeck::session::{Command, FORFEIT_HINT_AFTER, Output, Waiting, parse_command};
+use fairdeck::command::{self, COMMANDS, Command, Key, Shortcut, shortcuts};
+use fairdeck::session::{FORFEIT_HINT_AFTER, Output, Waiting};
 use fairdeck::ui::View;
-use fairdeck::ui::keys::{COMMANDS, OTHER_KEYS, SHORTCUTS, handle_key};
+use fairdeck::ui::keys::{OTHER_KEYS, handle_key};
 use fairdeck::ui::log::LogKind;
 use fairdeck::ui::render::render;
 use fairdeck::ui::view::{Overlay, Pile, Side};
@@ -31,7 +32,7 @@ fn ready_pair() -> Pair<Ristretto255> {
 
 /// Runs a scripted-mode command line for `seat`, as the command line would.
 fn act(pair: &mut Pair<Ristretto255>, seat: Seat, line: &str) {
-    let Ok(Command::Act(action)) = parse_command(line, seat) else { panic!("{line} is not an action") };
+    let Ok(Command::Act(action)) = command::parse(line, seat) else { panic!("{line} is not an action") };
     pair.intent(seat, Intent::Act(action)).unwrap_or_else(|e| panic!("{line}: {e}"));
     pair.drive();
 }
@@ -165,47 +166,82 @@ fn an_alert_is_red_bold_and_marked() {
     assert_ne!(buffer[(x, y)].fg, Color::Red);
 }
 
+/// How the `?` help shows a key: the key, then the line it runs or the usage of the command it types.
+fn shown(shortcut: &Shortcut) -> String {
+    let command = if shortcut.line.starts_with(&shortcut.spec.usage()) || shortcut.prefill {
+        shortcut.spec.usage()
+    } else {
+        shortcut.line.clone()
+    };
+    format!(" {:<3} {command}", shortcut.key)
+}
+
 #[test]
 fn the_help_overlay_lists_every_shortcut_after_a_question_mark() {
     let pair = ready_pair();
     let mut view = view_of(&pair, Seat::Host);
-    assert!(find(&draw(&view, WIDTH, HEIGHT), "Keys (any key closes)").is_none());
+    assert!(find(&draw(&view, WIDTH, HEIGHT), "Keys and commands").is_none());
     assert_eq!(handle_key(&mut view, key('?')), None);
     let buffer = draw(&view, WIDTH, HEIGHT);
-    assert!(find(&buffer, "Keys (any key closes)").is_some(), "{}", screen(&buffer));
-    for shortcut in SHORTCUTS {
-        let row = row_with(&buffer, shortcut.what);
-        assert!(row.contains(&format!(" {}  {}", shortcut.key, shortcut.command)), "{row}");
+    assert!(find(&buffer, "Keys and commands (any key closes)").is_some(), "{}", screen(&buffer));
+    for shortcut in shortcuts() {
+        let row = row_with(&buffer, &shown(&shortcut));
+        assert!(row.contains(shortcut.about.split(' ').next().unwrap()), "{row}");
     }
     // Any key closes it, and does nothing else.
     assert_eq!(handle_key(&mut view, key('d')), None);
-    assert!(find(&draw(&view, WIDTH, HEIGHT), "Keys (any key closes)").is_none());
+    assert!(find(&draw(&view, WIDTH, HEIGHT), "Keys and commands").is_none());
+}
+
+/// Every page of the `?` help at `width` × `height`, as screens, turning pages with Space until the first
+/// comes back.
+fn help_pages(view: &mut View, width: u16, height: u16) -> Vec<Buffer> {
+    handle_key(view, key('?'));
+    let mut pages = vec![draw(view, width, height)];
+    for _ in 0..10 {
+        handle_key(view, key(' '));
+        let page = draw(view, width, height);
+        if screen(&page) == screen(&pages[0]) {
+            break;
+        }
+        pages.push(page);
+    }
+    handle_key(view, special(KeyCode::Esc));
+    pages
 }
 
 #[test]
-fn the_help_and_its_commands_fit_a_24_row_terminal_in_two_columns() {
+fn the_help_lists_every_command_and_key_and_fits_80_by_24_in_pages() {
     let pair = ready_pair();
     let mut view = view_of(&pair, Seat::Host);
-    handle_key(&mut view, key('?'));
-    let buffer = draw(&view, 80, 24);
-    let text = screen(&buffer);
-    // The whole popup is on screen: its title, and its bottom border under the last line.
-    assert!(find(&buffer, "Keys (any key closes)").is_some(), "{text}");
-    let (_, last) = find(&buffer, "CARD is a card's id").unwrap_or_else(|| panic!("{text}"));
-    assert!(rows(&buffer)[usize::from(last) + 1].contains("└──"), "{text}");
-    for shortcut in SHORTCUTS {
-        let command = if shortcut.prefill { format!("{}…", shortcut.command) } else { shortcut.command.into() };
-        assert!(find(&buffer, &format!(" {}  {command}", shortcut.key)).is_some(), "{}:\n{text}", shortcut.key);
+    let pages = help_pages(&mut view, 80, 24);
+    assert!(pages.len() > 1, "the table's commands take more than one 80×24 page");
+    assert_eq!(view.overlay, Overlay::None, "Esc closes the help");
+    let texts: Vec<String> = pages.iter().map(screen).collect();
+    let everything = texts.join("\n");
+    for (number, page) in pages.iter().enumerate() {
+        let text = &texts[number];
+        // The whole popup is on screen: its title with the page, and its bottom border.
+        let title = format!("Keys and commands {}/{}", number + 1, pages.len());
+        assert!(find(page, &title).is_some(), "{title}:\n{text}");
+        assert!(rows(page).iter().any(|row| row.contains("└──")), "{text}");
+    }
+    let on_a_page = |needle: &str| pages.iter().any(|page| find(page, needle).is_some());
+    for spec in COMMANDS {
+        assert!(on_a_page(&format!(" {}", spec.usage())), "{}:\n{everything}", spec.usage());
+        let first_words: String = spec.about.split(' ').take(3).collect::<Vec<_>>().join(" ");
+        assert!(everything.contains(&first_words), "{first_words}:\n{everything}");
+    }
+    for shortcut in shortcuts() {
+        assert!(on_a_page(&shown(&shortcut)), "{}:\n{everything}", shortcut.key);
     }
     for (keys, what) in OTHER_KEYS {
         let first_word = what.split(' ').next().unwrap_or_default();
-        assert!(find(&buffer, &format!(" {keys:<12} {first_word}")).is_some(), "{keys}:\n{text}");
+        assert!(on_a_page(&format!(" {keys:<12} {first_word}")), "{keys}:\n{everything}");
     }
-    for (command, what) in COMMANDS {
-        let first_words: String = what.split(' ').take(3).collect::<Vec<_>>().join(" ");
-        assert!(find(&buffer, &format!(" {command}")).is_some(), "{command}:\n{text}");
-        assert!(text.contains(&first_words), "{first_words}:\n{text}");
-    }
+    assert!(everything.contains("CARD is a card's id"), "{everything}");
+    // A larger terminal shows it all on one page.
+    assert_eq!(help_pages(&mut view, WIDTH, HEIGHT).len(), 1);
 }
 
 #[test]
@@ -324,7 +360,7 @@ fn the_status_line_shows_connection_opponent_turn_and_life() {
 fn the_status_line_shows_a_long_wait_on_the_opponent_and_then_forfeit() {
     let mut pair = ready_pair();
     // The host draws, and the guest's strip never comes.
-    let Ok(Command::Act(draw_one)) = parse_command("draw 1", Seat::Host) else { panic!("draw is an action") };
+    let Ok(Command::Act(draw_one)) = command::parse("draw 1", Seat::Host) else { panic!("draw is an action") };
     pair.intent(Seat::Host, Intent::Act(draw_one)).expect("draw");
     let awaited = pair.host.awaiting_opponent().expect("the host waits on the guest's strip");
     assert!(awaited.to_string().starts_with("its strip of #"), "{awaited}");
@@ -359,7 +395,7 @@ fn the_status_line_shows_a_long_wait_on_the_opponent_and_then_forfeit() {
 fn command_errors_show_in_the_log() {
     let pair = ready_pair();
     let mut view = view_of(&pair, Seat::Host);
-    let message = parse_command("draw x", Seat::Host).unwrap_err();
+    let message = command::parse("draw x", Seat::Host).unwrap_err();
     view.apply(&Output::CommandError { kind: "bad_command", command: "draw x".into(), message }, &pair.host);
     let buffer = draw(&view, WIDTH, HEIGHT);
     let (x, y) = find(&buffer, "✗ draw x: usage: draw N").unwrap_or_else(|| panic!("{}", screen(&buffer)));
@@ -407,23 +443,27 @@ fn typed(view: &mut View, text: &str) -> Option<String> {
 #[test]
 fn shortcuts_are_commands() {
     let mut view = View::new("ws://relay");
-    for shortcut in SHORTCUTS {
+    for shortcut in shortcuts() {
         let out = handle_key(&mut view, key(shortcut.key));
         if shortcut.prefill {
-            // The command line opens with the command's start, for the player to complete.
+            // The command line opens with the command's name, for the player to complete.
             assert_eq!(out, None);
             assert!(view.prompt.focused);
-            assert_eq!(view.prompt.text, shortcut.command);
-            let verb = shortcut.command.trim();
-            let error = parse_command(verb, Seat::Host).err().unwrap_or_default();
+            assert_eq!(view.prompt.text, format!("{} ", shortcut.spec.name));
+            let verb = shortcut.line.trim();
+            let error = command::parse(verb, Seat::Host).err().unwrap_or_default();
             assert!(!error.contains("unknown command"), "{verb}: {error}");
             handle_key(&mut view, special(KeyCode::Esc));
             assert!(!view.prompt.focused && view.prompt.text.is_empty());
         } else {
-            assert_eq!(out.as_deref(), Some(shortcut.command), "key {}", shortcut.key);
-            assert!(parse_command(shortcut.command, Seat::Host).is_ok(), "{}", shortcut.command);
+            assert_eq!(out.as_deref(), Some(shortcut.line.as_str()), "key {}", shortcut.key);
+            assert!(command::parse(&shortcut.line, Seat::Host).is_ok(), "{}", shortcut.line);
         }
     }
+    // Every key of the table is one of them.
+    let keys = COMMANDS.iter().flat_map(|spec| spec.keys).count();
+    assert_eq!(shortcuts().count(), keys);
+    assert!(COMMANDS.iter().flat_map(|spec| spec.keys).any(|key| matches!(key, Key::Prefills('D'))));
     assert_eq!(handle_key(&mut view, key('d')), Some("draw 1".into()));
     assert_eq!(handle_key(&mut view, key('s')), Some("shuffle".into()));
     assert_eq!(handle_key(&mut view, key('f')), Some("flip".into()));

@@ -1,49 +1,13 @@
 //! Keys: single-key shortcuts (Cockatrice's vocabulary, on plain letters) while the command line is
-//! closed, line editing while it is open. Every shortcut stands for a scripted-mode command, so what a
-//! key does can also be typed, and scripted.
+//! closed, line editing while it is open. Every shortcut stands for a scripted-mode command and is given in
+//! that command's entry of the table ([`crate::command::COMMANDS`]), so what a key does can also be typed,
+//! and scripted.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::log::LogKind;
 use super::view::{Overlay, Panel, View};
-
-/// One single-key shortcut.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Shortcut {
-    pub key: char,
-    /// The command it runs, or with `prefill` the start of one the player completes.
-    pub command: &'static str,
-    pub prefill: bool,
-    pub what: &'static str,
-}
-
-const fn run(key: char, command: &'static str, what: &'static str) -> Shortcut {
-    Shortcut { key, command, prefill: false, what }
-}
-
-const fn fill(key: char, command: &'static str, what: &'static str) -> Shortcut {
-    Shortcut { key, command, prefill: true, what }
-}
-
-/// The shortcuts, in the order the help lists them.
-pub const SHORTCUTS: &[Shortcut] = &[
-    run('d', "draw 1", "draw a card"),
-    fill('D', "draw ", "draw N cards"),
-    run('s', "shuffle", "shuffle your library"),
-    run('k', "peek 1", "look at the top card of your library"),
-    fill('p', "play ", "put a card into play: play CARD at X,Y [facedown]"),
-    fill('v', "move ", "move a card: move CARD [opponent] ZONE [top|bottom]"),
-    fill('t', "tap ", "tap a card in play"),
-    fill('u', "untap ", "untap a card in play"),
-    fill('+', "counter ", "set a counter: counter CARD NAME N"),
-    fill('r', "reveal ", "reveal a card: reveal CARD [to opponent]"),
-    fill('l', "life ", "set your life total"),
-    fill('m', "mulligan ", "mulligan, drawing N"),
-    run('i', "roll 1d6", "roll a six-sided die"),
-    run('f', "flip", "flip a coin"),
-    run('n', "next-turn", "pass the turn"),
-    fill('c', "say ", "chat"),
-];
+use crate::command::shortcuts;
 
 /// Keys that are not commands, for the help.
 pub const OTHER_KEYS: &[(&str, &str)] = &[
@@ -52,16 +16,9 @@ pub const OTHER_KEYS: &[(&str, &str)] = &[
     ("Up / Down", "recall earlier commands"),
     ("PgUp / PgDn", "scroll the log (End: newest)"),
     ("Tab  [ ]", "pick a panel; scroll it"),
-    ("?", "this help"),
+    ("view [opponent] PILE", "a pile with ids: graveyard, exile, sideboard"),
+    ("?", "this help (Space: its next page)"),
     ("q", "leave (asks first); Ctrl-C: at once"),
-];
-
-/// Commands without a key, for the `?` help (`--help` lists them with every scripted-mode command).
-pub const COMMANDS: &[(&str, &str)] = &[
-    ("new-game [DECKFILE]", "ask for the next game; DECKFILE after sideboarding"),
-    ("forfeit", "end a stalled game: the opponent forfeits"),
-    ("end", "end the game; your deck is audited"),
-    ("view [opponent] PILE", "PILE: graveyard, exile, sideboard"),
 ];
 
 /// Handles one key. Returns the command line to run, if the key produced one.
@@ -75,7 +32,12 @@ pub fn handle_key(view: &mut View, key: KeyEvent) -> Option<String> {
     }
     match view.overlay {
         Overlay::Help => {
-            view.overlay = Overlay::None;
+            match key.code {
+                // The help may have more pages than the terminal shows at once.
+                KeyCode::Char(' ') | KeyCode::PageDown | KeyCode::Right => view.help_page += 1,
+                KeyCode::PageUp | KeyCode::Left => view.help_page = view.help_page.saturating_sub(1),
+                _ => view.overlay = Overlay::None,
+            }
             None
         }
         Overlay::ConfirmQuit => confirm_quit(view, key),
@@ -109,7 +71,10 @@ fn shortcut(view: &mut View, key: KeyEvent) -> Option<String> {
     }
     match key.code {
         KeyCode::Char(':') | KeyCode::Enter => view.prompt.focused = true,
-        KeyCode::Char('?') => view.overlay = Overlay::Help,
+        KeyCode::Char('?') => {
+            view.overlay = Overlay::Help;
+            view.help_page = 0;
+        }
         KeyCode::Char('q') => view.overlay = Overlay::ConfirmQuit,
         KeyCode::PageUp => view.log.scroll_by(5),
         KeyCode::PageDown => view.log.scroll_by(-5),
@@ -120,12 +85,12 @@ fn shortcut(view: &mut View, key: KeyEvent) -> Option<String> {
         KeyCode::Char('[') => view.scrolls.scroll(view.scrolls.focus(), -1),
         KeyCode::Char(']') => view.scrolls.scroll(view.scrolls.focus(), 1),
         KeyCode::Char(c) => {
-            let found = SHORTCUTS.iter().find(|s| s.key == c)?;
+            let found = shortcuts().find(|s| s.key == c)?;
             if found.prefill {
-                view.prompt.text = found.command.to_string();
+                view.prompt.text = found.line;
                 view.prompt.focused = true;
             } else {
-                return Some(submit(view, found.command.to_string()));
+                return Some(submit(view, found.line));
             }
         }
         _ => {}
@@ -237,9 +202,9 @@ pub fn help_text() -> String {
         "The terminal table (without --script): your zones and the opponent's, your hand, both play areas, a log\n\
          and a status line. Keys while the command line is closed:\n",
     );
-    for s in SHORTCUTS {
-        let command = if s.prefill { format!("{}…", s.command) } else { s.command.to_string() };
-        text.push_str(&format!("  {}  {command:<12} {}\n", s.key, s.what));
+    for s in shortcuts() {
+        let command = if s.prefill { format!("{}…", s.line) } else { s.line };
+        text.push_str(&format!("  {}  {command:<12} {}\n", s.key, s.about));
     }
     for (keys, what) in OTHER_KEYS {
         text.push_str(&format!("  {keys:<15} {what}\n"));

@@ -4,12 +4,13 @@
 //!
 //! Layers: [`view`] is the model (pure data built from the engine's table and the session's outputs),
 //! [`keys`] turns keys into commands, [`render`] draws a view (the table's panels in `board`, laid out by
-//! `panels`), and this module owns the terminal.
+//! `panels`; what covers them in [`overlay`]), and this module owns the terminal.
 
 mod board;
 pub mod code_prompt;
 pub mod keys;
 pub mod log;
+pub mod overlay;
 mod panels;
 pub mod render;
 pub mod view;

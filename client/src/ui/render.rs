@@ -6,14 +6,14 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::style::{Color, Modifier, Style, Stylize};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Gauge, Paragraph};
+use ratatui::widgets::{Block, Gauge, Paragraph};
 
 use super::board;
-use super::keys::{COMMANDS, OTHER_KEYS, SHORTCUTS};
 use super::log::LogKind;
-use super::panels::centered;
+use super::overlay::{render_confirm_quit, render_help};
 use super::view::{Overlay, PeerState, RelayLink, SideView, View};
 use crate::session::FORFEIT_HINT_AFTER;
+use crate::text::wrap;
 
 /// The mark before an alert in the log, so it stands out even without colour.
 pub const ALERT_MARK: &str = "!! ";
@@ -34,7 +34,7 @@ pub fn render(frame: &mut Frame, view: &View) {
     render_status(frame, status, view);
     match view.overlay {
         Overlay::None => {}
-        Overlay::Help => render_help(frame, frame.area()),
+        Overlay::Help => render_help(frame, frame.area(), view.help_page),
         Overlay::ConfirmQuit => render_confirm_quit(frame, frame.area()),
         Overlay::Pile(pile) => board::render_pile(frame, frame.area(), view, pile),
     }
@@ -103,32 +103,6 @@ fn log_style(kind: LogKind) -> (&'static str, Style) {
     }
 }
 
-/// Splits text into rows of at most `width` characters, at spaces where it can.
-fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut rows = Vec::new();
-    let mut row = String::new();
-    for word in text.split(' ') {
-        let mut word: Vec<char> = word.chars().collect();
-        let row_len = row.chars().count();
-        if row_len > 0 && row_len + 1 + word.len() > width {
-            rows.push(std::mem::take(&mut row));
-        }
-        if !row.is_empty() {
-            row.push(' ');
-        }
-        // A word longer than the pane is cut into pieces.
-        while row.chars().count() + word.len() > width {
-            let room = width - row.chars().count();
-            row.extend(word.drain(..room));
-            rows.push(std::mem::take(&mut row));
-        }
-        row.extend(word);
-    }
-    rows.push(row);
-    rows
-}
-
-/// The command line: open with a cursor, or a hint.
 fn render_prompt(frame: &mut Frame, area: Rect, view: &View) {
     if view.prompt.focused {
         let text = format!("> {}", view.prompt.text);
@@ -187,123 +161,9 @@ pub fn connection(view: &View) -> (&'static str, Color) {
     }
 }
 
-/// The help's width on one column.
-const HELP_WIDTH: u16 = 76;
-/// The fewest columns a help entry's text gets beside its key: narrower, the key takes a row of its own.
-const HELP_MIN_TEXT: usize = 20;
-
-/// The help: every shortcut with the command it stands for, then the other keys. On a terminal too short
-/// for one column (24 rows is common), two side by side: the shortcuts, and the rest.
-fn render_help(frame: &mut Frame, area: Rect) {
-    let block = Block::bordered().title(" Keys (any key closes) ").border_style(Style::new().fg(Color::Yellow));
-    let width = HELP_WIDTH.min(area.width);
-    let inner = usize::from(width.saturating_sub(2));
-    let mut lines = shortcut_help(inner);
-    lines.push(Line::from(""));
-    lines.extend(other_help(inner));
-    let height = help_height(lines.len());
-    if height <= area.height {
-        let popup = centered(area, width, height);
-        frame.render_widget(Clear, popup);
-        frame.render_widget(Paragraph::new(lines).block(block), popup);
-        return;
-    }
-    let width = area.width.min(2 * HELP_WIDTH);
-    let inner = width.saturating_sub(2);
-    let (left_width, right_width) = (inner / 2, inner - inner / 2);
-    // One column of the left half separates the halves.
-    let left = shortcut_help(usize::from(left_width.saturating_sub(1)));
-    let right = other_help(usize::from(right_width));
-    let popup = centered(area, width, help_height(left.len().max(right.len())));
-    frame.render_widget(Clear, popup);
-    let [left_area, right_area] =
-        Layout::horizontal([Constraint::Length(left_width), Constraint::Length(right_width)]).areas(block.inner(popup));
-    frame.render_widget(block, popup);
-    frame.render_widget(Paragraph::new(left), left_area);
-    frame.render_widget(Paragraph::new(right), right_area);
-}
-
-/// A bordered popup's height for `rows` rows of text.
-fn help_height(rows: usize) -> u16 {
-    u16::try_from(rows).unwrap_or(u16::MAX).saturating_add(2)
-}
-
-/// The shortcuts, `width` columns wide: key, command, what it does.
-fn shortcut_help(width: usize) -> Vec<Line<'static>> {
-    let mut lines = Vec::new();
-    for s in SHORTCUTS {
-        let command = if s.prefill { format!("{}…", s.command) } else { s.command.to_string() };
-        let head = Line::from(vec![
-            Span::from(format!(" {}  ", s.key)).fg(Color::Yellow).bold(),
-            Span::from(format!("{command:<11}")).fg(Color::Cyan),
-        ]);
-        // Further rows go under the command: a column of their own would leave little room.
-        lines.extend(help_entry(head, s.what, 4, width));
-    }
-    lines
-}
-
-/// The keys that are not commands, the commands that have no key, and a note on CARD, `width` columns wide.
-fn other_help(width: usize) -> Vec<Line<'static>> {
-    let mut lines = Vec::new();
-    for (keys, what) in OTHER_KEYS {
-        let head = Line::from(Span::from(format!(" {keys:<12}")).fg(Color::Yellow).bold());
-        lines.extend(help_entry(head, what, 14, width));
-    }
-    lines.push(Line::from(""));
-    // The commands in a column as wide as the longest: where that leaves too little room, each takes a row.
-    let longest = COMMANDS.iter().map(|(command, _)| command.chars().count()).max().unwrap_or(0);
-    for (command, what) in COMMANDS {
-        let head = Line::from(format!(" {command:<longest$}")).fg(Color::Cyan);
-        lines.extend(help_entry(head, what, longest + 2, width));
-    }
-    lines.extend(help_entry(Line::from(" CARD").fg(Color::Cyan), "is a card's id: #12 or 12", 6, width));
-    lines
-}
-
-/// A help entry `width` columns wide: `head`, then `text` wrapped with its further rows indented by
-/// `hanging`. When the text would get fewer than [`HELP_MIN_TEXT`] columns beside the head, the head takes a
-/// row of its own and the text follows, indented a little.
-fn help_entry(head: Line<'static>, text: &str, hanging: usize, width: usize) -> Vec<Line<'static>> {
-    let room = width.saturating_sub(head.width() + 1);
-    let mut first = head;
-    let mut rest = text.to_string();
-    let mut indent = hanging.min(4);
-    if HELP_MIN_TEXT <= room {
-        let row = wrap(text, room).swap_remove(0);
-        rest = text.chars().skip(row.chars().count()).collect::<String>().trim_start().to_string();
-        first.push_span(format!(" {row}"));
-        indent = hanging;
-    }
-    let mut lines = vec![first];
-    if !rest.is_empty() {
-        let room = width.saturating_sub(indent).max(1);
-        lines.extend(wrap(&rest, room).into_iter().map(|row| Line::from(format!("{}{row}", " ".repeat(indent)))));
-    }
-    lines
-}
-
-fn render_confirm_quit(frame: &mut Frame, area: Rect) {
-    let popup = centered(area, 44, 3);
-    frame.render_widget(Clear, popup);
-    let block = Block::bordered().border_style(Style::new().fg(Color::Yellow));
-    frame.render_widget(Paragraph::new(" Leave the game? y: leave · n: stay").block(block), popup);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn wrap_keeps_every_character_within_the_width() {
-        let text = "a few words then averyveryverylongwordthatmustbecut end";
-        for width in 1..20 {
-            let rows = wrap(text, width);
-            assert!(rows.iter().all(|r| r.chars().count() <= width), "{width}: {rows:?}");
-            let joined: String = rows.concat().chars().filter(|c| *c != ' ').collect();
-            assert_eq!(joined, text.replace(' ', ""));
-        }
-    }
 
     #[test]
     fn status_names_each_connection_state() {

@@ -37,6 +37,8 @@ pub struct View {
     pub overlay: Overlay,
     /// Which panel the scroll keys move, and how far each panel is scrolled.
     pub scrolls: Scrolls,
+    /// The page of the `?` help shown, counted on (the help wraps around on a terminal too small for one page).
+    pub help_page: usize,
     /// Why the game stopped (a cheat was caught, or the game ended), once it did.
     pub halted: Option<String>,
     /// The player asked to quit: the session is saying goodbye.
@@ -339,6 +341,7 @@ impl View {
             prompt: Prompt::default(),
             overlay: Overlay::None,
             scrolls: Scrolls::default(),
+            help_page: 0,
             halted: None,
             leaving: false,
             waiting: None,

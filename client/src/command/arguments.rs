@@ -1,0 +1,144 @@
+//! How each command reads its arguments: one function per entry of the table that takes any (the table names
+//! it in its entry's `parse`), and the readers they share (numbers, zones, card ids).
+
+use std::path::PathBuf;
+
+use fairdeck_shared::crypto::Dice;
+use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
+use fairdeck_shared::wire::Action;
+
+use super::spec::{Args, Command};
+
+pub fn draw(a: &Args) -> Result<Command, String> {
+    Ok(Command::Act(Action::Draw { count: one_number(a)? }))
+}
+
+pub fn peek(a: &Args) -> Result<Command, String> {
+    Ok(Command::Act(Action::Peek { count: one_number(a)? }))
+}
+
+pub fn mulligan(a: &Args) -> Result<Command, String> {
+    // Bare, the London mulligan's seven.
+    let draw = if a.words.is_empty() { 7 } else { one_number(a)? };
+    Ok(Command::Act(Action::Mulligan { draw }))
+}
+
+pub fn ask(a: &Args) -> Result<Command, String> {
+    let (zone, count) = match a.words[..] {
+        [zone] => (zone, None),
+        [zone, n] => (zone, Some(n.parse::<u32>().map_err(|_| a.usage())?)),
+        _ => return Err(a.usage()),
+    };
+    Ok(Command::Ask(ZoneId::new(a.seat.opponent(), zone_kind(zone)?), count))
+}
+
+pub fn refuse(a: &Args) -> Result<Command, String> {
+    let [zone] = a.words[..] else { return Err(a.usage()) };
+    Ok(Command::Refuse(ZoneId::new(a.seat, zone_kind(zone)?)))
+}
+
+pub fn life(a: &Args) -> Result<Command, String> {
+    let [value] = a.words[..] else { return Err(a.usage()) };
+    let value = value.parse::<i64>().map_err(|_| a.usage_with("a whole number"))?;
+    Ok(Command::Act(Action::SetPlayerValue { key: "life".into(), value }))
+}
+
+pub fn play(a: &Args) -> Result<Command, String> {
+    let (card, xy, face_down) = match a.words[..] {
+        [card, "at", xy] => (card, xy, false),
+        [card, "at", xy, "facedown"] => (card, xy, true),
+        _ => return Err(a.usage()),
+    };
+    let (x, y) = xy.split_once(',').ok_or_else(|| a.usage())?;
+    let x = x.trim().parse::<i32>().map_err(|_| a.usage())?;
+    let y = y.trim().parse::<i32>().map_err(|_| a.usage())?;
+    Ok(Command::Act(Action::Move {
+        card: card_id(card)?,
+        to: ZoneId::new(a.seat, ZoneKind::Play),
+        position: Position::Top,
+        placement: Placement { x, y, face_down },
+    }))
+}
+
+pub fn move_card(a: &Args) -> Result<Command, String> {
+    let (card, rest) = a.words.split_first().ok_or_else(|| a.usage())?;
+    let (owner, rest) = match rest {
+        ["opponent", rest @ ..] => (a.seat.opponent(), rest),
+        rest => (a.seat, rest),
+    };
+    let (zone, position) = match rest {
+        [zone] => (*zone, Position::Top),
+        [zone, "top"] => (*zone, Position::Top),
+        [zone, "bottom"] => (*zone, Position::Bottom),
+        _ => return Err(a.usage()),
+    };
+    let kind = zone_kind(zone)?;
+    Ok(Command::Act(Action::Move {
+        card: card_id(card)?,
+        to: ZoneId::new(owner, kind),
+        position,
+        placement: Placement::default(),
+    }))
+}
+
+pub fn reveal(a: &Args) -> Result<Command, String> {
+    let (card, to) = match a.words[..] {
+        [card] => (card, None),
+        [card, "to", "opponent"] => (card, Some(a.seat.opponent())),
+        _ => return Err(a.usage()),
+    };
+    Ok(Command::Act(Action::Reveal { cards: vec![card_id(card)?], to }))
+}
+
+pub fn roll(a: &Args) -> Result<Command, String> {
+    let usage = || a.usage_with("such as 2d6");
+    let [spec] = a.words[..] else { return Err(usage()) };
+    let (count, sides) = spec.split_once('d').ok_or_else(usage)?;
+    let count = if count.is_empty() { 1 } else { count.parse::<u32>().map_err(|_| usage())? };
+    let sides = sides.parse::<u32>().map_err(|_| usage())?;
+    let dice = Dice::new(count, sides).map_err(|e| e.to_string())?;
+    Ok(Command::Act(Action::Roll { dice }))
+}
+
+/// `tap` and `untap`.
+pub fn tap(a: &Args, tapped: bool) -> Result<Command, String> {
+    let [card] = a.words[..] else { return Err(a.usage()) };
+    Ok(Command::Act(Action::Tap { card: card_id(card)?, tapped }))
+}
+
+pub fn counter(a: &Args) -> Result<Command, String> {
+    let usage = || a.usage_with("N = 0 removes it");
+    let [card, key, value] = a.words[..] else { return Err(usage()) };
+    let value = value.parse::<i64>().map_err(|_| usage())?;
+    let value = (value != 0).then_some(value);
+    Ok(Command::Act(Action::SetCardValue { card: card_id(card)?, key: key.to_string(), value }))
+}
+
+pub fn new_game(a: &Args) -> Result<Command, String> {
+    // The rest of the line whole: a file name may hold spaces.
+    Ok(Command::NewGame((!a.rest.is_empty()).then(|| PathBuf::from(a.rest))))
+}
+
+pub fn say(a: &Args) -> Result<Command, String> {
+    if a.rest.is_empty() { Err(a.usage()) } else { Ok(Command::Chat(a.rest.to_string())) }
+}
+
+/// The one whole number a command such as `draw N` takes.
+fn one_number(a: &Args) -> Result<u32, String> {
+    match a.words[..] {
+        [n] => n.parse::<u32>().map_err(|_| a.usage_with("a whole number")),
+        _ => Err(a.usage()),
+    }
+}
+
+fn zone_kind(name: &str) -> Result<ZoneKind, String> {
+    ZoneKind::ALL
+        .into_iter()
+        .find(|k| k.name() == name)
+        .ok_or_else(|| format!("unknown zone {name:?}: library, hand, graveyard, exile, play or sideboard"))
+}
+
+/// A card id as printed in events: `12` or `#12`.
+fn card_id(text: &str) -> Result<CardId, String> {
+    text.trim_start_matches('#').parse::<u32>().map(CardId).map_err(|_| format!("{text:?} is not a card id"))
+}

@@ -1,0 +1,164 @@
+//! The player's commands: one table ([`COMMANDS`], in `table.rs`) says for each its name, arguments, what it
+//! does, an example, its keys and how it is read. From it come the parser ([`parse`]), the `--help` text
+//! ([`help`]), the terminal table's keys ([`shortcuts`]) and its `?` overlay (`ui/help.rs`).
+//!
+//! Adding a command: an entry in `table.rs`; a function in `arguments.rs` if it takes arguments; a
+//! [`Command`] variant if it asks for something new, run in `session/commands.rs`.
+
+mod arguments;
+pub mod help;
+mod spec;
+mod table;
+
+use fairdeck_shared::Seat;
+
+pub use spec::{Args, Command, Key, Spec};
+pub use table::COMMANDS;
+
+/// Parses a command line for the player in `seat`. The error says what was expected.
+pub fn parse(line: &str, seat: Seat) -> Result<Command, String> {
+    let line = line.trim();
+    let (name, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+    let Some(spec) = COMMANDS.iter().find(|spec| spec.name == name) else {
+        return Err(format!("unknown command {name:?} (see `fairdeck --help`)"));
+    };
+    let rest = rest.trim();
+    (spec.parse)(&Args { spec, rest, words: rest.split_whitespace().collect(), seat })
+}
+
+/// A single key and what it does, with the command it belongs to.
+#[derive(Clone, Debug)]
+pub struct Shortcut {
+    pub key: char,
+    /// The line it runs, or with `prefill` the start of one it types for the player to complete.
+    pub line: String,
+    pub prefill: bool,
+    /// What it does, in one line.
+    pub about: &'static str,
+    pub spec: &'static Spec,
+}
+
+/// Every single-key shortcut, in the table's order.
+pub fn shortcuts() -> impl Iterator<Item = Shortcut> {
+    COMMANDS.iter().flat_map(|spec| {
+        spec.keys.iter().map(move |key| match *key {
+            Key::Runs(key) => Shortcut { key, line: spec.name.to_string(), prefill: false, about: spec.about, spec },
+            Key::RunsLine { key, line, about } => Shortcut { key, line: line.to_string(), prefill: false, about, spec },
+            Key::Prefills(key) => {
+                Shortcut { key, line: format!("{} ", spec.name), prefill: true, about: spec.about, spec }
+            }
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use fairdeck_shared::crypto::Dice;
+    use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
+    use fairdeck_shared::wire::Action;
+
+    use super::*;
+
+    #[test]
+    fn every_entry_parses_from_its_own_example() {
+        for spec in COMMANDS {
+            assert_eq!(spec.example.split_whitespace().next(), Some(spec.name), "{}", spec.example);
+            for seat in Seat::BOTH {
+                assert!(parse(spec.example, seat).is_ok(), "{}: {:?}", spec.example, parse(spec.example, seat));
+            }
+        }
+    }
+
+    #[test]
+    fn names_and_keys_are_each_taken_once() {
+        let mut names: Vec<&str> = COMMANDS.iter().map(|spec| spec.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), COMMANDS.len(), "a command name is in the table twice");
+        let mut keys: Vec<char> = shortcuts().map(|s| s.key).collect();
+        let count = keys.len();
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(keys.len(), count, "a key runs two commands");
+        // A key that runs a line runs a line of its own command that parses.
+        for shortcut in shortcuts().filter(|s| !s.prefill) {
+            assert_eq!(shortcut.line.split_whitespace().next(), Some(shortcut.spec.name));
+            assert!(parse(&shortcut.line, Seat::Host).is_ok(), "{}", shortcut.line);
+        }
+    }
+
+    #[test]
+    fn commands_parse() {
+        let host = Seat::Host;
+        assert_eq!(parse("draw 7", host), Ok(Command::Act(Action::Draw { count: 7 })));
+        assert_eq!(
+            parse("play #3 at 10,-2 facedown", host),
+            Ok(Command::Act(Action::Move {
+                card: CardId(3),
+                to: ZoneId::new(Seat::Host, ZoneKind::Play),
+                position: Position::Top,
+                placement: Placement { x: 10, y: -2, face_down: true },
+            }))
+        );
+        assert_eq!(
+            parse("move 4 opponent graveyard bottom", Seat::Guest),
+            Ok(Command::Act(Action::Move {
+                card: CardId(4),
+                to: ZoneId::new(Seat::Host, ZoneKind::Graveyard),
+                position: Position::Bottom,
+                placement: Placement::default(),
+            }))
+        );
+        assert_eq!(
+            parse("reveal 5 to opponent", host),
+            Ok(Command::Act(Action::Reveal { cards: vec![CardId(5)], to: Some(Seat::Guest) }))
+        );
+        assert_eq!(parse("roll 2d6", host), Ok(Command::Act(Action::Roll { dice: Dice::new(2, 6).unwrap() })));
+        assert_eq!(parse("say hello there", host), Ok(Command::Chat("hello there".into())));
+        assert_eq!(parse("tap #12", host), Ok(Command::Act(Action::Tap { card: CardId(12), tapped: true })));
+        assert_eq!(
+            parse("counter 12 +1/+1 2", host),
+            Ok(Command::Act(Action::SetCardValue { card: CardId(12), key: "+1/+1".into(), value: Some(2) }))
+        );
+        assert_eq!(parse("end", host), Ok(Command::End));
+        assert_eq!(parse("forfeit", host), Ok(Command::Forfeit));
+        assert_eq!(parse("mulligan", host), Ok(Command::Act(Action::Mulligan { draw: 7 })));
+        assert_eq!(parse("ask hand", host), Ok(Command::Ask(ZoneId::hand(Seat::Guest), None)));
+        assert_eq!(parse("ask library 3", host), Ok(Command::Ask(ZoneId::library(Seat::Guest), Some(3))));
+        assert_eq!(parse("refuse hand", host), Ok(Command::Refuse(ZoneId::hand(host))));
+        assert_eq!(parse("new-game", host), Ok(Command::NewGame(None)));
+        assert_eq!(parse("new-game side.txt", host), Ok(Command::NewGame(Some(PathBuf::from("side.txt")))));
+        assert!(parse("counter 12 poison", host).is_err());
+        assert_eq!(parse("life -3", host), Ok(Command::Act(Action::SetPlayerValue { key: "life".into(), value: -3 })));
+    }
+
+    #[test]
+    fn bad_commands_say_why() {
+        for line in [
+            "draw",
+            "draw x",
+            "play 3 at 1",
+            "move 3 swamp",
+            "roll 0d6",
+            "roll 2d",
+            "say",
+            "dance",
+            "wait 3",
+            "forfeit now",
+            "ask",
+            "ask deck",
+            "ask hand x",
+        ] {
+            assert!(parse(line, Seat::Host).is_err(), "{line} should be refused");
+        }
+        // The messages name what was expected, as they always have.
+        assert_eq!(parse("draw", Seat::Host), Err("usage: draw N".into()));
+        assert_eq!(parse("draw x", Seat::Host), Err("usage: draw N (a whole number)".into()));
+        assert_eq!(parse("roll 2d", Seat::Host), Err("usage: roll NdM (such as 2d6)".into()));
+        assert_eq!(parse("untap", Seat::Host), Err("usage: untap CARD".into()));
+        assert_eq!(parse("wait 3", Seat::Host), Err("`wait` takes no argument".into()));
+        assert_eq!(parse("dance", Seat::Host), Err("unknown command \"dance\" (see `fairdeck --help`)".into()));
+    }
+}

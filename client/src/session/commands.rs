@@ -1,0 +1,150 @@
+//! Running the player's commands: each line waits in the queue until the table can take it (table commands
+//! until set-up is done, `wait` until nothing is pending, `quit` a few seconds for the opponent's
+//! acknowledgements), then goes to the engine as an intent. What a line means is [`crate::command`]'s.
+
+use std::time::Duration;
+
+use fairdeck_shared::engine::{Input, Intent, IntentError};
+
+use super::error::SessionError;
+use super::frontend::{Frontend, Output};
+use super::start::read_deck;
+use super::state::{Flow, Session};
+use crate::command::{self, Command};
+
+/// How long `quit` waits for the peer to acknowledge what was sent.
+const QUIT_GRACE: Duration = Duration::from_secs(5);
+
+impl Session {
+    /// Takes a line from the player into the queue; `None`, the end of the input, is a `quit` after the rest.
+    pub fn take_line(&mut self, line: Option<String>) {
+        match line {
+            Some(line) => {
+                let line = line.trim();
+                if !line.is_empty() {
+                    self.queue.push_back(line.to_string());
+                }
+            }
+            None => {
+                self.input_done = true;
+                self.queue.push_back("quit".into());
+            }
+        }
+    }
+
+    /// Runs queued commands while they can run: table commands wait for set-up, `wait` for idleness.
+    pub async fn run_queue<F: Frontend>(&mut self, front: &mut F) -> Result<Flow, SessionError> {
+        while let Some(line) = self.queue.front().cloned() {
+            let command = match command::parse(&line, self.engine.seat()) {
+                Ok(command) => command,
+                Err(message) => {
+                    self.queue.pop_front();
+                    let error = Output::CommandError { kind: "bad_command", command: line, message };
+                    front.show(error, &self.engine)?;
+                    continue;
+                }
+            };
+            let halted = self.engine.halted().is_some();
+            let ready = self.engine.is_ready() || halted;
+            match command {
+                Command::Quit => {
+                    // Let what we sent reach the peer before leaving the room, but not forever (the
+                    // peer may be away): the ticker brings us back here until the grace runs out. With the
+                    // link down nothing can be acknowledged: the game is saved, and it leaves at once.
+                    let deadline = *self.quit_deadline.get_or_insert_with(|| tokio::time::Instant::now() + QUIT_GRACE);
+                    let pending = self.channel.unacked_frames() > 0 || self.engine.is_busy();
+                    if !halted && self.link.is_up() && pending && tokio::time::Instant::now() < deadline {
+                        return Ok(Flow::Continue);
+                    }
+                    self.queue.pop_front();
+                    front.show(Output::Table, &self.engine)?;
+                    self.link.leave(None).await;
+                    return Ok(Flow::Quit);
+                }
+                Command::Wait => {
+                    let settled = halted || (ready && self.is_idle());
+                    if !settled {
+                        return Ok(Flow::Continue);
+                    }
+                    self.queue.pop_front();
+                    front.show(Output::Idle, &self.engine)?;
+                }
+                Command::Table => {
+                    self.queue.pop_front();
+                    front.show(Output::Table, &self.engine)?;
+                }
+                Command::NewCode => {
+                    self.queue.pop_front();
+                    self.new_code(&line, front).await?;
+                }
+                Command::Chat(text) => {
+                    self.queue.pop_front();
+                    self.intent(Intent::Chat(text), &line, front)?;
+                }
+                Command::Ask(zone, count) => {
+                    self.queue.pop_front();
+                    self.intent(Intent::RequestReveal { zone, count }, &line, front)?;
+                }
+                Command::Refuse(zone) => {
+                    self.queue.pop_front();
+                    self.intent(Intent::RefuseReveal { zone }, &line, front)?;
+                }
+                Command::Act(action) => {
+                    if !ready {
+                        return Ok(Flow::Continue);
+                    }
+                    self.queue.pop_front();
+                    self.intent(Intent::Act(action), &line, front)?;
+                }
+                Command::End => {
+                    if !ready {
+                        return Ok(Flow::Continue);
+                    }
+                    self.queue.pop_front();
+                    self.intent(Intent::EndGame, &line, front)?;
+                }
+                Command::Forfeit => {
+                    self.queue.pop_front();
+                    // Nothing awaited, but the opponent left and has not come back: its absence is the claim.
+                    let abandoned =
+                        self.engine.awaiting_opponent().is_none() && !self.peer_here && self.channel.is_established();
+                    let claim = if abandoned { Intent::ClaimAbandoned } else { Intent::ClaimForfeit };
+                    self.intent(claim, &line, front)?;
+                }
+                Command::NewGame(file) => {
+                    self.queue.pop_front();
+                    match file.map(|path| read_deck(&path)).transpose() {
+                        Ok(deck) => {
+                            let deck = deck.map(|deck| deck.to_deck_list());
+                            self.intent(Intent::NewGame(deck), &line, front)?;
+                        }
+                        Err(error) => {
+                            let message = error.to_string();
+                            let error = Output::CommandError { kind: "bad_deck", command: line.clone(), message };
+                            front.show(error, &self.engine)?;
+                        }
+                    }
+                }
+            }
+            self.pump(front).await?;
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn is_idle(&self) -> bool {
+        !self.engine.is_busy() && self.channel.unacked_frames() == 0
+    }
+
+    /// Hands an intent to the engine; a refusal is shown.
+    fn intent<F: Frontend>(&mut self, intent: Intent, line: &str, front: &mut F) -> Result<(), SessionError> {
+        let Err(error) = self.engine.handle(Input::Intent { intent }) else { return Ok(()) };
+        let kind = match error {
+            IntentError::NotReady => "not_ready",
+            IntentError::Halted(_) => "halted",
+            _ => "refused",
+        };
+        let error = Output::CommandError { kind, command: line.to_string(), message: error.to_string() };
+        front.show(error, &self.engine)?;
+        Ok(())
+    }
+}

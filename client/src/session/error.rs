@@ -1,0 +1,73 @@
+//! Why a session stopped early: [`SessionError`], with the `kind` scripted mode prints and the exit code.
+
+use crate::channel::ChannelError;
+use crate::code::CodeError;
+use crate::save::SaveError;
+use crate::tls::CaError;
+
+/// Why a session stopped early. Each message says what to do about it.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("cannot read the deck file {path}: {reason}")]
+    Deck { path: String, reason: String },
+    #[error("cannot write the game's journal to {path}: {reason}")]
+    Record { path: String, reason: String },
+    #[error("cannot reach the relay at {url}: {reason} (start one with `fairdeck-relay`, or pass --relay URL)")]
+    Unreachable { url: String, reason: String },
+    #[error("cannot reach the relay at {url} securely: {reason}")]
+    Certificate { url: String, reason: String },
+    #[error(transparent)]
+    Ca(#[from] CaError),
+    #[error("the relay refused: {message} ({code})")]
+    Relay { code: &'static str, message: String },
+    #[error("{0} (checked on this computer: the relay was not contacted)")]
+    BadCode(CodeError),
+    #[error("no game has this code (it is mistyped, or the game ended): ask the host for the code again")]
+    UnknownCode,
+    #[error(
+        "wrong code: the key exchange failed (the words differ from the host's); check the code with the host and join again: the host's game stays open"
+    )]
+    WrongCode,
+    #[error("the connection to the opponent failed: {0}; start a new game")]
+    Channel(ChannelError),
+    #[error("lost the connection to the relay: {0}")]
+    Lost(String),
+    #[error("the game stopped: {0}")]
+    Halted(String),
+    #[error("cannot write events: {0}")]
+    Output(#[from] std::io::Error),
+    #[error(transparent)]
+    Save(#[from] SaveError),
+    #[error("cannot rebuild the game of {path}: {reason}")]
+    Restore { path: String, reason: String },
+}
+
+impl SessionError {
+    /// The `kind` of the error event.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            SessionError::Deck { .. } => "deck",
+            SessionError::Record { .. } => "record",
+            SessionError::Unreachable { .. } => "unreachable",
+            SessionError::Certificate { .. } => "certificate",
+            SessionError::Ca(_) => "ca",
+            SessionError::Relay { code, .. } => code,
+            SessionError::BadCode(_) => "bad_code",
+            SessionError::UnknownCode => "unknown_code",
+            SessionError::WrongCode => "wrong_code",
+            SessionError::Channel(_) => "channel",
+            SessionError::Lost(_) => "lost",
+            SessionError::Halted(_) => "halted",
+            SessionError::Output(_) => "output",
+            SessionError::Save(_) | SessionError::Restore { .. } => "save",
+        }
+    }
+
+    /// The process exit code: 2 when the code is at fault (the user can fix it by asking again), 1 otherwise.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            SessionError::BadCode(_) | SessionError::UnknownCode | SessionError::WrongCode => 2,
+            _ => 1,
+        }
+    }
+}

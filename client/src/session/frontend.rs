@@ -1,0 +1,109 @@
+//! The front-end contract: what a session needs from the player's side ([`Frontend`]) and everything it
+//! tells the player ([`Output`]). Scripted mode ([`crate::script`]) and the terminal table ([`crate::ui`])
+//! are the two front ends.
+
+use std::future::Future;
+use std::path::PathBuf;
+
+use fairdeck_shared::crypto::Ristretto255;
+use fairdeck_shared::engine::{Engine, Event};
+
+use super::wait_clock::{WaitNews, Waiting};
+
+/// The player's side of a session. The session calls `next_line` in every turn of its loop and shows
+/// every output as it happens, with the engine as it stands after it.
+pub trait Frontend {
+    /// The player's next command line (a scripted-mode command), or `None` when the player's input has
+    /// ended, which is an implicit `quit`. Must be cancel-safe: the session drops this future whenever
+    /// the relay, a reconnection or the ticker is ready first.
+    fn next_line(&mut self) -> impl Future<Output = Option<String>>;
+    /// Shows what happened; an error here ends the session.
+    fn show(&mut self, output: Output, engine: &Engine<Ristretto255>) -> std::io::Result<()>;
+}
+
+/// What the session tells the player, besides the engine's own events.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// The deck file was read.
+    Deck {
+        hash: String,
+        main: u32,
+        sideboard: u32,
+    },
+    /// The code to give the other player (hosting only), again after a wrong code or `new-code`. A secret: a
+    /// front end shows it, never logs it.
+    Code(String),
+    /// Hosting: a guest joined with another code (or broke the key exchange) and was sent away. `attempts`
+    /// counts them on this code; while `reopened`, the game waits for the next guest, else `new-code` is needed.
+    WrongCodeTried {
+        attempts: u32,
+        reopened: bool,
+    },
+    /// The relay seated both players.
+    Paired,
+    /// The game is saved as it goes in this file (`fairdeck resume` continues it).
+    Saved(PathBuf),
+    /// A saved game was read back: the table stands as it did after `moves` actions; it goes on at `relay`.
+    Restored {
+        path: PathBuf,
+        moves: u64,
+        relay: String,
+    },
+    /// At the game's rendezvous on the relay: the opponent is there too, or it is awaited.
+    Rendezvous {
+        peer_here: bool,
+    },
+    /// The peer proved it knows the code: the end-to-end channel is up.
+    ChannelEstablished,
+    /// The peer's connection to the relay is gone; the relay holds its seat for `hold_ms`.
+    PeerAway {
+        hold_ms: u64,
+    },
+    PeerBack,
+    /// The peer left the room for good (`left` or `timeout`).
+    PeerGone {
+        reason: &'static str,
+    },
+    /// The relay is restarting and asked to come back after a while.
+    RelayRestarting {
+        reconnect_after_ms: u64,
+    },
+    /// This player's connection to the relay dropped: the session is reconnecting, and takes commands
+    /// meanwhile.
+    RelayLost(String),
+    /// The seat was taken back with its token; whether the opponent holds its seat too.
+    Resumed {
+        peer_here: bool,
+    },
+    /// The relay reported an error, or sent something unreadable.
+    RelayAlert(String),
+    /// A command was refused before it changed anything; `kind` is `bad_command`, `not_ready`, `halted`
+    /// or `refused`.
+    CommandError {
+        kind: &'static str,
+        command: String,
+        message: String,
+    },
+    /// The answer to `wait`: no exchange is pending.
+    Idle,
+    /// How long the engine has waited on the opponent, once past
+    /// [`WAIT_SHOWN_AFTER`](super::WAIT_SHOWN_AFTER), sent again as each second passes; `None` once that wait
+    /// is over. For the terminal's status line: scripts ignore it.
+    Waiting(Option<Waiting>),
+    /// A wait on the opponent passed [`FORFEIT_HINT_AFTER`](super::FORFEIT_HINT_AFTER): `forfeit` may end
+    /// the game. Sent once per exchange waited on.
+    Overdue(Waiting),
+    /// The answer to `table` and `quit`: the front end shows the whole table.
+    Table,
+    /// An event of the table engine.
+    Engine(Event),
+}
+
+impl From<WaitNews> for Output {
+    fn from(news: WaitNews) -> Output {
+        match news {
+            WaitNews::Count(waiting) => Output::Waiting(waiting),
+            WaitNews::Overdue(waiting) => Output::Overdue(waiting),
+        }
+    }
+}

@@ -1,0 +1,158 @@
+//! Starting a session: hosting or joining with a deck (the first connection, the room, the code), or going
+//! on with a saved game; and ending it, the journal written to `--record`'s file.
+
+use std::path::{Path, PathBuf};
+
+use fairdeck_shared::Seat;
+use fairdeck_shared::crypto::Ristretto255;
+use fairdeck_shared::engine::{Engine, EngineConfig};
+use fairdeck_shared::journal::{self, Journal};
+
+use super::error::SessionError;
+use super::frontend::{Frontend, Output};
+use super::link::Link;
+use super::relay::{SOFTWARE, create_room, join_room, open_relay};
+use super::state::{Session, os_seed};
+use crate::channel::{Channel, Side};
+use crate::code::{self, Code};
+use crate::deck::{Deck, cockatrice_hash, parse_deck};
+use crate::save::{self, RelayPlace, SaveFile};
+use crate::tls::client_config;
+
+/// The relay a session uses unless told otherwise.
+pub const DEFAULT_RELAY: &str = "ws://127.0.0.1:7171/v1";
+
+/// Which seat to take.
+#[derive(Clone, Debug)]
+pub enum Role {
+    /// Open a room and print the code to share.
+    Host { deck: PathBuf },
+    /// Join the room of this code.
+    Join { code: String, deck: PathBuf },
+    /// Go on with a saved game: this file, or the most recently played unfinished one.
+    Resume { file: Option<PathBuf> },
+}
+
+/// What a session needs from the command line.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub role: Role,
+    /// The relay. A resumed game uses its own unless this is set.
+    pub relay: Option<String>,
+    /// Where games are saved as they go ([`save::games_dir`]).
+    pub games: PathBuf,
+    /// The player's name shown to the opponent.
+    pub name: String,
+    /// Where to write the game's journal when the session ends (`fairdeck verify` reads it).
+    pub record: Option<PathBuf>,
+    /// A PEM file of CA certificates to trust for a `wss://` relay, besides the public roots.
+    pub ca: Option<PathBuf>,
+}
+
+/// Reads and parses a deck file.
+pub(super) fn read_deck(path: &Path) -> Result<Deck, SessionError> {
+    let deck_error = |reason: String| SessionError::Deck { path: path.display().to_string(), reason };
+    let text = std::fs::read_to_string(path).map_err(|e| deck_error(e.to_string()))?;
+    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    parse_deck(&file_name, &text).map_err(|e| deck_error(e.to_string()))
+}
+
+/// Runs a session to its end: `Ok` after `quit` (or the end of input), else the fatal error.
+pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), SessionError> {
+    let (seat, deck_path, code) = match &options.role {
+        Role::Host { deck } => (Seat::Host, deck, None),
+        Role::Join { code, deck } => (Seat::Guest, deck, Some(code)),
+        Role::Resume { file } => return resume(file.clone(), &options, front).await,
+    };
+    let deck = read_deck(deck_path)?;
+    let deck_error = |reason: String| SessionError::Deck { path: deck_path.display().to_string(), reason };
+    let config = EngineConfig { name: options.name.clone(), software: SOFTWARE.to_string() };
+    let engine = Engine::<Ristretto255>::new(seat, config, deck.to_deck_list(), os_seed())
+        .map_err(|e| deck_error(e.to_string()))?;
+    let deck_output =
+        Output::Deck { hash: cockatrice_hash(&deck), main: deck.main_count(), sideboard: deck.sideboard_count() };
+    front.show(deck_output, &engine)?;
+
+    // Check the code before touching the network: a mistyped one can never work, and would spend an attempt.
+    let joining = code.map(|code| code::parse(code).map_err(SessionError::BadCode)).transpose()?;
+
+    let relay_url = options.relay.clone().unwrap_or_else(|| DEFAULT_RELAY.to_string());
+    let tls = client_config(options.ca.as_deref())?;
+    // The first connection is awaited: until the room is had there is no game to play.
+    let (mut ws, max_frame) = open_relay(&relay_url, &tls).await?;
+    let (code, token) = match joining {
+        None => {
+            let (nameplate, token) = create_room(&mut ws).await?;
+            let code = Code::random(&nameplate);
+            // The code is the secret the players share; it goes to the player only, never to a log.
+            front.show(Output::Code(code.to_string()), &engine)?;
+            (code, token)
+        }
+        Some(code) => {
+            let token = join_room(&mut ws, &code).await?;
+            (code, token)
+        }
+    };
+    let side = if seat == Seat::Host { Side::Host } else { Side::Guest };
+    let mut channel = Channel::new(side, &code.password(), code.nameplate(), os_seed());
+    channel.set_max_frame_bytes(max_frame);
+    let relay = RelayPlace { url: relay_url, ca: absolute(options.ca.as_deref()), token: Some(token) };
+    let mut session = Session::new(engine, channel, Link::Up(Box::new(ws)), relay, tls, options.games.clone());
+    session.code = Some(code);
+    finish(session.run(front).await, &session, &options)
+}
+
+/// Goes on with a saved game: the engine replays its journal, the channel takes up its keys and counters, and
+/// the seat is taken back (by its token, else at the game's rendezvous) while the player's commands go on.
+async fn resume<F: Frontend>(file: Option<PathBuf>, options: &Options, front: &mut F) -> Result<(), SessionError> {
+    let path = match file {
+        Some(path) => path,
+        None => save::latest_unfinished(&options.games)?,
+    };
+    let saved = save::load(&path)?;
+    let restore_error = |reason: String| SessionError::Restore { path: path.display().to_string(), reason };
+    let engine = journal::replay::<Ristretto255>(&saved.journal, |_| {}).map_err(|e| restore_error(e.to_string()))?;
+    let mut relay = saved.standing.relay.clone();
+    if let Some(url) = options.relay.clone().filter(|url| *url != relay.url) {
+        // Another relay knows no token of this game: the players meet at the rendezvous there.
+        relay = RelayPlace { url, ca: absolute(options.ca.as_deref()), token: None };
+    } else if options.ca.is_some() {
+        relay.ca = absolute(options.ca.as_deref());
+    }
+    let tls = client_config(relay.ca.as_deref())?;
+    let moves = engine.actions_applied();
+    front.show(Output::Restored { path: path.clone(), moves, relay: relay.url.clone() }, &engine)?;
+    let mut session = Session::new(engine, saved.channel(), Link::Closed, relay, tls, options.games.clone());
+    session.announced = true;
+    session.save = Some(SaveFile::reopen(&saved)?);
+    session.opponent = saved.standing.opponent.clone();
+    let outcome = match session.reach_seat() {
+        Ok(()) => session.run(front).await,
+        Err(error) => Err(error),
+    };
+    finish(outcome, &session, options)
+}
+
+/// Ends a session: the journal goes to `--record`'s file, whatever the outcome.
+fn finish(outcome: Result<(), SessionError>, session: &Session, options: &Options) -> Result<(), SessionError> {
+    if let Some(path) = &options.record {
+        write_journal(path, session.engine.journal())?;
+    }
+    outcome
+}
+
+/// A path made absolute, so that a resumed game finds it from any folder.
+fn absolute(path: Option<&Path>) -> Option<PathBuf> {
+    path.map(|path| std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()))
+}
+
+/// Writes the journal readable by its owner only: it holds every secret of the game.
+fn write_journal(path: &Path, journal: &Journal) -> Result<(), SessionError> {
+    let failed = |reason: String| SessionError::Record { path: path.display().to_string(), reason };
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(path).map_err(|e| failed(e.to_string()))?;
+    std::io::Write::write_all(&mut file, &journal::encode(journal)).map_err(|e| failed(e.to_string()))
+}

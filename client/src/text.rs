@@ -1,0 +1,43 @@
+//! Plain text for narrow places: the terminal table's panes and help, and `--help`.
+
+/// Splits text into rows of at most `width` characters, at spaces where it can.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut rows = Vec::new();
+    let mut row = String::new();
+    for word in text.split(' ') {
+        let mut word: Vec<char> = word.chars().collect();
+        let row_len = row.chars().count();
+        if row_len > 0 && row_len + 1 + word.len() > width {
+            rows.push(std::mem::take(&mut row));
+        }
+        if !row.is_empty() {
+            row.push(' ');
+        }
+        // A word longer than the pane is cut into pieces.
+        while row.chars().count() + word.len() > width {
+            let room = width - row.chars().count();
+            row.extend(word.drain(..room));
+            rows.push(std::mem::take(&mut row));
+        }
+        row.extend(word);
+    }
+    rows.push(row);
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrap_keeps_every_character_within_the_width() {
+        let text = "a few words then averyveryverylongwordthatmustbecut end";
+        for width in 1..20 {
+            let rows = wrap(text, width);
+            assert!(rows.iter().all(|r| r.chars().count() <= width), "{width}: {rows:?}");
+            let joined: String = rows.concat().chars().filter(|c| *c != ' ').collect();
+            assert_eq!(joined, text.replace(' ', ""));
+        }
+    }
+}

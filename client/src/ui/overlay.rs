@@ -1,0 +1,167 @@
+//! What covers the table: the `?` help (every command of the table with its keys, the other keys, in columns
+//! and pages that fit the terminal) and the question before quitting.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Style, Stylize};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph};
+
+use super::keys::OTHER_KEYS;
+use super::panels::centered;
+use crate::command::{COMMANDS, Key, Spec};
+use crate::text::wrap;
+
+/// The widest a column of the help is.
+const COLUMN_WIDTH: u16 = 76;
+/// A terminal at least this wide shows the help in two columns when one does not hold it.
+const TWO_COLUMNS_FROM: u16 = 2 * 50 + 3;
+/// The width of the usage column (a longer usage pushes its description along).
+const USAGE_WIDTH: usize = 24;
+/// Where a command's description starts: after the key column (4) and the usage column with its space.
+const ABOUT_COLUMN: usize = 4 + 1 + USAGE_WIDTH + 1;
+/// The fewest columns a help entry's text gets beside its head: narrower, the head takes a row of its own.
+const HELP_MIN_TEXT: usize = 20;
+
+/// A page of the help: its columns of lines.
+type Page = Vec<Vec<Line<'static>>>;
+
+/// The help's page `page` (counted on: it wraps around). One column when it holds everything, else two
+/// side by side on a wide terminal, and pages when that is not enough either (80×24 takes two).
+pub fn render_help(frame: &mut Frame, area: Rect, page: usize) {
+    let (width, columns, pages) = layout(area);
+    let count = pages.len().max(1);
+    let index = page % count;
+    let shown = pages.into_iter().nth(index).unwrap_or_default();
+    let title = if count > 1 {
+        format!(" Keys and commands {}/{count} (Space: next page; any other key closes) ", index + 1)
+    } else {
+        " Keys and commands (any key closes) ".to_string()
+    };
+    let tallest = shown.iter().map(Vec::len).max().unwrap_or(0);
+    let popup = centered(area, width, u16::try_from(tallest).unwrap_or(u16::MAX).saturating_add(2));
+    let block = Block::bordered().title(title).border_style(Style::new().fg(Color::Yellow));
+    frame.render_widget(Clear, popup);
+    let inner = block.inner(popup);
+    frame.render_widget(block, popup);
+    let areas = Layout::horizontal(vec![Constraint::Ratio(1, columns); columns as usize]).split(inner);
+    for (lines, column) in shown.into_iter().zip(areas.iter()) {
+        frame.render_widget(Paragraph::new(lines), *column);
+    }
+}
+
+/// The help laid out for `area`: the popup's width, its number of columns, its pages.
+fn layout(area: Rect) -> (u16, u32, Vec<Page>) {
+    let rows = usize::from(area.height.saturating_sub(2).max(1));
+    let one = COLUMN_WIDTH.min(area.width);
+    let single = paginate(help_blocks(usize::from(one.saturating_sub(2))), rows, 1);
+    if single.len() <= 1 || area.width < TWO_COLUMNS_FROM {
+        return (one, 1, single);
+    }
+    let width = area.width.min(2 * COLUMN_WIDTH);
+    // One column of each half is left blank, to separate the halves.
+    let column = (width.saturating_sub(2) / 2).saturating_sub(1);
+    (width, 2, paginate(help_blocks(usize::from(column)), rows, 2))
+}
+
+/// Pages of `columns` columns of at most `rows` rows, each block kept whole when it can be; a column starts
+/// with no blank row.
+fn paginate(blocks: Vec<Vec<Line<'static>>>, rows: usize, columns: usize) -> Vec<Page> {
+    let mut pages = Vec::new();
+    let mut page = Vec::new();
+    let mut column: Vec<Line<'static>> = Vec::new();
+    for block in blocks {
+        let blank = block.iter().all(|line| line.width() == 0);
+        if !column.is_empty() && rows < column.len() + block.len() {
+            page.push(std::mem::take(&mut column));
+            if page.len() == columns {
+                pages.push(std::mem::take(&mut page));
+            }
+        }
+        if !(blank && column.is_empty()) {
+            column.extend(block);
+        }
+    }
+    if !column.is_empty() {
+        page.push(column);
+    }
+    if !page.is_empty() {
+        pages.push(page);
+    }
+    pages
+}
+
+/// The help as blocks that stay together, `width` columns wide: every command (with its keys), then the
+/// keys that are not commands, then what CARD and ZONE are.
+fn help_blocks(width: usize) -> Vec<Vec<Line<'static>>> {
+    let mut blocks = Vec::new();
+    for spec in COMMANDS {
+        blocks.push(command_help(spec, width));
+        for key in spec.keys {
+            if let Key::RunsLine { key, line, about } = *key {
+                blocks.push(help_entry(head(&key.to_string(), line), about, ABOUT_COLUMN, width));
+            }
+        }
+    }
+    blocks.push(vec![Line::from("")]);
+    for (keys, what) in OTHER_KEYS {
+        let head = Line::from(Span::from(format!(" {keys:<12}")).fg(Color::Yellow).bold());
+        blocks.push(help_entry(head, what, 14, width));
+    }
+    blocks.push(vec![Line::from("")]);
+    for (word, what) in [("CARD", "is a card's id: #12 or 12"), ("ZONE", "library hand graveyard exile play sideboard")]
+    {
+        blocks.push(help_entry(Line::from(format!(" {word}")).fg(Color::Cyan), what, 6, width));
+    }
+    blocks
+}
+
+/// A command's row: the keys that run it as it is or type its name, its usage, what it does.
+fn command_help(spec: &Spec, width: usize) -> Vec<Line<'static>> {
+    let keys: Vec<String> = spec
+        .keys
+        .iter()
+        .filter_map(|key| match *key {
+            Key::Runs(key) | Key::Prefills(key) => Some(key.to_string()),
+            Key::RunsLine { .. } => None,
+        })
+        .collect();
+    help_entry(head(&keys.join(" "), &spec.usage()), spec.about, ABOUT_COLUMN, width)
+}
+
+/// ` k  usage`: the key (or keys) in yellow, the command in cyan.
+fn head(keys: &str, usage: &str) -> Line<'static> {
+    Line::from(vec![
+        Span::from(format!(" {keys:<3}")).fg(Color::Yellow).bold(),
+        Span::from(format!(" {usage:<USAGE_WIDTH$}")).fg(Color::Cyan),
+    ])
+}
+
+/// A help entry `width` columns wide: `head`, then `text` wrapped with its further rows indented by
+/// `hanging`. When the text would get fewer than [`HELP_MIN_TEXT`] columns beside the head, the head takes a
+/// row of its own and the text follows, indented a little.
+fn help_entry(head: Line<'static>, text: &str, hanging: usize, width: usize) -> Vec<Line<'static>> {
+    let room = width.saturating_sub(head.width() + 1);
+    let mut first = head;
+    let mut rest = text.to_string();
+    let mut indent = hanging.min(4);
+    if HELP_MIN_TEXT <= room {
+        let row = wrap(text, room).swap_remove(0);
+        rest = text.chars().skip(row.chars().count()).collect::<String>().trim_start().to_string();
+        first.push_span(format!(" {row}"));
+        indent = hanging;
+    }
+    let mut lines = vec![first];
+    if !rest.is_empty() {
+        let room = width.saturating_sub(indent).max(1);
+        lines.extend(wrap(&rest, room).into_iter().map(|row| Line::from(format!("{}{row}", " ".repeat(indent)))));
+    }
+    lines
+}
+
+pub fn render_confirm_quit(frame: &mut Frame, area: Rect) {
+    let popup = centered(area, 44, 3);
+    frame.render_widget(Clear, popup);
+    let block = Block::bordered().border_style(Style::new().fg(Color::Yellow));
+    frame.render_widget(Paragraph::new(" Leave the game? y: leave · n: stay").block(block), popup);
+}
