@@ -1,0 +1,114 @@
+//! The goldfish: the practice game's opponent. It joins the player's game as a guest, through the same session as
+//! any player, and plays the whole protocol honestly: its engine locks and shuffles its deck, strips its layer
+//! off the player's cards, shuffles under proof and takes part in every random round, all by itself. Its front
+//! end issues no table action; it only gives the answers the engine leaves to a player:
+//!
+//! - a new game asked for: it agrees, with the same deck;
+//! - a request to see its cards: it refuses. Its hand is empty (it never draws), and no player may reveal
+//!   cards of its library, which it does not know itself;
+//! - the player ended the game (revealing the deck key for the audit): it ends the game too, so the player's
+//!   table audits the goldfish's deck in turn;
+//! - the player left the room, or the practice game tells it to stop: it quits.
+//!
+//! Anything else (chat, the turn passed to it, its cards moved) it lets be.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+
+use fairdeck_shared::crypto::Ristretto255;
+use fairdeck_shared::engine::{Engine, Event};
+use tokio::sync::{oneshot, watch};
+
+use crate::session::{self, Frontend, Options, Output, Role, SessionError};
+
+/// The goldfish's name at the table.
+pub(super) const NAME: &str = "Goldfish";
+
+/// Where the goldfish plays, but for the code, which the player's session makes.
+pub(super) struct Place {
+    /// Its deck: a copy of the player's deck file (see `practice`).
+    pub(super) deck: PathBuf,
+    pub(super) relay: String,
+    /// Where its session saves the game: the practice game's temporary folder.
+    pub(super) games: PathBuf,
+}
+
+/// Joins the game of the code that `code` brings and plays until the player quits (`quit` becomes true, or its
+/// sender goes) or leaves. `Ok` without playing when the code never comes (the player's session stopped first).
+/// A goldfish whose engine stopped, or whose answer was refused, stops with that reason: the player's table
+/// would otherwise wait on it for ever.
+pub(super) async fn play(
+    place: Place,
+    code: oneshot::Receiver<String>,
+    quit: watch::Receiver<bool>,
+) -> Result<(), SessionError> {
+    let Ok(code) = code.await else { return Ok(()) };
+    let options = Options {
+        role: Role::Join { code, deck: place.deck },
+        relay: Some(place.relay),
+        games: place.games,
+        name: NAME.to_string(),
+        record: None,
+        ca: None,
+    };
+    let mut goldfish = Goldfish { answers: VecDeque::new(), quit, leaving: false, failed: None };
+    session::run(options, &mut goldfish).await?;
+    match goldfish.failed {
+        Some(reason) => Err(SessionError::Halted(reason)),
+        None => Ok(()),
+    }
+}
+
+/// The goldfish's front end: the answers it owes, as command lines.
+struct Goldfish {
+    answers: VecDeque<String>,
+    quit: watch::Receiver<bool>,
+    /// The player left the room: nothing more will come.
+    leaving: bool,
+    /// Why it cannot go on, if it cannot.
+    failed: Option<String>,
+}
+
+impl Goldfish {
+    /// The answer the engine leaves to the player, if `event` calls for one.
+    fn answer(event: &Event, engine: &Engine<Ristretto255>) -> Option<String> {
+        match event {
+            Event::NewGameRequested => Some("new-game".to_string()),
+            Event::RevealRequested { zone, .. } if zone.owner == engine.seat() => {
+                Some(format!("refuse {}", zone.kind.name()))
+            }
+            Event::Audited { seat, .. } if *seat != engine.seat() && !engine.is_ended() => Some("end".to_string()),
+            _ => None,
+        }
+    }
+}
+
+impl Frontend for Goldfish {
+    async fn next_line(&mut self) -> Option<String> {
+        if self.failed.is_some() || self.leaving {
+            return None;
+        }
+        if let Some(answer) = self.answers.pop_front() {
+            return Some(answer);
+        }
+        // Nothing to answer until the session shows something: wait for the player to quit. A dropped sender
+        // (the practice game is over) quits as well.
+        let _quit_or_gone = self.quit.wait_for(|quit| *quit).await;
+        None
+    }
+
+    fn show(&mut self, output: Output, engine: &Engine<Ristretto255>) -> std::io::Result<()> {
+        match &output {
+            Output::Engine(event) => self.answers.extend(Goldfish::answer(event, engine)),
+            Output::PeerGone { .. } => self.leaving = true,
+            Output::CommandError { command, message, .. } => {
+                self.failed.get_or_insert_with(|| format!("its answer `{command}` was refused: {message}"));
+            }
+            _ => {}
+        }
+        if let Some(reason) = engine.halted() {
+            self.failed.get_or_insert_with(|| reason.to_string());
+        }
+        Ok(())
+    }
+}
