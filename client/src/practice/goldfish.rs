@@ -112,3 +112,83 @@ impl Frontend for Goldfish {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use fairdeck_shared::Seat;
+    use fairdeck_shared::engine::EngineConfig;
+    use fairdeck_shared::table::{ZoneId, ZoneKind};
+
+    use super::*;
+
+    fn engine() -> Engine<Ristretto255> {
+        let deck = crate::deck::parse_deck("goldfish.txt", "4 Lightning Bolt\n").unwrap().to_deck_list();
+        let config = EngineConfig { name: NAME.into(), software: "test".into() };
+        Engine::new(Seat::Guest, config, deck, [7; 32]).unwrap()
+    }
+
+    fn new_goldfish() -> (Goldfish, watch::Sender<bool>) {
+        let (quit, receiver) = watch::channel(false);
+        (Goldfish { answers: VecDeque::new(), quit: receiver, leaving: false, failed: None }, quit)
+    }
+
+    /// What the goldfish says after being shown `outputs`: its lines until it waits.
+    async fn answers(goldfish: &mut Goldfish, outputs: Vec<Output>) -> Vec<String> {
+        let engine = engine();
+        for output in outputs {
+            goldfish.show(output, &engine).unwrap();
+        }
+        let mut lines = Vec::new();
+        while let Ok(Some(line)) =
+            tokio::time::timeout(std::time::Duration::from_millis(50), goldfish.next_line()).await
+        {
+            lines.push(line);
+        }
+        lines
+    }
+
+    #[tokio::test]
+    async fn it_answers_what_the_engine_leaves_to_a_player_and_nothing_else() {
+        let (mut goldfish, _quit) = new_goldfish();
+        let outputs = vec![
+            Output::Engine(Event::Ready),
+            Output::Engine(Event::Chat { from: Seat::Host, text: "hello".into() }),
+            Output::Engine(Event::RevealRequested { zone: ZoneId::hand(Seat::Guest), count: None }),
+            Output::Engine(Event::RevealRequested { zone: ZoneId::library(Seat::Guest), count: Some(3) }),
+            // Not its zone: nothing to refuse.
+            Output::Engine(Event::RevealRequested { zone: ZoneId::new(Seat::Host, ZoneKind::Hand), count: None }),
+            Output::Engine(Event::Audited { seat: Seat::Host, deck: Vec::new() }),
+            // Its own deck audited: the player answered its `end`.
+            Output::Engine(Event::Audited { seat: Seat::Guest, deck: Vec::new() }),
+            Output::Engine(Event::NewGameRequested),
+        ];
+        assert_eq!(answers(&mut goldfish, outputs).await, ["refuse hand", "refuse library", "end", "new-game"]);
+        assert!(goldfish.failed.is_none());
+    }
+
+    #[tokio::test]
+    async fn it_quits_when_told_when_the_player_leaves_and_when_an_answer_is_refused() {
+        let (mut goldfish, quit) = new_goldfish();
+        let waiting = tokio::time::timeout(std::time::Duration::from_millis(50), goldfish.next_line()).await;
+        assert!(waiting.is_err(), "with nothing to answer it waits");
+        quit.send_replace(true);
+        assert_eq!(goldfish.next_line().await, None);
+
+        let (mut goldfish, _quit) = new_goldfish();
+        assert!(answers(&mut goldfish, vec![Output::PeerGone { reason: "left" }]).await.is_empty());
+        assert!(goldfish.failed.is_none());
+
+        let (mut goldfish, _quit) = new_goldfish();
+        let refused = Output::CommandError {
+            kind: "refused",
+            command: "new-game".into(),
+            message: "a new game is already asked for".into(),
+        };
+        let lines = answers(&mut goldfish, vec![Output::Engine(Event::NewGameRequested), refused]).await;
+        assert!(lines.is_empty(), "{lines:?}");
+        assert_eq!(
+            goldfish.failed.as_deref(),
+            Some("its answer `new-game` was refused: a new game is already asked for")
+        );
+    }
+}

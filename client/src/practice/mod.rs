@@ -174,3 +174,68 @@ impl<F: Frontend> Frontend for PlayerTable<'_, F> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use fairdeck_shared::Seat;
+    use fairdeck_shared::engine::EngineConfig;
+
+    use super::*;
+
+    /// A front end that records what it is shown and has `lines` to give.
+    struct Recorder {
+        shown: Vec<Output>,
+        lines: Vec<String>,
+    }
+
+    impl Frontend for Recorder {
+        async fn next_line(&mut self) -> Option<String> {
+            match self.lines.pop() {
+                Some(line) => Some(line),
+                None => std::future::pending().await,
+            }
+        }
+
+        fn show(&mut self, output: Output, _: &Engine<Ristretto255>) -> std::io::Result<()> {
+            self.shown.push(output);
+            Ok(())
+        }
+    }
+
+    fn engine() -> Engine<Ristretto255> {
+        let deck = crate::deck::parse_deck("player.txt", "4 Lightning Bolt\n").unwrap().to_deck_list();
+        let config = EngineConfig { name: "Ada".into(), software: "test".into() };
+        Engine::new(Seat::Host, config, deck, [3; 32]).unwrap()
+    }
+
+    #[tokio::test]
+    async fn the_code_goes_to_the_goldfish_and_the_rest_to_the_player() {
+        let mut player = Recorder { shown: Vec::new(), lines: vec!["draw 1".into()] };
+        let mut goldfish = tokio::spawn(std::future::pending());
+        let (code, mut code_rx) = oneshot::channel();
+        let mut table = PlayerTable { front: &mut player, code: Some(code), goldfish: &mut goldfish, stopped: None };
+        let engine = engine();
+        for output in [
+            Output::Code("7-violin-ember".into()),
+            Output::Code("8-violin-ember".into()),
+            Output::Saved("/tmp/game.fairdeck".into()),
+            Output::Paired,
+        ] {
+            table.show(output, &engine).unwrap();
+        }
+        assert_eq!(table.next_line().await.as_deref(), Some("draw 1"));
+        assert_eq!(code_rx.try_recv().as_deref(), Ok("7-violin-ember"), "the first code");
+        assert_eq!(player.shown, [Output::Paired]);
+        goldfish.abort();
+    }
+
+    #[tokio::test]
+    async fn the_player_quits_when_the_goldfish_stops() {
+        let mut player = Recorder { shown: Vec::new(), lines: Vec::new() };
+        let mut goldfish = tokio::spawn(async { Err(SessionError::Halted("a breach".into())) });
+        let mut table = PlayerTable { front: &mut player, code: None, goldfish: &mut goldfish, stopped: None };
+        assert_eq!(table.next_line().await, None);
+        assert_eq!(table.next_line().await, None, "and stays quit");
+        assert!(matches!(table.stopped, Some(Ok(Err(SessionError::Halted(_))))));
+    }
+}
