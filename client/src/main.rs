@@ -11,7 +11,7 @@ use fairdeck::session::{DEFAULT_RELAY, Options, Role};
 
 /// fairdeck: a two-player card table where neither player has to trust the other, nor the server.
 /// `host` and `join` open the terminal table (`fairdeck host --help` lists its keys), or with --script
-/// read commands on standard input and print JSON events.
+/// read commands on standard input and print JSON events; `practice` does the same against a built-in opponent.
 #[derive(Parser)]
 #[command(name = "fairdeck", version, about, long_about = None, after_help = format!("{SCRIPT_HELP}\n\n{}", config::help()))]
 struct Cli {
