@@ -4,8 +4,9 @@
 //! end issues no table action; it only gives the answers the engine leaves to a player:
 //!
 //! - a new game asked for: it agrees, with the same deck;
-//! - a request to see its cards: it refuses. Its hand is empty (it never draws), and no player may reveal
-//!   cards of its library, which it does not know itself;
+//! - a request to see its cards: it refuses, showing nothing as it does nothing. Its hand is empty unless the
+//!   player put cards there (it never draws), and no player may reveal cards of its library, which it does not
+//!   know itself;
 //! - the player ended the game (revealing the deck key for the audit): it ends the game too, so the player's
 //!   table audits the goldfish's deck in turn;
 //! - the player left the room, or the practice game tells it to stop: it quits.
