@@ -6,6 +6,8 @@ pub mod command;
 pub mod config;
 pub mod deck;
 pub mod journal;
+pub mod play;
+pub mod practice;
 pub mod rng;
 pub mod save;
 pub mod script;

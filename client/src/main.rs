@@ -6,11 +6,13 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use fairdeck::command::help::script_help;
 use fairdeck::config;
+use fairdeck::play::Play;
+use fairdeck::practice::Practice;
 use fairdeck::session::{DEFAULT_RELAY, Options, Role};
 
 /// fairdeck: a two-player card table where neither player has to trust the other, nor the server.
 /// `host` and `join` open the terminal table (`fairdeck host --help` lists its keys), or with --script
-/// read commands on standard input and print JSON events.
+/// read commands on standard input and print JSON events; `practice` does the same against a built-in opponent.
 #[derive(Parser)]
 #[command(name = "fairdeck", version, about, long_about = None, after_help = format!("{}\n\n{}", script_help(), config::help()))]
 struct Cli {
@@ -45,6 +47,11 @@ enum Command {
         #[command(flatten)]
         session: SessionArgs,
     },
+    /// Practice alone: the table against a built-in opponent, the goldfish, which plays the protocol honestly
+    /// (locks, shuffles, strips, proofs) with a copy of your deck and does nothing else, over a relay inside
+    /// this program. Nothing is saved: a practice game ends with the program.
+    #[command(after_help = game_help())]
+    Practice(PracticeArgs),
     /// List the saved games: opponent, start, last move, and whether each goes on.
     Games,
     /// Recompute fairdeck's public random numbers, so anyone can check a shuffle.
@@ -111,6 +118,23 @@ struct GameArgs {
 }
 
 #[derive(clap::Args)]
+struct PracticeArgs {
+    /// Your deck file (plain text, Arena, .dec, .mwDeck, .dck, Cockatrice .cod, MTGO .dek); the goldfish plays a
+    /// copy of it.
+    #[arg(long, value_name = "FILE")]
+    deck: std::path::PathBuf,
+    /// Your name [default: the configuration file's name, else host].
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
+    /// Read commands from standard input and print JSON events, instead of opening the terminal table.
+    #[arg(long)]
+    script: bool,
+    /// When the game ends, write its journal to FILE, for `fairdeck verify`.
+    #[arg(long, value_name = "FILE")]
+    record: Option<std::path::PathBuf>,
+}
+
+#[derive(clap::Args)]
 struct SessionArgs {
     /// The relay's WebSocket URL [default: a resumed game's own relay; else the configuration file's relay,
     /// else ws://127.0.0.1:7171/v1].
@@ -136,19 +160,11 @@ fn game_help() -> String {
 
 fn play(role: Role, name: Option<String>, args: SessionArgs) -> ExitCode {
     let script = args.script;
-    // The table draws with escape sequences: into a file or a pipe they would only be garbage.
-    if !script && !std::io::stdout().is_terminal() {
-        eprintln!("fairdeck: standard output is not a terminal; use --script for JSON events (see fairdeck --help)");
-        return ExitCode::FAILURE;
-    }
-    let default_name = if matches!(role, Role::Host { .. }) { "host" } else { "guest" };
-    let config = match config::load_from_env() {
+    let config = match prepare(script) {
         Ok(config) => config,
-        Err(error) => {
-            eprintln!("fairdeck: {error}");
-            return ExitCode::FAILURE;
-        }
+        Err(exit) => return exit,
     };
+    let default_name = if matches!(role, Role::Host { .. }) { "host" } else { "guest" };
     let games = match fairdeck::save::games_dir_from_env() {
         Ok(games) => games,
         Err(error) => {
@@ -164,6 +180,40 @@ fn play(role: Role, name: Option<String>, args: SessionArgs) -> ExitCode {
     let name = config::choose(name, config.name.as_deref(), default_name);
     let ca = args.ca.or(config.ca);
     let options = Options { role, relay, games, name, record: args.record, ca };
+    open_table(options, script)
+}
+
+/// `fairdeck practice`: the player hosts a game that the goldfish joins, over a relay of the game's own.
+fn practice(args: PracticeArgs) -> ExitCode {
+    let config = match prepare(args.script) {
+        Ok(config) => config,
+        Err(exit) => return exit,
+    };
+    let name = config::choose(args.name, config.name.as_deref(), "host");
+    match Practice::start(args.deck, name, args.record) {
+        Ok(practice) => open_table(practice, args.script),
+        Err(error) => {
+            eprintln!("fairdeck: {:#}", anyhow::Error::from(error));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// What every game checks first: a terminal for the table (unless scripted), and the configuration file.
+fn prepare(script: bool) -> Result<config::Config, ExitCode> {
+    // The table draws with escape sequences: into a file or a pipe they would only be garbage.
+    if !script && !std::io::stdout().is_terminal() {
+        eprintln!("fairdeck: standard output is not a terminal; use --script for JSON events (see fairdeck --help)");
+        return Err(ExitCode::FAILURE);
+    }
+    config::load_from_env().map_err(|error| {
+        eprintln!("fairdeck: {error}");
+        ExitCode::FAILURE
+    })
+}
+
+/// Runs `game` in the terminal table, or in scripted mode, to its end.
+fn open_table(game: impl Play, script: bool) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(error) => {
@@ -173,9 +223,9 @@ fn play(role: Role, name: Option<String>, args: SessionArgs) -> ExitCode {
     };
     let result = if script {
         let input = tokio::io::BufReader::new(tokio::io::stdin());
-        runtime.block_on(fairdeck::script::run_script(options, input, std::io::stdout()))
+        runtime.block_on(fairdeck::script::run_script(game, input, std::io::stdout()))
     } else {
-        runtime.block_on(fairdeck::ui::run(options))
+        runtime.block_on(fairdeck::ui::run(game))
     };
     // A read of standard input may still be blocked in tokio's thread pool: do not wait for it.
     runtime.shutdown_background();
@@ -221,6 +271,7 @@ fn main() -> ExitCode {
             return play(Role::Join { code, deck: game.deck }, game.name, game.session);
         }
         Command::Resume { file, session } => return play(Role::Resume { file }, None, session),
+        Command::Practice(args) => return practice(args),
         Command::Games => {
             fairdeck::save::games_dir_from_env().map_err(anyhow::Error::from).and_then(|dir| print_games(&dir))
         }

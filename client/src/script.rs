@@ -13,7 +13,8 @@ use fairdeck_shared::wire::Action;
 use serde::Serialize;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, Lines};
 
-use crate::session::{self, Frontend, Options, Output, SessionError, Waiting};
+use crate::play::Play;
+use crate::session::{Frontend, Output, SessionError, Waiting};
 
 /// An action as scripts read it: its kind beside its fields (`{"action": "draw", "count": 1}`), a shape kept stable
 /// for scripts, where the engine's JSON view nests the fields under the kind (`{"draw": {"count": 1}}`).
@@ -35,15 +36,15 @@ fn tagged_action<S: serde::Serializer>(action: &Action, serializer: S) -> Result
     tagged.serialize(serializer)
 }
 
-/// Runs a scripted session to its end: `Ok` after `quit` (or the end of input), else the fatal error,
-/// which has also been written as an `error` event.
-pub async fn run_script<R, W>(options: Options, input: R, out: W) -> Result<(), SessionError>
+/// Runs a scripted game (a session, or a practice game) to its end: `Ok` after `quit` (or the end of input),
+/// else the fatal error, which has also been written as an `error` event.
+pub async fn run_script<R, W>(game: impl Play, input: R, out: W) -> Result<(), SessionError>
 where
     R: AsyncBufRead + Unpin,
     W: Write,
 {
     let mut front = Script { lines: input.lines(), out };
-    let result = session::run(options, &mut front).await;
+    let result = game.play(&mut front).await;
     if let Err(error) = &result {
         // Best effort: the error also goes to stderr from the binary.
         let _ =

@@ -257,9 +257,22 @@ impl Player {
         Player::launch(name, command, data)
     }
 
+    /// Starts `fairdeck practice --deck DECK --script` (a game against the built-in opponent, over a relay of
+    /// its own), with `temp` as its temporary folder (`TMPDIR`).
+    pub fn practice(name: &'static str, deck: &Path, temp: &Path) -> Player {
+        let mut command = Command::new(fairdeck_binary());
+        command.args(["practice", "--script", "--deck"]).arg(deck).env("TMPDIR", temp);
+        Player::launch_command(name, command, Arc::new(tempfile::tempdir().expect("temp dir")))
+    }
+
     fn launch(name: &'static str, args: Vec<OsString>, data: Arc<tempfile::TempDir>) -> Player {
-        let mut child = Command::new(fairdeck_binary())
-            .args(args)
+        let mut command = Command::new(fairdeck_binary());
+        command.args(args);
+        Player::launch_command(name, command, data)
+    }
+
+    fn launch_command(name: &'static str, mut command: Command, data: Arc<tempfile::TempDir>) -> Player {
+        let mut child = command
             .env_remove("FAIRDECK_RELAY")
             .env("XDG_DATA_HOME", data.path())
             .stdin(Stdio::piped())

@@ -42,7 +42,7 @@ pub(super) struct Reconnecting {
     claim: Claim,
     /// Waits for its moment, connects, claims the seat. Kept here so that the loop can poll it among other
     /// things and drop nothing when another branch is ready first.
-    attempt: Pin<Box<dyn Future<Output = Result<Claimed, SessionError>>>>,
+    attempt: Pin<Box<dyn Future<Output = Result<Claimed, SessionError>> + Send>>,
     /// After this, a failed attempt ends the session (the game is saved: `fairdeck resume` goes on).
     deadline: Instant,
     /// The wait before the next attempt if this one fails.

@@ -23,11 +23,12 @@ use ratatui::DefaultTerminal;
 
 pub use view::View;
 
-use crate::session::{self, Frontend, Options, Output, SessionError};
+use crate::play::Play;
+use crate::session::{Frontend, Output, SessionError};
 
-/// Runs a session in the terminal until the player quits or the session fails. The terminal is put
-/// back as it was in every case: on return, and by ratatui's hook on a panic.
-pub async fn run(options: Options) -> Result<(), SessionError> {
+/// Runs a game (a session, or a practice game) in the terminal until the player quits or it fails. The
+/// terminal is put back as it was in every case: on return, and by ratatui's hook on a panic.
+pub async fn run(game: impl Play) -> Result<(), SessionError> {
     let terminal = match ratatui::try_init() {
         Ok(terminal) => terminal,
         Err(error) => {
@@ -37,10 +38,9 @@ pub async fn run(options: Options) -> Result<(), SessionError> {
         }
     };
     let _restore = RestoreOnDrop;
-    let mut tui =
-        Tui { terminal, keys: EventStream::new(), view: View::new(options.relay.clone().unwrap_or_default()) };
+    let mut tui = Tui { terminal, keys: EventStream::new(), view: View::new(game.relay().unwrap_or_default()) };
     tui.draw()?;
-    session::run(options, &mut tui).await
+    game.play(&mut tui).await
 }
 
 /// Leaves raw mode and the alternate screen when dropped, whichever way the session ended.

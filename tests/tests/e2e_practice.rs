@@ -1,0 +1,128 @@
+//! `fairdeck practice` end to end: a real `fairdeck practice --script` process, whose built-in opponent (the
+//! goldfish) and relay run inside it.
+
+use std::process::{Command, Stdio};
+
+use fairdeck_e2e::{Player, deck, fairdeck_binary, zone_cards};
+use serde_json::Value;
+
+/// The card `id`'s name, as the last `learned` event at or after event `from` of `seen` gives it.
+fn learned_since(player: &Player, from: usize, id: u64) -> Option<String> {
+    player.seen[from..]
+        .iter()
+        .rev()
+        .find(|v| v["event"] == "learned" && v["card"] == id)
+        .and_then(|v| v["name"].as_str().map(str::to_string))
+}
+
+#[test]
+fn a_practice_game_sets_up_draws_searches_shuffles_and_quits() {
+    let temp = tempfile::tempdir().expect("temp dir");
+    let mut player = Player::practice("player", &deck("burn.txt"), temp.path());
+    assert_eq!(player.expect_event("deck")["main"], 60);
+    let connected = player.expect_event("connected");
+    assert_eq!(connected["name"], "Goldfish");
+    player.expect_event("ready");
+
+    // Draws: the player learns each card's name.
+    player.send("draw 7");
+    player.wait_idle();
+    let table = player.table();
+    let hand = zone_cards(&table, "host hand");
+    assert_eq!(hand.len(), 7);
+    assert!(hand.iter().all(|&id| player.learned_name(id).is_some()), "the player knows its hand");
+    assert_eq!(zone_cards(&table, "guest library").len(), 60, "the goldfish plays a copy of the deck");
+    assert!(zone_cards(&table, "guest hand").is_empty(), "the goldfish draws nothing");
+
+    // A search of the library: look at all of it, take a card, shuffle.
+    let library = zone_cards(&table, "host library");
+    assert_eq!(library.len(), 53);
+    let peeked_from = player.seen.len();
+    player.send(&format!("peek {}", library.len()));
+    player.wait_idle();
+    let names: Vec<String> = library
+        .iter()
+        .map(|&id| learned_since(&player, peeked_from, id).unwrap_or_else(|| panic!("peeked #{id}")))
+        .collect();
+    // The deepest card, which only a search reaches.
+    let (wanted, wanted_name) = (library.last().expect("a library"), names.last().expect("a library"));
+    player.send(&format!("move {wanted} hand"));
+    let moved = player.expect("the move", |v| v["event"] == "applied" && v["action"]["card"] == *wanted);
+    assert_eq!(moved["name"], wanted_name.as_str());
+    player.send("shuffle");
+    player.expect("the searched library shuffled", |v| v["event"] == "shuffled" && v["library"] == "host");
+    player.wait_idle();
+    let table = player.table();
+    assert!(zone_cards(&table, "host hand").contains(wanted));
+    assert_eq!(zone_cards(&table, "host library").len(), 52);
+
+    // Another shuffle, then a draw: the card drawn from the shuffled library is learned afresh.
+    player.send("shuffle");
+    player.expect("the library shuffled again", |v| v["event"] == "shuffled" && v["library"] == "host");
+    let drawn_from = player.seen.len();
+    player.send("draw 1");
+    player.wait_idle();
+    let before = zone_cards(&table, "host hand");
+    let hand = zone_cards(&player.table(), "host hand");
+    let drawn: Vec<u64> = hand.iter().copied().filter(|id| !before.contains(id)).collect();
+    assert_eq!(drawn.len(), 1, "{hand:?} after {before:?}");
+    assert!(learned_since(&player, drawn_from, drawn[0]).is_some(), "the drawn card is learned");
+
+    // The goldfish's answers: it refuses to show its hand, ends the game when the player does (its deck is
+    // audited in turn), and agrees to the next game.
+    player.send("ask hand");
+    let refused = player.expect_event("reveal_refused");
+    assert_eq!(refused["zone"], "guest hand");
+    player.send("end");
+    let audited = player.expect_event("audited");
+    assert_eq!((audited["seat"].as_str(), audited["cards"].as_u64()), (Some("guest"), Some(75)));
+    player.send("new-game");
+    player.expect_event("new_game");
+    player.expect_event("ready");
+    player.send("draw 1");
+    player.wait_idle();
+    assert_eq!(zone_cards(&player.table(), "host hand").len(), 1);
+
+    player.send("quit");
+    assert_eq!(zone_cards(&player.expect_event("table"), "host hand").len(), 1, "the final table");
+    assert!(player.wait_exit().success(), "exit 0; saw {:#?}", player.seen);
+    let unwanted: Vec<&Value> = player
+        .seen
+        .iter()
+        .filter(|v| ["alert", "error", "code", "saved"].contains(&v["event"].as_str().unwrap()))
+        .collect();
+    assert!(unwanted.is_empty(), "no alert, no error, no code to give, nothing saved: {unwanted:#?}");
+    assert!(player.saves().is_empty(), "a practice game is not in the saved games");
+    let left: Vec<_> = std::fs::read_dir(temp.path()).expect("temp dir").collect();
+    assert!(left.is_empty(), "the practice game's temporary folder is removed: {left:?}");
+}
+
+#[test]
+fn a_practice_game_refuses_a_bad_deck_file() {
+    let temp = tempfile::tempdir().expect("temp dir");
+    let bad = temp.path().join("bad.txt");
+    std::fs::write(&bad, "this is not\na deck\n").unwrap();
+    let missing = temp.path().join("missing.txt");
+    for (file, reason) in [(&bad, "expected a count before the card name"), (&missing, "No such file")] {
+        let output = Command::new(fairdeck_binary())
+            .args(["practice", "--script", "--deck"])
+            .arg(file)
+            .env("TMPDIR", temp.path())
+            .stdin(Stdio::null())
+            .output()
+            .expect("run fairdeck practice");
+        assert_eq!(output.status.code(), Some(1), "{output:?}");
+        let stdout = String::from_utf8(output.stdout).expect("UTF-8 events");
+        let events: Vec<Value> = stdout.lines().map(|line| serde_json::from_str(line).expect("JSON")).collect();
+        let [error] = &events[..] else { panic!("one error event: {events:?}") };
+        assert_eq!(error["event"], "error");
+        assert_eq!(error["kind"], "deck");
+        let message = error["message"].as_str().unwrap();
+        assert!(message.contains(&file.display().to_string()) && message.contains(reason), "{message}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.starts_with("fairdeck: cannot read the deck file"), "{stderr}");
+    }
+    let left: Vec<_> =
+        std::fs::read_dir(temp.path()).expect("temp dir").filter_map(Result::ok).map(|e| e.file_name()).collect();
+    assert_eq!(left, ["bad.txt"], "nothing but the test's own file is left");
+}
