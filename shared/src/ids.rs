@@ -7,11 +7,14 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Seat {
+    /// The player who created the room; seat 1, who acts first.
     Host,
+    /// The player who joined it; seat 2.
     Guest,
 }
 
 impl Seat {
+    /// Both seats, host first: the order every seat-by-seat loop follows.
     pub const BOTH: [Seat; 2] = [Seat::Host, Seat::Guest];
 
     /// The byte that stands for this seat inside hashes.
@@ -22,6 +25,7 @@ impl Seat {
         }
     }
 
+    /// The other player.
     pub fn opponent(self) -> Seat {
         match self {
             Seat::Host => Seat::Guest,

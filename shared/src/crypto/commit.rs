@@ -18,6 +18,7 @@ use super::verified::Verified;
 use crate::hash_rng::HashRng;
 use crate::ids::{GameId, Seat};
 
+/// A hash that binds a player to a value it reveals later (`commit`).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Commitment(#[serde(with = "crate::serde_hex::array")] pub [u8; 32]);
 
@@ -30,8 +31,10 @@ impl fmt::Debug for Commitment {
 /// What opens a commitment: the nonce and the value.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Opening {
+    /// 32 random bytes, so nobody can try the few possible values against the hash.
     #[serde(with = "crate::serde_hex::array")]
     pub nonce: [u8; 32],
+    /// The committed value.
     #[serde(with = "crate::serde_hex::vec")]
     pub value: Vec<u8>,
 }
@@ -158,7 +161,9 @@ pub struct SharedSeed {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Coin {
+    /// The coin came up heads.
     Heads,
+    /// The coin came up tails.
     Tails,
 }
 
@@ -185,9 +190,12 @@ impl TryFrom<RawDice> for Dice {
 }
 
 impl Dice {
+    /// Most dice in one roll.
     pub const MAX_COUNT: u32 = 100;
+    /// Most sides on one die.
     pub const MAX_SIDES: u32 = 1_000_000;
 
+    /// `count` dice of `sides` sides, within `MAX_COUNT` and 2 to `MAX_SIDES` sides.
     pub fn new(count: u32, sides: u32) -> Result<Self, DiceError> {
         if !(1..=Self::MAX_COUNT).contains(&count) {
             return Err(DiceError::Count(count));
@@ -198,21 +206,27 @@ impl Dice {
         Ok(Dice { count, sides })
     }
 
+    /// How many dice.
     pub fn count(self) -> u32 {
         self.count
     }
 
+    /// How many sides each die has.
     pub fn sides(self) -> u32 {
         self.sides
     }
 }
 
+/// Why dice were refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DiceError {
+    /// Not written `NdM`.
     #[error("write dice as NdM, e.g. 2d6")]
     Syntax,
+    /// A number of dice outside 1 to `MAX_COUNT`.
     #[error("between 1 and {max} dice, not {0}", max = Dice::MAX_COUNT)]
     Count(u32),
+    /// A number of sides outside 2 to `MAX_SIDES`.
     #[error("dice have between 2 and {max} sides, not {0}", max = Dice::MAX_SIDES)]
     Sides(u32),
 }
@@ -255,6 +269,7 @@ impl SharedSeed {
         HashRng::new(&shared, &state)
     }
 
+    /// The coin this value flips: neither player could choose it alone.
     pub fn flip_coin(&self) -> Coin {
         match self.rng().below(NonZeroU64::MIN.saturating_add(1)) {
             0 => Coin::Heads,

@@ -54,12 +54,14 @@ pub struct DleqProof<G: Group> {
 /// Cards locked under a committed key: `cards[i] = x·inputs[i]`, checked.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Locked<G: Group> {
+    /// The locked cards.
     pub cards: Vec<G::Element>,
 }
 
 /// Cards with one layer stripped: `locked[i] = x·cards[i]`, checked.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stripped<G: Group> {
+    /// The stripped cards.
     pub cards: Vec<G::Element>,
 }
 
@@ -68,6 +70,7 @@ const STRIP_KIND: &str = "dleq/strip";
 const RELOCK_KIND: &str = "dleq/relock";
 
 impl<G: Group> LockKey<G> {
+    /// A fresh random key, with its inverse for stripping and its commitment.
     pub fn generate<R: CryptoRng + ?Sized>(rng: &mut R) -> Self {
         let lock = G::random_scalar(rng);
         let strip = G::scalar_invert(&lock).expect("random_scalar never returns zero");
@@ -75,6 +78,7 @@ impl<G: Group> LockKey<G> {
         LockKey { lock, strip, commitment }
     }
 
+    /// The public commitment `X = x·G` that proofs about this key check against.
     pub fn commitment(&self) -> &KeyCommitment<G> {
         &self.commitment
     }
@@ -97,6 +101,7 @@ impl<G: Group> LockKey<G> {
         locked.iter().map(|card| G::mul(card, &self.strip)).collect()
     }
 
+    /// Locks cards with this key, with a proof against its commitment that the same key locked them all.
     pub fn lock_with_proof<R: CryptoRng + ?Sized>(
         &self,
         cards: &[G::Element],
@@ -109,6 +114,7 @@ impl<G: Group> LockKey<G> {
         (locked, proof)
     }
 
+    /// Strips this key's layer off cards, with a proof that the layer removed was this key's.
     pub fn strip_with_proof<R: CryptoRng + ?Sized>(
         &self,
         locked: &[G::Element],
@@ -189,10 +195,12 @@ impl<G: Group> KeyCommitment<G> {
         KeyCommitment { element }
     }
 
+    /// The element `X = x·G`.
     pub fn element(&self) -> &G::Element {
         &self.element
     }
 
+    /// A short id of the key, for logs and alerts.
     pub fn id(&self) -> KeyId {
         let digest = Sha256::new()
             .chain_update(b"fairdeck/v1/key-id/")
