@@ -45,10 +45,13 @@ pub fn numbered_deck(prefix: &str, count: usize, sideboard: usize) -> DeckList {
 impl<G: Group> Pair<G> {
     /// Two engines with these decks and seeds derived from `seed`, their hellos queued.
     pub fn new(host_deck: DeckList, guest_deck: DeckList, seed: u8) -> Self {
-        let config = |name: &str| EngineConfig { name: name.into(), software: "fairdeck-test".into() };
-        let host = Engine::new(Seat::Host, config("Host"), host_deck, [seed; 32]).expect("valid deck");
-        let guest =
-            Engine::new(Seat::Guest, config("Guest"), guest_deck, [seed.wrapping_add(1); 32]).expect("valid deck");
+        let engine = |seat: Seat, name: &str, deck: DeckList, seed: u8| {
+            let config = EngineConfig { name: name.into(), software: "fairdeck-test".into() };
+            // Test support: a test that hands the pair a deck `Engine::new` refuses is a broken test, and stops.
+            Engine::new(seat, config, deck, [seed; 32]).expect("a test's decks are valid")
+        };
+        let host = engine(Seat::Host, "Host", host_deck, seed);
+        let guest = engine(Seat::Guest, "Guest", guest_deck, seed.wrapping_add(1));
         let mut pair = Pair { host, guest, host_events: Vec::new(), guest_events: Vec::new(), queue: VecDeque::new() };
         pair.collect();
         pair
@@ -138,9 +141,9 @@ impl<G: Group> Pair<G> {
     /// direction keeps its own order, as on a real connection, but neither waits for the other.
     /// False when `from` has nothing on its way.
     pub fn step_from(&mut self, from: Seat) -> bool {
-        match self.queue.iter().position(|message| message.from == from) {
-            Some(at) => {
-                let message = self.queue.remove(at).expect("found above");
+        let next = self.queue.iter().position(|message| message.from == from).and_then(|at| self.queue.remove(at));
+        match next {
+            Some(message) => {
                 self.deliver(message);
                 true
             }

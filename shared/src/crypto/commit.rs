@@ -96,6 +96,8 @@ pub struct SharedRandom {
     seat: Seat,
     commitment: Commitment,
     opening: Opening,
+    /// The contribution the opening holds, at its fixed length.
+    mine: [u8; CONTRIBUTION_LEN],
 }
 
 /// Second step: both commitments are known, this player has revealed and waits for the
@@ -115,7 +117,7 @@ impl SharedRandom {
         let mut value = [0u8; CONTRIBUTION_LEN];
         rng.fill_bytes(&mut value);
         let (commitment, opening) = commit(purpose, &game_id, seat, &value, rng);
-        let state = SharedRandom { purpose: purpose.to_owned(), game_id, seat, commitment, opening };
+        let state = SharedRandom { purpose: purpose.to_owned(), game_id, seat, commitment, opening, mine: value };
         (state, commitment)
     }
 
@@ -124,8 +126,8 @@ impl SharedRandom {
         if theirs == self.commitment {
             return Err(ProofError::EchoedCommitment);
         }
-        let mine = self.opening.value.as_slice().try_into().expect("contribution is 32 bytes");
-        let next = AwaitingOpening { purpose: self.purpose, game_id: self.game_id, seat: self.seat, mine, theirs };
+        let next =
+            AwaitingOpening { purpose: self.purpose, game_id: self.game_id, seat: self.seat, mine: self.mine, theirs };
         Ok((next, self.opening))
     }
 }

@@ -72,10 +72,15 @@ const RELOCK_KIND: &str = "dleq/relock";
 impl<G: Group> LockKey<G> {
     /// A fresh random key, with its inverse for stripping and its commitment.
     pub fn generate<R: CryptoRng + ?Sized>(rng: &mut R) -> Self {
-        let lock = G::random_scalar(rng);
-        let strip = G::scalar_invert(&lock).expect("random_scalar never returns zero");
-        let commitment = KeyCommitment { element: G::mul_generator(&lock) };
-        LockKey { lock, strip, commitment }
+        // A key is a scalar with an inverse; `random_scalar` never returns zero, so the first one drawn has one.
+        loop {
+            let mut lock = G::random_scalar(rng);
+            if let Some(strip) = G::scalar_invert(&lock) {
+                let commitment = KeyCommitment { element: G::mul_generator(&lock) };
+                return LockKey { lock, strip, commitment };
+            }
+            G::wipe_scalar(&mut lock);
+        }
     }
 
     /// The public commitment `X = x·G` that proofs about this key check against.
@@ -170,9 +175,19 @@ impl<G: Group> LockKey<G> {
     ) -> (LockKey<G>, DleqProof<G>) {
         let lock = G::scalar_mul(&self.lock, &extra.lock);
         let strip = G::scalar_mul(&self.strip, &extra.strip);
-        let (combined, proof) = extra.lock_with_proof(std::slice::from_ref(&self.commitment.element), context, rng);
-        let commitment = KeyCommitment { element: combined.into_iter().next().expect("one element in, one out") };
-        (LockKey { lock, strip, commitment }, proof)
+        // `extra` locks this key's commitment, the one element of a lock proof: `y·X`.
+        let element = G::mul(&self.commitment.element, &extra.lock);
+        let proof = prove_dleq(
+            &extra.lock,
+            &G::generator(),
+            &extra.commitment.element,
+            std::slice::from_ref(&self.commitment.element),
+            std::slice::from_ref(&element),
+            LOCK_KIND,
+            context,
+            rng,
+        );
+        (LockKey { lock, strip, commitment: KeyCommitment { element } }, proof)
     }
 }
 
