@@ -32,6 +32,20 @@ impl Seat {
             Seat::Guest => Seat::Host,
         }
     }
+
+    /// The seat's name, as the wire and scripts spell it: never renamed with the variant.
+    pub fn name(self) -> &'static str {
+        match self {
+            Seat::Host => "host",
+            Seat::Guest => "guest",
+        }
+    }
+}
+
+impl std::fmt::Display for Seat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// A game's identity: 32 bytes both players contribute to, bound into every card point,

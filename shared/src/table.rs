@@ -93,11 +93,7 @@ impl ZoneId {
 
 impl fmt::Display for ZoneId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let owner = match self.owner {
-            Seat::Host => "host",
-            Seat::Guest => "guest",
-        };
-        write!(f, "{owner} {}", self.kind.name())
+        write!(f, "{} {}", self.owner, self.kind.name())
     }
 }
 
@@ -417,7 +413,7 @@ impl Table {
                     return Err(format!("card {id} is listed in {zone} but says {}", card.zone));
                 }
                 if matches!(zone.kind, ZoneKind::Library | ZoneKind::Sideboard) && card.owner != zone.owner {
-                    return Err(format!("card {id} of {:?} is in {zone}", card.owner));
+                    return Err(format!("card {id} of the {} is in {zone}", card.owner));
                 }
             }
         }

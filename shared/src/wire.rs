@@ -380,6 +380,31 @@ pub enum Message<G: Group> {
     Pong,
 }
 
+impl Action {
+    /// The action's name, as the wire and scripts spell it (`take-from-library`): never renamed with the variant.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Action::Draw { .. } => "draw",
+            Action::Move { .. } => "move",
+            Action::Rearrange { .. } => "rearrange",
+            Action::Shuffle { .. } => "shuffle",
+            Action::Peek { .. } => "peek",
+            Action::Reveal { .. } => "reveal",
+            Action::TakeFromLibrary { .. } => "take-from-library",
+            Action::ShowRandom => "show-random",
+            Action::Tap { .. } => "tap",
+            Action::SetCardValue { .. } => "set-card-value",
+            Action::SetPlayerValue { .. } => "set-player-value",
+            Action::SetPhase { .. } => "set-phase",
+            Action::NextTurn => "next-turn",
+            Action::Roll { .. } => "roll",
+            Action::Flip => "flip",
+            Action::Mulligan { .. } => "mulligan",
+            Action::AddCard { .. } => "add-card",
+        }
+    }
+}
+
 impl<G: Group> Message<G> {
     /// Which kind of message this is.
     pub fn kind(&self) -> MessageKind {

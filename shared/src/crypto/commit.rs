@@ -169,6 +169,22 @@ pub enum Coin {
     Tails,
 }
 
+impl Coin {
+    /// The face's name, as the wire and scripts spell it: never renamed with the variant.
+    pub fn name(self) -> &'static str {
+        match self {
+            Coin::Heads => "heads",
+            Coin::Tails => "tails",
+        }
+    }
+}
+
+impl fmt::Display for Coin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// `count` dice of `sides` sides each, as in `2d6`. Received dice go through the same
 /// bounds as typed ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
