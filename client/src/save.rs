@@ -242,7 +242,7 @@ impl SaveFile {
         let stamp = humantime::format_rfc3339_seconds(UNIX_EPOCH + std::time::Duration::from_secs(started))
             .to_string()
             .replace(':', "-");
-        let seat = crate::script::seat_name(journal.seat);
+        let seat = journal.seat.name();
         let mut header_journal = journal.clone();
         header_journal.inputs = Vec::new();
         let header = Header { fairdeck_save: SAVE_FORMAT, started, journal: header_journal, keys };

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use fairdeck_shared::Seat;
-use fairdeck_shared::crypto::{Coin, Ristretto255};
+use fairdeck_shared::crypto::Ristretto255;
 use fairdeck_shared::engine::{Engine, Event};
 use fairdeck_shared::table::{CardId, ZoneId, ZoneKind};
 use fairdeck_shared::wire::Action;
@@ -281,36 +281,30 @@ fn engine_event(event: Event, engine: &Engine<Ristretto255>) -> ScriptEvent {
                 _ => None,
             };
             let name = card.and_then(|c| card_name(engine, c));
-            ScriptEvent::Applied { number, by: seat_name(by), action, name }
+            ScriptEvent::Applied { number, by: by.name(), action, name }
         }
         Event::Rejected { action, reason } => ScriptEvent::Rejected { action, reason },
         Event::Learned { card, instance } => {
-            ScriptEvent::Learned { card: card.0, name: instance.name, owner: seat_name(instance.owner) }
+            ScriptEvent::Learned { card: card.0, name: instance.name, owner: instance.owner.name() }
         }
-        Event::Shuffled { library } => ScriptEvent::Shuffled { library: seat_name(library) },
+        Event::Shuffled { library } => ScriptEvent::Shuffled { library: library.name() },
         Event::Rolled { by, dice, faces } => {
-            ScriptEvent::Rolled { by: seat_name(by), dice: format!("{}d{}", dice.count(), dice.sides()), faces }
+            ScriptEvent::Rolled { by: by.name(), dice: format!("{}d{}", dice.count(), dice.sides()), faces }
         }
-        Event::Flipped { by, coin } => ScriptEvent::Flipped {
-            by: seat_name(by),
-            coin: match coin {
-                Coin::Heads => "heads",
-                Coin::Tails => "tails",
-            },
-        },
+        Event::Flipped { by, coin } => ScriptEvent::Flipped { by: by.name(), coin: coin.name() },
         Event::ShownAtRandom { by, card } => {
-            ScriptEvent::ShownAtRandom { by: seat_name(by), card: card.0, name: card_name(engine, card) }
+            ScriptEvent::ShownAtRandom { by: by.name(), card: card.0, name: card_name(engine, card) }
         }
-        Event::Chat { from, text } => ScriptEvent::Chat { from: seat_name(from), text },
+        Event::Chat { from, text } => ScriptEvent::Chat { from: from.name(), text },
         Event::RevealRequested { zone, count } => ScriptEvent::RevealRequested { zone: zone.to_string(), count },
         Event::RevealRefused { zone } => ScriptEvent::RevealRefused { zone: zone.to_string() },
         Event::NewGameRequested => ScriptEvent::NewGameRequested,
         Event::ForfeitClaimed { by, awaited } => {
-            ScriptEvent::ForfeitClaimed { by: seat_name(by), awaited: awaited.to_string() }
+            ScriptEvent::ForfeitClaimed { by: by.name(), awaited: awaited.to_string() }
         }
         Event::NewGame { number } => ScriptEvent::NewGame { number },
         Event::Pong => ScriptEvent::Pong,
-        Event::Audited { seat, deck } => ScriptEvent::Audited { seat: seat_name(seat), cards: deck.len() },
+        Event::Audited { seat, deck } => ScriptEvent::Audited { seat: seat.name(), cards: deck.len() },
         Event::Alert(alert) => ScriptEvent::Alert {
             kind: alert.kind.name(),
             detail: alert.detail,
@@ -327,16 +321,9 @@ fn table_view(engine: &Engine<Ristretto255>) -> TableView {
     for owner in Seat::BOTH {
         for kind in ZoneKind::ALL {
             let cards: Vec<u32> = table.zone(ZoneId::new(owner, kind)).iter().map(|c| c.0).collect();
-            zones.insert(format!("{} {}", seat_name(owner), kind.name()), ZoneView { count: cards.len(), cards });
+            zones.insert(format!("{} {}", owner.name(), kind.name()), ZoneView { count: cards.len(), cards });
         }
     }
-    let players = Seat::BOTH.into_iter().map(|seat| (seat_name(seat), table.player(seat).values.clone())).collect();
-    TableView { me: seat_name(engine.seat()), turn: table.turn, zones, players, applied: engine.actions_applied() }
-}
-
-pub(crate) fn seat_name(seat: Seat) -> &'static str {
-    match seat {
-        Seat::Host => "host",
-        Seat::Guest => "guest",
-    }
+    let players = Seat::BOTH.into_iter().map(|seat| (seat.name(), table.player(seat).values.clone())).collect();
+    TableView { me: engine.seat().name(), turn: table.turn, zones, players, applied: engine.actions_applied() }
 }

@@ -5,8 +5,6 @@ use std::path::Path;
 use fairdeck_shared::crypto::{Modp2048, Ristretto255, Suite};
 use fairdeck_shared::journal::{self, Summary, Verdict, check};
 
-use crate::script::seat_name;
-
 /// What `verify` found, for the exit code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Finding {
@@ -49,7 +47,7 @@ fn describe(verdict: &Verdict) -> (Finding, String) {
             let text = format!(
                 "{}\nverdict: the {} broke the protocol{message}: {}: {}\nthe evidence is signed with the key of its hello",
                 facts(summary),
-                seat_name(*by),
+                by.name(),
                 alert.kind,
                 alert.detail
             );
@@ -70,17 +68,13 @@ fn facts(summary: &Summary) -> String {
     let audit = if summary.opponent_audited { "passed" } else { "not done" };
     let forfeit = match &summary.forfeit {
         Some((by, awaited)) => {
-            format!(
-                "\nthe {} claimed the {}'s forfeit: it had not sent {awaited}",
-                seat_name(*by),
-                seat_name(by.opponent())
-            )
+            format!("\nthe {} claimed the {}'s forfeit: it had not sent {awaited}", by.name(), by.opponent().name())
         }
         None => String::new(),
     };
     format!(
         "journal of the {}: {} messages sent, {} received, {} game(s)\nopponent: {opponent}\nopponent's deck audit (last game): {audit}{forfeit}",
-        seat_name(summary.seat),
+        summary.seat.name(),
         summary.sent,
         summary.received,
         summary.games

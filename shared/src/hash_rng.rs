@@ -63,6 +63,12 @@ impl HashRng {
             }
         }
     }
+
+    /// One item of `items`, each as likely (`below` their number); `None` for no items.
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
+        let n = NonZeroU64::new(items.len() as u64)?;
+        items.get(self.below(n) as usize)
+    }
 }
 
 /// Appendix B's basic shuffle (erratum 3 fixed: Fisher–Yates, not Sattolo).
@@ -91,16 +97,18 @@ pub fn deck_shuffle<Back: Ord + Copy>(backs: &[Back], shared: &mut HashRng, loca
     }
     let mut back_sequence = backs.to_vec();
     basic_shuffle(&mut back_sequence, shared);
-    // Ascending back id is the deterministic order both sides use.
-    let mut queues: BTreeMap<Back, std::vec::IntoIter<usize>> = groups
-        .into_iter()
-        .map(|(back, mut group)| {
-            basic_shuffle(&mut group, local);
-            (back, group.into_iter())
-        })
-        .collect();
-    back_sequence
-        .iter()
-        .map(|back| queues.get_mut(back).and_then(Iterator::next).expect("every back in the sequence has a card left"))
-        .collect()
+    // The places of each back in the new order, first to last.
+    let mut slots: BTreeMap<Back, Vec<usize>> = BTreeMap::new();
+    for (place, &back) in back_sequence.iter().enumerate() {
+        slots.entry(back).or_default().push(place);
+    }
+    // Ascending back id is the deterministic order both sides use. Each back's cards, shuffled, fill its places
+    // in order: as many places as cards, since the sequence is a permutation of `backs`.
+    let mut placed: Vec<(usize, usize)> = Vec::with_capacity(backs.len());
+    for (back, mut group) in groups {
+        basic_shuffle(&mut group, local);
+        placed.extend(slots.remove(&back).unwrap_or_default().into_iter().zip(group));
+    }
+    placed.sort_unstable();
+    placed.into_iter().map(|(_, card)| card).collect()
 }

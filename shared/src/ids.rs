@@ -7,11 +7,14 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Seat {
+    /// The player who created the room; seat 1, who acts first.
     Host,
+    /// The player who joined it; seat 2.
     Guest,
 }
 
 impl Seat {
+    /// Both seats, host first: the order every seat-by-seat loop follows.
     pub const BOTH: [Seat; 2] = [Seat::Host, Seat::Guest];
 
     /// The byte that stands for this seat inside hashes.
@@ -22,11 +25,26 @@ impl Seat {
         }
     }
 
+    /// The other player.
     pub fn opponent(self) -> Seat {
         match self {
             Seat::Host => Seat::Guest,
             Seat::Guest => Seat::Host,
         }
+    }
+
+    /// The seat's name, as the wire and scripts spell it: never renamed with the variant.
+    pub fn name(self) -> &'static str {
+        match self {
+            Seat::Host => "host",
+            Seat::Guest => "guest",
+        }
+    }
+}
+
+impl std::fmt::Display for Seat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 

@@ -23,19 +23,34 @@ pub enum Verdict {
     Clean(Summary),
     /// The opponent signed a message that breaks the protocol: the alert, with that message
     /// as evidence.
-    Breach { summary: Summary, by: Seat, alert: Alert },
+    Breach {
+        /// The game as replayed up to the breach.
+        summary: Summary,
+        /// The player who broke the protocol.
+        by: Seat,
+        /// The alert, with the signed message as evidence.
+        alert: Alert,
+    },
     /// The journal does not hold together (a message that is not the opponent's next signed
     /// message, or answers messages this player did not send): it proves nothing.
-    Inconsistent { summary: Summary, reason: String },
+    Inconsistent {
+        /// The game as replayed up to the point where it fell apart.
+        summary: Summary,
+        /// Where and why.
+        reason: String,
+    },
 }
 
 /// The game as the journal replays it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Summary {
+    /// The seat of the player who kept the journal.
     pub seat: Seat,
     /// The opponent's name and signing key, from its `hello`.
     pub opponent: Option<(String, [u8; 32])>,
+    /// How many messages that player sent.
     pub sent: usize,
+    /// How many messages it received and took in.
     pub received: usize,
     /// Games of the match that started.
     pub games: u32,
@@ -45,16 +60,27 @@ pub struct Summary {
     pub forfeit: Option<(Seat, Awaited)>,
 }
 
+/// Why a journal cannot be replayed at all.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum JournalError {
+    /// The bytes do not start with `JOURNAL_MAGIC`.
     #[error("not a fairdeck journal (journals of fairdeck 0.1 with protocol 3 or before were JSON, and are not read)")]
     NotAJournal,
+    /// The encoding is broken or truncated.
     #[error("the journal is damaged: {0}")]
     Damaged(String),
+    /// A journal format this program does not read.
     #[error("journal format {0}, this program reads format {JOURNAL_FORMAT}")]
     Format(u32),
+    /// A journal of the other suite, given to the engine of this one.
     #[error("the journal is of suite {journal}, not {engine}")]
-    Suite { journal: Suite, engine: Suite },
+    Suite {
+        /// The journal's suite.
+        journal: Suite,
+        /// The engine's suite.
+        engine: Suite,
+    },
+    /// The journal's deck is one `Engine::new` refuses.
     #[error("the journal's deck is not a deck this engine accepts: {0}")]
     Deck(String),
 }

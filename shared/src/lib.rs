@@ -1,9 +1,14 @@
-//! fairdeck's peer-side engine: mental-poker cryptography, and (to come) the table state,
-//! the wire protocol and the signed game record.
+//! fairdeck's peer-side engine: the mental-poker cryptography (`crypto`), the public table
+//! (`table`), the wire protocol between two engines (`wire`, encoded by `codec`), the state
+//! machine of one player (`engine`), and the signed journal a game can be checked from
+//! (`journal`). docs/ARCHITECTURE.md maps every module.
 //!
 //! Architecture invariant: this crate does no I/O. It owns no socket, clock, task or
-//! operating-system randomness; callers pass in time and seeded RNGs, so the same code is
-//! driven by the client, the tests and the benchmarks.
+//! operating-system randomness; callers pass in a seed, the player's intents and the bytes
+//! received, so the same code is driven by the client, the tests, the benchmarks, the fuzz
+//! targets and a journal's replay.
+
+#![warn(missing_docs)]
 
 pub mod codec;
 pub mod crypto;

@@ -12,17 +12,24 @@ use crate::wire::{Ack, Envelope};
 /// A message on its way, and who sent it.
 #[derive(Clone, Debug)]
 pub struct InFlight {
+    /// The seat that sent it.
     pub from: Seat,
+    /// The encoded envelope.
     pub bytes: Vec<u8>,
 }
 
+/// A host and a guest engine, the messages between them and the events each gave.
 #[cfg_attr(fuzzing, derive(Clone))]
 pub struct Pair<G: Group> {
+    /// The host's engine.
     pub host: Engine<G>,
+    /// The guest's engine.
     pub guest: Engine<G>,
-    /// Events each engine gave, in order.
+    /// Events the host's engine gave, in order.
     pub host_events: Vec<Event>,
+    /// Events the guest's engine gave, in order.
     pub guest_events: Vec<Event>,
+    /// Messages on their way, in the order they were sent.
     pub queue: VecDeque<InFlight>,
 }
 
@@ -36,16 +43,21 @@ pub fn numbered_deck(prefix: &str, count: usize, sideboard: usize) -> DeckList {
 }
 
 impl<G: Group> Pair<G> {
+    /// Two engines with these decks and seeds derived from `seed`, their hellos queued.
     pub fn new(host_deck: DeckList, guest_deck: DeckList, seed: u8) -> Self {
-        let config = |name: &str| EngineConfig { name: name.into(), software: "fairdeck-test".into() };
-        let host = Engine::new(Seat::Host, config("Host"), host_deck, [seed; 32]).expect("valid deck");
-        let guest =
-            Engine::new(Seat::Guest, config("Guest"), guest_deck, [seed.wrapping_add(1); 32]).expect("valid deck");
+        let engine = |seat: Seat, name: &str, deck: DeckList, seed: u8| {
+            let config = EngineConfig { name: name.into(), software: "fairdeck-test".into() };
+            // Test support: a test that hands the pair a deck `Engine::new` refuses is a broken test, and stops.
+            Engine::new(seat, config, deck, [seed; 32]).expect("a test's decks are valid")
+        };
+        let host = engine(Seat::Host, "Host", host_deck, seed);
+        let guest = engine(Seat::Guest, "Guest", guest_deck, seed.wrapping_add(1));
         let mut pair = Pair { host, guest, host_events: Vec::new(), guest_events: Vec::new(), queue: VecDeque::new() };
         pair.collect();
         pair
     }
 
+    /// The engine of `seat`.
     pub fn engine(&self, seat: Seat) -> &Engine<G> {
         match seat {
             Seat::Host => &self.host,
@@ -53,6 +65,7 @@ impl<G: Group> Pair<G> {
         }
     }
 
+    /// The engine of `seat`, to act on.
     pub fn engine_mut(&mut self, seat: Seat) -> &mut Engine<G> {
         match seat {
             Seat::Host => &mut self.host,
@@ -76,6 +89,7 @@ impl<G: Group> Pair<G> {
         Ack { count, head }
     }
 
+    /// The events `seat`'s engine gave so far.
     pub fn events(&self, seat: Seat) -> &[Event] {
         match seat {
             Seat::Host => &self.host_events,
@@ -98,6 +112,7 @@ impl<G: Group> Pair<G> {
         }
     }
 
+    /// Gives `seat`'s engine an intent of its player, and collects what it sends.
     pub fn intent(&mut self, seat: Seat, intent: Intent) -> Result<(), IntentError> {
         let result = self.engine_mut(seat).handle(Input::Intent { intent });
         self.collect();
@@ -126,9 +141,9 @@ impl<G: Group> Pair<G> {
     /// direction keeps its own order, as on a real connection, but neither waits for the other.
     /// False when `from` has nothing on its way.
     pub fn step_from(&mut self, from: Seat) -> bool {
-        match self.queue.iter().position(|message| message.from == from) {
-            Some(at) => {
-                let message = self.queue.remove(at).expect("found above");
+        let next = self.queue.iter().position(|message| message.from == from).and_then(|at| self.queue.remove(at));
+        match next {
+            Some(message) => {
                 self.deliver(message);
                 true
             }
@@ -145,6 +160,7 @@ impl<G: Group> Pair<G> {
         delivered
     }
 
+    /// Delivers messages until none is left.
     pub fn drive(&mut self) -> usize {
         self.drive_bounded(100_000)
     }

@@ -47,9 +47,11 @@ pub(crate) fn deserialize_bytes<'de, D: Deserializer<'de>>(deserializer: D) -> R
 
 /// Variable-length byte strings as hex (JSON) or bytes.
 pub mod vec {
+    /// A byte string as hex (JSON) or bytes (binary).
     pub fn serialize<S: serde::Serializer>(bytes: &[u8], serializer: S) -> Result<S::Ok, S::Error> {
         super::serialize_bytes(bytes, serializer)
     }
+    /// A byte string from hex (JSON) or bytes (binary).
     pub fn deserialize<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<u8>, D::Error> {
         super::deserialize_bytes(deserializer)
     }
@@ -59,10 +61,12 @@ pub mod vec {
 pub mod array {
     use serde::{Deserializer, Serializer};
 
+    /// A byte array as hex (JSON) or bytes (binary).
     pub fn serialize<S: Serializer, const N: usize>(bytes: &[u8; N], serializer: S) -> Result<S::Ok, S::Error> {
         super::serialize_bytes(bytes, serializer)
     }
 
+    /// A byte array from hex (JSON) or bytes (binary), of exactly `N` bytes.
     pub fn deserialize<'de, D: Deserializer<'de>, const N: usize>(deserializer: D) -> Result<[u8; N], D::Error> {
         let bytes = super::deserialize_bytes(deserializer)?;
         let len = bytes.len();

@@ -29,6 +29,7 @@ impl fmt::Display for CardId {
 /// The host's cards are numbered from 1, the guest's from this offset (as seed 001 adds 5000).
 pub const GUEST_CARD_OFFSET: u32 = 100_000;
 
+/// The kind of a zone: what it holds and who sees its cards.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ZoneKind {
@@ -47,9 +48,11 @@ pub enum ZoneKind {
 }
 
 impl ZoneKind {
+    /// Every kind, in the order the table lays them out.
     pub const ALL: [ZoneKind; 6] =
         [ZoneKind::Library, ZoneKind::Sideboard, ZoneKind::Hand, ZoneKind::Graveyard, ZoneKind::Exile, ZoneKind::Play];
 
+    /// The kind's name, as the wire and the command line spell it.
     pub fn name(self) -> &'static str {
         match self {
             ZoneKind::Library => "library",
@@ -62,21 +65,27 @@ impl ZoneKind {
     }
 }
 
+/// A zone: one player's zone of one kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct ZoneId {
+    /// The player whose zone it is.
     pub owner: Seat,
+    /// What kind of zone.
     pub kind: ZoneKind,
 }
 
 impl ZoneId {
+    /// The zone of this kind of this player's.
     pub fn new(owner: Seat, kind: ZoneKind) -> Self {
         ZoneId { owner, kind }
     }
 
+    /// This player's library.
     pub fn library(owner: Seat) -> Self {
         ZoneId::new(owner, ZoneKind::Library)
     }
 
+    /// This player's hand.
     pub fn hand(owner: Seat) -> Self {
         ZoneId::new(owner, ZoneKind::Hand)
     }
@@ -84,11 +93,7 @@ impl ZoneId {
 
 impl fmt::Display for ZoneId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let owner = match self.owner {
-            Seat::Host => "host",
-            Seat::Guest => "guest",
-        };
-        write!(f, "{owner} {}", self.kind.name())
+        write!(f, "{} {}", self.owner, self.kind.name())
     }
 }
 
@@ -96,36 +101,48 @@ impl fmt::Display for ZoneId {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Position {
+    /// Before the first card: index 0.
     Top,
+    /// After the last card.
     Bottom,
+    /// At this index, counted from the top; at most the zone's length.
     Index(u32),
 }
 
 /// Where a card lies in a play area.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Placement {
+    /// Left to right.
     pub x: i32,
+    /// Top to bottom.
     pub y: i32,
+    /// Whether the card lies face down, its identity hidden from both players.
     pub face_down: bool,
 }
 
 /// Which players know a card's identity.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Knowledge {
+    /// The host knows it.
     pub host: bool,
+    /// The guest knows it.
     pub guest: bool,
 }
 
 impl Knowledge {
+    /// No one knows the card: a locked card in a library.
     pub const NOBODY: Knowledge = Knowledge { host: false, guest: false };
+    /// Both players know it: a public card.
     pub const BOTH: Knowledge = Knowledge { host: true, guest: true };
 
+    /// Only this player knows the card.
     pub fn only(seat: Seat) -> Self {
         let mut knowledge = Knowledge::NOBODY;
         knowledge.add(seat);
         knowledge
     }
 
+    /// Whether this player knows the card.
     pub fn knows(self, seat: Seat) -> bool {
         match seat {
             Seat::Host => self.host,
@@ -133,6 +150,7 @@ impl Knowledge {
         }
     }
 
+    /// This player learns the card.
     pub fn add(&mut self, seat: Seat) {
         match seat {
             Seat::Host => self.host = true,
@@ -140,67 +158,112 @@ impl Knowledge {
         }
     }
 
+    /// Everyone who knows the card in either.
     pub fn union(self, other: Knowledge) -> Knowledge {
         Knowledge { host: self.host || other.host, guest: self.guest || other.guest }
     }
 
+    /// Whether anyone at all knows the card.
     pub fn is_anyone(self) -> bool {
         self.host || self.guest
     }
 }
 
+/// A card on the table: where it is and what it wears; never what it is.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Card {
+    /// Its id.
     pub id: CardId,
+    /// Its owner, who took it to the table: its library and sideboard are the only ones it may enter.
     pub owner: Seat,
+    /// Its back, which both players see.
     pub back: BackId,
+    /// The zone it is in.
     pub zone: ZoneId,
     /// Only meaningful in a play area.
     pub placement: Placement,
+    /// Whether it is turned sideways, in a play area.
     pub tapped: bool,
+    /// Its counters in a play area, by name (`+1/+1`).
     pub counters: BTreeMap<String, i64>,
+    /// Who knows its identity.
     pub known_to: Knowledge,
 }
 
+/// A player at the table: its name and its numbers.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Player {
+    /// The name from its hello.
     pub name: String,
     /// Life and any other per-player number ("poison", "energy"...).
     pub values: BTreeMap<String, i64>,
 }
 
+/// Why the table refused a change: a move, an order, a new card.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum TableError {
+    /// No card has this id.
     #[error("no card {0}")]
     NoCard(CardId),
+    /// A card that is not in the zone an action names for it.
     #[error("card {card} is in {actual}, not {expected}")]
-    NotInZone { card: CardId, expected: ZoneId, actual: ZoneId },
+    NotInZone {
+        /// The card.
+        card: CardId,
+        /// The zone it should be in.
+        expected: ZoneId,
+        /// The zone it is in.
+        actual: ZoneId,
+    },
+    /// A position past the end of a zone.
     #[error("{zone} holds {len} cards, position {index} is outside it")]
-    BadIndex { zone: ZoneId, index: u32, len: usize },
+    BadIndex {
+        /// The zone.
+        zone: ZoneId,
+        /// The index asked for.
+        index: u32,
+        /// How many cards the zone holds.
+        len: usize,
+    },
+    /// More cards asked for than a zone holds.
     #[error("{zone} has only {len} cards, {wanted} wanted")]
-    NotEnoughCards { zone: ZoneId, len: usize, wanted: u32 },
+    NotEnoughCards {
+        /// The zone.
+        zone: ZoneId,
+        /// How many cards it holds.
+        len: usize,
+        /// How many were asked for.
+        wanted: u32,
+    },
+    /// A card put into another player's library or sideboard.
     #[error("only a card's owner's library and sideboard may hold it")]
     NotOwnersZone,
+    /// An order that does not take each card of the zone once.
     #[error("not a permutation of the zone")]
     NotAPermutation,
+    /// A card with this id is already on the table.
     #[error("card {0} already exists")]
     Duplicate(CardId),
 }
 
+/// The public table both engines hold alike: zones, cards, players, turn and phase.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Table {
     zones: BTreeMap<ZoneId, Vec<CardId>>,
     cards: BTreeMap<CardId, Card>,
     /// The host's, then the guest's.
     players: [Player; 2],
+    /// The phase of the turn, as the active player named it.
     pub phase: String,
+    /// The turn's number: how many `next-turn` actions there were.
     pub turn: u32,
     /// Whose turn it is.
     pub active: Option<Seat>,
 }
 
 impl Table {
+    /// A table with every zone of both players, empty.
     pub fn new() -> Self {
         let mut table = Table::default();
         for owner in Seat::BOTH {
@@ -216,18 +279,22 @@ impl Table {
         self.zones.get(&zone).map(Vec::as_slice).unwrap_or_default()
     }
 
+    /// The card with this id, if it is on the table.
     pub fn card(&self, id: CardId) -> Option<&Card> {
         self.cards.get(&id)
     }
 
+    /// Every card on the table, by id.
     pub fn cards(&self) -> impl Iterator<Item = &Card> {
         self.cards.values()
     }
 
+    /// A player's name and values.
     pub fn player(&self, seat: Seat) -> &Player {
         &self.players[usize::from(seat == Seat::Guest)]
     }
 
+    /// A player's name and values, to change.
     pub fn player_mut(&mut self, seat: Seat) -> &mut Player {
         &mut self.players[usize::from(seat == Seat::Guest)]
     }
@@ -346,7 +413,7 @@ impl Table {
                     return Err(format!("card {id} is listed in {zone} but says {}", card.zone));
                 }
                 if matches!(zone.kind, ZoneKind::Library | ZoneKind::Sideboard) && card.owner != zone.owner {
-                    return Err(format!("card {id} of {:?} is in {zone}", card.owner));
+                    return Err(format!("card {id} of the {} is in {zone}", card.owner));
                 }
             }
         }

@@ -54,8 +54,11 @@ pub struct TableDigest(#[serde(with = "crate::serde_hex::array")] pub [u8; 32]);
 /// A layer key: which player holds it, on which library's cards, and which generation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct KeyRef {
+    /// The player who locked the cards with this key.
     pub holder: Seat,
+    /// The owner of the library whose cards the key is on.
     pub library: Seat,
+    /// The key's version: 0 when first made, one more at each later shuffle step of its holder on this library.
     pub epoch: u32,
 }
 
@@ -66,91 +69,131 @@ pub struct KeyRef {
 pub enum Action {
     /// The top `count` cards of the actor's library go to the actor's hand.
     Draw {
+        /// How many cards.
         count: u32,
     },
     /// Any card to any zone; libraries and sideboards take only their owner's cards.
     Move {
+        /// The card that moves.
         card: CardId,
+        /// The zone it goes to.
         to: ZoneId,
+        /// Where in that zone: top, bottom or an index.
         position: Position,
+        /// Where on a play area, and whether face down there.
         #[serde(default)]
         placement: Placement,
     },
     /// A new place for a card within its zone.
     Rearrange {
+        /// The card to move.
         card: CardId,
+        /// Its new index in the zone, counted from the top.
         index: u32,
     },
     /// Shuffle the actor's library. `permutation` is given for a clean library only.
     Shuffle {
+        /// The new order of a clean library, which no one knows cards of; `None` for a full shuffle run with proofs.
         permutation: Option<Vec<u32>>,
     },
     /// The actor looks at the top `count` cards of their own library.
     Peek {
+        /// How many cards.
         count: u32,
     },
     /// Reveal cards to the opponent (`to` one seat) or to both (`to` absent).
     Reveal {
+        /// The cards revealed.
         cards: Vec<CardId>,
+        /// The one player who sees them, or `None` for both.
         to: Option<Seat>,
     },
     /// Take the top card of the opponent's library face down: only the taker learns it.
     TakeFromLibrary {
+        /// How many cards, from the top.
         count: u32,
     },
     /// Show a card picked at random from the actor's hand to both players.
     ShowRandom,
+    /// Turn a card in play sideways (tapped) or back.
     Tap {
+        /// The card.
         card: CardId,
+        /// Whether it ends up tapped.
         tapped: bool,
     },
     /// Sets (or with `None` removes) a counter on a card in play.
     SetCardValue {
+        /// The card, in a play area.
         card: CardId,
+        /// The counter's name, such as `+1/+1`.
         key: String,
+        /// The counter's new value, or `None` to remove it.
         value: Option<i64>,
     },
+    /// Sets a number of the actor's own, such as its life total.
     SetPlayerValue {
+        /// The value's name, such as `life`.
         key: String,
+        /// Its new value.
         value: i64,
     },
+    /// Names the phase of the turn the actor is in, for both players to see.
     SetPhase {
+        /// The phase's name, as the players call it.
         phase: String,
     },
+    /// Ends the actor's turn: the other player's turn begins.
     NextTurn,
+    /// Roll dice with a shared random value, which neither player alone can choose.
     Roll {
+        /// How many dice, and of how many sides.
         dice: Dice,
     },
+    /// Flip a coin with a shared random value.
     Flip,
     /// Put the whole hand into the library and shuffle it; the actor then draws `draw`.
     Mulligan {
+        /// How many cards to draw afterwards.
         draw: u32,
     },
     /// Create a token: a new public card of the actor's, known to both from the start.
     AddCard {
+        /// The token's identity: owner, nonce, name and back.
         card: CardInstance,
+        /// The zone it enters.
         to: ZoneId,
+        /// Where on a play area, and whether face down there.
         #[serde(default)]
         placement: Placement,
     },
 }
 
+/// The sender's strips of cards under one of its keys, with the proof that each was stripped with that key.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(bound = "")]
 pub struct StripGroup<G: Group> {
+    /// The key whose layer comes off.
     pub key: KeyRef,
+    /// The cards, in the order of `forms`.
     pub cards: Vec<CardId>,
+    /// Each card's form with the layer off.
     pub forms: Vec<G::Element>,
+    /// One proof for the whole group that the same key made every form.
     pub proof: DleqProof<G>,
 }
 
+/// The sender's relock of cards onto its current key, with the proof that it is the same key everywhere.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(bound = "")]
 pub struct RelockGroup<G: Group> {
     /// The holder's old key on these cards, or none.
     pub from: Option<KeyRef>,
+    /// The cards, in the order of `forms`.
     pub cards: Vec<CardId>,
+    /// Each card's form under the current key.
     pub forms: Vec<G::Element>,
+    /// One proof for the whole group, against the commitments of both keys.
     pub proof: DleqProof<G>,
 }
 
@@ -159,7 +202,10 @@ pub struct RelockGroup<G: Group> {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(bound = "")]
 pub struct ShuffleStep<G: Group> {
+    /// The owner of the library shuffled.
     pub library: Seat,
+    /// The library's cards not yet under the stepper's current key, brought to it: one group per layer they
+    /// carried.
     pub relock: Vec<RelockGroup<G>>,
     /// The fresh key the shuffle locks with.
     pub fresh: KeyCommitment<G>,
@@ -172,6 +218,7 @@ pub struct ShuffleStep<G: Group> {
     pub combined: Option<(KeyCommitment<G>, DleqProof<G>)>,
 }
 
+/// A message body between the two engines, one variant per kind: what a player tells its opponent.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(bound = "", rename_all = "kebab-case")]
 pub enum Message<G: Group> {
@@ -180,14 +227,21 @@ pub enum Message<G: Group> {
     /// the suite, and the sender's seat, so a journal edited to another suite or seat cannot make
     /// a genuine hello look wrong.
     Hello {
+        /// The protocol version, `PROTOCOL_VERSION`.
         protocol: u32,
+        /// Program name and version, shown to the opponent.
         software: String,
+        /// The cryptographic suite of the game.
         suite: Suite,
+        /// The sender's seat.
         seat: Seat,
+        /// The public key that signs every later message of the sender.
         #[serde(with = "crate::serde_hex::array")]
         signing_key: [u8; 32],
+        /// 32 random bytes the game id is made of, with the other player's.
         #[serde(with = "crate::serde_hex::array")]
         nonce: [u8; 32],
+        /// The sender's player name.
         name: String,
     },
     /// The sender's deck: its library and sideboard locked with the sender's key `x`
@@ -196,14 +250,22 @@ pub enum Message<G: Group> {
     /// secret `w` committed in `base_key` and proven by `proof`; a card's identity point,
     /// under which the catalogue seals it, is `x⁻¹·w·base`.
     Deck {
+        /// The commitment to the sender's deck key.
         key: KeyCommitment<G>,
+        /// The commitment to the secret `w` of every element's base.
         base_key: KeyCommitment<G>,
+        /// The proof that every element is `w` times its card's base, for the `w` of `base_key`.
         proof: DleqProof<G>,
+        /// The library, locked, each card with its back, which both players see.
         library: Vec<(G::Element, BackId)>,
+        /// The sideboard, locked, each card with its back.
         sideboard: Vec<(G::Element, BackId)>,
+        /// One sealed entry per card: each opens only with its card's identity point.
         catalogue: Vec<CatalogueEntry>,
     },
+    /// A table action of the sender's: the host's takes effect, the guest's is a proposal.
     Act {
+        /// The action.
         action: Action,
         /// How many actions of the game's order the sender had applied when it sent this:
         /// the host checks its own count against it, and tells a guest proposal overtaken
@@ -215,59 +277,81 @@ pub enum Message<G: Group> {
     },
     /// The host accepts the guest's action numbered `seq` (the guest's message number).
     Accept {
+        /// The guest's message number of the proposal.
         seq: u64,
     },
     /// The host refuses it (it no longer fits the table).
     Reject {
+        /// The guest's message number of the proposal.
         seq: u64,
+        /// Why, in words.
         reason: String,
     },
     /// The sender's strips for step `step` of unlock `unlock`.
     Strip {
+        /// The unlock's number: the number of the action that started it.
         unlock: u64,
+        /// One group of strips per key that comes off.
         groups: Vec<StripGroup<G>>,
     },
+    /// One player's part of a library shuffle.
     ShuffleStep {
+        /// The step.
         step: ShuffleStep<G>,
     },
     /// Before a shuffle's first permutation: the sender brings every card of the library
     /// that is not under its current key to it, so both layers are uniform when cards move.
     Relock {
+        /// The owner of the library.
         library: Seat,
+        /// The relocked cards, by the key they were under.
         relock: Vec<RelockGroup<G>>,
     },
+    /// The verifier's challenge to a shuffle step, drawn after the step was committed.
     ShuffleChallenge {
+        /// The owner of the library shuffled.
         library: Seat,
+        /// The challenge bits.
         challenge: ShuffleChallenge,
     },
     /// The answers to the challenge, one per commitment of the step.
     ShuffleResponse {
+        /// The owner of the library shuffled.
         library: Seat,
+        /// One response per shuffle commitment of the step.
         responses: Vec<ShuffleResponse<G>>,
     },
     /// Commit–reveal for the shared random value `round`.
     RandomCommit {
+        /// The round's number.
         round: u64,
+        /// The hash that binds the sender to its contribution.
         commitment: Commitment,
     },
+    /// The sender's contribution to round `round`, which must match its commitment.
     RandomOpen {
+        /// The round's number.
         round: u64,
+        /// The contribution and its nonce.
         opening: Opening,
     },
     /// The host puts the outcome of round `round` in the game's order: both engines act on
     /// it at this point of the host's messages.
     RandomSettle {
+        /// The round's number.
         round: u64,
     },
     /// The game is over for the sender: it reveals the key it locked its deck with, so the
     /// other player can check every element of its deck message against its catalogue
     /// (seed 000's ending handshake). Afterwards the sender takes no more actions.
     Audit {
+        /// The scalar the sender locked its deck with.
         deck_key: G::Scalar,
     },
     /// The sender ends the game: the receiver stopped answering `awaited` (what the sender's
     /// engine was waiting on it for), which counts as the receiver's forfeit.
     ForfeitClaim {
+        /// What the sender waited for in vain.
         awaited: Awaited,
     },
     /// The sender wants a new game against the same opponent (seed 001's request-new-game).
@@ -275,17 +359,50 @@ pub enum Message<G: Group> {
     NewGame,
     /// The sender asks to see cards (the top `count` of a zone, or all of it).
     RevealRequest {
+        /// The zone.
         zone: ZoneId,
+        /// The top `count` cards, or `None` for the whole zone.
         count: Option<u32>,
     },
+    /// The sender refuses a reveal request about this zone.
     RevealRefuse {
+        /// The zone.
         zone: ZoneId,
     },
+    /// A chat line to the opponent.
     Chat {
+        /// The line, at most `MAX_TEXT_LEN` bytes.
         text: String,
     },
+    /// Asks the opponent for a `pong`: is it there?
     Ping,
+    /// The answer to a `ping`.
     Pong,
+}
+
+impl Action {
+    /// The action's name, as the wire and scripts spell it (`take-from-library`): never renamed with the variant.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Action::Draw { .. } => "draw",
+            Action::Move { .. } => "move",
+            Action::Rearrange { .. } => "rearrange",
+            Action::Shuffle { .. } => "shuffle",
+            Action::Peek { .. } => "peek",
+            Action::Reveal { .. } => "reveal",
+            Action::TakeFromLibrary { .. } => "take-from-library",
+            Action::ShowRandom => "show-random",
+            Action::Tap { .. } => "tap",
+            Action::SetCardValue { .. } => "set-card-value",
+            Action::SetPlayerValue { .. } => "set-player-value",
+            Action::SetPhase { .. } => "set-phase",
+            Action::NextTurn => "next-turn",
+            Action::Roll { .. } => "roll",
+            Action::Flip => "flip",
+            Action::Mulligan { .. } => "mulligan",
+            Action::AddCard { .. } => "add-card",
+        }
+    }
 }
 
 impl<G: Group> Message<G> {
@@ -323,26 +440,47 @@ impl<G: Group> Message<G> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum MessageKind {
+    /// A `hello`.
     Hello,
+    /// A `deck`.
     Deck,
+    /// An `act`.
     Act,
+    /// An `accept`.
     Accept,
+    /// A `reject`.
     Reject,
+    /// A `strip`.
     Strip,
+    /// A `shuffle-step`.
     ShuffleStep,
+    /// A `relock`.
     Relock,
+    /// A `shuffle-challenge`.
     ShuffleChallenge,
+    /// A `shuffle-response`.
     ShuffleResponse,
+    /// A `random-commit`.
     RandomCommit,
+    /// A `random-open`.
     RandomOpen,
+    /// A `random-settle`.
     RandomSettle,
+    /// An `audit`.
     Audit,
+    /// A `forfeit-claim`.
     ForfeitClaim,
+    /// A `new-game`.
     NewGame,
+    /// A `reveal-request`.
     RevealRequest,
+    /// A `reveal-refuse`.
     RevealRefuse,
+    /// A `chat`.
     Chat,
+    /// A `ping`.
     Ping,
+    /// A `pong`.
     Pong,
 }
 
@@ -384,15 +522,19 @@ impl std::fmt::Display for MessageKind {
 /// A message as it travels: numbered, chained to the sender's previous message, signed.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Envelope {
+    /// The message's number in the sender's stream, from 0.
     pub seq: u64,
     /// How many of the other player's messages the sender had taken in when it sent this
     /// one. The chain hash binds the other stream's head at that point, so every message
     /// says exactly which of the receiver's messages its sender had seen.
     pub ack: u64,
+    /// The chain hash (`chain_hash`) the signature covers.
     #[serde(with = "crate::serde_hex::array")]
     pub chain: [u8; 32],
+    /// The encoded message body.
     #[serde(with = "crate::serde_hex::vec")]
     pub body: Vec<u8>,
+    /// The Ed25519 signature of `chain` with the sender's signing key from its hello.
     #[serde(with = "crate::serde_hex::vec")]
     pub signature: Vec<u8>,
 }
@@ -414,18 +556,37 @@ impl std::fmt::Debug for Envelope {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum WireError {
+    /// A message longer than `MAX_MESSAGE_LEN`, refused before decoding.
     #[error("message of {0} bytes is over the limit")]
     TooLarge(usize),
+    /// Bytes that are not an envelope.
     #[error("malformed envelope: {0}")]
     Envelope(String),
+    /// A body that is not a message, or holds an invalid group element.
     #[error("malformed message: {0}")]
     Body(String),
+    /// A message out of its place in the sender's stream.
     #[error("message number {got}, expected {expected} (replayed, reordered or lost)")]
-    Sequence { expected: u64, got: u64 },
+    Sequence {
+        /// The number the stream was at.
+        expected: u64,
+        /// The number the message carries.
+        got: u64,
+    },
+    /// The chain hash does not follow from the previous one and this body.
     #[error("the message does not continue the sender's hash chain")]
     Chain,
+    /// An acknowledgement that counts messages never sent, or fewer than an earlier one.
     #[error("the message acknowledges {acked} messages, but {sent} were sent and {before} acknowledged before")]
-    Ack { acked: u64, sent: u64, before: u64 },
+    Ack {
+        /// The count the message acknowledges.
+        acked: u64,
+        /// How many messages this side has sent.
+        sent: u64,
+        /// The count acknowledged before.
+        before: u64,
+    },
+    /// The signature does not verify with the sender's signing key.
     #[error("bad signature")]
     Signature,
     /// A small-order signing key: one signature would verify every message, so nothing it signs proves anything.
@@ -437,7 +598,9 @@ pub enum WireError {
 /// chain hash of the last one (zeros for none).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Ack {
+    /// How many messages.
     pub count: u64,
+    /// The chain hash of the last one.
     pub head: [u8; 32],
 }
 
@@ -578,13 +741,25 @@ pub enum Awaited {
     /// Its sealed deck.
     Deck,
     /// Its strip of these cards.
-    Strip { cards: Vec<CardId> },
+    Strip {
+        /// The cards.
+        cards: Vec<CardId>,
+    },
     /// Its part (relock, step, challenge or response) of the shuffle of this library.
-    Shuffle { library: Seat },
+    Shuffle {
+        /// The owner of the library.
+        library: Seat,
+    },
     /// Its side of this random round.
-    RandomRound { round: u64 },
+    RandomRound {
+        /// The round's number.
+        round: u64,
+    },
     /// The host's answer to the guest's proposal in this message.
-    Answer { proposal: u64 },
+    Answer {
+        /// The guest's message number of the proposal.
+        proposal: u64,
+    },
     /// Its return to the game, after it left (a claim about a connection, which no state proves).
     Return,
 }

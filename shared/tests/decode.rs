@@ -473,3 +473,57 @@ fn the_honest_game_has_a_message_of_every_kind_and_replays_exactly() {
     let (_, message) = before(last);
     assert_eq!(message.bytes, transcript()[last].bytes);
 }
+
+/// The stable names front ends and scripts show (`Action::name`, `Seat::name`, `Coin::name`,
+/// `MessageKind::name`) are the names the JSON view gives the same values.
+#[test]
+fn stable_names_are_the_json_names() {
+    use fairdeck_shared::crypto::{CardInstance, Coin};
+    use fairdeck_shared::table::CardId;
+
+    fn json_name(value: impl serde::Serialize) -> String {
+        match serde_json::to_value(value).unwrap() {
+            serde_json::Value::String(name) => name,
+            serde_json::Value::Object(map) if map.len() == 1 => map.keys().next().unwrap().clone(),
+            other => panic!("not the JSON of an enum: {other}"),
+        }
+    }
+    let card = CardId(1);
+    let zone = ZoneId::hand(Seat::Host);
+    let token = CardInstance { owner: Seat::Host, nonce: [7; 16], name: "Goblin token".into(), back: 0 };
+    let actions = [
+        Action::Draw { count: 1 },
+        Action::Move { card, to: zone, position: Position::Top, placement: Placement::default() },
+        Action::Rearrange { card, index: 0 },
+        Action::Shuffle { permutation: None },
+        Action::Peek { count: 1 },
+        Action::Reveal { cards: vec![card], to: None },
+        Action::TakeFromLibrary { count: 1 },
+        Action::ShowRandom,
+        Action::Tap { card, tapped: true },
+        Action::SetCardValue { card, key: "+1/+1".into(), value: Some(1) },
+        Action::SetPlayerValue { key: "life".into(), value: 20 },
+        Action::SetPhase { phase: "main".into() },
+        Action::NextTurn,
+        Action::Roll { dice: "1d6".parse().unwrap() },
+        Action::Flip,
+        Action::Mulligan { draw: 7 },
+        Action::AddCard { card: token, to: zone, placement: Placement::default() },
+    ];
+    let names: std::collections::BTreeSet<&str> = actions.iter().map(Action::name).collect();
+    assert_eq!(names.len(), actions.len(), "two actions share a name: {names:?}");
+    for action in &actions {
+        assert_eq!(action.name(), json_name(action));
+    }
+    for seat in Seat::BOTH {
+        assert_eq!(seat.name(), json_name(seat));
+        assert_eq!(seat.to_string(), seat.name());
+    }
+    for coin in [Coin::Heads, Coin::Tails] {
+        assert_eq!(coin.name(), json_name(coin));
+        assert_eq!(coin.to_string(), coin.name());
+    }
+    for kind in [MessageKind::Hello, MessageKind::ShuffleStep, MessageKind::RandomCommit, MessageKind::Pong] {
+        assert_eq!(kind.name(), json_name(kind));
+    }
+}

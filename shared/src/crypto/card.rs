@@ -14,11 +14,14 @@ pub type BackId = u32;
 /// [`CardInstance::point`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct CardInstance {
+    /// The player whose deck (or token) it is.
     pub owner: Seat,
     /// Makes two copies of the same card distinct and unrelated.
     #[serde(with = "crate::serde_hex::array")]
     pub nonce: [u8; 16],
+    /// The card's name, as its deck list gives it.
     pub name: String,
+    /// Its back, which both players see face down.
     pub back: BackId,
 }
 

@@ -25,10 +25,13 @@ pub const MAX_NAME_LEN: usize = 200;
 /// Size of every sealed entry's plaintext.
 const SEALED_LEN: usize = 320;
 
+/// One sealed card of a catalogue, as the deck message carries it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CatalogueEntry {
+    /// Derived from the card's identity point: how the holder of the point finds the entry.
     #[serde(with = "crate::serde_hex::array")]
     pub tag: [u8; 32],
+    /// The card instance, sealed under a key derived from the same point.
     #[serde(with = "crate::serde_hex::vec")]
     pub sealed: Vec<u8>,
 }
@@ -39,21 +42,29 @@ pub struct Catalogue {
     entries: BTreeMap<[u8; 32], Vec<u8>>,
 }
 
+/// Why a catalogue, or one of its entries, was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum CatalogueError {
+    /// No entry has the tag of this identity point: the card is not in the deck.
     #[error("no catalogue entry for this card")]
     Missing,
+    /// The entry's tag matches but its seal does not open.
     #[error("the catalogue entry does not open with this card's point")]
     Sealed,
+    /// The entry opens to something that is not a card instance.
     #[error("the catalogue entry is not a card description")]
     Malformed,
+    /// The entry opens to a card of another owner or back than the table says.
     #[error("the catalogue entry describes another card")]
     WrongCard,
+    /// Two entries share a tag: two cards with one identity point.
     #[error("two catalogue entries share a tag")]
     DuplicateTag,
+    /// An entry whose size is not that of a sealed card.
     #[error("a catalogue entry has the wrong size")]
     EntrySize,
+    /// A card name the fixed entry size cannot hold.
     #[error("card name longer than {MAX_NAME_LEN} bytes, or too long to seal once escaped")]
     NameTooLong,
 }
@@ -112,14 +123,17 @@ impl Catalogue {
         Ok(Catalogue { entries })
     }
 
+    /// The entries as the deck message sends them, sorted by tag.
     pub fn entries(&self) -> Vec<CatalogueEntry> {
         self.entries.iter().map(|(tag, sealed)| CatalogueEntry { tag: *tag, sealed: sealed.clone() }).collect()
     }
 
+    /// How many cards the catalogue seals.
     pub fn len(&self) -> usize {
         self.entries.len()
     }
 
+    /// Whether it seals no card at all.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }

@@ -18,6 +18,7 @@ use super::verified::Verified;
 use crate::hash_rng::HashRng;
 use crate::ids::{GameId, Seat};
 
+/// A hash that binds a player to a value it reveals later (`commit`).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Commitment(#[serde(with = "crate::serde_hex::array")] pub [u8; 32]);
 
@@ -30,8 +31,10 @@ impl fmt::Debug for Commitment {
 /// What opens a commitment: the nonce and the value.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Opening {
+    /// 32 random bytes, so nobody can try the few possible values against the hash.
     #[serde(with = "crate::serde_hex::array")]
     pub nonce: [u8; 32],
+    /// The committed value.
     #[serde(with = "crate::serde_hex::vec")]
     pub value: Vec<u8>,
 }
@@ -93,6 +96,8 @@ pub struct SharedRandom {
     seat: Seat,
     commitment: Commitment,
     opening: Opening,
+    /// The contribution the opening holds, at its fixed length.
+    mine: [u8; CONTRIBUTION_LEN],
 }
 
 /// Second step: both commitments are known, this player has revealed and waits for the
@@ -112,7 +117,7 @@ impl SharedRandom {
         let mut value = [0u8; CONTRIBUTION_LEN];
         rng.fill_bytes(&mut value);
         let (commitment, opening) = commit(purpose, &game_id, seat, &value, rng);
-        let state = SharedRandom { purpose: purpose.to_owned(), game_id, seat, commitment, opening };
+        let state = SharedRandom { purpose: purpose.to_owned(), game_id, seat, commitment, opening, mine: value };
         (state, commitment)
     }
 
@@ -121,8 +126,8 @@ impl SharedRandom {
         if theirs == self.commitment {
             return Err(ProofError::EchoedCommitment);
         }
-        let mine = self.opening.value.as_slice().try_into().expect("contribution is 32 bytes");
-        let next = AwaitingOpening { purpose: self.purpose, game_id: self.game_id, seat: self.seat, mine, theirs };
+        let next =
+            AwaitingOpening { purpose: self.purpose, game_id: self.game_id, seat: self.seat, mine: self.mine, theirs };
         Ok((next, self.opening))
     }
 }
@@ -158,8 +163,26 @@ pub struct SharedSeed {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Coin {
+    /// The coin came up heads.
     Heads,
+    /// The coin came up tails.
     Tails,
+}
+
+impl Coin {
+    /// The face's name, as the wire and scripts spell it: never renamed with the variant.
+    pub fn name(self) -> &'static str {
+        match self {
+            Coin::Heads => "heads",
+            Coin::Tails => "tails",
+        }
+    }
+}
+
+impl fmt::Display for Coin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// `count` dice of `sides` sides each, as in `2d6`. Received dice go through the same
@@ -185,9 +208,12 @@ impl TryFrom<RawDice> for Dice {
 }
 
 impl Dice {
+    /// Most dice in one roll.
     pub const MAX_COUNT: u32 = 100;
+    /// Most sides on one die.
     pub const MAX_SIDES: u32 = 1_000_000;
 
+    /// `count` dice of `sides` sides, within `MAX_COUNT` and 2 to `MAX_SIDES` sides.
     pub fn new(count: u32, sides: u32) -> Result<Self, DiceError> {
         if !(1..=Self::MAX_COUNT).contains(&count) {
             return Err(DiceError::Count(count));
@@ -198,21 +224,27 @@ impl Dice {
         Ok(Dice { count, sides })
     }
 
+    /// How many dice.
     pub fn count(self) -> u32 {
         self.count
     }
 
+    /// How many sides each die has.
     pub fn sides(self) -> u32 {
         self.sides
     }
 }
 
+/// Why dice were refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DiceError {
+    /// Not written `NdM`.
     #[error("write dice as NdM, e.g. 2d6")]
     Syntax,
+    /// A number of dice outside 1 to `MAX_COUNT`.
     #[error("between 1 and {max} dice, not {0}", max = Dice::MAX_COUNT)]
     Count(u32),
+    /// A number of sides outside 2 to `MAX_SIDES`.
     #[error("dice have between 2 and {max} sides, not {0}", max = Dice::MAX_SIDES)]
     Sides(u32),
 }
@@ -255,6 +287,7 @@ impl SharedSeed {
         HashRng::new(&shared, &state)
     }
 
+    /// The coin this value flips: neither player could choose it alone.
     pub fn flip_coin(&self) -> Coin {
         match self.rng().below(NonZeroU64::MIN.saturating_add(1)) {
             0 => Coin::Heads,

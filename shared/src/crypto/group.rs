@@ -24,8 +24,10 @@ pub enum Suite {
 }
 
 impl Suite {
+    /// Every suite, in the order the command line lists them.
     pub const ALL: [Suite; 2] = [Suite::Ristretto255, Suite::Modp2048];
 
+    /// The suite's name, as the hello and the command line spell it.
     pub fn name(self) -> &'static str {
         match self {
             Suite::Ristretto255 => "ristretto255",
@@ -47,6 +49,7 @@ impl FromStr for Suite {
     }
 }
 
+/// A suite name no one knows, given on the command line or in a file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown suite {0:?} (known: ristretto255, modp2048)")]
 pub struct UnknownSuite(pub String);
@@ -55,18 +58,30 @@ pub struct UnknownSuite(pub String);
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum DecodeError {
+    /// A byte string of the wrong length.
     #[error("expected {expected} bytes, got {actual}")]
-    Length { expected: usize, actual: usize },
+    Length {
+        /// The length the encoding has.
+        expected: usize,
+        /// The length received.
+        actual: usize,
+    },
+    /// Not the canonical encoding of any element.
     #[error("not a canonical encoding")]
     NonCanonical,
+    /// The identity, which would lock or strip nothing.
     #[error("the identity element is never a valid card or key")]
     Identity,
+    /// An integer outside the range of group elements.
     #[error("value outside 1 < x < p-1")]
     OutOfRange,
+    /// An element of the wrong subgroup, whose order would leak bits of a key.
     #[error("value outside the prime-order subgroup")]
     NotInSubgroup,
+    /// A scalar not reduced below the group order.
     #[error("scalar is not reduced modulo the group order")]
     ScalarOutOfRange,
+    /// Not hexadecimal, in a JSON view.
     #[error("not valid hexadecimal")]
     Hex,
 }
@@ -77,13 +92,19 @@ pub enum DecodeError {
 /// the group's own operations and `decode_element`, which rejects anything outside the
 /// prime-order group (and the identity).
 pub trait Group: Copy + Debug + Send + Sync + 'static {
+    /// A group element: a locked card, a card point or a key commitment.
     type Element: Clone + PartialEq + Eq + Hash + Debug + Send + Sync + Serialize + DeserializeOwned;
+    /// A scalar: a lock key, or a proof's challenge or response.
     type Scalar: Clone + PartialEq + Eq + Debug + Send + Sync + Serialize + DeserializeOwned;
 
+    /// Which suite this group is.
     const SUITE: Suite;
+    /// The length of an encoded element, in bytes.
     const ELEMENT_LEN: usize;
+    /// The length of an encoded scalar, in bytes.
     const SCALAR_LEN: usize;
 
+    /// The fixed generator every key commitment is a multiple of.
     fn generator() -> Self::Element;
     /// Hashes arbitrary bytes to an element whose discrete log nobody knows.
     fn hash_to_element(input: &[u8]) -> Self::Element;
@@ -93,8 +114,11 @@ pub trait Group: Copy + Debug + Send + Sync + 'static {
     fn scalar_from_wide(bytes: &[u8; 64]) -> Self::Scalar;
     /// A small scalar, for batch-verification weights.
     fn scalar_from_u128(value: u128) -> Self::Scalar;
+    /// The sum of two scalars.
     fn scalar_add(a: &Self::Scalar, b: &Self::Scalar) -> Self::Scalar;
+    /// The product of two scalars.
     fn scalar_mul(a: &Self::Scalar, b: &Self::Scalar) -> Self::Scalar;
+    /// The negation of a scalar.
     fn scalar_neg(a: &Self::Scalar) -> Self::Scalar;
     /// The inverse of a non-zero scalar; `None` for zero.
     fn scalar_invert(a: &Self::Scalar) -> Option<Self::Scalar>;
@@ -102,8 +126,11 @@ pub trait Group: Copy + Debug + Send + Sync + 'static {
     /// big-integer type cannot be wiped in place).
     fn wipe_scalar(a: &mut Self::Scalar);
 
+    /// `scalar·element`: a lock, a strip or a commitment.
     fn mul(element: &Self::Element, scalar: &Self::Scalar) -> Self::Element;
+    /// `scalar·G`, for the generator `G`.
     fn mul_generator(scalar: &Self::Scalar) -> Self::Element;
+    /// The group operation on two elements.
     fn add(a: &Self::Element, b: &Self::Element) -> Self::Element;
     /// Σ scalarᵢ·elementᵢ over public data; may take variable time.
     fn vartime_multi_mul(scalars: &[Self::Scalar], elements: &[&Self::Element]) -> Self::Element;
@@ -121,9 +148,11 @@ pub trait Group: Copy + Debug + Send + Sync + 'static {
         left == right
     }
 
+    /// The canonical encoding of an element, of `ELEMENT_LEN` bytes.
     fn encode_element(element: &Self::Element) -> Vec<u8>;
     /// Decodes and validates a received element.
     fn decode_element(bytes: &[u8]) -> Result<Self::Element, DecodeError>;
+    /// The canonical encoding of a scalar, of `SCALAR_LEN` bytes.
     fn encode_scalar(scalar: &Self::Scalar) -> Vec<u8>;
     /// Decodes a received scalar; only canonical (fully reduced) encodings are accepted.
     fn decode_scalar(bytes: &[u8]) -> Result<Self::Scalar, DecodeError>;

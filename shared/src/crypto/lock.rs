@@ -54,12 +54,14 @@ pub struct DleqProof<G: Group> {
 /// Cards locked under a committed key: `cards[i] = x·inputs[i]`, checked.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Locked<G: Group> {
+    /// The locked cards.
     pub cards: Vec<G::Element>,
 }
 
 /// Cards with one layer stripped: `locked[i] = x·cards[i]`, checked.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stripped<G: Group> {
+    /// The stripped cards.
     pub cards: Vec<G::Element>,
 }
 
@@ -68,13 +70,20 @@ const STRIP_KIND: &str = "dleq/strip";
 const RELOCK_KIND: &str = "dleq/relock";
 
 impl<G: Group> LockKey<G> {
+    /// A fresh random key, with its inverse for stripping and its commitment.
     pub fn generate<R: CryptoRng + ?Sized>(rng: &mut R) -> Self {
-        let lock = G::random_scalar(rng);
-        let strip = G::scalar_invert(&lock).expect("random_scalar never returns zero");
-        let commitment = KeyCommitment { element: G::mul_generator(&lock) };
-        LockKey { lock, strip, commitment }
+        // A key is a scalar with an inverse; `random_scalar` never returns zero, so the first one drawn has one.
+        loop {
+            let mut lock = G::random_scalar(rng);
+            if let Some(strip) = G::scalar_invert(&lock) {
+                let commitment = KeyCommitment { element: G::mul_generator(&lock) };
+                return LockKey { lock, strip, commitment };
+            }
+            G::wipe_scalar(&mut lock);
+        }
     }
 
+    /// The public commitment `X = x·G` that proofs about this key check against.
     pub fn commitment(&self) -> &KeyCommitment<G> {
         &self.commitment
     }
@@ -97,6 +106,7 @@ impl<G: Group> LockKey<G> {
         locked.iter().map(|card| G::mul(card, &self.strip)).collect()
     }
 
+    /// Locks cards with this key, with a proof against its commitment that the same key locked them all.
     pub fn lock_with_proof<R: CryptoRng + ?Sized>(
         &self,
         cards: &[G::Element],
@@ -109,6 +119,7 @@ impl<G: Group> LockKey<G> {
         (locked, proof)
     }
 
+    /// Strips this key's layer off cards, with a proof that the layer removed was this key's.
     pub fn strip_with_proof<R: CryptoRng + ?Sized>(
         &self,
         locked: &[G::Element],
@@ -164,9 +175,19 @@ impl<G: Group> LockKey<G> {
     ) -> (LockKey<G>, DleqProof<G>) {
         let lock = G::scalar_mul(&self.lock, &extra.lock);
         let strip = G::scalar_mul(&self.strip, &extra.strip);
-        let (combined, proof) = extra.lock_with_proof(std::slice::from_ref(&self.commitment.element), context, rng);
-        let commitment = KeyCommitment { element: combined.into_iter().next().expect("one element in, one out") };
-        (LockKey { lock, strip, commitment }, proof)
+        // `extra` locks this key's commitment, the one element of a lock proof: `y·X`.
+        let element = G::mul(&self.commitment.element, &extra.lock);
+        let proof = prove_dleq(
+            &extra.lock,
+            &G::generator(),
+            &extra.commitment.element,
+            std::slice::from_ref(&self.commitment.element),
+            std::slice::from_ref(&element),
+            LOCK_KIND,
+            context,
+            rng,
+        );
+        (LockKey { lock, strip, commitment: KeyCommitment { element } }, proof)
     }
 }
 
@@ -189,10 +210,12 @@ impl<G: Group> KeyCommitment<G> {
         KeyCommitment { element }
     }
 
+    /// The element `X = x·G`.
     pub fn element(&self) -> &G::Element {
         &self.element
     }
 
+    /// A short id of the key, for logs and alerts.
     pub fn id(&self) -> KeyId {
         let digest = Sha256::new()
             .chain_update(b"fairdeck/v1/key-id/")

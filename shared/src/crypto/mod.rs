@@ -31,18 +31,40 @@ pub use verified::Verified;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ProofError {
+    /// A list of another length than the one it must match.
     #[error("expected {expected} items, got {actual}")]
-    LengthMismatch { expected: usize, actual: usize },
+    LengthMismatch {
+        /// The length expected.
+        expected: usize,
+        /// The length received.
+        actual: usize,
+    },
+    /// A lock, strip or relock proof that does not verify.
     #[error("the Chaum–Pedersen proof does not verify")]
     Dleq,
+    /// A shuffle proof with the wrong number of rounds.
     #[error("the shuffle proof has {actual} rounds, {expected} expected")]
-    Rounds { expected: usize, actual: usize },
+    Rounds {
+        /// The rounds the soundness asks for.
+        expected: usize,
+        /// The rounds received.
+        actual: usize,
+    },
+    /// A shuffle proof round that does not check.
     #[error("the shuffle proof fails at round {round}: {reason}")]
-    ShuffleRound { round: usize, reason: &'static str },
+    ShuffleRound {
+        /// The round, from 0.
+        round: usize,
+        /// What did not check.
+        reason: &'static str,
+    },
+    /// An interactive proof where a non-interactive one is due, or the other way round.
     #[error("the shuffle proof is of the wrong kind (interactive vs non-interactive)")]
     WrongSoundness,
+    /// An opening that does not match its commitment.
     #[error("the opening does not match the commitment")]
     Opening,
+    /// The opponent's commitment is this player's own, sent back to cancel it out.
     #[error("the commitment echoes this player's own")]
     EchoedCommitment,
 }

@@ -28,9 +28,32 @@ const P_HEX: &str = concat!(
     "15728E5A8AACAA68FFFFFFFFFFFFFFFF",
 );
 
+/// The prime's bytes, big-endian, decoded from [`P_HEX`] as the crate is compiled: a wrong digit or length
+/// fails the build, so nothing is left to fail at run time.
+const P_BYTES: [u8; LEN] = decode_hex(P_HEX);
+
+/// Upper-case hexadecimal of exactly `LEN` bytes, for constants only (a bad input stops the build).
+const fn decode_hex(hex: &str) -> [u8; LEN] {
+    const fn digit(c: u8) -> u8 {
+        match c {
+            b'0'..=b'9' => c - b'0',
+            b'A'..=b'F' => c - b'A' + 10,
+            _ => panic!("not an upper-case hexadecimal digit"),
+        }
+    }
+    let hex = hex.as_bytes();
+    assert!(hex.len() == 2 * LEN, "not LEN bytes of hexadecimal");
+    let mut bytes = [0u8; LEN];
+    let mut i = 0;
+    while i < LEN {
+        bytes[i] = digit(hex[2 * i]) << 4 | digit(hex[2 * i + 1]);
+        i += 1;
+    }
+    bytes
+}
+
 /// The safe prime p = 2q + 1.
-pub static P: LazyLock<BigUint> =
-    LazyLock::new(|| BigUint::parse_bytes(P_HEX.as_bytes(), 16).expect("RFC 3526 prime is valid hex"));
+pub static P: LazyLock<BigUint> = LazyLock::new(|| BigUint::from_bytes_be(&P_BYTES));
 /// The order of the quadratic-residue subgroup, (p − 1) / 2, itself prime.
 pub static Q: LazyLock<BigUint> = LazyLock::new(|| (&*P - 1u32) >> 1);
 

@@ -35,6 +35,7 @@ pub enum Soundness {
 }
 
 impl Soundness {
+    /// The number of challenge rounds: how many shadows a proof of this soundness carries.
     pub fn rounds(self) -> usize {
         // Fuzzing builds prove with a few rounds, so one input costs microseconds rather than
         // milliseconds; every code path is the same, only the soundness is lower.
@@ -58,7 +59,9 @@ impl Soundness {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(bound = "")]
 pub struct Shadow<G: Group> {
+    /// The commitment to the shadow's fresh key `y`.
     pub key: KeyCommitment<G>,
+    /// The input, locked with `y` and permuted by `σ`.
     pub cards: Vec<G::Element>,
 }
 
@@ -66,14 +69,18 @@ pub struct Shadow<G: Group> {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(bound = "")]
 pub struct ShuffleCommit<G: Group> {
+    /// How the challenge is drawn, which fixes the number of rounds.
     pub soundness: Soundness,
+    /// The output: the input locked with the shuffler's key and permuted.
     pub cards: Vec<G::Element>,
+    /// One shadow per round.
     pub shadows: Vec<Shadow<G>>,
 }
 
 /// The verifier's fresh randomness for an interactive proof.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShuffleChallenge {
+    /// 32 random bytes the challenge bits hash with the commitment.
     #[serde(with = "crate::serde_hex::array")]
     pub nonce: [u8; 32],
 }
@@ -83,15 +90,26 @@ pub struct ShuffleChallenge {
 #[serde(bound = "", rename_all = "kebab-case")]
 pub enum ShadowOpening<G: Group> {
     /// Challenge bit 0: `shadow[i] = y·input[σ[i]]` and `Y = y·G`.
-    Shadow { key: G::Scalar, permutation: Vec<u16> },
+    Shadow {
+        /// The shadow's key `y`.
+        key: G::Scalar,
+        /// The shadow's permutation `σ`.
+        permutation: Vec<u16>,
+    },
     /// Challenge bit 1: `output[i] = z·shadow[τ[i]]` and `X = z·Y`.
-    Output { key: G::Scalar, permutation: Vec<u16> },
+    Output {
+        /// The key `z = x·y⁻¹` from the shadow to the output.
+        key: G::Scalar,
+        /// The permutation `τ = σ⁻¹∘π` from the shadow to the output.
+        permutation: Vec<u16>,
+    },
 }
 
 /// The shuffler's answer to the challenge: one opening per shadow.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(bound = "")]
 pub struct ShuffleResponse<G: Group> {
+    /// One opening per shadow, as the challenge bits ask.
     pub openings: Vec<ShadowOpening<G>>,
 }
 
@@ -99,7 +117,9 @@ pub struct ShuffleResponse<G: Group> {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(bound = "")]
 pub struct ShuffleProof<G: Group> {
+    /// The shuffler's commitment.
     pub commit: ShuffleCommit<G>,
+    /// Its response to the challenge derived from the commitment.
     pub response: ShuffleResponse<G>,
 }
 
@@ -107,6 +127,7 @@ pub struct ShuffleProof<G: Group> {
 /// locked with the committed key.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Shuffled<G: Group> {
+    /// The shuffled, locked cards.
     pub cards: Vec<G::Element>,
 }
 
@@ -202,6 +223,7 @@ impl<G: Group> PendingShuffle<G> {
 }
 
 impl ShuffleChallenge {
+    /// A fresh challenge, drawn by the verifier after it saw the commitment.
     pub fn random<R: CryptoRng + ?Sized>(rng: &mut R) -> Self {
         let mut nonce = [0u8; 32];
         rng.fill_bytes(&mut nonce);

@@ -10,6 +10,7 @@ use crate::ids::GameId;
 /// Where a proof belongs. A proof made for one message of one game verifies nowhere else.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ProofContext {
+    /// The game the proof is made in.
     pub game_id: GameId,
     /// The number of the message that carries the proof.
     pub sequence: u64,
@@ -18,6 +19,7 @@ pub struct ProofContext {
 }
 
 impl ProofContext {
+    /// The context of a proof in message `sequence` of this game, for `purpose`.
     pub fn new(game_id: GameId, sequence: u64, purpose: impl Into<String>) -> Self {
         ProofContext { game_id, sequence, purpose: purpose.into() }
     }

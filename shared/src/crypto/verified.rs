@@ -6,6 +6,7 @@
 
 use std::ops::Deref;
 
+/// Data whose proof was checked (or that this player made itself): the only form the engine applies.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[must_use = "verified data is there to be applied"]
 pub struct Verified<T>(T);
@@ -22,6 +23,7 @@ impl<T> Verified<T> {
         Verified(value)
     }
 
+    /// The checked data.
     pub fn into_inner(self) -> T {
         self.0
     }

@@ -8,19 +8,25 @@ use crate::wire::{Action, Awaited, Envelope};
 /// A card of a deck list.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DeckCard {
+    /// The card's name, which its owner's catalogue seals.
     pub name: String,
+    /// The card's back, which both players see.
     pub back: BackId,
 }
 
 /// What a player brings to the table.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DeckList {
+    /// The cards shuffled into the library when the game starts.
     pub library: Vec<DeckCard>,
+    /// The cards kept aside, out of the game, for sideboarding between games.
     pub sideboard: Vec<DeckCard>,
 }
 
+/// What the player says about itself in its hello.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct EngineConfig {
+    /// The player's name, shown to the opponent.
     pub name: String,
     /// Program name and version, shown to the opponent.
     pub software: String,
@@ -30,15 +36,22 @@ pub struct EngineConfig {
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Intent {
+    /// A table action.
     Act(Action),
+    /// A chat line to the opponent.
     Chat(String),
+    /// Ask the opponent for a pong.
     Ping,
     /// Ask the opponent to show cards of one of their zones.
     RequestReveal {
+        /// The zone, usually the opponent's hand or library.
         zone: ZoneId,
+        /// The top `count` cards, or `None` for the whole zone.
         count: Option<u32>,
     },
+    /// Refuse the opponent's request to see cards of this zone.
     RefuseReveal {
+        /// The zone.
         zone: ZoneId,
     },
     /// End the game: reveal this player's deck key so the opponent can audit the deck.
@@ -63,66 +76,98 @@ pub enum Intent {
 pub enum Event {
     /// The opponent's hello arrived.
     Connected {
+        /// The opponent's name.
         name: String,
+        /// The opponent's program name and version.
         software: String,
     },
     /// Set-up advanced: libraries locked, shuffled and verified so far.
     SetupProgress {
+        /// Libraries done.
         done: u32,
+        /// Libraries in all.
         total: u32,
     },
     /// Both libraries are shuffled: play can start.
     Ready,
     /// An action took effect on the table (number `number` in the game's order).
     Applied {
+        /// The action's number in the game's order.
         number: u64,
+        /// The player who acted.
         by: Seat,
+        /// The action.
         action: Action,
     },
     /// The host refused this player's action.
     Rejected {
+        /// The action refused.
         action: Action,
+        /// The host's reason.
         reason: String,
     },
     /// This player now knows what card `card` is.
     Learned {
+        /// The card's id on the table.
         card: CardId,
+        /// What it is: owner, name, back.
         instance: CardInstance,
     },
     /// A library's shuffle (with its proofs) is complete.
     Shuffled {
+        /// The owner of the library.
         library: Seat,
     },
+    /// Dice were rolled with a shared random value.
     Rolled {
+        /// The player who rolled.
         by: Seat,
+        /// The dice.
         dice: Dice,
+        /// Each die's face, in order.
         faces: Vec<u32>,
     },
+    /// A coin was flipped with a shared random value.
     Flipped {
+        /// The player who flipped.
         by: Seat,
+        /// The side it landed on.
         coin: Coin,
     },
     /// The random card of a "show random card" action.
     ShownAtRandom {
+        /// The player whose hand it was.
         by: Seat,
+        /// The card shown.
         card: CardId,
     },
+    /// The opponent wrote a chat line.
     Chat {
+        /// The player who wrote it: the opponent.
         from: Seat,
+        /// The line.
         text: String,
     },
+    /// The opponent answered a ping.
     Pong,
+    /// The opponent asks to see cards of a zone; a `reveal` action answers it, or a refusal.
     RevealRequested {
+        /// The zone.
         zone: ZoneId,
+        /// The top `count` cards, or `None` for the whole zone.
         count: Option<u32>,
     },
+    /// The opponent refused to show cards of a zone.
     RevealRefused {
+        /// The zone.
         zone: ZoneId,
     },
     /// A player claimed that the other one forfeits the game, having stopped answering
     /// `awaited`. The game is over for both; the claim is in the record.
     ForfeitClaimed {
+        /// The player who claimed.
         by: Seat,
+        /// What the claimant waited for in vain.
         awaited: Awaited,
     },
     /// The opponent asked for a new game; it starts when this player asks too.
@@ -130,19 +175,24 @@ pub enum Event {
     /// Both players asked: game `number` of the match starts with its set-up (each player's
     /// new deck, then the shuffles); the previous game's table, cards and keys are gone.
     NewGame {
+        /// The game's number in the match, from 1.
         number: u32,
     },
     /// The opponent ended the game, and its whole deck checked out against its catalogue.
     Audited {
+        /// The player whose deck was audited.
         seat: Seat,
+        /// Its whole deck, library and sideboard.
         deck: Vec<CardInstance>,
     },
+    /// The opponent did something the player must know about.
     Alert(Alert),
 }
 
 /// Something the opponent did that the player must know about, with its evidence.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Alert {
+    /// What it is about.
     pub kind: AlertKind,
     /// What exactly was wrong.
     pub detail: String,
@@ -212,23 +262,30 @@ impl AlertKind {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum IntentError {
+    /// The set-up is not done: the libraries are not shuffled yet.
     #[error("the table is not ready yet")]
     NotReady,
+    /// The engine halted on the opponent's misbehaviour: it takes nothing more.
     #[error("the game has stopped: {0}")]
     Halted(String),
+    /// The action does not fit the table; the words say why.
     #[error("{0}")]
     Invalid(String),
 }
 
+/// Why a deck list cannot be played.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DeckError {
+    /// No card in the library.
     #[error("a deck needs at least one library card")]
     Empty,
+    /// More cards than the suite allows (`max_deck_len`).
     #[error("a deck holds at most {0} cards with this suite")]
     TooLarge(usize),
     #[error(
         "card name {0:?} is empty, longer than {MAX_NAME_LEN} bytes, or too long to seal (quotes, backslashes and control characters count double or more)"
     )]
+    /// A card name the catalogue cannot seal.
     BadName(String),
 }
 

@@ -11,16 +11,23 @@ use crate::ids::Seat;
 /// The version of the journal's layout. 2: a binary file (postcard) holding binary envelopes.
 pub const JOURNAL_FORMAT: u32 = 2;
 
+/// Everything an engine was given, in order, with what it started from: a game a replay can run again.
 #[derive(Clone, Serialize, Deserialize)]
 pub struct Journal {
+    /// The layout's version, `JOURNAL_FORMAT`.
     pub format: u32,
+    /// The suite of the game.
     pub suite: Suite,
+    /// The seat of the player who kept it.
     pub seat: Seat,
+    /// The player's name and software, as its hello said them.
     pub config: EngineConfig,
+    /// The deck the engine started with.
     pub deck: DeckList,
     /// The engine's seed: every key and nonce of the game comes from it.
     #[serde(with = "crate::serde_hex::array")]
     pub rng_seed: [u8; 32],
+    /// The player's intents and the opponent's messages, in the order the engine took them.
     pub inputs: Vec<Input>,
 }
 
@@ -39,10 +46,14 @@ impl std::fmt::Debug for Journal {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Input {
+    /// An intent of the player's.
     Intent {
+        /// The intent.
         intent: Intent,
     },
+    /// A message from the opponent, as received.
     Message {
+        /// Its bytes: an encoded envelope.
         #[serde(with = "crate::serde_hex::vec")]
         bytes: Vec<u8>,
     },

@@ -46,6 +46,8 @@ use crate::ids::{GameId, Seat};
 use crate::table::{CardId, Table};
 use crate::wire::{self, Envelope, Message, PROTOCOL_VERSION};
 
+/// One player's side of a game: its keys, its view of the table and its part of every exchange.
+/// Feed it with [`Engine::handle`], then drain [`Engine::poll_transmit`] and [`Engine::poll_event`].
 #[cfg_attr(fuzzing, derive(Clone))]
 pub struct Engine<G: Group> {
     seat: Seat,
@@ -124,10 +126,12 @@ impl<G: Group> Engine<G> {
         Ok(engine)
     }
 
+    /// This player's seat.
     pub fn seat(&self) -> Seat {
         self.seat
     }
 
+    /// The public table, as this engine has applied it.
     pub fn table(&self) -> &Table {
         &self.game.table
     }
@@ -137,6 +141,7 @@ impl<G: Group> Engine<G> {
         self.game.actions_applied
     }
 
+    /// Whether set-up is done: both libraries are shuffled and play can start.
     pub fn is_ready(&self) -> bool {
         self.game.ready
     }
@@ -152,6 +157,7 @@ impl<G: Group> Engine<G> {
         self.halted.as_deref()
     }
 
+    /// The game's id, once both hellos are in.
     pub fn game_id(&self) -> Option<GameId> {
         self.game.game_id
     }
@@ -197,11 +203,13 @@ impl<G: Group> Engine<G> {
         &self.journal
     }
 
+    /// The next message to send, sealed and encoded; send them in the order given.
     #[must_use]
     pub fn poll_transmit(&mut self) -> Option<Vec<u8>> {
         self.out.poll_transmit()
     }
 
+    /// The next thing to tell the player.
     #[must_use]
     pub fn poll_event(&mut self) -> Option<Event> {
         self.out.poll_event()

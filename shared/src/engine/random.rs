@@ -5,7 +5,6 @@ use super::api::{AlertKind, Event};
 use super::fault::Fault;
 use super::state::{Arrangement, RandomKind, RandomRound, RandomStage};
 use crate::crypto::{BackId, Group, SharedRandom, SharedSeed};
-use crate::hash_rng::HashRng;
 use crate::ids::Seat;
 use crate::table::{Knowledge, ZoneId};
 use crate::wire::Message;
@@ -28,10 +27,13 @@ impl<G: Group> Engine<G> {
             self.game.randoms.get_mut(&round).ok_or_else(|| {
                 Fault::new(AlertKind::Unexpected, format!("commitment for unknown random round {round}"))
             })?;
-        let Some(RandomStage::Committed { .. }) = &entry.stage else {
-            return Err(Fault::new(AlertKind::Unexpected, format!("second commitment for random round {round}")));
+        let mine = match entry.stage.take() {
+            Some(RandomStage::Committed { mine }) => mine,
+            other => {
+                entry.stage = other;
+                return Err(Fault::new(AlertKind::Unexpected, format!("second commitment for random round {round}")));
+            }
         };
-        let Some(RandomStage::Committed { mine, .. }) = entry.stage.take() else { unreachable!("matched above") };
         let (waiting, opening) = mine
             .reveal(commitment)
             .map_err(|e| Fault::new(AlertKind::BadProof, format!("random round {round}: {e}")))?;
@@ -41,12 +43,15 @@ impl<G: Group> Engine<G> {
     }
 
     pub(super) fn receive_random_open(&mut self, round: u64, opening: crate::crypto::Opening) -> Result<(), Fault> {
-        let Some(RandomRound { stage: stage @ Some(RandomStage::Opened { .. }), .. }) =
-            self.game.randoms.get_mut(&round)
-        else {
-            return Err(Fault::new(AlertKind::Unexpected, format!("opening for random round {round} out of turn")));
+        let out_of_turn = || Fault::new(AlertKind::Unexpected, format!("opening for random round {round} out of turn"));
+        let entry = self.game.randoms.get_mut(&round).ok_or_else(out_of_turn)?;
+        let waiting = match entry.stage.take() {
+            Some(RandomStage::Opened { waiting }) => waiting,
+            other => {
+                entry.stage = other;
+                return Err(out_of_turn());
+            }
         };
-        let Some(RandomStage::Opened { waiting }) = stage.take() else { unreachable!("matched above") };
         let seed = waiting
             .finish(&opening)
             .map_err(|e| Fault::new(AlertKind::BadProof, format!("random round {round}: {e}")))?
@@ -66,13 +71,21 @@ impl<G: Group> Engine<G> {
     }
 
     pub(super) fn receive_random_settle(&mut self, round: u64) -> Result<(), Fault> {
-        match self.game.randoms.get_mut(&round) {
-            Some(RandomRound { stage: stage @ Some(RandomStage::Settled { .. }), .. }) if self.seat == Seat::Guest => {
-                let Some(RandomStage::Settled { seed }) = stage.take() else { unreachable!("matched above") };
+        let out_of_turn =
+            || Fault::new(AlertKind::Unexpected, format!("settlement of random round {round} out of turn"));
+        let entry = match self.game.randoms.get_mut(&round) {
+            Some(entry) if self.seat == Seat::Guest => entry,
+            _ => return Err(out_of_turn()),
+        };
+        match entry.stage.take() {
+            Some(RandomStage::Settled { seed }) => {
                 self.settle_random(round, seed);
                 Ok(())
             }
-            _ => Err(Fault::new(AlertKind::Unexpected, format!("settlement of random round {round} out of turn"))),
+            other => {
+                entry.stage = other;
+                Err(out_of_turn())
+            }
         }
     }
 
@@ -105,9 +118,8 @@ impl<G: Group> Engine<G> {
                 self.finish_run_if_done(library);
             }
             RandomKind::ShowRandom(hand) => {
-                let mut rng: HashRng = seed.rng();
-                let pick = rng.below(std::num::NonZeroU64::new(hand.len() as u64).expect("checked non-empty")) as usize;
-                let card = hand[pick];
+                // The check refuses to show a random card of an empty hand: there is always one to pick.
+                let Some(&card) = seed.rng().pick(&hand) else { return };
                 // The pick is among the cards in hand when the action was taken; one that has
                 // left the hand since (played, or shuffled away) is named but not revealed.
                 let still_in_hand = self.game.table.card(card).is_some_and(|c| c.zone == ZoneId::hand(by));

@@ -88,7 +88,7 @@ impl<G: Group> Engine<G> {
                 if seat != peer {
                     return Err(Fault::new(
                         AlertKind::Incompatible,
-                        format!("the opponent's hello is for the {seat:?} seat, which is this player's"),
+                        format!("the opponent's hello is for the {seat} seat, which is this player's"),
                     ));
                 }
                 check_text("name", &name)?;

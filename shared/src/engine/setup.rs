@@ -96,7 +96,9 @@ impl<G: Group> Engine<G> {
         let placed: Vec<&CardInstance> = library_instances.iter().chain(&sideboard_instances).copied().collect();
         let sealed: Vec<(G::Element, CardInstance)> =
             key.strip(&elements).into_iter().zip(placed.iter().map(|&instance| instance.clone())).collect();
-        let catalogue = Catalogue::seal::<G>(&sealed).expect("deck names were checked in Engine::new");
+        // Sealing refuses a name too long (every deck is checked as it enters, `check_deck`) or two cards with one
+        // point (each point is a secret multiple of its own hashed base); JSON and encryption of a card do not fail.
+        let catalogue = Catalogue::seal::<G>(&sealed).expect("every deck is checked as it enters");
         let mut cards = elements.into_iter().zip(placed.iter().map(|instance| instance.back));
         let library: Vec<(G::Element, BackId)> = cards.by_ref().take(library_len).collect();
         let sideboard: Vec<(G::Element, BackId)> = cards.collect();
@@ -150,6 +152,7 @@ impl<G: Group> Engine<G> {
                 counters: BTreeMap::new(),
                 known_to: Knowledge::only(owner),
             };
+            // A deck is placed once a game, into zones that were empty: its ids are new, and the bottom is a place.
             self.game.table.add_card(card, Position::Bottom).expect("fresh ids in empty zones");
             let mut layers = [None, None];
             layers[index(owner)] = Some(key);

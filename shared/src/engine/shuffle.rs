@@ -330,7 +330,9 @@ impl<G: Group> Engine<G> {
     }
 
     /// A run is done when its last step is in and its backs' arrangement is drawn: the
-    /// library takes the arrangement, and play (or set-up) goes on.
+    /// library takes the arrangement, and play (or set-up) goes on. The arrangement is an order
+    /// of the library as it was when drawn, and no card enters or leaves a library while its run
+    /// lasts (the rules refuse such actions as stale), so the library takes it.
     pub(super) fn finish_run_if_done(&mut self, library: Seat) {
         let done = |run: &ShuffleRun<G>| run.steps.is_empty() && !matches!(run.arrangement, Arrangement::Drawing);
         if !self.game.shuffles.get(&library).is_some_and(done) {

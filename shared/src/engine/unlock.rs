@@ -88,12 +88,15 @@ impl<G: Group> Engine<G> {
         let context = self.game.context(seq, format!("unlock/{number}"));
         let mut groups: BTreeMap<KeyRef, Vec<CardId>> = BTreeMap::new();
         for id in cards {
+            // This player's step names only cards its planned layer is on, and no earlier unlock of them is
+            // under way (`unlock_blocked`), so the layer is on each one now.
             let key = self.game.forms[id].layers[index(self.seat)].expect("planned strips are of present layers");
             groups.entry(key).or_default().push(*id);
         }
         let mut strip_groups = Vec::new();
         for (key, cards) in groups {
             let locked: Vec<G::Element> = cards.iter().map(|id| self.game.forms[id].element.clone()).collect();
+            // Every key this player locked with stays in `keys` for the whole game.
             let lock_key = self.game.keys.get(&key).expect("a holder keeps every key it locked with");
             let (forms, proof) = lock_key.strip_with_proof(&locked, &context, &mut self.rng);
             strip_groups.push(StripGroup { key, cards, forms, proof });
@@ -117,10 +120,10 @@ impl<G: Group> Engine<G> {
             Some((holder, due)) if *holder == peer && !self.unlock_blocked(number) => due,
             _ => return Err(Fault::new(AlertKind::Unexpected, format!("strip out of turn for unlock {number}"))),
         };
-        let mut due: BTreeMap<CardId, KeyRef> = due
-            .iter()
-            .map(|id| (*id, self.game.forms[id].layers[index(peer)].expect("planned strips are of present layers")))
-            .collect();
+        // Each due card with the opponent's layer on it, which a strip must name (planned strips are of present
+        // layers, so every one has it).
+        let mut due: BTreeMap<CardId, Option<KeyRef>> =
+            due.iter().map(|id| (*id, self.game.forms[id].layers[index(peer)])).collect();
         let context = self.game.context(seq, format!("unlock/{number}"));
         let mut stripped = Vec::with_capacity(groups.len());
         for group in groups {
@@ -128,7 +131,7 @@ impl<G: Group> Engine<G> {
                 return Err(Fault::new(AlertKind::Malformed, "strip group lengths differ"));
             }
             for id in &group.cards {
-                if due.remove(id) != Some(group.key) {
+                if due.remove(id) != Some(Some(group.key)) {
                     return Err(Fault::new(
                         AlertKind::Unexpected,
                         format!("strip of card {id} that is not due, or with the wrong key"),
@@ -175,6 +178,8 @@ impl<G: Group> Engine<G> {
             if !learners.knows(self.seat) || self.game.identities.contains_key(&id) {
                 continue;
             }
+            // A learner's unlock finishes once every step is done: the opponent's layer is off the card (its
+            // strips are in), and this player keeps the key of its own layer, so the point is there.
             let point = self.identity_point(id).expect("the opponent's strips are in");
             let owner = self.game.known_card(id).owner;
             let back = self.game.known_card(id).back;
