@@ -220,6 +220,9 @@ pub enum Output {
     Overdue(Waiting),
     /// The answer to `table` and `quit`: the front end shows the whole table.
     Table,
+    /// The engine took this player's intent. What it changes on the table comes as events; the terminal
+    /// tells the rest (`end`, `refuse`, `ask`, `new-game`), which no event of this player's does.
+    Taken(Intent),
     /// An event of the table engine.
     Engine(Event),
 }
@@ -1220,9 +1223,11 @@ impl Session {
         !self.engine.is_busy() && self.channel.unacked_frames() == 0
     }
 
-    /// Hands an intent to the engine; a refusal is shown. Returns whether the engine took it.
+    /// Hands an intent to the engine, and shows that it was taken or why not.
     fn intent<F: Frontend>(&mut self, intent: Intent, line: &str, front: &mut F) -> Result<(), SessionError> {
-        let Err(error) = self.engine.handle(Input::Intent { intent }) else { return Ok(()) };
+        let Err(error) = self.engine.handle(Input::Intent { intent: intent.clone() }) else {
+            return front.show(Output::Taken(intent), &self.engine).map_err(SessionError::from);
+        };
         let kind = match error {
             IntentError::NotReady => "not_ready",
             IntentError::Halted(_) => "halted",
