@@ -54,12 +54,27 @@ impl Places {
                     Action::TakeFromLibrary { .. } => {
                         self.forget(&[ZoneId::library(by.opponent()), ZoneId::hand(*by)]);
                     }
+                    Action::AddCard { card, to, placement } => {
+                        if let Some(id) = self.new_token(engine, &card.name, *to) {
+                            let face_down = to.kind == ZoneKind::Play && placement.face_down;
+                            self.cards.insert(id, Place { zone: *to, face_down });
+                        }
+                    }
                     _ => {}
                 }
             }
             _ => {}
         }
         self.catch_up(engine);
+    }
+
+    /// The id of the token named `name` just created in `zone`: of the cards there the log has not placed
+    /// yet, the one of that name with the lowest id (ids grow, and each token told is placed). `None` when
+    /// the engine is ahead and the token has moved on.
+    pub fn new_token<G: Group>(&self, engine: &Engine<G>, name: &str, zone: ZoneId) -> Option<CardId> {
+        let unplaced = |id: &&CardId| !self.cards.contains_key(id);
+        let named = |id: &&CardId| engine.identity(**id).is_some_and(|card| card.name == name);
+        engine.table().zone(zone).iter().filter(unplaced).filter(named).min().copied()
     }
 
     /// After a restored game: the engine's table is where the game stands, and no action is left untold.

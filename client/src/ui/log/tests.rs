@@ -224,6 +224,22 @@ fn a_token_is_told_with_its_id_where_it_was_created() {
             format!("Ada created token {token} Goblin in their play area at 2,0"),
         ]
     );
+
+    // Two more of that name whose events come together: each is told with its own id.
+    for nonce in [8, 9] {
+        let card = CardInstance { owner: Seat::Host, nonce: [nonce; 16], name: "Goblin".into(), back: 0 };
+        game.pair.intent(Seat::Host, Intent::Act(Action::AddCard { card, to, placement })).expect("token");
+    }
+    let [ada, _] = game.lines(Game::settle);
+    let mut tokens = game.pair.host.table().zone(to).to_vec();
+    tokens.sort();
+    assert_eq!(
+        texts(&ada),
+        [
+            format!("You created token {} Goblin in your play area at 2,0", tokens[1]),
+            format!("You created token {} Goblin in your play area at 2,0", tokens[2]),
+        ]
+    );
 }
 
 #[test]
@@ -332,4 +348,25 @@ fn table_end_and_refuse_show_on_the_screen() {
     assert_eq!(texts(&bea), ["Ada's deck checked out against its sealed list (11 cards)"]);
     let text = screen(&game.views[0]);
     assert!(text.contains("You ended the game and sent your deck key"), "{text}");
+}
+
+#[test]
+fn taking_from_your_library_is_one_alert_in_the_tables_words() {
+    let mut game = Game::new();
+    let [ada, bea] = game.lines(|game| game.act(Seat::Guest, Action::TakeFromLibrary { count: 1 }));
+    assert_eq!(
+        ada,
+        [LogLine {
+            kind: LogKind::Alert,
+            text: "Bea took the top card of your library into their hand, face down".into()
+        }]
+    );
+    let taken = game.pair.guest.table().zone(ZoneId::hand(Seat::Guest))[0];
+    assert_eq!(
+        texts(&bea),
+        [
+            "You took the top card of Ada's library into your hand, face down".to_string(),
+            format!("You see {} (your hand)", game.card(Seat::Guest, taken)),
+        ]
+    );
 }

@@ -108,7 +108,7 @@ impl<G: Group> Words<'_, G> {
                 format!("{who} revealed {}{audience}", names.join(", "))
             }
             Action::TakeFromLibrary { count } => format!(
-                "{who} took the top {} of {} into {}, unseen by anyone else",
+                "{who} took the top {} of {} into {}, face down",
                 top_cards(*count),
                 self.zone(ZoneId::library(by.opponent()), actor),
                 self.zone(ZoneId::hand(by), actor)
@@ -132,7 +132,8 @@ impl<G: Group> Words<'_, G> {
             Action::Roll { .. } | Action::Flip => return None,
             Action::Mulligan { draw } => format!("{who} took a mulligan and drew {}", cards(*draw)),
             Action::AddCard { card, to, placement } => {
-                let id = self.new_token(&card.name, *to).map(|id| format!("{id} ")).unwrap_or_default();
+                let id =
+                    self.places.new_token(self.engine, &card.name, *to).map(|id| format!("{id} ")).unwrap_or_default();
                 let at = if to.kind == ZoneKind::Play { at(*placement) } else { String::new() };
                 format!("{who} created token {id}{} in {}{at}", card.name, self.zone(*to, actor))
             }
@@ -162,15 +163,6 @@ impl<G: Group> Words<'_, G> {
             },
             _ => format!("{who} moved {what}{source} to {target}"),
         }
-    }
-
-    /// The id of a token just created in `zone`: the card of that name there that the log has not placed
-    /// yet. `None` when the engine is ahead and the log cannot tell which card it is.
-    fn new_token(&self, name: &str, zone: ZoneId) -> Option<CardId> {
-        let table = self.engine.table();
-        table.zone(zone).iter().copied().find(|id| {
-            self.places.get(*id).is_none() && self.engine.identity(*id).is_some_and(|card| card.name == name)
-        })
     }
 
     /// An alert in a sentence. The opponent's actions on this player's cards are told with the action
