@@ -16,6 +16,7 @@ use fairdeck_shared::wire::Action;
 use self::places::Places;
 pub use self::words::table_lines;
 use self::words::{Words, top_cards};
+
 /// One line of the log.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LogLine {
@@ -97,8 +98,9 @@ impl Story {
     }
 }
 
-/// The log line for an event told on its own, or `None` for events the screen shows elsewhere (set-up
-/// progress, the cards this player draws into their own hand) or not at all.
+/// The log line for an event told on its own (all but actions and the alerts about them), or `None` for
+/// events the screen shows elsewhere (set-up progress, the cards this player draws into their own hand) or not
+/// at all.
 fn describe<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
     let engine = words.engine;
     let line = |kind, text: String| Some(LogLine { kind, text });
@@ -107,7 +109,6 @@ fn describe<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
         Event::Connected { name, software } => line(LogKind::Notice, format!("Connected to {name} ({software})")),
         Event::SetupProgress { .. } => None,
         Event::Ready => line(LogKind::Notice, "Both libraries are shuffled and verified: the table is ready".into()),
-        Event::Applied { by, action, .. } => words.action(*by, action).and_then(|text| line(LogKind::Action, text)),
         Event::Rejected { action, reason } => {
             line(LogKind::Error, format!("The host refused your action ({}): {reason}", verb(action)))
         }
