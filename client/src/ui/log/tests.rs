@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::{CardInstance, Ristretto255};
-use fairdeck_shared::engine::{DeckCard, DeckList, Engine, EngineConfig, Event, Intent};
+use fairdeck_shared::engine::{Alert, AlertKind, DeckCard, DeckList, Engine, EngineConfig, Event, Intent};
 use fairdeck_shared::pair::Pair;
 use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
 use fairdeck_shared::wire::Action;
@@ -368,5 +368,19 @@ fn taking_from_your_library_is_one_alert_in_the_tables_words() {
             "You took the top card of Ada's library into your hand, face down".to_string(),
             format!("You see {} (your hand)", game.card(Seat::Guest, taken)),
         ]
+    );
+}
+
+#[test]
+fn a_caught_cheat_is_a_sentence_with_the_engines_evidence() {
+    let mut game = Game::new();
+    let alert = Alert { kind: AlertKind::BadProof, detail: "strip proof of #3".into(), evidence: None };
+    let [ada, _] = game.lines(|game| game.views[0].apply(&Output::Engine(Event::Alert(alert)), &game.pair.host));
+    assert_eq!(
+        ada,
+        [LogLine {
+            kind: LogKind::Alert,
+            text: "A proof from Bea did not verify (strip proof of #3) — the game is stopped".into()
+        }]
     );
 }
