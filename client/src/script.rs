@@ -238,8 +238,8 @@ struct ZoneView {
     cards: Vec<u32>,
 }
 
-/// The event for an output, or `None` for the status line's running count of a wait: a script gets the
-/// one `waiting` event when the wait is long enough to claim a forfeit.
+/// The event for an output, or `None` for a taken intent and for the status line's running count of a wait:
+/// a script gets the one `waiting` event when the wait is long enough to claim a forfeit.
 fn script_event(output: Output, engine: &Engine<Ristretto255>) -> Option<ScriptEvent> {
     Some(match output {
         Output::Deck { hash, main, sideboard } => ScriptEvent::Deck { hash, main, sideboard },
@@ -259,7 +259,8 @@ fn script_event(output: Output, engine: &Engine<Ristretto255>) -> Option<ScriptE
         Output::RelayAlert(detail) => ScriptEvent::Alert { kind: "relay", detail, misbehaviour: None },
         Output::CommandError { kind, command, message } => ScriptEvent::Error { kind, command: Some(command), message },
         Output::Idle => ScriptEvent::Idle,
-        Output::Waiting(_) => return None,
+        // What a script's intent changes comes as events; the rest it knows, having sent the command.
+        Output::Waiting(_) | Output::Taken(_) => return None,
         Output::Overdue(Waiting { awaited, seconds }) => ScriptEvent::Waiting { awaited: awaited.to_string(), seconds },
         Output::Table => ScriptEvent::Table(table_view(engine)),
         Output::Engine(event) => engine_event(event, engine),

@@ -160,7 +160,8 @@ fn an_alert_is_red_bold_and_marked() {
     let cell = &buffer[(x, y)];
     assert_eq!(cell.fg, Color::Red);
     assert!(cell.modifier.contains(Modifier::BOLD));
-    assert!(rows(&buffer)[usize::from(y)].contains("Moved your cards"));
+    let alert = &rows(&buffer)[usize::from(y)];
+    assert!(alert.contains(&format!("Guest untapped your {up} {}", name(&pair, Seat::Host, up))), "{alert}");
     // An ordinary action line is not styled as an alert.
     let (x, y) = find(&buffer, "You drew 3 cards").expect("action line");
     assert_ne!(buffer[(x, y)].fg, Color::Red);
@@ -584,12 +585,12 @@ struct PanelRect {
     bottom: u16,
 }
 
-/// The panel whose title holds `title`.
+/// The panel whose title starts with `title`: on its top border, where the log's lines may use the same words.
 fn panel(buffer: &Buffer, title: &str) -> PanelRect {
-    let (x, top) = find(buffer, title).unwrap_or_else(|| panic!("no panel {title:?}:\n{}", screen(buffer)));
+    let corner = format!("┌ {title}");
+    let (left, top) = find(buffer, &corner).unwrap_or_else(|| panic!("no panel {title:?}:\n{}", screen(buffer)));
     let at = |x: u16, y: u16| buffer[(x, y)].symbol();
-    let left = (0..x).rev().find(|&c| at(c, top) == "┌").expect("top-left corner");
-    let right = (x..buffer.area.width).find(|&c| at(c, top) == "┐").expect("top-right corner");
+    let right = (left..buffer.area.width).find(|&c| at(c, top) == "┐").expect("top-right corner");
     let bottom = (top + 1..buffer.area.height).find(|&y| at(left, y) == "└").expect("bottom-left corner");
     PanelRect { left, right, top, bottom }
 }

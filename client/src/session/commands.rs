@@ -137,7 +137,9 @@ impl Session {
 
     /// Hands an intent to the engine; a refusal is shown.
     fn intent<F: Frontend>(&mut self, intent: Intent, line: &str, front: &mut F) -> Result<(), SessionError> {
-        let Err(error) = self.engine.handle(Input::Intent { intent }) else { return Ok(()) };
+        let Err(error) = self.engine.handle(Input::Intent { intent: intent.clone() }) else {
+            return front.show(Output::Taken(intent), &self.engine).map_err(SessionError::from);
+        };
         let kind = match error {
             IntentError::NotReady => "not_ready",
             IntentError::Halted(_) => "halted",

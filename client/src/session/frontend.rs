@@ -6,7 +6,7 @@ use std::future::Future;
 use std::path::PathBuf;
 
 use fairdeck_shared::crypto::Ristretto255;
-use fairdeck_shared::engine::{Engine, Event};
+use fairdeck_shared::engine::{Engine, Event, Intent};
 
 use super::wait_clock::{WaitNews, Waiting};
 
@@ -95,6 +95,9 @@ pub enum Output {
     Overdue(Waiting),
     /// The answer to `table` and `quit`: the front end shows the whole table.
     Table,
+    /// The engine took this player's intent. What it changes on the table comes as events; the terminal
+    /// tells the rest (`end`, `refuse`, `ask`, `new-game`), which no event of this player's does.
+    Taken(Intent),
     /// An event of the table engine.
     Engine(Event),
 }

@@ -1,11 +1,20 @@
 //! The log's words for the engine's events, from this player's point of view ("You drew 2 cards",
-//! "Ada tapped #12 Forest").
+//! "Bea moved your #12 Forest from your play area to your graveyard"). The log keeps what the words need
+//! and the events do not carry: where each card was (`places`), and the alert the engine raised about the
+//! action that comes next.
 
-use fairdeck_shared::Seat;
+mod places;
+#[cfg(test)]
+mod tests;
+mod words;
+
 use fairdeck_shared::crypto::Group;
-use fairdeck_shared::engine::{Engine, Event};
-use fairdeck_shared::table::{CardId, ZoneId, ZoneKind};
-use fairdeck_shared::wire::Action;
+use fairdeck_shared::engine::{Alert, AlertKind, Engine, Event, Intent};
+use fairdeck_shared::table::ZoneId;
+
+use self::places::Places;
+pub use self::words::table_lines;
+use self::words::{Words, top_cards};
 
 /// One line of the log.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,18 +40,74 @@ pub enum LogKind {
     Command,
 }
 
-/// The log line for an event, or `None` for events the screen shows elsewhere (set-up progress, the
-/// cards this player draws into their own hand) or not at all.
-pub fn describe<G: Group>(event: &Event, engine: &Engine<G>) -> Option<LogLine> {
-    let words = Words { engine };
+/// What the log remembers between events to tell them.
+#[derive(Clone, Debug, Default)]
+pub struct Story {
+    places: Places,
+    /// The engine's alert about the opponent's action on this player's cards: it comes before the action's
+    /// `Applied`, whose sentence then is the alert.
+    alert: Option<Alert>,
+    /// The last event was a reveal request: the engine's alert that follows is about it, and its line
+    /// already says it.
+    asked: bool,
+}
+
+impl Story {
+    /// The log lines for an event (usually one), which `engine` shows the table after.
+    pub fn tell<G: Group>(&mut self, event: &Event, engine: &Engine<G>) -> Vec<LogLine> {
+        let lines = self.lines(event, engine);
+        self.places.follow(event, engine);
+        lines
+    }
+
+    /// A saved game was restored: its table stands where the engine is.
+    pub fn restart<G: Group>(&mut self, engine: &Engine<G>) {
+        *self = Story::default();
+        self.places.restart(engine);
+    }
+
+    /// The log line for an intent of this player's that the engine took, if no event tells it.
+    pub fn taken<G: Group>(&self, intent: &Intent, engine: &Engine<G>) -> Option<LogLine> {
+        let words = Words { engine, places: &self.places };
+        words.taken(intent).map(|text| LogLine { kind: LogKind::Notice, text })
+    }
+
+    fn lines<G: Group>(&mut self, event: &Event, engine: &Engine<G>) -> Vec<LogLine> {
+        let asked = std::mem::take(&mut self.asked);
+        let words = Words { engine, places: &self.places };
+        match event {
+            Event::Alert(alert) if alert.kind == AlertKind::LookedAtYourCards && asked => Vec::new(),
+            Event::Alert(alert) if !alert.kind.is_misbehaviour() => {
+                // An alert still waiting for its action would be lost: it is told as it came.
+                let flushed = self.alert.replace(alert.clone());
+                flushed.map(|alert| LogLine { kind: LogKind::Alert, text: words.alert(&alert) }).into_iter().collect()
+            }
+            Event::Applied { by, action, .. } => {
+                let alert = self.alert.take();
+                let kind = if alert.is_some() { LogKind::Alert } else { LogKind::Action };
+                let text = words.action(*by, action).or_else(|| alert.map(|alert| words.alert(&alert)));
+                text.map(|text| LogLine { kind, text }).into_iter().collect()
+            }
+            Event::RevealRequested { .. } => {
+                self.asked = true;
+                describe(event, &words).into_iter().collect()
+            }
+            _ => describe(event, &words).into_iter().collect(),
+        }
+    }
+}
+
+/// The log line for an event told on its own (all but actions and the alerts about them), or `None` for
+/// events the screen shows elsewhere (set-up progress, the cards this player draws into their own hand) or not
+/// at all.
+fn describe<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
+    let engine = words.engine;
     let line = |kind, text: String| Some(LogLine { kind, text });
+    let them = words.name(engine.seat().opponent());
     match event {
         Event::Connected { name, software } => line(LogKind::Notice, format!("Connected to {name} ({software})")),
         Event::SetupProgress { .. } => None,
         Event::Ready => line(LogKind::Notice, "Both libraries are shuffled and verified: the table is ready".into()),
-        Event::Applied { by, action, .. } => {
-            words.action(*by, action).map(|text| LogLine { kind: LogKind::Action, text })
-        }
         Event::Rejected { action, reason } => {
             line(LogKind::Error, format!("The host refused your action ({}): {reason}", action.name()))
         }
@@ -50,9 +115,10 @@ pub fn describe<G: Group>(event: &Event, engine: &Engine<G>) -> Option<LogLine> 
             // News are the opponent's cards and those of one's own library (a peek); one's other cards
             // were known already, or are in the hand pane now.
             let me = engine.seat();
-            let news =
-                instance.owner != me || engine.table().card(*card).is_some_and(|c| c.zone == ZoneId::library(me));
-            let text = format!("You see {card} {} ({})", instance.name, words.zone_of(*card));
+            let place = words.place(*card);
+            let news = instance.owner != me || place.is_some_and(|p| p.zone == ZoneId::library(me));
+            let zone = place.map_or_else(|| "gone".into(), |p| words.zone(p.zone, None));
+            let text = format!("You see {card} {} ({zone})", instance.name);
             news.then_some(LogLine { kind: LogKind::Action, text })
         }
         Event::Shuffled { library } => line(LogKind::Notice, format!("{} library is shuffled", words.whose(*library))),
@@ -64,26 +130,30 @@ pub fn describe<G: Group>(event: &Event, engine: &Engine<G>) -> Option<LogLine> 
         }
         Event::Flipped { by, coin } => line(LogKind::Action, format!("{} flipped a coin: {coin}", words.who(*by))),
         Event::ShownAtRandom { by, card } => {
-            line(LogKind::Action, format!("{} shows {} at random", words.who(*by), words.card(*card)))
+            line(LogKind::Action, format!("{} shows {} at random", words.who(*by), words.card(*card, None)))
         }
         Event::Chat { from, text } => line(LogKind::Chat, format!("<{}> {text}", words.name(*from))),
         Event::RevealRequested { zone, count } => {
-            let how_many = count.map(|n| format!("{n} cards of ")).unwrap_or_default();
-            let asker = words.name(engine.seat().opponent());
-            line(LogKind::Alert, format!("{asker} asks to see {how_many}{}", words.zone(*zone)))
+            // Only a request: nothing is shown unless this player reveals it.
+            let what = count.map(|n| format!("the top {} of ", top_cards(n))).unwrap_or_default();
+            let (zone_words, kind) = (words.zone(*zone, None), zone.kind.name());
+            line(
+                LogKind::Alert,
+                format!("{them} asks to see {what}{zone_words}: reveal cards to them, or refuse {kind}"),
+            )
         }
-        Event::RevealRefused { zone } => {
-            line(LogKind::Notice, format!("{} refused to show {}", words.name(zone.owner), words.zone(*zone)))
-        }
-        Event::NewGameRequested => line(
+        Event::RevealRefused { zone } => line(
             LogKind::Notice,
-            format!("{} asks for a new game (type new-game [DECKFILE] to agree)", words.name(engine.seat().opponent())),
+            format!("{} refused to show {}", words.who(zone.owner), words.zone(*zone, Some(zone.owner))),
         ),
+        Event::NewGameRequested => {
+            line(LogKind::Notice, format!("{them} asks for a new game (type new-game [DECKFILE] to agree)"))
+        }
         Event::ForfeitClaimed { by, awaited } => {
             let loser = words.name(by.opponent());
             line(
                 LogKind::Alert,
-                format!("{} ended the game: {loser} forfeits, having not sent {awaited}", words.name(*by)),
+                format!("{} ended the game: {loser} forfeits, having not sent {awaited}", words.who(*by)),
             )
         }
         Event::NewGame { number } => line(LogKind::Notice, format!("Game {number} starts: new decks are shuffled")),
@@ -91,123 +161,10 @@ pub fn describe<G: Group>(event: &Event, engine: &Engine<G>) -> Option<LogLine> 
             LogKind::Notice,
             format!("{} deck checked out against its sealed list ({} cards)", words.whose(*seat), deck.len()),
         ),
-        Event::Alert(alert) => {
-            let stop = if alert.kind.is_misbehaviour() { " — the game is stopped" } else { "" };
-            line(LogKind::Alert, format!("{}: {}{stop}", words_of_name(alert.kind.name()), alert.detail))
-        }
-        // An answer to a ping says nothing to the player. Every event is listed, so an event the engine gains
-        // does not compile here until it has its words.
-        Event::Pong => None,
+        Event::Alert(alert) => line(LogKind::Alert, words.alert(alert)),
+        // Actions are told with the alert that came before them (`Story::lines`); an answer to a ping says
+        // nothing to the player. Every event is listed, so an event the engine gains does not compile here until
+        // it has its words.
+        Event::Applied { .. } | Event::Pong => None,
     }
-}
-
-/// A stable snake_case name in words: `moved_your_cards` becomes "Moved your cards".
-fn words_of_name(name: &str) -> String {
-    let words = name.replace('_', " ");
-    let mut chars = words.chars();
-    chars.next().map_or_else(String::new, |first| first.to_uppercase().chain(chars).collect())
-}
-
-/// Names seats, zones and cards from the point of view of the engine's player.
-struct Words<'a, G: Group> {
-    engine: &'a Engine<G>,
-}
-
-impl<G: Group> Words<'_, G> {
-    /// The subject of a sentence: "You" or the opponent's name.
-    fn who(&self, seat: Seat) -> String {
-        if seat == self.engine.seat() { "You".into() } else { self.name(seat) }
-    }
-
-    fn name(&self, seat: Seat) -> String {
-        let name = &self.engine.table().player(seat).name;
-        match (seat == self.engine.seat(), name.is_empty()) {
-            (true, _) => "you".into(),
-            (false, true) => "the opponent".into(),
-            (false, false) => name.clone(),
-        }
-    }
-
-    /// "Your" or "Ada's".
-    fn whose(&self, seat: Seat) -> String {
-        if seat == self.engine.seat() { "Your".into() } else { format!("{}'s", self.name(seat)) }
-    }
-
-    fn zone(&self, zone: ZoneId) -> String {
-        let owner =
-            if zone.owner == self.engine.seat() { "your".into() } else { format!("{}'s", self.name(zone.owner)) };
-        format!("{owner} {}", zone.kind.name())
-    }
-
-    fn zone_of(&self, card: CardId) -> String {
-        self.engine.table().card(card).map(|c| self.zone(c.zone)).unwrap_or_else(|| "gone".into())
-    }
-
-    /// "#12 Forest", or "#12" for a card this player does not know.
-    fn card(&self, card: CardId) -> String {
-        match self.engine.identity(card) {
-            Some(instance) => format!("{card} {}", instance.name),
-            None => card.to_string(),
-        }
-    }
-
-    fn action(&self, by: Seat, action: &Action) -> Option<String> {
-        let who = self.who(by);
-        let text = match action {
-            Action::Draw { count } => format!("{who} drew {}", cards(*count)),
-            Action::Move { card, to, placement, .. } if to.kind == ZoneKind::Play => {
-                let down = if placement.face_down { " face down" } else { "" };
-                let (x, y) = (placement.x, placement.y);
-                format!("{who} put {} into {} at {x},{y}{down}", self.card(*card), self.zone(*to))
-            }
-            Action::Move { card, to, .. } => format!("{who} moved {} to {}", self.card(*card), self.zone(*to)),
-            Action::Rearrange { card, index } => {
-                format!("{who} moved {} to place {index} of its zone", self.card(*card))
-            }
-            Action::Shuffle { .. } => format!("{who} shuffled {} library", self.possessive(by)),
-            Action::Peek { count } => {
-                format!("{who} looked at the top {} of {} library", cards(*count), self.possessive(by))
-            }
-            Action::Reveal { cards: shown, to } => {
-                let names: Vec<String> = shown.iter().map(|c| self.card(*c)).collect();
-                let audience = match to {
-                    None => String::new(),
-                    Some(seat) => format!(" to {}", self.name(*seat)),
-                };
-                format!("{who} revealed {}{audience}", names.join(", "))
-            }
-            Action::TakeFromLibrary { count } => {
-                format!(
-                    "{who} took the top {} of {} library, face down",
-                    cards(*count),
-                    self.whose(by.opponent()).to_lowercase()
-                )
-            }
-            Action::ShowRandom => format!("{who} asked to show a random card of {} hand", self.possessive(by)),
-            Action::Tap { card, tapped } => {
-                format!("{who} {} {}", if *tapped { "tapped" } else { "untapped" }, self.card(*card))
-            }
-            Action::SetCardValue { card, key, value: Some(value) } => {
-                format!("{who} set {key} to {value} on {}", self.card(*card))
-            }
-            Action::SetCardValue { card, key, value: None } => format!("{who} removed {key} from {}", self.card(*card)),
-            Action::SetPlayerValue { key, value } => format!("{who} set {} {key} to {value}", self.possessive(by)),
-            Action::SetPhase { phase } => format!("{who} moved to the {phase} phase"),
-            Action::NextTurn => format!("{who} passed the turn (turn {})", self.engine.table().turn),
-            // The outcome comes as its own event, with the faces.
-            Action::Roll { .. } | Action::Flip => return None,
-            Action::Mulligan { draw } => format!("{who} took a mulligan and drew {}", cards(*draw)),
-            Action::AddCard { card, to, .. } => format!("{who} created {} in {}", card.name, self.zone(*to)),
-        };
-        Some(text)
-    }
-
-    /// "your" or "their", after a subject.
-    fn possessive(&self, seat: Seat) -> &'static str {
-        if seat == self.engine.seat() { "your" } else { "their" }
-    }
-}
-
-fn cards(count: u32) -> String {
-    if count == 1 { "1 card".into() } else { format!("{count} cards") }
 }

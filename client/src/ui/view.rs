@@ -10,7 +10,7 @@ use fairdeck_shared::crypto::Group;
 use fairdeck_shared::engine::{Engine, Event};
 use fairdeck_shared::table::{CardId, Table, ZoneId, ZoneKind};
 
-use super::log::{LogKind, LogLine, describe};
+use super::log::{LogKind, LogLine, Story, table_lines};
 use crate::session::{Output, WRONG_CODES_PER_CODE, Waiting};
 
 /// Zones in the order the screen lists their counts.
@@ -47,6 +47,8 @@ pub struct View {
     pub waiting: Option<Waiting>,
     /// The relay's address, shown while connecting.
     pub relay_url: String,
+    /// What the log keeps to tell the events.
+    story: Story,
 }
 
 /// The public table as this player sees it, with the names this player knows.
@@ -346,6 +348,7 @@ impl View {
             leaving: false,
             waiting: None,
             relay_url: relay_url.into(),
+            story: Story::default(),
         }
     }
 
@@ -412,6 +415,7 @@ impl View {
                 self.code = None;
                 self.relay = RelayLink::Connecting;
                 self.relay_url = relay.clone();
+                self.story.restart(engine);
                 self.log.push(LogKind::Notice, format!("Game restored from {} after {moves} moves", path.display()));
             }
             Output::Rendezvous { peer_here } => {
@@ -472,8 +476,17 @@ impl View {
                 LogKind::Notice,
                 format!("{opponent} has not sent {awaited} for {seconds} s: the command forfeit ends the game"),
             ),
-            // The screen always shows the whole table.
-            Output::Table => {}
+            // The screen shows the whole table; the log says it in words, as `table` asked.
+            Output::Table => {
+                for text in table_lines(&self.table) {
+                    self.log.push(LogKind::Notice, text);
+                }
+            }
+            Output::Taken(intent) => {
+                if let Some(line) = self.story.taken(intent, engine) {
+                    self.log.push(line.kind, line.text);
+                }
+            }
             Output::Engine(event) => self.apply_event(event, engine),
         }
     }
@@ -488,7 +501,7 @@ impl View {
             Event::NewGame { number } => self.setup.game = *number,
             _ => {}
         }
-        if let Some(line) = describe(event, engine) {
+        for line in self.story.tell(event, engine) {
             self.log.push(line.kind, line.text);
         }
     }

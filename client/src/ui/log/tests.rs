@@ -1,0 +1,386 @@
+//! The log's sentences, from two real engines playing in memory: Ada hosts, Bea joins. Each player's view
+//! takes every event as the session would hand it over, after each message delivered.
+
+use std::collections::VecDeque;
+
+use fairdeck_shared::Seat;
+use fairdeck_shared::crypto::{CardInstance, Ristretto255};
+use fairdeck_shared::engine::{Alert, AlertKind, DeckCard, DeckList, Engine, EngineConfig, Event, Intent};
+use fairdeck_shared::pair::Pair;
+use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
+use fairdeck_shared::wire::Action;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+use super::{LogKind, LogLine};
+use crate::session::Output;
+use crate::ui::View;
+use crate::ui::render::render;
+
+const NAMES: [&str; 5] = ["Goblin Guide", "Lightning Bolt", "Mountain", "Monastery Swiftspear", "Lava Spike"];
+
+fn deck() -> DeckList {
+    let card = |name: &str| DeckCard { name: name.into(), back: 0 };
+    DeckList { library: NAMES.iter().cycle().take(10).map(|n| card(n)).collect(), sideboard: vec![card("Smash")] }
+}
+
+/// Ada and Bea at a ready table, and the view each one's terminal shows.
+struct Game {
+    pair: Pair<Ristretto255>,
+    views: [View; 2],
+    /// How many of each player's events their view took.
+    told: [usize; 2],
+}
+
+fn index(seat: Seat) -> usize {
+    match seat {
+        Seat::Host => 0,
+        Seat::Guest => 1,
+    }
+}
+
+impl Game {
+    fn new() -> Self {
+        let engine = |seat, name: &str, seed| {
+            let config = EngineConfig { name: name.into(), software: "fairdeck-test".into() };
+            Engine::new(seat, config, deck(), [seed; 32]).expect("valid deck")
+        };
+        let mut pair = Pair {
+            host: engine(Seat::Host, "Ada", 3),
+            guest: engine(Seat::Guest, "Bea", 4),
+            host_events: Vec::new(),
+            guest_events: Vec::new(),
+            queue: VecDeque::new(),
+        };
+        pair.collect();
+        let mut game = Game { pair, views: [View::new("ws://relay"), View::new("ws://relay")], told: [0, 0] };
+        game.settle();
+        assert!(game.pair.host.is_ready() && game.pair.guest.is_ready(), "set-up did not finish");
+        game
+    }
+
+    /// Delivers every message, one at a time, each view taking the events that message gave.
+    fn settle(&mut self) {
+        self.tell();
+        while self.pair.step() {
+            self.tell();
+        }
+    }
+
+    fn tell(&mut self) {
+        for seat in Seat::BOTH {
+            let i = index(seat);
+            let events = &self.pair.events(seat)[self.told[i]..];
+            for event in events {
+                self.views[i].apply(&Output::Engine(event.clone()), self.pair.engine(seat));
+            }
+            self.told[i] += events.len();
+        }
+    }
+
+    /// `seat`'s intent, as the session hands it over: the engine takes it, the view hears so, then the
+    /// events come.
+    fn intent(&mut self, seat: Seat, intent: Intent) {
+        self.pair.intent(seat, intent.clone()).unwrap_or_else(|e| panic!("{intent:?}: {e}"));
+        self.views[index(seat)].apply(&Output::Taken(intent), self.pair.engine(seat));
+        self.settle();
+    }
+
+    fn act(&mut self, seat: Seat, action: Action) {
+        self.intent(seat, Intent::Act(action));
+    }
+
+    /// Runs `step` and returns the log lines it added to each player's view.
+    fn lines(&mut self, step: impl FnOnce(&mut Game)) -> [Vec<LogLine>; 2] {
+        let before = self.views.each_ref().map(|view| view.log.lines().len());
+        step(self);
+        [0, 1].map(|i| self.views[i].log.lines().iter().skip(before[i]).cloned().collect())
+    }
+
+    fn draw(&mut self, seat: Seat, count: u32) -> Vec<CardId> {
+        self.act(seat, Action::Draw { count });
+        self.pair.engine(seat).table().zone(ZoneId::hand(seat)).to_vec()
+    }
+
+    /// "#12 Goblin Guide", as `seat` knows it.
+    fn card(&self, seat: Seat, card: CardId) -> String {
+        format!("{card} {}", self.pair.engine(seat).identity(card).expect("a known card").name)
+    }
+}
+
+fn texts(lines: &[LogLine]) -> Vec<&str> {
+    lines.iter().map(|line| line.text.as_str()).collect()
+}
+
+fn play(seat: Seat, card: CardId, x: i32, y: i32, face_down: bool) -> Action {
+    let to = ZoneId::new(seat, ZoneKind::Play);
+    Action::Move { card, to, position: Position::Top, placement: Placement { x, y, face_down } }
+}
+
+fn move_to(card: CardId, to: ZoneId, position: Position) -> Action {
+    Action::Move { card, to, position, placement: Placement::default() }
+}
+
+#[test]
+fn a_card_put_from_hand_into_play_says_from_where_to_where() {
+    let mut game = Game::new();
+    let card = game.draw(Seat::Host, 1)[0];
+    let [ada, bea] = game.lines(|game| game.act(Seat::Host, play(Seat::Host, card, 0, 0, false)));
+    let named = game.card(Seat::Host, card);
+    assert_eq!(texts(&ada), [format!("You put {named} from your hand into your play area at 0,0")]);
+    assert_eq!(ada[0].kind, LogKind::Action);
+    // Bea learns the card once Ada's key for it arrives, after the move.
+    assert_eq!(
+        texts(&bea),
+        [
+            "Ada put a card from their hand into their play area at 0,0".to_string(),
+            format!("You see {named} (Ada's play area)")
+        ]
+    );
+}
+
+#[test]
+fn the_opponent_moving_your_card_is_one_alert_in_the_tables_words() {
+    let mut game = Game::new();
+    let card = game.draw(Seat::Host, 1)[0];
+    game.act(Seat::Host, play(Seat::Host, card, 0, 0, false));
+    let named = game.card(Seat::Host, card);
+    let graveyard = ZoneId::new(Seat::Host, ZoneKind::Graveyard);
+    let [ada, bea] = game.lines(|game| game.act(Seat::Guest, move_to(card, graveyard, Position::Top)));
+    assert_eq!(
+        ada,
+        [LogLine {
+            kind: LogKind::Alert,
+            text: format!("Bea moved your {named} from your play area to your graveyard")
+        }]
+    );
+    assert!(game.pair.host_events.iter().any(|e| matches!(e, Event::Alert(_))), "the engine raised the alert");
+    assert_eq!(texts(&bea), [format!("You moved Ada's {named} from Ada's play area to Ada's graveyard")]);
+}
+
+#[test]
+fn a_card_put_into_a_library_says_top_or_bottom() {
+    let mut game = Game::new();
+    let hand = game.draw(Seat::Host, 2);
+    let library = ZoneId::library(Seat::Host);
+    let [ada, bea] = game.lines(|game| {
+        game.act(Seat::Host, move_to(hand[0], library, Position::Top));
+        game.act(Seat::Host, move_to(hand[1], library, Position::Bottom));
+    });
+    // Back in the library, Ada knows the cards she put there.
+    let (top, bottom) = (game.card(Seat::Host, hand[0]), game.card(Seat::Host, hand[1]));
+    assert_eq!(
+        texts(&ada),
+        [
+            format!("You put {top} from your hand on top of your library"),
+            format!("You put {bottom} from your hand on the bottom of your library"),
+        ]
+    );
+    assert_eq!(
+        texts(&bea),
+        [
+            "Ada put a card from their hand on top of their library",
+            "Ada put a card from their hand on the bottom of their library",
+        ]
+    );
+}
+
+#[test]
+fn a_face_down_card_is_put_face_down_and_named_only_for_its_owner() {
+    let mut game = Game::new();
+    let card = game.draw(Seat::Host, 1)[0];
+    let [ada, bea] = game.lines(|game| {
+        game.act(Seat::Host, play(Seat::Host, card, 1, 1, true));
+        game.act(Seat::Host, Action::Tap { card, tapped: true });
+    });
+    let named = game.card(Seat::Host, card);
+    assert_eq!(
+        texts(&ada),
+        [format!("You put {named} from your hand into your play area at 1,1 face down"), format!("You tapped {named}")]
+    );
+    assert_eq!(
+        texts(&bea),
+        [
+            "Ada put a card from their hand into their play area at 1,1 face down".to_string(),
+            format!("Ada tapped a face-down card {card}"),
+        ]
+    );
+}
+
+#[test]
+fn a_token_is_told_with_its_id_where_it_was_created() {
+    let mut game = Game::new();
+    let goblin = CardInstance { owner: Seat::Host, nonce: [7; 16], name: "Goblin".into(), back: 0 };
+    let to = ZoneId::new(Seat::Host, ZoneKind::Play);
+    let placement = Placement { x: 2, y: 0, face_down: false };
+    let [ada, bea] = game.lines(|game| game.act(Seat::Host, Action::AddCard { card: goblin, to, placement }));
+    let token = *game.pair.host.table().zone(to).last().expect("the token");
+    assert_eq!(texts(&ada), [format!("You created token {token} Goblin in your play area at 2,0")]);
+    // Bea's engine tells her the token's name as it is created.
+    assert_eq!(
+        texts(&bea),
+        [
+            format!("You see {token} Goblin (Ada's play area)"),
+            format!("Ada created token {token} Goblin in their play area at 2,0"),
+        ]
+    );
+
+    // Two more of that name whose events come together: each is told with its own id.
+    for nonce in [8, 9] {
+        let card = CardInstance { owner: Seat::Host, nonce: [nonce; 16], name: "Goblin".into(), back: 0 };
+        game.pair.intent(Seat::Host, Intent::Act(Action::AddCard { card, to, placement })).expect("token");
+    }
+    let [ada, _] = game.lines(Game::settle);
+    let mut tokens = game.pair.host.table().zone(to).to_vec();
+    tokens.sort();
+    assert_eq!(
+        texts(&ada),
+        [
+            format!("You created token {} Goblin in your play area at 2,0", tokens[1]),
+            format!("You created token {} Goblin in your play area at 2,0", tokens[2]),
+        ]
+    );
+}
+
+#[test]
+fn asking_to_see_a_hand_is_told_as_a_request_and_a_refusal_as_one() {
+    let mut game = Game::new();
+    game.draw(Seat::Host, 2);
+    let ask = Intent::RequestReveal { zone: ZoneId::hand(Seat::Host), count: None };
+    let [ada, bea] = game.lines(|game| game.intent(Seat::Guest, ask));
+    // One alert, and it claims no more than the request: nothing was shown.
+    assert_eq!(
+        ada,
+        [LogLine {
+            kind: LogKind::Alert,
+            text: "Bea asks to see your hand: reveal cards to them, or refuse hand".into()
+        }]
+    );
+    assert!(game.pair.host_events.iter().any(|e| matches!(e, Event::Alert(_))), "the engine raised an alert");
+    assert_eq!(texts(&bea), ["You asked Ada to show their hand"]);
+
+    let refuse = Intent::RefuseReveal { zone: ZoneId::hand(Seat::Host) };
+    let [ada, bea] = game.lines(|game| game.intent(Seat::Host, refuse));
+    assert_eq!(texts(&ada), ["You refused to show your hand"]);
+    assert_eq!(texts(&bea), ["Ada refused to show their hand"]);
+}
+
+#[test]
+fn asking_for_the_top_of_a_library_counts_the_cards() {
+    let mut game = Game::new();
+    let ask = Intent::RequestReveal { zone: ZoneId::library(Seat::Guest), count: Some(3) };
+    let [ada, bea] = game.lines(|game| game.intent(Seat::Host, ask));
+    assert_eq!(texts(&ada), ["You asked Bea to show the top 3 cards of their library"]);
+    assert_eq!(
+        texts(&bea),
+        ["Ada asks to see the top 3 cards of your library: reveal cards to them, or refuse library"]
+    );
+}
+
+#[test]
+fn events_told_after_the_engine_moved_on_name_no_wrong_origin() {
+    let mut game = Game::new();
+    let card = game.draw(Seat::Host, 1)[0];
+    let named = game.card(Seat::Host, card);
+    // Two moves of one card whose events come together, as from messages that arrived at once: the
+    // engine's table is already past both.
+    game.pair.intent(Seat::Host, Intent::Act(play(Seat::Host, card, 0, 0, false))).expect("play");
+    let graveyard = ZoneId::new(Seat::Host, ZoneKind::Graveyard);
+    game.pair.intent(Seat::Host, Intent::Act(move_to(card, graveyard, Position::Top))).expect("move");
+    let [ada, _] = game.lines(Game::settle);
+    assert_eq!(
+        texts(&ada),
+        [
+            format!("You put {named} from your hand into your play area at 0,0"),
+            format!("You moved {named} from your play area to your graveyard"),
+        ]
+    );
+
+    // A card drawn and played in one batch: which card the draw took, only the table before it could
+    // tell, so the play says no origin rather than a wrong one (nor a name: the card is not unlocked yet).
+    game.pair.intent(Seat::Host, Intent::Act(Action::Draw { count: 1 })).expect("draw");
+    let drawn = *game.pair.host.table().zone(ZoneId::hand(Seat::Host)).last().expect("drawn");
+    game.pair.intent(Seat::Host, Intent::Act(play(Seat::Host, drawn, 1, 0, false))).expect("play");
+    let [ada, _] = game.lines(Game::settle);
+    assert_eq!(texts(&ada), ["You drew 1 card", "You put a card into your play area at 1,0"]);
+}
+
+/// The screen's text, drawn at 120×40.
+fn screen(view: &View) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("test terminal");
+    terminal.draw(|frame| render(frame, view)).expect("draw");
+    let buffer = terminal.backend().buffer();
+    let area = buffer.area;
+    (0..area.height)
+        .map(|y| (0..area.width).map(|x| buffer[(x, y)].symbol()).collect::<String>().replace('\u{a0}', " "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn table_end_and_refuse_show_on_the_screen() {
+    let mut game = Game::new();
+    game.draw(Seat::Host, 3);
+    game.act(Seat::Host, Action::SetPlayerValue { key: "life".into(), value: 18 });
+    game.act(Seat::Guest, Action::SetPlayerValue { key: "poison".into(), value: 2 });
+    let [ada, _] = game.lines(|game| game.views[0].apply(&Output::Table, &game.pair.host));
+    assert_eq!(
+        texts(&ada),
+        [
+            "The table: before the first turn",
+            "You: life 18 · library 7 · hand 3 · graveyard 0 · exile 0 · sideboard 1 · play area 0",
+            "Bea: life — · poison 2 · library 10 · hand 0 · graveyard 0 · exile 0 · sideboard 1 · play area 0",
+        ]
+    );
+    let text = screen(&game.views[0]);
+    assert!(text.contains("You: life 18 · library 7 · hand 3"), "{text}");
+
+    let refuse = Intent::RefuseReveal { zone: ZoneId::library(Seat::Host) };
+    game.intent(Seat::Host, refuse);
+    let text = screen(&game.views[0]);
+    assert!(text.contains("You refused to show your library"), "{text}");
+
+    let [ada, bea] = game.lines(|game| game.intent(Seat::Host, Intent::EndGame));
+    assert_eq!(
+        texts(&ada),
+        ["You ended the game and sent your deck key: Bea can check your whole deck against its sealed list"]
+    );
+    assert_eq!(texts(&bea), ["Ada's deck checked out against its sealed list (11 cards)"]);
+    let text = screen(&game.views[0]);
+    assert!(text.contains("You ended the game and sent your deck key"), "{text}");
+}
+
+#[test]
+fn taking_from_your_library_is_one_alert_in_the_tables_words() {
+    let mut game = Game::new();
+    let [ada, bea] = game.lines(|game| game.act(Seat::Guest, Action::TakeFromLibrary { count: 1 }));
+    assert_eq!(
+        ada,
+        [LogLine {
+            kind: LogKind::Alert,
+            text: "Bea took the top card of your library into their hand, face down".into()
+        }]
+    );
+    let taken = game.pair.guest.table().zone(ZoneId::hand(Seat::Guest))[0];
+    assert_eq!(
+        texts(&bea),
+        [
+            "You took the top card of Ada's library into your hand, face down".to_string(),
+            format!("You see {} (your hand)", game.card(Seat::Guest, taken)),
+        ]
+    );
+}
+
+#[test]
+fn a_caught_cheat_is_a_sentence_with_the_engines_evidence() {
+    let mut game = Game::new();
+    let alert = Alert { kind: AlertKind::BadProof, detail: "strip proof of #3".into(), evidence: None };
+    let [ada, _] = game.lines(|game| game.views[0].apply(&Output::Engine(Event::Alert(alert)), &game.pair.host));
+    assert_eq!(
+        ada,
+        [LogLine {
+            kind: LogKind::Alert,
+            text: "A proof from Bea did not verify (strip proof of #3) — the game is stopped".into()
+        }]
+    );
+}

@@ -1,0 +1,272 @@
+//! The table's words for seats, zones, cards and actions, from the point of view of the engine's player:
+//! "You put #5 Goblin Guide from your hand into your play area at 0,0", "Bea moved your #5 Goblin Guide
+//! from your play area to your graveyard".
+
+use fairdeck_shared::Seat;
+use fairdeck_shared::crypto::Group;
+use fairdeck_shared::engine::{Alert, AlertKind, Engine, Intent};
+use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
+use fairdeck_shared::wire::Action;
+
+use super::places::{Place, Places};
+use crate::ui::view::{SideView, TableView, ZONE_ORDER};
+
+/// Names seats, zones and cards for the engine's player, with the places the log kept.
+pub struct Words<'a, G: Group> {
+    pub engine: &'a Engine<G>,
+    pub places: &'a Places,
+}
+
+impl<G: Group> Words<'_, G> {
+    fn me(&self) -> Seat {
+        self.engine.seat()
+    }
+
+    /// The subject of a sentence: "You" or the opponent's name.
+    pub fn who(&self, seat: Seat) -> String {
+        if seat == self.me() { "You".into() } else { self.name(seat) }
+    }
+
+    /// "you", or the opponent's name ("the opponent" before their hello).
+    pub fn name(&self, seat: Seat) -> String {
+        let name = &self.engine.table().player(seat).name;
+        match (seat == self.me(), name.is_empty()) {
+            (true, _) => "you".into(),
+            (false, true) => "the opponent".into(),
+            (false, false) => name.clone(),
+        }
+    }
+
+    /// "Your" or "Ada's".
+    pub fn whose(&self, seat: Seat) -> String {
+        if seat == self.me() { "Your".into() } else { format!("{}'s", self.name(seat)) }
+    }
+
+    /// Whose a thing is in a sentence whose subject is `actor` (if any): "your", "their" (the actor's own),
+    /// or "Bea's".
+    fn owner(&self, owner: Seat, actor: Option<Seat>) -> String {
+        if owner == self.me() {
+            "your".into()
+        } else if Some(owner) == actor {
+            "their".into()
+        } else {
+            format!("{}'s", self.name(owner))
+        }
+    }
+
+    /// "your hand", "their play area", "Bea's library".
+    pub fn zone(&self, zone: ZoneId, actor: Option<Seat>) -> String {
+        format!("{} {}", self.owner(zone.owner, actor), zone_name(zone.kind))
+    }
+
+    /// Where `card` is as far as the log knows: as of the last event told, else the table's word.
+    pub fn place(&self, card: CardId) -> Option<Place> {
+        self.places.get(card).or_else(|| {
+            let card = self.engine.table().card(card)?;
+            Some(Place { zone: card.zone, face_down: card.zone.kind == ZoneKind::Play && card.placement.face_down })
+        })
+    }
+
+    /// "#12 Forest" for a card this player knows; "a card", or "a face-down card #12" where its id is what
+    /// the table shows of it. Another player's card than the actor's says whose: "your #12 Forest".
+    pub fn card(&self, card: CardId, actor: Option<Seat>) -> String {
+        let owner = self.engine.table().card(card).map(|c| c.owner);
+        let prefix = match (owner, actor) {
+            (Some(owner), Some(actor)) if owner != actor => format!("{} ", self.owner(owner, Some(actor))),
+            _ => String::new(),
+        };
+        if let Some(instance) = self.engine.identity(card) {
+            return format!("{prefix}{card} {}", instance.name);
+        }
+        let face_down = self.places.get(card).is_some_and(|p| p.face_down);
+        match (prefix.is_empty(), face_down) {
+            (true, true) => format!("a face-down card {card}"),
+            (true, false) => "a card".into(),
+            (false, true) => format!("{prefix}face-down card {card}"),
+            (false, false) => format!("{prefix}card"),
+        }
+    }
+
+    /// The sentence for an action, or `None` for those told by their own event.
+    pub fn action(&self, by: Seat, action: &Action) -> Option<String> {
+        let who = self.who(by);
+        let actor = Some(by);
+        let text = match action {
+            Action::Draw { count } => format!("{who} drew {}", cards(*count)),
+            Action::Move { card, to, position, placement } => self.moved(by, *card, *to, *position, *placement),
+            Action::Rearrange { card, index } => {
+                let zone = self.place(*card).map(|p| format!(" of {}", self.zone(p.zone, actor))).unwrap_or_default();
+                format!("{who} moved {} to place {} from the top{zone}", self.card(*card, actor), index + 1)
+            }
+            Action::Shuffle { .. } => format!("{who} shuffled {}", self.zone(ZoneId::library(by), actor)),
+            Action::Peek { count } => {
+                format!("{who} looked at the top {} of {}", top_cards(*count), self.zone(ZoneId::library(by), actor))
+            }
+            Action::Reveal { cards: shown, to } => {
+                let names: Vec<String> = shown.iter().map(|c| self.card(*c, actor)).collect();
+                let audience = to.map(|seat| format!(" to {}", self.name(seat))).unwrap_or_default();
+                format!("{who} revealed {}{audience}", names.join(", "))
+            }
+            Action::TakeFromLibrary { count } => format!(
+                "{who} took the top {} of {} into {}, face down",
+                top_cards(*count),
+                self.zone(ZoneId::library(by.opponent()), actor),
+                self.zone(ZoneId::hand(by), actor)
+            ),
+            Action::ShowRandom => {
+                format!("{who} asked to show a random card of {}", self.zone(ZoneId::hand(by), actor))
+            }
+            Action::Tap { card, tapped } => {
+                format!("{who} {} {}", if *tapped { "tapped" } else { "untapped" }, self.card(*card, actor))
+            }
+            Action::SetCardValue { card, key, value: Some(value) } => {
+                format!("{who} set {key} to {value} on {}", self.card(*card, actor))
+            }
+            Action::SetCardValue { card, key, value: None } => {
+                format!("{who} removed {key} from {}", self.card(*card, actor))
+            }
+            Action::SetPlayerValue { key, value } => format!("{who} set {} {key} to {value}", self.owner(by, actor)),
+            Action::SetPhase { phase } => format!("{who} moved to the {phase} phase"),
+            Action::NextTurn => format!("{who} passed the turn (turn {})", self.engine.table().turn),
+            // The outcome comes as its own event, with the faces.
+            Action::Roll { .. } | Action::Flip => return None,
+            Action::Mulligan { draw } => format!("{who} took a mulligan and drew {}", cards(*draw)),
+            Action::AddCard { card, to, placement } => {
+                let id =
+                    self.places.new_token(self.engine, &card.name, *to).map(|id| format!("{id} ")).unwrap_or_default();
+                let at = if to.kind == ZoneKind::Play { at(*placement) } else { String::new() };
+                format!("{who} created token {id}{} in {}{at}", card.name, self.zone(*to, actor))
+            }
+        };
+        Some(text)
+    }
+
+    /// A move, from where the log last saw the card.
+    fn moved(&self, by: Seat, card: CardId, to: ZoneId, position: Position, placement: Placement) -> String {
+        let (who, actor) = (self.who(by), Some(by));
+        let what = self.card(card, actor);
+        let from = self.places.get(card).map(|p| p.zone);
+        let source = match from {
+            Some(from) if from != to => format!(" from {}", self.zone(from, actor)),
+            _ => String::new(),
+        };
+        let target = self.zone(to, actor);
+        match to.kind {
+            ZoneKind::Play if from == Some(to) => format!("{who} moved {what} within {target}{}", at(placement)),
+            ZoneKind::Play => format!("{who} put {what}{source} into {target}{}", at(placement)),
+            ZoneKind::Library => match position {
+                Position::Top | Position::Index(0) => format!("{who} put {what}{source} on top of {target}"),
+                Position::Bottom => format!("{who} put {what}{source} on the bottom of {target}"),
+                Position::Index(index) => {
+                    format!("{who} put {what}{source} into {target}, {} from the top", ordinal(index + 1))
+                }
+            },
+            _ => format!("{who} moved {what}{source} to {target}"),
+        }
+    }
+
+    /// An alert in a sentence. The opponent's actions on this player's cards are told with the action
+    /// (`Story`); this is every other alert, with the engine's detail as its evidence.
+    pub fn alert(&self, alert: &Alert) -> String {
+        let them = self.name(self.me().opponent());
+        let what = match alert.kind {
+            AlertKind::Malformed => format!("{them} sent a message that cannot be read"),
+            AlertKind::Sequence => format!("A message from {them} came out of order, or unsigned"),
+            AlertKind::BadProof => format!("A proof from {them} did not verify"),
+            AlertKind::Unexpected => format!("{them} sent a message that does not fit the table"),
+            AlertKind::Forbidden => format!("{them} tried an action the rules forbid"),
+            AlertKind::Stacking => format!("{them} shuffled a library with known cards without fresh locks"),
+            AlertKind::NotInDeck => format!("{them} showed a card that is not in their sealed deck list"),
+            AlertKind::LookedAtYourCards => format!("{them} asked to see or took your hidden cards"),
+            AlertKind::MovedYourCards => format!("{them} changed your cards"),
+            AlertKind::Incompatible => format!("{them}'s program cannot play with this one"),
+            // A kind newer than this screen: its stable name, in words.
+            other => words_of_name(other.name()),
+        };
+        let stop = if alert.kind.is_misbehaviour() { " — the game is stopped" } else { "" };
+        format!("{what} ({}){stop}", alert.detail)
+    }
+
+    /// What this player's taken intent did that no event of theirs tells, if anything.
+    pub fn taken(&self, intent: &Intent) -> Option<String> {
+        let them = self.name(self.me().opponent());
+        let text = match intent {
+            Intent::EndGame => {
+                format!(
+                    "You ended the game and sent your deck key: {them} can check your whole deck against its sealed list"
+                )
+            }
+            Intent::RefuseReveal { zone } => format!("You refused to show {}", self.zone(*zone, None)),
+            Intent::RequestReveal { zone, count } => {
+                let what = count.map(|n| format!("the top {} of ", top_cards(n))).unwrap_or_default();
+                format!("You asked {them} to show {what}{}", self.zone(*zone, Some(zone.owner)))
+            }
+            Intent::NewGame(_) => format!("You asked for a new game: it starts when {them} asks too"),
+            // Actions and forfeit claims are told by their events; chat is echoed as typed; a ping says
+            // nothing.
+            Intent::Act(_) | Intent::Chat(_) | Intent::Ping | Intent::ClaimForfeit | Intent::ClaimAbandoned => {
+                return None;
+            }
+        };
+        Some(text)
+    }
+}
+
+/// The whole table in a few lines: the turn, then each side's life, numbers and zone counts.
+pub fn table_lines(table: &TableView) -> Vec<String> {
+    let turn = match table.my_turn {
+        None => "before the first turn".to_string(),
+        Some(true) => format!("turn {}, yours", table.turn),
+        Some(false) => format!("turn {}, {}'s", table.turn, table.opponent.name),
+    };
+    let phase = if table.phase.is_empty() { String::new() } else { format!(", {} phase", table.phase) };
+    let side = |who: &str, side: &SideView| {
+        let life = side.life.map_or("—".to_string(), |life| life.to_string());
+        let mut parts = vec![format!("life {life}")];
+        parts.extend(side.values.iter().map(|(key, value)| format!("{key} {value}")));
+        parts.extend(ZONE_ORDER.iter().map(|&kind| format!("{} {}", zone_name(kind), side.count(kind))));
+        format!("{who}: {}", parts.join(" · "))
+    };
+    vec![format!("The table: {turn}{phase}"), side("You", &table.me), side(&table.opponent.name, &table.opponent)]
+}
+
+/// A zone kind in the table's words.
+fn zone_name(kind: ZoneKind) -> &'static str {
+    match kind {
+        ZoneKind::Play => "play area",
+        other => other.name(),
+    }
+}
+
+/// " at 0,0", " at 1,1 face down".
+fn at(placement: Placement) -> String {
+    let down = if placement.face_down { " face down" } else { "" };
+    format!(" at {},{}{down}", placement.x, placement.y)
+}
+
+fn cards(count: u32) -> String {
+    if count == 1 { "1 card".into() } else { format!("{count} cards") }
+}
+
+/// "card" or "3 cards", after "the top".
+pub(super) fn top_cards(count: u32) -> String {
+    if count == 1 { "card".into() } else { format!("{count} cards") }
+}
+
+fn ordinal(n: u32) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+/// A stable snake_case name in words: `moved_your_cards` becomes "Moved your cards".
+fn words_of_name(name: &str) -> String {
+    let words = name.replace('_', " ");
+    let mut chars = words.chars();
+    chars.next().map_or_else(String::new, |first| first.to_uppercase().chain(chars).collect())
+}
