@@ -43,7 +43,7 @@ impl Deck {
                 .flat_map(|e| (0..e.count).map(move |_| DeckCard { name: e.name.clone(), back: 0 }))
                 .collect::<Vec<_>>()
         };
-        DeckList { library: expand(&self.main), sideboard: expand(&self.sideboard) }
+        DeckList { library: expand(&self.main), sideboard: expand(&self.sideboard), ..DeckList::default() }
     }
 
     /// Number of cards in the main deck.

@@ -19,7 +19,7 @@ use fairdeck_shared::engine::Input;
 use fairdeck_shared::engine::{Engine, EngineConfig, Event, Intent, IntentError};
 use fairdeck_shared::journal;
 use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
-use fairdeck_shared::wire::{Action, Awaited};
+use fairdeck_shared::wire::{Action, Awaited, PeekPurpose};
 use futures_util::{SinkExt, StreamExt};
 use rand::Rng;
 use tokio::net::TcpStream;
@@ -1275,7 +1275,7 @@ pub fn parse_command(line: &str, seat: Seat) -> Result<Command, String> {
         |command: Command| if args.is_empty() { Ok(command) } else { Err(format!("`{verb}` takes no argument")) };
     match verb {
         "draw" => Ok(Command::Act(Action::Draw { count: one_number(&args, "draw N")? })),
-        "peek" => Ok(Command::Act(Action::Peek { count: one_number(&args, "peek N")? })),
+        "peek" => Ok(Command::Act(Action::Peek { count: one_number(&args, "peek N")?, purpose: PeekPurpose::Look })),
         // Bare, the London mulligan's seven.
         "mulligan" if args.is_empty() => Ok(Command::Act(Action::Mulligan { draw: 7 })),
         "mulligan" => Ok(Command::Act(Action::Mulligan { draw: one_number(&args, "mulligan [N]")? })),

@@ -11,12 +11,14 @@ use crate::crypto::{
     ShuffleCommit, ShuffleResponse, Suite,
 };
 use crate::ids::Seat;
-use crate::table::{CardId, Placement, Position, ZoneId};
+use crate::table::{CardId, Placement, Position, PowerToughness, ZoneId};
 
+/// Version 5: the command zone, commanders and a deck label in the deck message; concede, attach, arrows, untap
+/// all, the choice to play or draw, a token's power and toughness, and why a player looks at their library.
 /// Version 4: envelopes and bodies in a binary encoding (postcard), about a quarter of their JSON size.
 /// Version 3 made what a forfeit claim names a typed value (`Awaited`); version 2 had the hello sign the sender's
 /// seat.
-pub const PROTOCOL_VERSION: u32 = 4;
+pub const PROTOCOL_VERSION: u32 = 5;
 /// The largest message body accepted (a 300-card modp2048 shuffle step is about 7.6 MB).
 pub const MAX_MESSAGE_LEN: usize = 8 << 20;
 /// Longest chat line, player name, value key or phase name, in bytes.
@@ -32,6 +34,18 @@ const _: () = assert!(MAX_DECK_LEN <= crate::crypto::MAX_PERMUTATION_LEN);
 
 /// Most tokens one player may create in a game.
 pub const MAX_TOKENS: usize = 1000;
+
+/// Most commanders in one deck (a commander and its partner).
+pub const MAX_COMMANDERS: usize = 2;
+
+/// Longest deck label (the client's deck hash), in bytes.
+pub const MAX_DECK_LABEL_LEN: usize = 32;
+
+/// Whether a deck label may be shown as is: at most [`MAX_DECK_LABEL_LEN`] bytes of printable ASCII, so the
+/// opponent's label can neither flood the screen nor carry terminal control sequences.
+pub fn deck_label_fits(label: &str) -> bool {
+    label.len() <= MAX_DECK_LABEL_LEN && label.bytes().all(|b| b.is_ascii_graphic())
+}
 
 /// The most cards a deck may hold in suite `G`.
 pub fn max_deck_len<G: Group>() -> usize {
@@ -85,9 +99,11 @@ pub enum Action {
     Shuffle {
         permutation: Option<Vec<u32>>,
     },
-    /// The actor looks at the top `count` cards of their own library.
+    /// The actor looks at the top `count` cards of their own library, for `purpose`, which the opponent is shown.
     Peek {
         count: u32,
+        #[serde(default)]
+        purpose: PeekPurpose,
     },
     /// Reveal cards to the opponent (`to` one seat) or to both (`to` absent).
     Reveal {
@@ -132,7 +148,55 @@ pub enum Action {
         to: ZoneId,
         #[serde(default)]
         placement: Placement,
+        /// The token's power and toughness, if it is a creature.
+        #[serde(default)]
+        power_toughness: Option<PowerToughness>,
     },
+    /// Untap every card in the actor's play area.
+    UntapAll,
+    /// Attach `card` to the card `to` (both in play), or with `to` absent detach it.
+    Attach {
+        card: CardId,
+        to: Option<CardId>,
+    },
+    /// Point from a card in play to a card in play or to a player: shown once, not kept on the table.
+    Arrow {
+        from: CardId,
+        to: ArrowTarget,
+    },
+    /// The actor concedes: the game is over, the actor has lost it. Only the end of the game (the deck audit)
+    /// and a new game follow.
+    Concede,
+    /// The player chosen to start (`Event::Chooser`) plays first (`play`) or lets the opponent play first:
+    /// turn 1 begins. Taken once a game, before any turn.
+    PlayOrDraw {
+        play: bool,
+    },
+}
+
+/// Why a player looks at the top of their own library: what the opponent's log says.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PeekPurpose {
+    /// Looks at the top cards.
+    #[default]
+    Look,
+    /// Scry: keeps them on top in any order, or puts them at the bottom.
+    Scry,
+    /// Surveil: keeps them on top in any order, or puts them into the graveyard.
+    Surveil,
+    /// Searches the whole library (the count is its size); a shuffle with fresh locks closes the search.
+    Search,
+}
+
+/// What an arrow points at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ArrowTarget {
+    /// A card in play.
+    Card(CardId),
+    /// A player.
+    Player(Seat),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -195,6 +259,10 @@ pub enum Message<G: Group> {
     /// Every element is `w·base` of its card's public base (`crypto::deck_base`), with one
     /// secret `w` committed in `base_key` and proven by `proof`; a card's identity point,
     /// under which the catalogue seals it, is `x⁻¹·w·base`.
+    ///
+    /// The commanders travel in the clear (public from the start, as a token is), at most
+    /// [`MAX_COMMANDERS`]; `label` is the sender's name for its deck (the client's deck hash), at most
+    /// [`MAX_DECK_LABEL_LEN`] printable ASCII bytes, shown to both.
     Deck {
         key: KeyCommitment<G>,
         base_key: KeyCommitment<G>,
@@ -202,6 +270,8 @@ pub enum Message<G: Group> {
         library: Vec<(G::Element, BackId)>,
         sideboard: Vec<(G::Element, BackId)>,
         catalogue: Vec<CatalogueEntry>,
+        commander: Vec<CardInstance>,
+        label: String,
     },
     Act {
         action: Action,

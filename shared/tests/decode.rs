@@ -108,7 +108,7 @@ fn play<G: Group>(stop: Option<usize>) -> Play<G> {
     });
     play.act(Seat::Guest, |p| Action::Reveal { cards: vec![hand(p, Seat::Guest)[0]], to: Some(Seat::Host) });
     play.act(Seat::Host, |_| Action::Roll { dice: "1d6".parse().unwrap() });
-    play.act(Seat::Guest, |_| Action::Peek { count: 1 });
+    play.act(Seat::Guest, |_| Action::Peek { count: 1, purpose: Default::default() });
     play.act(Seat::Guest, |_| Action::Shuffle { permutation: None });
     play.act(Seat::Host, |_| Action::TakeFromLibrary { count: 1 });
     play.intent(Seat::Guest, Intent::Chat("good luck".into()));

@@ -89,7 +89,7 @@ fn intent_for<G: Group>(pair: &Pair<G>, choice: &Choice) -> Intent {
             Action::Move { card, to: ZoneId::new(zone_owner, kind), position, placement }
         }
         3 => Action::Shuffle { permutation: None },
-        4 => Action::Peek { count: small },
+        4 => Action::Peek { count: small, purpose: Default::default() },
         5 => Action::Reveal {
             cards: vec![card],
             to: if choice.b.is_multiple_of(2) { None } else { Some(seat.opponent()) },
@@ -113,6 +113,7 @@ fn intent_for<G: Group>(pair: &Pair<G>, choice: &Choice) -> Intent {
             },
             to: ZoneId::new(seat, [ZoneKind::Play, ZoneKind::Graveyard, ZoneKind::Hand][choice.b as usize % 3]),
             placement: Placement::default(),
+            power_toughness: None,
         },
         19 => return Intent::Chat(format!("message {}", choice.a)),
         // The next game starts once the other player asks too (a later choice, or never).

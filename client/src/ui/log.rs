@@ -3,9 +3,9 @@
 
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::Group;
-use fairdeck_shared::engine::{Engine, Event};
+use fairdeck_shared::engine::{ChosenBy, Engine, Event, GameEnd};
 use fairdeck_shared::table::{CardId, ZoneId, ZoneKind};
-use fairdeck_shared::wire::Action;
+use fairdeck_shared::wire::{Action, ArrowTarget, PeekPurpose};
 
 /// One line of the log.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -93,6 +93,27 @@ pub fn describe<G: Group>(event: &Event, engine: &Engine<G>) -> Option<LogLine> 
             LogKind::Notice,
             format!("{} deck checked out against its sealed list ({} cards)", words.whose(*seat), deck.len()),
         ),
+        Event::GameOver { loser, how } => {
+            let how = match how {
+                GameEnd::Conceded => "conceded",
+                GameEnd::Forfeited => "forfeited",
+            };
+            line(
+                LogKind::Notice,
+                format!("Game over: {} {how}, {} wins", words.name(*loser), words.name(loser.opponent())),
+            )
+        }
+        Event::Chooser { seat, by } => {
+            let by = match by {
+                ChosenBy::Coin => "a fair coin decided",
+                ChosenBy::PreviousLoser => "having lost the last game",
+            };
+            line(LogKind::Notice, format!("{} chooses to play or draw ({by})", words.name(*seat)))
+        }
+        Event::DeckLabel { seat, label, changed } => {
+            let changed = if *changed { " — a different deck from the last game" } else { "" };
+            line(LogKind::Notice, format!("{} deck: {label}{changed}", words.whose(*seat)))
+        }
         Event::Alert(alert) => {
             let stop = if alert.kind.is_misbehaviour() { " — the game is stopped" } else { "" };
             line(LogKind::Alert, format!("{}: {}{stop}", words_of_name(alert.kind.name()), alert.detail))
@@ -196,8 +217,14 @@ impl<G: Group> Words<'_, G> {
                 format!("{who} moved {} to place {index} of its zone", self.card(*card))
             }
             Action::Shuffle { .. } => format!("{who} shuffled {} library", self.possessive(by)),
-            Action::Peek { count } => {
-                format!("{who} looked at the top {} of {} library", cards(*count), self.possessive(by))
+            Action::Peek { count, purpose } => {
+                let library = self.possessive(by);
+                match purpose {
+                    PeekPurpose::Look => format!("{who} looked at the top {} of {library} library", cards(*count)),
+                    PeekPurpose::Scry => format!("{who} scried {count} ({library} library)"),
+                    PeekPurpose::Surveil => format!("{who} surveilled {count} ({library} library)"),
+                    PeekPurpose::Search => format!("{who} searched {library} library"),
+                }
             }
             Action::Reveal { cards: shown, to } => {
                 let names: Vec<String> = shown.iter().map(|c| self.card(*c)).collect();
@@ -228,7 +255,26 @@ impl<G: Group> Words<'_, G> {
             // The outcome comes as its own event, with the faces.
             Action::Roll { .. } | Action::Flip => return None,
             Action::Mulligan { draw } => format!("{who} took a mulligan and drew {}", cards(*draw)),
-            Action::AddCard { card, to, .. } => format!("{who} created {} in {}", card.name, self.zone(*to)),
+            Action::AddCard { card, to, power_toughness: None, .. } => {
+                format!("{who} created {} in {}", card.name, self.zone(*to))
+            }
+            Action::AddCard { card, to, power_toughness: Some(pt), .. } => {
+                format!("{who} created {} {pt} in {}", card.name, self.zone(*to))
+            }
+            Action::UntapAll => format!("{who} untapped all {} cards", self.possessive(by)),
+            Action::Attach { card, to: Some(host) } => {
+                format!("{who} attached {} to {}", self.card(*card), self.card(*host))
+            }
+            Action::Attach { card, to: None } => format!("{who} detached {}", self.card(*card)),
+            Action::Arrow { from, to: ArrowTarget::Card(card) } => {
+                format!("{who} pointed from {} to {}", self.card(*from), self.card(*card))
+            }
+            Action::Arrow { from, to: ArrowTarget::Player(seat) } => {
+                format!("{who} pointed from {} to {}", self.card(*from), self.name(*seat))
+            }
+            Action::Concede => format!("{who} conceded the game"),
+            Action::PlayOrDraw { play: true } => format!("{who} chose to play first"),
+            Action::PlayOrDraw { play: false } => format!("{who} chose to draw (the opponent plays first)"),
         };
         Some(text)
     }

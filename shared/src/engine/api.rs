@@ -17,6 +17,14 @@ pub struct DeckCard {
 pub struct DeckList {
     pub library: Vec<DeckCard>,
     pub sideboard: Vec<DeckCard>,
+    /// The commanders (at most [`crate::wire::MAX_COMMANDERS`]): face up in the owner's command zone from the
+    /// start of each game, known to both.
+    #[serde(default)]
+    pub commander: Vec<DeckCard>,
+    /// The player's name for the deck (the client puts its deck hash here), shown to both at the start of each
+    /// game: at most [`crate::wire::MAX_DECK_LABEL_LEN`] bytes of printable ASCII.
+    #[serde(default)]
+    pub label: String,
 }
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -132,12 +140,51 @@ pub enum Event {
     NewGame {
         number: u32,
     },
+    /// The game is over: `loser` lost it (its opponent won), `how`. Only the deck audit, chat and a new game
+    /// follow.
+    GameOver {
+        loser: Seat,
+        how: GameEnd,
+    },
+    /// `seat` chooses to play or draw this game (`Action::PlayOrDraw`), as decided `by`.
+    Chooser {
+        seat: Seat,
+        by: ChosenBy,
+    },
+    /// A deck entered the game (each player's, at the start of every game) with the label its owner gave it;
+    /// `changed` when the label differs from the one that player's deck had in the previous game of the match.
+    DeckLabel {
+        seat: Seat,
+        label: String,
+        changed: bool,
+    },
     /// The opponent ended the game, and its whole deck checked out against its catalogue.
     Audited {
         seat: Seat,
         deck: Vec<CardInstance>,
     },
     Alert(Alert),
+}
+
+/// How a game was lost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GameEnd {
+    /// The loser conceded (`Action::Concede`).
+    Conceded,
+    /// The winner claimed the loser's forfeit (it stopped answering, or left).
+    Forfeited,
+}
+
+/// How the player who chooses to play or draw was decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChosenBy {
+    /// A fair coin (a commit–reveal round): heads the host, tails the guest. The first game of a match, and any
+    /// game after one that ended with no single loser.
+    Coin,
+    /// The loser of the previous game of the match chooses.
+    PreviousLoser,
 }
 
 /// Something the opponent did that the player must know about, with its evidence.
@@ -226,6 +273,10 @@ pub enum DeckError {
     Empty,
     #[error("a deck holds at most {0} cards with this suite")]
     TooLarge(usize),
+    #[error("a deck has at most {0} commanders")]
+    TooManyCommanders(usize),
+    #[error("a deck label is at most {0} bytes of printable ASCII")]
+    BadLabel(usize),
     #[error(
         "card name {0:?} is empty, longer than {MAX_NAME_LEN} bytes, or too long to seal (quotes, backslashes and control characters count double or more)"
     )]
