@@ -101,7 +101,9 @@ pub enum Action {
     },
     /// The actor looks at the top `count` cards of their own library, for `purpose`, which the opponent is shown.
     Peek {
+        /// How many cards, from the top.
         count: u32,
+        /// Why: look, scry, surveil, or search (then `count` is the whole library).
         #[serde(default)]
         purpose: PeekPurpose,
     },
@@ -156,12 +158,16 @@ pub enum Action {
     UntapAll,
     /// Attach `card` to the card `to` (both in play), or with `to` absent detach it.
     Attach {
+        /// The card attached (the aura, the equipment).
         card: CardId,
+        /// The card it goes on; `None` detaches it.
         to: Option<CardId>,
     },
     /// Point from a card in play to a card in play or to a player: shown once, not kept on the table.
     Arrow {
+        /// The card the arrow starts at.
         from: CardId,
+        /// What it points at.
         to: ArrowTarget,
     },
     /// The actor concedes: the game is over, the actor has lost it. Only the end of the game (the deck audit)
@@ -170,6 +176,7 @@ pub enum Action {
     /// The player chosen to start (`Event::Chooser`) plays first (`play`) or lets the opponent play first:
     /// turn 1 begins. Taken once a game, before any turn.
     PlayOrDraw {
+        /// The chooser plays first; `false`: it draws, and the opponent plays first.
         play: bool,
     },
 }
@@ -270,7 +277,9 @@ pub enum Message<G: Group> {
         library: Vec<(G::Element, BackId)>,
         sideboard: Vec<(G::Element, BackId)>,
         catalogue: Vec<CatalogueEntry>,
+        /// The commanders, in the clear.
         commander: Vec<CardInstance>,
+        /// The sender's label for its deck.
         label: String,
     },
     Act {

@@ -159,6 +159,12 @@ fn commanders_are_face_up_in_their_owners_command_zone_and_in_the_audited_deck()
     );
     assert!(why.contains("command zone"), "{why}");
     let guest_command = ZoneId::new(Seat::Guest, ZoneKind::Command);
+    let why = refused(
+        &mut pair,
+        Seat::Host,
+        Action::Move { card: atraxa, to: guest_command, position: Position::Top, placement: Placement::default() },
+    );
+    assert!(why.contains("opponent's command zone"), "{why}");
     act(
         &mut pair,
         Seat::Guest,
@@ -411,6 +417,22 @@ fn attachments_live_in_play_and_arrows_leave_nothing_behind() {
         Action::Move { card: aura, to: hand, position: Position::Top, placement: Placement::default() },
     );
     assert!(pair.guest.table().cards().all(|c| c.attached_to.is_none()));
+}
+
+#[test]
+fn a_move_into_the_opponents_command_zone_is_caught() {
+    let mut pair = ready_with(commander_deck("Host", &["Edgar Markov"], ""), numbered_deck("Guest", 12, 2), 11);
+    let edgar = zone(&pair, Seat::Host, ZoneKind::Command)[0];
+    let graveyard = ZoneId::new(Seat::Host, ZoneKind::Graveyard);
+    act(
+        &mut pair,
+        Seat::Host,
+        Action::Move { card: edgar, to: graveyard, position: Position::Top, placement: Placement::default() },
+    );
+    let to = ZoneId::new(Seat::Host, ZoneKind::Command);
+    let placement = Placement::default();
+    let action = Action::Move { card: edgar, to, position: Position::Top, placement };
+    forged_act_is_caught(&mut pair, Seat::Guest, action, AlertKind::Forbidden);
 }
 
 #[test]

@@ -143,19 +143,26 @@ pub enum Event {
     /// The game is over: `loser` lost it (its opponent won), `how`. Only the deck audit, chat and a new game
     /// follow.
     GameOver {
+        /// Who lost; the other player won.
         loser: Seat,
+        /// By concession or forfeit.
         how: GameEnd,
     },
     /// `seat` chooses to play or draw this game (`Action::PlayOrDraw`), as decided `by`.
     Chooser {
+        /// Who chooses.
         seat: Seat,
+        /// A coin, or the previous game's loss.
         by: ChosenBy,
     },
     /// A deck entered the game (each player's, at the start of every game) with the label its owner gave it;
     /// `changed` when the label differs from the one that player's deck had in the previous game of the match.
     DeckLabel {
+        /// Whose deck.
         seat: Seat,
+        /// Its label, as its owner set it (checked: short, printable ASCII).
         label: String,
+        /// The label differs from that player's deck in the previous game.
         changed: bool,
     },
     /// The opponent ended the game, and its whole deck checked out against its catalogue.
@@ -273,8 +280,10 @@ pub enum DeckError {
     Empty,
     #[error("a deck holds at most {0} cards with this suite")]
     TooLarge(usize),
+    /// More commanders than [`crate::wire::MAX_COMMANDERS`], the number given.
     #[error("a deck has at most {0} commanders")]
     TooManyCommanders(usize),
+    /// A label longer than the number given ([`crate::wire::MAX_DECK_LABEL_LEN`]) or not printable ASCII.
     #[error("a deck label is at most {0} bytes of printable ASCII")]
     BadLabel(usize),
     #[error(

@@ -108,6 +108,10 @@ impl<G: Group> Engine<G> {
             Action::Move { card, to, position, .. } => {
                 self.check_not_pinned(*card)?;
                 let from = self.game.card(*card)?.zone;
+                // The commander returns to the command zone by its owner's choice only.
+                if to.kind == ZoneKind::Command && to.owner != actor {
+                    return Err(ActionError::forbidden(format!("a move into the opponent's command zone ({to})")));
+                }
                 if to.kind == ZoneKind::Library && from != *to {
                     self.check_library_room(to.owner, 1)?;
                 }
