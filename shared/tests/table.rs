@@ -206,6 +206,12 @@ fn commanders_are_face_up_in_their_owners_command_zone_and_in_the_audited_deck()
             other => panic!("{seat:?}: {other:?}"),
         }
     }
+    // A journal whose commander was swapped afterwards no longer holds together: its deck message differs from the
+    // one the opponent acknowledged.
+    let mut swapped = pair.guest.journal().clone();
+    swapped.deck.commander[0].name = "Kenrith, the Returned King".into();
+    let verdict = journal::check::<R>(&swapped).unwrap();
+    assert!(matches!(verdict, Verdict::Inconsistent { .. }), "{verdict:?}");
 }
 
 #[test]
@@ -294,6 +300,7 @@ fn a_fair_coin_decides_who_chooses_to_play_or_draw_and_then_the_loser_chooses() 
 
     let mut pair = ready(1);
     let (chooser, _) = chooser_events(&pair, Seat::Host)[0];
+    assert!(Seat::BOTH.iter().all(|seat| pair.engine(*seat).chooser() == Some(chooser)));
     let other = chooser.opponent();
     // Only the chooser chooses, once, before any turn.
     let why = refused(&mut pair, other, Action::PlayOrDraw { play: true });
@@ -306,6 +313,7 @@ fn a_fair_coin_decides_who_chooses_to_play_or_draw_and_then_the_loser_chooses() 
     act(&mut pair, Seat::Guest, Action::Concede);
     for seat in Seat::BOTH {
         assert_eq!(game_overs(&pair, seat), [(Seat::Guest, GameEnd::Conceded)]);
+        assert_eq!(pair.engine(seat).loser(), Some(Seat::Guest));
         let why = refused(&mut pair, seat, Action::Draw { count: 1 });
         assert!(why.contains("game is over"), "{why}");
     }

@@ -152,6 +152,16 @@ impl<G: Group> Engine<G> {
         self.game.ended
     }
 
+    /// The player who lost this game (by concession or forfeit), once it has a single loser.
+    pub fn loser(&self) -> Option<Seat> {
+        self.game.loser()
+    }
+
+    /// The player who chooses to play or draw this game, once decided (`Event::Chooser`).
+    pub fn chooser(&self) -> Option<Seat> {
+        self.game.chooser
+    }
+
     /// Why the game stopped, if it did.
     pub fn halted(&self) -> Option<&str> {
         self.halted.as_deref()
