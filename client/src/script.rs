@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::Ristretto255;
-use fairdeck_shared::engine::{Engine, Event};
+use fairdeck_shared::engine::{ChosenBy, Engine, Event, GameEnd};
 use fairdeck_shared::table::{CardId, ZoneId, ZoneKind};
 use fairdeck_shared::wire::Action;
 use serde::Serialize;
@@ -218,6 +218,22 @@ enum ScriptEvent {
         seat: &'static str,
         cards: usize,
     },
+    /// The game is over: `loser` lost it, `how` (`conceded`, `forfeited`).
+    GameOver {
+        loser: &'static str,
+        how: GameEnd,
+    },
+    /// `seat` chooses to play or draw, decided `by` (`coin`, `previous-loser`).
+    Chooser {
+        seat: &'static str,
+        by: ChosenBy,
+    },
+    /// A deck entered the game with its owner's label; `changed` since the previous game.
+    DeckLabel {
+        seat: &'static str,
+        label: String,
+        changed: bool,
+    },
 }
 
 /// The public table, as the `table` event prints it.
@@ -306,6 +322,9 @@ fn engine_event(event: Event, engine: &Engine<Ristretto255>) -> ScriptEvent {
         Event::NewGame { number } => ScriptEvent::NewGame { number },
         Event::Pong => ScriptEvent::Pong,
         Event::Audited { seat, deck } => ScriptEvent::Audited { seat: seat.name(), cards: deck.len() },
+        Event::GameOver { loser, how } => ScriptEvent::GameOver { loser: loser.name(), how },
+        Event::Chooser { seat, by } => ScriptEvent::Chooser { seat: seat.name(), by },
+        Event::DeckLabel { seat, label, changed } => ScriptEvent::DeckLabel { seat: seat.name(), label, changed },
         Event::Alert(alert) => ScriptEvent::Alert {
             kind: alert.kind.name(),
             detail: alert.detail,

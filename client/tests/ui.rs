@@ -542,7 +542,11 @@ const BURN: [&str; 8] = [
 
 fn burn_deck(count: usize, sideboard: usize) -> DeckList {
     let card = |i: usize| DeckCard { name: BURN[i % BURN.len()].to_string(), back: 0 };
-    DeckList { library: (0..count).map(card).collect(), sideboard: (0..sideboard).map(card).collect() }
+    DeckList {
+        library: (0..count).map(card).collect(),
+        sideboard: (0..sideboard).map(card).collect(),
+        ..DeckList::default()
+    }
 }
 
 /// Both players, with 45-card decks and 15 in the sideboard, put 12 cards each into play (some tapped, some

@@ -39,6 +39,8 @@ pub fn numbered_deck(prefix: &str, count: usize, sideboard: usize) -> DeckList {
     DeckList {
         library: (0..count).map(|i| card(i, "")).collect(),
         sideboard: (0..sideboard).map(|i| card(i, "sideboard ")).collect(),
+        commander: Vec::new(),
+        label: String::new(),
     }
 }
 

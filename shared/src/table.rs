@@ -45,12 +45,27 @@ pub enum ZoneKind {
     Exile,
     /// Cards at (x, y), face up (public) or face down.
     Play,
+    /// Public, and only its owner's cards: the commanders, from the start of each game, and any card its owner
+    /// puts there.
+    Command,
 }
 
 impl ZoneKind {
-    /// Every kind, in the order the table lays them out.
-    pub const ALL: [ZoneKind; 6] =
-        [ZoneKind::Library, ZoneKind::Sideboard, ZoneKind::Hand, ZoneKind::Graveyard, ZoneKind::Exile, ZoneKind::Play];
+    /// Every kind of zone, each player having one of each.
+    pub const ALL: [ZoneKind; 7] = [
+        ZoneKind::Library,
+        ZoneKind::Sideboard,
+        ZoneKind::Hand,
+        ZoneKind::Graveyard,
+        ZoneKind::Exile,
+        ZoneKind::Play,
+        ZoneKind::Command,
+    ];
+
+    /// Whether only the owner's own cards may be in a zone of this kind.
+    pub fn owners_only(self) -> bool {
+        matches!(self, ZoneKind::Library | ZoneKind::Sideboard | ZoneKind::Command)
+    }
 
     /// The kind's name, as the wire and the command line spell it.
     pub fn name(self) -> &'static str {
@@ -61,6 +76,7 @@ impl ZoneKind {
             ZoneKind::Graveyard => "graveyard",
             ZoneKind::Exile => "exile",
             ZoneKind::Play => "play",
+            ZoneKind::Command => "command",
         }
     }
 }
@@ -188,6 +204,26 @@ pub struct Card {
     pub counters: BTreeMap<String, i64>,
     /// Who knows its identity.
     pub known_to: Knowledge,
+    /// The card in play this one is attached to (an aura, an equipment): both in play, cleared when either
+    /// leaves play.
+    pub attached_to: Option<CardId>,
+    /// A token's power and toughness, given when it is created.
+    pub power_toughness: Option<PowerToughness>,
+}
+
+/// A creature token's power and toughness ("1/1").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct PowerToughness {
+    /// Power, the first number.
+    pub power: i32,
+    /// Toughness, the second number.
+    pub toughness: i32,
+}
+
+impl fmt::Display for PowerToughness {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.power, self.toughness)
+    }
 }
 
 /// A player at the table: its name and its numbers.
@@ -236,8 +272,8 @@ pub enum TableError {
         /// How many were asked for.
         wanted: u32,
     },
-    /// A card put into another player's library or sideboard.
-    #[error("only a card's owner's library and sideboard may hold it")]
+    /// A card put into another player's library, sideboard or command zone.
+    #[error("only a card's owner's library, sideboard and command zone may hold it")]
     NotOwnersZone,
     /// An order that does not take each card of the zone once.
     #[error("not a permutation of the zone")]
@@ -333,7 +369,7 @@ impl Table {
     /// Checks that a move is possible without doing it.
     pub fn check_move(&self, id: CardId, to: ZoneId, position: Position) -> Result<(), TableError> {
         let card = self.card(id).ok_or(TableError::NoCard(id))?;
-        if matches!(to.kind, ZoneKind::Library | ZoneKind::Sideboard) && card.owner != to.owner {
+        if to.kind.owners_only() && card.owner != to.owner {
             return Err(TableError::NotOwnersZone);
         }
         let len = self.zone(to).len() - usize::from(card.zone == to);
@@ -345,7 +381,8 @@ impl Table {
         Ok(())
     }
 
-    /// Moves a card; a card leaving a play area loses its placement, tap and counters.
+    /// Moves a card; a card leaving a play area loses its placement, tap, counters and attachments (its own, and
+    /// those of the cards attached to it).
     pub(crate) fn move_card(
         &mut self,
         id: CardId,
@@ -367,6 +404,12 @@ impl Table {
             card.placement = Placement::default();
             card.tapped = false;
             card.counters.clear();
+            card.attached_to = None;
+            for other in self.cards.values_mut() {
+                if other.attached_to == Some(id) {
+                    other.attached_to = None;
+                }
+            }
         }
         Ok(())
     }
@@ -412,8 +455,14 @@ impl Table {
                 if card.zone != *zone {
                     return Err(format!("card {id} is listed in {zone} but says {}", card.zone));
                 }
-                if matches!(zone.kind, ZoneKind::Library | ZoneKind::Sideboard) && card.owner != zone.owner {
+                if zone.kind.owners_only() && card.owner != zone.owner {
                     return Err(format!("card {id} of the {} is in {zone}", card.owner));
+                }
+                if let Some(host) = card.attached_to {
+                    let in_play = |c: &Card| c.zone.kind == ZoneKind::Play;
+                    if !in_play(card) || !self.cards.get(&host).is_some_and(in_play) {
+                        return Err(format!("card {id} is attached to {host} outside play"));
+                    }
                 }
             }
         }

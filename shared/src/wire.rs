@@ -11,12 +11,14 @@ use crate::crypto::{
     ShuffleCommit, ShuffleResponse, Suite,
 };
 use crate::ids::Seat;
-use crate::table::{CardId, Placement, Position, ZoneId};
+use crate::table::{CardId, Placement, Position, PowerToughness, ZoneId};
 
+/// Version 5: the command zone, commanders and a deck label in the deck message; concede, attach, arrows, untap
+/// all, the choice to play or draw, a token's power and toughness, and why a player looks at their library.
 /// Version 4: envelopes and bodies in a binary encoding (postcard), about a quarter of their JSON size.
 /// Version 3 made what a forfeit claim names a typed value (`Awaited`); version 2 had the hello sign the sender's
 /// seat.
-pub const PROTOCOL_VERSION: u32 = 4;
+pub const PROTOCOL_VERSION: u32 = 5;
 /// The largest message body accepted (a 300-card modp2048 shuffle step is about 7.6 MB).
 pub const MAX_MESSAGE_LEN: usize = 8 << 20;
 /// Longest chat line, player name, value key or phase name, in bytes.
@@ -32,6 +34,18 @@ const _: () = assert!(MAX_DECK_LEN <= crate::crypto::MAX_PERMUTATION_LEN);
 
 /// Most tokens one player may create in a game.
 pub const MAX_TOKENS: usize = 1000;
+
+/// Most commanders in one deck (a commander and its partner).
+pub const MAX_COMMANDERS: usize = 2;
+
+/// Longest deck label (the client's deck hash), in bytes.
+pub const MAX_DECK_LABEL_LEN: usize = 32;
+
+/// Whether a deck label may be shown as is: at most [`MAX_DECK_LABEL_LEN`] bytes of printable ASCII, so the
+/// opponent's label can neither flood the screen nor carry terminal control sequences.
+pub fn deck_label_fits(label: &str) -> bool {
+    label.len() <= MAX_DECK_LABEL_LEN && label.bytes().all(|b| b.is_ascii_graphic())
+}
 
 /// The most cards a deck may hold in suite `G`.
 pub fn max_deck_len<G: Group>() -> usize {
@@ -96,10 +110,13 @@ pub enum Action {
         /// The new order of a clean library, which no one knows cards of; `None` for a full shuffle run with proofs.
         permutation: Option<Vec<u32>>,
     },
-    /// The actor looks at the top `count` cards of their own library.
+    /// The actor looks at the top `count` cards of their own library, for `purpose`, which the opponent is shown.
     Peek {
-        /// How many cards.
+        /// How many cards, from the top.
         count: u32,
+        /// Why: look, scry, surveil, or search (then `count` is the whole library).
+        #[serde(default)]
+        purpose: PeekPurpose,
     },
     /// Reveal cards to the opponent (`to` one seat) or to both (`to` absent).
     Reveal {
@@ -166,7 +183,60 @@ pub enum Action {
         /// Where on a play area, and whether face down there.
         #[serde(default)]
         placement: Placement,
+        /// The token's power and toughness, if it is a creature.
+        #[serde(default)]
+        power_toughness: Option<PowerToughness>,
     },
+    /// Untap every card in the actor's play area.
+    UntapAll,
+    /// Attach `card` to the card `to` (both in play), or with `to` absent detach it.
+    Attach {
+        /// The card attached (the aura, the equipment).
+        card: CardId,
+        /// The card it goes on; `None` detaches it.
+        to: Option<CardId>,
+    },
+    /// Point from a card in play to a card in play or to a player: shown once, not kept on the table.
+    Arrow {
+        /// The card the arrow starts at.
+        from: CardId,
+        /// What it points at.
+        to: ArrowTarget,
+    },
+    /// The actor concedes: the game is over, the actor has lost it. Only the end of the game (the deck audit)
+    /// and a new game follow.
+    Concede,
+    /// The player chosen to start (`Event::Chooser`) plays first (`play`) or lets the opponent play first:
+    /// turn 1 begins. Taken once a game, before any turn.
+    PlayOrDraw {
+        /// The chooser plays first; `false`: it draws, and the opponent plays first.
+        play: bool,
+    },
+}
+
+/// Why a player looks at the top of their own library: what the opponent's log says.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PeekPurpose {
+    /// Looks at the top cards.
+    #[default]
+    Look,
+    /// Scry: keeps them on top in any order, or puts them at the bottom.
+    Scry,
+    /// Surveil: keeps them on top in any order, or puts them into the graveyard.
+    Surveil,
+    /// Searches the whole library (the count is its size); a shuffle with fresh locks closes the search.
+    Search,
+}
+
+/// What an arrow points at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ArrowTarget {
+    /// A card in play.
+    Card(CardId),
+    /// A player.
+    Player(Seat),
 }
 
 /// The sender's strips of cards under one of its keys, with the proof that each was stripped with that key.
@@ -249,6 +319,10 @@ pub enum Message<G: Group> {
     /// Every element is `w·base` of its card's public base (`crypto::deck_base`), with one
     /// secret `w` committed in `base_key` and proven by `proof`; a card's identity point,
     /// under which the catalogue seals it, is `x⁻¹·w·base`.
+    ///
+    /// The commanders travel in the clear (public from the start, as a token is), at most
+    /// [`MAX_COMMANDERS`]; `label` is the sender's name for its deck (the client's deck hash), at most
+    /// [`MAX_DECK_LABEL_LEN`] printable ASCII bytes, shown to both.
     Deck {
         /// The commitment to the sender's deck key.
         key: KeyCommitment<G>,
@@ -262,6 +336,10 @@ pub enum Message<G: Group> {
         sideboard: Vec<(G::Element, BackId)>,
         /// One sealed entry per card: each opens only with its card's identity point.
         catalogue: Vec<CatalogueEntry>,
+        /// The commanders, in the clear.
+        commander: Vec<CardInstance>,
+        /// The sender's label for its deck.
+        label: String,
     },
     /// A table action of the sender's: the host's takes effect, the guest's is a proposal.
     Act {
@@ -401,6 +479,11 @@ impl Action {
             Action::Flip => "flip",
             Action::Mulligan { .. } => "mulligan",
             Action::AddCard { .. } => "add-card",
+            Action::UntapAll => "untap-all",
+            Action::Attach { .. } => "attach",
+            Action::Arrow { .. } => "arrow",
+            Action::Concede => "concede",
+            Action::PlayOrDraw { .. } => "play-or-draw",
         }
     }
 }

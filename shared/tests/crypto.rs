@@ -611,7 +611,7 @@ fn every_name_a_deck_accepts_seals_and_opens_whole() {
     // Too long once escaped, though short in bytes: refused with the name, never sealed half.
     for name in ["\"".repeat(200), "\u{1}".repeat(60), "\\".repeat(150)] {
         assert!(!name_fits(&name));
-        let deck = DeckList { library: vec![DeckCard { name: name.clone(), back: 0 }], sideboard: Vec::new() };
+        let deck = DeckList { library: vec![DeckCard { name: name.clone(), back: 0 }], ..DeckList::default() };
         let config = EngineConfig { name: "host".into(), software: "test".into() };
         match Engine::<Ristretto255>::new(Seat::Host, config, deck, [1; 32]) {
             Err(DeckError::BadName(refused)) => assert_eq!(refused, name),

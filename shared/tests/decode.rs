@@ -13,7 +13,7 @@ use fairdeck_shared::crypto::{Group, Modp2048, Ristretto255};
 use fairdeck_shared::engine::{Alert, Engine, EngineConfig, Event, Intent};
 use fairdeck_shared::pair::{InFlight, Pair, numbered_deck};
 use fairdeck_shared::table::{Placement, Position, ZoneId, ZoneKind};
-use fairdeck_shared::wire::{self, Action, Envelope, MessageKind};
+use fairdeck_shared::wire::{self, Action, ArrowTarget, Envelope, MessageKind, PeekPurpose};
 use proptest::prelude::*;
 use proptest::sample::Index;
 
@@ -108,7 +108,7 @@ fn play<G: Group>(stop: Option<usize>) -> Play<G> {
     });
     play.act(Seat::Guest, |p| Action::Reveal { cards: vec![hand(p, Seat::Guest)[0]], to: Some(Seat::Host) });
     play.act(Seat::Host, |_| Action::Roll { dice: "1d6".parse().unwrap() });
-    play.act(Seat::Guest, |_| Action::Peek { count: 1 });
+    play.act(Seat::Guest, |_| Action::Peek { count: 1, purpose: Default::default() });
     play.act(Seat::Guest, |_| Action::Shuffle { permutation: None });
     play.act(Seat::Host, |_| Action::TakeFromLibrary { count: 1 });
     play.intent(Seat::Guest, Intent::Chat("good luck".into()));
@@ -496,7 +496,7 @@ fn stable_names_are_the_json_names() {
         Action::Move { card, to: zone, position: Position::Top, placement: Placement::default() },
         Action::Rearrange { card, index: 0 },
         Action::Shuffle { permutation: None },
-        Action::Peek { count: 1 },
+        Action::Peek { count: 1, purpose: PeekPurpose::Scry },
         Action::Reveal { cards: vec![card], to: None },
         Action::TakeFromLibrary { count: 1 },
         Action::ShowRandom,
@@ -508,7 +508,12 @@ fn stable_names_are_the_json_names() {
         Action::Roll { dice: "1d6".parse().unwrap() },
         Action::Flip,
         Action::Mulligan { draw: 7 },
-        Action::AddCard { card: token, to: zone, placement: Placement::default() },
+        Action::AddCard { card: token, to: zone, placement: Placement::default(), power_toughness: None },
+        Action::UntapAll,
+        Action::Attach { card, to: None },
+        Action::Arrow { from: card, to: ArrowTarget::Player(Seat::Guest) },
+        Action::Concede,
+        Action::PlayOrDraw { play: true },
     ];
     let names: std::collections::BTreeSet<&str> = actions.iter().map(Action::name).collect();
     assert_eq!(names.len(), actions.len(), "two actions share a name: {names:?}");

@@ -104,7 +104,7 @@ fn whole_game<G: Group>(library: usize) {
     assert!(pair.host.identity(guest_hand[1]).is_some());
 
     // Peek makes the library dirty; the next shuffle relocks and reshuffles with proofs.
-    act(&mut pair, Seat::Guest, Action::Peek { count: 2 });
+    act(&mut pair, Seat::Guest, Action::Peek { count: 2, purpose: Default::default() });
     assert!(pair.host.table().is_dirty(Seat::Guest));
     act(&mut pair, Seat::Guest, Action::Shuffle { permutation: None });
     assert!(!pair.host.table().is_dirty(Seat::Guest));
@@ -176,7 +176,12 @@ fn whole_game<G: Group>(library: usize) {
     act(
         &mut pair,
         Seat::Host,
-        Action::AddCard { card: token.clone(), to: play, placement: Placement { x: 1, y: 1, face_down: false } },
+        Action::AddCard {
+            card: token.clone(),
+            to: play,
+            placement: Placement { x: 1, y: 1, face_down: false },
+            power_toughness: None,
+        },
     );
     let token_id = pair.host.table().zone(play)[0];
     assert_eq!(pair.guest.identity(token_id), Some(&token));

@@ -13,10 +13,10 @@ mod engine_support {
 use engine_support::{assert_consistent, misbehaviour};
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::{CardInstance, Group, Modp2048, Ristretto255};
-use fairdeck_shared::engine::Intent;
+use fairdeck_shared::engine::{DeckCard, Intent};
 use fairdeck_shared::pair::{Pair, numbered_deck};
-use fairdeck_shared::table::{Placement, Position, ZoneId, ZoneKind};
-use fairdeck_shared::wire::Action;
+use fairdeck_shared::table::{Placement, Position, PowerToughness, ZoneId, ZoneKind};
+use fairdeck_shared::wire::{Action, ArrowTarget, PeekPurpose};
 use proptest::prelude::*;
 
 /// One random step of a game: a player acts, or one direction delivers some of its messages.
@@ -47,7 +47,7 @@ fn seat() -> impl Strategy<Value = Seat> {
 
 fn step() -> impl Strategy<Value = Step> {
     prop_oneof![
-        5 => (seat(), 0u8..22, any::<u16>(), any::<u16>()).prop_map(|(seat, kind, a, b)| Step::Act(Choice { seat, kind, a, b })),
+        5 => (seat(), 0u8..30, any::<u16>(), any::<u16>()).prop_map(|(seat, kind, a, b)| Step::Act(Choice { seat, kind, a, b })),
         5 => (seat(), 1u8..6).prop_map(|(from, count)| Step::Deliver { from, count }),
         1 => Just(Step::Settle),
     ]
@@ -73,13 +73,10 @@ fn intent_for<G: Group>(pair: &Pair<G>, choice: &Choice) -> Intent {
                 ZoneKind::Play,
                 ZoneKind::Library,
                 ZoneKind::Sideboard,
+                ZoneKind::Command,
             ];
             let kind = kinds[choice.b as usize % kinds.len()];
-            let zone_owner = if matches!(kind, ZoneKind::Library | ZoneKind::Sideboard) || choice.b.is_multiple_of(5) {
-                owner
-            } else {
-                seat
-            };
+            let zone_owner = if kind.owners_only() || choice.b.is_multiple_of(5) { owner } else { seat };
             let position = [Position::Top, Position::Bottom, Position::Index(1)][choice.a as usize % 3];
             let placement = Placement {
                 x: i32::from(choice.a % 10),
@@ -89,7 +86,10 @@ fn intent_for<G: Group>(pair: &Pair<G>, choice: &Choice) -> Intent {
             Action::Move { card, to: ZoneId::new(zone_owner, kind), position, placement }
         }
         3 => Action::Shuffle { permutation: None },
-        4 => Action::Peek { count: small },
+        4 => {
+            let purpose = [PeekPurpose::Look, PeekPurpose::Scry, PeekPurpose::Surveil][choice.a as usize % 3];
+            Action::Peek { count: small, purpose }
+        }
         5 => Action::Reveal {
             cards: vec![card],
             to: if choice.b.is_multiple_of(2) { None } else { Some(seat.opponent()) },
@@ -113,19 +113,46 @@ fn intent_for<G: Group>(pair: &Pair<G>, choice: &Choice) -> Intent {
             },
             to: ZoneId::new(seat, [ZoneKind::Play, ZoneKind::Graveyard, ZoneKind::Hand][choice.b as usize % 3]),
             placement: Placement::default(),
+            power_toughness: choice
+                .a
+                .is_multiple_of(2)
+                .then_some(PowerToughness { power: 1, toughness: i32::from(choice.b % 4) }),
         },
         19 => return Intent::Chat(format!("message {}", choice.a)),
+        22 | 23 => {
+            let to = (!choice.b.is_multiple_of(4)).then(|| cards[choice.b as usize % cards.len()]);
+            Action::Attach { card, to }
+        }
+        24 => Action::UntapAll,
+        25 => {
+            let to = match choice.b % 3 {
+                0 => ArrowTarget::Player(seat.opponent()),
+                _ => ArrowTarget::Card(cards[choice.b as usize % cards.len()]),
+            };
+            Action::Arrow { from: card, to }
+        }
+        26 => Action::PlayOrDraw { play: choice.b.is_multiple_of(2) },
+        27 => {
+            let len = table.zone(ZoneId::library(seat)).len() as u32;
+            Action::Peek { count: len, purpose: PeekPurpose::Search }
+        }
+        // Rare: a concession ends the game until both ask for a new one.
+        28 if choice.b.is_multiple_of(8) => Action::Concede,
+        28 => Action::UntapAll,
         // The next game starts once the other player asks too (a later choice, or never).
         20 => return Intent::NewGame(None),
         // Refused unless something waits on the opponent; else the game is over until a new one.
-        _ => return Intent::ClaimForfeit,
+        21 => return Intent::ClaimForfeit,
+        _ => Action::Draw { count: small },
     };
     Intent::Act(action)
 }
 
-/// A deck whose first library cards have another back than the rest.
+/// A deck whose first library cards have another back than the rest, with a commander.
 fn two_backs(prefix: &str, library: usize) -> fairdeck_shared::engine::DeckList {
     let mut deck = numbered_deck(prefix, library, 2);
+    deck.commander = vec![DeckCard { name: format!("{prefix} commander"), back: 0 }];
+    deck.label = format!("{prefix}DECK");
     for card in deck.library.iter_mut().take(library / 4) {
         card.back = 5;
     }

@@ -436,7 +436,7 @@ fn host_draws<G: Group>(library: usize, count: u32) -> Game<G> {
 /// `shuffler` peeks at its top card, so its library is dirty, and asks to shuffle it.
 fn dirty_shuffle<G: Group>(shuffler: Seat) -> Game<G> {
     let mut game = Game::ready(8);
-    game.play(shuffler, Action::Peek { count: 1 });
+    game.play(shuffler, Action::Peek { count: 1, purpose: Default::default() });
     assert!(game.engine(shuffler).table().is_dirty(shuffler));
     game.act(shuffler, Action::Shuffle { permutation: None });
     game
@@ -1427,8 +1427,10 @@ fn an_echoed_random_commitment_is_caught() {
         Seat::Guest,
         |m| matches!(m, Message::RandomCommit { .. }),
         |game, commit| {
+            let Message::RandomCommit { round: guests, .. } = body::<Ristretto255>(commit) else { unreachable!() };
+            // The host's commitment in the same round (the coin of who chooses to play or draw came before).
             let hosts = game.sent(Seat::Host).iter().map(body::<Ristretto255>).find_map(|m| match m {
-                Message::RandomCommit { commitment, .. } => Some(commitment),
+                Message::RandomCommit { round, commitment } if round == guests => Some(commitment),
                 _ => None,
             });
             retype::<Ristretto255>(commit, |m| {
@@ -1759,7 +1761,12 @@ fn a_library_filled_with_tokens_stops_at_its_bound() {
         game.pair
             .intent(
                 Seat::Host,
-                Intent::Act(Action::AddCard { card: token(n), to: hand, placement: Default::default() }),
+                Intent::Act(Action::AddCard {
+                    card: token(n),
+                    to: hand,
+                    placement: Default::default(),
+                    power_toughness: None,
+                }),
             )
             .unwrap();
         let id = *game.hand(Seat::Host).last().unwrap();
@@ -1798,7 +1805,10 @@ fn a_full_library_shuffles_in_one_message() {
     for n in 0..(max - 4) {
         let card = CardInstance { owner: Seat::Host, nonce: [0; 16], name: format!("Token {n}"), back: 0 };
         game.pair
-            .intent(Seat::Host, Intent::Act(Action::AddCard { card, to: hand, placement: Default::default() }))
+            .intent(
+                Seat::Host,
+                Intent::Act(Action::AddCard { card, to: hand, placement: Default::default(), power_toughness: None }),
+            )
             .unwrap();
         let id = *game.hand(Seat::Host).last().unwrap();
         let into_library = Action::Move {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use fairdeck_shared::crypto::Dice;
 use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
-use fairdeck_shared::wire::Action;
+use fairdeck_shared::wire::{Action, PeekPurpose};
 
 use super::spec::{Args, Command};
 
@@ -14,7 +14,7 @@ pub fn draw(a: &Args) -> Result<Command, String> {
 }
 
 pub fn peek(a: &Args) -> Result<Command, String> {
-    Ok(Command::Act(Action::Peek { count: one_number(a)? }))
+    Ok(Command::Act(Action::Peek { count: one_number(a)?, purpose: PeekPurpose::Look }))
 }
 
 pub fn mulligan(a: &Args) -> Result<Command, String> {

@@ -48,9 +48,9 @@ pub struct Deck {
 }
 
 impl Deck {
-    /// The engine's deck: one `DeckCard` per copy of the main deck (the library) and of the sideboard, all with
-    /// the default card back. The commander is not in it: the engine has no command zone yet, and a commander
-    /// must never be shuffled into the library; `commander` keeps it.
+    /// The engine's deck: one `DeckCard` per copy of the main deck (the library), of the sideboard and of the
+    /// commanders (face up in the command zone, never shuffled into the library), all with the default card back;
+    /// labelled with the deck's Cockatrice hash, which both players see at the start of each game.
     pub fn to_deck_list(&self) -> DeckList {
         let expand = |entries: &[DeckEntry]| {
             entries
@@ -58,7 +58,12 @@ impl Deck {
                 .flat_map(|e| (0..e.count).map(move |_| DeckCard { name: e.name.clone(), back: 0 }))
                 .collect::<Vec<_>>()
         };
-        DeckList { library: expand(&self.main), sideboard: expand(&self.sideboard) }
+        DeckList {
+            library: expand(&self.main),
+            sideboard: expand(&self.sideboard),
+            commander: expand(&self.commander),
+            label: cockatrice_hash(self),
+        }
     }
 
     /// Number of cards in the main deck.

@@ -9,7 +9,7 @@ mod tests;
 mod words;
 
 use fairdeck_shared::crypto::Group;
-use fairdeck_shared::engine::{Alert, AlertKind, Engine, Event, Intent};
+use fairdeck_shared::engine::{Alert, AlertKind, ChosenBy, Engine, Event, GameEnd, Intent};
 use fairdeck_shared::table::ZoneId;
 
 use self::places::Places;
@@ -161,6 +161,27 @@ fn describe<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
             LogKind::Notice,
             format!("{} deck checked out against its sealed list ({} cards)", words.whose(*seat), deck.len()),
         ),
+        Event::GameOver { loser, how } => {
+            let how = match how {
+                GameEnd::Conceded => "conceded",
+                GameEnd::Forfeited => "forfeited",
+            };
+            line(
+                LogKind::Notice,
+                format!("Game over: {} {how}, {} wins", words.name(*loser), words.name(loser.opponent())),
+            )
+        }
+        Event::Chooser { seat, by } => {
+            let by = match by {
+                ChosenBy::Coin => "a fair coin decided",
+                ChosenBy::PreviousLoser => "having lost the last game",
+            };
+            line(LogKind::Notice, format!("{} chooses to play or draw ({by})", words.name(*seat)))
+        }
+        Event::DeckLabel { seat, label, changed } => {
+            let changed = if *changed { " — a different deck from the last game" } else { "" };
+            line(LogKind::Notice, format!("{} deck: {label}{changed}", words.whose(*seat)))
+        }
         Event::Alert(alert) => line(LogKind::Alert, words.alert(alert)),
         // Actions are told with the alert that came before them (`Story::lines`); an answer to a ping says
         // nothing to the player. Every event is listed, so an event the engine gains does not compile here until

@@ -21,6 +21,14 @@ pub struct DeckList {
     pub library: Vec<DeckCard>,
     /// The cards kept aside, out of the game, for sideboarding between games.
     pub sideboard: Vec<DeckCard>,
+    /// The commanders (at most [`crate::wire::MAX_COMMANDERS`]): face up in the owner's command zone from the
+    /// start of each game, known to both.
+    #[serde(default)]
+    pub commander: Vec<DeckCard>,
+    /// The player's name for the deck (the client puts its deck hash here), shown to both at the start of each
+    /// game: at most [`crate::wire::MAX_DECK_LABEL_LEN`] bytes of printable ASCII.
+    #[serde(default)]
+    pub label: String,
 }
 
 /// What the player says about itself in its hello.
@@ -178,6 +186,31 @@ pub enum Event {
         /// The game's number in the match, from 1.
         number: u32,
     },
+    /// The game is over: `loser` lost it (its opponent won), `how`. Only the deck audit, chat and a new game
+    /// follow.
+    GameOver {
+        /// Who lost; the other player won.
+        loser: Seat,
+        /// By concession or forfeit.
+        how: GameEnd,
+    },
+    /// `seat` chooses to play or draw this game (`Action::PlayOrDraw`), as decided `by`.
+    Chooser {
+        /// Who chooses.
+        seat: Seat,
+        /// A coin, or the previous game's loss.
+        by: ChosenBy,
+    },
+    /// A deck entered the game (each player's, at the start of every game) with the label its owner gave it;
+    /// `changed` when the label differs from the one that player's deck had in the previous game of the match.
+    DeckLabel {
+        /// Whose deck.
+        seat: Seat,
+        /// Its label, as its owner set it (checked: short, printable ASCII).
+        label: String,
+        /// The label differs from that player's deck in the previous game.
+        changed: bool,
+    },
     /// The opponent ended the game, and its whole deck checked out against its catalogue.
     Audited {
         /// The player whose deck was audited.
@@ -187,6 +220,27 @@ pub enum Event {
     },
     /// The opponent did something the player must know about.
     Alert(Alert),
+}
+
+/// How a game was lost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GameEnd {
+    /// The loser conceded (`Action::Concede`).
+    Conceded,
+    /// The winner claimed the loser's forfeit (it stopped answering, or left).
+    Forfeited,
+}
+
+/// How the player who chooses to play or draw was decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChosenBy {
+    /// A fair coin (a commit–reveal round): heads the host, tails the guest. The first game of a match, and any
+    /// game after one that ended with no single loser.
+    Coin,
+    /// The loser of the previous game of the match chooses.
+    PreviousLoser,
 }
 
 /// Something the opponent did that the player must know about, with its evidence.
@@ -282,6 +336,12 @@ pub enum DeckError {
     /// More cards than the suite allows (`max_deck_len`).
     #[error("a deck holds at most {0} cards with this suite")]
     TooLarge(usize),
+    /// More commanders than [`crate::wire::MAX_COMMANDERS`], the number given.
+    #[error("a deck has at most {0} commanders")]
+    TooManyCommanders(usize),
+    /// A label longer than the number given ([`crate::wire::MAX_DECK_LABEL_LEN`]) or not printable ASCII.
+    #[error("a deck label is at most {0} bytes of printable ASCII")]
+    BadLabel(usize),
     #[error(
         "card name {0:?} is empty, longer than {MAX_NAME_LEN} bytes, or too long to seal (quotes, backslashes and control characters count double or more)"
     )]

@@ -1,7 +1,7 @@
 //! The local player's intents, turned into messages.
 
 use super::Engine;
-use super::api::{Event, Intent, IntentError};
+use super::api::{Event, GameEnd, Intent, IntentError};
 use super::setup::check_deck;
 use crate::crypto::{Group, random_permutation};
 use crate::ids::Seat;
@@ -29,6 +29,7 @@ impl<G: Group> Engine<G> {
                 self.out.send::<G>(&Message::ForfeitClaim { awaited: awaited.clone() });
                 self.game.ended = true;
                 self.out.emit(Event::ForfeitClaimed { by: self.seat, awaited });
+                self.record_loss(self.seat.opponent(), GameEnd::Forfeited);
             }
             Intent::EndGame => {
                 self.require_ready()?;

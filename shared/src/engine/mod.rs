@@ -27,7 +27,9 @@ mod state;
 mod unlock;
 
 pub use crate::wire::Awaited;
-pub use api::{Alert, AlertKind, DeckCard, DeckError, DeckList, EngineConfig, Event, Intent, IntentError};
+pub use api::{
+    Alert, AlertKind, ChosenBy, DeckCard, DeckError, DeckList, EngineConfig, Event, GameEnd, Intent, IntentError,
+};
 pub use journal::{Input, JOURNAL_FORMAT, Journal};
 
 use std::collections::HashMap;
@@ -73,6 +75,8 @@ pub struct Engine<G: Group> {
     /// The number of this player's last `new-game` message: the opponent's messages that
     /// acknowledge it were sent in the new game.
     new_game_request: Option<u64>,
+    /// Each seat's deck label in the last game its deck entered (host, guest), to tell a changed deck.
+    labels: [Option<String>; 2],
 }
 
 impl<G: Group> Engine<G> {
@@ -111,6 +115,7 @@ impl<G: Group> Engine<G> {
             new_game_offered: false,
             awaiting_new_deck: false,
             new_game_request: None,
+            labels: [None, None],
         };
         engine.game.table.player_mut(seat).name = engine.config.name.clone();
         let hello = Message::Hello {
@@ -150,6 +155,16 @@ impl<G: Group> Engine<G> {
     /// by either player. Only chat, ping and a new game are taken then.
     pub fn is_ended(&self) -> bool {
         self.game.ended
+    }
+
+    /// The player who lost this game (by concession or forfeit), once it has a single loser.
+    pub fn loser(&self) -> Option<Seat> {
+        self.game.loser()
+    }
+
+    /// The player who chooses to play or draw this game, once decided (`Event::Chooser`).
+    pub fn chooser(&self) -> Option<Seat> {
+        self.game.chooser
     }
 
     /// Why the game stopped, if it did.

@@ -1,15 +1,38 @@
 //! Shared randomness: commit–reveal rounds for dice, coins, random picks and arrangements.
 
 use super::Engine;
-use super::api::{AlertKind, Event};
+use super::api::{AlertKind, ChosenBy, Event, GameEnd};
 use super::fault::Fault;
 use super::state::{Arrangement, RandomKind, RandomRound, RandomStage};
-use crate::crypto::{BackId, Group, SharedRandom, SharedSeed};
+use crate::crypto::{BackId, Coin, Group, SharedRandom, SharedSeed};
 use crate::ids::Seat;
 use crate::table::{Knowledge, ZoneId};
 use crate::wire::Message;
 
+/// The round of the coin that decides who chooses to play or draw: above every action's number, below the
+/// arrangements' rounds (`shuffle::ARRANGEMENT_ROUNDS`).
+const CHOOSER_ROUND: u64 = 1 << 62;
+
 impl<G: Group> Engine<G> {
+    /// At the start of a game, once this player's deck is sent: the previous game's loser chooses to play or draw,
+    /// or, with none (a match's first game, or a game with no single loser), a fair coin decides. Both engines
+    /// start the coin's round alike; the opponent's commitment follows its deck.
+    pub(super) fn decide_chooser(&mut self, previous_loser: Option<Seat>) {
+        match previous_loser {
+            Some(loser) => {
+                self.game.chooser = Some(loser);
+                self.out.emit(Event::Chooser { seat: loser, by: ChosenBy::PreviousLoser });
+            }
+            None => self.start_random(CHOOSER_ROUND, Seat::Host, RandomKind::Chooser),
+        }
+    }
+
+    /// Records that `loser` lost the game, and tells the interface.
+    pub(super) fn record_loss(&mut self, loser: Seat, how: GameEnd) {
+        self.game.losers.insert(loser);
+        self.out.emit(Event::GameOver { loser, how });
+    }
+
     pub(super) fn start_random(&mut self, number: u64, by: Seat, kind: RandomKind) {
         let purpose = format!("random/{number}");
         let game_id = self.game.game_id();
@@ -101,6 +124,14 @@ impl<G: Group> Engine<G> {
             RandomKind::Flip => {
                 let coin = seed.flip_coin();
                 self.out.emit(Event::Flipped { by, coin });
+            }
+            RandomKind::Chooser => {
+                let seat = match seed.flip_coin() {
+                    Coin::Heads => Seat::Host,
+                    Coin::Tails => Seat::Guest,
+                };
+                self.game.chooser = Some(seat);
+                self.out.emit(Event::Chooser { seat, by: ChosenBy::Coin });
             }
             RandomKind::Arrangement(library) => {
                 let backs: Vec<BackId> = self

@@ -3,8 +3,9 @@
 use sha2::{Digest, Sha256};
 
 use super::Engine;
-use super::api::{AlertKind, Event};
+use super::api::{AlertKind, Event, GameEnd};
 use super::fault::{Fault, check_text, forbidden_kind};
+use super::setup::ReceivedDeck;
 use crate::crypto::Group;
 use crate::ids::{GameId, Seat};
 use crate::table::ZoneId;
@@ -107,9 +108,11 @@ impl<G: Group> Engine<G> {
                 self.game.game_id = Some(GameId(id.into()));
                 self.out.emit(Event::Connected { name, software });
                 self.send_deck();
+                self.decide_chooser(None);
             }
-            Message::Deck { key, base_key, proof, library, sideboard, catalogue } => {
-                self.receive_deck(envelope, key, (base_key, proof), library, sideboard, catalogue)?
+            Message::Deck { key, base_key, proof, library, sideboard, catalogue, commander, label } => {
+                let deck = ReceivedDeck { key, base_key, proof, library, sideboard, catalogue, commander, label };
+                self.receive_deck(envelope, deck)?
             }
             Message::Act { action, seen, digest } => self.receive_act(seq, action, seen, digest)?,
             Message::Accept { seq: proposal } => {
@@ -147,6 +150,7 @@ impl<G: Group> Engine<G> {
                 self.game.ended = true;
                 self.game.peer_ended = true;
                 self.out.emit(Event::ForfeitClaimed { by: peer, awaited });
+                self.record_loss(self.seat, GameEnd::Forfeited);
             }
             Message::NewGame => {
                 if self.new_game_offered {
@@ -225,7 +229,11 @@ impl<G: Group> Engine<G> {
                 let evidence = self.game.deck_envelopes.get(&peer).cloned();
                 self.raise(Fault::new(AlertKind::NotInDeck, detail), evidence);
             }
-            None => self.out.emit(Event::Audited { seat: peer, deck }),
+            None => {
+                // The commanders came in the clear in the same signed deck message.
+                deck.extend(self.game.commanders.get(&peer).into_iter().flatten().cloned());
+                self.out.emit(Event::Audited { seat: peer, deck });
+            }
         }
         Ok(())
     }

@@ -3,13 +3,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::Engine;
-use super::api::{AlertKind, Event};
+use super::api::{AlertKind, Event, GameEnd};
 use super::fault::{ActionError, Fault, check_text};
 use super::state::{Form, RandomKind, index};
-use crate::crypto::{Group, MAX_NAME_LEN};
+use crate::crypto::{CardInstance, Group, MAX_NAME_LEN};
 use crate::ids::Seat;
-use crate::table::{Card, CardId, GUEST_CARD_OFFSET, Knowledge, Placement, Position, ZoneId, ZoneKind};
-use crate::wire::{self, Action, KeyRef};
+use crate::table::{Card, CardId, GUEST_CARD_OFFSET, Knowledge, Placement, Position, PowerToughness, ZoneId, ZoneKind};
+use crate::wire::{self, Action, ArrowTarget, KeyRef, PeekPurpose};
 
 impl<G: Group> Engine<G> {
     /// Ids of `owner`'s cards start above this number.
@@ -72,6 +72,9 @@ impl<G: Group> Engine<G> {
     }
 
     fn check_rules(&self, actor: Seat, action: &Action) -> Result<(), ActionError> {
+        if self.game.conceded {
+            return Err(ActionError::stale("the game is over"));
+        }
         let own_library = ZoneId::library(actor);
         let count_in = |zone: ZoneId, count: u32| {
             if count == 0 {
@@ -90,11 +93,25 @@ impl<G: Group> Engine<G> {
             Ok(())
         };
         match action {
-            Action::Draw { count } | Action::Peek { count } => count_in(own_library, *count),
+            Action::Draw { count }
+            | Action::Peek { count, purpose: PeekPurpose::Look | PeekPurpose::Scry | PeekPurpose::Surveil } => {
+                count_in(own_library, *count)
+            }
+            Action::Peek { count, purpose: PeekPurpose::Search } => {
+                let len = self.game.table.zone(own_library).len();
+                if *count as usize != len {
+                    return Err(ActionError::stale(format!("a search looks at the whole library, {len} cards")));
+                }
+                count_in(own_library, *count)
+            }
             Action::TakeFromLibrary { count } => count_in(ZoneId::library(actor.opponent()), *count),
             Action::Move { card, to, position, .. } => {
                 self.check_not_pinned(*card)?;
                 let from = self.game.card(*card)?.zone;
+                // The commander returns to the command zone by its owner's choice only.
+                if to.kind == ZoneKind::Command && to.owner != actor {
+                    return Err(ActionError::forbidden(format!("a move into the opponent's command zone ({to})")));
+                }
                 if to.kind == ZoneKind::Library && from != *to {
                     self.check_library_room(to.owner, 1)?;
                 }
@@ -212,6 +229,42 @@ impl<G: Group> Engine<G> {
                 self.check_library_room(actor, self.game.table.zone(ZoneId::hand(actor)).len())?;
                 self.game.table.zone(ZoneId::hand(actor)).iter().try_for_each(|id| self.check_not_pinned(*id))
             }
+            Action::UntapAll | Action::Concede => Ok(()),
+            Action::Attach { card, to } => {
+                in_play(*card)?;
+                let Some(host) = to else { return Ok(()) };
+                if host == card {
+                    return Err(ActionError::forbidden(format!("card {card} attached to itself")));
+                }
+                in_play(*host)?;
+                // One level only, as on a real table: no chains, so no cycles.
+                if self.game.table.cards().any(|c| c.attached_to == Some(*card)) {
+                    return Err(ActionError::stale(format!("cards are attached to {card}")));
+                }
+                if let Some(under) = self.game.card(*host)?.attached_to {
+                    return Err(ActionError::stale(format!("card {host} is attached to {under}")));
+                }
+                Ok(())
+            }
+            Action::Arrow { from, to } => {
+                in_play(*from)?;
+                match to {
+                    ArrowTarget::Card(card) => in_play(*card),
+                    ArrowTarget::Player(_) => Ok(()),
+                }
+            }
+            Action::PlayOrDraw { .. } => {
+                if self.game.table.turn != 0 {
+                    return Err(ActionError::stale("the turns have begun"));
+                }
+                match self.game.chooser {
+                    None => Err(ActionError::stale("who chooses to play or draw is not decided yet")),
+                    Some(chooser) if chooser != actor => {
+                        Err(ActionError::forbidden("the other player chooses to play or draw"))
+                    }
+                    Some(_) => Ok(()),
+                }
+            }
             Action::AddCard { card, to, .. } => {
                 if card.owner != actor {
                     return Err(ActionError::forbidden("a token must belong to its creator"));
@@ -219,7 +272,7 @@ impl<G: Group> Engine<G> {
                 if card.name.is_empty() || card.name.len() > MAX_NAME_LEN {
                     return Err(ActionError::forbidden("a token needs a name of at most 200 bytes"));
                 }
-                if to.kind == ZoneKind::Library || (to.kind == ZoneKind::Sideboard && to.owner != actor) {
+                if to.kind == ZoneKind::Library || (to.kind.owners_only() && to.owner != actor) {
                     return Err(ActionError::forbidden("tokens are created outside libraries"));
                 }
                 if self.game.tokens.contains_key(&card.point::<G>(&self.game.game_id())) {
@@ -246,9 +299,10 @@ impl<G: Group> Engine<G> {
         let opponent = actor.opponent();
         // The opponent changing this player's cards in place (moves say so themselves).
         let touched = match &action {
-            Action::Rearrange { card, .. } | Action::Tap { card, .. } | Action::SetCardValue { card, .. } => {
-                Some(*card)
-            }
+            Action::Rearrange { card, .. }
+            | Action::Tap { card, .. }
+            | Action::SetCardValue { card, .. }
+            | Action::Attach { card, .. } => Some(*card),
             _ => None,
         };
         if let Some(card) = touched.and_then(|id| self.game.table.card(id))
@@ -271,7 +325,7 @@ impl<G: Group> Engine<G> {
                 }
                 Effect::Unlock { cards, audience: Knowledge::only(actor) }
             }
-            Action::Peek { count } => {
+            Action::Peek { count, .. } => {
                 let cards = as_checked(self.game.table.top(ZoneId::library(actor), *count).ok());
                 Effect::Unlock { cards, audience: Knowledge::only(actor) }
             }
@@ -309,7 +363,7 @@ impl<G: Group> Engine<G> {
                     );
                 }
                 let audience = match to.kind {
-                    ZoneKind::Graveyard | ZoneKind::Exile => Knowledge::BOTH,
+                    ZoneKind::Graveyard | ZoneKind::Exile | ZoneKind::Command => Knowledge::BOTH,
                     ZoneKind::Play if !placement.face_down => Knowledge::BOTH,
                     ZoneKind::Hand | ZoneKind::Sideboard => Knowledge::only(to.owner),
                     ZoneKind::Play | ZoneKind::Library => Knowledge::NOBODY,
@@ -375,29 +429,68 @@ impl<G: Group> Engine<G> {
                 }
                 Effect::Shuffle
             }
-            Action::AddCard { card, to, placement } => {
-                let point = card.point::<G>(&self.game.game_id());
-                let id = self.next_card_id(actor);
-                let new = Card {
-                    id,
-                    owner: actor,
-                    back: card.back,
-                    zone: *to,
-                    placement: if to.kind == ZoneKind::Play { *placement } else { Placement::default() },
-                    tapped: false,
-                    counters: BTreeMap::new(),
-                    known_to: Knowledge::BOTH,
-                };
-                as_checked(self.game.table.add_card(new, Position::Top).ok());
-                self.game.forms.insert(id, Form { element: point.clone(), layers: [None, None] });
-                self.game.planned.insert(id, [None, None]);
-                self.game.tokens.insert(point, card.clone());
-                self.game.identities.insert(id, card.clone());
-                self.out.emit(Event::Learned { card: id, instance: card.clone() });
+            Action::AddCard { card, to, placement, power_toughness } => {
+                self.add_public_card(card, *to, *placement, *power_toughness);
+                Effect::None
+            }
+            Action::UntapAll => {
+                for id in self.game.table.zone(ZoneId::new(actor, ZoneKind::Play)).to_vec() {
+                    as_checked(self.game.table.card_mut(id).ok()).tapped = false;
+                }
+                Effect::None
+            }
+            Action::Attach { card, to } => {
+                as_checked(self.game.table.card_mut(*card).ok()).attached_to = *to;
+                Effect::None
+            }
+            // An arrow is its `Applied` event: nothing stays on the table.
+            Action::Arrow { .. } => Effect::None,
+            Action::Concede => {
+                self.game.conceded = true;
+                self.record_loss(actor, GameEnd::Conceded);
+                Effect::None
+            }
+            Action::PlayOrDraw { play } => {
+                self.game.table.turn = 1;
+                self.game.table.active = Some(if *play { actor } else { opponent });
                 Effect::None
             }
         };
         Applied { number, actor, action, effect }
+    }
+}
+
+impl<G: Group> Engine<G> {
+    /// Puts a public card (a token, a commander) on the table: known to both, with no layer, its identity
+    /// read from its point like a catalogue entry's. Its id is one above its owner's highest, so always fresh.
+    pub(super) fn add_public_card(
+        &mut self,
+        card: &CardInstance,
+        to: ZoneId,
+        placement: Placement,
+        power_toughness: Option<PowerToughness>,
+    ) -> CardId {
+        let point = card.point::<G>(&self.game.game_id());
+        let id = self.next_card_id(card.owner);
+        let new = Card {
+            id,
+            owner: card.owner,
+            back: card.back,
+            zone: to,
+            placement: if to.kind == ZoneKind::Play { placement } else { Placement::default() },
+            tapped: false,
+            counters: BTreeMap::new(),
+            known_to: Knowledge::BOTH,
+            attached_to: None,
+            power_toughness,
+        };
+        as_checked(self.game.table.add_card(new, Position::Top).ok());
+        self.game.forms.insert(id, Form { element: point.clone(), layers: [None, None] });
+        self.game.planned.insert(id, [None, None]);
+        self.game.tokens.insert(point, card.clone());
+        self.game.identities.insert(id, card.clone());
+        self.out.emit(Event::Learned { card: id, instance: card.clone() });
+        id
     }
 }
 

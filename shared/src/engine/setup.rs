@@ -32,10 +32,29 @@ pub(super) fn check_deck<G: Group>(deck: &DeckList) -> Result<(), DeckError> {
     if deck.library.len() + deck.sideboard.len() > max {
         return Err(DeckError::TooLarge(max));
     }
-    if let Some(card) = deck.library.iter().chain(&deck.sideboard).find(|c| !crate::crypto::name_fits(&c.name)) {
+    if deck.commander.len() > wire::MAX_COMMANDERS {
+        return Err(DeckError::TooManyCommanders(wire::MAX_COMMANDERS));
+    }
+    if !wire::deck_label_fits(&deck.label) {
+        return Err(DeckError::BadLabel(wire::MAX_DECK_LABEL_LEN));
+    }
+    let cards = || deck.library.iter().chain(&deck.sideboard).chain(&deck.commander);
+    if let Some(card) = cards().find(|c| !crate::crypto::name_fits(&c.name)) {
         return Err(DeckError::BadName(card.name.clone()));
     }
     Ok(())
+}
+
+/// The fields of the opponent's `deck` message, as `receive_deck` takes them.
+pub(super) struct ReceivedDeck<G: Group> {
+    pub(super) key: KeyCommitment<G>,
+    pub(super) base_key: KeyCommitment<G>,
+    pub(super) proof: DleqProof<G>,
+    pub(super) library: Vec<(G::Element, BackId)>,
+    pub(super) sideboard: Vec<(G::Element, BackId)>,
+    pub(super) catalogue: Vec<crate::crypto::CatalogueEntry>,
+    pub(super) commander: Vec<CardInstance>,
+    pub(super) label: String,
 }
 
 impl<G: Group> Engine<G> {
@@ -55,6 +74,7 @@ impl<G: Group> Engine<G> {
             .chain_update(number.to_be_bytes())
             .finalize();
         let names = Seat::BOTH.map(|seat| self.game.table.player(seat).name.clone());
+        let previous_loser = self.game.loser();
         self.game = GameState::new(number, Some(GameId(id.into())));
         for (seat, name) in Seat::BOTH.into_iter().zip(names) {
             self.game.table.player_mut(seat).name = name;
@@ -62,6 +82,7 @@ impl<G: Group> Engine<G> {
         self.awaiting_new_deck = true;
         self.out.emit(Event::NewGame { number });
         self.send_deck();
+        self.decide_chooser(previous_loser);
     }
 
     pub(super) fn send_deck(&mut self) {
@@ -88,6 +109,16 @@ impl<G: Group> Engine<G> {
         let sideboard_order = random_permutation(&mut self.rng, instances.len() - library_len);
         let sideboard_instances: Vec<&CardInstance> =
             sideboard_order.iter().map(|&i| &instances[library_len + usize::from(i)]).collect();
+        let commanders: Vec<CardInstance> = self
+            .deck
+            .commander
+            .iter()
+            .map(|card| {
+                let mut nonce = [0u8; 16];
+                self.rng.fill_bytes(&mut nonce);
+                CardInstance { owner: seat, nonce, name: card.name.clone(), back: card.back }
+            })
+            .collect();
         let key = LockKey::<G>::generate(&mut self.rng);
         let base_key = LockKey::<G>::generate(&mut self.rng);
         let bases = deck_bases::<G>(&game_id, seat, instances.len());
@@ -109,6 +140,8 @@ impl<G: Group> Engine<G> {
             library: library.clone(),
             sideboard: sideboard.clone(),
             catalogue: catalogue.entries(),
+            commander: commanders.clone(),
+            label: self.deck.label.clone(),
         };
         let envelope = self.out.send::<G>(&message).clone();
         self.game.deck_envelopes.insert(seat, envelope);
@@ -123,7 +156,26 @@ impl<G: Group> Engine<G> {
         for (id, instance) in ids.into_iter().zip(library_instances.into_iter().chain(sideboard_instances)) {
             self.game.identities.insert(id, instance.clone());
         }
+        self.place_commanders(seat, commanders);
+        self.show_label(seat, self.deck.label.clone());
         self.start_setup_shuffle(seat);
+    }
+
+    /// A deck's commanders, face up in its owner's command zone, after its library and sideboard (so both
+    /// engines number them alike).
+    fn place_commanders(&mut self, owner: Seat, commanders: Vec<CardInstance>) {
+        for commander in &commanders {
+            self.add_public_card(commander, ZoneId::new(owner, ZoneKind::Command), Placement::default(), None);
+        }
+        self.game.commanders.insert(owner, commanders);
+    }
+
+    /// Tells the interface which deck `seat` brings to this game, and whether it changed since the last one.
+    fn show_label(&mut self, seat: Seat, label: String) {
+        let last = &mut self.labels[index(seat)];
+        let changed = last.as_ref().is_some_and(|last| *last != label);
+        *last = Some(label.clone());
+        self.out.emit(Event::DeckLabel { seat, label, changed });
     }
 
     /// Creates a deck's cards on the table, known to their owner only: its first `library_len`
@@ -151,6 +203,8 @@ impl<G: Group> Engine<G> {
                 tapped: false,
                 counters: BTreeMap::new(),
                 known_to: Knowledge::only(owner),
+                attached_to: None,
+                power_toughness: None,
             };
             // A deck is placed once a game, into zones that were empty: its ids are new, and the bottom is a place.
             self.game.table.add_card(card, Position::Bottom).expect("fresh ids in empty zones");
@@ -164,15 +218,8 @@ impl<G: Group> Engine<G> {
         ids
     }
 
-    pub(super) fn receive_deck(
-        &mut self,
-        envelope: &Envelope,
-        key: KeyCommitment<G>,
-        (base_key, proof): (KeyCommitment<G>, DleqProof<G>),
-        library: Vec<(G::Element, BackId)>,
-        sideboard: Vec<(G::Element, BackId)>,
-        catalogue: Vec<crate::crypto::CatalogueEntry>,
-    ) -> Result<(), Fault> {
+    pub(super) fn receive_deck(&mut self, envelope: &Envelope, deck: ReceivedDeck<G>) -> Result<(), Fault> {
+        let ReceivedDeck { key, base_key, proof, library, sideboard, catalogue, commander, label } = deck;
         let peer = self.seat.opponent();
         if self.game.catalogues.contains_key(&peer) || self.game.game_id.is_none() {
             return Err(Fault::new(AlertKind::Unexpected, "a deck out of turn"));
@@ -188,12 +235,31 @@ impl<G: Group> Engine<G> {
         if !library.iter().chain(&sideboard).all(|(element, _)| distinct.insert(element.clone())) {
             return Err(Fault::new(AlertKind::Malformed, "the same card twice in a deck"));
         }
+        if commander.len() > wire::MAX_COMMANDERS {
+            return Err(Fault::new(AlertKind::Malformed, format!("{} commanders", commander.len())));
+        }
+        if let Some(card) = commander.iter().find(|c| c.owner != peer || !crate::crypto::name_fits(&c.name)) {
+            return Err(Fault::new(
+                AlertKind::Malformed,
+                format!("a commander {:?} of another owner, or badly named", card.name),
+            ));
+        }
+        let game_id = self.game.game_id();
+        let mut points = std::collections::HashSet::new();
+        if !commander.iter().all(|card| points.insert(card.point::<G>(&game_id))) {
+            return Err(Fault::new(AlertKind::Malformed, "the same commander twice"));
+        }
+        if !wire::deck_label_fits(&label) {
+            return Err(Fault::new(
+                AlertKind::Malformed,
+                format!("a deck label of more than {} bytes or not printable ASCII", wire::MAX_DECK_LABEL_LEN),
+            ));
+        }
         let catalogue =
             Catalogue::from_entries(catalogue).map_err(|e| Fault::new(AlertKind::Malformed, e.to_string()))?;
         if catalogue.len() != total {
             return Err(Fault::new(AlertKind::Malformed, "the catalogue does not list every card once"));
         }
-        let game_id = self.game.game_id();
         let bases = deck_bases::<G>(&game_id, peer, total);
         let elements: Vec<G::Element> = library.iter().chain(&sideboard).map(|(element, _)| element.clone()).collect();
         let context = self.game.context(envelope.seq, format!("deck/{}", peer.id_byte()));
@@ -207,6 +273,8 @@ impl<G: Group> Engine<G> {
         self.game.catalogues.insert(peer, catalogue);
         self.game.deck_envelopes.insert(peer, envelope.clone());
         self.place_deck(peer, locked, &backs, library.len(), key_ref);
+        self.place_commanders(peer, commander);
+        self.show_label(peer, label);
         self.start_setup_shuffle(peer);
         Ok(())
     }

@@ -97,6 +97,8 @@ pub(super) enum RandomKind {
     Roll(Dice),
     Flip,
     ShowRandom(Vec<CardId>),
+    /// Who chooses to play or draw: the coin of a match's first game.
+    Chooser,
     /// Where the backs of a library with several backs lie after its shuffle run.
     Arrangement(Seat),
 }
@@ -153,8 +155,18 @@ pub(super) struct GameState<G: Group> {
     pub(super) actions_applied: u64,
     /// Cards to draw once this player's mulligan shuffle is done.
     pub(super) mulligan_draw: Option<u32>,
-    /// Tokens, public from their creation: read by point like catalogue entries.
+    /// Tokens and commanders, public from their creation: read by point like catalogue entries.
     pub(super) tokens: HashMap<G::Element, CardInstance>,
+    /// Each seat's commanders, as its deck message named them: part of its deck at the audit.
+    pub(super) commanders: HashMap<Seat, Vec<CardInstance>>,
+    /// Who lost this game (a concession, forfeit claims). Both players' claims of each other's forfeit leave two:
+    /// no single loser.
+    pub(super) losers: BTreeSet<Seat>,
+    /// A player conceded, in the game's order: no action fits afterwards. (A forfeit claim, outside that order,
+    /// ends the game through `ended` and `peer_ended` instead, so a late answer to a proposal still applies.)
+    pub(super) conceded: bool,
+    /// Who chooses to play or draw, once decided.
+    pub(super) chooser: Option<Seat>,
     pub(super) setup_done: BTreeSet<Seat>,
     pub(super) ready: bool,
     /// The guest's library reorders that its own shuffle response completed, which the host
@@ -223,6 +235,10 @@ impl<G: Group> GameState<G> {
             actions_applied: 0,
             mulligan_draw: None,
             tokens: Default::default(),
+            commanders: Default::default(),
+            losers: Default::default(),
+            conceded: false,
+            chooser: None,
             setup_done: Default::default(),
             ready: false,
             unseen_reorders: Vec::new(),
@@ -272,6 +288,14 @@ impl<G: Group> GameState<G> {
             groups.entry(self.known_card(*id).back).or_default().push(*id);
         }
         groups.into_values().collect()
+    }
+
+    /// The single loser of this game, if it has one.
+    pub(super) fn loser(&self) -> Option<Seat> {
+        match self.losers.iter().collect::<Vec<_>>()[..] {
+            [loser] => Some(*loser),
+            _ => None,
+        }
     }
 
     pub(super) fn card(&self, id: CardId) -> Result<&Card, ActionError> {

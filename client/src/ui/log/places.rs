@@ -54,7 +54,7 @@ impl Places {
                     Action::TakeFromLibrary { .. } => {
                         self.forget(&[ZoneId::library(by.opponent()), ZoneId::hand(*by)]);
                     }
-                    Action::AddCard { card, to, placement } => {
+                    Action::AddCard { card, to, placement, .. } => {
                         if let Some(id) = self.new_token(engine, &card.name, *to) {
                             let face_down = to.kind == ZoneKind::Play && placement.face_down;
                             self.cards.insert(id, Place { zone: *to, face_down });

@@ -21,7 +21,11 @@ const NAMES: [&str; 5] = ["Goblin Guide", "Lightning Bolt", "Mountain", "Monaste
 
 fn deck() -> DeckList {
     let card = |name: &str| DeckCard { name: name.into(), back: 0 };
-    DeckList { library: NAMES.iter().cycle().take(10).map(|n| card(n)).collect(), sideboard: vec![card("Smash")] }
+    DeckList {
+        library: NAMES.iter().cycle().take(10).map(|n| card(n)).collect(),
+        sideboard: vec![card("Smash")],
+        ..DeckList::default()
+    }
 }
 
 /// Ada and Bea at a ready table, and the view each one's terminal shows.
@@ -213,7 +217,8 @@ fn a_token_is_told_with_its_id_where_it_was_created() {
     let goblin = CardInstance { owner: Seat::Host, nonce: [7; 16], name: "Goblin".into(), back: 0 };
     let to = ZoneId::new(Seat::Host, ZoneKind::Play);
     let placement = Placement { x: 2, y: 0, face_down: false };
-    let [ada, bea] = game.lines(|game| game.act(Seat::Host, Action::AddCard { card: goblin, to, placement }));
+    let [ada, bea] =
+        game.lines(|game| game.act(Seat::Host, Action::AddCard { card: goblin, to, placement, power_toughness: None }));
     let token = *game.pair.host.table().zone(to).last().expect("the token");
     assert_eq!(texts(&ada), [format!("You created token {token} Goblin in your play area at 2,0")]);
     // Bea's engine tells her the token's name as it is created.
@@ -228,7 +233,9 @@ fn a_token_is_told_with_its_id_where_it_was_created() {
     // Two more of that name whose events come together: each is told with its own id.
     for nonce in [8, 9] {
         let card = CardInstance { owner: Seat::Host, nonce: [nonce; 16], name: "Goblin".into(), back: 0 };
-        game.pair.intent(Seat::Host, Intent::Act(Action::AddCard { card, to, placement })).expect("token");
+        game.pair
+            .intent(Seat::Host, Intent::Act(Action::AddCard { card, to, placement, power_toughness: None }))
+            .expect("token");
     }
     let [ada, _] = game.lines(Game::settle);
     let mut tokens = game.pair.host.table().zone(to).to_vec();

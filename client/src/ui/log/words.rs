@@ -6,7 +6,7 @@ use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::Group;
 use fairdeck_shared::engine::{Alert, AlertKind, Engine, Intent};
 use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
-use fairdeck_shared::wire::Action;
+use fairdeck_shared::wire::{Action, ArrowTarget, PeekPurpose};
 
 use super::places::{Place, Places};
 use crate::ui::view::{SideView, TableView, ZONE_ORDER};
@@ -99,8 +99,14 @@ impl<G: Group> Words<'_, G> {
                 format!("{who} moved {} to place {} from the top{zone}", self.card(*card, actor), index + 1)
             }
             Action::Shuffle { .. } => format!("{who} shuffled {}", self.zone(ZoneId::library(by), actor)),
-            Action::Peek { count } => {
-                format!("{who} looked at the top {} of {}", top_cards(*count), self.zone(ZoneId::library(by), actor))
+            Action::Peek { count, purpose } => {
+                let library = self.zone(ZoneId::library(by), actor);
+                match purpose {
+                    PeekPurpose::Look => format!("{who} looked at the top {} of {library}", top_cards(*count)),
+                    PeekPurpose::Scry => format!("{who} scried {count} ({library})"),
+                    PeekPurpose::Surveil => format!("{who} surveilled {count} ({library})"),
+                    PeekPurpose::Search => format!("{who} searched {library}"),
+                }
             }
             Action::Reveal { cards: shown, to } => {
                 let names: Vec<String> = shown.iter().map(|c| self.card(*c, actor)).collect();
@@ -131,12 +137,29 @@ impl<G: Group> Words<'_, G> {
             // The outcome comes as its own event, with the faces.
             Action::Roll { .. } | Action::Flip => return None,
             Action::Mulligan { draw } => format!("{who} took a mulligan and drew {}", cards(*draw)),
-            Action::AddCard { card, to, placement } => {
+            Action::AddCard { card, to, placement, power_toughness } => {
                 let id =
                     self.places.new_token(self.engine, &card.name, *to).map(|id| format!("{id} ")).unwrap_or_default();
                 let at = if to.kind == ZoneKind::Play { at(*placement) } else { String::new() };
-                format!("{who} created token {id}{} in {}{at}", card.name, self.zone(*to, actor))
+                let pt = power_toughness.map(|pt| format!(" {pt}")).unwrap_or_default();
+                format!("{who} created token {id}{}{pt} in {}{at}", card.name, self.zone(*to, actor))
             }
+            Action::UntapAll => {
+                format!("{who} untapped every card in {}", self.zone(ZoneId::new(by, ZoneKind::Play), actor))
+            }
+            Action::Attach { card, to: Some(host) } => {
+                format!("{who} attached {} to {}", self.card(*card, actor), self.card(*host, actor))
+            }
+            Action::Attach { card, to: None } => format!("{who} detached {}", self.card(*card, actor)),
+            Action::Arrow { from, to: ArrowTarget::Card(card) } => {
+                format!("{who} pointed from {} to {}", self.card(*from, actor), self.card(*card, actor))
+            }
+            Action::Arrow { from, to: ArrowTarget::Player(seat) } => {
+                format!("{who} pointed from {} to {}", self.card(*from, actor), self.name(*seat))
+            }
+            Action::Concede => format!("{who} conceded the game"),
+            Action::PlayOrDraw { play: true } => format!("{who} chose to play first"),
+            Action::PlayOrDraw { play: false } => format!("{who} chose to draw (the opponent plays first)"),
         };
         Some(text)
     }

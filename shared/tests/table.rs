@@ -1,0 +1,565 @@
+//! The table for real games: commanders in the command zone, concession, attachments and arrows, untap all,
+//! tokens with power and toughness, searches and scries, who chooses to play or draw, and deck labels. Honest
+//! play keeps both tables equal with no alert; what the rules forbid is refused or alerted, never a panic.
+
+mod engine_support {
+    include!("support/consistency.rs");
+}
+
+use engine_support::{assert_consistent, misbehaviour};
+use fairdeck_shared::Seat;
+use fairdeck_shared::crypto::{CardInstance, Ristretto255};
+use fairdeck_shared::engine::{
+    AlertKind, ChosenBy, DeckCard, DeckError, DeckList, Engine, EngineConfig, Event, GameEnd, Input, Intent,
+};
+use fairdeck_shared::journal::{self, Verdict};
+use fairdeck_shared::pair::{Pair, numbered_deck};
+use fairdeck_shared::table::{CardId, Placement, Position, PowerToughness, ZoneId, ZoneKind};
+use fairdeck_shared::wire::{self, Action, ArrowTarget, Message, PeekPurpose};
+
+type R = Ristretto255;
+
+fn commander_deck(prefix: &str, commanders: &[&str], label: &str) -> DeckList {
+    DeckList {
+        commander: commanders.iter().map(|name| DeckCard { name: (*name).into(), back: 0 }).collect(),
+        label: label.into(),
+        ..numbered_deck(prefix, 12, 2)
+    }
+}
+
+fn ready_with(host: DeckList, guest: DeckList, seed: u8) -> Pair<R> {
+    let mut pair = Pair::<R>::new(host, guest, seed);
+    pair.drive();
+    for seat in Seat::BOTH {
+        assert!(pair.engine(seat).is_ready(), "{seat:?} not ready: {:?}", misbehaviour(&pair, seat));
+    }
+    assert_honest(&pair);
+    pair
+}
+
+fn ready(seed: u8) -> Pair<R> {
+    ready_with(numbered_deck("Host", 12, 2), numbered_deck("Guest", 12, 2), seed)
+}
+
+fn assert_honest(pair: &Pair<R>) {
+    for seat in Seat::BOTH {
+        assert!(misbehaviour(pair, seat).is_empty(), "{seat:?}: {:?}", misbehaviour(pair, seat));
+        assert!(!pair.engine(seat).is_busy(), "{seat:?} is busy");
+    }
+    assert_consistent(pair);
+}
+
+fn act(pair: &mut Pair<R>, seat: Seat, action: Action) {
+    pair.intent(seat, Intent::Act(action.clone())).unwrap_or_else(|e| panic!("{action:?}: {e}"));
+    pair.drive();
+    assert_honest(pair);
+}
+
+fn refused(pair: &mut Pair<R>, seat: Seat, action: Action) -> String {
+    match pair.intent(seat, Intent::Act(action.clone())) {
+        Err(error) => error.to_string(),
+        Ok(()) => panic!("{action:?} was taken"),
+    }
+}
+
+fn zone(pair: &Pair<R>, owner: Seat, kind: ZoneKind) -> Vec<CardId> {
+    pair.host.table().zone(ZoneId::new(owner, kind)).to_vec()
+}
+
+fn name(pair: &Pair<R>, seat: Seat, card: CardId) -> Option<String> {
+    pair.engine(seat).identity(card).map(|instance| instance.name.clone())
+}
+
+/// The top card of `seat`'s hand onto its play area, face up.
+fn play_one(pair: &mut Pair<R>, seat: Seat, x: i32) -> CardId {
+    act(pair, seat, Action::Draw { count: 1 });
+    let card = *zone(pair, seat, ZoneKind::Hand).last().unwrap();
+    let to = ZoneId::new(seat, ZoneKind::Play);
+    let placement = Placement { x, y: 0, face_down: false };
+    act(pair, seat, Action::Move { card, to, position: Position::Top, placement });
+    card
+}
+
+/// The cheater signs and sends `message` as its next one, and everything is delivered.
+fn send_forged(pair: &mut Pair<R>, cheater: Seat, message: &Message<R>) {
+    let seq = pair.engine(cheater).record().iter().filter(|(from, _)| *from == cheater).count() as u64;
+    let ack = pair.ack_of(cheater, seq);
+    pair.engine_mut(cheater).send_unchecked(wire::encode_body(message), ack);
+    pair.collect();
+    pair.drive();
+}
+
+/// The cheater sends `action` as an act on the table as it is now; the victim raises `kind`.
+fn forged_act_is_caught(pair: &mut Pair<R>, cheater: Seat, action: Action, kind: AlertKind) {
+    let seen = pair.engine(cheater).actions_applied();
+    send_forged(pair, cheater, &Message::Act { action, seen, digest: None });
+    let victim = cheater.opponent();
+    let alerts = misbehaviour(pair, victim);
+    assert_eq!(alerts.len(), 1, "{alerts:?}");
+    assert!(alerts[0].starts_with(kind.name()), "{alerts:?}");
+    assert!(pair.engine(victim).halted().is_some());
+}
+
+fn chooser_events(pair: &Pair<R>, seat: Seat) -> Vec<(Seat, ChosenBy)> {
+    pair.events(seat)
+        .iter()
+        .filter_map(|e| match e {
+            Event::Chooser { seat, by } => Some((*seat, *by)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn label_events(pair: &Pair<R>, seat: Seat) -> Vec<(Seat, String, bool)> {
+    pair.events(seat)
+        .iter()
+        .filter_map(|e| match e {
+            Event::DeckLabel { seat, label, changed } => Some((*seat, label.clone(), *changed)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn commanders_are_face_up_in_their_owners_command_zone_and_in_the_audited_deck() {
+    let host = commander_deck("Host", &["Tymna the Weaver", "Thrasios, Triton Hero"], "ABCDEFGH");
+    let guest = commander_deck("Guest", &["Atraxa, Praetors' Voice"], "23456789");
+    let mut pair = ready_with(host, guest, 4);
+    let host_commanders = zone(&pair, Seat::Host, ZoneKind::Command);
+    let guest_commanders = zone(&pair, Seat::Guest, ZoneKind::Command);
+    assert_eq!((host_commanders.len(), guest_commanders.len()), (2, 1));
+    for seat in Seat::BOTH {
+        assert_eq!(name(&pair, seat, guest_commanders[0]).as_deref(), Some("Atraxa, Praetors' Voice"));
+        let mut names: Vec<String> = host_commanders.iter().map(|c| name(&pair, seat, *c).unwrap()).collect();
+        names.sort();
+        assert_eq!(names, ["Thrasios, Triton Hero", "Tymna the Weaver"]);
+    }
+    // Not in the library: no draw of 12 finds it.
+    assert_eq!(zone(&pair, Seat::Guest, ZoneKind::Library).len(), 12);
+
+    // The commander is cast, dies, and returns to the command zone; the opponent may not put it in its own.
+    let atraxa = guest_commanders[0];
+    let guest_play = ZoneId::new(Seat::Guest, ZoneKind::Play);
+    act(
+        &mut pair,
+        Seat::Guest,
+        Action::Move { card: atraxa, to: guest_play, position: Position::Top, placement: Placement::default() },
+    );
+    let graveyard = ZoneId::new(Seat::Guest, ZoneKind::Graveyard);
+    act(
+        &mut pair,
+        Seat::Host,
+        Action::Move { card: atraxa, to: graveyard, position: Position::Top, placement: Placement::default() },
+    );
+    let host_command = ZoneId::new(Seat::Host, ZoneKind::Command);
+    let why = refused(
+        &mut pair,
+        Seat::Host,
+        Action::Move { card: atraxa, to: host_command, position: Position::Top, placement: Placement::default() },
+    );
+    assert!(why.contains("command zone"), "{why}");
+    let guest_command = ZoneId::new(Seat::Guest, ZoneKind::Command);
+    let why = refused(
+        &mut pair,
+        Seat::Host,
+        Action::Move { card: atraxa, to: guest_command, position: Position::Top, placement: Placement::default() },
+    );
+    assert!(why.contains("opponent's command zone"), "{why}");
+    act(
+        &mut pair,
+        Seat::Guest,
+        Action::Move { card: atraxa, to: guest_command, position: Position::Top, placement: Placement::default() },
+    );
+    assert_eq!(zone(&pair, Seat::Guest, ZoneKind::Command), [atraxa]);
+
+    // Any card of one's own goes to the command zone face up: the opponent learns it.
+    act(&mut pair, Seat::Guest, Action::Draw { count: 1 });
+    let drawn = zone(&pair, Seat::Guest, ZoneKind::Hand)[0];
+    assert!(name(&pair, Seat::Host, drawn).is_none());
+    act(
+        &mut pair,
+        Seat::Guest,
+        Action::Move { card: drawn, to: guest_command, position: Position::Bottom, placement: Placement::default() },
+    );
+    assert!(name(&pair, Seat::Host, drawn).is_some());
+
+    // The audit at the end names the commanders with the rest of the deck, and each journal checks out clean.
+    for seat in Seat::BOTH {
+        pair.intent(seat, Intent::EndGame).unwrap();
+    }
+    pair.drive();
+    assert_honest(&pair);
+    let audited = pair
+        .host_events
+        .iter()
+        .find_map(|e| match e {
+            Event::Audited { seat: Seat::Guest, deck } => Some(deck.clone()),
+            _ => None,
+        })
+        .expect("the guest's deck audited");
+    assert_eq!(audited.len(), 12 + 2 + 1);
+    assert!(audited.iter().any(|card| card.name == "Atraxa, Praetors' Voice"));
+    for seat in Seat::BOTH {
+        let verdict = journal::check::<R>(pair.engine(seat).journal()).unwrap();
+        match verdict {
+            Verdict::Clean(summary) => assert!(summary.opponent_audited),
+            other => panic!("{seat:?}: {other:?}"),
+        }
+    }
+    // A journal whose commander was swapped afterwards no longer holds together: its deck message differs from the
+    // one the opponent acknowledged.
+    let mut swapped = pair.guest.journal().clone();
+    swapped.deck.commander[0].name = "Kenrith, the Returned King".into();
+    let verdict = journal::check::<R>(&swapped).unwrap();
+    assert!(matches!(verdict, Verdict::Inconsistent { .. }), "{verdict:?}");
+}
+
+#[test]
+fn a_deck_takes_at_most_two_commanders_and_a_short_printable_label() {
+    let config = || EngineConfig { name: "Host".into(), software: "test".into() };
+    let new = |deck: DeckList| Engine::<R>::new(Seat::Host, config(), deck, [1; 32]).err();
+    assert_eq!(new(commander_deck("Host", &["A", "B", "C"], "")), Some(DeckError::TooManyCommanders(2)));
+    assert_eq!(new(commander_deck("Host", &["A"], &"X".repeat(33))), Some(DeckError::BadLabel(32)));
+    assert_eq!(new(commander_deck("Host", &["A"], "ESC\u{1b}[2J")), Some(DeckError::BadLabel(32)));
+    assert_eq!(new(commander_deck("Host", &["A"], "with space")), Some(DeckError::BadLabel(32)));
+    assert!(matches!(new(commander_deck("Host", &[""], "")), Some(DeckError::BadName(_))));
+    assert_eq!(new(commander_deck("Host", &["A", "B"], &"X".repeat(32))), None);
+}
+
+/// The guest's deck message, rewritten by `change` and signed by the guest: the host refuses it as malformed.
+fn forged_deck_is_malformed(change: impl FnOnce(&mut Vec<CardInstance>, &mut String)) {
+    let guest_deck = commander_deck("Guest", &["Kenrith"], "AAAA");
+    let mut pair = Pair::<R>::new(numbered_deck("Host", 6, 1), guest_deck.clone(), 5);
+    let host_hello = pair.queue.iter().find(|m| m.from == Seat::Host).unwrap().bytes.clone();
+    // The guest's twin (the same seed) makes the deck message the guest would make on the host's hello.
+    let config = EngineConfig { name: "Guest".into(), software: "fairdeck-test".into() };
+    let mut twin = Engine::<R>::new(Seat::Guest, config, guest_deck, [6; 32]).unwrap();
+    twin.handle(Input::Message { bytes: host_hello.clone() }).unwrap();
+    let _hello = twin.poll_transmit().unwrap();
+    let deck = wire::decode_envelope(&twin.poll_transmit().unwrap()).unwrap();
+    let mut message: Message<R> = wire::decode_body(&deck.body).unwrap();
+    let Message::Deck { commander, label, .. } = &mut message else { panic!("not a deck") };
+    change(commander, label);
+    // Only the guest's hello reaches the host; then the guest's forged deck, signed and chained.
+    pair.queue.retain(|m| m.from == Seat::Guest);
+    pair.drive();
+    let ack = wire::Ack { count: deck.ack, head: wire::decode_envelope(&host_hello).unwrap().chain };
+    pair.guest.send_unchecked(wire::encode_body(&message), ack);
+    pair.collect();
+    pair.queue.retain(|m| m.from == Seat::Guest);
+    pair.drive();
+    let alerts = misbehaviour(&pair, Seat::Host);
+    assert_eq!(alerts.len(), 1, "{alerts:?}");
+    assert!(alerts[0].starts_with("malformed"), "{alerts:?}");
+    assert!(pair.host.halted().is_some());
+}
+
+#[test]
+fn a_deck_message_with_too_many_or_foreign_commanders_or_a_bad_label_is_refused() {
+    let card = |owner, name: &str| CardInstance { owner, nonce: [7; 16], name: name.into(), back: 0 };
+    forged_deck_is_malformed(|commander, _| {
+        commander.extend([card(Seat::Guest, "B"), card(Seat::Guest, "C")]);
+    });
+    forged_deck_is_malformed(|commander, _| commander[0].owner = Seat::Host);
+    forged_deck_is_malformed(|commander, _| commander.push(commander[0].clone()));
+    forged_deck_is_malformed(|commander, _| commander[0].name = "x".repeat(300));
+    forged_deck_is_malformed(|_, label| *label = "\u{7}bell".into());
+    forged_deck_is_malformed(|_, label| *label = "Y".repeat(33));
+}
+
+fn game_overs(pair: &Pair<R>, seat: Seat) -> Vec<(Seat, GameEnd)> {
+    pair.events(seat)
+        .iter()
+        .filter_map(|e| match e {
+            Event::GameOver { loser, how } => Some((*loser, *how)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn new_game(pair: &mut Pair<R>, decks: [Option<DeckList>; 2]) {
+    for (seat, deck) in Seat::BOTH.into_iter().zip(decks) {
+        pair.intent(seat, Intent::NewGame(deck)).unwrap();
+    }
+    pair.drive();
+    assert_honest(pair);
+}
+
+#[test]
+fn a_fair_coin_decides_who_chooses_to_play_or_draw_and_then_the_loser_chooses() {
+    let mut coin = std::collections::BTreeSet::new();
+    for seed in 0..8 {
+        let pair = ready(seed);
+        let events = chooser_events(&pair, Seat::Host);
+        assert_eq!(events.len(), 1, "{events:?}");
+        assert_eq!(events, chooser_events(&pair, Seat::Guest), "both see the same coin");
+        assert_eq!(events[0].1, ChosenBy::Coin);
+        coin.insert(events[0].0);
+    }
+    assert_eq!(coin.len(), 2, "the coin falls both ways");
+
+    let mut pair = ready(1);
+    let (chooser, _) = chooser_events(&pair, Seat::Host)[0];
+    assert!(Seat::BOTH.iter().all(|seat| pair.engine(*seat).chooser() == Some(chooser)));
+    let other = chooser.opponent();
+    // Only the chooser chooses, once, before any turn.
+    let why = refused(&mut pair, other, Action::PlayOrDraw { play: true });
+    assert!(why.contains("other player chooses"), "{why}");
+    act(&mut pair, chooser, Action::PlayOrDraw { play: false });
+    assert_eq!((pair.host.table().turn, pair.host.table().active), (1, Some(other)));
+    refused(&mut pair, chooser, Action::PlayOrDraw { play: true });
+
+    // The guest concedes: the game is over for both, only its end and a new game follow.
+    act(&mut pair, Seat::Guest, Action::Concede);
+    for seat in Seat::BOTH {
+        assert_eq!(game_overs(&pair, seat), [(Seat::Guest, GameEnd::Conceded)]);
+        assert_eq!(pair.engine(seat).loser(), Some(Seat::Guest));
+        let why = refused(&mut pair, seat, Action::Draw { count: 1 });
+        assert!(why.contains("game is over"), "{why}");
+    }
+    pair.intent(Seat::Host, Intent::EndGame).unwrap();
+    pair.drive();
+    new_game(&mut pair, [None, None]);
+    // The loser of game 1 chooses in game 2, with no coin.
+    for seat in Seat::BOTH {
+        assert_eq!(chooser_events(&pair, seat).last(), Some(&(Seat::Guest, ChosenBy::PreviousLoser)));
+        assert_eq!(chooser_events(&pair, seat).len(), 2);
+    }
+    act(&mut pair, Seat::Guest, Action::PlayOrDraw { play: true });
+    assert_eq!(pair.guest.table().active, Some(Seat::Guest));
+
+    // The host stops answering and the guest claims its forfeit: the host chooses in game 3.
+    pair.intent(Seat::Guest, Intent::Act(Action::Draw { count: 1 })).unwrap();
+    pair.step();
+    let held: Vec<_> = pair.queue.drain(..).collect();
+    pair.intent(Seat::Guest, Intent::ClaimForfeit).unwrap();
+    // The host's late answer arrives after the claim, and changes nothing.
+    pair.queue.extend(held);
+    pair.drive();
+    for seat in Seat::BOTH {
+        assert_eq!(game_overs(&pair, seat).last(), Some(&(Seat::Host, GameEnd::Forfeited)));
+    }
+    new_game(&mut pair, [None, None]);
+    for seat in Seat::BOTH {
+        assert_eq!(chooser_events(&pair, seat).last(), Some(&(Seat::Host, ChosenBy::PreviousLoser)));
+    }
+    assert!(pair.host_events.contains(&Event::NewGame { number: 3 }));
+}
+
+#[test]
+fn the_host_conceding_ends_the_game_and_hostile_acts_after_it_are_caught() {
+    let mut pair = ready(2);
+    act(&mut pair, Seat::Host, Action::Concede);
+    for seat in Seat::BOTH {
+        assert_eq!(game_overs(&pair, seat), [(Seat::Host, GameEnd::Conceded)]);
+    }
+    // A guest proposal after the end is refused; a host act after it is a breach.
+    forged_act_is_caught(&mut pair, Seat::Host, Action::Draw { count: 1 }, AlertKind::Unexpected);
+}
+
+#[test]
+fn the_player_who_does_not_choose_cannot_force_the_choice() {
+    let mut pair = ready(3);
+    let (chooser, _) = chooser_events(&pair, Seat::Host)[0];
+    forged_act_is_caught(&mut pair, chooser.opponent(), Action::PlayOrDraw { play: true }, AlertKind::Forbidden);
+}
+
+#[test]
+fn attachments_live_in_play_and_arrows_leave_nothing_behind() {
+    let mut pair = ready(4);
+    let aura = play_one(&mut pair, Seat::Host, 0);
+    let creature = play_one(&mut pair, Seat::Guest, 1);
+    let equipment = play_one(&mut pair, Seat::Host, 2);
+    act(&mut pair, Seat::Host, Action::Attach { card: aura, to: Some(creature) });
+    for seat in Seat::BOTH {
+        assert_eq!(pair.engine(seat).table().card(aura).unwrap().attached_to, Some(creature));
+    }
+    // No chains, nothing to itself, nothing outside play.
+    assert!(refused(&mut pair, Seat::Host, Action::Attach { card: equipment, to: Some(aura) }).contains("attached to"));
+    assert!(
+        refused(&mut pair, Seat::Guest, Action::Attach { card: creature, to: Some(equipment) }).contains("attached to")
+    );
+    assert!(refused(&mut pair, Seat::Host, Action::Attach { card: equipment, to: Some(equipment) }).contains("itself"));
+    let library_card = zone(&pair, Seat::Host, ZoneKind::Library)[0];
+    assert!(
+        refused(&mut pair, Seat::Host, Action::Attach { card: equipment, to: Some(library_card) })
+            .contains("not in play")
+    );
+
+    // An arrow is an event on both sides, and the table does not change.
+    let before = pair.host.table().digest();
+    act(&mut pair, Seat::Guest, Action::Arrow { from: creature, to: ArrowTarget::Card(aura) });
+    act(&mut pair, Seat::Host, Action::Arrow { from: aura, to: ArrowTarget::Player(Seat::Guest) });
+    assert_eq!(pair.host.table().digest(), before);
+    for seat in Seat::BOTH {
+        let arrows =
+            pair.events(seat).iter().filter(|e| matches!(e, Event::Applied { action: Action::Arrow { .. }, .. }));
+        assert_eq!(arrows.count(), 2);
+    }
+    assert!(
+        refused(&mut pair, Seat::Host, Action::Arrow { from: library_card, to: ArrowTarget::Player(Seat::Guest) })
+            .contains("not in play")
+    );
+
+    // Detach, attach again; then the host leaves play and the attachment goes with it.
+    act(&mut pair, Seat::Host, Action::Attach { card: aura, to: None });
+    assert_eq!(pair.guest.table().card(aura).unwrap().attached_to, None);
+    act(&mut pair, Seat::Host, Action::Attach { card: equipment, to: Some(creature) });
+    act(&mut pair, Seat::Host, Action::Attach { card: aura, to: Some(creature) });
+    let graveyard = ZoneId::new(Seat::Guest, ZoneKind::Graveyard);
+    act(
+        &mut pair,
+        Seat::Guest,
+        Action::Move { card: creature, to: graveyard, position: Position::Top, placement: Placement::default() },
+    );
+    for seat in Seat::BOTH {
+        let table = pair.engine(seat).table();
+        assert!(table.cards().all(|c| c.attached_to.is_none()), "{seat:?}");
+    }
+    // Moving the attached card away clears it too.
+    act(&mut pair, Seat::Host, Action::Attach { card: aura, to: Some(equipment) });
+    let hand = ZoneId::hand(Seat::Host);
+    act(
+        &mut pair,
+        Seat::Host,
+        Action::Move { card: aura, to: hand, position: Position::Top, placement: Placement::default() },
+    );
+    assert!(pair.guest.table().cards().all(|c| c.attached_to.is_none()));
+}
+
+#[test]
+fn a_move_into_the_opponents_command_zone_is_caught() {
+    let mut pair = ready_with(commander_deck("Host", &["Edgar Markov"], ""), numbered_deck("Guest", 12, 2), 11);
+    let edgar = zone(&pair, Seat::Host, ZoneKind::Command)[0];
+    let graveyard = ZoneId::new(Seat::Host, ZoneKind::Graveyard);
+    act(
+        &mut pair,
+        Seat::Host,
+        Action::Move { card: edgar, to: graveyard, position: Position::Top, placement: Placement::default() },
+    );
+    let to = ZoneId::new(Seat::Host, ZoneKind::Command);
+    let placement = Placement::default();
+    let action = Action::Move { card: edgar, to, position: Position::Top, placement };
+    forged_act_is_caught(&mut pair, Seat::Guest, action, AlertKind::Forbidden);
+}
+
+#[test]
+fn an_attachment_to_itself_is_caught() {
+    let mut pair = ready(5);
+    let card = play_one(&mut pair, Seat::Guest, 0);
+    forged_act_is_caught(&mut pair, Seat::Guest, Action::Attach { card, to: Some(card) }, AlertKind::Forbidden);
+}
+
+#[test]
+fn untap_all_untaps_the_actors_play_area_only() {
+    let mut pair = ready(6);
+    let mine = [play_one(&mut pair, Seat::Host, 0), play_one(&mut pair, Seat::Host, 1)];
+    let theirs = play_one(&mut pair, Seat::Guest, 0);
+    for card in mine.into_iter().chain([theirs]) {
+        let seat = pair.host.table().card(card).unwrap().owner;
+        act(&mut pair, seat, Action::Tap { card, tapped: true });
+    }
+    act(&mut pair, Seat::Host, Action::UntapAll);
+    let table = pair.guest.table();
+    assert!(mine.iter().all(|c| !table.card(*c).unwrap().tapped));
+    assert!(table.card(theirs).unwrap().tapped);
+}
+
+#[test]
+fn a_token_carries_its_power_and_toughness() {
+    let mut pair = ready(7);
+    let goblin = CardInstance { owner: Seat::Guest, nonce: [1; 16], name: "Goblin".into(), back: 0 };
+    let play = ZoneId::new(Seat::Guest, ZoneKind::Play);
+    let one_one = PowerToughness { power: 1, toughness: 1 };
+    let power_toughness = Some(one_one);
+    act(
+        &mut pair,
+        Seat::Guest,
+        Action::AddCard { card: goblin.clone(), to: play, placement: Placement::default(), power_toughness },
+    );
+    let token = zone(&pair, Seat::Guest, ZoneKind::Play)[0];
+    for seat in Seat::BOTH {
+        let card = pair.engine(seat).table().card(token).unwrap();
+        assert_eq!(card.power_toughness, power_toughness);
+        assert_eq!(pair.engine(seat).identity(token), Some(&goblin));
+    }
+    assert_eq!(one_one.to_string(), "1/1");
+}
+
+#[test]
+fn a_search_shows_the_whole_library_to_its_owner_and_only_a_shuffle_with_fresh_locks_closes_it() {
+    let mut pair = ready(8);
+    let library = zone(&pair, Seat::Guest, ZoneKind::Library);
+    let short = Action::Peek { count: 3, purpose: PeekPurpose::Search };
+    assert!(refused(&mut pair, Seat::Guest, short).contains("whole library"));
+    act(&mut pair, Seat::Guest, Action::Peek { count: library.len() as u32, purpose: PeekPurpose::Search });
+    assert!(library.iter().all(|c| name(&pair, Seat::Guest, *c).is_some() && name(&pair, Seat::Host, *c).is_none()));
+    // The opponent is told it was a search.
+    assert!(pair.host_events.iter().any(|e| matches!(
+        e,
+        Event::Applied { by: Seat::Guest, action: Action::Peek { purpose: PeekPurpose::Search, .. }, .. }
+    )));
+    // The owner takes a card; its library is dirty, so a reorder alone is stacking.
+    let hand = ZoneId::hand(Seat::Guest);
+    act(
+        &mut pair,
+        Seat::Guest,
+        Action::Move { card: library[5], to: hand, position: Position::Top, placement: Placement::default() },
+    );
+    assert!(pair.host.table().is_dirty(Seat::Guest));
+    let permutation = Some((0..library.len() as u32 - 1).rev().collect());
+    assert!(refused(&mut pair, Seat::Guest, Action::Shuffle { permutation }).contains("stacking"));
+    act(&mut pair, Seat::Guest, Action::Shuffle { permutation: None });
+    assert!(!pair.host.table().is_dirty(Seat::Guest));
+    assert!(zone(&pair, Seat::Guest, ZoneKind::Library).iter().all(|c| name(&pair, Seat::Guest, *c).is_none()));
+}
+
+#[test]
+fn scry_and_surveil_reorder_with_rearrange_and_move() {
+    let mut pair = ready(9);
+    act(&mut pair, Seat::Host, Action::Peek { count: 3, purpose: PeekPurpose::Scry });
+    let top = zone(&pair, Seat::Host, ZoneKind::Library)[..3].to_vec();
+    assert!(top.iter().all(|c| name(&pair, Seat::Host, *c).is_some()));
+    let library = ZoneId::library(Seat::Host);
+    act(
+        &mut pair,
+        Seat::Host,
+        Action::Move { card: top[0], to: library, position: Position::Bottom, placement: Placement::default() },
+    );
+    act(&mut pair, Seat::Host, Action::Rearrange { card: top[2], index: 0 });
+    assert_eq!(zone(&pair, Seat::Host, ZoneKind::Library)[..2], [top[2], top[1]]);
+    act(&mut pair, Seat::Host, Action::Peek { count: 2, purpose: PeekPurpose::Surveil });
+    let graveyard = ZoneId::new(Seat::Host, ZoneKind::Graveyard);
+    act(
+        &mut pair,
+        Seat::Host,
+        Action::Move { card: top[2], to: graveyard, position: Position::Top, placement: Placement::default() },
+    );
+    assert_eq!(name(&pair, Seat::Guest, top[2]), name(&pair, Seat::Host, top[2]));
+    assert!(
+        pair.guest_events.iter().any(|e| matches!(
+            e,
+            Event::Applied { action: Action::Peek { purpose: PeekPurpose::Surveil, count: 2 }, .. }
+        ))
+    );
+}
+
+#[test]
+fn both_deck_labels_are_shown_each_game_and_a_changed_one_is_announced() {
+    let host = commander_deck("Host", &[], "HOSTDECK");
+    let guest = commander_deck("Guest", &[], "GUEST001");
+    let mut pair = ready_with(host.clone(), guest.clone(), 10);
+    for seat in Seat::BOTH {
+        let mut labels = label_events(&pair, seat);
+        labels.sort();
+        assert_eq!(labels, [(Seat::Host, "HOSTDECK".into(), false), (Seat::Guest, "GUEST001".into(), false)]);
+    }
+    // Game 2: the guest sideboards, its label changes; the host keeps its deck.
+    let sideboarded = DeckList { label: "GUEST002".into(), ..guest };
+    new_game(&mut pair, [None, Some(sideboarded)]);
+    for seat in Seat::BOTH {
+        let mut labels = label_events(&pair, seat)[2..].to_vec();
+        labels.sort();
+        assert_eq!(labels, [(Seat::Host, "HOSTDECK".into(), false), (Seat::Guest, "GUEST002".into(), true)]);
+    }
+}
