@@ -90,8 +90,10 @@ fn the_relay_killed_mid_game_and_started_again_without_its_rooms_the_game_goes_o
     relay.kill();
     host.expect_event("relay_lost");
     guest.expect_event("relay_lost");
-    // The host moves while the relay is down: it waits in its channel for the opponent.
+    // The host moves while the relay is down: the draw applies on its table at once (reconnecting holds no
+    // command up), and its messages wait in the channel for the opponent.
     host.send("draw 1");
+    host.expect("the host's draw", |v| v["event"] == "applied" && v["by"] == "host" && v["action"]["action"] == "draw");
     relay.start_again();
     host.expect_event("rendezvous");
     guest.expect_event("rendezvous");

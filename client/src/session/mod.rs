@@ -15,7 +15,8 @@
 //! | `commands.rs` | the player's commands: queued until the table takes them, then given to the engine |
 //! | `inbound.rs` | what the relay sends: the opponent's frames, the relay's control messages |
 //! | `outbound.rs` | engine → channel → relay, and the engine's events to the player |
-//! | `link.rs` | the link over time: up, down and reconnecting on a backoff timer (resume token, rendezvous), closed |
+//! | `link.rs` | the link over time: up, down while reconnecting, closed; leaving the room |
+//! | `reconnect.rs` | taking the seat back (resume token, else rendezvous) on a backoff timer, commands going on |
 //! | `relay.rs` | one WebSocket: connecting, control messages, creating, joining and claiming a seat |
 //! | `door.rs` | hosting, until the code is proved: guests with a wrong code, `new-code` |
 //! | `saving.rs` | saving as it goes |
@@ -32,6 +33,7 @@ mod frontend;
 mod inbound;
 mod link;
 mod outbound;
+mod reconnect;
 mod relay;
 mod saving;
 mod start;
