@@ -77,7 +77,7 @@ pub enum Output {
     },
     /// The relay reported an error, or sent something unreadable.
     RelayAlert(String),
-    /// A command was refused before it changed anything; `kind` is `bad_command`, `unknown_card`,
+    /// A command was refused before it changed anything; `kind` is `bad_command`, `bad_deck`, `unknown_card`,
     /// `ambiguous_card`, `not_ready`, `halted` or `refused`.
     CommandError {
         kind: &'static str,
