@@ -2,6 +2,7 @@
 //! ratatui's `TestBackend`, and read back cell by cell.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use fairdeck::command::resolve::resolve;
 use fairdeck::command::{self, COMMANDS, Command, Key, Shortcut, shortcuts};
 use fairdeck::session::{FORFEIT_HINT_AFTER, Output, Waiting};
 use fairdeck::ui::View;
@@ -32,7 +33,11 @@ fn ready_pair() -> Pair<Ristretto255> {
 
 /// Runs a scripted-mode command line for `seat`, as the command line would.
 fn act(pair: &mut Pair<Ristretto255>, seat: Seat, line: &str) {
-    let Ok(Command::Act(action)) = command::parse(line, seat) else { panic!("{line} is not an action") };
+    let action = match command::parse(line, seat) {
+        Ok(Command::Act(action)) => action,
+        Ok(Command::OnCard(card, act)) => act.action(resolve(pair.engine(seat), &card, &act).expect(line)),
+        other => panic!("{line} is not an action: {other:?}"),
+    };
     pair.intent(seat, Intent::Act(action)).unwrap_or_else(|e| panic!("{line}: {e}"));
     pair.drive();
 }

@@ -233,3 +233,59 @@ fn a_guest_who_leaves_before_proving_the_code_does_not_end_the_hosts_game() {
     assert!(host.wait_exit().success());
     assert!(guest.wait_exit().success());
 }
+
+#[test]
+fn cards_are_played_and_tapped_by_name_and_an_ambiguous_name_lists_the_candidates() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("names.txt");
+    std::fs::write(&file, "2 Goblin Guide\n1 Lightning Bolt\n1 Lightning Helix\n").expect("write deck");
+    let relay = Relay::start();
+    let mut host = Player::spawn_with_deck("host", &relay, &file, &["host"]);
+    let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
+    let mut guest = Player::spawn("guest", &relay, &["join", &code]);
+    for player in [&mut host, &mut guest] {
+        player.expect_event("connected");
+        player.expect_event("ready");
+    }
+
+    // The whole library in hand: every name known, in the hand's order.
+    host.send("draw 4");
+    host.wait_idle();
+    let hand = zone_cards(&host.table(), "host hand");
+    let named = |host: &Player, name: &str| -> Vec<u64> {
+        hand.iter().copied().filter(|&id| host.learned_name(id).as_deref() == Some(name)).collect()
+    };
+    let guides = named(&host, "Goblin Guide");
+    let (bolt, helix) = (named(&host, "Lightning Bolt")[0], named(&host, "Lightning Helix")[0]);
+    assert_eq!(guides.len(), 2);
+
+    // Two copies in the hand are one choice: the first.
+    host.send("play Goblin Guide at 1,0");
+    host.expect("the first Guide played", |v| v["event"] == "applied" && v["action"]["card"] == guides[0]);
+    host.send("tap gob");
+    host.expect("the Guide tapped", |v| {
+        v["event"] == "applied" && v["action"]["card"] == guides[0] && v["action"]["tapped"] == true
+    });
+
+    // "light" starts both Lightning cards: refused, with their ids.
+    host.send("play light at 0,0");
+    let error = host.expect_event("error");
+    assert_eq!(error["kind"], "ambiguous_card", "{error}");
+    assert_eq!(error["command"], "play light at 0,0");
+    let message = error["message"].as_str().unwrap();
+    assert!(message.contains(&format!("#{bolt} Lightning Bolt (hand)")), "{message}");
+    assert!(message.contains(&format!("#{helix} Lightning Helix (hand)")), "{message}");
+    host.send("untap nothing like it");
+    assert_eq!(host.expect_event("error")["kind"], "unknown_card");
+
+    host.wait_idle();
+    guest.wait_idle();
+    let host_table = host.table();
+    assert_eq!(public(&host_table), public(&guest.table()));
+    assert_eq!(zone_cards(&host_table, "host play"), vec![guides[0]]);
+    assert_eq!(zone_cards(&host_table, "host hand").len(), 3);
+    host.send("quit");
+    guest.send("quit");
+    assert!(host.wait_exit().success(), "host exit");
+    assert!(guest.wait_exit().success(), "guest exit");
+}

@@ -1,5 +1,5 @@
 //! How each command reads its arguments: one function per entry of the table that takes any (the table names
-//! it in its entry's `parse`), and the readers they share (numbers, zones, card ids).
+//! it in its entry's `parse`), and the readers they share (numbers, zones, cards by id or name).
 
 use std::path::PathBuf;
 
@@ -7,7 +7,7 @@ use fairdeck_shared::crypto::Dice;
 use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
 use fairdeck_shared::wire::{Action, PeekPurpose};
 
-use super::spec::{Args, Command};
+use super::spec::{Args, CardAct, CardRef, Command};
 
 pub fn draw(a: &Args) -> Result<Command, String> {
     Ok(Command::Act(Action::Draw { count: one_number(a)? }))
@@ -44,50 +44,44 @@ pub fn life(a: &Args) -> Result<Command, String> {
 }
 
 pub fn play(a: &Args) -> Result<Command, String> {
-    let (card, xy, face_down) = match a.words[..] {
-        [card, "at", xy] => (card, xy, false),
-        [card, "at", xy, "facedown"] => (card, xy, true),
-        _ => return Err(a.usage()),
+    // Read from the end: the card's name, before ` at `, may hold any word.
+    let (face_down, words) = match a.words.split_last() {
+        Some((&"facedown", words)) => (true, words),
+        _ => (false, &a.words[..]),
     };
+    let [card @ .., "at", xy] = words else { return Err(a.usage()) };
     let (x, y) = xy.split_once(',').ok_or_else(|| a.usage())?;
     let x = x.trim().parse::<i32>().map_err(|_| a.usage())?;
     let y = y.trim().parse::<i32>().map_err(|_| a.usage())?;
-    Ok(Command::Act(Action::Move {
-        card: card_id(card)?,
-        to: ZoneId::new(a.seat, ZoneKind::Play),
-        position: Position::Top,
-        placement: Placement { x, y, face_down },
-    }))
+    let area = ZoneId::new(a.seat, ZoneKind::Play);
+    Ok(Command::OnCard(card_ref(a, card)?, CardAct::Play { area, placement: Placement { x, y, face_down } }))
 }
 
 pub fn move_card(a: &Args) -> Result<Command, String> {
-    let (card, rest) = a.words.split_first().ok_or_else(|| a.usage())?;
-    let (owner, rest) = match rest {
-        ["opponent", rest @ ..] => (a.seat.opponent(), rest),
-        rest => (a.seat, rest),
+    // Read from the end: `[opponent] ZONE [top|bottom]`, and the card before it.
+    let (position, words) = match a.words.split_last() {
+        Some((&"top", words)) => (Position::Top, words),
+        Some((&"bottom", words)) => (Position::Bottom, words),
+        _ => (Position::Top, &a.words[..]),
     };
-    let (zone, position) = match rest {
-        [zone] => (*zone, Position::Top),
-        [zone, "top"] => (*zone, Position::Top),
-        [zone, "bottom"] => (*zone, Position::Bottom),
-        _ => return Err(a.usage()),
+    let Some((zone, words)) = words.split_last() else { return Err(a.usage()) };
+    let (owner, card) = match words.split_last() {
+        Some((&"opponent", card)) => (a.seat.opponent(), card),
+        _ => (a.seat, words),
     };
-    let kind = zone_kind(zone)?;
-    Ok(Command::Act(Action::Move {
-        card: card_id(card)?,
-        to: ZoneId::new(owner, kind),
-        position,
-        placement: Placement::default(),
-    }))
+    if card.is_empty() {
+        return Err(a.usage());
+    }
+    let to = ZoneId::new(owner, zone_kind(zone)?);
+    Ok(Command::OnCard(card_ref(a, card)?, CardAct::Move { to, position }))
 }
 
 pub fn reveal(a: &Args) -> Result<Command, String> {
     let (card, to) = match a.words[..] {
-        [card] => (card, None),
-        [card, "to", "opponent"] => (card, Some(a.seat.opponent())),
-        _ => return Err(a.usage()),
+        [ref card @ .., "to", "opponent"] => (card, Some(a.seat.opponent())),
+        ref card => (card, None),
     };
-    Ok(Command::Act(Action::Reveal { cards: vec![card_id(card)?], to }))
+    Ok(Command::OnCard(card_ref(a, card)?, CardAct::Reveal { to }))
 }
 
 pub fn roll(a: &Args) -> Result<Command, String> {
@@ -102,16 +96,15 @@ pub fn roll(a: &Args) -> Result<Command, String> {
 
 /// `tap` and `untap`.
 pub fn tap(a: &Args, tapped: bool) -> Result<Command, String> {
-    let [card] = a.words[..] else { return Err(a.usage()) };
-    Ok(Command::Act(Action::Tap { card: card_id(card)?, tapped }))
+    Ok(Command::OnCard(card_ref(a, &a.words)?, CardAct::Tap(tapped)))
 }
 
 pub fn counter(a: &Args) -> Result<Command, String> {
     let usage = || a.usage_with("N = 0 removes it");
-    let [card, key, value] = a.words[..] else { return Err(usage()) };
+    let [ref card @ .., key, value] = a.words[..] else { return Err(usage()) };
     let value = value.parse::<i64>().map_err(|_| usage())?;
     let value = (value != 0).then_some(value);
-    Ok(Command::Act(Action::SetCardValue { card: card_id(card)?, key: key.to_string(), value }))
+    Ok(Command::OnCard(card_ref(a, card)?, CardAct::Counter { key: key.to_string(), value }))
 }
 
 pub fn new_game(a: &Args) -> Result<Command, String> {
@@ -136,6 +129,21 @@ fn zone_kind(name: &str) -> Result<ZoneKind, String> {
         .into_iter()
         .find(|k| k.name() == name)
         .ok_or_else(|| format!("unknown zone {name:?}: library, hand, graveyard, exile, play or sideboard"))
+}
+
+/// The card `words` name: an id as printed in events (`12`, `#12`), a name in double quotes (`"Lightning Bolt"`),
+/// or the words themselves (`lightning bolt`).
+fn card_ref(a: &Args, words: &[&str]) -> Result<CardRef, String> {
+    let text = words.join(" ");
+    if let Some(quoted) = text.strip_prefix('"') {
+        let name = quoted.strip_suffix('"').ok_or_else(|| format!("{text} lacks its closing quote"))?;
+        return if name.trim().is_empty() { Err(a.usage()) } else { Ok(CardRef::Name(name.to_string())) };
+    }
+    match words {
+        [] => Err(a.usage()),
+        [word] if word.starts_with('#') || word.chars().all(|c| c.is_ascii_digit()) => card_id(word).map(CardRef::Id),
+        _ => Ok(CardRef::Name(text)),
+    }
 }
 
 /// A card id as printed in events: `12` or `#12`.

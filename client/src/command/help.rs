@@ -19,7 +19,10 @@ pub fn script_help() -> String {
         text.push_str(&entry(&spec.usage(), spec.about));
     }
     text.push_str(
-        "CARD is a card's id as events print it (#12 or 12); ZONE is library, hand, graveyard, exile, play or sideboard.\n\
+        "CARD is a card's id as events print it (#12 or 12), or its name or the start of its name or of a word in it, any\n\
+         case (bolt, \"Lightning Bolt\"; quotes for a name the line's other words could cut); only cards you know are\n\
+         found, copies in one zone are one choice (the first: the top of a pile), and a name meaning several cards\n\
+         is refused with their ids. ZONE is library, hand, graveyard, exile, play or sideboard.\n\
          Games are saved as they go: `fairdeck resume` goes on after a crash, `fairdeck games` lists them.\n\
          Exit codes: 0 after quit, 2 for a wrong, mistyped or expired code, 1 for other fatal errors.",
     );

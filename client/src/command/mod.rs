@@ -3,16 +3,18 @@
 //! ([`help`]), the terminal table's keys ([`shortcuts`]) and its `?` overlay (`ui/help.rs`).
 //!
 //! Adding a command: an entry in `table.rs`; a function in `arguments.rs` if it takes arguments; a
-//! [`Command`] variant if it asks for something new, run in `session/commands.rs`.
+//! [`Command`] variant if it asks for something new, run in `session/commands.rs`. A command on one card
+//! names it by id or by name ([`CardRef`]); the session finds it with [`resolve`] right before acting.
 
 mod arguments;
 pub mod help;
+pub mod resolve;
 mod spec;
 mod table;
 
 use fairdeck_shared::Seat;
 
-pub use spec::{Args, Command, Key, Spec};
+pub use spec::{Args, CardAct, CardRef, Command, Key, Spec};
 pub use table::COMMANDS;
 
 /// Parses a command line for the player in `seat`. The error says what was expected.
@@ -95,32 +97,31 @@ mod tests {
         assert_eq!(parse("draw 7", host), Ok(Command::Act(Action::Draw { count: 7 })));
         assert_eq!(
             parse("play #3 at 10,-2 facedown", host),
-            Ok(Command::Act(Action::Move {
-                card: CardId(3),
-                to: ZoneId::new(Seat::Host, ZoneKind::Play),
-                position: Position::Top,
-                placement: Placement { x: 10, y: -2, face_down: true },
-            }))
+            Ok(Command::OnCard(
+                CardRef::Id(CardId(3)),
+                CardAct::Play {
+                    area: ZoneId::new(host, ZoneKind::Play),
+                    placement: Placement { x: 10, y: -2, face_down: true }
+                }
+            ))
         );
         assert_eq!(
             parse("move 4 opponent graveyard bottom", Seat::Guest),
-            Ok(Command::Act(Action::Move {
-                card: CardId(4),
-                to: ZoneId::new(Seat::Host, ZoneKind::Graveyard),
-                position: Position::Bottom,
-                placement: Placement::default(),
-            }))
+            Ok(Command::OnCard(
+                CardRef::Id(CardId(4)),
+                CardAct::Move { to: ZoneId::new(Seat::Host, ZoneKind::Graveyard), position: Position::Bottom }
+            ))
         );
         assert_eq!(
             parse("reveal 5 to opponent", host),
-            Ok(Command::Act(Action::Reveal { cards: vec![CardId(5)], to: Some(Seat::Guest) }))
+            Ok(Command::OnCard(CardRef::Id(CardId(5)), CardAct::Reveal { to: Some(Seat::Guest) }))
         );
         assert_eq!(parse("roll 2d6", host), Ok(Command::Act(Action::Roll { dice: Dice::new(2, 6).unwrap() })));
         assert_eq!(parse("say hello there", host), Ok(Command::Chat("hello there".into())));
-        assert_eq!(parse("tap #12", host), Ok(Command::Act(Action::Tap { card: CardId(12), tapped: true })));
+        assert_eq!(parse("tap #12", host), Ok(Command::OnCard(CardRef::Id(CardId(12)), CardAct::Tap(true))));
         assert_eq!(
             parse("counter 12 +1/+1 2", host),
-            Ok(Command::Act(Action::SetCardValue { card: CardId(12), key: "+1/+1".into(), value: Some(2) }))
+            Ok(Command::OnCard(CardRef::Id(CardId(12)), CardAct::Counter { key: "+1/+1".into(), value: Some(2) }))
         );
         assert_eq!(parse("end", host), Ok(Command::End));
         assert_eq!(parse("forfeit", host), Ok(Command::Forfeit));
@@ -132,6 +133,42 @@ mod tests {
         assert_eq!(parse("new-game side.txt", host), Ok(Command::NewGame(Some(PathBuf::from("side.txt")))));
         assert!(parse("counter 12 poison", host).is_err());
         assert_eq!(parse("life -3", host), Ok(Command::Act(Action::SetPlayerValue { key: "life".into(), value: -3 })));
+    }
+
+    #[test]
+    fn cards_are_named_by_id_or_by_name() {
+        let host = Seat::Host;
+        let card = |line: &str| match parse(line, host) {
+            Ok(Command::OnCard(card, _)) => card,
+            other => panic!("{line}: {other:?}"),
+        };
+        let name = |text: &str| CardRef::Name(text.into());
+        assert_eq!(card("tap 12"), CardRef::Id(CardId(12)));
+        assert_eq!(card("tap #12"), CardRef::Id(CardId(12)));
+        assert_eq!(card("tap guide"), name("guide"));
+        assert_eq!(card("play bolt at 1,0"), name("bolt"));
+        // Unquoted, every word before the grammar's own: ` at ` for play, the zone for move.
+        assert_eq!(card("play Lightning Bolt at 1,0 facedown"), name("Lightning Bolt"));
+        assert_eq!(card("play Hit at Dawn at 1,0"), name("Hit at Dawn"));
+        assert_eq!(card("move Library of Alexandria opponent exile bottom"), name("Library of Alexandria"));
+        assert_eq!(card("reveal goblin guide to opponent"), name("goblin guide"));
+        assert_eq!(card("counter llanowar elves +1/+1 2"), name("llanowar elves"));
+        // Quoted, the name as written, spaces and all; a quoted number is a name.
+        assert_eq!(card("move \"Lightning Bolt\" graveyard"), name("Lightning Bolt"));
+        assert_eq!(card("untap \"12\""), name("12"));
+        assert_eq!(
+            parse("move \"Lightning Bolt\" opponent graveyard top", host),
+            Ok(Command::OnCard(
+                name("Lightning Bolt"),
+                CardAct::Move { to: ZoneId::new(Seat::Guest, ZoneKind::Graveyard), position: Position::Top }
+            ))
+        );
+        assert_eq!(parse("tap \"Lightning Bolt", host), Err("\"Lightning Bolt lacks its closing quote".into()));
+        assert_eq!(parse("tap #bolt", host), Err("\"#bolt\" is not a card id".into()));
+        assert_eq!(parse("tap \"\"", host), Err("usage: tap CARD".into()));
+        assert_eq!(parse("move graveyard", host), Err("usage: move CARD [opponent] ZONE [top|bottom]".into()));
+        assert_eq!(parse("play at 1,0", host), Err("usage: play CARD at X,Y [facedown]".into()));
+        assert_eq!(parse("reveal to opponent", host), Err("usage: reveal CARD [to opponent]".into()));
     }
 
     #[test]

@@ -4,13 +4,17 @@
 use std::path::PathBuf;
 
 use fairdeck_shared::Seat;
-use fairdeck_shared::table::ZoneId;
+use fairdeck_shared::table::{Card, CardId, Placement, Position, ZoneId};
 use fairdeck_shared::wire::Action;
+
+use super::resolve::Reach;
 
 /// What one command line asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
     Act(Action),
+    /// An action on one card, named by id or by name: the session finds the card on its table first.
+    OnCard(CardRef, CardAct),
     Chat(String),
     /// End the game: reveal this player's deck key for the opponent's audit.
     End,
@@ -28,6 +32,76 @@ pub enum Command {
     Table,
     Wait,
     Quit,
+}
+
+/// A card as a command line names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CardRef {
+    /// `12` or `#12`: taken as it is, the engine says whether it fits.
+    Id(CardId),
+    /// A name or the start of one (of the name or of a word in it), as typed, quotes removed.
+    Name(String),
+}
+
+/// What a command does to the one card it names, once found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CardAct {
+    /// Into `area`, the player's own play area, at `placement`.
+    Play {
+        area: ZoneId,
+        placement: Placement,
+    },
+    Move {
+        to: ZoneId,
+        position: Position,
+    },
+    /// To both players, or to the one seat.
+    Reveal {
+        to: Option<Seat>,
+    },
+    /// Tapped (`true`) or untapped.
+    Tap(bool),
+    /// A counter's new value; `None` removes it.
+    Counter {
+        key: String,
+        value: Option<i64>,
+    },
+}
+
+impl CardAct {
+    /// The action on `card`.
+    pub fn action(&self, card: CardId) -> Action {
+        match self {
+            CardAct::Play { area, placement } => {
+                Action::Move { card, to: *area, position: Position::Top, placement: *placement }
+            }
+            CardAct::Move { to, position } => {
+                Action::Move { card, to: *to, position: *position, placement: Placement::default() }
+            }
+            CardAct::Reveal { to } => Action::Reveal { cards: vec![card], to: *to },
+            CardAct::Tap(tapped) => Action::Tap { card, tapped: *tapped },
+            CardAct::Counter { key, value } => Action::SetCardValue { card, key: key.clone(), value: *value },
+        }
+    }
+
+    /// Where a card named by name is looked for.
+    pub fn reach(&self) -> Reach {
+        match self {
+            CardAct::Play { .. } => Reach::ToPlay,
+            CardAct::Move { to, .. } => Reach::Anywhere { but: *to },
+            CardAct::Reveal { .. } => Reach::Unseen,
+            CardAct::Tap(_) | CardAct::Counter { .. } => Reach::InPlay,
+        }
+    }
+
+    /// Among copies of one card in one zone, whether this one is the better pick: the one the action changes
+    /// (an untapped copy for `tap`, a tapped one for `untap`).
+    pub fn prefers(&self, card: &Card) -> bool {
+        match self {
+            CardAct::Tap(tap) => card.tapped != *tap,
+            _ => true,
+        }
+    }
 }
 
 /// One command: everything the parser, `--help`, the keys and the `?` overlay say about it.

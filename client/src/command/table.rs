@@ -19,7 +19,7 @@ pub const COMMANDS: &[Spec] = &[
     Spec {
         name: "play",
         args: "CARD at X,Y [facedown]",
-        about: "put a card (its id, as in events) into your play area",
+        about: "put a card into your play area; by name, from your hand, else graveyard, exile or library, else sideboard",
         example: "play #3 at 10,-2 facedown",
         keys: &[Key::Prefills('p')],
         parse: read::play,
@@ -27,7 +27,7 @@ pub const COMMANDS: &[Spec] = &[
     Spec {
         name: "move",
         args: "CARD [opponent] ZONE [top|bottom]",
-        about: "move a card to a zone of yours (or of the opponent)",
+        about: "move a card to a zone of yours (or of the opponent); by name, from your hand or play area, else anywhere, sideboards last",
         example: "move 4 opponent graveyard bottom",
         keys: &[Key::Prefills('v')],
         parse: read::move_card,
@@ -51,8 +51,8 @@ pub const COMMANDS: &[Spec] = &[
     Spec {
         name: "reveal",
         args: "CARD [to opponent]",
-        about: "show a card to both players (or to the opponent only)",
-        example: "reveal 5 to opponent",
+        about: "show a card to both players (or to the opponent only); by name, from your hand, else play area, library, sideboard",
+        example: "reveal \"Lightning Bolt\" to opponent",
         keys: &[Key::Prefills('r')],
         parse: read::reveal,
     },
@@ -131,15 +131,15 @@ pub const COMMANDS: &[Spec] = &[
     Spec {
         name: "tap",
         args: "CARD",
-        about: "turn a card in play sideways",
-        example: "tap #12",
+        about: "turn a card in play sideways; by name, yours before the opponent's, an untapped copy first",
+        example: "tap goblin guide",
         keys: &[Key::Prefills('t')],
         parse: |a| read::tap(a, true),
     },
     Spec {
         name: "untap",
         args: "CARD",
-        about: "turn a card in play back",
+        about: "turn a card in play back; by name, yours before the opponent's, a tapped copy first",
         example: "untap 12",
         keys: &[Key::Prefills('u')],
         parse: |a| read::tap(a, false),
@@ -147,7 +147,7 @@ pub const COMMANDS: &[Spec] = &[
     Spec {
         name: "counter",
         args: "CARD NAME N",
-        about: "set a counter on a card in play (0 removes it)",
+        about: "set a counter on a card in play (0 removes it); by name, yours before the opponent's",
         example: "counter 12 +1/+1 2",
         keys: &[Key::Prefills('+')],
         parse: read::counter,

@@ -1,6 +1,7 @@
 //! Running the player's commands: each line waits in the queue until the table can take it (table commands
 //! until set-up is done, `wait` until nothing is pending, `quit` a few seconds for the opponent's
-//! acknowledgements), then goes to the engine as an intent. What a line means is [`crate::command`]'s.
+//! acknowledgements), then goes to the engine as an intent; a card named by name is found on the table as it
+//! is then. What a line means is [`crate::command`]'s.
 
 use std::time::Duration;
 
@@ -10,6 +11,7 @@ use super::error::SessionError;
 use super::frontend::{Frontend, Output};
 use super::start::read_deck;
 use super::state::{Flow, Session};
+use crate::command::resolve::resolve;
 use crate::command::{self, Command};
 
 /// How long `quit` waits for the peer to acknowledge what was sent.
@@ -95,6 +97,20 @@ impl Session {
                     }
                     self.queue.pop_front();
                     self.intent(Intent::Act(action), &line, front)?;
+                }
+                Command::OnCard(card, act) => {
+                    if !ready {
+                        return Ok(Flow::Continue);
+                    }
+                    self.queue.pop_front();
+                    match resolve(&self.engine, &card, &act) {
+                        Ok(card) => self.intent(Intent::Act(act.action(card)), &line, front)?,
+                        Err(error) => {
+                            let error =
+                                Output::CommandError { kind: error.kind(), command: line, message: error.to_string() };
+                            front.show(error, &self.engine)?;
+                        }
+                    }
                 }
                 Command::End => {
                     if !ready {

@@ -77,8 +77,8 @@ pub enum Output {
     },
     /// The relay reported an error, or sent something unreadable.
     RelayAlert(String),
-    /// A command was refused before it changed anything; `kind` is `bad_command`, `not_ready`, `halted`
-    /// or `refused`.
+    /// A command was refused before it changed anything; `kind` is `bad_command`, `bad_deck`, `unknown_card`,
+    /// `ambiguous_card`, `not_ready`, `halted` or `refused`.
     CommandError {
         kind: &'static str,
         command: String,
