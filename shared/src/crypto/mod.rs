@@ -20,10 +20,7 @@ pub use group::{DecodeError, Group, MAX_PERMUTATION_LEN, Suite, UnknownSuite, ra
 pub use lock::{DleqProof, KeyCommitment, KeyId, LockKey, Locked, Stripped};
 pub use modp::{Modp2048, ModpElement, ModpScalar};
 pub use ristretto::{Ristretto255, RistrettoElement, RistrettoScalar};
-pub use shuffle::{
-    PendingShuffle, Shadow, ShadowOpening, ShuffleChallenge, ShuffleCommit, ShuffleProof, ShuffleResponse, Shuffled,
-    Soundness,
-};
+pub use shuffle::{ProvenShuffle, ShuffleProof, Shuffled};
 pub use transcript::ProofContext;
 pub use verified::Verified;
 
@@ -35,12 +32,8 @@ pub enum ProofError {
     LengthMismatch { expected: usize, actual: usize },
     #[error("the Chaum–Pedersen proof does not verify")]
     Dleq,
-    #[error("the shuffle proof has {actual} rounds, {expected} expected")]
-    Rounds { expected: usize, actual: usize },
-    #[error("the shuffle proof fails at round {round}: {reason}")]
-    ShuffleRound { round: usize, reason: &'static str },
-    #[error("the shuffle proof is of the wrong kind (interactive vs non-interactive)")]
-    WrongSoundness,
+    #[error("the shuffle proof does not verify")]
+    Shuffle,
     #[error("the opening does not match the commitment")]
     Opening,
     #[error("the commitment echoes this player's own")]
