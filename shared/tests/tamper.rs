@@ -767,10 +767,10 @@ fn a_tampered_shuffle_proof_is_caught() {
     let tampers: [(&str, JsonTamper); 6] = [
         ("permutation commitments", &swap("permutation")),
         ("chain", &swap("chain")),
-        ("chain commitments", &swap("chain-commitments")),
+        ("chain commitments", &swap("chain_commitments")),
         ("a response", &bump("responses", 3)),
-        ("a chain response", &bump("chain-responses", 2)),
-        ("a permuted response", &bump("permuted-responses", 4)),
+        ("a chain response", &bump("chain_responses", 2)),
+        ("a permuted response", &bump("permuted_responses", 4)),
     ];
     for (what, tamper) in tampers {
         let (_, alert) = rewrite_body(
@@ -1039,7 +1039,7 @@ fn invalid_elements_and_scalars_in_strips_and_shuffles_are_refused() {
         "/shuffle-step/step/shuffles/0/proof/permutation/0",
         "/shuffle-step/step/shuffles/0/proof/chain/1",
         "/shuffle-step/step/shuffles/0/proof/commitments/3",
-        "/shuffle-step/step/shuffles/0/proof/chain-commitments/7",
+        "/shuffle-step/step/shuffles/0/proof/chain_commitments/7",
         "/shuffle-step/step/fresh",
     ] {
         rewrite_body(
@@ -1052,8 +1052,8 @@ fn invalid_elements_and_scalars_in_strips_and_shuffles_are_refused() {
     }
     for pointer in [
         "/shuffle-step/step/shuffles/0/proof/responses/1",
-        "/shuffle-step/step/shuffles/0/proof/chain-responses/0",
-        "/shuffle-step/step/shuffles/0/proof/permuted-responses/5",
+        "/shuffle-step/step/shuffles/0/proof/chain_responses/0",
+        "/shuffle-step/step/shuffles/0/proof/permuted_responses/5",
     ] {
         rewrite_body(
             || Game::<Ristretto255>::new(8),

@@ -50,7 +50,7 @@ const GENERATORS_KIND: &str = "shuffle/generators";
 /// documentation gives each field's equation). About `5n` elements and scalars: 9.8 KB for
 /// 60 ristretto255 cards.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(bound = "", rename_all = "kebab-case")]
+#[serde(bound = "")]
 pub struct ShuffleProof<G: Group> {
     /// `c_j`, one per input: the commitment to the permutation.
     permutation: Vec<G::Element>,

@@ -8,8 +8,9 @@ use super::api::{DeckList, EngineConfig, Intent};
 use crate::crypto::Suite;
 use crate::ids::Seat;
 
-/// The version of the journal's layout. 2: a binary file (postcard) holding binary envelopes.
-pub const JOURNAL_FORMAT: u32 = 2;
+/// The version of the journal's layout. 3: protocol 5's messages (a shuffle step carries its proof); 2: a binary
+/// file (postcard) holding binary envelopes.
+pub const JOURNAL_FORMAT: u32 = 3;
 
 #[derive(Clone, Serialize, Deserialize)]
 pub struct Journal {
