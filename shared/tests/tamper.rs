@@ -702,6 +702,14 @@ fn forged_shuffle_output<G: Group>(library: usize, change: impl FnOnce(&mut Vec<
     game.assert_attributable(Seat::Guest, &forged);
     game.assert_caught(Seat::Host, AlertKind::BadProof, Some(&forged));
     assert!(!game.engine(Seat::Host).is_ready());
+    // The proof is non-interactive: the host's record alone convicts the guest (`fairdeck verify`).
+    match fairdeck_shared::journal::check::<G>(game.engine(Seat::Host).journal()).unwrap() {
+        fairdeck_shared::journal::Verdict::Breach { by, alert, .. } => {
+            assert_eq!((by, alert.kind), (Seat::Guest, AlertKind::BadProof));
+            assert_eq!(alert.evidence.as_ref(), Some(&forged));
+        }
+        other => panic!("not a breach: {other:?}"),
+    }
 }
 
 #[test]

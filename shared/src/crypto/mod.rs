@@ -32,6 +32,8 @@ pub enum ProofError {
     LengthMismatch { expected: usize, actual: usize },
     #[error("the Chaum–Pedersen proof does not verify")]
     Dleq,
+    /// A shuffle proof's equations do not hold: the output is not the input permuted and
+    /// locked with the committed key (or the proof was made for another statement).
     #[error("the shuffle proof does not verify")]
     Shuffle,
     #[error("the opening does not match the commitment")]
