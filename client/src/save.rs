@@ -29,8 +29,9 @@ use sha2::{Digest, Sha256};
 use crate::channel::{Channel, MAX_MESSAGE_BYTES, Progress, SavedKeys};
 
 /// The version of the save layout. Another version is refused with its number.
-/// 2: envelopes in their binary encoding, inputs externally tagged (protocol 4).
-pub const SAVE_FORMAT: u32 = 2;
+/// 3: protocol 5's messages (a shuffle step carries its proof). 2: envelopes in their binary encoding, inputs
+/// externally tagged (protocol 4).
+pub const SAVE_FORMAT: u32 = 3;
 /// The extension of save files.
 pub const EXTENSION: &str = "fairdeck";
 

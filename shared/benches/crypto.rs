@@ -7,9 +7,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use fairdeck_shared::crypto::{
-    CardInstance, Group, LockKey, Modp2048, ProofContext, Ristretto255, ShuffleChallenge, Soundness,
-};
+use fairdeck_shared::crypto::{CardInstance, Group, LockKey, Modp2048, ProofContext, Ristretto255};
 use fairdeck_shared::{GameId, Seat};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
@@ -55,31 +53,14 @@ fn bench_suite<G: Group>(c: &mut Criterion, slow: bool) {
             BatchSize::SmallInput,
         )
     });
-    group.bench_function("lock_and_shuffle_prove/60/interactive", |b| {
-        b.iter(|| {
-            let (commit, pending) = opponent.lock_and_shuffle(&locked, Soundness::Interactive, &context, &mut rng);
-            let challenge = ShuffleChallenge { nonce: [3; 32] };
-            (commit, pending.respond(Some(&challenge)))
-        })
+    group.bench_function("lock_and_shuffle_prove/60", |b| {
+        b.iter(|| opponent.lock_and_shuffle(black_box(&locked), &context, &mut rng))
     });
-    let (commit, pending) = opponent.lock_and_shuffle(&locked, Soundness::Interactive, &context, &mut rng);
-    let challenge = ShuffleChallenge::random(&mut rng);
-    let response = pending.respond(Some(&challenge));
-    group.bench_function("shuffle_verify/60/interactive", |b| {
+    let shuffle = opponent.lock_and_shuffle(&locked, &context, &mut rng);
+    group.bench_function("shuffle_verify/60", |b| {
         b.iter_batched(
-            || commit.clone(),
-            |commit| opponent.commitment().verify_shuffle(&locked, commit, &challenge, &response, &context).unwrap(),
-            BatchSize::SmallInput,
-        )
-    });
-    group.bench_function("lock_and_shuffle_prove/60/non-interactive", |b| {
-        b.iter(|| opponent.lock_and_shuffle_non_interactive(&locked, &context, &mut rng))
-    });
-    let proof = opponent.lock_and_shuffle_non_interactive(&locked, &context, &mut rng);
-    group.bench_function("shuffle_verify/60/non-interactive", |b| {
-        b.iter_batched(
-            || proof.clone(),
-            |proof| opponent.commitment().verify_shuffle_proof(&locked, proof, &context).unwrap(),
+            || shuffle.clone(),
+            |shuffle| opponent.commitment().verify_shuffle(&locked, shuffle, &context, &mut rng).unwrap(),
             BatchSize::SmallInput,
         )
     });

@@ -1,6 +1,6 @@
 //! The engine's costs, both players together on one thread: the full set-up of two 60-card
 //! decks with 15-card sideboards (decks locked, catalogues sealed, both libraries shuffled
-//! with interactive proofs, every proof verified), and one draw (request, the opponent's
+//! with their proofs, every proof verified), and one draw (request, the opponent's
 //! strip with its proof, its verification, the drawer's own strip and catalogue lookup).
 //!
 //! `cargo bench -p fairdeck-shared --bench engine`; figures go in docs/PERFORMANCE.md.

@@ -7,26 +7,27 @@ use sha2::{Digest, Sha256};
 
 use crate::codec;
 use crate::crypto::{
-    BackId, CardInstance, CatalogueEntry, Commitment, Dice, DleqProof, Group, KeyCommitment, Opening, ShuffleChallenge,
-    ShuffleCommit, ShuffleResponse, Suite,
+    BackId, CardInstance, CatalogueEntry, Commitment, Dice, DleqProof, Group, KeyCommitment, Opening, ProvenShuffle,
+    Suite,
 };
 use crate::ids::Seat;
 use crate::table::{CardId, Placement, Position, PowerToughness, ZoneId};
 
-/// Version 5: the command zone, commanders and a deck label in the deck message; concede, attach, arrows, untap
-/// all, the choice to play or draw, a token's power and toughness, and why a player looks at their library.
-/// Version 4: envelopes and bodies in a binary encoding (postcard), about a quarter of their JSON size.
-/// Version 3 made what a forfeit claim names a typed value (`Awaited`); version 2 had the hello sign the sender's
-/// seat.
+/// Version 5: a shuffle step carries a non-interactive proof of its shuffle (a linear-size argument), and the
+/// `shuffle-challenge` and `shuffle-response` messages are gone; the command zone, commanders and a deck label in
+/// the deck message; concede, attach, arrows, untap all, the choice to play or draw, a token's power and
+/// toughness, and why a player looks at their library. Version 4: envelopes and bodies in a binary encoding
+/// (postcard), about a quarter of their JSON size. Version 3 made what a forfeit claim names a typed value
+/// (`Awaited`); version 2 had the hello sign the sender's seat.
 pub const PROTOCOL_VERSION: u32 = 5;
-/// The largest message body accepted (a 300-card modp2048 shuffle step is about 7.6 MB).
+/// The largest message body accepted (a 300-card modp2048 shuffle step with its relocks is about 0.6 MB).
 pub const MAX_MESSAGE_LEN: usize = 8 << 20;
 /// Longest chat line, player name, value key or phase name, in bytes.
 pub const MAX_TEXT_LEN: usize = 2000;
 /// Most cards in one deck (library and sideboard together).
 pub const MAX_DECK_LEN: usize = 1000;
-/// Most cards in one deck with modp2048, whose 256-byte elements make a shuffle step of a
-/// bigger library overflow `MAX_MESSAGE_LEN`.
+/// Most cards in one deck with modp2048: a shuffle step of a 300-card library already takes
+/// several seconds to prove and check (it also overflowed `MAX_MESSAGE_LEN` under protocol 4's proof).
 pub const MAX_DECK_LEN_MODP2048: usize = 300;
 
 // A library is shuffled by permutations of `u16` indices.
@@ -268,7 +269,7 @@ pub struct RelockGroup<G: Group> {
 }
 
 /// One player's part of a library shuffle: bring every card to their current key, then
-/// lock with a fresh key and permute, with the proof's commitment.
+/// lock with a fresh key and permute, with the proof of it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(bound = "")]
 pub struct ShuffleStep<G: Group> {
@@ -279,10 +280,10 @@ pub struct ShuffleStep<G: Group> {
     pub relock: Vec<RelockGroup<G>>,
     /// The fresh key the shuffle locks with.
     pub fresh: KeyCommitment<G>,
-    /// One shuffle commitment per back of the library, by ascending back id, each over that
+    /// One proven shuffle per back of the library, by ascending back id, each over that
     /// back's cards in the library's order: a step permutes cards among those of one back,
     /// so every position keeps its back (where the backs lie is drawn in common).
-    pub commits: Vec<ShuffleCommit<G>>,
+    pub shuffles: Vec<ProvenShuffle<G>>,
     /// The holder's key after this step (current key × fresh key), with its proof; absent
     /// when the holder had no key on this library before.
     pub combined: Option<(KeyCommitment<G>, DleqProof<G>)>,
@@ -385,20 +386,6 @@ pub enum Message<G: Group> {
         /// The relocked cards, by the key they were under.
         relock: Vec<RelockGroup<G>>,
     },
-    /// The verifier's challenge to a shuffle step, drawn after the step was committed.
-    ShuffleChallenge {
-        /// The owner of the library shuffled.
-        library: Seat,
-        /// The challenge bits.
-        challenge: ShuffleChallenge,
-    },
-    /// The answers to the challenge, one per commitment of the step.
-    ShuffleResponse {
-        /// The owner of the library shuffled.
-        library: Seat,
-        /// One response per shuffle commitment of the step.
-        responses: Vec<ShuffleResponse<G>>,
-    },
     /// Commit–reveal for the shared random value `round`.
     RandomCommit {
         /// The round's number.
@@ -500,8 +487,6 @@ impl<G: Group> Message<G> {
             Message::Strip { .. } => MessageKind::Strip,
             Message::ShuffleStep { .. } => MessageKind::ShuffleStep,
             Message::Relock { .. } => MessageKind::Relock,
-            Message::ShuffleChallenge { .. } => MessageKind::ShuffleChallenge,
-            Message::ShuffleResponse { .. } => MessageKind::ShuffleResponse,
             Message::RandomCommit { .. } => MessageKind::RandomCommit,
             Message::RandomOpen { .. } => MessageKind::RandomOpen,
             Message::RandomSettle { .. } => MessageKind::RandomSettle,
@@ -539,10 +524,6 @@ pub enum MessageKind {
     ShuffleStep,
     /// A `relock`.
     Relock,
-    /// A `shuffle-challenge`.
-    ShuffleChallenge,
-    /// A `shuffle-response`.
-    ShuffleResponse,
     /// A `random-commit`.
     RandomCommit,
     /// A `random-open`.
@@ -579,8 +560,6 @@ impl MessageKind {
             MessageKind::Strip => "strip",
             MessageKind::ShuffleStep => "shuffle-step",
             MessageKind::Relock => "relock",
-            MessageKind::ShuffleChallenge => "shuffle-challenge",
-            MessageKind::ShuffleResponse => "shuffle-response",
             MessageKind::RandomCommit => "random-commit",
             MessageKind::RandomOpen => "random-open",
             MessageKind::RandomSettle => "random-settle",

@@ -456,8 +456,6 @@ fn the_honest_game_has_a_message_of_every_kind_and_replays_exactly() {
         "accept",
         "strip",
         "shuffle-step",
-        "shuffle-challenge",
-        "shuffle-response",
         "random-commit",
         "random-open",
         "reveal-request",

@@ -453,10 +453,11 @@ fn a_replayed_journal_sends_nothing_again_even_with_no_input() {
 }
 
 /// A library of two backs is reordered when its shuffle run completes, which the guest does on
-/// the host's random settlement while the host still waits for the guest's last response. A
-/// next-turn the host sends in that gap (and which reaches the guest after the settlement)
-/// carries the table digest with the old order: the guest compares it with its table as the
-/// host saw it, and raises nothing.
+/// the host's random settlement while the host still waits for the guest's step. (The host drew
+/// a card first, so its mulligan's run begins with its relock, and the guest steps only after
+/// opening its side of the arrangement.) A next-turn the host sends in that gap (and which
+/// reaches the guest after the settlement) carries the table digest with the old order: the
+/// guest compares it with its table as the host saw it, and raises nothing.
 #[test]
 fn a_next_turn_sent_while_the_guest_is_ahead_of_a_shuffle_raises_nothing() {
     let two_backs = |prefix: &str| {
@@ -468,13 +469,16 @@ fn a_next_turn_sent_while_the_guest_is_ahead_of_a_shuffle_raises_nothing() {
     };
     let mut pair = Pair::<Ristretto255>::new(two_backs("Host"), two_backs("Guest"), 3);
     pair.drive();
+    pair.intent(Seat::Host, Intent::Act(Action::Draw { count: 1 })).unwrap();
+    pair.drive();
     pair.intent(Seat::Host, Intent::Act(Action::Mulligan { draw: 0 })).unwrap();
-    for (from, count) in [(Seat::Host, 2), (Seat::Guest, 3)] {
+    // The host's act, random commitment and relock; the guest's commitment and opening.
+    for (from, count) in [(Seat::Host, 3), (Seat::Guest, 2)] {
         for _ in 0..count {
             pair.step_from(from);
         }
     }
-    assert!(pair.host.is_busy(), "the host still waits for the guest's response");
+    assert!(pair.host.is_busy(), "the host still waits for the guest's step");
     pair.intent(Seat::Host, Intent::Act(Action::NextTurn)).unwrap();
     pair.drive();
     for seat in Seat::BOTH {

@@ -17,7 +17,7 @@ use ed25519_dalek::{Signer, SigningKey, VerifyingKey};
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::{
     BackId, CardInstance, CatalogueEntry, Commitment, Dice, Group, LockKey, Modp2048, Opening, ProofContext,
-    Ristretto255, ShadowOpening,
+    Ristretto255,
 };
 use fairdeck_shared::engine::{
     Alert, AlertKind, DeckCard, DeckList, Engine, EngineConfig, Event, Input, Intent, IntentError,
@@ -374,10 +374,6 @@ fn shuffle_step_of<G: Group>(library: Seat) -> impl Fn(&Message<G>) -> bool {
     move |message| matches!(message, Message::ShuffleStep { step } if step.library == library)
 }
 
-fn shuffle_response_of<G: Group>(library: Seat) -> impl Fn(&Message<G>) -> bool {
-    move |message| matches!(message, Message::ShuffleResponse { library: l, .. } if *l == library)
-}
-
 fn strip_groups<G: Group>(message: &mut Message<G>) -> &mut Vec<wire::StripGroup<G>> {
     match message {
         Message::Strip { groups, .. } => groups,
@@ -604,7 +600,7 @@ fn a_strip_with_another_key_and_a_proof_for_that_key_is_caught() {
                 .received(Seat::Host)
                 .iter()
                 .find_map(|e| match body::<Ristretto255>(e) {
-                    Message::ShuffleStep { step } if step.library == Seat::Host => Some(step.commits[0].cards.clone()),
+                    Message::ShuffleStep { step } if step.library == Seat::Host => Some(step.shuffles[0].cards.clone()),
                     _ => None,
                 })
                 .unwrap();
@@ -684,10 +680,9 @@ fn a_strip_with_fewer_forms_than_cards_is_caught() {
 
 // ----- shuffles that are not permutations -----
 
-/// The guest's set-up shuffle of the host's library has its output changed by `change`.
-/// The host cannot tell at once: it challenges, and the guest's (genuine) answer to the
-/// challenge does not prove the changed output, so the host refuses the answer. The
-/// evidence is that answer, which the guest signed and which chains to the changed step.
+/// The guest's set-up shuffle of the host's library has its output changed by `change`: its
+/// (genuine) proof does not prove the changed output, so the host refuses the step, which is
+/// the evidence.
 fn forged_shuffle_output<G: Group>(library: usize, change: impl FnOnce(&mut Vec<G::Element>)) {
     let mut control = Game::<G>::new(library);
     let step = control.intercept(Seat::Guest, shuffle_step_of(Seat::Host));
@@ -699,21 +694,22 @@ fn forged_shuffle_output<G: Group>(library: usize, change: impl FnOnce(&mut Vec<
     let step = game.intercept(Seat::Guest, shuffle_step_of(Seat::Host));
     let forged = retype::<G>(&step, |m| {
         let Message::ShuffleStep { step } = m else { unreachable!() };
-        change(&mut step.commits[0].cards);
+        change(&mut step.shuffles[0].cards);
     });
     let forged = game.substitute(Seat::Guest, step.seq, forged);
     game.deliver(Seat::Guest, forged.clone());
-    assert!(game.alerts(Seat::Host).is_empty(), "the step alone is refused: {:?}", game.alerts(Seat::Host));
-    game.drive_as_cheater(Seat::Guest);
-    let response = game
-        .received(Seat::Host)
-        .into_iter()
-        .find(|e| shuffle_response_of::<G>(Seat::Host)(&body::<G>(e)))
-        .expect("the guest answered the challenge");
-    game.assert_attributable(Seat::Guest, &wire::decode_envelope(&forged).unwrap());
-    game.assert_attributable(Seat::Guest, &response);
-    game.assert_caught(Seat::Host, AlertKind::BadProof, Some(&response));
+    let forged = wire::decode_envelope(&forged).unwrap();
+    game.assert_attributable(Seat::Guest, &forged);
+    game.assert_caught(Seat::Host, AlertKind::BadProof, Some(&forged));
     assert!(!game.engine(Seat::Host).is_ready());
+    // The proof is non-interactive: the host's record alone convicts the guest (`fairdeck verify`).
+    match fairdeck_shared::journal::check::<G>(game.engine(Seat::Host).journal()).unwrap() {
+        fairdeck_shared::journal::Verdict::Breach { by, alert, .. } => {
+            assert_eq!((by, alert.kind), (Seat::Guest, AlertKind::BadProof));
+            assert_eq!(alert.evidence.as_ref(), Some(&forged));
+        }
+        other => panic!("not a breach: {other:?}"),
+    }
 }
 
 #[test]
@@ -755,8 +751,8 @@ fn a_shuffle_step_that_mixes_the_backs_of_a_library_is_caught() {
         |_, step| {
             retype::<Ristretto255>(step, |m| {
                 let Message::ShuffleStep { step } = m else { unreachable!() };
-                assert_eq!(step.commits.len(), 2, "one commitment per back");
-                step.commits.truncate(1);
+                assert_eq!(step.shuffles.len(), 2, "one proven shuffle per back");
+                step.shuffles.truncate(1);
             })
         },
         AlertKind::BadProof,
@@ -765,29 +761,31 @@ fn a_shuffle_step_that_mixes_the_backs_of_a_library_is_caught() {
 }
 
 #[test]
-fn a_tampered_shuffle_response_is_caught() {
-    let swap_permutation = |v: &mut Value| {
-        let opening = variant_content(&mut v["responses"][0]["openings"][0]);
-        opening["permutation"].as_array_mut().unwrap().swap(0, 1);
+fn a_tampered_shuffle_proof_is_caught() {
+    // Valid elements and scalars in the wrong place: the step decodes, and its proof fails.
+    let swap = |field: &'static str| {
+        move |v: &mut Value| v["step"]["shuffles"][0]["proof"][field].as_array_mut().unwrap().swap(0, 1)
     };
-    let flip_opening = |v: &mut Value| {
-        let opening = v["responses"][0]["openings"][5].as_object_mut().unwrap();
-        let (open, content) = opening.iter().next().map(|(k, c)| (k.clone(), c.clone())).unwrap();
-        opening.clear();
-        opening.insert(if open == "shadow" { "output" } else { "shadow" }.into(), content);
+    let bump = |field: &'static str, index: usize| {
+        move |v: &mut Value| {
+            let scalar = &mut v["step"]["shuffles"][0]["proof"][field][index];
+            *scalar = scalar_plus_one::<Ristretto255>(scalar);
+        }
     };
-    let bump_key = |v: &mut Value| {
-        let key = &mut variant_content(&mut v["responses"][0]["openings"][7])["key"];
-        *key = scalar_plus_one::<Ristretto255>(key);
-    };
-    let tampers: [(&str, JsonTamper); 3] =
-        [("permutation", &swap_permutation), ("opening kind", &flip_opening), ("opening key", &bump_key)];
+    let tampers: [(&str, JsonTamper); 6] = [
+        ("permutation commitments", &swap("permutation")),
+        ("chain", &swap("chain")),
+        ("chain commitments", &swap("chain_commitments")),
+        ("a response", &bump("responses", 3)),
+        ("a chain response", &bump("chain_responses", 2)),
+        ("a permuted response", &bump("permuted_responses", 4)),
+    ];
     for (what, tamper) in tampers {
         let (_, alert) = rewrite_body(
             || Game::<Ristretto255>::new(8),
             Seat::Guest,
-            shuffle_response_of(Seat::Host),
-            |_, response| rejson(response, tamper),
+            shuffle_step_of(Seat::Host),
+            |_, step| rejson(step, tamper),
             AlertKind::BadProof,
         );
         assert!(alert.detail.contains("shuffle"), "{what}: {}", alert.detail);
@@ -1045,8 +1043,11 @@ fn invalid_elements_and_scalars_in_strips_and_shuffles_are_refused() {
         );
     }
     for pointer in [
-        "/shuffle-step/step/commits/0/cards/2",
-        "/shuffle-step/step/commits/0/shadows/0/key",
+        "/shuffle-step/step/shuffles/0/cards/2",
+        "/shuffle-step/step/shuffles/0/proof/permutation/0",
+        "/shuffle-step/step/shuffles/0/proof/chain/1",
+        "/shuffle-step/step/shuffles/0/proof/commitments/3",
+        "/shuffle-step/step/shuffles/0/proof/chain_commitments/7",
         "/shuffle-step/step/fresh",
     ] {
         rewrite_body(
@@ -1057,26 +1058,19 @@ fn invalid_elements_and_scalars_in_strips_and_shuffles_are_refused() {
             AlertKind::Malformed,
         );
     }
-    rewrite_body(
-        || Game::<Ristretto255>::new(8),
-        Seat::Guest,
-        shuffle_response_of(Seat::Host),
-        |_, response| {
-            let opening = match body::<Ristretto255>(response) {
-                Message::ShuffleResponse { responses, .. } => match &responses[0].openings[0] {
-                    ShadowOpening::Shadow { .. } => "shadow",
-                    ShadowOpening::Output { .. } => "output",
-                },
-                other => panic!("not a shuffle response: {other:?}"),
-            };
-            replace_bytes::<Ristretto255>(
-                response,
-                &format!("/shuffle-response/responses/0/openings/0/{opening}/key"),
-                &unreduced,
-            )
-        },
-        AlertKind::Malformed,
-    );
+    for pointer in [
+        "/shuffle-step/step/shuffles/0/proof/responses/1",
+        "/shuffle-step/step/shuffles/0/proof/chain_responses/0",
+        "/shuffle-step/step/shuffles/0/proof/permuted_responses/5",
+    ] {
+        rewrite_body(
+            || Game::<Ristretto255>::new(8),
+            Seat::Guest,
+            shuffle_step_of(Seat::Host),
+            |_, step| replace_bytes::<Ristretto255>(step, pointer, &unreduced),
+            AlertKind::Malformed,
+        );
+    }
 }
 
 // ----- replayed, reordered, unsigned and rechained messages -----
@@ -1365,16 +1359,6 @@ fn other_messages_out_of_turn_are_caught() {
             "a shuffle step for a library nobody is shuffling",
             Seat::Guest,
             Box::new(setup_message(Seat::Guest, |m| matches!(m, Message::ShuffleStep { .. }))),
-        ),
-        (
-            "a shuffle challenge nobody awaits",
-            Seat::Host,
-            Box::new(setup_message(Seat::Host, |m| matches!(m, Message::ShuffleChallenge { .. }))),
-        ),
-        (
-            "a shuffle response nobody awaits",
-            Seat::Guest,
-            Box::new(setup_message(Seat::Guest, |m| matches!(m, Message::ShuffleResponse { .. }))),
         ),
         (
             "a commitment for a random round nobody started",

@@ -93,7 +93,7 @@ pub enum DecodeError {
 /// prime-order group (and the identity).
 pub trait Group: Copy + Debug + Send + Sync + 'static {
     /// A group element: a locked card, a card point or a key commitment.
-    type Element: Clone + PartialEq + Eq + Hash + Debug + Send + Sync + Serialize + DeserializeOwned;
+    type Element: Clone + PartialEq + Eq + Hash + Debug + Send + Sync + Serialize + DeserializeOwned + 'static;
     /// A scalar: a lock key, or a proof's challenge or response.
     type Scalar: Clone + PartialEq + Eq + Debug + Send + Sync + Serialize + DeserializeOwned;
 
@@ -134,19 +134,12 @@ pub trait Group: Copy + Debug + Send + Sync + 'static {
     fn add(a: &Self::Element, b: &Self::Element) -> Self::Element;
     /// Σ scalarᵢ·elementᵢ over public data; may take variable time.
     fn vartime_multi_mul(scalars: &[Self::Scalar], elements: &[&Self::Element]) -> Self::Element;
-
-    /// Checks Σ wᵢ·lhsᵢ = factor·Σ wᵢ·rhsᵢ over public data. This is how a batch of
-    /// equations `lhsᵢ = factor·rhsᵢ` is verified at once with random weights `wᵢ`.
-    fn equal_weighted_sums(
-        weights: &[Self::Scalar],
-        lhs: &[&Self::Element],
-        rhs: &[&Self::Element],
-        factor: &Self::Scalar,
-    ) -> bool {
-        let left = Self::vartime_multi_mul(weights, lhs);
-        let right = Self::mul(&Self::vartime_multi_mul(weights, rhs), factor);
-        left == right
-    }
+    /// Σ scalarᵢ·elementᵢ where the scalars are secret: on the group's constant-time path
+    /// (where it has one; see docs/CRYPTO.md for modp2048).
+    fn multi_mul(scalars: &[Self::Scalar], elements: &[&Self::Element]) -> Self::Element;
+    /// Whether Σ scalarᵢ·elementᵢ is the identity, over public data; may take variable time.
+    /// This is how a verifier checks many equations folded into one.
+    fn vartime_multi_mul_is_identity(scalars: &[Self::Scalar], elements: &[&Self::Element]) -> bool;
 
     /// The canonical encoding of an element, of `ELEMENT_LEN` bytes.
     fn encode_element(element: &Self::Element) -> Vec<u8>;

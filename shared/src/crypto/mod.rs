@@ -20,10 +20,7 @@ pub use group::{DecodeError, Group, MAX_PERMUTATION_LEN, Suite, UnknownSuite, ra
 pub use lock::{DleqProof, KeyCommitment, KeyId, LockKey, Locked, Stripped};
 pub use modp::{Modp2048, ModpElement, ModpScalar};
 pub use ristretto::{Ristretto255, RistrettoElement, RistrettoScalar};
-pub use shuffle::{
-    PendingShuffle, Shadow, ShadowOpening, ShuffleChallenge, ShuffleCommit, ShuffleProof, ShuffleResponse, Shuffled,
-    Soundness,
-};
+pub use shuffle::{ProvenShuffle, ShuffleProof, Shuffled};
 pub use transcript::ProofContext;
 pub use verified::Verified;
 
@@ -42,25 +39,10 @@ pub enum ProofError {
     /// A lock, strip or relock proof that does not verify.
     #[error("the Chaum–Pedersen proof does not verify")]
     Dleq,
-    /// A shuffle proof with the wrong number of rounds.
-    #[error("the shuffle proof has {actual} rounds, {expected} expected")]
-    Rounds {
-        /// The rounds the soundness asks for.
-        expected: usize,
-        /// The rounds received.
-        actual: usize,
-    },
-    /// A shuffle proof round that does not check.
-    #[error("the shuffle proof fails at round {round}: {reason}")]
-    ShuffleRound {
-        /// The round, from 0.
-        round: usize,
-        /// What did not check.
-        reason: &'static str,
-    },
-    /// An interactive proof where a non-interactive one is due, or the other way round.
-    #[error("the shuffle proof is of the wrong kind (interactive vs non-interactive)")]
-    WrongSoundness,
+    /// A shuffle proof's equations do not hold: the output is not the input permuted and
+    /// locked with the committed key (or the proof was made for another statement).
+    #[error("the shuffle proof does not verify")]
+    Shuffle,
     /// An opening that does not match its commitment.
     #[error("the opening does not match the commitment")]
     Opening,

@@ -4,7 +4,7 @@ use std::hash::{Hash, Hasher};
 
 use curve25519_dalek::ristretto::{CompressedRistretto, RistrettoPoint};
 use curve25519_dalek::scalar::Scalar;
-use curve25519_dalek::traits::{Identity, IsIdentity, VartimeMultiscalarMul};
+use curve25519_dalek::traits::{Identity, IsIdentity, MultiscalarMul, VartimeMultiscalarMul};
 use rand_core::CryptoRng;
 use sha2::{Digest, Sha512};
 use zeroize::Zeroize;
@@ -132,16 +132,16 @@ impl Group for Ristretto255 {
         ))
     }
 
-    fn equal_weighted_sums(
-        weights: &[RistrettoScalar],
-        lhs: &[&RistrettoElement],
-        rhs: &[&RistrettoElement],
-        factor: &RistrettoScalar,
-    ) -> bool {
-        // One multiscalar multiplication: Σ wᵢ·lhsᵢ − Σ (factor·wᵢ)·rhsᵢ = 0.
-        let scalars = weights.iter().map(|w| w.0).chain(weights.iter().map(|w| -(w.0 * factor.0)));
-        let points = lhs.iter().chain(rhs.iter()).map(|e| e.point);
-        RistrettoPoint::vartime_multiscalar_mul(scalars, points).is_identity()
+    fn multi_mul(scalars: &[RistrettoScalar], elements: &[&RistrettoElement]) -> RistrettoElement {
+        RistrettoElement::new(RistrettoPoint::multiscalar_mul(
+            scalars.iter().map(|s| s.0),
+            elements.iter().map(|e| e.point),
+        ))
+    }
+
+    fn vartime_multi_mul_is_identity(scalars: &[RistrettoScalar], elements: &[&RistrettoElement]) -> bool {
+        RistrettoPoint::vartime_multiscalar_mul(scalars.iter().map(|s| s.0), elements.iter().map(|e| e.point))
+            .is_identity()
     }
 
     fn encode_element(element: &RistrettoElement) -> Vec<u8> {

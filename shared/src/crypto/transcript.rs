@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::group::Group;
+use super::group::{Group, Suite};
 use crate::ids::GameId;
 
 /// Where a proof belongs. A proof made for one message of one game verifies nowhere else.
@@ -33,10 +33,16 @@ pub(crate) struct Transcript {
 impl Transcript {
     /// Starts a transcript for one kind of proof in one suite.
     pub(crate) fn new<G: Group>(kind: &'static str) -> Self {
+        Self::for_suite(kind, G::SUITE)
+    }
+
+    /// Starts a transcript for one kind of proof in `suite`, named apart from the group that
+    /// computes it (a test proves that a proof bound to one suite fails in another).
+    pub(crate) fn for_suite(kind: &'static str, suite: Suite) -> Self {
         let mut transcript = Transcript { hasher: Sha256::new() };
         transcript.append("protocol", b"fairdeck/v1");
         transcript.append("kind", kind.as_bytes());
-        transcript.append("suite", G::SUITE.name().as_bytes());
+        transcript.append("suite", suite.name().as_bytes());
         transcript
     }
 
@@ -68,10 +74,6 @@ impl Transcript {
         }
     }
 
-    pub(crate) fn append_scalar<G: Group>(&mut self, label: &'static str, scalar: &G::Scalar) {
-        self.append(label, &G::encode_scalar(scalar));
-    }
-
     /// 32 bytes that depend on everything appended so far and on `label`.
     pub(crate) fn challenge_bytes(&self, label: &'static str) -> [u8; 32] {
         let mut fork = self.clone();
@@ -89,6 +91,17 @@ impl Transcript {
             chunk.copy_from_slice(&block.hasher.finalize());
         }
         G::scalar_from_wide(&wide)
+    }
+
+    /// `count` challenge scalars, the `i`-th hashed with `label` and `i`.
+    pub(crate) fn challenge_scalars<G: Group>(&self, label: &'static str, count: usize) -> Vec<G::Scalar> {
+        (0..count as u64)
+            .map(|index| {
+                let mut fork = self.clone();
+                fork.append_u64("index", index);
+                fork.challenge_scalar::<G>(label)
+            })
+            .collect()
     }
 
     /// `count` 128-bit weights for batch verification, derived from everything so far;

@@ -3,8 +3,8 @@
 use super::Engine;
 use super::api::AlertKind;
 use super::fault::Fault;
-use super::state::{ShuffleRun, ShuffleStage};
-use crate::crypto::{Group, Soundness};
+use super::state::ShuffleRun;
+use crate::crypto::Group;
 use crate::ids::Seat;
 use crate::table::ZoneId;
 use crate::wire::{self, Awaited, MessageKind};
@@ -32,13 +32,9 @@ impl<G: Group> Engine<G> {
             }
         }
         for (library, run) in &self.game.shuffles {
-            let theirs = match run.stage {
-                ShuffleStage::Waiting => match run.relock_first {
-                    Some(holder) => holder == peer,
-                    None => run.steps.front() == Some(&peer) && !self.game.library_unlocking(*library),
-                },
-                // A challenge to this engine's step, or a response to its challenge.
-                ShuffleStage::Committed { .. } | ShuffleStage::Challenged { .. } => true,
+            let theirs = match run.relock_first {
+                Some(holder) => holder == peer,
+                None => run.steps.front() == Some(&peer) && !self.game.library_unlocking(*library),
             };
             if theirs {
                 return Some(Awaited::Shuffle { library: *library });
@@ -68,9 +64,8 @@ impl<G: Group> Engine<G> {
         // An element or scalar is its bytes and a length of at most three.
         let element = G::ELEMENT_LEN + 3;
         let scalar = G::SCALAR_LEN + 3;
-        let rounds = Soundness::Interactive.rounds();
         let library_len = |library: &Seat| self.game.table.zone(ZoneId::library(*library)).len();
-        let awaited = |runs: &mut dyn Iterator<Item = (&Seat, &ShuffleRun<G>)>| runs.map(|(l, _)| library_len(l)).max();
+        let awaited = |runs: &mut dyn Iterator<Item = (&Seat, &ShuffleRun)>| runs.map(|(l, _)| library_len(l)).max();
         let bound = match kind {
             MessageKind::Deck => (!self.game.catalogues.contains_key(&peer) && self.game.game_id.is_some())
                 .then(|| wire::max_deck_len::<G>() * (element + 1024)),
@@ -85,20 +80,20 @@ impl<G: Group> Engine<G> {
                     .sum();
                 (cards > 0).then(|| cards * (5 * element + 256))
             }
-            MessageKind::ShuffleStep => awaited(&mut self.game.shuffles.iter().filter(|(_, run)| {
-                run.relock_first.is_none()
-                    && run.steps.front() == Some(&peer)
-                    && matches!(run.stage, ShuffleStage::Waiting)
-            }))
-            .map(|cards| (2 * rounds + 12) * cards.max(1) * (element + 64)),
+            // Per card: its output and relocked form, three proof elements and two proof scalars;
+            // per back, five elements and four scalars more, and a back has a card at least.
+            MessageKind::ShuffleStep => awaited(
+                &mut self
+                    .game
+                    .shuffles
+                    .iter()
+                    .filter(|(_, run)| run.relock_first.is_none() && run.steps.front() == Some(&peer)),
+            )
+            .map(|cards| cards.max(1) * (10 * (element + 64) + 6 * scalar)),
             MessageKind::Relock => {
                 awaited(&mut self.game.shuffles.iter().filter(|(_, run)| run.relock_first == Some(peer)))
                     .map(|cards| cards.max(1) * (5 * element + 256))
             }
-            MessageKind::ShuffleResponse => awaited(
-                &mut self.game.shuffles.iter().filter(|(_, run)| matches!(run.stage, ShuffleStage::Challenged { .. })),
-            )
-            .map(|cards| rounds * cards.max(1) * (scalar + 72)),
             MessageKind::Audit => Some(scalar),
             // The other kinds carry no group element: bounded by MAX_MESSAGE_LEN alone.
             _ => return Ok(()),

@@ -8,8 +8,8 @@ use super::api::{DeckList, EngineConfig, Intent};
 use crate::crypto::Suite;
 use crate::ids::Seat;
 
-/// The version of the journal's layout. 3: the deck list holds commanders and a label. 2: a binary file (postcard)
-/// holding binary envelopes.
+/// The version of the journal's layout. 3: protocol 5's messages and deck list (commanders and a label; a shuffle
+/// step carries its proof). 2: a binary file (postcard) holding binary envelopes.
 pub const JOURNAL_FORMAT: u32 = 3;
 
 /// Everything an engine was given, in order, with what it started from: a game a replay can run again.

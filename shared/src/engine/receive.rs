@@ -134,8 +134,6 @@ impl<G: Group> Engine<G> {
             Message::Strip { unlock, groups } => self.receive_strip(seq, unlock, groups)?,
             Message::ShuffleStep { step } => self.receive_shuffle_step(seq, step)?,
             Message::Relock { library, relock } => self.receive_relock(seq, library, relock)?,
-            Message::ShuffleChallenge { library, challenge } => self.receive_challenge(library, challenge)?,
-            Message::ShuffleResponse { library, responses } => self.receive_response(library, responses)?,
             Message::RandomCommit { round, commitment } => self.receive_random_commit(round, commitment)?,
             Message::RandomOpen { round, opening } => self.receive_random_open(round, opening)?,
             Message::RandomSettle { round } => self.receive_random_settle(round)?,

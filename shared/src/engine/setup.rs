@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 use super::Engine;
 use super::api::{AlertKind, DeckError, DeckList, Event};
 use super::fault::Fault;
-use super::state::{Form, GameState, ShuffleRun, ShuffleStage, index};
+use super::state::{Form, GameState, ShuffleRun, index};
 use crate::crypto::{
     BackId, CardInstance, Catalogue, DleqProof, Group, KeyCommitment, LockKey, Locked, Verified, random_permutation,
 };
@@ -283,9 +283,6 @@ impl<G: Group> Engine<G> {
         // Only the opponent's shuffle matters at set-up: the owner knows every card anyway.
         let steps = VecDeque::from([library.opponent()]);
         let arrangement = self.start_arrangement(library, 0);
-        self.game.shuffles.insert(
-            library,
-            ShuffleRun { relock_first: None, steps, stage: ShuffleStage::Waiting, arrangement, own_response: None },
-        );
+        self.game.shuffles.insert(library, ShuffleRun { relock_first: None, steps, arrangement, own_step: None });
     }
 }

@@ -6,8 +6,8 @@ use super::Engine;
 use super::api::{AlertKind, Event};
 use super::fault::Fault;
 use super::setup::SETUP_SHUFFLES;
-use super::state::{Arrangement, BackGroup, RandomKind, ShuffleRun, ShuffleStage, UnseenReorder, index};
-use crate::crypto::{Group, LockKey, Locked, ProofContext, ShuffleChallenge, Soundness, Verified};
+use super::state::{Arrangement, BackGroup, RandomKind, ShuffleRun, UnseenReorder, index};
+use crate::crypto::{Group, LockKey, Locked, ProofContext, Verified};
 use crate::ids::Seat;
 use crate::table::{CardId, Knowledge, ZoneId};
 use crate::wire::{Action, KeyRef, Message, RelockGroup, ShuffleStep};
@@ -49,10 +49,7 @@ impl<G: Group> Engine<G> {
             .any(|id| self.game.planned[id][index(other)] != current);
         let relock_first = stale.then_some(other);
         let arrangement = self.start_arrangement(library, number + 1);
-        self.game.shuffles.insert(
-            library,
-            ShuffleRun { relock_first, steps, stage: ShuffleStage::Waiting, arrangement, own_response: None },
-        );
+        self.game.shuffles.insert(library, ShuffleRun { relock_first, steps, arrangement, own_step: None });
     }
 
     /// Relocks this player's stale cards of a library and tells the other player.
@@ -143,6 +140,8 @@ impl<G: Group> Engine<G> {
         Ok(())
     }
 
+    /// This player's step of a library's shuffle run: relock, lock with a fresh key, permute each
+    /// back's cards and prove it. The step needs no answer, so it is done here as it is sent.
     pub(super) fn send_shuffle_step(&mut self, library: Seat) {
         let seat = self.seat;
         let seq = self.out.next_seq();
@@ -152,15 +151,12 @@ impl<G: Group> Engine<G> {
         let groups = self.back_groups_to_shuffle(library, seq);
         let fresh = LockKey::<G>::generate(&mut self.rng);
         let fresh_commitment = fresh.commitment().clone();
-        let mut commits = Vec::with_capacity(groups.len());
-        let mut pendings = Vec::with_capacity(groups.len());
+        let mut shuffles = Vec::with_capacity(groups.len());
         let mut outputs = Vec::new();
         for group in groups {
-            let (commit, pending) =
-                fresh.lock_and_shuffle(&group.inputs, Soundness::Interactive, &group.context, &mut self.rng);
-            outputs.extend(group.cards.into_iter().zip(commit.cards.iter().cloned()));
-            commits.push(commit);
-            pendings.push(pending);
+            let shuffle = fresh.lock_and_shuffle(&group.inputs, &group.context, &mut self.rng);
+            outputs.extend(group.cards.into_iter().zip(shuffle.cards.iter().cloned()));
+            shuffles.push(shuffle);
         }
         // The holder's key on this library becomes current × fresh (or fresh, the first time).
         let (new_key, combined) = match current {
@@ -172,11 +168,12 @@ impl<G: Group> Engine<G> {
             None => (fresh, None),
         };
         let new_ref = KeyRef { holder: seat, library, epoch: current.map_or(0, |k| k.epoch + 1) };
-        let step = ShuffleStep { library, relock, fresh: fresh_commitment, commits, combined };
+        let step = ShuffleStep { library, relock, fresh: fresh_commitment, shuffles, combined };
         self.out.send::<G>(&Message::ShuffleStep { step });
-        if let Some(run) = self.game.shuffles.get_mut(&library) {
-            run.stage = ShuffleStage::Committed { pendings, new_key, new_ref, outputs };
-        }
+        self.game.run_mut(library).own_step = Some(seq);
+        self.game.commitments.insert(new_ref, new_key.commitment().clone());
+        self.game.keys.insert(new_ref, new_key);
+        self.finish_shuffle_step(library, new_ref, outputs);
     }
 
     /// The library's back groups with their current forms, each with the proof context of
@@ -194,6 +191,8 @@ impl<G: Group> Engine<G> {
             .collect()
     }
 
+    /// Checks the other player's step of a library's shuffle run (relock, combined key and one
+    /// shuffle proof per back) and puts its output in place.
     pub(super) fn receive_shuffle_step(&mut self, seq: u64, step: ShuffleStep<G>) -> Result<(), Fault> {
         let peer = self.seat.opponent();
         let library = step.library;
@@ -202,8 +201,7 @@ impl<G: Group> Engine<G> {
             .shuffles
             .get(&library)
             .ok_or_else(|| Fault::new(AlertKind::Unexpected, "a shuffle step for a library nobody is shuffling"))?;
-        if run.relock_first.is_some() || run.steps.front() != Some(&peer) || !matches!(run.stage, ShuffleStage::Waiting)
-        {
+        if run.relock_first.is_some() || run.steps.front() != Some(&peer) {
             return Err(Fault::new(AlertKind::Unexpected, "a shuffle step out of turn"));
         }
         if self.game.library_unlocking(library) {
@@ -233,72 +231,20 @@ impl<G: Group> Engine<G> {
             }
         };
         let groups = self.back_groups_to_shuffle(library, seq);
-        if step.commits.len() != groups.len() {
+        if step.shuffles.len() != groups.len() {
             return Err(Fault::new(
                 AlertKind::BadProof,
-                format!("a shuffle step of {} groups for a library of {} backs", step.commits.len(), groups.len()),
+                format!("a shuffle step of {} groups for a library of {} backs", step.shuffles.len(), groups.len()),
             ));
         }
-        let challenge = ShuffleChallenge::random(&mut self.rng);
-        self.out.send::<G>(&Message::ShuffleChallenge { library, challenge });
-        let run = self.game.run_mut(library);
-        run.stage = ShuffleStage::Challenged { step, combined, groups, challenge };
-        Ok(())
-    }
-
-    pub(super) fn receive_challenge(&mut self, library: Seat, challenge: ShuffleChallenge) -> Result<(), Fault> {
-        let run = self
-            .game
-            .shuffles
-            .get_mut(&library)
-            .ok_or_else(|| Fault::new(AlertKind::Unexpected, "a challenge for a library nobody is shuffling"))?;
-        let ShuffleStage::Committed { .. } = run.stage else {
-            return Err(Fault::new(AlertKind::Unexpected, "a challenge out of turn"));
-        };
-        let ShuffleStage::Committed { pendings, new_key, new_ref, outputs } =
-            std::mem::replace(&mut run.stage, ShuffleStage::Waiting)
-        else {
-            unreachable!("matched above")
-        };
-        let responses = pendings.into_iter().map(|pending| pending.respond(Some(&challenge))).collect();
-        run.own_response = Some(self.out.next_seq());
-        self.out.send::<G>(&Message::ShuffleResponse { library, responses });
-        self.game.commitments.insert(new_ref, new_key.commitment().clone());
-        self.game.keys.insert(new_ref, new_key);
-        self.finish_shuffle_step(library, new_ref, outputs);
-        Ok(())
-    }
-
-    pub(super) fn receive_response(
-        &mut self,
-        library: Seat,
-        responses: Vec<crate::crypto::ShuffleResponse<G>>,
-    ) -> Result<(), Fault> {
-        let peer = self.seat.opponent();
-        let run =
-            self.game.shuffles.get_mut(&library).ok_or_else(|| {
-                Fault::new(AlertKind::Unexpected, "a shuffle response for a library nobody is shuffling")
-            })?;
-        let ShuffleStage::Challenged { .. } = run.stage else {
-            return Err(Fault::new(AlertKind::Unexpected, "a shuffle response out of turn"));
-        };
-        let ShuffleStage::Challenged { step, combined, groups, challenge } =
-            std::mem::replace(&mut run.stage, ShuffleStage::Waiting)
-        else {
-            unreachable!("matched above")
-        };
-        if responses.len() != groups.len() {
-            return Err(Fault::new(AlertKind::BadProof, "a shuffle response does not answer every group"));
-        }
         let mut outputs = Vec::new();
-        for ((group, commit), response) in groups.into_iter().zip(step.commits).zip(&responses) {
+        for (group, shuffle) in groups.into_iter().zip(step.shuffles) {
             let shuffled = step
                 .fresh
-                .verify_shuffle(&group.inputs, commit, &challenge, response, &group.context)
+                .verify_shuffle(&group.inputs, shuffle, &group.context, &mut self.rng)
                 .map_err(|e| Fault::new(AlertKind::BadProof, format!("shuffle of the {library:?} library: {e}")))?;
             outputs.extend(group.cards.into_iter().zip(shuffled.into_inner().cards));
         }
-        let current = self.game.current_key(peer, library);
         let new_ref = KeyRef { holder: peer, library, epoch: current.map_or(0, |k| k.epoch + 1) };
         // The stepper's key on the library is now current × fresh (proven), or fresh the first time.
         let new_commitment = combined.map_or(step.fresh, Verified::into_inner);
@@ -334,7 +280,7 @@ impl<G: Group> Engine<G> {
     /// of the library as it was when drawn, and no card enters or leaves a library while its run
     /// lasts (the rules refuse such actions as stale), so the library takes it.
     pub(super) fn finish_run_if_done(&mut self, library: Seat) {
-        let done = |run: &ShuffleRun<G>| run.steps.is_empty() && !matches!(run.arrangement, Arrangement::Drawing);
+        let done = |run: &ShuffleRun| run.steps.is_empty() && !matches!(run.arrangement, Arrangement::Drawing);
         if !self.game.shuffles.get(&library).is_some_and(done) {
             return;
         }
@@ -342,10 +288,10 @@ impl<G: Group> Engine<G> {
         if let Arrangement::Drawn(order) = run.arrangement {
             let before = self.game.table.zone(ZoneId::library(library)).to_vec();
             self.game.table.permute(ZoneId::library(library), &order).expect("an order of this library");
-            // The host completes the run only once the guest's last response reaches it: until
+            // The host completes the run only once the guest's last step reaches it: until
             // then its table, and the turn digest it sends, have the library's old order.
             if self.seat == Seat::Guest
-                && let Some(seq) = run.own_response
+                && let Some(seq) = run.own_step
                 && seq >= self.out.peer_ack
             {
                 self.game.unseen_reorders.push(UnseenReorder { seq, library, before });
@@ -380,29 +326,28 @@ impl<G: Group> Engine<G> {
         Arrangement::Drawing
     }
 
-    /// Sends whatever it is now this engine's turn to send.
+    /// Sends whatever it is now this engine's turn to send. Each part is chosen afresh: a step
+    /// completes at once and may set off more (a mulligan's draw), which may drive in turn.
     pub(super) fn drive(&mut self) {
-        if self.halted.is_some() {
-            return;
-        }
-        let ready: Vec<(Seat, bool)> = self
-            .game
-            .shuffles
-            .iter()
-            .filter(|(library, run)| {
-                matches!(run.stage, ShuffleStage::Waiting) && !self.game.library_unlocking(**library)
-            })
-            .filter_map(|(library, run)| match run.relock_first {
-                Some(holder) => (holder == self.seat).then_some((*library, true)),
-                None => (run.steps.front() == Some(&self.seat)).then_some((*library, false)),
-            })
-            .collect();
-        for (library, relock) in ready {
+        while self.halted.is_none()
+            && let Some((library, relock)) = self.next_own_shuffle_part()
+        {
             if relock {
                 self.send_relock(library);
             } else {
                 self.send_shuffle_step(library);
             }
         }
+    }
+
+    /// The first library whose shuffle run waits on this player, and whether for a relock
+    /// (else for a step).
+    fn next_own_shuffle_part(&self) -> Option<(Seat, bool)> {
+        self.game.shuffles.iter().filter(|(library, _)| !self.game.library_unlocking(**library)).find_map(
+            |(library, run)| match run.relock_first {
+                Some(holder) => (holder == self.seat).then_some((*library, true)),
+                None => (run.steps.front() == Some(&self.seat)).then_some((*library, false)),
+            },
+        )
     }
 }

@@ -4,12 +4,12 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use super::fault::ActionError;
 use crate::crypto::{
-    AwaitingOpening, BackId, CardInstance, Catalogue, Dice, Group, KeyCommitment, LockKey, PendingShuffle,
-    ProofContext, SharedRandom, SharedSeed, ShuffleChallenge, Verified,
+    AwaitingOpening, BackId, CardInstance, Catalogue, Dice, Group, KeyCommitment, LockKey, ProofContext, SharedRandom,
+    SharedSeed,
 };
 use crate::ids::{GameId, Seat};
 use crate::table::{Card, CardId, Knowledge, Table, ZoneId};
-use crate::wire::{Action, Envelope, KeyRef, ShuffleStep};
+use crate::wire::{Action, Envelope, KeyRef};
 
 /// A card's current cryptographic form: the element everyone sees, and whose layers are on it.
 #[derive(Clone, Debug)]
@@ -38,29 +38,7 @@ pub(super) struct Unlock {
     pub(super) learners: Vec<Knowledge>,
 }
 
-#[cfg_attr(fuzzing, derive(Clone))]
-pub(super) enum ShuffleStage<G: Group> {
-    /// The next stepper has not sent its step yet.
-    Waiting,
-    /// This engine sent its step and waits for the challenge.
-    Committed {
-        pendings: Vec<PendingShuffle<G>>,
-        new_key: LockKey<G>,
-        new_ref: KeyRef,
-        outputs: Vec<(CardId, G::Element)>,
-    },
-    /// This engine received a step and sent a challenge.
-    Challenged {
-        step: ShuffleStep<G>,
-        /// The stepper's new key on the library, when it combines an earlier one (proven).
-        combined: Option<Verified<KeyCommitment<G>>>,
-        groups: Vec<BackGroup<G>>,
-        challenge: ShuffleChallenge,
-    },
-}
-
 /// The cards of one back in a library, as a shuffle step takes them.
-#[cfg_attr(fuzzing, derive(Clone))]
 pub(super) struct BackGroup<G: Group> {
     pub(super) cards: Vec<CardId>,
     pub(super) inputs: Vec<G::Element>,
@@ -80,16 +58,15 @@ pub(super) enum Arrangement {
 }
 
 #[cfg_attr(fuzzing, derive(Clone))]
-pub(super) struct ShuffleRun<G: Group> {
+pub(super) struct ShuffleRun {
     /// A player who must first relock its stale cards: every permutation needs both
     /// players' layers uniform across the library, or layers would follow the wrong cards.
     pub(super) relock_first: Option<Seat>,
     pub(super) steps: VecDeque<Seat>,
-    pub(super) stage: ShuffleStage<G>,
     pub(super) arrangement: Arrangement,
-    /// This player's last shuffle response in the run, by message number: the host completes
+    /// This player's last shuffle step in the run, by message number: the host completes
     /// the run only once it has it.
-    pub(super) own_response: Option<u64>,
+    pub(super) own_step: Option<u64>,
 }
 
 #[cfg_attr(fuzzing, derive(Clone))]
@@ -148,7 +125,7 @@ pub(super) struct GameState<G: Group> {
     pub(super) peer_ended: bool,
     pub(super) identities: HashMap<CardId, CardInstance>,
     pub(super) unlocks: BTreeMap<u64, Unlock>,
-    pub(super) shuffles: BTreeMap<Seat, ShuffleRun<G>>,
+    pub(super) shuffles: BTreeMap<Seat, ShuffleRun>,
     pub(super) randoms: BTreeMap<u64, RandomRound>,
     /// The guest's proposals awaiting the host's answer, by message number.
     pub(super) proposals: BTreeMap<u64, Action>,
@@ -208,7 +185,7 @@ impl<G: Group> GameState<G> {
     }
 
     /// The shuffle run of `library`, for a part that was called because one is under way.
-    pub(super) fn run_mut(&mut self, library: Seat) -> &mut ShuffleRun<G> {
+    pub(super) fn run_mut(&mut self, library: Seat) -> &mut ShuffleRun {
         self.shuffles.get_mut(&library).expect("called only while the library's shuffle run exists")
     }
 
