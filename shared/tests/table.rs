@@ -286,7 +286,7 @@ fn new_game(pair: &mut Pair<R>, decks: [Option<DeckList>; 2]) {
 }
 
 #[test]
-fn a_fair_coin_decides_who_chooses_to_play_or_draw_and_then_the_loser_chooses() {
+fn a_fair_coin_decides_who_chooses_to_play_or_draw_in_every_game() {
     let mut coin = std::collections::BTreeSet::new();
     for seed in 0..8 {
         let pair = ready(seed);
@@ -320,15 +320,17 @@ fn a_fair_coin_decides_who_chooses_to_play_or_draw_and_then_the_loser_chooses() 
     pair.intent(Seat::Host, Intent::EndGame).unwrap();
     pair.drive();
     new_game(&mut pair, [None, None]);
-    // The loser of game 1 chooses in game 2, with no coin.
+    // Game 2 has its own coin, which both see alike.
+    let (second, by) = *chooser_events(&pair, Seat::Host).last().expect("a chooser in game 2");
+    assert_eq!(by, ChosenBy::Coin);
     for seat in Seat::BOTH {
-        assert_eq!(chooser_events(&pair, seat).last(), Some(&(Seat::Guest, ChosenBy::PreviousLoser)));
         assert_eq!(chooser_events(&pair, seat).len(), 2);
+        assert_eq!(chooser_events(&pair, seat).last(), Some(&(second, ChosenBy::Coin)));
     }
-    act(&mut pair, Seat::Guest, Action::PlayOrDraw { play: true });
-    assert_eq!(pair.guest.table().active, Some(Seat::Guest));
+    act(&mut pair, second, Action::PlayOrDraw { play: true });
+    assert_eq!(pair.guest.table().active, Some(second));
 
-    // The host stops answering and the guest claims its forfeit: the host chooses in game 3.
+    // The host stops answering and the guest claims its forfeit: game 3 has its coin too.
     pair.intent(Seat::Guest, Intent::Act(Action::Draw { count: 1 })).unwrap();
     pair.step();
     let held: Vec<_> = pair.queue.drain(..).collect();
@@ -340,9 +342,9 @@ fn a_fair_coin_decides_who_chooses_to_play_or_draw_and_then_the_loser_chooses() 
         assert_eq!(game_overs(&pair, seat).last(), Some(&(Seat::Host, GameEnd::Forfeited)));
     }
     new_game(&mut pair, [None, None]);
-    for seat in Seat::BOTH {
-        assert_eq!(chooser_events(&pair, seat).last(), Some(&(Seat::Host, ChosenBy::PreviousLoser)));
-    }
+    let third = *chooser_events(&pair, Seat::Host).last().expect("a chooser in game 3");
+    assert_eq!(third.1, ChosenBy::Coin);
+    assert_eq!(chooser_events(&pair, Seat::Guest).last(), Some(&third));
     assert!(pair.host_events.contains(&Event::NewGame { number: 3 }));
 }
 

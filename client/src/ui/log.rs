@@ -174,7 +174,6 @@ fn describe<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
         Event::Chooser { seat, by } => {
             let by = match by {
                 ChosenBy::Coin => "a fair coin decided",
-                ChosenBy::PreviousLoser => "having lost the last game",
             };
             line(LogKind::Notice, format!("{} chooses to play or draw ({by})", words.name(*seat)))
         }

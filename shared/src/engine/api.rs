@@ -236,11 +236,11 @@ pub enum GameEnd {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ChosenBy {
-    /// A fair coin (a commit–reveal round): heads the host, tails the guest. The first game of a match, and any
-    /// game after one that ended with no single loser.
+    /// A fair coin (a commit–reveal round): heads the host, tails the guest, at the start of every game. (The
+    /// custom of the previous game's loser choosing needs both engines to agree on that loser, which a loss and a
+    /// new-game request crossing on the wire can prevent; until the new-game exchange carries it, players apply
+    /// that custom by agreement.)
     Coin,
-    /// The loser of the previous game of the match chooses.
-    PreviousLoser,
 }
 
 /// Something the opponent did that the player must know about, with its evidence.

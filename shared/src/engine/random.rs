@@ -14,17 +14,12 @@ use crate::wire::Message;
 const CHOOSER_ROUND: u64 = 1 << 62;
 
 impl<G: Group> Engine<G> {
-    /// At the start of a game, once this player's deck is sent: the previous game's loser chooses to play or draw,
-    /// or, with none (a match's first game, or a game with no single loser), a fair coin decides. Both engines
+    /// At the start of every game, once this player's deck is sent, a fair coin decides who chooses to play or
+    /// draw. Not the previous game's loser: a loss (a forfeit claim, a concession) and a request for a new game can
+    /// cross on the wire, so the two engines could disagree on who lost and on whether a coin is due. Both engines
     /// start the coin's round alike; the opponent's commitment follows its deck.
-    pub(super) fn decide_chooser(&mut self, previous_loser: Option<Seat>) {
-        match previous_loser {
-            Some(loser) => {
-                self.game.chooser = Some(loser);
-                self.out.emit(Event::Chooser { seat: loser, by: ChosenBy::PreviousLoser });
-            }
-            None => self.start_random(CHOOSER_ROUND, Seat::Host, RandomKind::Chooser),
-        }
+    pub(super) fn decide_chooser(&mut self) {
+        self.start_random(CHOOSER_ROUND, Seat::Host, RandomKind::Chooser);
     }
 
     /// Records that `loser` lost the game, and tells the interface.

@@ -108,7 +108,7 @@ impl<G: Group> Engine<G> {
                 self.game.game_id = Some(GameId(id.into()));
                 self.out.emit(Event::Connected { name, software });
                 self.send_deck();
-                self.decide_chooser(None);
+                self.decide_chooser();
             }
             Message::Deck { key, base_key, proof, library, sideboard, catalogue, commander, label } => {
                 let deck = ReceivedDeck { key, base_key, proof, library, sideboard, catalogue, commander, label };

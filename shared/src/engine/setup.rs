@@ -74,7 +74,6 @@ impl<G: Group> Engine<G> {
             .chain_update(number.to_be_bytes())
             .finalize();
         let names = Seat::BOTH.map(|seat| self.game.table.player(seat).name.clone());
-        let previous_loser = self.game.loser();
         self.game = GameState::new(number, Some(GameId(id.into())));
         for (seat, name) in Seat::BOTH.into_iter().zip(names) {
             self.game.table.player_mut(seat).name = name;
@@ -82,7 +81,7 @@ impl<G: Group> Engine<G> {
         self.awaiting_new_deck = true;
         self.out.emit(Event::NewGame { number });
         self.send_deck();
-        self.decide_chooser(previous_loser);
+        self.decide_chooser();
     }
 
     pub(super) fn send_deck(&mut self) {
