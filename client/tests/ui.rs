@@ -821,7 +821,7 @@ fn the_piles_and_your_sideboard_show_card_by_card_with_ids() {
     // The opponent's sideboard stays hidden, and a wrong pile is a usage error in the log.
     for (words, error) in [
         ("opponent sideboard", "view opponent sideboard: the opponent's sideboard is hidden"),
-        ("library", "view library: usage: view [opponent] graveyard|exile, or view sideboard"),
+        ("library", "view library: usage: view [opponent] graveyard|exile|command, or view sideboard"),
     ] {
         assert_eq!(open(&mut view, words), None);
         assert_eq!(view.overlay, Overlay::None);

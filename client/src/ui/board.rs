@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::panels::{Chunk, Piece, Want, Window, centered, flow, rows_of, share};
-use super::view::{CardView, Panel, Pile, PlayedCard, SideView, View};
+use super::view::{CardView, DeckLabel, Panel, Pile, PlayedCard, SideView, View};
 
 /// How the opponent's hidden cards look.
 const CARD_BACK: &str = "[▒▒]";
@@ -38,10 +38,18 @@ pub fn render_table(frame: &mut Frame, area: Rect, view: &View) {
     let table = &view.table;
     let width = usize::from(area.width.saturating_sub(2));
     let panels = [
-        (Panel::TheirHand, side_title(&table.opponent, &table.opponent.name), side(&table.opponent, false, width)),
+        (
+            Panel::TheirHand,
+            side_title(&table.opponent, &table.opponent.name),
+            side(&table.opponent, view.deck_labels[1].as_ref(), false, width),
+        ),
         (Panel::TheirPlay, format!(" {}'s play area ", table.opponent.name), play(&table.opponent.play, width)),
         (Panel::MyPlay, " Your play area ".to_string(), play(&table.me.play, width)),
-        (Panel::MyHand, side_title(&table.me, &format!("You ({})", table.me.name)), side(&table.me, true, width)),
+        (
+            Panel::MyHand,
+            side_title(&table.me, &format!("You ({})", table.me.name)),
+            side(&table.me, view.deck_labels[0].as_ref(), true, width),
+        ),
     ];
     let at = |panel: Panel| panels.iter().position(|(p, ..)| *p == panel).unwrap_or_default();
     let wants: Vec<Want> = panels.iter().map(|(.., content)| content.want()).collect();
@@ -89,18 +97,41 @@ fn render_panel(
     frame.render_widget(Paragraph::new(rows).block(block), area);
 }
 
+/// The side's name and life: the other values go in the side's rows, which wrap where a title would be cut.
 fn side_title(side: &SideView, name: &str) -> String {
     let life = side.life.map_or_else(|| "—".to_string(), |life| life.to_string());
-    let others: String = side.values.iter().map(|(key, value)| format!(" · {key} {value}")).collect();
-    format!(" {name} · life {life}{others} ")
+    format!(" {name} · life {life} ")
 }
 
-/// A side's zone counts and the tops of its public piles (always shown), then its hand: names for this
-/// player's own, backs for the opponent's (with the names this player was shown).
-fn side(side: &SideView, mine: bool, width: usize) -> Content {
+/// A player value in words: damage from a commander (`commander:#101`) as `cmdr #101: 7`.
+fn value_text(key: &str, value: i64) -> String {
+    match key.strip_prefix("commander:") {
+        Some(card) => format!("cmdr {card}: {value}"),
+        None => format!("{key} {value}"),
+    }
+}
+
+/// A side's values and deck, its command zone, zone counts and the tops of its public piles (always shown),
+/// then its hand: names for this player's own, backs for the opponent's (with the names this player was
+/// shown).
+fn side(side: &SideView, deck: Option<&DeckLabel>, mine: bool, width: usize) -> Content {
     let dot = Span::raw(" · ");
+    let mut facts: Vec<Piece> =
+        side.values.iter().map(|(key, value)| Piece::text(Span::raw(value_text(key, *value)).bold())).collect();
+    if let Some(deck) = deck {
+        facts.push(Piece::text(Span::raw(format!("deck {}", deck.label))));
+        if deck.changed {
+            facts.push(Piece::text(Span::raw("CHANGED DECK").fg(Color::Yellow).bold()));
+        }
+    }
+    let mut head = rows_of(flow(facts, &dot, width, 0));
+    if !side.command.is_empty() {
+        let mut command = vec![Piece::label(Span::raw("command:").bold())];
+        command.extend(side.command.iter().map(|card| Piece::card(vec![Span::raw(label(card)).fg(Color::Magenta)])));
+        head.extend(rows_of(flow(command, &Span::raw("  "), width, 0)));
+    }
     let counts = side.counts.iter().map(|(kind, n)| Piece::text(Span::raw(format!("{} {n}", kind.name()))));
-    let mut head = rows_of(flow(counts.collect(), &dot, width, 0));
+    head.extend(rows_of(flow(counts.collect(), &dot, width, 0)));
     let tops: Vec<Piece> = [("graveyard", &side.graveyard), ("exile", &side.exile)]
         .into_iter()
         .filter_map(|(pile, cards)| cards.first().map(|card| (pile, card)))
@@ -133,12 +164,23 @@ fn label(card: &CardView) -> String {
     }
 }
 
-/// A play area: each card by position, with its state, wrapped whole under its name.
+/// A play area: each card by position, with its state, wrapped whole under its name; a card attached to
+/// another in this area comes right under its host.
 fn play(cards: &[PlayedCard], width: usize) -> Content {
     if cards.is_empty() {
         return Content { head: vec![Line::from("no cards").italic()], chunks: Vec::new() };
     }
-    Content { head: Vec::new(), chunks: cards.iter().map(|card| played(card, width)).collect() }
+    let here = |id| cards.iter().any(|c| c.card.id == id);
+    let hosts: Vec<&PlayedCard> = cards.iter().filter(|card| !card.attached_to.is_some_and(here)).collect();
+    let mut order: Vec<&PlayedCard> = Vec::with_capacity(cards.len());
+    for host in hosts {
+        order.push(host);
+        order.extend(cards.iter().filter(|c| c.attached_to == Some(host.card.id)));
+    }
+    // The engine attaches nothing to an attached card; were it so, that card still shows, last.
+    let rest: Vec<&PlayedCard> = cards.iter().filter(|c| !order.iter().any(|o| o.card.id == c.card.id)).collect();
+    order.extend(rest);
+    Content { head: Vec::new(), chunks: order.into_iter().map(|card| played(card, width)).collect() }
 }
 
 fn played(played: &PlayedCard, width: usize) -> Chunk {
@@ -147,7 +189,14 @@ fn played(played: &PlayedCard, width: usize) -> Chunk {
         (None, true) => "face-down card",
         (None, false) => "unknown card",
     };
-    let mut pieces = card_pieces(&played.card, name);
+    let mut pieces = Vec::new();
+    if let Some(host) = played.attached_to {
+        pieces.push(Piece::text(Span::raw(format!("└ on {host}:")).fg(Color::Magenta)));
+    }
+    pieces.extend(card_pieces(&played.card, name));
+    if let Some(pt) = played.power_toughness {
+        pieces.push(Piece::text(Span::raw(pt.to_string()).bold()));
+    }
     pieces.push(Piece::text(Span::raw(format!("at {},{}", played.x, played.y)).fg(Color::Gray)));
     if played.tapped {
         pieces.push(Piece::text(Span::raw("TAPPED").fg(Color::Yellow).bold()));

@@ -16,7 +16,7 @@ pub const OTHER_KEYS: &[(&str, &str)] = &[
     ("Up / Down", "recall earlier commands"),
     ("PgUp / PgDn", "scroll the log (End: newest)"),
     ("Tab  [ ]", "pick a panel; scroll it"),
-    ("view [opponent] PILE", "a pile with ids: graveyard, exile, sideboard"),
+    ("view [opponent] PILE", "a pile with ids: graveyard, exile, command, sideboard"),
     ("?", "this help (Space: its next page)"),
     ("q", "leave (asks first); Ctrl-C: at once"),
 ];

@@ -11,7 +11,7 @@ use ratatui::widgets::{Block, Gauge, Paragraph};
 use super::board;
 use super::log::LogKind;
 use super::overlay::{render_confirm_quit, render_help};
-use super::view::{Overlay, PeerState, RelayLink, SideView, View};
+use super::view::{Overlay, PeerState, RelayLink, Side, SideView, View};
 use crate::session::FORFEIT_HINT_AFTER;
 use crate::text::wrap;
 
@@ -120,7 +120,8 @@ fn render_prompt(frame: &mut Frame, area: Rect, view: &View) {
     }
 }
 
-/// The status line: connection, opponent, turn and phase, life totals.
+/// The status line: connection, a wait, who chooses to play or draw, the game's end, opponent, turn and phase,
+/// life totals.
 fn render_status(frame: &mut Frame, area: Rect, view: &View) {
     let (state, colour) = connection(view);
     let table = &view.table;
@@ -136,6 +137,20 @@ fn render_status(frame: &mut Frame, area: Rect, view: &View) {
     if let Some(waiting) = &view.waiting {
         let hint = if FORFEIT_HINT_AFTER.as_secs() <= waiting.seconds { " — forfeit ends the game" } else { "" };
         let text = format!("│ waiting for {}: {} ({} s){hint} ", table.opponent.name, waiting.awaited, waiting.seconds);
+        spans.push(Span::from(text).fg(Color::Yellow).bold());
+    }
+    if let Some(chooser) = table.chooser {
+        let text = match chooser {
+            Side::Mine => "│ you choose: play-first or draw-first ".to_string(),
+            Side::Opponent => format!("│ {} chooses to play or draw ", table.opponent.name),
+        };
+        spans.push(Span::from(text).fg(Color::Yellow).bold());
+    }
+    if let Some(loser) = table.loser {
+        let text = match loser {
+            Side::Mine => format!("│ GAME OVER: {} wins ", table.opponent.name),
+            Side::Opponent => "│ GAME OVER: you win ".to_string(),
+        };
         spans.push(Span::from(text).fg(Color::Yellow).bold());
     }
     spans.extend([

@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::Group;
 use fairdeck_shared::engine::{Engine, Event};
-use fairdeck_shared::table::{CardId, Table, ZoneId, ZoneKind};
+use fairdeck_shared::table::{CardId, PowerToughness, Table, ZoneId, ZoneKind};
 
 use super::log::{LogKind, LogLine, Story, table_lines};
 use crate::session::{Output, WRONG_CODES_PER_CODE, Waiting};
@@ -47,6 +47,8 @@ pub struct View {
     pub waiting: Option<Waiting>,
     /// The relay's address, shown while connecting.
     pub relay_url: String,
+    /// Each player's deck label in this game (this player's, the opponent's), as `Event::DeckLabel` told it.
+    pub deck_labels: [Option<DeckLabel>; 2],
     /// What the log keeps to tell the events.
     story: Story,
 }
@@ -60,6 +62,17 @@ pub struct TableView {
     /// Whether it is this player's turn; `None` before the first turn.
     pub my_turn: Option<bool>,
     pub phase: String,
+    /// Who chooses to play or draw, while they have not chosen yet.
+    pub chooser: Option<Side>,
+    /// Who lost the game, once it is over.
+    pub loser: Option<Side>,
+}
+
+/// A deck's label (its hash) as shown at the start of a game, and whether it differs from the last game's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeckLabel {
+    pub label: String,
+    pub changed: bool,
 }
 
 /// One player's side of the table.
@@ -80,6 +93,8 @@ pub struct SideView {
     pub exile: Vec<CardView>,
     /// The sideboard, with names for this player's own.
     pub sideboard: Vec<CardView>,
+    /// The command zone: commanders, face up, known to both.
+    pub command: Vec<CardView>,
 }
 
 /// A card by id, and its name if this player knows it.
@@ -98,6 +113,10 @@ pub struct PlayedCard {
     pub face_down: bool,
     pub tapped: bool,
     pub counters: Vec<(String, i64)>,
+    /// The card in play this one is attached to.
+    pub attached_to: Option<CardId>,
+    /// A token's power and toughness.
+    pub power_toughness: Option<PowerToughness>,
 }
 
 /// This player's connection to the relay.
@@ -192,13 +211,14 @@ pub enum Side {
 pub enum Pile {
     Graveyard(Side),
     Exile(Side),
+    Command(Side),
     Sideboard,
 }
 
 impl Pile {
-    /// The pile named by the words after `view`: `[opponent] graveyard|exile`, or `sideboard`.
+    /// The pile named by the words after `view`: `[opponent] graveyard|exile|command`, or `sideboard`.
     pub fn parse(words: &str) -> Result<Pile, String> {
-        let usage = "usage: view [opponent] graveyard|exile, or view sideboard";
+        let usage = "usage: view [opponent] graveyard|exile|command, or view sideboard";
         let words: Vec<&str> = words.split_whitespace().collect();
         let (side, pile) = match words[..] {
             ["opponent", pile] => (Side::Opponent, pile),
@@ -208,6 +228,7 @@ impl Pile {
         match (pile, side) {
             ("graveyard", _) => Ok(Pile::Graveyard(side)),
             ("exile", _) => Ok(Pile::Exile(side)),
+            ("command", _) => Ok(Pile::Command(side)),
             ("sideboard", Side::Mine) => Ok(Pile::Sideboard),
             ("sideboard", Side::Opponent) => Err("the opponent's sideboard is hidden".into()),
             _ => Err(usage.into()),
@@ -223,6 +244,7 @@ impl Pile {
         match self {
             Pile::Graveyard(side) => format!("{} graveyard", whose(side)),
             Pile::Exile(side) => format!("{} exile", whose(side)),
+            Pile::Command(side) => format!("{} command zone", whose(side)),
             Pile::Sideboard => "Your sideboard".to_string(),
         }
     }
@@ -348,6 +370,7 @@ impl View {
             leaving: false,
             waiting: None,
             relay_url: relay_url.into(),
+            deck_labels: [None, None],
             story: Story::default(),
         }
     }
@@ -498,7 +521,14 @@ impl View {
                 self.setup.shuffled = *done;
                 self.setup.libraries = *total;
             }
-            Event::NewGame { number } => self.setup.game = *number,
+            Event::NewGame { number } => {
+                self.setup.game = *number;
+                self.deck_labels = [None, None];
+            }
+            Event::DeckLabel { seat, label, changed } => {
+                let side = usize::from(*seat != engine.seat());
+                self.deck_labels[side] = Some(DeckLabel { label: clean(label), changed: *changed });
+            }
             _ => {}
         }
         for line in self.story.tell(event, engine) {
@@ -517,6 +547,7 @@ impl TableView {
         match pile {
             Pile::Graveyard(s) => &side(s).graveyard,
             Pile::Exile(s) => &side(s).exile,
+            Pile::Command(s) => &side(s).command,
             Pile::Sideboard => &self.me.sideboard,
         }
     }
@@ -526,12 +557,16 @@ impl TableView {
         let table = engine.table();
         let me = engine.seat();
         let active = table.active;
+        let side = |seat: Seat| if seat == me { Side::Mine } else { Side::Opponent };
         TableView {
             me: SideView::of(engine, table, me, "You"),
             opponent: SideView::of(engine, table, me.opponent(), "Opponent"),
             turn: table.turn,
             my_turn: active.map(|seat| seat == me),
             phase: table.phase.clone(),
+            // The chooser has chosen once the first turn is on.
+            chooser: engine.chooser().filter(|_| table.turn == 0 && !engine.is_ended()).map(side),
+            loser: engine.loser().filter(|_| engine.is_ended()).map(side),
         }
     }
 }
@@ -552,6 +587,8 @@ impl SideView {
                 face_down: c.placement.face_down,
                 tapped: c.tapped,
                 counters: c.counters.iter().map(|(k, v)| (clean(k), *v)).collect(),
+                attached_to: c.attached_to,
+                power_toughness: c.power_toughness,
             })
             .collect();
         // Rows, then columns, as the cards lie on the table.
@@ -566,6 +603,7 @@ impl SideView {
             graveyard: zone(ZoneKind::Graveyard).iter().map(card).collect(),
             exile: zone(ZoneKind::Exile).iter().map(card).collect(),
             sideboard: zone(ZoneKind::Sideboard).iter().map(card).collect(),
+            command: zone(ZoneKind::Command).iter().map(card).collect(),
         }
     }
 
