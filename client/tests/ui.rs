@@ -35,7 +35,10 @@ fn ready_pair() -> Pair<Ristretto255> {
 fn act(pair: &mut Pair<Ristretto255>, seat: Seat, line: &str) {
     let action = match command::parse(line, seat) {
         Ok(Command::Act(action)) => action,
-        Ok(Command::OnCard(card, act)) => act.action(resolve(pair.engine(seat), &card, &act).expect(line)),
+        Ok(Command::OnCard(card, act)) => {
+            let engine = pair.engine(seat);
+            act.action(engine, resolve(engine, &card, &act).expect(line)).expect(line)
+        }
         other => panic!("{line} is not an action: {other:?}"),
     };
     pair.intent(seat, Intent::Act(action)).unwrap_or_else(|e| panic!("{line}: {e}"));

@@ -4,10 +4,10 @@
 use std::path::PathBuf;
 
 use fairdeck_shared::crypto::Dice;
-use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
+use fairdeck_shared::table::{CardId, Placement, Position, PowerToughness, ZoneId, ZoneKind};
 use fairdeck_shared::wire::{Action, PeekPurpose};
 
-use super::spec::{Args, CardAct, CardRef, Command};
+use super::spec::{Amount, Args, ArrowTo, CardAct, CardRef, Command};
 
 pub fn draw(a: &Args) -> Result<Command, String> {
     Ok(Command::Act(Action::Draw { count: one_number(a)? }))
@@ -39,8 +39,93 @@ pub fn refuse(a: &Args) -> Result<Command, String> {
 
 pub fn life(a: &Args) -> Result<Command, String> {
     let [value] = a.words[..] else { return Err(a.usage()) };
-    let value = value.parse::<i64>().map_err(|_| a.usage_with("a whole number"))?;
-    Ok(Command::Act(Action::SetPlayerValue { key: "life".into(), value }))
+    Ok(Command::PlayerValue { key: "life".into(), amount: amount(a, value)? })
+}
+
+pub fn player_counter(a: &Args) -> Result<Command, String> {
+    let [key, value] = a.words[..] else { return Err(a.usage()) };
+    Ok(Command::PlayerValue { key: key.to_string(), amount: amount(a, value)? })
+}
+
+pub fn commander_damage(a: &Args) -> Result<Command, String> {
+    let [ref card @ .., value] = a.words[..] else { return Err(a.usage()) };
+    Ok(Command::OnCard(card_ref(a, card)?, CardAct::CommanderDamage(amount(a, value)?)))
+}
+
+/// `command CARD`: back to the player's own command zone.
+pub fn command_zone(a: &Args) -> Result<Command, String> {
+    let to = ZoneId::new(a.seat, ZoneKind::Command);
+    Ok(Command::OnCard(card_ref(a, &a.words)?, CardAct::Move { to, position: Position::Top }))
+}
+
+pub fn attach(a: &Args) -> Result<Command, String> {
+    let (card, to) = split_at_to(a)?;
+    Ok(Command::OnCard(card_ref(a, card)?, CardAct::Attach { to: Some(card_ref(a, to)?) }))
+}
+
+pub fn detach(a: &Args) -> Result<Command, String> {
+    Ok(Command::OnCard(card_ref(a, &a.words)?, CardAct::Attach { to: None }))
+}
+
+pub fn arrow(a: &Args) -> Result<Command, String> {
+    let (card, to) = split_at_to(a)?;
+    let to = match to {
+        ["opponent"] => ArrowTo::Player(a.seat.opponent()),
+        ["me"] => ArrowTo::Player(a.seat),
+        card => ArrowTo::Card(card_ref(a, card)?),
+    };
+    Ok(Command::OnCard(card_ref(a, card)?, CardAct::Arrow { to }))
+}
+
+pub fn token(a: &Args) -> Result<Command, String> {
+    // Read from the end: `[at X,Y]`, then `[P/T]`, and the name before them.
+    let (placement, words) = match a.words[..] {
+        [ref words @ .., "at", xy] => {
+            let (x, y) = position(a, xy)?;
+            (Placement { x, y, face_down: false }, words)
+        }
+        ref words => (Placement::default(), words),
+    };
+    let (power_toughness, words) = match words.split_last() {
+        Some((last, name)) if last.contains('/') => (Some(power_toughness(a, last)?), name),
+        _ => (None, words),
+    };
+    let name = match card_ref(a, words)? {
+        CardRef::Name(name) => name,
+        // A bare number is a name here: tokens have no ids yet.
+        CardRef::Id(_) => words.join(" "),
+    };
+    Ok(Command::Token { name, power_toughness, placement })
+}
+
+pub fn phase(a: &Args) -> Result<Command, String> {
+    if a.rest.is_empty() {
+        return Err(a.usage_with("such as untap, upkeep, draw, main1, combat, main2, end"));
+    }
+    Ok(Command::Act(Action::SetPhase { phase: a.rest.to_string() }))
+}
+
+/// `N` sets, `+N` and `-N` change.
+fn amount(a: &Args, text: &str) -> Result<Amount, String> {
+    let bad = || a.usage_with("N sets it, +N or -N changes it");
+    let value = text.parse::<i64>().map_err(|_| bad())?;
+    Ok(if text.starts_with(['+', '-']) { Amount::Add(value) } else { Amount::Set(value) })
+}
+
+/// `P/T`, such as `1/1` or `0/4`.
+fn power_toughness(a: &Args, text: &str) -> Result<PowerToughness, String> {
+    let bad = || a.usage_with("power and toughness such as 1/1");
+    let (power, toughness) = text.split_once('/').ok_or_else(bad)?;
+    let power = power.parse::<i32>().map_err(|_| bad())?;
+    let toughness = toughness.parse::<i32>().map_err(|_| bad())?;
+    Ok(PowerToughness { power, toughness })
+}
+
+/// `CARD to TARGET`, split at the last `to`: a name may hold the word.
+fn split_at_to<'w>(a: &'w Args) -> Result<(&'w [&'w str], &'w [&'w str]), String> {
+    let at = a.words.iter().rposition(|w| *w == "to").ok_or_else(|| a.usage())?;
+    let (card, to) = (&a.words[..at], &a.words[at + 1..]);
+    if card.is_empty() || to.is_empty() { Err(a.usage()) } else { Ok((card, to)) }
 }
 
 pub fn play(a: &Args) -> Result<Command, String> {
@@ -50,9 +135,7 @@ pub fn play(a: &Args) -> Result<Command, String> {
         _ => (false, &a.words[..]),
     };
     let [card @ .., "at", xy] = words else { return Err(a.usage()) };
-    let (x, y) = xy.split_once(',').ok_or_else(|| a.usage())?;
-    let x = x.trim().parse::<i32>().map_err(|_| a.usage())?;
-    let y = y.trim().parse::<i32>().map_err(|_| a.usage())?;
+    let (x, y) = position(a, xy)?;
     let area = ZoneId::new(a.seat, ZoneKind::Play);
     Ok(Command::OnCard(card_ref(a, card)?, CardAct::Play { area, placement: Placement { x, y, face_down } }))
 }
@@ -116,6 +199,14 @@ pub fn say(a: &Args) -> Result<Command, String> {
     if a.rest.is_empty() { Err(a.usage()) } else { Ok(Command::Chat(a.rest.to_string())) }
 }
 
+/// `X,Y` on a play area.
+fn position(a: &Args, xy: &str) -> Result<(i32, i32), String> {
+    let (x, y) = xy.split_once(',').ok_or_else(|| a.usage())?;
+    let x = x.trim().parse::<i32>().map_err(|_| a.usage())?;
+    let y = y.trim().parse::<i32>().map_err(|_| a.usage())?;
+    Ok((x, y))
+}
+
 /// The one whole number a command such as `draw N` takes.
 fn one_number(a: &Args) -> Result<u32, String> {
     match a.words[..] {
@@ -128,7 +219,7 @@ fn zone_kind(name: &str) -> Result<ZoneKind, String> {
     ZoneKind::ALL
         .into_iter()
         .find(|k| k.name() == name)
-        .ok_or_else(|| format!("unknown zone {name:?}: library, hand, graveyard, exile, play or sideboard"))
+        .ok_or_else(|| format!("unknown zone {name:?}: library, hand, graveyard, exile, play, sideboard or command"))
 }
 
 /// The card `words` name: an id as printed in events (`12`, `#12`), a name in double quotes (`"Lightning Bolt"`),

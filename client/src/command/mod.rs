@@ -14,7 +14,7 @@ mod table;
 
 use fairdeck_shared::Seat;
 
-pub use spec::{Args, CardAct, CardRef, Command, Key, Spec};
+pub use spec::{Amount, Args, ArrowTo, CardAct, CardRef, Command, Key, Spec};
 pub use table::COMMANDS;
 
 /// Parses a command line for the player in `seat`. The error says what was expected.
@@ -58,7 +58,7 @@ mod tests {
     use std::path::PathBuf;
 
     use fairdeck_shared::crypto::Dice;
-    use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
+    use fairdeck_shared::table::{CardId, Placement, Position, PowerToughness, ZoneId, ZoneKind};
     use fairdeck_shared::wire::Action;
 
     use super::*;
@@ -132,7 +132,83 @@ mod tests {
         assert_eq!(parse("new-game", host), Ok(Command::NewGame(None)));
         assert_eq!(parse("new-game side.txt", host), Ok(Command::NewGame(Some(PathBuf::from("side.txt")))));
         assert!(parse("counter 12 poison", host).is_err());
-        assert_eq!(parse("life -3", host), Ok(Command::Act(Action::SetPlayerValue { key: "life".into(), value: -3 })));
+        assert_eq!(parse("life -3", host), Ok(Command::PlayerValue { key: "life".into(), amount: Amount::Add(-3) }));
+        assert_eq!(parse("life 40", host), Ok(Command::PlayerValue { key: "life".into(), amount: Amount::Set(40) }));
+        assert_eq!(
+            parse("player-counter poison +1", host),
+            Ok(Command::PlayerValue { key: "poison".into(), amount: Amount::Add(1) })
+        );
+        assert_eq!(
+            parse("token \"Goblin\" 1/1", host),
+            Ok(Command::Token {
+                name: "Goblin".into(),
+                power_toughness: Some(PowerToughness { power: 1, toughness: 1 }),
+                placement: Placement::default()
+            })
+        );
+        assert_eq!(
+            parse("token Goblin Warrior at 2,-1", host),
+            Ok(Command::Token {
+                name: "Goblin Warrior".into(),
+                power_toughness: None,
+                placement: Placement { x: 2, y: -1, face_down: false }
+            })
+        );
+        assert_eq!(
+            parse("attach 3 to goblin guide", host),
+            Ok(Command::OnCard(
+                CardRef::Id(CardId(3)),
+                CardAct::Attach { to: Some(CardRef::Name("goblin guide".into())) }
+            ))
+        );
+        assert_eq!(parse("detach 3", host), Ok(Command::OnCard(CardRef::Id(CardId(3)), CardAct::Attach { to: None })));
+        assert_eq!(
+            parse("arrow 3 to opponent", host),
+            Ok(Command::OnCard(CardRef::Id(CardId(3)), CardAct::Arrow { to: ArrowTo::Player(Seat::Guest) }))
+        );
+        assert_eq!(
+            parse("arrow 3 to me", host),
+            Ok(Command::OnCard(CardRef::Id(CardId(3)), CardAct::Arrow { to: ArrowTo::Player(host) }))
+        );
+        assert_eq!(
+            parse("commander-damage #7 +3", host),
+            Ok(Command::OnCard(CardRef::Id(CardId(7)), CardAct::CommanderDamage(Amount::Add(3))))
+        );
+        assert_eq!(
+            parse("command 7", host),
+            Ok(Command::OnCard(
+                CardRef::Id(CardId(7)),
+                CardAct::Move { to: ZoneId::new(host, ZoneKind::Command), position: Position::Top }
+            ))
+        );
+        assert_eq!(parse("phase main1", host), Ok(Command::Act(Action::SetPhase { phase: "main1".into() })));
+        assert_eq!(parse("play-first", host), Ok(Command::Act(Action::PlayOrDraw { play: true })));
+        assert_eq!(parse("concede", host), Ok(Command::Act(Action::Concede)));
+        for line in [
+            "life",
+            "life x",
+            "life +",
+            "player-counter poison",
+            "player-counter poison x",
+            "token",
+            "token 1/1",
+            "token Goblin x/1",
+            "token Goblin at 1",
+            "attach 3",
+            "attach to 4",
+            "attach 3 to",
+            "detach",
+            "arrow 3",
+            "arrow 3 to",
+            "commander-damage +3",
+            "commander-damage krenko x",
+            "command",
+            "phase",
+            "concede now",
+            "untap-all 3",
+        ] {
+            assert!(parse(line, host).is_err(), "{line} should be refused");
+        }
     }
 
     #[test]

@@ -4,10 +4,12 @@
 use std::path::PathBuf;
 
 use fairdeck_shared::Seat;
-use fairdeck_shared::table::{Card, CardId, Placement, Position, ZoneId};
-use fairdeck_shared::wire::Action;
+use fairdeck_shared::crypto::Group;
+use fairdeck_shared::engine::Engine;
+use fairdeck_shared::table::{Card, CardId, Placement, Position, PowerToughness, ZoneId};
+use fairdeck_shared::wire::{Action, ArrowTarget};
 
-use super::resolve::Reach;
+use super::resolve::{CardError, Reach, resolve_in};
 
 /// What one command line asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -16,6 +18,17 @@ pub enum Command {
     /// An action on one card, named by id or by name: the session finds the card on its table first.
     OnCard(CardRef, CardAct),
     Chat(String),
+    /// A number of the player's own (`life`, `poison`, any name), set or changed by the table's current value.
+    PlayerValue {
+        key: String,
+        amount: Amount,
+    },
+    /// A token of the player's, named as typed, into its play area.
+    Token {
+        name: String,
+        power_toughness: Option<PowerToughness>,
+        placement: Placement,
+    },
     /// End the game: reveal this player's deck key for the opponent's audit.
     End,
     /// Ask for the next game of the match, with another deck file (after sideboarding) or the
@@ -43,6 +56,30 @@ pub enum CardRef {
     Name(String),
 }
 
+/// A number as a command gives it: `3` sets it, `+3` and `-3` change the current value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Amount {
+    Set(i64),
+    Add(i64),
+}
+
+impl Amount {
+    /// The new value, from `current`.
+    pub fn apply(self, current: i64) -> i64 {
+        match self {
+            Amount::Set(value) => value,
+            Amount::Add(change) => current.saturating_add(change),
+        }
+    }
+}
+
+/// What an arrow points at, as a command line names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ArrowTo {
+    Card(CardRef),
+    Player(Seat),
+}
+
 /// What a command does to the one card it names, once found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CardAct {
@@ -66,12 +103,24 @@ pub enum CardAct {
         key: String,
         value: Option<i64>,
     },
+    /// Attached to the card named (found in either play area), or detached.
+    Attach {
+        to: Option<CardRef>,
+    },
+    Arrow {
+        to: ArrowTo,
+    },
+    /// The damage this player took from the opposing commander named: a value of the player's, keyed by the
+    /// commander (`commander:#ID`), so each commander counts apart.
+    CommanderDamage(Amount),
 }
 
 impl CardAct {
-    /// The action on `card`.
-    pub fn action(&self, card: CardId) -> Action {
-        match self {
+    /// The action on `card`; a second card named by name is found on `engine`'s table, and a change of
+    /// commander damage reads the current value there.
+    pub fn action<G: Group>(&self, engine: &Engine<G>, card: CardId) -> Result<Action, CardError> {
+        let in_play = |card: &CardRef| resolve_in(engine, card, Reach::InPlay, |_| true);
+        Ok(match self {
             CardAct::Play { area, placement } => {
                 Action::Move { card, to: *area, position: Position::Top, placement: *placement }
             }
@@ -81,7 +130,20 @@ impl CardAct {
             CardAct::Reveal { to } => Action::Reveal { cards: vec![card], to: *to },
             CardAct::Tap(tapped) => Action::Tap { card, tapped: *tapped },
             CardAct::Counter { key, value } => Action::SetCardValue { card, key: key.clone(), value: *value },
-        }
+            CardAct::Attach { to } => Action::Attach { card, to: to.as_ref().map(in_play).transpose()? },
+            CardAct::Arrow { to } => {
+                let to = match to {
+                    ArrowTo::Card(target) => ArrowTarget::Card(in_play(target)?),
+                    ArrowTo::Player(seat) => ArrowTarget::Player(*seat),
+                };
+                Action::Arrow { from: card, to }
+            }
+            CardAct::CommanderDamage(amount) => {
+                let key = commander_damage_key(card);
+                let current = engine.table().player(engine.seat()).values.get(&key).copied().unwrap_or(0);
+                Action::SetPlayerValue { value: amount.apply(current), key }
+            }
+        })
     }
 
     /// Where a card named by name is looked for.
@@ -90,7 +152,8 @@ impl CardAct {
             CardAct::Play { .. } => Reach::ToPlay,
             CardAct::Move { to, .. } => Reach::Anywhere { but: *to },
             CardAct::Reveal { .. } => Reach::Unseen,
-            CardAct::Tap(_) | CardAct::Counter { .. } => Reach::InPlay,
+            CardAct::Tap(_) | CardAct::Counter { .. } | CardAct::Attach { .. } | CardAct::Arrow { .. } => Reach::InPlay,
+            CardAct::CommanderDamage(_) => Reach::Commander,
         }
     }
 
@@ -102,6 +165,11 @@ impl CardAct {
             _ => true,
         }
     }
+}
+
+/// The player value that counts the damage taken from the commander `card`.
+pub fn commander_damage_key(card: CardId) -> String {
+    format!("commander:{card}")
 }
 
 /// One command: everything the parser, `--help`, the keys and the `?` overlay say about it.

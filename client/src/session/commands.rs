@@ -5,7 +5,11 @@
 
 use std::time::Duration;
 
+use fairdeck_shared::crypto::CardInstance;
 use fairdeck_shared::engine::{Input, Intent, IntentError};
+use fairdeck_shared::table::{ZoneId, ZoneKind};
+use fairdeck_shared::wire::Action;
+use rand::Rng;
 
 use super::error::SessionError;
 use super::frontend::{Frontend, Output};
@@ -98,13 +102,38 @@ impl Session {
                     self.queue.pop_front();
                     self.intent(Intent::Act(action), &line, front)?;
                 }
+                Command::PlayerValue { key, amount } => {
+                    if !ready {
+                        return Ok(Flow::Continue);
+                    }
+                    self.queue.pop_front();
+                    // A change is from the value on the table now: what both players see.
+                    let seat = self.engine.seat();
+                    let current = self.engine.table().player(seat).values.get(&key).copied().unwrap_or(0);
+                    let action = Action::SetPlayerValue { value: amount.apply(current), key };
+                    self.intent(Intent::Act(action), &line, front)?;
+                }
+                Command::Token { name, power_toughness, placement } => {
+                    if !ready {
+                        return Ok(Flow::Continue);
+                    }
+                    self.queue.pop_front();
+                    // A fresh nonce keeps two tokens of one name distinct cards.
+                    let mut nonce = [0; 16];
+                    rand::rng().fill_bytes(&mut nonce);
+                    let seat = self.engine.seat();
+                    let card = CardInstance { owner: seat, nonce, name, back: 0 };
+                    let to = ZoneId::new(seat, ZoneKind::Play);
+                    let action = Action::AddCard { card, to, placement, power_toughness };
+                    self.intent(Intent::Act(action), &line, front)?;
+                }
                 Command::OnCard(card, act) => {
                     if !ready {
                         return Ok(Flow::Continue);
                     }
                     self.queue.pop_front();
-                    match resolve(&self.engine, &card, &act) {
-                        Ok(card) => self.intent(Intent::Act(act.action(card)), &line, front)?,
+                    match resolve(&self.engine, &card, &act).and_then(|card| act.action(&self.engine, card)) {
+                        Ok(action) => self.intent(Intent::Act(action), &line, front)?,
                         Err(error) => {
                             let error =
                                 Output::CommandError { kind: error.kind(), command: line, message: error.to_string() };
