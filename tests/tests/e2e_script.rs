@@ -177,6 +177,10 @@ fn a_relay_restart_is_resumed_and_play_goes_on() {
     for player in [&mut host, &mut guest] {
         player.expect_event("ready");
     }
+    // The table's first actions (each player's starting life) settle first: this test is about the relay's
+    // notice of a restart, which a frame in flight at that moment can turn into a plain lost connection.
+    host.wait_idle();
+    guest.wait_idle();
 
     relay.restart();
     for player in [&mut host, &mut guest] {
