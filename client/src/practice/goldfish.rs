@@ -79,6 +79,8 @@ impl Goldfish {
                 Some(format!("refuse {}", zone.kind.name()))
             }
             Event::Audited { seat, .. } if *seat != engine.seat() && !engine.is_ended() => Some("end".to_string()),
+            // Chosen by the coin, it lets the player play first: the game being practised is the player's.
+            Event::Chooser { seat, .. } if *seat == engine.seat() => Some("draw-first".to_string()),
             _ => None,
         }
     }
@@ -117,7 +119,7 @@ impl Frontend for Goldfish {
 #[cfg(test)]
 mod tests {
     use fairdeck_shared::Seat;
-    use fairdeck_shared::engine::EngineConfig;
+    use fairdeck_shared::engine::{ChosenBy, EngineConfig};
     use fairdeck_shared::table::{ZoneId, ZoneKind};
 
     use super::*;
@@ -162,8 +164,14 @@ mod tests {
             // Its own deck audited: the player answered its `end`.
             Output::Engine(Event::Audited { seat: Seat::Guest, deck: Vec::new() }),
             Output::Engine(Event::NewGameRequested),
+            // The player chooses: nothing to say. The goldfish chooses: the player plays first.
+            Output::Engine(Event::Chooser { seat: Seat::Host, by: ChosenBy::Coin }),
+            Output::Engine(Event::Chooser { seat: Seat::Guest, by: ChosenBy::Coin }),
         ];
-        assert_eq!(answers(&mut goldfish, outputs).await, ["refuse hand", "refuse library", "end", "new-game"]);
+        assert_eq!(
+            answers(&mut goldfish, outputs).await,
+            ["refuse hand", "refuse library", "end", "new-game", "draw-first"]
+        );
         assert!(goldfish.failed.is_none());
     }
 
