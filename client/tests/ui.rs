@@ -3,7 +3,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use fairdeck::command::resolve::resolve;
-use fairdeck::command::{self, COMMANDS, Command, Key, Shortcut, shortcuts};
+use fairdeck::command::{self, Amount, COMMANDS, Command, Key, Shortcut, shortcuts};
 use fairdeck::session::{FORFEIT_HINT_AFTER, Output, Waiting};
 use fairdeck::ui::View;
 use fairdeck::ui::keys::{OTHER_KEYS, handle_key};
@@ -15,13 +15,14 @@ use fairdeck_shared::crypto::Ristretto255;
 use fairdeck_shared::engine::{DeckCard, DeckList, Event, Intent};
 use fairdeck_shared::pair::{Pair, numbered_deck};
 use fairdeck_shared::table::{CardId, ZoneId};
+use fairdeck_shared::wire::Action;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
 
-const WIDTH: u16 = 130;
-const HEIGHT: u16 = 40;
+const WIDTH: u16 = 160;
+const HEIGHT: u16 = 50;
 
 /// Two engines (decks of ten cards and two in the sideboard), set up with both libraries shuffled.
 fn ready_pair() -> Pair<Ristretto255> {
@@ -39,6 +40,7 @@ fn act(pair: &mut Pair<Ristretto255>, seat: Seat, line: &str) {
             let engine = pair.engine(seat);
             act.action(engine, resolve(engine, &card, &act).expect(line)).expect(line)
         }
+        Ok(Command::PlayerValue { key, amount: Amount::Set(value) }) => Action::SetPlayerValue { key, value },
         other => panic!("{line} is not an action: {other:?}"),
     };
     pair.intent(seat, Intent::Act(action)).unwrap_or_else(|e| panic!("{line}: {e}"));
