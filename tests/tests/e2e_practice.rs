@@ -101,9 +101,9 @@ fn a_practice_game_sets_up_draws_searches_shuffles_and_quits() {
 fn a_practice_game_refuses_a_bad_deck_file() {
     let temp = tempfile::tempdir().expect("temp dir");
     let bad = temp.path().join("bad.txt");
-    std::fs::write(&bad, "this is not\na deck\n").unwrap();
+    std::fs::write(&bad, "0 Lightning Bolt\n").unwrap();
     let missing = temp.path().join("missing.txt");
-    for (file, reason) in [(&bad, "expected a count before the card name"), (&missing, "No such file")] {
+    for (file, reason) in [(&bad, "a count of 0"), (&missing, "No such file")] {
         let output = Command::new(fairdeck_binary())
             .args(["practice", "--script", "--deck"])
             .arg(file)
