@@ -14,7 +14,7 @@ mod table;
 
 use fairdeck_shared::Seat;
 
-pub use spec::{Args, CardAct, CardRef, Command, Key, Spec};
+pub use spec::{Args, CardAct, CardRef, Command, Key, Placing, Spec};
 pub use table::COMMANDS;
 
 /// Parses a command line for the player in `seat`. The error says what was expected.

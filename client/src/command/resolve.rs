@@ -32,6 +32,8 @@ pub enum Reach {
     Unseen,
     /// `tap`, `untap`, `counter`: your play area, then the opponent's.
     InPlay,
+    /// `take`, `top`, `bottom`, `grave`: your library.
+    Library,
 }
 
 impl Reach {
@@ -57,6 +59,7 @@ impl Reach {
             }
             Reach::Unseen => vec![mine(&[Hand]), mine(&[Play, Library, Sideboard])],
             Reach::InPlay => vec![mine(&[Play]), vec![ZoneId::new(seat.opponent(), Play)]],
+            Reach::Library => vec![mine(&[Library])],
         }
     }
 
@@ -67,6 +70,7 @@ impl Reach {
             Reach::Anywhere { .. } => "any zone but where it would go",
             Reach::Unseen => "your hand, play area, library or sideboard",
             Reach::InPlay => "either play area",
+            Reach::Library => "your library",
         }
     }
 }
@@ -126,6 +130,16 @@ impl fmt::Display for Candidate {
 
 /// The card `card` names for `act`, on `engine`'s table. An id is taken as it is.
 pub fn resolve<G: Group>(engine: &Engine<G>, card: &CardRef, act: &CardAct) -> Result<CardId, CardError> {
+    resolve_in(engine, card, act.reach(), |card| act.prefers(card))
+}
+
+/// The card `card` names among the zones of `reach`, `prefers` picking among copies. An id is taken as it is.
+pub fn resolve_in<G: Group>(
+    engine: &Engine<G>,
+    card: &CardRef,
+    reach: Reach,
+    prefers: impl Fn(&Card) -> bool,
+) -> Result<CardId, CardError> {
     let name = match card {
         CardRef::Id(id) => return Ok(*id),
         CardRef::Name(name) => name,
@@ -133,7 +147,7 @@ pub fn resolve<G: Group>(engine: &Engine<G>, card: &CardRef, act: &CardAct) -> R
     let wanted = fold(name);
     let seat = engine.seat();
     let table = engine.table();
-    for group in act.reach().groups(seat) {
+    for group in reach.groups(seat) {
         let mut exact = Vec::new();
         let mut started = Vec::new();
         for zone in group {
@@ -154,10 +168,10 @@ pub fn resolve<G: Group>(engine: &Engine<G>, card: &CardRef, act: &CardAct) -> R
         if found.iter().any(|c| c.zone != first.zone || c.name != first.name) {
             return Err(CardError::Ambiguous { name: name.clone(), candidates: found });
         }
-        let preferred = |c: &&Candidate| table.card(c.id).is_some_and(|card: &Card| act.prefers(card));
+        let preferred = |c: &&Candidate| table.card(c.id).is_some_and(&prefers);
         return Ok(found.iter().find(preferred).unwrap_or(first).id);
     }
-    Err(CardError::Unknown { name: name.clone(), reach: act.reach() })
+    Err(CardError::Unknown { name: name.clone(), reach })
 }
 
 /// Lower case, single spaces: how names are compared.
