@@ -92,6 +92,30 @@ mod tests {
     }
 
     #[test]
+    fn browsing_commands_parse() {
+        use fairdeck_shared::wire::PeekPurpose;
+        let host = Seat::Host;
+        assert_eq!(parse("search", host), Ok(Command::Browse(PeekPurpose::Search, None)));
+        assert_eq!(parse("surveil 2", host), Ok(Command::Browse(PeekPurpose::Surveil, Some(2))));
+        assert_eq!(parse("take 4", host), Ok(Command::Take(CardRef::Id(CardId(4)), ZoneKind::Hand)));
+        assert_eq!(
+            parse("take lightning bolt exile", host),
+            Ok(Command::Take(CardRef::Name("lightning bolt".into()), ZoneKind::Exile))
+        );
+        assert_eq!(
+            parse("top 12 \"Lightning Bolt\" #3", host),
+            Ok(Command::Place(
+                Placing::Top,
+                vec![CardRef::Id(CardId(12)), CardRef::Name("Lightning Bolt".into()), CardRef::Id(CardId(3))]
+            ))
+        );
+        assert!(parse("bottom \"Bolt", host).is_err());
+        assert!(parse("grave", host).is_err());
+        assert_eq!(parse("reveal hand", host), Ok(Command::RevealHand));
+        assert_eq!(parse("reveal top", host), Ok(Command::RevealTop));
+    }
+
+    #[test]
     fn commands_parse() {
         let host = Seat::Host;
         assert_eq!(parse("draw 7", host), Ok(Command::Act(Action::Draw { count: 7 })));
@@ -168,7 +192,7 @@ mod tests {
         assert_eq!(parse("tap \"\"", host), Err("usage: tap CARD".into()));
         assert_eq!(parse("move graveyard", host), Err("usage: move CARD [opponent] ZONE [top|bottom]".into()));
         assert_eq!(parse("play at 1,0", host), Err("usage: play CARD at X,Y [facedown]".into()));
-        assert_eq!(parse("reveal to opponent", host), Err("usage: reveal CARD [to opponent]".into()));
+        assert_eq!(parse("reveal to opponent", host), Err("usage: reveal CARD [to opponent] | hand | top".into()));
     }
 
     #[test]
