@@ -9,7 +9,7 @@ use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::Ristretto255;
 use fairdeck_shared::engine::{ChosenBy, Engine, Event, GameEnd};
 use fairdeck_shared::table::{CardId, ZoneId, ZoneKind};
-use fairdeck_shared::wire::Action;
+use fairdeck_shared::wire::{Action, PeekPurpose};
 use serde::Serialize;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, Lines};
 
@@ -170,6 +170,14 @@ enum ScriptEvent {
         action: Action,
         reason: String,
     },
+    /// An open search, scry or surveil: its cards still in the library, top first.
+    Browsing {
+        purpose: PeekPurpose,
+        cards: Vec<BrowsedCard>,
+    },
+    BrowsingClosed {
+        purpose: PeekPurpose,
+    },
     Learned {
         card: u32,
         name: String,
@@ -249,6 +257,12 @@ struct TableView {
 }
 
 #[derive(Debug, Serialize)]
+struct BrowsedCard {
+    card: u32,
+    name: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
 struct ZoneView {
     count: usize,
     cards: Vec<u32>,
@@ -275,6 +289,11 @@ fn script_event(output: Output, engine: &Engine<Ristretto255>) -> Option<ScriptE
         Output::RelayAlert(detail) => ScriptEvent::Alert { kind: "relay", detail, misbehaviour: None },
         Output::CommandError { kind, command, message } => ScriptEvent::Error { kind, command: Some(command), message },
         Output::Idle => ScriptEvent::Idle,
+        Output::Browsing(open) => ScriptEvent::Browsing {
+            purpose: open.purpose,
+            cards: open.cards.iter().map(|&card| BrowsedCard { card: card.0, name: card_name(engine, card) }).collect(),
+        },
+        Output::BrowsingClosed(purpose) => ScriptEvent::BrowsingClosed { purpose },
         // What a script's intent changes comes as events; the rest it knows, having sent the command.
         Output::Waiting(_) | Output::Taken(_) => return None,
         Output::Overdue(Waiting { awaited, seconds }) => ScriptEvent::Waiting { awaited: awaited.to_string(), seconds },

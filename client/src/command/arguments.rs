@@ -7,7 +7,7 @@ use fairdeck_shared::crypto::Dice;
 use fairdeck_shared::table::{CardId, Placement, Position, PowerToughness, ZoneId, ZoneKind};
 use fairdeck_shared::wire::{Action, PeekPurpose};
 
-use super::spec::{Amount, Args, ArrowTo, CardAct, CardRef, Command};
+use super::spec::{Amount, Args, ArrowTo, CardAct, CardRef, Command, Placing};
 
 pub fn draw(a: &Args) -> Result<Command, String> {
     Ok(Command::Act(Action::Draw { count: one_number(a)? }))
@@ -15,6 +15,37 @@ pub fn draw(a: &Args) -> Result<Command, String> {
 
 pub fn peek(a: &Args) -> Result<Command, String> {
     Ok(Command::Act(Action::Peek { count: one_number(a)?, purpose: PeekPurpose::Look }))
+}
+
+/// `scry N` and `surveil N`.
+pub fn browse(a: &Args, purpose: PeekPurpose) -> Result<Command, String> {
+    Ok(Command::Browse(purpose, Some(one_number(a)?)))
+}
+
+pub fn take(a: &Args) -> Result<Command, String> {
+    // Read from the end: an optional zone, and the card before it.
+    let (zone, card) = match a.words.split_last() {
+        Some((&zone @ ("hand" | "graveyard" | "exile" | "play"), card)) if !card.is_empty() => (zone_kind(zone)?, card),
+        _ => (ZoneKind::Hand, &a.words[..]),
+    };
+    Ok(Command::Take(card_ref(a, card)?, zone))
+}
+
+/// `top`, `bottom` and `grave`: cards by id or by name, a name of several words in double quotes.
+pub fn place(a: &Args, placing: Placing) -> Result<Command, String> {
+    let mut cards = Vec::new();
+    let mut rest = a.rest;
+    while let Some(start) = rest.find(|c: char| !c.is_whitespace()) {
+        rest = &rest[start..];
+        let end = if let Some(quoted) = rest.strip_prefix('"') {
+            quoted.find('"').map(|i| i + 2).ok_or_else(|| format!("{rest} lacks its closing quote"))?
+        } else {
+            rest.find(char::is_whitespace).unwrap_or(rest.len())
+        };
+        cards.push(card_ref(a, &[&rest[..end]])?);
+        rest = &rest[end..];
+    }
+    if cards.is_empty() { Err(a.usage()) } else { Ok(Command::Place(placing, cards)) }
 }
 
 pub fn mulligan(a: &Args) -> Result<Command, String> {
@@ -160,7 +191,10 @@ pub fn move_card(a: &Args) -> Result<Command, String> {
 }
 
 pub fn reveal(a: &Args) -> Result<Command, String> {
+    // `hand` and `top` are the zones; a card of that name is written in quotes.
     let (card, to) = match a.words[..] {
+        ["hand"] => return Ok(Command::RevealHand),
+        ["top"] => return Ok(Command::RevealTop),
         [ref card @ .., "to", "opponent"] => (card, Some(a.seat.opponent())),
         ref card => (card, None),
     };

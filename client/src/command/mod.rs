@@ -14,7 +14,7 @@ mod table;
 
 use fairdeck_shared::Seat;
 
-pub use spec::{Amount, Args, ArrowTo, CardAct, CardRef, Command, Key, Spec};
+pub use spec::{Amount, Args, ArrowTo, CardAct, CardRef, Command, Key, Placing, Spec};
 pub use table::COMMANDS;
 
 /// Parses a command line for the player in `seat`. The error says what was expected.
@@ -89,6 +89,30 @@ mod tests {
             assert_eq!(shortcut.line.split_whitespace().next(), Some(shortcut.spec.name));
             assert!(parse(&shortcut.line, Seat::Host).is_ok(), "{}", shortcut.line);
         }
+    }
+
+    #[test]
+    fn browsing_commands_parse() {
+        use fairdeck_shared::wire::PeekPurpose;
+        let host = Seat::Host;
+        assert_eq!(parse("search", host), Ok(Command::Browse(PeekPurpose::Search, None)));
+        assert_eq!(parse("surveil 2", host), Ok(Command::Browse(PeekPurpose::Surveil, Some(2))));
+        assert_eq!(parse("take 4", host), Ok(Command::Take(CardRef::Id(CardId(4)), ZoneKind::Hand)));
+        assert_eq!(
+            parse("take lightning bolt exile", host),
+            Ok(Command::Take(CardRef::Name("lightning bolt".into()), ZoneKind::Exile))
+        );
+        assert_eq!(
+            parse("top 12 \"Lightning Bolt\" #3", host),
+            Ok(Command::Place(
+                Placing::Top,
+                vec![CardRef::Id(CardId(12)), CardRef::Name("Lightning Bolt".into()), CardRef::Id(CardId(3))]
+            ))
+        );
+        assert!(parse("bottom \"Bolt", host).is_err());
+        assert!(parse("grave", host).is_err());
+        assert_eq!(parse("reveal hand", host), Ok(Command::RevealHand));
+        assert_eq!(parse("reveal top", host), Ok(Command::RevealTop));
     }
 
     #[test]
@@ -244,7 +268,7 @@ mod tests {
         assert_eq!(parse("tap \"\"", host), Err("usage: tap CARD".into()));
         assert_eq!(parse("move graveyard", host), Err("usage: move CARD [opponent] ZONE [top|bottom]".into()));
         assert_eq!(parse("play at 1,0", host), Err("usage: play CARD at X,Y [facedown]".into()));
-        assert_eq!(parse("reveal to opponent", host), Err("usage: reveal CARD [to opponent]".into()));
+        assert_eq!(parse("reveal to opponent", host), Err("usage: reveal CARD [to opponent] | hand | top".into()));
     }
 
     #[test]

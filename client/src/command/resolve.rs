@@ -34,6 +34,8 @@ pub enum Reach {
     InPlay,
     /// `commander-damage`: the opponent's command zone, then its play area.
     Commander,
+    /// `take`, `top`, `bottom`, `grave`: your library.
+    Library,
 }
 
 impl Reach {
@@ -62,6 +64,7 @@ impl Reach {
             Reach::Commander => {
                 vec![vec![ZoneId::new(seat.opponent(), Command)], vec![ZoneId::new(seat.opponent(), Play)]]
             }
+            Reach::Library => vec![mine(&[Library])],
         }
     }
 
@@ -73,6 +76,7 @@ impl Reach {
             Reach::Unseen => "your hand, play area, library or sideboard",
             Reach::InPlay => "either play area",
             Reach::Commander => "the opponent's command zone or play area",
+            Reach::Library => "your library",
         }
     }
 }

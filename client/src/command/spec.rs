@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::Group;
 use fairdeck_shared::engine::Engine;
-use fairdeck_shared::table::{Card, CardId, Placement, Position, PowerToughness, ZoneId};
-use fairdeck_shared::wire::{Action, ArrowTarget};
+use fairdeck_shared::table::{Card, CardId, Placement, Position, PowerToughness, ZoneId, ZoneKind};
+use fairdeck_shared::wire::{Action, ArrowTarget, PeekPurpose};
 
 use super::resolve::{CardError, Reach, resolve_in};
 
@@ -40,11 +40,36 @@ pub enum Command {
     Ask(ZoneId, Option<u32>),
     /// Decline the opponent's request to see one of this player's zones.
     Refuse(ZoneId),
+    /// Look at the top N cards of the library (all of it for a search) for `purpose`, in a view that stays open
+    /// until `done`.
+    Browse(PeekPurpose, Option<u32>),
+    /// While a search is open: one of the searched cards into a zone of this player's.
+    Take(CardRef, ZoneKind),
+    /// While a scry or surveil is open: the named cards, in the order given, to the top, the bottom or the
+    /// graveyard.
+    Place(Placing, Vec<CardRef>),
+    /// Close the open search (shuffling the library), scry or surveil.
+    Done,
+    /// Reveal every card of this player's hand to the opponent.
+    RevealHand,
+    /// Look at the top card of this player's library and reveal it to both.
+    RevealTop,
     /// Hosting, before the opponent proved the code: new words, and the seat to the next guest.
     NewCode,
     Table,
     Wait,
     Quit,
+}
+
+/// Where a scry or surveil puts the cards it names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placing {
+    /// On top of the library, the first named topmost.
+    Top,
+    /// At the bottom of the library, the last named bottommost.
+    Bottom,
+    /// Into the graveyard (surveil only).
+    Graveyard,
 }
 
 /// A card as a command line names it.

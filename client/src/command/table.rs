@@ -5,7 +5,9 @@
 use fairdeck_shared::wire::Action;
 
 use super::arguments as read;
-use super::spec::{Command, Key, Spec};
+use fairdeck_shared::wire::PeekPurpose;
+
+use super::spec::{Command, Key, Placing, Spec};
 
 pub const COMMANDS: &[Spec] = &[
     Spec {
@@ -49,9 +51,73 @@ pub const COMMANDS: &[Spec] = &[
         parse: read::peek,
     },
     Spec {
+        name: "search",
+        args: "",
+        about: "look through your whole library; `take` cards, then `done` shuffles it",
+        example: "search",
+        keys: &[Key::Runs('/')],
+        parse: |a| a.none(Command::Browse(PeekPurpose::Search, None)),
+    },
+    Spec {
+        name: "scry",
+        args: "N",
+        about: "look at the top N cards of your library; `top`, `bottom`, then `done`",
+        example: "scry 2",
+        keys: &[],
+        parse: |a| read::browse(a, PeekPurpose::Scry),
+    },
+    Spec {
+        name: "surveil",
+        args: "N",
+        about: "look at the top N cards of your library; `top`, `grave`, then `done`",
+        example: "surveil 2",
+        keys: &[],
+        parse: |a| read::browse(a, PeekPurpose::Surveil),
+    },
+    Spec {
+        name: "take",
+        args: "CARD [hand|graveyard|exile|play]",
+        about: "during a search: a card of the library into a zone (default your hand)",
+        example: "take \"Lightning Bolt\" hand",
+        keys: &[],
+        parse: read::take,
+    },
+    Spec {
+        name: "top",
+        args: "CARD...",
+        about: "during a scry or surveil: these cards on top of the library, the first topmost",
+        example: "top 12 \"Lightning Bolt\"",
+        keys: &[],
+        parse: |a| read::place(a, Placing::Top),
+    },
+    Spec {
+        name: "bottom",
+        args: "CARD...",
+        about: "during a scry or surveil: these cards at the bottom of the library, the last bottommost",
+        example: "bottom 12",
+        keys: &[],
+        parse: |a| read::place(a, Placing::Bottom),
+    },
+    Spec {
+        name: "grave",
+        args: "CARD...",
+        about: "during a surveil: these cards into your graveyard",
+        example: "grave 12",
+        keys: &[],
+        parse: |a| read::place(a, Placing::Graveyard),
+    },
+    Spec {
+        name: "done",
+        args: "",
+        about: "close the search (shuffling your library), scry or surveil",
+        example: "done",
+        keys: &[],
+        parse: |a| a.none(Command::Done),
+    },
+    Spec {
         name: "reveal",
-        args: "CARD [to opponent]",
-        about: "show a card to both players (or to the opponent only); by name, from your hand, else play area, library, sideboard",
+        args: "CARD [to opponent] | hand | top",
+        about: "show a card to both players (or to the opponent only); by name, from your hand, else play area, library, sideboard; `hand` shows your hand to the opponent, `top` your library's top card to both",
         example: "reveal \"Lightning Bolt\" to opponent",
         keys: &[Key::Prefills('r')],
         parse: read::reveal,

@@ -133,13 +133,28 @@ impl Session {
                     }
                     self.queue.pop_front();
                     match resolve(&self.engine, &card, &act).and_then(|card| act.action(&self.engine, card)) {
-                        Ok(action) => self.intent(Intent::Act(action), &line, front)?,
+                        Ok(action) => {
+                            self.intent(Intent::Act(action), &line, front)?;
+                        }
                         Err(error) => {
                             let error =
                                 Output::CommandError { kind: error.kind(), command: line, message: error.to_string() };
                             front.show(error, &self.engine)?;
                         }
                     }
+                }
+                Command::Browse(..)
+                | Command::Take(..)
+                | Command::Place(..)
+                | Command::Done
+                | Command::RevealHand
+                | Command::RevealTop => {
+                    // Cards are named as this player knows them once its peeks are answered.
+                    if !ready || (!halted && self.engine.is_busy()) {
+                        return Ok(Flow::Continue);
+                    }
+                    self.queue.pop_front();
+                    self.browse(command, &line, front)?;
                 }
                 Command::End => {
                     if !ready {
@@ -180,10 +195,16 @@ impl Session {
         !self.engine.is_busy() && self.channel.unacked_frames() == 0
     }
 
-    /// Hands an intent to the engine; a refusal is shown.
-    fn intent<F: Frontend>(&mut self, intent: Intent, line: &str, front: &mut F) -> Result<(), SessionError> {
+    /// Hands an intent to the engine; a refusal is shown. Whether the engine took it.
+    pub(super) fn intent<F: Frontend>(
+        &mut self,
+        intent: Intent,
+        line: &str,
+        front: &mut F,
+    ) -> Result<bool, SessionError> {
         let Err(error) = self.engine.handle(Input::Intent { intent: intent.clone() }) else {
-            return front.show(Output::Taken(intent), &self.engine).map_err(SessionError::from);
+            front.show(Output::Taken(intent), &self.engine)?;
+            return Ok(true);
         };
         let kind = match error {
             IntentError::NotReady => "not_ready",
@@ -192,6 +213,6 @@ impl Session {
         };
         let error = Output::CommandError { kind, command: line.to_string(), message: error.to_string() };
         front.show(error, &self.engine)?;
-        Ok(())
+        Ok(false)
     }
 }

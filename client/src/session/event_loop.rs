@@ -26,6 +26,7 @@ impl Session {
                 _ = ticker.tick() => {}
             }
             self.pump(front).await?;
+            self.show_browsing(front)?;
             if let Flow::Quit = self.run_queue(front).await? {
                 return Ok(());
             }

@@ -7,7 +7,9 @@ use std::path::PathBuf;
 
 use fairdeck_shared::crypto::Ristretto255;
 use fairdeck_shared::engine::{Engine, Event, Intent};
+use fairdeck_shared::wire::PeekPurpose;
 
+use super::browse::Browsing;
 use super::wait_clock::{WaitNews, Waiting};
 
 /// The player's side of a session. The session calls `next_line` in every turn of its loop and shows
@@ -84,6 +86,11 @@ pub enum Output {
         command: String,
         message: String,
     },
+    /// A search, scry or surveil is open on these cards of this player's library, top first (the ones still
+    /// there); shown once its peek is answered and after each card placed.
+    Browsing(Browsing),
+    /// The search (then shuffled), scry or surveil was closed with `done`.
+    BrowsingClosed(PeekPurpose),
     /// The answer to `wait`: no exchange is pending.
     Idle,
     /// How long the engine has waited on the opponent, once past

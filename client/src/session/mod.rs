@@ -25,6 +25,7 @@
 //! | `error.rs` | [`SessionError`] |
 //! | `state.rs` | the session's state, which the files above work on |
 
+mod browse;
 mod commands;
 mod door;
 mod error;
@@ -40,6 +41,7 @@ mod start;
 mod state;
 mod wait_clock;
 
+pub use browse::{Browsing, purpose_name};
 pub use door::WRONG_CODES_PER_CODE;
 pub use error::SessionError;
 pub use frontend::{Frontend, Output};

@@ -10,6 +10,7 @@ use fairdeck_shared::crypto::Ristretto255;
 use fairdeck_shared::engine::Engine;
 use rand::Rng;
 
+use super::browse::Browsing;
 use super::link::Link;
 use super::wait_clock::WaitClock;
 use crate::channel::Channel;
@@ -49,6 +50,8 @@ pub(super) struct Session {
     pub opponent: Option<String>,
     /// Whether the relay says the opponent holds its seat: a game whose opponent left can be claimed.
     pub peer_here: bool,
+    /// The search, scry or surveil open, if any.
+    pub browsing: Option<Browsing>,
 }
 
 impl Session {
@@ -81,6 +84,7 @@ impl Session {
             save: None,
             opponent: None,
             peer_here: false,
+            browsing: None,
         }
     }
 }

@@ -5,6 +5,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
+use super::library_view;
 use super::log::LogKind;
 use super::view::{Overlay, Panel, View};
 use crate::command::shortcuts;
@@ -12,7 +13,7 @@ use crate::command::shortcuts;
 /// Keys that are not commands, for the help.
 pub const OTHER_KEYS: &[(&str, &str)] = &[
     (": or Enter", "open the command line"),
-    ("Esc", "close the command line, help or a pile"),
+    ("Esc", "close the command line, help or a pile; ends a search, scry or surveil"),
     ("Up / Down", "recall earlier commands"),
     ("PgUp / PgDn", "scroll the log (End: newest)"),
     ("Tab  [ ]", "pick a panel; scroll it"),
@@ -43,6 +44,7 @@ pub fn handle_key(view: &mut View, key: KeyEvent) -> Option<String> {
         Overlay::ConfirmQuit => confirm_quit(view, key),
         Overlay::Pile(_) => pile(view, key),
         Overlay::None if view.prompt.focused => edit(view, key),
+        Overlay::None if view.library.is_some() => library_view::key(view, key),
         Overlay::None => shortcut(view, key),
     }
 }

@@ -9,6 +9,7 @@
 mod board;
 pub mod code_prompt;
 pub mod keys;
+pub mod library_view;
 pub mod log;
 pub mod overlay;
 mod panels;

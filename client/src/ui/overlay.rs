@@ -14,8 +14,10 @@ use crate::text::wrap;
 
 /// The widest a column of the help is.
 const COLUMN_WIDTH: u16 = 76;
-/// A terminal at least this wide shows the help in two columns when one does not hold it.
-const TWO_COLUMNS_FROM: u16 = 2 * 50 + 3;
+/// The narrowest a column gets when the help is shown in several side by side.
+const MIN_COLUMN_WIDTH: u16 = 50;
+/// The most columns side by side.
+const MAX_COLUMNS: u16 = 3;
 /// The width of the usage column (a longer usage pushes its description along).
 const USAGE_WIDTH: usize = 24;
 /// Where a command's description starts: after the key column (4) and the usage column with its space.
@@ -50,18 +52,22 @@ pub fn render_help(frame: &mut Frame, area: Rect, page: usize) {
     }
 }
 
-/// The help laid out for `area`: the popup's width, its number of columns, its pages.
+/// The help laid out for `area`: the popup's width, its number of columns, its pages. More columns side by side
+/// as the terminal's width allows, the fewest that hold it all on one page.
 fn layout(area: Rect) -> (u16, u32, Vec<Page>) {
     let rows = usize::from(area.height.saturating_sub(2).max(1));
     let one = COLUMN_WIDTH.min(area.width);
-    let single = paginate(help_blocks(usize::from(one.saturating_sub(2))), rows, 1);
-    if single.len() <= 1 || area.width < TWO_COLUMNS_FROM {
-        return (one, 1, single);
+    let mut best = (one, 1, paginate(help_blocks(usize::from(one.saturating_sub(2))), rows, 1));
+    for columns in 2..=MAX_COLUMNS {
+        if best.2.len() <= 1 || area.width < columns * MIN_COLUMN_WIDTH + columns + 1 {
+            break;
+        }
+        let width = area.width.min(columns * COLUMN_WIDTH);
+        // One column of each part is left blank, to separate the parts.
+        let column = (width.saturating_sub(2) / columns).saturating_sub(1);
+        best = (width, u32::from(columns), paginate(help_blocks(usize::from(column)), rows, usize::from(columns)));
     }
-    let width = area.width.min(2 * COLUMN_WIDTH);
-    // One column of each half is left blank, to separate the halves.
-    let column = (width.saturating_sub(2) / 2).saturating_sub(1);
-    (width, 2, paginate(help_blocks(usize::from(column)), rows, 2))
+    best
 }
 
 /// Pages of `columns` columns of at most `rows` rows, each block kept whole when it can be; a column starts

@@ -8,10 +8,10 @@ use ratatui::style::{Color, Modifier, Style, Stylize};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Gauge, Paragraph};
 
-use super::board;
 use super::log::LogKind;
 use super::overlay::{render_confirm_quit, render_help};
 use super::view::{Overlay, PeerState, RelayLink, Side, SideView, View};
+use super::{board, library_view};
 use crate::session::FORFEIT_HINT_AFTER;
 use crate::text::wrap;
 
@@ -33,7 +33,11 @@ pub fn render(frame: &mut Frame, view: &View) {
     render_prompt(frame, prompt, view);
     render_status(frame, status, view);
     match view.overlay {
-        Overlay::None => {}
+        Overlay::None => {
+            if let Some(open) = &view.library {
+                library_view::render(frame, frame.area(), open);
+            }
+        }
         Overlay::Help => render_help(frame, frame.area(), view.help_page),
         Overlay::ConfirmQuit => render_confirm_quit(frame, frame.area()),
         Overlay::Pile(pile) => board::render_pile(frame, frame.area(), view, pile),

@@ -10,8 +10,9 @@ use fairdeck_shared::crypto::Group;
 use fairdeck_shared::engine::{Engine, Event};
 use fairdeck_shared::table::{CardId, PowerToughness, Table, ZoneId, ZoneKind};
 
+use super::library_view::LibraryView;
 use super::log::{LogKind, LogLine, Story, table_lines};
-use crate::session::{Output, WRONG_CODES_PER_CODE, Waiting};
+use crate::session::{Output, WRONG_CODES_PER_CODE, Waiting, purpose_name};
 
 /// Zones in the order the screen lists their counts.
 pub const ZONE_ORDER: [ZoneKind; 6] =
@@ -49,6 +50,8 @@ pub struct View {
     pub relay_url: String,
     /// Each player's deck label in this game (this player's, the opponent's), as `Event::DeckLabel` told it.
     pub deck_labels: [Option<DeckLabel>; 2],
+    /// The open search, scry or surveil, drawn over the table until `done`.
+    pub library: Option<LibraryView>,
     /// What the log keeps to tell the events.
     story: Story,
 }
@@ -371,6 +374,7 @@ impl View {
             waiting: None,
             relay_url: relay_url.into(),
             deck_labels: [None, None],
+            library: None,
             story: Story::default(),
         }
     }
@@ -494,6 +498,14 @@ impl View {
                 self.log.push(LogKind::Error, format!("{command}: {message}"));
             }
             Output::Idle => self.log.push(LogKind::Notice, "No exchange is pending"),
+            Output::Browsing(open) => {
+                let scroll = self.library.as_ref().map_or(0, |shown| shown.scroll);
+                self.library = Some(LibraryView { scroll, ..LibraryView::new(open, engine) });
+            }
+            Output::BrowsingClosed(purpose) => {
+                self.library = None;
+                self.log.push(LogKind::Notice, format!("Your {} is over", purpose_name(*purpose)));
+            }
             Output::Waiting(waiting) => self.waiting = waiting.clone(),
             Output::Overdue(Waiting { awaited, seconds }) => self.log.push(
                 LogKind::Notice,
