@@ -8,11 +8,12 @@ use std::path::PathBuf;
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::Ristretto255;
 use fairdeck_shared::engine::{ChosenBy, Engine, Event, GameEnd};
-use fairdeck_shared::table::{CardId, ZoneId, ZoneKind};
+use fairdeck_shared::table::{CardId, Knowledge, ZoneId, ZoneKind};
 use fairdeck_shared::wire::{Action, PeekPurpose};
 use serde::Serialize;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, Lines};
 
+use crate::command::TopWatch;
 use crate::play::Play;
 use crate::session::{Frontend, Output, SessionError, Waiting};
 
@@ -178,6 +179,11 @@ enum ScriptEvent {
     BrowsingClosed {
         purpose: PeekPurpose,
     },
+    /// The top card of the library is kept looked at (`look`) or revealed (`reveal`) whenever it changes, or
+    /// (`null`) no longer.
+    TopWatch {
+        watch: Option<TopWatch>,
+    },
     Learned {
         card: u32,
         name: String,
@@ -253,7 +259,28 @@ struct TableView {
     zones: BTreeMap<String, ZoneView>,
     /// Each player's values (life and counters), by seat name.
     players: BTreeMap<&'static str, BTreeMap<String, i64>>,
+    /// What both players see of every card outside the libraries, by id.
+    cards: BTreeMap<u32, CardView>,
     applied: u64,
+}
+
+/// What both players see of a card.
+#[derive(Debug, Serialize)]
+struct CardView {
+    /// Its name, when both players know it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<String>,
+    x: i32,
+    y: i32,
+    face_down: bool,
+    tapped: bool,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    counters: BTreeMap<String, i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    attached_to: Option<u32>,
+    /// A token's power and toughness, as `1/1`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    power_toughness: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -294,6 +321,7 @@ fn script_event(output: Output, engine: &Engine<Ristretto255>) -> Option<ScriptE
             cards: open.cards.iter().map(|&card| BrowsedCard { card: card.0, name: card_name(engine, card) }).collect(),
         },
         Output::BrowsingClosed(purpose) => ScriptEvent::BrowsingClosed { purpose },
+        Output::TopWatch(watch) => ScriptEvent::TopWatch { watch },
         // What a script's intent changes comes as events; the rest it knows, having sent the command.
         Output::Waiting(_) | Output::Taken(_) => return None,
         Output::Overdue(Waiting { awaited, seconds }) => ScriptEvent::Waiting { awaited: awaited.to_string(), seconds },
@@ -364,5 +392,23 @@ fn table_view(engine: &Engine<Ristretto255>) -> TableView {
         }
     }
     let players = Seat::BOTH.into_iter().map(|seat| (seat.name(), table.player(seat).values.clone())).collect();
-    TableView { me: engine.seat().name(), turn: table.turn, zones, players, applied: engine.actions_applied() }
+    let cards = table
+        .cards()
+        .filter(|card| card.zone.kind != ZoneKind::Library)
+        .map(|card| {
+            let view = CardView {
+                name: (card.known_to == Knowledge::BOTH).then(|| card_name(engine, card.id)).flatten(),
+                x: card.placement.x,
+                y: card.placement.y,
+                face_down: card.placement.face_down,
+                tapped: card.tapped,
+                counters: card.counters.clone(),
+                attached_to: card.attached_to.map(|to| to.0),
+                power_toughness: card.power_toughness.map(|pt| pt.to_string()),
+            };
+            (card.id.0, view)
+        })
+        .collect();
+    let applied = engine.actions_applied();
+    TableView { me: engine.seat().name(), turn: table.turn, zones, players, cards, applied }
 }

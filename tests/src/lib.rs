@@ -31,6 +31,11 @@ pub fn deck(file_name: &str) -> PathBuf {
     workspace_root().join("client/tests/decks").join(file_name)
 }
 
+/// A deck of the repository's `examples/`, by file name (such as `krenko-commander.txt`).
+pub fn example(file_name: &str) -> PathBuf {
+    workspace_root().join("examples").join(file_name)
+}
+
 /// The `fairdeck` binary of this workspace, built with the tests' profile on first use.
 ///
 /// Panics (failing the test) with Cargo's output when the build fails.
@@ -411,6 +416,8 @@ pub fn zone_cards(table: &Value, zone: &str) -> Vec<u64> {
 }
 
 /// The table without the `me` field, which differs by design.
-pub fn public(table: &Value) -> (Value, Value, Value, Value) {
-    (table["zones"].clone(), table["players"].clone(), table["applied"].clone(), table["turn"].clone())
+pub fn public(table: &Value) -> (Value, Value, Value, Value, Value) {
+    let fields = ["zones", "players", "cards", "applied", "turn"].map(|field| table[field].clone());
+    let [zones, players, cards, applied, turn] = fields;
+    (zones, players, cards, applied, turn)
 }

@@ -7,7 +7,7 @@ use fairdeck_shared::crypto::Dice;
 use fairdeck_shared::table::{CardId, Placement, Position, PowerToughness, ZoneId, ZoneKind};
 use fairdeck_shared::wire::{Action, PeekPurpose};
 
-use super::spec::{Amount, Args, ArrowTo, CardAct, CardRef, Command, Placing};
+use super::spec::{Amount, Args, ArrowTo, CardAct, CardRef, Command, Placing, TopWatch};
 
 pub fn draw(a: &Args) -> Result<Command, String> {
     Ok(Command::Act(Action::Draw { count: one_number(a)? }))
@@ -199,6 +199,15 @@ pub fn reveal(a: &Args) -> Result<Command, String> {
         ref card => (card, None),
     };
     Ok(Command::OnCard(card_ref(a, card)?, CardAct::Reveal { to }))
+}
+
+/// `always-look [off]` and `always-reveal [off]`.
+pub fn watch_top(a: &Args, watch: TopWatch) -> Result<Command, String> {
+    match a.words[..] {
+        [] => Ok(Command::WatchTop(Some(watch))),
+        ["off"] => Ok(Command::WatchTop(None)),
+        _ => Err(a.usage()),
+    }
 }
 
 pub fn roll(a: &Args) -> Result<Command, String> {

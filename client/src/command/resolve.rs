@@ -23,7 +23,7 @@ const LISTED: usize = 8;
 /// Where a command looks for a card named by name, from its player's seat.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reach {
-    /// `play`: your hand, then your graveyard, exile and library, then your sideboard.
+    /// `play`: your hand and command zone, then your graveyard, exile and library, then your sideboard.
     ToPlay,
     /// `move`: your hand and play area, then every other zone but the sideboards, then those; never the
     /// destination itself.
@@ -44,7 +44,7 @@ impl Reach {
         let mine = |kinds: &[ZoneKind]| kinds.iter().map(|&kind| ZoneId::new(seat, kind)).collect::<Vec<_>>();
         use ZoneKind::*;
         match self {
-            Reach::ToPlay => vec![mine(&[Hand]), mine(&[Graveyard, Exile, Library]), mine(&[Sideboard])],
+            Reach::ToPlay => vec![mine(&[Hand, Command]), mine(&[Graveyard, Exile, Library]), mine(&[Sideboard])],
             Reach::Anywhere { but } => {
                 let mut groups = vec![mine(&[Hand, Play]), Vec::new(), Vec::new()];
                 for owner in [seat, seat.opponent()] {
@@ -71,7 +71,7 @@ impl Reach {
     /// Where it looks, in words.
     fn about(self) -> &'static str {
         match self {
-            Reach::ToPlay => "your hand, graveyard, exile, library or sideboard",
+            Reach::ToPlay => "your hand, command zone, graveyard, exile, library or sideboard",
             Reach::Anywhere { .. } => "any zone but where it would go",
             Reach::Unseen => "your hand, play area, library or sideboard",
             Reach::InPlay => "either play area",

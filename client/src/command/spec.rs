@@ -54,11 +54,24 @@ pub enum Command {
     RevealHand,
     /// Look at the top card of this player's library and reveal it to both.
     RevealTop,
+    /// Keep the top card of this player's library looked at or revealed to both whenever it changes, or
+    /// (`None`) stop.
+    WatchTop(Option<TopWatch>),
     /// Hosting, before the opponent proved the code: new words, and the seat to the next guest.
     NewCode,
     Table,
     Wait,
     Quit,
+}
+
+/// What the player keeps doing with its library's top card.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TopWatch {
+    /// Look at it: known to its owner.
+    Look,
+    /// Reveal it: known to both players.
+    Reveal,
 }
 
 /// Where a scry or surveil puts the cards it names.

@@ -2,12 +2,10 @@
 //! terminal table's keys and its `?` overlay all read it. A new command is one entry here (with a function in
 //! `arguments.rs` if it takes arguments).
 
-use fairdeck_shared::wire::Action;
+use fairdeck_shared::wire::{Action, PeekPurpose};
 
 use super::arguments as read;
-use fairdeck_shared::wire::PeekPurpose;
-
-use super::spec::{Command, Key, Placing, Spec};
+use super::spec::{Command, Key, Placing, Spec, TopWatch};
 
 pub const COMMANDS: &[Spec] = &[
     Spec {
@@ -21,7 +19,7 @@ pub const COMMANDS: &[Spec] = &[
     Spec {
         name: "play",
         args: "CARD at X,Y [facedown]",
-        about: "put a card into your play area; by name, from your hand, else graveyard, exile or library, else sideboard",
+        about: "put a card into your play area; by name, from your hand or command zone, else graveyard, exile or library, else sideboard",
         example: "play #3 at 10,-2 facedown",
         keys: &[Key::Prefills('p')],
         parse: read::play,
@@ -121,6 +119,22 @@ pub const COMMANDS: &[Spec] = &[
         example: "reveal \"Lightning Bolt\" to opponent",
         keys: &[Key::Prefills('r')],
         parse: read::reveal,
+    },
+    Spec {
+        name: "always-look",
+        args: "[off]",
+        about: "look at your library's top card whenever it changes (the opponent is told each time); `off` stops",
+        example: "always-look",
+        keys: &[],
+        parse: |a| read::watch_top(a, TopWatch::Look),
+    },
+    Spec {
+        name: "always-reveal",
+        args: "[off]",
+        about: "reveal your library's top card to both players whenever it changes; `off` stops",
+        example: "always-reveal off",
+        keys: &[],
+        parse: |a| read::watch_top(a, TopWatch::Reveal),
     },
     Spec {
         name: "roll",

@@ -22,11 +22,14 @@ pub struct Browsing {
     pub cards: Vec<CardId>,
     /// Whether the player was shown the cards, once its peek was answered.
     pub(super) shown: bool,
+    /// How many cards `top` has put back so far: the next go under them, so the order named across several
+    /// `top` commands is the order from the top.
+    kept_on_top: u32,
 }
 
 impl Browsing {
     pub fn new(purpose: PeekPurpose, cards: Vec<CardId>) -> Browsing {
-        Browsing { purpose, cards, shown: false }
+        Browsing { purpose, cards, shown: false, kept_on_top: 0 }
     }
 
     /// The action that takes `card`, a searched one, into `zone` of `seat`'s; it leaves the view.
@@ -55,7 +58,11 @@ impl Browsing {
         }
         self.remove(cards)?;
         let bottom = u32::try_from(len.saturating_sub(1)).unwrap_or(u32::MAX);
-        let actions = cards.iter().zip(0u32..).map(|(&card, index)| match placing {
+        let first_on_top = self.kept_on_top;
+        if placing == Placing::Top {
+            self.kept_on_top += u32::try_from(cards.len()).unwrap_or(u32::MAX);
+        }
+        let actions = cards.iter().zip(first_on_top..).map(|(&card, index)| match placing {
             // Each after the one before: the first ends topmost, the last bottommost.
             Placing::Top => Action::Rearrange { card, index },
             Placing::Bottom => Action::Rearrange { card, index: bottom },
@@ -228,6 +235,9 @@ mod tests {
             vec![Action::Rearrange { card: CardId(3), index: 0 }, Action::Rearrange { card: CardId(1), index: 1 }]
         );
         assert_eq!(scry.cards, vec![CardId(2)]);
+        let mut later = scry.clone();
+        let under = later.place(Placing::Top, &[CardId(2)], Seat::Host, 10).unwrap();
+        assert_eq!(under, vec![Action::Rearrange { card: CardId(2), index: 2 }], "under the two kept before");
         assert!(scry.place(Placing::Graveyard, &[CardId(2)], Seat::Host, 10).is_err());
         assert!(scry.place(Placing::Bottom, &[CardId(1)], Seat::Host, 10).is_err(), "already placed");
         let bottom = scry.place(Placing::Bottom, &[CardId(2)], Seat::Host, 10).unwrap();

@@ -143,6 +143,13 @@ impl Session {
                         }
                     }
                 }
+                Command::WatchTop(watch) => {
+                    if !ready {
+                        return Ok(Flow::Continue);
+                    }
+                    self.queue.pop_front();
+                    self.set_top_watch(watch, front)?;
+                }
                 Command::Browse(..)
                 | Command::Take(..)
                 | Command::Place(..)
@@ -191,8 +198,13 @@ impl Session {
         Ok(Flow::Continue)
     }
 
+    /// Nothing in flight: no exchange, nothing the engine has yet to hand over (an action just taken), nothing
+    /// unacknowledged, nothing the top-card watch still has to do.
     fn is_idle(&self) -> bool {
-        !self.engine.is_busy() && self.channel.unacked_frames() == 0
+        !self.engine.is_busy()
+            && !self.engine.has_output()
+            && self.channel.unacked_frames() == 0
+            && self.top_watch_due().is_none()
     }
 
     /// Hands an intent to the engine; a refusal is shown. Whether the engine took it.

@@ -27,6 +27,7 @@ impl Session {
             }
             self.pump(front).await?;
             self.show_browsing(front)?;
+            self.watch_top(front)?;
             if let Flow::Quit = self.run_queue(front).await? {
                 return Ok(());
             }

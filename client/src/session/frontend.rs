@@ -11,6 +11,7 @@ use fairdeck_shared::wire::PeekPurpose;
 
 use super::browse::Browsing;
 use super::wait_clock::{WaitNews, Waiting};
+use crate::command::TopWatch;
 
 /// The player's side of a session. The session calls `next_line` in every turn of its loop and shows
 /// every output as it happens, with the engine as it stands after it.
@@ -91,6 +92,8 @@ pub enum Output {
     Browsing(Browsing),
     /// The search (then shuffled), scry or surveil was closed with `done`.
     BrowsingClosed(PeekPurpose),
+    /// The top card of the library is from now on kept looked at or revealed, or (`None`) no longer.
+    TopWatch(Option<TopWatch>),
     /// The answer to `wait`: no exchange is pending.
     Idle,
     /// How long the engine has waited on the opponent, once past

@@ -39,6 +39,7 @@ mod relay;
 mod saving;
 mod start;
 mod state;
+mod top_card;
 mod wait_clock;
 
 pub use browse::{Browsing, purpose_name};

@@ -15,6 +15,7 @@ use super::link::Link;
 use super::wait_clock::WaitClock;
 use crate::channel::Channel;
 use crate::code::Code;
+use crate::command::TopWatch;
 use crate::save::{RelayPlace, SaveFile};
 
 pub(super) struct Session {
@@ -52,6 +53,8 @@ pub(super) struct Session {
     pub peer_here: bool,
     /// The search, scry or surveil open, if any.
     pub browsing: Option<Browsing>,
+    /// Whether the top card of the library is kept looked at or revealed (`always-look`, `always-reveal`).
+    pub top_watch: Option<TopWatch>,
 }
 
 impl Session {
@@ -85,6 +88,7 @@ impl Session {
             opponent: None,
             peer_here: false,
             browsing: None,
+            top_watch: None,
         }
     }
 }

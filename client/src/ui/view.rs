@@ -12,6 +12,7 @@ use fairdeck_shared::table::{CardId, PowerToughness, Table, ZoneId, ZoneKind};
 
 use super::library_view::LibraryView;
 use super::log::{LogKind, LogLine, Story, table_lines};
+use crate::command::TopWatch;
 use crate::session::{Output, WRONG_CODES_PER_CODE, Waiting, purpose_name};
 
 /// Zones in the order the screen lists their counts.
@@ -501,6 +502,14 @@ impl View {
             Output::Browsing(open) => {
                 let scroll = self.library.as_ref().map_or(0, |shown| shown.scroll);
                 self.library = Some(LibraryView { scroll, ..LibraryView::new(open, engine) });
+            }
+            Output::TopWatch(watch) => {
+                let text = match watch {
+                    Some(TopWatch::Look) => "You look at the top card of your library whenever it changes",
+                    Some(TopWatch::Reveal) => "You reveal the top card of your library whenever it changes",
+                    None => "You no longer watch the top card of your library",
+                };
+                self.log.push(LogKind::Notice, text);
             }
             Output::BrowsingClosed(purpose) => {
                 self.library = None;

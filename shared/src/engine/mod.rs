@@ -230,6 +230,11 @@ impl<G: Group> Engine<G> {
         self.out.poll_event()
     }
 
+    /// Whether a message to send or an event is waiting to be polled.
+    pub fn has_output(&self) -> bool {
+        !self.out.is_empty()
+    }
+
     /// Signs and sends any body as the next message, without checking or applying it: the
     /// tests' tampering peer uses this to send what an honest engine never would.
     /// `ack` is what it claims to have taken in of the other player's stream.

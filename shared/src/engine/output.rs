@@ -93,4 +93,8 @@ impl Output {
     pub(super) fn poll_event(&mut self) -> Option<Event> {
         self.events.pop_front()
     }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.transmits.is_empty() && self.events.is_empty()
+    }
 }

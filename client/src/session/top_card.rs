@@ -1,0 +1,60 @@
+//! `always-look` and `always-reveal`: the top card of the player's library kept looked at, or revealed to both,
+//! whenever it changes (a draw, a shuffle, a card put on top). Each new top card costs one peek (the opponent
+//! strips its lock), and a reveal one more message; the opponent's log tells each.
+
+use fairdeck_shared::engine::Intent;
+use fairdeck_shared::table::{Knowledge, ZoneId};
+use fairdeck_shared::wire::{Action, PeekPurpose};
+
+use super::error::SessionError;
+use super::frontend::{Frontend, Output};
+use super::state::Session;
+use crate::command::TopWatch;
+
+impl Session {
+    /// Starts (or, with `None`, stops) watching the top card, and says so.
+    pub(super) fn set_top_watch<F: Frontend>(
+        &mut self,
+        watch: Option<TopWatch>,
+        front: &mut F,
+    ) -> Result<(), SessionError> {
+        self.top_watch = watch;
+        front.show(Output::TopWatch(watch), &self.engine)?;
+        if watch.is_some() { self.watch_top(front) } else { Ok(()) }
+    }
+
+    /// Once nothing is under way, looks at (or reveals) the top card if it is not yet known as the watch wants.
+    pub(super) fn watch_top<F: Frontend>(&mut self, front: &mut F) -> Result<(), SessionError> {
+        let Some((action, line)) = self.top_watch_due() else { return Ok(()) };
+        // A refusal (shown) stops the watch rather than repeating it on every turn of the loop.
+        if !self.intent(Intent::Act(action), line, front)? {
+            self.set_top_watch(None, front)?;
+        }
+        Ok(())
+    }
+
+    /// What the watch has to do now, with the command line it stands for. Nothing while a search, scry or
+    /// surveil is open (the player is rearranging those cards) or while an exchange is under way.
+    pub(super) fn top_watch_due(&self) -> Option<(Action, &'static str)> {
+        let watch = self.top_watch?;
+        let busy = self.engine.is_busy() || self.browsing.is_some() || self.engine.halted().is_some();
+        if busy || !self.engine.is_ready() || self.engine.is_ended() {
+            return None;
+        }
+        let seat = self.engine.seat();
+        let &top = self.engine.table().zone(ZoneId::library(seat)).first()?;
+        let known = self.engine.table().card(top)?.known_to;
+        let line = match watch {
+            TopWatch::Look => "always-look",
+            TopWatch::Reveal => "always-reveal",
+        };
+        if !known.knows(seat) {
+            // The reveal, if any, follows once the peek is answered: nobody shows a card it has not seen.
+            Some((Action::Peek { count: 1, purpose: PeekPurpose::Look }, line))
+        } else if watch == TopWatch::Reveal && known != Knowledge::BOTH {
+            Some((Action::Reveal { cards: vec![top], to: None }, line))
+        } else {
+            None
+        }
+    }
+}
