@@ -11,6 +11,7 @@ mod words;
 use fairdeck_shared::crypto::Group;
 use fairdeck_shared::engine::{Alert, AlertKind, ChosenBy, Engine, Event, GameEnd, Intent};
 use fairdeck_shared::table::ZoneId;
+use fairdeck_shared::wire::{Action, PeekPurpose};
 
 use self::places::Places;
 pub use self::words::table_lines;
@@ -50,6 +51,9 @@ pub struct Story {
     /// The last event was a reveal request: the engine's alert that follows is about it, and its line
     /// already says it.
     asked: bool,
+    /// Cards of this player's library it is about to learn in a search, scry or surveil: the view lists them,
+    /// so the log does not (a search would fill it).
+    browsed: u32,
 }
 
 impl Story {
@@ -83,10 +87,24 @@ impl Story {
                 flushed.map(|alert| LogLine { kind: LogKind::Alert, text: words.alert(&alert) }).into_iter().collect()
             }
             Event::Applied { by, action, .. } => {
+                if *by == engine.seat() {
+                    // Cards already known are not learned again: what is left of a count ends with the next
+                    // action.
+                    self.browsed = match action {
+                        Action::Peek { count, purpose } if *purpose != PeekPurpose::Look => *count,
+                        _ => 0,
+                    };
+                }
                 let alert = self.alert.take();
                 let kind = if alert.is_some() { LogKind::Alert } else { LogKind::Action };
                 let text = words.action(*by, action).or_else(|| alert.map(|alert| words.alert(&alert)));
                 text.map(|text| LogLine { kind, text }).into_iter().collect()
+            }
+            Event::Learned { card, .. }
+                if self.browsed > 0 && words.place(*card).is_some_and(|p| p.zone == ZoneId::library(engine.seat())) =>
+            {
+                self.browsed -= 1;
+                Vec::new()
             }
             Event::RevealRequested { .. } => {
                 self.asked = true;

@@ -8,7 +8,7 @@ use fairdeck_shared::crypto::{CardInstance, Ristretto255};
 use fairdeck_shared::engine::{Alert, AlertKind, DeckCard, DeckList, Engine, EngineConfig, Event, Intent};
 use fairdeck_shared::pair::Pair;
 use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
-use fairdeck_shared::wire::Action;
+use fairdeck_shared::wire::{Action, PeekPurpose};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
@@ -390,4 +390,19 @@ fn a_caught_cheat_is_a_sentence_with_the_engines_evidence() {
             text: "A proof from Bea did not verify (strip proof of #3) — the game is stopped".into()
         }]
     );
+}
+
+#[test]
+fn a_search_is_one_line_each_side_while_a_look_names_each_card() {
+    let mut game = Game::new();
+    let search = Action::Peek { count: 10, purpose: PeekPurpose::Search };
+    let [ada, bea] = game.lines(|game| game.act(Seat::Host, search));
+    assert_eq!(texts(&ada), ["You searched your library"], "the view lists the cards, not the log");
+    assert_eq!(texts(&bea), ["Ada searched their library"]);
+    let [ada, _] = game.lines(|game| game.act(Seat::Host, Action::Shuffle { permutation: None }));
+    assert!(!texts(&ada).iter().any(|text| text.starts_with("You see")), "{ada:?}");
+    let look = Action::Peek { count: 2, purpose: PeekPurpose::Look };
+    let [ada, _] = game.lines(|game| game.act(Seat::Host, look));
+    let seen = texts(&ada).into_iter().filter(|text| text.starts_with("You see")).count();
+    assert_eq!(seen, 2, "{ada:?}");
 }

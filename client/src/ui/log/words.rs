@@ -159,7 +159,11 @@ impl<G: Group> Words<'_, G> {
             }
             Action::Concede => format!("{who} conceded the game"),
             Action::PlayOrDraw { play: true } => format!("{who} chose to play first"),
-            Action::PlayOrDraw { play: false } => format!("{who} chose to draw (the opponent plays first)"),
+            Action::PlayOrDraw { play: false } => {
+                let first =
+                    if by == self.me() { format!("{} plays", self.name(by.opponent())) } else { "you play".into() };
+                format!("{who} chose to draw ({first} first)")
+            }
         };
         Some(text)
     }
