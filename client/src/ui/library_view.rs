@@ -94,7 +94,8 @@ pub fn render(frame: &mut Frame, area: Rect, open: &LibraryView) {
     let last = (open.scroll + rows).min(total);
     // Which cards are shown when not all fit, and how to see the others.
     let shown = if first > 1 || last < total { format!(" {first}–{last}, ↑↓ PgUp PgDn") } else { String::new() };
-    let title = format!(" {} · {total} cards{shown} ", purpose_name(open.purpose));
+    let cards = if total == 1 { "card" } else { "cards" };
+    let title = format!(" {} · {total} {cards}{shown} ", purpose_name(open.purpose));
     let block = Block::bordered()
         .title(title)
         .title_bottom(Line::from(format!(" {} ", open.hint())).right_aligned())

@@ -193,7 +193,8 @@ fn describe<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
             let by = match by {
                 ChosenBy::Coin => "a fair coin decided",
             };
-            line(LogKind::Notice, format!("{} chooses to play or draw ({by})", words.name(*seat)))
+            let verb = if *seat == engine.seat() { "choose" } else { "chooses" };
+            line(LogKind::Notice, format!("{} {verb} to play or draw ({by})", words.who(*seat)))
         }
         Event::DeckLabel { seat, label, changed } => {
             let changed = if *changed { " — a different deck from the last game" } else { "" };
