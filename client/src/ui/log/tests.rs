@@ -406,3 +406,17 @@ fn a_search_is_one_line_each_side_while_a_look_names_each_card() {
     let seen = texts(&ada).into_iter().filter(|text| text.starts_with("You see")).count();
     assert_eq!(seen, 2, "{ada:?}");
 }
+
+#[test]
+fn a_scried_card_goes_on_top_or_at_the_bottom_in_words() {
+    let mut game = Game::new();
+    game.act(Seat::Host, Action::Peek { count: 2, purpose: PeekPurpose::Scry });
+    let library = game.pair.host.table().zone(ZoneId::library(Seat::Host)).to_vec();
+    let (first, second) = (library[0], library[1]);
+    let bottom = u32::try_from(library.len() - 1).unwrap();
+    let [ada, bea] = game.lines(|game| game.act(Seat::Host, Action::Rearrange { card: first, index: bottom }));
+    assert_eq!(texts(&ada), [format!("You put {} at the bottom of your library", game.card(Seat::Host, first))]);
+    assert_eq!(texts(&bea), ["Ada put a card at the bottom of their library"]);
+    let [ada, _] = game.lines(|game| game.act(Seat::Host, Action::Rearrange { card: second, index: 0 }));
+    assert_eq!(texts(&ada), [format!("You put {} on top of your library", game.card(Seat::Host, second))]);
+}

@@ -95,8 +95,16 @@ impl<G: Group> Words<'_, G> {
             Action::Draw { count } => format!("{who} drew {}", cards(*count)),
             Action::Move { card, to, position, placement } => self.moved(by, *card, *to, *position, *placement),
             Action::Rearrange { card, index } => {
-                let zone = self.place(*card).map(|p| format!(" of {}", self.zone(p.zone, actor))).unwrap_or_default();
-                format!("{who} moved {} to place {} from the top{zone}", self.card(*card, actor), index + 1)
+                let place = self.place(*card);
+                let zone = place.map(|p| format!(" of {}", self.zone(p.zone, actor))).unwrap_or_default();
+                let len = place.map_or(0, |p| self.engine.table().zone(p.zone).len());
+                let card = self.card(*card, actor);
+                // The table has already applied it: the card stands where it went.
+                match *index as usize {
+                    0 => format!("{who} put {card} on top{zone}"),
+                    i if i + 1 == len => format!("{who} put {card} at the bottom{zone}"),
+                    i => format!("{who} moved {card} to place {} from the top{zone}", i + 1),
+                }
             }
             Action::Shuffle { .. } => format!("{who} shuffled {}", self.zone(ZoneId::library(by), actor)),
             Action::Peek { count, purpose } => {
