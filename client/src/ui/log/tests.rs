@@ -420,3 +420,15 @@ fn a_scried_card_goes_on_top_or_at_the_bottom_in_words() {
     let [ada, _] = game.lines(|game| game.act(Seat::Host, Action::Rearrange { card: second, index: 0 }));
     assert_eq!(texts(&ada), [format!("You put {} on top of your library", game.card(Seat::Host, second))]);
 }
+
+#[test]
+fn commander_damage_is_told_with_the_commander() {
+    let mut game = Game::new();
+    let card = game.draw(Seat::Guest, 1)[0];
+    game.act(Seat::Guest, play(Seat::Guest, card, 0, 0, false));
+    let key = format!("commander:{card}");
+    let [ada, bea] = game.lines(|game| game.act(Seat::Host, Action::SetPlayerValue { key, value: 3 }));
+    let named = game.card(Seat::Host, card);
+    assert_eq!(texts(&ada), [format!("You set the damage you took from Bea's {named} to 3")]);
+    assert_eq!(texts(&bea), [format!("Ada set the damage they took from your {named} to 3")]);
+}
