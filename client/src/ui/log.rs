@@ -184,10 +184,9 @@ fn describe<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
                 GameEnd::Conceded => "conceded",
                 GameEnd::Forfeited => "forfeited",
             };
-            line(
-                LogKind::Notice,
-                format!("Game over: {} {how}, {} wins", words.name(*loser), words.name(loser.opponent())),
-            )
+            let winner = loser.opponent();
+            let wins = if winner == engine.seat() { "you win".to_string() } else { format!("{them} wins") };
+            line(LogKind::Notice, format!("Game over: {} {how}, {wins}", words.who(*loser)))
         }
         Event::Chooser { seat, by } => {
             let by = match by {

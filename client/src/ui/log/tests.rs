@@ -432,3 +432,11 @@ fn commander_damage_is_told_with_the_commander() {
     assert_eq!(texts(&ada), [format!("You set the damage you took from Bea's {named} to 3")]);
     assert_eq!(texts(&bea), [format!("Ada set the damage they took from your {named} to 3")]);
 }
+
+#[test]
+fn a_concession_says_who_wins_to_each_player() {
+    let mut game = Game::new();
+    let [ada, bea] = game.lines(|game| game.act(Seat::Guest, Action::Concede));
+    assert!(texts(&ada).contains(&"Game over: Bea conceded, you win"), "{ada:?}");
+    assert!(texts(&bea).contains(&"Game over: You conceded, Ada wins"), "{bea:?}");
+}
