@@ -228,6 +228,13 @@ fn a_commander_board_shows_every_card_and_value_at_every_size() {
         side_shows(&buffer, &board, Seat::Host, "You (Host)", &mine);
         let theirs = [format!("cmdr {thrasios} {}: 5", HOST_COMMANDERS[1])];
         side_shows(&buffer, &board, Seat::Guest, "Guest · life", &theirs);
+        // The tops of the piles come last, and a side too short for them says so.
+        let guest = inside(&buffer, "Guest · life").join("\n");
+        let bottom = rows(&buffer)[usize::from(panel(&buffer, "Guest · life").bottom)].clone();
+        assert_eq!(guest.contains("exile top: "), !bottom.contains("hidden"), "{size:?}:\n{}", screen(&buffer));
+        if size == (80, 24) {
+            assert!(bottom.contains("+3 more ↓ · 1 line hidden · Tab"), "{}", screen(&buffer));
+        }
 
         // Each card in play, scrolled to, shows all of its state.
         play_shows(&mut view, size, &board, Seat::Host);
@@ -262,6 +269,15 @@ fn the_guest_sees_the_same_board_from_its_side() {
         assert!(host.contains(&format!("{tymna} {}", HOST_COMMANDERS[0])), "{}", screen(&buffer));
         assert!(host.contains("poison 3") && host.contains("energy 2"), "{}", screen(&buffer));
         assert!(rows(&buffer).last().unwrap().contains("life: you 28 · Host 37"), "{}", screen(&buffer));
+    }
+    // The host's arrows, as the guest sees them: to the guest's card, and to the guest.
+    let buffer = draw(&view, 200, 50);
+    let host_play = inside(&buffer, "Host's play area");
+    let host_cards = zone(pair, Seat::Host, ZoneKind::Play);
+    for (from, to) in board.arrows.iter().filter(|(from, _)| host_cards.contains(from)) {
+        let to = to.replace("→ Guest", "→ you");
+        let row = host_play.iter().find(|row| row.starts_with(&format!("{from} "))).expect("the card's row");
+        assert!(row.contains(&to), "{to} in {row}");
     }
 }
 
