@@ -35,7 +35,8 @@ struct Board {
 /// Both players at 40 life (as the session sets it for a Commander game), the turns begun; each drew 14,
 /// played 8 (some tapped, some with counters), put 2 into the graveyard and 1 into exile. The host made two
 /// Goblin tokens, cast Thrasios, attached a card to another, pointed arrows, and has poison, energy and
-/// commander damage from Atraxa; the guest made a Treasure, took commander damage from Thrasios.
+/// commander damage from Atraxa; the guest made a Treasure, took commander damage from Thrasios, pointed an
+/// arrow and attached a card of its own to one of the host's.
 fn commander_board() -> Board {
     let mut pair = Pair::new(commander_deck(40, &HOST_COMMANDERS), commander_deck(40, &[GUEST_COMMANDER]), 11);
     pair.drive();
@@ -79,6 +80,8 @@ fn commander_board() -> Board {
     act(&mut pair, Seat::Guest, "life -12");
     act(&mut pair, Seat::Guest, "commander-damage thrasios 5");
     act(&mut pair, Seat::Guest, &format!("arrow {} to {}", theirs[1].0, thrasios.0));
+    // An aura of the guest's on the host's creature: it stays in the guest's play area, saying on what.
+    act(&mut pair, Seat::Guest, &format!("attach {} to {}", theirs[2].0, mine[3].0));
 
     let label = |card: CardId| format!("{card} {}", name(&pair, Seat::Host, card));
     let arrows = vec![
