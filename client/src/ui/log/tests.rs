@@ -391,3 +391,19 @@ fn a_caught_cheat_is_a_sentence_with_the_engines_evidence() {
         }]
     );
 }
+
+#[test]
+fn commander_damage_names_the_commander_for_each_player() {
+    let mut game = Game::new();
+    let commander = game.draw(Seat::Guest, 1)[0];
+    game.act(Seat::Guest, play(Seat::Guest, commander, 0, 0, false));
+    let name = game.card(Seat::Guest, commander);
+    let damage = Action::SetPlayerValue { key: format!("commander:{commander}"), value: 5 };
+    let [ada, bea] = game.lines(|game| game.act(Seat::Host, damage));
+    assert_eq!(texts(&ada), [format!("You set your commander damage from Bea's {name} to 5")]);
+    assert_eq!(texts(&bea), [format!("Ada set their commander damage from your {name} to 5")]);
+    // Any other value keeps its name.
+    let poison = Action::SetPlayerValue { key: "poison".into(), value: 1 };
+    let [ada, _] = game.lines(|game| game.act(Seat::Host, poison));
+    assert_eq!(texts(&ada), ["You set your poison to 1"]);
+}
