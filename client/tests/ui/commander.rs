@@ -244,6 +244,19 @@ fn a_commander_board_shows_every_card_and_value_at_every_size() {
         play_shows(&mut view, size, &board, Seat::Guest);
         assert_eq!(view.scrolls.focus(), Panel::MyHand);
     }
+    // Both command zones open as piles, with each commander by id and name; the host's cast one is not there.
+    let tymna = named(pair, Seat::Host, ZoneKind::Command, HOST_COMMANDERS[0]);
+    for (words, title, card, name) in [
+        ("command", "Your command zone · 1 card", tymna, HOST_COMMANDERS[0]),
+        ("opponent command", "Guest's command zone · 1 card", atraxa, GUEST_COMMANDER),
+    ] {
+        assert_eq!(open(&mut view, words), None);
+        let buffer = draw(&view, 80, 24);
+        let pile = inside(&buffer, title).join("\n");
+        assert!(pile.contains(&format!("{:<8}{name} (top)", card.to_string())), "{}", screen(&buffer));
+        assert!(!pile.contains(HOST_COMMANDERS[1]), "{pile}");
+        handle_key(&mut view, special(KeyCode::Esc));
+    }
     // The largest screen shows both play areas whole.
     let buffer = draw(&view_of(pair, Seat::Host), 200, 50);
     for title in ["Your play area", "Guest's play area"] {
