@@ -223,10 +223,14 @@ fn play(view: &View, cards: &[PlayedCard], width: usize) -> Content {
     // The engine attaches nothing to an attached card; were it so, that card still shows, last.
     let rest: Vec<&PlayedCard> = cards.iter().filter(|c| !order.iter().any(|o| o.card.id == c.card.id)).collect();
     order.extend(rest);
-    Content { head: Vec::new(), chunks: order.into_iter().map(|card| played(view, card, width)).collect() }
+    Content {
+        head: Vec::new(),
+        chunks: order.into_iter().map(|card| played(view, card, card.attached_to.is_some_and(here), width)).collect(),
+    }
 }
 
-fn played(view: &View, played: &PlayedCard, width: usize) -> Chunk {
+/// A card in play; `host_here`: the card it is attached to, if any, is in the same play area (right above it).
+fn played(view: &View, played: &PlayedCard, host_here: bool, width: usize) -> Chunk {
     let name = match (&played.card.name, played.face_down) {
         (Some(name), _) => name.as_str(),
         (None, true) => "face-down card",
@@ -234,6 +238,8 @@ fn played(view: &View, played: &PlayedCard, width: usize) -> Chunk {
     };
     let mut pieces = Vec::new();
     if let Some(host) = played.attached_to {
+        // A host in the other play area is named: it is not right above.
+        let host = if host_here { host.to_string() } else { known(&view.table, host) };
         pieces.push(Piece::text(Span::raw(format!("└ on {host}:")).fg(Color::Magenta)));
     }
     pieces.extend(card_pieces(&played.card, name));

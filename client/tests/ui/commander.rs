@@ -177,8 +177,8 @@ fn play_shows(view: &mut View, size: (u16, u16), board: &Board, seat: Seat) {
     for card in cards {
         let entry = &entries[&card];
         let state = table.card(card).expect("a card in play");
-        let name = name(&board.pair, Seat::Host, card);
-        assert!(entry.contains(&name), "{size:?}: {name} in {entry}");
+        let card_name = name(&board.pair, Seat::Host, card);
+        assert!(entry.contains(&card_name), "{size:?}: {card_name} in {entry}");
         assert_eq!(entry.contains("TAPPED"), state.tapped, "{size:?}: {entry}");
         for (key, value) in &state.counters {
             assert!(entry.contains(&format!("[{key}: {value}]")), "{size:?}: {entry}");
@@ -187,7 +187,14 @@ fn play_shows(view: &mut View, size: (u16, u16), board: &Board, seat: Seat) {
             assert!(entry.contains(&format!(" {pt} ")), "{size:?}: {pt} in {entry}");
         }
         if let Some(host) = state.attached_to {
-            assert!(entry.starts_with(&format!("└ on {host}:")), "{size:?}: {entry}");
+            // Right under its host, or, on a card of the other play area, by the host's name.
+            let owner = table.card(host).expect("the host").owner;
+            let on = if owner == state.owner {
+                format!("└ on {host}:")
+            } else {
+                format!("└ on {host} {}:", name(&board.pair, Seat::Host, host))
+            };
+            assert!(entry.starts_with(&on), "{size:?}: {on} in {entry}");
         }
         let arrows: Vec<&String> = board.arrows.iter().filter(|(from, _)| *from == card).map(|(_, to)| to).collect();
         for to in &arrows {
