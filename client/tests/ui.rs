@@ -3,7 +3,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use fairdeck::command::resolve::resolve;
-use fairdeck::command::{self, Amount, COMMANDS, Command, Key, Shortcut, shortcuts};
+use fairdeck::command::{self, COMMANDS, Command, Key, Shortcut, shortcuts};
 use fairdeck::session::{FORFEIT_HINT_AFTER, Output, Waiting};
 use fairdeck::ui::View;
 use fairdeck::ui::keys::{OTHER_KEYS, handle_key};
@@ -11,15 +11,18 @@ use fairdeck::ui::log::LogKind;
 use fairdeck::ui::render::render;
 use fairdeck::ui::view::{Overlay, Pile, Side};
 use fairdeck_shared::Seat;
-use fairdeck_shared::crypto::Ristretto255;
+use fairdeck_shared::crypto::{CardInstance, Ristretto255};
 use fairdeck_shared::engine::{DeckCard, DeckList, Event, Intent};
 use fairdeck_shared::pair::{Pair, numbered_deck};
-use fairdeck_shared::table::{CardId, ZoneId};
+use fairdeck_shared::table::{CardId, ZoneId, ZoneKind};
 use fairdeck_shared::wire::Action;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
+
+#[path = "ui/commander.rs"]
+mod commander;
 
 const WIDTH: u16 = 160;
 const HEIGHT: u16 = 50;
@@ -40,7 +43,18 @@ fn act(pair: &mut Pair<Ristretto255>, seat: Seat, line: &str) {
             let engine = pair.engine(seat);
             act.action(engine, resolve(engine, &card, &act).expect(line)).expect(line)
         }
-        Ok(Command::PlayerValue { key, amount: Amount::Set(value) }) => Action::SetPlayerValue { key, value },
+        // As the session does: a change is from the value on the table now.
+        Ok(Command::PlayerValue { key, amount }) => {
+            let current = pair.engine(seat).table().player(seat).values.get(&key).copied().unwrap_or(0);
+            Action::SetPlayerValue { value: amount.apply(current), key }
+        }
+        Ok(Command::Token { name, power_toughness, placement }) => {
+            // Each token its own card: the nonce counts the cards made so far.
+            let mut nonce = [0; 16];
+            nonce[..8].copy_from_slice(&pair.engine(seat).table().cards().count().to_le_bytes());
+            let card = CardInstance { owner: seat, nonce, name, back: 0 };
+            Action::AddCard { card, to: ZoneId::new(seat, ZoneKind::Play), placement, power_toughness }
+        }
         other => panic!("{line} is not an action: {other:?}"),
     };
     pair.intent(seat, Intent::Act(action)).unwrap_or_else(|e| panic!("{line}: {e}"));
@@ -134,8 +148,11 @@ fn zones_hand_and_play_areas_as_each_player_sees_them() {
     let text = screen(&buffer);
 
     // Counts of both sides, in one line each.
-    assert!(text.contains("library 7 · hand 1 · graveyard 0 · exile 0 · sideboard 2 · play 2"), "{text}");
-    assert!(text.contains("library 8 · hand 1 · graveyard 0 · exile 0 · sideboard 2 · play 1"), "{text}");
+    assert!(text.contains("library 7 · hand 1 · graveyard 0 · exile 0 · sideboard 2"), "{text}");
+    assert!(text.contains("library 8 · hand 1 · graveyard 0 · exile 0 · sideboard 2"), "{text}");
+    // The play areas count their cards in their titles.
+    assert!(find(&buffer, "┌ Your play area · 2 cards ").is_some(), "{text}");
+    assert!(find(&buffer, "┌ Guest's play area · 1 card ").is_some(), "{text}");
     // The host's own hand, face up with its id; the guest's hand as one back.
     let mine = hand(&pair, Seat::Host)[0];
     assert!(row_with(&buffer, "You (Host)").contains("life —"));
@@ -616,12 +633,15 @@ fn panel_rows(buffer: &Buffer, rect: &PanelRect) -> Vec<String> {
         .collect()
 }
 
-/// The card ids (#N) in `text`.
+/// The card ids (#N) in `text`, but for ids that only point at a card shown elsewhere: the host of an attached
+/// card (`on #N:`), an arrow's target (`→ #N`), a commander that dealt damage (`cmdr #N`).
 fn ids_in(text: &str) -> Vec<CardId> {
-    text.split('#')
-        .skip(1)
-        .filter_map(|tail| {
-            let digits: String = tail.chars().take_while(char::is_ascii_digit).collect();
+    let parts: Vec<&str> = text.split('#').collect();
+    parts
+        .windows(2)
+        .filter(|pair| !["on ", "→ ", "cmdr "].iter().any(|reference| pair[0].ends_with(reference)))
+        .filter_map(|pair| {
+            let digits: String = pair[1].chars().take_while(char::is_ascii_digit).collect();
             digits.parse().ok().map(CardId)
         })
         .collect()
@@ -639,10 +659,22 @@ fn more_in(bottom: &str) -> usize {
 /// Checks that every card of `cards` in the panel titled `title` is shown by id (or, for the opponent's
 /// unknown cards, as a back) or counted in its "+N more". Returns the ids shown and the N.
 fn accounted(buffer: &Buffer, title: &str, cards: &[CardId], backs: usize) -> (Vec<CardId>, usize) {
+    accounted_beside(buffer, title, cards, backs, &[])
+}
+
+/// As [`accounted`], in a panel that also shows the cards `beside` (a command zone, the tops of piles).
+fn accounted_beside(
+    buffer: &Buffer,
+    title: &str,
+    cards: &[CardId],
+    backs: usize,
+    beside: &[CardId],
+) -> (Vec<CardId>, usize) {
     let rect = panel(buffer, title);
     let rows = panel_rows(buffer, &rect);
     let text = rows.join("\n");
-    let shown: Vec<CardId> = ids_in(&rows[1..rows.len() - 1].join(" "));
+    let mut shown: Vec<CardId> = ids_in(&rows[1..rows.len() - 1].join(" "));
+    shown.retain(|id| !beside.contains(id));
     assert!(shown.iter().all(|id| cards.contains(id)), "{title}: {shown:?} not all of {cards:?}\n{text}");
     let backs_shown = text.matches("[▒▒]").count();
     let more = more_in(&rows[rows.len() - 1]);
@@ -653,7 +685,7 @@ fn accounted(buffer: &Buffer, title: &str, cards: &[CardId], backs: usize) -> (V
 
 /// Every card of both hands and both play areas is on `buffer` or counted in its panel's "+N more".
 fn every_card_accounted(buffer: &Buffer, pair: &Pair<Ristretto255>) -> [usize; 4] {
-    let play = |seat| pair.host.table().zone(ZoneId::new(seat, fairdeck_shared::table::ZoneKind::Play)).to_vec();
+    let play = |seat| pair.host.table().zone(ZoneId::new(seat, ZoneKind::Play)).to_vec();
     let (their_hand, mine) = (hand(pair, Seat::Guest), hand(pair, Seat::Host));
     let unknown = their_hand.iter().filter(|&&c| pair.host.identity(c).is_none()).count();
     [
@@ -737,7 +769,17 @@ fn scrolling_a_hand_and_a_play_area_brings_the_hidden_cards_into_sight() {
     let buffer = draw(&view, 80, 24);
     let (scrolled, _) = accounted(&buffer, "Your play area", &play, 0);
     assert_eq!(scrolled[0], play[1], "{}", screen(&buffer));
-    assert!(scrolled.iter().any(|id| !focused.contains(id)));
+    // A card of two rows comes into sight once two rows are free.
+    let mut buffer = buffer;
+    for _ in 0..2 {
+        if accounted(&buffer, "Your play area", &play, 0).0.iter().any(|id| !focused.contains(id)) {
+            break;
+        }
+        handle_key(&mut view, key(']'));
+        buffer = draw(&view, 80, 24);
+    }
+    let (scrolled, _) = accounted(&buffer, "Your play area", &play, 0);
+    assert!(scrolled.iter().any(|id| !focused.contains(id)), "{focused:?} then {scrolled:?}:\n{}", screen(&buffer));
     // The hand keeps its place, and every panel still counts every card.
     every_card_accounted(&buffer, &pair);
     // Shift-Tab goes back to the hand.
@@ -790,8 +832,7 @@ fn the_piles_and_your_sideboard_show_card_by_card_with_ids() {
     handle_key(&mut view, special(KeyCode::Esc));
 
     // Your sideboard of 30 at 80×24: what does not fit is counted, and scrolling brings it in sight.
-    let sideboard =
-        pair.host.table().zone(ZoneId::new(Seat::Host, fairdeck_shared::table::ZoneKind::Sideboard)).to_vec();
+    let sideboard = pair.host.table().zone(ZoneId::new(Seat::Host, ZoneKind::Sideboard)).to_vec();
     open(&mut view, "sideboard");
     let buffer = draw(&view, 80, 24);
     let (shown, more) = accounted(&buffer, "Your sideboard · 30 cards", &sideboard, 0);

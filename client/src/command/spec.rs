@@ -210,11 +210,6 @@ pub fn commander_damage_key(card: CardId) -> String {
     format!("commander:{card}")
 }
 
-/// The commander whose damage a player value counts, if it is such a value.
-pub fn commander_damage_source(key: &str) -> Option<CardId> {
-    key.strip_prefix("commander:#")?.parse().ok().map(CardId)
-}
-
 /// One command: everything the parser, `--help`, the keys and the `?` overlay say about it.
 #[derive(Debug)]
 pub struct Spec {

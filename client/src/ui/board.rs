@@ -2,14 +2,17 @@
 //! rows its cards take at its width (the rows that are then drawn), scrolled as the player chose, with
 //! "+N more" on the border of a panel that cannot show all its cards; and the view of one pile.
 
+use fairdeck_shared::table::{CardId, ZoneKind};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Style, Stylize};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
+use super::arrows::Target;
+use super::log::commander_damage_from;
 use super::panels::{Chunk, Piece, Want, Window, centered, flow, rows_of, share};
-use super::view::{CardView, DeckLabel, Panel, Pile, PlayedCard, SideView, View};
+use super::view::{CardView, DeckLabel, Panel, Pile, PlayedCard, Side, SideView, TableView, View};
 
 /// How the opponent's hidden cards look.
 const CARD_BACK: &str = "[▒▒]";
@@ -41,14 +44,18 @@ pub fn render_table(frame: &mut Frame, area: Rect, view: &View) {
         (
             Panel::TheirHand,
             side_title(&table.opponent, &table.opponent.name),
-            side(&table.opponent, view.deck_labels[1].as_ref(), false, width),
+            side(table, &table.opponent, view.deck_labels[1].as_ref(), false, width),
         ),
-        (Panel::TheirPlay, format!(" {}'s play area ", table.opponent.name), play(&table.opponent.play, width)),
-        (Panel::MyPlay, " Your play area ".to_string(), play(&table.me.play, width)),
+        (
+            Panel::TheirPlay,
+            play_title(&format!("{}'s", table.opponent.name), &table.opponent.play),
+            play(view, &table.opponent.play, width),
+        ),
+        (Panel::MyPlay, play_title("Your", &table.me.play), play(view, &table.me.play, width)),
         (
             Panel::MyHand,
             side_title(&table.me, &format!("You ({})", table.me.name)),
-            side(&table.me, view.deck_labels[0].as_ref(), true, width),
+            side(table, &table.me, view.deck_labels[0].as_ref(), true, width),
         ),
     ];
     let at = |panel: Panel| panels.iter().position(|(p, ..)| *p == panel).unwrap_or_default();
@@ -74,27 +81,40 @@ pub fn render_table(frame: &mut Frame, area: Rect, view: &View) {
     }
 }
 
-/// Draws `content` in `block`: its head, then the chunks from the panel's scroll that fit, and on the
-/// bottom border how many cards did not, with `hint` on the key that scrolls to them.
+/// Draws `content` in `block`: as much of its head as fits, then the chunks from the panel's scroll that fit,
+/// and on the bottom border how many cards did not and how many rows of the head, with `hint` on the key
+/// that brings them into sight.
 fn render_panel(
     frame: &mut Frame,
     area: Rect,
     view: &View,
     (panel, hint): (Panel, &str),
-    content: Content,
+    mut content: Content,
     block: Block,
 ) {
-    let inner = block.inner(area);
-    let room = usize::from(inner.height).saturating_sub(content.head.len());
+    let inner = usize::from(block.inner(area).height);
+    // A head taller than the panel loses its last rows (the least needed), and says so.
+    let cut = content.head.len().saturating_sub(inner);
+    content.head.truncate(inner);
+    let room = inner - content.head.len();
     let window = Window::of(&content.chunks, view.scrolls.offset(panel), room);
     view.scrolls.set_limit(panel, window.max_offset);
-    let block = match window.more() {
-        Some(more) => block.title_bottom(format!(" {more} · {hint} ")),
-        None => block,
-    };
+    let hidden_rows = (0 < cut).then(|| format!("{cut} {} hidden", if cut == 1 { "line" } else { "lines" }));
+    let signs: Vec<String> = window.more().into_iter().chain(hidden_rows).collect();
+    let block =
+        if signs.is_empty() { block } else { block.title_bottom(format!(" {} · {hint} ", signs.join(" · "))) };
     let mut rows = content.head;
     rows.extend(window.rows);
     frame.render_widget(Paragraph::new(rows).block(block), area);
+}
+
+/// A play area's title: whose, and how many cards, which its bottom border may count out of sight.
+fn play_title(whose: &str, cards: &[PlayedCard]) -> String {
+    format!(" {whose} play area · {} ", cards_word(cards.len()))
+}
+
+fn cards_word(n: usize) -> String {
+    if n == 1 { "1 card".to_string() } else { format!("{n} cards") }
 }
 
 /// The side's name and life: the other values go in the side's rows, which wrap where a title would be cut.
@@ -103,34 +123,40 @@ fn side_title(side: &SideView, name: &str) -> String {
     format!(" {name} · life {life} ")
 }
 
-/// A player value in words: damage from a commander (`commander:#101`) as `cmdr #101: 7`.
-fn value_text(key: &str, value: i64) -> String {
-    match key.strip_prefix("commander:") {
-        Some(card) => format!("cmdr {card}: {value}"),
+/// A player value in words: damage from a commander (`commander:#101`) as `cmdr #101 Krenko, Mob Boss: 7`.
+fn value_text(table: &TableView, key: &str, value: i64) -> String {
+    match commander_damage_from(key) {
+        Some(card) => format!("cmdr {}: {value}", known(table, card)),
         None => format!("{key} {value}"),
     }
 }
 
-/// A side's values and deck, its command zone, zone counts and the tops of its public piles (always shown),
-/// then its hand: names for this player's own, backs for the opponent's (with the names this player was
-/// shown).
-fn side(side: &SideView, deck: Option<&DeckLabel>, mine: bool, width: usize) -> Content {
+/// A side's values and deck, its command zone, zone counts and the tops of its public piles, in the order a
+/// short panel keeps them, then its hand: names for this player's own, backs for the opponent's (with the
+/// names this player was shown). The play area's count is in its own panel's title, and an empty sideboard
+/// (a Commander deck's) is not counted.
+fn side(table: &TableView, side: &SideView, deck: Option<&DeckLabel>, mine: bool, width: usize) -> Content {
     let dot = Span::raw(" · ");
-    let mut facts: Vec<Piece> =
-        side.values.iter().map(|(key, value)| Piece::text(Span::raw(value_text(key, *value)).bold())).collect();
-    if let Some(deck) = deck {
+    let value = |(key, value): &(String, i64)| Piece::text(Span::raw(value_text(table, key, *value)).bold());
+    let mut facts: Vec<Piece> = side.values.iter().map(value).collect();
+    if let Some(deck) = deck.filter(|deck| !deck.label.is_empty()) {
         facts.push(Piece::text(Span::raw(format!("deck {}", deck.label))));
         if deck.changed {
             facts.push(Piece::text(Span::raw("CHANGED DECK").fg(Color::Yellow).bold()));
         }
     }
-    let mut head = rows_of(flow(facts, &dot, width, 0));
+    // No values and no deck: no row for them.
+    let mut head = if facts.is_empty() { Vec::new() } else { rows_of(flow(facts, &dot, width, 0)) };
     if !side.command.is_empty() {
         let mut command = vec![Piece::label(Span::raw("command:").bold())];
         command.extend(side.command.iter().map(|card| Piece::card(vec![Span::raw(label(card)).fg(Color::Magenta)])));
         head.extend(rows_of(flow(command, &Span::raw("  "), width, 0)));
     }
-    let counts = side.counts.iter().map(|(kind, n)| Piece::text(Span::raw(format!("{} {n}", kind.name()))));
+    let counts = side
+        .counts
+        .iter()
+        .filter(|(kind, n)| *kind != ZoneKind::Play && (*kind != ZoneKind::Sideboard || 0 < *n))
+        .map(|(kind, n)| Piece::text(Span::raw(format!("{} {n}", kind.name()))));
     head.extend(rows_of(flow(counts.collect(), &dot, width, 0)));
     let tops: Vec<Piece> = [("graveyard", &side.graveyard), ("exile", &side.exile)]
         .into_iter()
@@ -157,6 +183,23 @@ fn side(side: &SideView, deck: Option<&DeckLabel>, mine: bool, width: usize) -> 
     Content { head, chunks: flow(hand, &gap, width, 0) }
 }
 
+/// A card on the table by id, and by name where this player knows it.
+fn known(table: &TableView, id: CardId) -> String {
+    let played = table.me.play.iter().chain(&table.opponent.play).find(|played| played.card.id == id);
+    if let Some(PlayedCard { card, face_down: true, .. }) = played
+        && card.name.is_none()
+    {
+        return format!("{id} face-down card");
+    }
+    let public = [&table.me, &table.opponent]
+        .into_iter()
+        .flat_map(|side| side.command.iter().chain(&side.graveyard).chain(&side.exile).chain(&side.hand));
+    played
+        .map(|played| &played.card)
+        .or_else(|| public.into_iter().find(|card| card.id == id))
+        .map_or_else(|| id.to_string(), label)
+}
+
 fn label(card: &CardView) -> String {
     match &card.name {
         Some(name) => format!("{} {name}", card.id),
@@ -164,9 +207,9 @@ fn label(card: &CardView) -> String {
     }
 }
 
-/// A play area: each card by position, with its state, wrapped whole under its name; a card attached to
-/// another in this area comes right under its host.
-fn play(cards: &[PlayedCard], width: usize) -> Content {
+/// A play area: each card by position, with its state and the arrows from it, wrapped whole under its name; a
+/// card attached to another in this area comes right under its host.
+fn play(view: &View, cards: &[PlayedCard], width: usize) -> Content {
     if cards.is_empty() {
         return Content { head: vec![Line::from("no cards").italic()], chunks: Vec::new() };
     }
@@ -180,10 +223,14 @@ fn play(cards: &[PlayedCard], width: usize) -> Content {
     // The engine attaches nothing to an attached card; were it so, that card still shows, last.
     let rest: Vec<&PlayedCard> = cards.iter().filter(|c| !order.iter().any(|o| o.card.id == c.card.id)).collect();
     order.extend(rest);
-    Content { head: Vec::new(), chunks: order.into_iter().map(|card| played(card, width)).collect() }
+    Content {
+        head: Vec::new(),
+        chunks: order.into_iter().map(|card| played(view, card, card.attached_to.is_some_and(here), width)).collect(),
+    }
 }
 
-fn played(played: &PlayedCard, width: usize) -> Chunk {
+/// A card in play; `host_here`: the card it is attached to, if any, is in the same play area (right above it).
+fn played(view: &View, played: &PlayedCard, host_here: bool, width: usize) -> Chunk {
     let name = match (&played.card.name, played.face_down) {
         (Some(name), _) => name.as_str(),
         (None, true) => "face-down card",
@@ -191,6 +238,8 @@ fn played(played: &PlayedCard, width: usize) -> Chunk {
     };
     let mut pieces = Vec::new();
     if let Some(host) = played.attached_to {
+        // A host in the other play area is named: it is not right above.
+        let host = if host_here { host.to_string() } else { known(&view.table, host) };
         pieces.push(Piece::text(Span::raw(format!("└ on {host}:")).fg(Color::Magenta)));
     }
     pieces.extend(card_pieces(&played.card, name));
@@ -206,6 +255,15 @@ fn played(played: &PlayedCard, width: usize) -> Chunk {
     }
     for (key, value) in &played.counters {
         pieces.push(Piece::text(Span::raw(format!("[{key}: {value}]")).fg(Color::Green)));
+    }
+    for to in view.arrows.from(played.card.id) {
+        pieces.push(Piece::label(Span::raw("→").fg(Color::Red).bold()));
+        let to = match to {
+            Target::Player(Side::Mine) => "you".to_string(),
+            Target::Player(Side::Opponent) => view.table.opponent.name.clone(),
+            Target::Card(card) => known(&view.table, card),
+        };
+        pieces.extend(to.split(' ').map(|word| Piece::text(Span::raw(word.to_string()))));
     }
     Chunk::joined(flow(pieces, &Span::raw(" "), width, NAME_COLUMN))
 }
@@ -242,7 +300,7 @@ pub fn render_pile(frame: &mut Frame, area: Rect, view: &View, pile: Pile) {
     };
     let popup = centered(area, width, content.want().all);
     frame.render_widget(Clear, popup);
-    let title = format!(" {} · {} cards ", pile.name(&view.table), cards.len());
+    let title = format!(" {} · {} ", pile.name(&view.table), cards_word(cards.len()));
     let block = Block::bordered()
         .title(title)
         .title_bottom(Line::from(" Esc closes ").right_aligned())

@@ -10,7 +10,7 @@ mod words;
 
 use fairdeck_shared::crypto::Group;
 use fairdeck_shared::engine::{Alert, AlertKind, ChosenBy, Engine, Event, GameEnd, Intent};
-use fairdeck_shared::table::ZoneId;
+use fairdeck_shared::table::{CardId, ZoneId};
 use fairdeck_shared::wire::{Action, PeekPurpose};
 
 use self::places::Places;
@@ -180,13 +180,9 @@ fn describe<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
             format!("{} deck checked out against its sealed list ({} cards)", words.whose(*seat), deck.len()),
         ),
         Event::GameOver { loser, how } => {
-            let how = match how {
-                GameEnd::Conceded => "conceded",
-                GameEnd::Forfeited => "forfeited",
-            };
             let winner = loser.opponent();
             let wins = if winner == engine.seat() { "you win".to_string() } else { format!("{them} wins") };
-            line(LogKind::Notice, format!("Game over: {} {how}, {wins}", words.who(*loser)))
+            line(LogKind::Notice, format!("Game over: {} {}, {wins}", words.who(*loser), lost_by(*how)))
         }
         Event::Chooser { seat, by } => {
             let by = match by {
@@ -205,4 +201,18 @@ fn describe<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
         // it has its words.
         Event::Applied { .. } | Event::Pong => None,
     }
+}
+
+/// How a game was lost, in a word: "Bea conceded".
+pub fn lost_by(how: GameEnd) -> &'static str {
+    match how {
+        GameEnd::Conceded => "conceded",
+        GameEnd::Forfeited => "forfeited",
+    }
+}
+
+/// The opposing commander whose damage the player value `key` counts (`commander:#101`), as
+/// `commander-damage` keys it.
+pub fn commander_damage_from(key: &str) -> Option<CardId> {
+    key.strip_prefix("commander:#").and_then(|id| id.parse().ok()).map(CardId)
 }

@@ -6,6 +6,7 @@
 //! [`keys`] turns keys into commands, [`render`] draws a view (the table's panels in `board`, laid out by
 //! `panels`; what covers them in [`overlay`]), and this module owns the terminal.
 
+mod arrows;
 mod board;
 pub mod code_prompt;
 pub mod keys;

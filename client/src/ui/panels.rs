@@ -229,41 +229,54 @@ pub struct Want {
     pub all: u16,
 }
 
-/// Shares `height` rows among panels. Each gets its fewest first, in `order` while rows last; then the
-/// first in `order` gets all it can use; then rows go one at a time round the others, to those that can
-/// use more; what is left goes to the `spare` panels, evenly.
+/// The rows every panel gets first, while rows last: its title, one row, and its bottom border (where it says
+/// what it does not show).
+const FLOOR: u16 = 3;
+
+/// Shares `height` rows among panels. Each gets its floor first (at most [`FLOOR`] of its fewest), in `order`
+/// while rows last; then the first in `order` (the focus) gets all it can use; then the others their fewest,
+/// in order; then rows go one at a time round the panels, to those that can use more; what is left goes to
+/// the `spare` panels, evenly.
 pub fn share(height: u16, wants: &[Want], order: &[usize], spare: &[usize]) -> Vec<u16> {
-    let mut heights = vec![0u16; wants.len()];
-    let mut left = height;
+    let mut rows = Shared { heights: vec![0; wants.len()], left: height };
     for &i in order {
-        heights[i] = wants[i].min.min(left);
-        left -= heights[i];
+        rows.give(i, wants[i].min.min(FLOOR));
     }
-    if let Some(&first) = order.first() {
-        let more = wants[first].all.saturating_sub(heights[first]).min(left);
-        heights[first] += more;
-        left -= more;
-    }
-    while 0 < left {
-        let mut gave = false;
-        for &i in order {
-            if 0 < left && heights[i] < wants[i].all {
-                heights[i] += 1;
-                left -= 1;
-                gave = true;
-            }
+    if let Some((&first, others)) = order.split_first() {
+        rows.give(first, wants[first].all);
+        for &i in others {
+            rows.give(i, wants[i].min);
         }
-        if !gave {
+    }
+    loop {
+        let before = rows.left;
+        for &i in order {
+            rows.give(i, (rows.heights[i] + 1).min(wants[i].all));
+        }
+        if rows.left == before {
             break;
         }
     }
     for (n, &i) in spare.iter().enumerate() {
         let count = u16::try_from(spare.len() - n).unwrap_or(u16::MAX);
-        let share = left.div_ceil(count);
-        heights[i] += share;
-        left -= share;
+        rows.give(i, rows.heights[i].saturating_add(rows.left.div_ceil(count)));
     }
-    heights
+    rows.heights
+}
+
+/// The rows shared so far, and those left.
+struct Shared {
+    heights: Vec<u16>,
+    left: u16,
+}
+
+impl Shared {
+    /// Gives panel `i` rows until it has `up_to`, while rows last.
+    fn give(&mut self, i: usize, up_to: u16) {
+        let more = up_to.saturating_sub(self.heights[i]).min(self.left);
+        self.heights[i] += more;
+        self.left -= more;
+    }
 }
 
 /// A rectangle of at most `width` × `height` in the middle of `area`.
@@ -341,11 +354,16 @@ mod tests {
     }
 
     #[test]
-    fn rows_are_shared_fewest_first_then_round_the_panels() {
+    fn rows_are_shared_floors_first_then_the_focus_then_round_the_panels() {
         let want = |min, all| Want { min, all };
         let wants = [want(3, 4), want(3, 20), want(3, 20), want(5, 19)];
-        // Too few rows: the first in order get their fewest.
-        assert_eq!(share(8, &wants, &[3, 2, 1, 0], &[1, 2]), [0, 0, 3, 5]);
+        // Too few rows: the first in order get their floors.
+        assert_eq!(share(8, &wants, &[3, 2, 1, 0], &[1, 2]), [0, 2, 3, 3]);
+        // The focus is served before the others' fewest: a focused play area grows while tall sides shrink
+        // to their floors.
+        let tall_sides = [want(10, 12), want(3, 20), want(3, 20), want(8, 12)];
+        assert_eq!(share(22, &tall_sides, &[1, 0, 2, 3], &[1, 2]), [3, 13, 3, 3]);
+        assert_eq!(share(40, &tall_sides, &[1, 0, 2, 3], &[1, 2]), [10, 20, 3, 7]);
         // Then the first in order gets all it can use, and the others one row each round.
         assert_eq!(share(22, &wants, &[3, 2, 1, 0], &[1, 2]), [3, 3, 3, 13]);
         assert_eq!(share(30, &wants, &[3, 2, 1, 0], &[1, 2]), [3, 4, 4, 19]);

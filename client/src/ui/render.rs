@@ -8,7 +8,7 @@ use ratatui::style::{Color, Modifier, Style, Stylize};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Gauge, Paragraph};
 
-use super::log::LogKind;
+use super::log::{LogKind, lost_by};
 use super::overlay::{render_confirm_quit, render_help};
 use super::view::{Overlay, PeerState, RelayLink, Side, SideView, View};
 use super::{board, library_view};
@@ -150,10 +150,12 @@ fn render_status(frame: &mut Frame, area: Rect, view: &View) {
         };
         spans.push(Span::from(text).fg(Color::Yellow).bold());
     }
-    if let Some(loser) = table.loser {
-        let text = match loser {
-            Side::Mine => format!("│ GAME OVER: {} wins ", table.opponent.name),
-            Side::Opponent => "│ GAME OVER: you win ".to_string(),
+    if table.over {
+        let how = view.game_end.map_or("lost", lost_by);
+        let text = match table.loser {
+            Some(Side::Mine) => format!("│ GAME OVER: you {how} · {} wins ", table.opponent.name),
+            Some(Side::Opponent) => format!("│ GAME OVER: {} {how} · you win ", table.opponent.name),
+            None => "│ GAME OVER ".to_string(),
         };
         spans.push(Span::from(text).fg(Color::Yellow).bold());
     }

@@ -7,9 +7,10 @@ use std::collections::VecDeque;
 
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::Group;
-use fairdeck_shared::engine::{Engine, Event};
+use fairdeck_shared::engine::{Engine, Event, GameEnd};
 use fairdeck_shared::table::{CardId, PowerToughness, Table, ZoneId, ZoneKind};
 
+use super::arrows::Arrows;
 use super::library_view::LibraryView;
 use super::log::{LogKind, LogLine, Story, table_lines};
 use crate::command::TopWatch;
@@ -53,6 +54,10 @@ pub struct View {
     pub deck_labels: [Option<DeckLabel>; 2],
     /// The open search, scry or surveil, drawn over the table until `done`.
     pub library: Option<LibraryView>,
+    /// The arrows drawn on the table, which the engine's table does not keep.
+    pub arrows: Arrows,
+    /// How this game was lost, as the engine told it.
+    pub game_end: Option<GameEnd>,
     /// What the log keeps to tell the events.
     story: Story,
 }
@@ -70,6 +75,8 @@ pub struct TableView {
     pub chooser: Option<Side>,
     /// Who lost the game, once it is over.
     pub loser: Option<Side>,
+    /// The game is over: a player lost it (conceded, forfeited), or this player ended it.
+    pub over: bool,
 }
 
 /// A deck's label (its hash) as shown at the start of a game, and whether it differs from the last game's.
@@ -376,6 +383,8 @@ impl View {
             relay_url: relay_url.into(),
             deck_labels: [None, None],
             library: None,
+            arrows: Arrows::default(),
+            game_end: None,
             story: Story::default(),
         }
     }
@@ -545,13 +554,16 @@ impl View {
             Event::NewGame { number } => {
                 self.setup.game = *number;
                 self.deck_labels = [None, None];
+                self.game_end = None;
             }
+            Event::GameOver { how, .. } => self.game_end = Some(*how),
             Event::DeckLabel { seat, label, changed } => {
                 let side = usize::from(*seat != engine.seat());
                 self.deck_labels[side] = Some(DeckLabel { label: clean(label), changed: *changed });
             }
             _ => {}
         }
+        self.arrows.follow(event, engine);
         for line in self.story.tell(event, engine) {
             self.log.push(line.kind, line.text);
         }
@@ -578,6 +590,7 @@ impl TableView {
         let table = engine.table();
         let me = engine.seat();
         let active = table.active;
+        let over = engine.is_ended() || engine.loser().is_some();
         let side = |seat: Seat| if seat == me { Side::Mine } else { Side::Opponent };
         TableView {
             me: SideView::of(engine, table, me, "You"),
@@ -585,9 +598,11 @@ impl TableView {
             turn: table.turn,
             my_turn: active.map(|seat| seat == me),
             phase: table.phase.clone(),
-            // The chooser has chosen once the first turn is on.
-            chooser: engine.chooser().filter(|_| table.turn == 0 && !engine.is_ended()).map(side),
-            loser: engine.loser().filter(|_| engine.is_ended()).map(side),
+            // The chooser has chosen once the first turn is on; nobody chooses in a game that is over.
+            chooser: engine.chooser().filter(|_| table.turn == 0 && !over).map(side),
+            // A concession is the end: the deck audit (`is_ended`) may follow or not.
+            loser: engine.loser().map(side),
+            over,
         }
     }
 }

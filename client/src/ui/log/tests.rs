@@ -422,21 +422,25 @@ fn a_scried_card_goes_on_top_or_at_the_bottom_in_words() {
 }
 
 #[test]
-fn commander_damage_is_told_with_the_commander() {
-    let mut game = Game::new();
-    let card = game.draw(Seat::Guest, 1)[0];
-    game.act(Seat::Guest, play(Seat::Guest, card, 0, 0, false));
-    let key = format!("commander:{card}");
-    let [ada, bea] = game.lines(|game| game.act(Seat::Host, Action::SetPlayerValue { key, value: 3 }));
-    let named = game.card(Seat::Host, card);
-    assert_eq!(texts(&ada), [format!("You set the damage you took from Bea's {named} to 3")]);
-    assert_eq!(texts(&bea), [format!("Ada set the damage they took from your {named} to 3")]);
-}
-
-#[test]
 fn a_concession_says_who_wins_to_each_player() {
     let mut game = Game::new();
     let [ada, bea] = game.lines(|game| game.act(Seat::Guest, Action::Concede));
     assert!(texts(&ada).contains(&"Game over: Bea conceded, you win"), "{ada:?}");
     assert!(texts(&bea).contains(&"Game over: You conceded, Ada wins"), "{bea:?}");
+}
+
+#[test]
+fn commander_damage_names_the_commander_for_each_player() {
+    let mut game = Game::new();
+    let commander = game.draw(Seat::Guest, 1)[0];
+    game.act(Seat::Guest, play(Seat::Guest, commander, 0, 0, false));
+    let name = game.card(Seat::Guest, commander);
+    let damage = Action::SetPlayerValue { key: format!("commander:{commander}"), value: 5 };
+    let [ada, bea] = game.lines(|game| game.act(Seat::Host, damage));
+    assert_eq!(texts(&ada), [format!("You set your commander damage from Bea's {name} to 5")]);
+    assert_eq!(texts(&bea), [format!("Ada set their commander damage from your {name} to 5")]);
+    // Any other value keeps its name.
+    let poison = Action::SetPlayerValue { key: "poison".into(), value: 1 };
+    let [ada, _] = game.lines(|game| game.act(Seat::Host, poison));
+    assert_eq!(texts(&ada), ["You set your poison to 1"]);
 }

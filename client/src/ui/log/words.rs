@@ -8,8 +8,8 @@ use fairdeck_shared::engine::{Alert, AlertKind, Engine, Intent};
 use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
 use fairdeck_shared::wire::{Action, ArrowTarget, PeekPurpose};
 
+use super::commander_damage_from;
 use super::places::{Place, Places};
-use crate::command::commander_damage_source;
 use crate::ui::view::{SideView, TableView, ZONE_ORDER};
 
 /// Names seats, zones and cards for the engine's player, with the places the log kept.
@@ -140,13 +140,13 @@ impl<G: Group> Words<'_, G> {
             Action::SetCardValue { card, key, value: None } => {
                 format!("{who} removed {key} from {}", self.card(*card, actor))
             }
-            Action::SetPlayerValue { key, value } => match commander_damage_source(key) {
-                Some(commander) => {
-                    let taker = if by == self.me() { "you" } else { "they" };
-                    format!("{who} set the damage {taker} took from {} to {value}", self.card(commander, actor))
-                }
-                None => format!("{who} set {} {key} to {value}", self.owner(by, actor)),
-            },
+            Action::SetPlayerValue { key, value } => {
+                let what = match commander_damage_from(key) {
+                    Some(commander) => format!("commander damage from {}", self.card(commander, actor)),
+                    None => key.clone(),
+                };
+                format!("{who} set {} {what} to {value}", self.owner(by, actor))
+            }
             Action::SetPhase { phase } => format!("{who} moved to the {phase} phase"),
             Action::NextTurn => format!("{who} passed the turn (turn {})", self.engine.table().turn),
             // The outcome comes as its own event, with the faces.
