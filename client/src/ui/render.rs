@@ -124,8 +124,8 @@ fn render_prompt(frame: &mut Frame, area: Rect, view: &View) {
     }
 }
 
-/// The status line: connection, a wait, who chooses to play or draw, the game's end, opponent, turn and phase,
-/// life totals.
+/// The status line: connection, a wait, who chooses to play or draw, the game's end, life totals, opponent,
+/// turn and phase.
 fn render_status(frame: &mut Frame, area: Rect, view: &View) {
     let (state, colour) = connection(view);
     let table = &view.table;
@@ -159,9 +159,10 @@ fn render_status(frame: &mut Frame, area: Rect, view: &View) {
         };
         spans.push(Span::from(text).fg(Color::Yellow).bold());
     }
+    // Life before the rest: on a narrow screen the end of the line is what is cut.
     spans.extend([
-        Span::from(format!("│ vs {} │ {turn} │ phase {phase} │ ", table.opponent.name)),
-        Span::from(format!("life: you {} · {} {} ", life(&table.me), table.opponent.name, life(&table.opponent))),
+        Span::from(format!("│ life: you {} · {} {} ", life(&table.me), table.opponent.name, life(&table.opponent))),
+        Span::from(format!("│ vs {} │ {turn} │ phase {phase} ", table.opponent.name)),
     ]);
     if let Some(reason) = &view.halted {
         spans.push(Span::from(format!("│ STOPPED: {reason} ")).fg(Color::Red).bold());
