@@ -88,6 +88,8 @@ enum ScriptEvent {
         hash: String,
         main: u32,
         sideboard: u32,
+        /// The commanders' names (empty for a deck without).
+        commander: Vec<String>,
     },
     Code {
         code: String,
@@ -299,7 +301,7 @@ struct ZoneView {
 /// a script gets the one `waiting` event when the wait is long enough to claim a forfeit.
 fn script_event(output: Output, engine: &Engine<Ristretto255>) -> Option<ScriptEvent> {
     Some(match output {
-        Output::Deck { hash, main, sideboard } => ScriptEvent::Deck { hash, main, sideboard },
+        Output::Deck { hash, main, sideboard, commander } => ScriptEvent::Deck { hash, main, sideboard, commander },
         Output::Code(code) => ScriptEvent::Code { code },
         Output::WrongCodeTried { attempts, reopened } => ScriptEvent::WrongCodeTried { attempts, reopened },
         Output::Paired => ScriptEvent::Paired,

@@ -32,6 +32,8 @@ pub enum Output {
         hash: String,
         main: u32,
         sideboard: u32,
+        /// The commanders' names, for the command zone.
+        commander: Vec<String>,
     },
     /// The code to give the other player (hosting only), again after a wrong code or `new-code`. A secret: a
     /// front end shows it, never logs it.

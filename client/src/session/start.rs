@@ -69,8 +69,12 @@ pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), Ses
     let config = EngineConfig { name: options.name.clone(), software: SOFTWARE.to_string() };
     let engine = Engine::<Ristretto255>::new(seat, config, deck.to_deck_list(), os_seed())
         .map_err(|e| deck_error(e.to_string()))?;
-    let deck_output =
-        Output::Deck { hash: cockatrice_hash(&deck), main: deck.main_count(), sideboard: deck.sideboard_count() };
+    let deck_output = Output::Deck {
+        hash: cockatrice_hash(&deck),
+        main: deck.main_count(),
+        sideboard: deck.sideboard_count(),
+        commander: deck.commander.iter().map(|entry| entry.name.clone()).collect(),
+    };
     front.show(deck_output, &engine)?;
 
     // Check the code before touching the network: a mistyped one can never work, and would spend an attempt.

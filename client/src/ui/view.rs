@@ -409,12 +409,15 @@ impl View {
         self.setup.ready = ready;
         let opponent = self.table.opponent.name.clone();
         match output {
-            Output::Deck { hash, main, sideboard } => {
+            Output::Deck { hash, main, sideboard, commander } => {
                 self.deck = Some((hash.clone(), *main, *sideboard));
-                self.log.push(
-                    LogKind::Notice,
-                    format!("Your deck: {main} cards, {sideboard} in the sideboard (hash {hash})"),
-                );
+                let commander = if commander.is_empty() {
+                    String::new()
+                } else {
+                    format!(", commander {}", commander.join(" and "))
+                };
+                let sideboard = if *sideboard == 0 { String::new() } else { format!(", {sideboard} in the sideboard") };
+                self.log.push(LogKind::Notice, format!("Your deck: {main} cards{commander}{sideboard} (hash {hash})"));
             }
             Output::Code(code) => {
                 self.relay = RelayLink::Up;
