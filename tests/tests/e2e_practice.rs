@@ -34,22 +34,27 @@ fn a_practice_game_sets_up_draws_searches_shuffles_and_quits() {
     assert_eq!(zone_cards(&table, "guest library").len(), 60, "the goldfish plays a copy of the deck");
     assert!(zone_cards(&table, "guest hand").is_empty(), "the goldfish draws nothing");
 
-    // A search of the library: look at all of it, take a card, shuffle.
+    // A search of the library: the whole library listed in order, the deepest card taken by name, and `done`
+    // shuffles it.
     let library = zone_cards(&table, "host library");
     assert_eq!(library.len(), 53);
-    let peeked_from = player.seen.len();
-    player.send(&format!("peek {}", library.len()));
-    player.wait_idle();
-    let names: Vec<String> = library
+    player.send("search");
+    let open = player.expect("the search's view", |v| v["event"] == "browsing" && v["purpose"] == "search");
+    let listed: Vec<(u64, String)> = open["cards"]
+        .as_array()
+        .expect("the searched cards")
         .iter()
-        .map(|&id| learned_since(&player, peeked_from, id).unwrap_or_else(|| panic!("peeked #{id}")))
+        .map(|c| (c["card"].as_u64().unwrap(), c["name"].as_str().expect("a named card").to_string()))
         .collect();
-    // The deepest card, which only a search reaches.
-    let (wanted, wanted_name) = (library.last().expect("a library"), names.last().expect("a library"));
-    player.send(&format!("move {wanted} hand"));
-    let moved = player.expect("the move", |v| v["event"] == "applied" && v["action"]["card"] == *wanted);
+    assert_eq!(listed.iter().map(|(id, _)| *id).collect::<Vec<_>>(), library, "top first, every card");
+    let (wanted, wanted_name) = listed.last().expect("a library");
+    player.send(&format!("take {wanted} hand"));
+    let left = player.expect("the view after the take", |v| v["event"] == "browsing");
+    assert_eq!(left["cards"].as_array().unwrap().len(), 52);
+    let moved = player.expect("the take", |v| v["event"] == "applied" && v["action"]["card"] == *wanted);
     assert_eq!(moved["name"], wanted_name.as_str());
-    player.send("shuffle");
+    player.send("done");
+    player.expect_event("browsing_closed");
     player.expect("the searched library shuffled", |v| v["event"] == "shuffled" && v["library"] == "host");
     player.wait_idle();
     let table = player.table();
