@@ -31,6 +31,19 @@ pub fn deck(file_name: &str) -> PathBuf {
     workspace_root().join("client/tests/decks").join(file_name)
 }
 
+/// `burn.txt` after sideboarding, written into `dir`: two Skullcracks swapped for the two Deflecting Palms of
+/// its sideboard, the same 75 cards.
+pub fn sideboarded_burn(dir: &Path) -> PathBuf {
+    let burn = std::fs::read_to_string(deck("burn.txt")).expect("read burn.txt");
+    let sideboarded = burn
+        .replace("4x Skullcrack", "2x Skullcrack\n2 Deflecting Palm")
+        .replace("2 Deflecting Palm\n3 Roiling Vortex", "2 Skullcrack\n3 Roiling Vortex");
+    assert_ne!(sideboarded, burn, "burn.txt has the lines swapped");
+    let file = dir.join("burn-sideboarded.txt");
+    std::fs::write(&file, sideboarded).expect("write the sideboarded deck");
+    file
+}
+
 /// A deck of the repository's `examples/`, by file name (such as `krenko-commander.txt`).
 pub fn example(file_name: &str) -> PathBuf {
     workspace_root().join("examples").join(file_name)

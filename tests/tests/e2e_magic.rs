@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use fairdeck_e2e::{Player, Relay, deck, example, public, zone_cards};
+use fairdeck_e2e::{Player, Relay, deck, example, public, sideboarded_burn, zone_cards};
 use serde_json::Value;
 
 /// Two players at one table, each a `fairdeck --script` process.
@@ -214,14 +214,8 @@ fn deck_label<'a>(player: &'a Player, seat: &str) -> &'a Value {
 #[test]
 fn a_constructed_match_of_two_games_with_sideboarding() {
     let dir = tempfile::tempdir().unwrap();
-    let burn = std::fs::read_to_string(deck("burn.txt")).unwrap();
     // The guest swaps two Skullcracks for two Deflecting Palms from its sideboard: the same 75 cards.
-    let sideboarded = burn
-        .replace("4x Skullcrack", "2x Skullcrack\n2 Deflecting Palm")
-        .replace("2 Deflecting Palm\n3 Roiling Vortex", "2 Skullcrack\n3 Roiling Vortex");
-    assert_ne!(sideboarded, burn);
-    let sideboarded_file = dir.path().join("burn-sideboarded.txt");
-    std::fs::write(&sideboarded_file, sideboarded).unwrap();
+    let sideboarded_file = sideboarded_burn(dir.path());
 
     let relay = Relay::start();
     let mut game = Table::open(&relay, &deck("burn.txt"), &deck("burn.txt"));

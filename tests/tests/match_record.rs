@@ -3,7 +3,7 @@
 
 use std::process::Command;
 
-use fairdeck_e2e::{Player, Relay, deck, fairdeck_binary};
+use fairdeck_e2e::{Player, Relay, fairdeck_binary, sideboarded_burn};
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::{Ristretto255, Suite};
 use fairdeck_shared::engine::Intent;
@@ -21,13 +21,7 @@ fn a_match_with_sideboarding_is_recorded_and_verified() {
     let dir = tempfile::tempdir().unwrap();
     let records = [dir.path().join("host.journal"), dir.path().join("guest.journal")];
     // After game 1 the guest swaps two Skullcracks for two Deflecting Palms.
-    let burn = std::fs::read_to_string(deck("burn.txt")).unwrap();
-    let sideboarded = burn
-        .replace("4x Skullcrack", "2x Skullcrack\n2 Deflecting Palm")
-        .replace("2 Deflecting Palm\n3 Roiling Vortex", "2 Skullcrack\n3 Roiling Vortex");
-    assert_ne!(sideboarded, burn);
-    let sideboarded_file = dir.path().join("burn-sideboarded.txt");
-    std::fs::write(&sideboarded_file, sideboarded).unwrap();
+    let sideboarded_file = sideboarded_burn(dir.path());
 
     let relay = Relay::start();
     let host_record = records[0].to_str().unwrap();
