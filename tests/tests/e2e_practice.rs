@@ -87,6 +87,12 @@ fn a_practice_game_sets_up_draws_searches_shuffles_and_quits() {
     player.send("draw 1");
     player.wait_idle();
     assert_eq!(zone_cards(&player.table(), "host hand").len(), 1);
+    // A scry of more cards than the library holds looks at all of them.
+    player.send("scry 100");
+    let scry = player.expect("the scry's view", |v| v["event"] == "browsing" && v["purpose"] == "scry");
+    assert_eq!(scry["cards"].as_array().unwrap().len(), 59);
+    player.send("done");
+    player.expect_event("browsing_closed");
 
     player.send("quit");
     assert_eq!(zone_cards(&player.expect_event("table"), "host hand").len(), 1, "the final table");

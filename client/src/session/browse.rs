@@ -107,7 +107,12 @@ impl Session {
                     let message = format!("a {} is open: `done` closes it", purpose_name(open.purpose));
                     return refuse(line, message, self, front);
                 }
-                let count = count.unwrap_or(u32::try_from(library.len()).unwrap_or(u32::MAX));
+                let len = u32::try_from(library.len()).unwrap_or(u32::MAX);
+                if len == 0 {
+                    return refuse(line, "your library is empty".into(), self, front);
+                }
+                // A scry of more cards than the library holds looks at them all, as at a real table.
+                let count = count.map_or(len, |count| count.min(len));
                 if self.intent(Intent::Act(Action::Peek { count, purpose }), line, front)? {
                     let cards = library.iter().take(count as usize).copied().collect();
                     self.browsing = Some(Browsing::new(purpose, cards));
