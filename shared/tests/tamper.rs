@@ -1602,6 +1602,56 @@ fn a_winner_naming_itself_the_loser_only_brings_the_coin_and_no_alert() {
     assert_eq!(game.engine(Seat::Host).awaiting_opponent(), Some(Awaited::RandomRound { round: 1 << 62 }));
 }
 
+/// Both players end game 1 (each audits the other's first deck), and game 2 starts with the host playing a Shock in
+/// place of one of its cards; the host's new deck is its next message.
+fn host_swaps_a_card_in_game_two() -> Game<Ristretto255> {
+    let mut game = Game::<Ristretto255>::ready(8);
+    for seat in Seat::BOTH {
+        game.pair.intent(seat, Intent::EndGame).expect("either may end the game");
+    }
+    game.pair.drive();
+    let mut changed = game.decks[slot(Seat::Host)].clone();
+    changed.library[0].name = "Shock".into();
+    game.pair.intent(Seat::Host, Intent::NewGame(Some(changed))).expect("a new deck");
+    game.pair.intent(Seat::Guest, Intent::NewGame(None)).expect("the same deck");
+    game
+}
+
+fn host_difference_told(game: &Game<Ristretto255>) -> bool {
+    game.pair.guest_events.iter().any(|e| matches!(e, Event::DeckDiffers { seat: Seat::Host, game: 2, .. }))
+}
+
+#[test]
+fn a_deck_hiding_its_difference_from_the_first_game_is_caught_at_its_audit() {
+    let mut control = host_swaps_a_card_in_game_two();
+    control.assert_honest();
+    assert!(host_difference_told(&control));
+    control.pair.intent(Seat::Host, Intent::EndGame).expect("the host may end game 2");
+    control.assert_honest();
+
+    // The host says its deck is the first game's.
+    let mut game = host_swaps_a_card_in_game_two();
+    let genuine = game.intercept(Seat::Host, is_deck);
+    let forged = retype::<Ristretto255>(&genuine, |message| {
+        let Message::Deck { difference, .. } = message else { unreachable!() };
+        assert!(!difference.is_empty(), "the honest host tells its Shock");
+        *difference = Default::default();
+    });
+    let forged = game.substitute(Seat::Host, genuine.seq, forged);
+    game.deliver(Seat::Host, forged);
+    game.drive_as_cheater(Seat::Host);
+    // Its account is all the guest has until the audit: no warning, no alert yet.
+    assert!(!host_difference_told(&game));
+    assert!(game.alerts(Seat::Guest).is_empty(), "{:?}", game.alerts(Seat::Guest));
+    game.pair.intent(Seat::Host, Intent::EndGame).expect("the host may end game 2");
+    game.drive_as_cheater(Seat::Host);
+    let alerts = game.alerts(Seat::Guest);
+    assert_eq!(alerts.len(), 1, "{alerts:?}");
+    assert_eq!(alerts[0].kind, AlertKind::Unexpected);
+    assert!(alerts[0].detail.contains("Shock"), "{}", alerts[0].detail);
+    assert_eq!(alerts[0].evidence.as_ref(), game.forged.get(&genuine.seq));
+}
+
 #[test]
 fn a_deck_key_that_does_not_match_its_commitment_is_caught() {
     let mut game = Game::<Ristretto255>::ready(8);
