@@ -1,6 +1,6 @@
 //! How a later game's deck differs from its owner's deck in the match's first game (the match's "75").
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -53,9 +53,8 @@ impl DeckDifference {
         let ordered = |list: &[(u32, String)]| {
             list.iter().all(|(count, _)| *count > 0) && list.windows(2).all(|pair| pair[0].1 < pair[1].1)
         };
-        ordered(&self.added)
-            && ordered(&self.removed)
-            && !self.added.iter().any(|(_, name)| self.removed.iter().any(|(_, other)| other == name))
+        let added: BTreeSet<&str> = self.added.iter().map(|(_, name)| name.as_str()).collect();
+        ordered(&self.added) && ordered(&self.removed) && !self.removed.iter().any(|(_, name)| added.contains(&**name))
     }
 
     /// How many cards each list counts, in all.
