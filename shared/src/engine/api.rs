@@ -75,7 +75,8 @@ pub enum Intent {
     ClaimAbandoned,
     /// Ask for a new game against the same opponent, with a new deck (after sideboarding)
     /// or, with `None`, the same one. It starts when both players have asked; until then
-    /// the game goes on.
+    /// the game goes on. The request names the loser of this game as this player sees it now: when the
+    /// opponent's request names the same, that player chooses to play or draw in the new game (`ChosenBy`).
     NewGame(Option<DeckList>),
 }
 
