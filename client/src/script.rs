@@ -239,7 +239,8 @@ enum ScriptEvent {
         loser: &'static str,
         how: GameEnd,
     },
-    /// `seat` chooses to play or draw, decided `by` (`coin`, `previous-loser`).
+    /// `seat` chooses to play or draw, decided `by` (`coin`, or `previous-loser`: both new-game requests named it
+    /// the loser of the previous game).
     Chooser {
         seat: &'static str,
         by: ChosenBy,
@@ -249,6 +250,14 @@ enum ScriptEvent {
         seat: &'static str,
         label: String,
         changed: bool,
+    },
+    /// `seat`'s deck for game `game` holds other cards than its deck in the match's first game: `added` and
+    /// `removed` as `[count, name]` pairs.
+    DeckDiffers {
+        seat: &'static str,
+        game: u32,
+        added: Vec<(u32, String)>,
+        removed: Vec<(u32, String)>,
     },
 }
 
@@ -374,6 +383,9 @@ fn engine_event(event: Event, engine: &Engine<Ristretto255>) -> ScriptEvent {
         Event::GameOver { loser, how } => ScriptEvent::GameOver { loser: loser.name(), how },
         Event::Chooser { seat, by } => ScriptEvent::Chooser { seat: seat.name(), by },
         Event::DeckLabel { seat, label, changed } => ScriptEvent::DeckLabel { seat: seat.name(), label, changed },
+        Event::DeckDiffers { seat, game, difference } => {
+            ScriptEvent::DeckDiffers { seat: seat.name(), game, added: difference.added, removed: difference.removed }
+        }
         Event::Alert(alert) => ScriptEvent::Alert {
             kind: alert.kind.name(),
             detail: alert.detail,
@@ -413,4 +425,47 @@ fn table_view(engine: &Engine<Ristretto255>) -> TableView {
         .collect();
     let applied = engine.actions_applied();
     TableView { me: engine.seat().name(), turn: table.turn, zones, players, cards, applied }
+}
+
+#[cfg(test)]
+mod tests {
+    use fairdeck_shared::engine::{DeckCard, DeckList, EngineConfig};
+    use fairdeck_shared::wire::DeckDifference;
+
+    use super::*;
+
+    fn engine() -> Engine<Ristretto255> {
+        let config = EngineConfig { name: "Ada".into(), software: "fairdeck-test".into() };
+        let deck = DeckList { library: vec![DeckCard { name: "Mountain".into(), back: 0 }], ..DeckList::default() };
+        Engine::new(Seat::Host, config, deck, [1; 32]).expect("a valid deck")
+    }
+
+    fn json(event: Event) -> serde_json::Value {
+        serde_json::to_value(engine_event(event, &engine())).expect("a script event serializes")
+    }
+
+    #[test]
+    fn the_chooser_event_says_how_the_choice_was_decided() {
+        assert_eq!(
+            json(Event::Chooser { seat: Seat::Guest, by: ChosenBy::Loser }),
+            serde_json::json!({"event": "chooser", "seat": "guest", "by": "previous-loser"})
+        );
+        assert_eq!(
+            json(Event::Chooser { seat: Seat::Host, by: ChosenBy::Coin }),
+            serde_json::json!({"event": "chooser", "seat": "host", "by": "coin"})
+        );
+    }
+
+    #[test]
+    fn a_deck_off_the_matchs_75_is_an_event_with_what_differs() {
+        let difference =
+            DeckDifference { added: vec![(1, "Shock".into())], removed: vec![(2, "Lightning Bolt".into())] };
+        assert_eq!(
+            json(Event::DeckDiffers { seat: Seat::Guest, game: 2, difference }),
+            serde_json::json!({
+                "event": "deck_differs", "seat": "guest", "game": 2,
+                "added": [[1, "Shock"]], "removed": [[2, "Lightning Bolt"]],
+            })
+        );
+    }
 }

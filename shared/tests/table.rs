@@ -15,7 +15,7 @@ use fairdeck_shared::engine::{
 use fairdeck_shared::journal::{self, Verdict};
 use fairdeck_shared::pair::{Pair, numbered_deck};
 use fairdeck_shared::table::{CardId, Placement, Position, PowerToughness, ZoneId, ZoneKind};
-use fairdeck_shared::wire::{self, Action, ArrowTarget, Message, PeekPurpose};
+use fairdeck_shared::wire::{self, Action, ArrowTarget, DeckDifference, Message, PeekPurpose};
 
 type R = Ristretto255;
 
@@ -226,8 +226,17 @@ fn a_deck_takes_at_most_two_commanders_and_a_short_printable_label() {
     assert_eq!(new(commander_deck("Host", &["A", "B"], &"X".repeat(32))), None);
 }
 
-/// The guest's deck message, rewritten by `change` and signed by the guest: the host refuses it as malformed.
+/// The guest's deck message, its commanders and label rewritten by `change` and signed by the guest: the host
+/// refuses it as malformed.
 fn forged_deck_is_malformed(change: impl FnOnce(&mut Vec<CardInstance>, &mut String)) {
+    forged_deck_message_is_malformed(|message| {
+        let Message::Deck { commander, label, .. } = message else { panic!("not a deck") };
+        change(commander, label);
+    });
+}
+
+/// The guest's deck message, rewritten by `change` and signed by the guest: the host refuses it as malformed.
+fn forged_deck_message_is_malformed(change: impl FnOnce(&mut Message<R>)) {
     let guest_deck = commander_deck("Guest", &["Kenrith"], "AAAA");
     let mut pair = Pair::<R>::new(numbered_deck("Host", 6, 1), guest_deck.clone(), 5);
     let host_hello = pair.queue.iter().find(|m| m.from == Seat::Host).unwrap().bytes.clone();
@@ -238,8 +247,7 @@ fn forged_deck_is_malformed(change: impl FnOnce(&mut Vec<CardInstance>, &mut Str
     let _hello = twin.poll_transmit().unwrap();
     let deck = wire::decode_envelope(&twin.poll_transmit().unwrap()).unwrap();
     let mut message: Message<R> = wire::decode_body(&deck.body).unwrap();
-    let Message::Deck { commander, label, .. } = &mut message else { panic!("not a deck") };
-    change(commander, label);
+    change(&mut message);
     // Only the guest's hello reaches the host; then the guest's forged deck, signed and chained.
     pair.queue.retain(|m| m.from == Seat::Guest);
     pair.drive();
@@ -285,8 +293,16 @@ fn new_game(pair: &mut Pair<R>, decks: [Option<DeckList>; 2]) {
     assert_honest(pair);
 }
 
+/// `seat` asks for a new game after its opponent did: it starts.
+fn ask_too(pair: &mut Pair<R>, seat: Seat) {
+    pair.intent(seat, Intent::NewGame(None)).unwrap();
+    pair.drive();
+    assert_honest(pair);
+    assert!(Seat::BOTH.iter().all(|seat| pair.engine(*seat).is_ready()));
+}
+
 #[test]
-fn a_fair_coin_decides_who_chooses_to_play_or_draw_in_every_game() {
+fn a_fair_coin_decides_who_chooses_in_the_first_game_and_the_loser_in_later_ones() {
     let mut coin = std::collections::BTreeSet::new();
     for seed in 0..8 {
         let pair = ready(seed);
@@ -320,17 +336,17 @@ fn a_fair_coin_decides_who_chooses_to_play_or_draw_in_every_game() {
     pair.intent(Seat::Host, Intent::EndGame).unwrap();
     pair.drive();
     new_game(&mut pair, [None, None]);
-    // Game 2 has its own coin, which both see alike.
-    let (second, by) = *chooser_events(&pair, Seat::Host).last().expect("a chooser in game 2");
-    assert_eq!(by, ChosenBy::Coin);
+    // In game 2 the guest, who lost game 1, chooses: no coin.
     for seat in Seat::BOTH {
-        assert_eq!(chooser_events(&pair, seat).len(), 2);
-        assert_eq!(chooser_events(&pair, seat).last(), Some(&(second, ChosenBy::Coin)));
+        assert_eq!(chooser_events(&pair, seat), [(chooser, ChosenBy::Coin), (Seat::Guest, ChosenBy::Loser)]);
+        assert_eq!(pair.engine(seat).chooser(), Some(Seat::Guest));
     }
-    act(&mut pair, second, Action::PlayOrDraw { play: true });
-    assert_eq!(pair.guest.table().active, Some(second));
+    let why = refused(&mut pair, Seat::Host, Action::PlayOrDraw { play: true });
+    assert!(why.contains("other player chooses"), "{why}");
+    act(&mut pair, Seat::Guest, Action::PlayOrDraw { play: true });
+    assert_eq!(pair.host.table().active, Some(Seat::Guest));
 
-    // The host stops answering and the guest claims its forfeit: game 3 has its coin too.
+    // The host stops answering and the guest claims its forfeit: the host, having lost game 2, chooses in game 3.
     pair.intent(Seat::Guest, Intent::Act(Action::Draw { count: 1 })).unwrap();
     pair.step();
     let held: Vec<_> = pair.queue.drain(..).collect();
@@ -342,10 +358,69 @@ fn a_fair_coin_decides_who_chooses_to_play_or_draw_in_every_game() {
         assert_eq!(game_overs(&pair, seat).last(), Some(&(Seat::Host, GameEnd::Forfeited)));
     }
     new_game(&mut pair, [None, None]);
-    let third = *chooser_events(&pair, Seat::Host).last().expect("a chooser in game 3");
-    assert_eq!(third.1, ChosenBy::Coin);
-    assert_eq!(chooser_events(&pair, Seat::Guest).last(), Some(&third));
+    for seat in Seat::BOTH {
+        assert_eq!(chooser_events(&pair, seat).last(), Some(&(Seat::Host, ChosenBy::Loser)));
+    }
     assert!(pair.host_events.contains(&Event::NewGame { number: 3 }));
+}
+
+#[test]
+fn a_game_ended_without_a_loser_leaves_the_next_choice_to_the_coin() {
+    let mut pair = ready(5);
+    for seat in Seat::BOTH {
+        pair.intent(seat, Intent::EndGame).unwrap();
+    }
+    pair.drive();
+    new_game(&mut pair, [None, None]);
+    let second = *chooser_events(&pair, Seat::Host).last().unwrap();
+    assert_eq!(second.1, ChosenBy::Coin);
+    assert_eq!(chooser_events(&pair, Seat::Host).len(), 2);
+    assert_eq!(chooser_events(&pair, Seat::Guest).last(), Some(&second));
+}
+
+#[test]
+fn a_guest_that_concedes_and_asks_for_a_new_game_at_once_chooses() {
+    // The guest's concession is a proposal until the host accepts it; its request, sent before the answer, names
+    // the guest all the same.
+    let mut pair = ready(6);
+    pair.intent(Seat::Guest, Intent::Act(Action::Concede)).unwrap();
+    pair.intent(Seat::Guest, Intent::NewGame(None)).unwrap();
+    pair.drive();
+    assert_eq!(pair.host.loser(), Some(Seat::Guest));
+    ask_too(&mut pair, Seat::Host);
+    for seat in Seat::BOTH {
+        assert_eq!(chooser_events(&pair, seat).last(), Some(&(Seat::Guest, ChosenBy::Loser)));
+    }
+}
+
+/// `conceder` concedes while its opponent asks for a new game, neither having seen the other's message; `first`'s
+/// messages are delivered first. The two requests name different losers, so both engines fall back on the coin,
+/// alike and without an alert.
+fn concession_crossing_a_request(conceder: Seat, first: Seat) {
+    let mut pair = ready(7);
+    let asker = conceder.opponent();
+    pair.intent(conceder, Intent::Act(Action::Concede)).unwrap();
+    pair.intent(asker, Intent::NewGame(None)).unwrap();
+    while pair.step_from(first) {}
+    pair.drive();
+    assert_honest(&pair);
+    for seat in Seat::BOTH {
+        assert_eq!(pair.engine(seat).loser(), Some(conceder), "{seat:?}");
+    }
+    ask_too(&mut pair, conceder);
+    let second = *chooser_events(&pair, Seat::Host).last().unwrap();
+    assert_eq!(second.1, ChosenBy::Coin, "{conceder:?} conceding, {first:?}'s messages first");
+    assert_eq!(chooser_events(&pair, Seat::Guest).last(), Some(&second));
+    assert!(Seat::BOTH.iter().all(|seat| pair.engine(*seat).chooser() == Some(second.0)));
+}
+
+#[test]
+fn a_concession_crossing_a_new_game_request_leaves_the_choice_to_the_coin_on_both_sides() {
+    for conceder in Seat::BOTH {
+        for first in Seat::BOTH {
+            concession_crossing_a_request(conceder, first);
+        }
+    }
 }
 
 #[test]
@@ -563,5 +638,74 @@ fn both_deck_labels_are_shown_each_game_and_a_changed_one_is_announced() {
         let mut labels = label_events(&pair, seat)[2..].to_vec();
         labels.sort();
         assert_eq!(labels, [(Seat::Host, "HOSTDECK".into(), false), (Seat::Guest, "GUEST002".into(), true)]);
+    }
+}
+
+fn differences(pair: &Pair<R>, seat: Seat) -> Vec<(Seat, u32, DeckDifference)> {
+    pair.events(seat)
+        .iter()
+        .filter_map(|e| match e {
+            Event::DeckDiffers { seat, game, difference } => Some((*seat, *game, difference.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn end_both(pair: &mut Pair<R>) {
+    for seat in Seat::BOTH {
+        pair.intent(seat, Intent::EndGame).unwrap();
+    }
+    pair.drive();
+    assert_honest(pair);
+}
+
+#[test]
+fn a_deck_off_the_matchs_cards_is_announced_to_both_and_sideboarding_is_not() {
+    let host = commander_deck("Host", &["Host Commander"], "");
+    let guest = numbered_deck("Guest", 12, 2);
+    let mut pair = ready_with(host.clone(), guest.clone(), 12);
+    // Both end game 1, so each has audited the other's first deck.
+    end_both(&mut pair);
+
+    // Game 2: the guest sideboards (a library card and a sideboard card change places); the host does too, and
+    // also plays a Shock in place of one of its cards.
+    let mut sideboarded = guest.clone();
+    std::mem::swap(&mut sideboarded.library[0], &mut sideboarded.sideboard[0]);
+    let mut changed = host.clone();
+    std::mem::swap(&mut changed.library[1], &mut changed.sideboard[1]);
+    changed.library[0].name = "Shock".into();
+    new_game(&mut pair, [Some(changed), Some(sideboarded)]);
+    let expected = DeckDifference { added: vec![(1, "Shock".into())], removed: vec![(1, "Host 0".into())] };
+    for seat in Seat::BOTH {
+        assert_eq!(differences(&pair, seat), [(Seat::Host, 2, expected.clone())], "{seat:?}");
+    }
+    // The end of game 2 audits both decks: each account checks out against them, with no alert.
+    end_both(&mut pair);
+    for seat in Seat::BOTH {
+        let audited = pair.events(seat).iter().filter(|e| matches!(e, Event::Audited { .. })).count();
+        assert_eq!(audited, 2, "{seat:?}");
+    }
+
+    // Game 3: the host is back to its first deck, the guest keeps its sideboarded one: nothing differs.
+    new_game(&mut pair, [Some(host), None]);
+    for seat in Seat::BOTH {
+        assert_eq!(differences(&pair, seat).len(), 1, "{seat:?}");
+    }
+}
+
+#[test]
+fn a_deck_difference_out_of_form_or_in_the_first_game_is_malformed() {
+    let entry = |count: u32, name: &str| (count, name.to_owned());
+    let cases = [
+        // Game 1 has nothing to differ from.
+        DeckDifference { added: vec![entry(1, "Shock")], removed: vec![] },
+        DeckDifference { added: vec![entry(1, "B"), entry(1, "A")], removed: vec![] },
+        DeckDifference { added: vec![], removed: vec![entry(0, "A")] },
+    ];
+    for forged in cases {
+        forged_deck_message_is_malformed(|message| {
+            let Message::Deck { difference, .. } = message else { panic!("not a deck") };
+            *difference = forged;
+        });
     }
 }

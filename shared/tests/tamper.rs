@@ -20,7 +20,7 @@ use fairdeck_shared::crypto::{
     Ristretto255,
 };
 use fairdeck_shared::engine::{
-    Alert, AlertKind, DeckCard, DeckList, Engine, EngineConfig, Event, Input, Intent, IntentError,
+    Alert, AlertKind, ChosenBy, DeckCard, DeckList, Engine, EngineConfig, Event, Input, Intent, IntentError,
 };
 use fairdeck_shared::pair::{InFlight, Pair, numbered_deck};
 use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
@@ -1547,9 +1547,109 @@ fn a_new_game_asked_for_twice_is_caught() {
     game.pair.intent(Seat::Guest, Intent::NewGame(None)).expect("the guest may ask");
     game.pair.drive();
     assert!(game.pair.host_events.contains(&Event::NewGameRequested));
-    let forged = game.forge_next(Seat::Guest, &Message::NewGame);
+    let forged = game.forge_next(Seat::Guest, &Message::NewGame { loser: None });
     game.deliver(Seat::Guest, forged.clone());
     game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Unexpected);
+}
+
+/// The host concedes game 1 and asks for a new game; the guest's request is the next message.
+fn host_conceded_and_asked() -> Game<Ristretto255> {
+    let mut game = Game::<Ristretto255>::ready(8);
+    game.play(Seat::Host, Action::Concede);
+    game.pair.intent(Seat::Host, Intent::NewGame(None)).expect("the loser may ask");
+    game.pair.drive();
+    game.pair.intent(Seat::Guest, Intent::NewGame(None)).expect("the winner may ask");
+    game
+}
+
+fn chosen_in_game_two(game: &Game<Ristretto255>, seat: Seat) -> Vec<Event> {
+    let events = game.pair.events(seat);
+    let start = events.iter().position(|e| *e == Event::NewGame { number: 2 }).expect("game 2 started");
+    events[start..].iter().filter(|e| matches!(e, Event::Chooser { .. })).cloned().collect()
+}
+
+#[test]
+fn a_winner_naming_itself_the_loser_only_brings_the_coin_and_no_alert() {
+    let mut control = host_conceded_and_asked();
+    control.assert_honest();
+    for seat in Seat::BOTH {
+        assert_eq!(
+            chosen_in_game_two(&control, seat),
+            [Event::Chooser { seat: Seat::Host, by: ChosenBy::Loser }],
+            "{seat:?}"
+        );
+    }
+
+    // The guest, who won, names itself the loser to get the choice.
+    let mut game = host_conceded_and_asked();
+    let genuine = game.intercept(Seat::Guest, |m| matches!(m, Message::NewGame { .. }));
+    assert_eq!(body::<Ristretto255>(&genuine), Message::NewGame { loser: Some(Seat::Host) });
+    let forged = game.substitute(
+        Seat::Guest,
+        genuine.seq,
+        wire::encode_body(&Message::<Ristretto255>::NewGame { loser: Some(Seat::Guest) }),
+    );
+    game.deliver(Seat::Guest, forged);
+    game.drive_as_cheater(Seat::Guest);
+    // The host's engine disagrees with the claim: the coin decides, the guest is not made the chooser, and no alert
+    // is raised against either player.
+    assert!(game.alerts(Seat::Host).is_empty(), "{:?}", game.alerts(Seat::Host));
+    assert!(game.pair.host_events.contains(&Event::NewGame { number: 2 }));
+    assert!(
+        chosen_in_game_two(&game, Seat::Host).iter().all(|e| !matches!(e, Event::Chooser { by: ChosenBy::Loser, .. }))
+    );
+    assert_ne!(game.engine(Seat::Host).chooser(), Some(Seat::Guest));
+    assert_eq!(game.engine(Seat::Host).awaiting_opponent(), Some(Awaited::RandomRound { round: 1 << 62 }));
+}
+
+/// Both players end game 1 (each audits the other's first deck), and game 2 starts with the host playing a Shock in
+/// place of one of its cards; the host's new deck is its next message.
+fn host_swaps_a_card_in_game_two() -> Game<Ristretto255> {
+    let mut game = Game::<Ristretto255>::ready(8);
+    for seat in Seat::BOTH {
+        game.pair.intent(seat, Intent::EndGame).expect("either may end the game");
+    }
+    game.pair.drive();
+    let mut changed = game.decks[slot(Seat::Host)].clone();
+    changed.library[0].name = "Shock".into();
+    game.pair.intent(Seat::Host, Intent::NewGame(Some(changed))).expect("a new deck");
+    game.pair.intent(Seat::Guest, Intent::NewGame(None)).expect("the same deck");
+    game
+}
+
+fn host_difference_told(game: &Game<Ristretto255>) -> bool {
+    game.pair.guest_events.iter().any(|e| matches!(e, Event::DeckDiffers { seat: Seat::Host, game: 2, .. }))
+}
+
+#[test]
+fn a_deck_hiding_its_difference_from_the_first_game_is_caught_at_its_audit() {
+    let mut control = host_swaps_a_card_in_game_two();
+    control.assert_honest();
+    assert!(host_difference_told(&control));
+    control.pair.intent(Seat::Host, Intent::EndGame).expect("the host may end game 2");
+    control.assert_honest();
+
+    // The host says its deck is the first game's.
+    let mut game = host_swaps_a_card_in_game_two();
+    let genuine = game.intercept(Seat::Host, is_deck);
+    let forged = retype::<Ristretto255>(&genuine, |message| {
+        let Message::Deck { difference, .. } = message else { unreachable!() };
+        assert!(!difference.is_empty(), "the honest host tells its Shock");
+        *difference = Default::default();
+    });
+    let forged = game.substitute(Seat::Host, genuine.seq, forged);
+    game.deliver(Seat::Host, forged);
+    game.drive_as_cheater(Seat::Host);
+    // Its account is all the guest has until the audit: no warning, no alert yet.
+    assert!(!host_difference_told(&game));
+    assert!(game.alerts(Seat::Guest).is_empty(), "{:?}", game.alerts(Seat::Guest));
+    game.pair.intent(Seat::Host, Intent::EndGame).expect("the host may end game 2");
+    game.drive_as_cheater(Seat::Host);
+    let alerts = game.alerts(Seat::Guest);
+    assert_eq!(alerts.len(), 1, "{alerts:?}");
+    assert_eq!(alerts[0].kind, AlertKind::Unexpected);
+    assert!(alerts[0].detail.contains("Shock"), "{}", alerts[0].detail);
+    assert_eq!(alerts[0].evidence.as_ref(), game.forged.get(&genuine.seq));
 }
 
 #[test]

@@ -185,15 +185,26 @@ fn describe<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
             line(LogKind::Notice, format!("Game over: {} {}, {wins}", words.who(*loser), lost_by(*how)))
         }
         Event::Chooser { seat, by } => {
-            let by = match by {
-                ChosenBy::Coin => "a fair coin decided",
+            let (who, chooses) = (words.who(*seat), if *seat == engine.seat() { "choose" } else { "chooses" });
+            let text = match by {
+                ChosenBy::Coin => format!("{who} {chooses} to play or draw (a fair coin decided)"),
+                ChosenBy::Loser => format!("{who} lost the last game and {chooses} to play or draw"),
             };
-            let verb = if *seat == engine.seat() { "choose" } else { "chooses" };
-            line(LogKind::Notice, format!("{} {verb} to play or draw ({by})", words.who(*seat)))
+            line(LogKind::Notice, text)
         }
         Event::DeckLabel { seat, label, changed } => {
             let changed = if *changed { " — a different deck from the last game" } else { "" };
             line(LogKind::Notice, format!("{} deck: {label}{changed}", words.whose(*seat)))
+        }
+        Event::DeckDiffers { seat, game, difference } => {
+            let added = difference.added.iter().map(|(count, name)| format!("+{count} {name}"));
+            let removed = difference.removed.iter().map(|(count, name)| format!("−{count} {name}"));
+            let changes: Vec<String> = added.chain(removed).collect();
+            // The opponent's is a warning not to miss; one's own, news of the deck one chose.
+            let kind = if *seat == engine.seat() { LogKind::Notice } else { LogKind::Alert };
+            let text =
+                format!("{} deck for game {game} is not the match's 75: {}", words.whose(*seat), changes.join(", "));
+            line(kind, text)
         }
         Event::Alert(alert) => line(LogKind::Alert, words.alert(alert)),
         // Actions are told with the alert that came before them (`Story::lines`); an answer to a ping says

@@ -3,7 +3,7 @@
 use crate::crypto::{BackId, CardInstance, Coin, Dice, MAX_NAME_LEN};
 use crate::ids::Seat;
 use crate::table::{CardId, ZoneId};
-use crate::wire::{Action, Awaited, Envelope};
+use crate::wire::{Action, Awaited, DeckDifference, Envelope};
 
 /// A card of a deck list.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -75,7 +75,8 @@ pub enum Intent {
     ClaimAbandoned,
     /// Ask for a new game against the same opponent, with a new deck (after sideboarding)
     /// or, with `None`, the same one. It starts when both players have asked; until then
-    /// the game goes on.
+    /// the game goes on. The request names the loser of this game as this player sees it now: when the
+    /// opponent's request names the same, that player chooses to play or draw in the new game (`ChosenBy`).
     NewGame(Option<DeckList>),
 }
 
@@ -211,6 +212,18 @@ pub enum Event {
         /// The label differs from that player's deck in the previous game.
         changed: bool,
     },
+    /// `seat`'s deck for game `game`, a later game of the match, holds other cards than its deck in the match's
+    /// first game (names counted over library, sideboard and commanders, so sideboarding alone never differs): a
+    /// warning, the game goes on. For the opponent's deck this is its own account, which the end-of-game audits
+    /// check once both decks were audited (names are sealed until then).
+    DeckDiffers {
+        /// Whose deck.
+        seat: Seat,
+        /// The game's number in the match.
+        game: u32,
+        /// The cards added and removed.
+        difference: DeckDifference,
+    },
     /// The opponent ended the game, and its whole deck checked out against its catalogue.
     Audited {
         /// The player whose deck was audited.
@@ -236,11 +249,13 @@ pub enum GameEnd {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ChosenBy {
-    /// A fair coin (a commit–reveal round): heads the host, tails the guest, at the start of every game. (The
-    /// custom of the previous game's loser choosing needs both engines to agree on that loser, which a loss and a
-    /// new-game request crossing on the wire can prevent; until the new-game exchange carries it, players apply
-    /// that custom by agreement.)
+    /// A fair coin (a commit–reveal round): heads the host, tails the guest. It decides in the match's first
+    /// game, and in a later one whose two new-game requests did not name the same loser of the previous game (no
+    /// single loser, a loss that crossed a request on the wire, or an opponent naming a loser falsely).
     Coin,
+    /// The chooser lost the previous game, as both players' new-game requests said.
+    #[serde(rename = "previous-loser")]
+    Loser,
 }
 
 /// Something the opponent did that the player must know about, with its evidence.

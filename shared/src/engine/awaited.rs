@@ -67,8 +67,13 @@ impl<G: Group> Engine<G> {
         let library_len = |library: &Seat| self.game.table.zone(ZoneId::library(*library)).len();
         let awaited = |runs: &mut dyn Iterator<Item = (&Seat, &ShuffleRun)>| runs.map(|(l, _)| library_len(l)).max();
         let bound = match kind {
-            MessageKind::Deck => (!self.game.catalogues.contains_key(&peer) && self.game.game_id.is_some())
-                .then(|| wire::max_deck_len::<G>() * (element + 1024)),
+            // Per card, its element and catalogue entry; and a difference that names each card of two decks.
+            MessageKind::Deck => {
+                (!self.game.catalogues.contains_key(&peer) && self.game.game_id.is_some()).then(|| {
+                    let cards = wire::max_deck_len::<G>() + wire::MAX_COMMANDERS;
+                    cards * (element + 1024) + 2 * cards * (crate::crypto::MAX_NAME_LEN + 8)
+                })
+            }
             MessageKind::Strip => {
                 let cards: usize = self
                     .game

@@ -42,7 +42,7 @@ impl<G: Group> Engine<G> {
                 if self.game.game_id.is_none() {
                     return Err(IntentError::NotReady);
                 }
-                if self.new_game_asked {
+                if self.new_game_asked.is_some() {
                     return Err(IntentError::Invalid("a new game is already asked for".into()));
                 }
                 if let Some(deck) = deck {
@@ -50,8 +50,9 @@ impl<G: Group> Engine<G> {
                     self.deck = deck;
                 }
                 self.new_game_request = Some(self.out.next_seq());
-                self.out.send::<G>(&Message::NewGame);
-                self.new_game_asked = true;
+                let loser = self.loser_as_seen();
+                self.out.send::<G>(&Message::NewGame { loser });
+                self.new_game_asked = Some(loser);
                 self.start_new_game_if_agreed();
             }
             Intent::Chat(text) => {

@@ -24,6 +24,7 @@ mod rules;
 mod setup;
 mod shuffle;
 mod state;
+mod the75;
 mod unlock;
 
 pub use crate::wire::Awaited;
@@ -66,9 +67,10 @@ pub struct Engine<G: Group> {
     journal: Journal,
     /// Everything of the game being played, dropped when a new game starts.
     game: GameState<G>,
-    /// This player asked for a new game, and whether the opponent did.
-    new_game_asked: bool,
-    new_game_offered: bool,
+    /// This player asked for a new game (`Some`), naming the loser it saw then; the same for the opponent's
+    /// request. The two named losers decide who chooses to play or draw in the new game (`ChosenBy`).
+    new_game_asked: Option<Option<Seat>>,
+    new_game_offered: Option<Option<Seat>>,
     /// A new game started here but the opponent's new `deck` has not come yet: what it sent
     /// before that belongs to the game both dropped.
     awaiting_new_deck: bool,
@@ -77,6 +79,9 @@ pub struct Engine<G: Group> {
     new_game_request: Option<u64>,
     /// Each seat's deck label in the last game its deck entered (host, guest), to tell a changed deck.
     labels: [Option<String>; 2],
+    /// Each seat's deck in the match's first game, card names counted (host, guest): this player's own, and the
+    /// opponent's once audited (`the75`).
+    first_decks: [Option<wire::CardCounts>; 2],
 }
 
 impl<G: Group> Engine<G> {
@@ -111,11 +116,12 @@ impl<G: Group> Engine<G> {
             halted: None,
             journal,
             game: GameState::new(1, None),
-            new_game_asked: false,
-            new_game_offered: false,
+            new_game_asked: None,
+            new_game_offered: None,
             awaiting_new_deck: false,
             new_game_request: None,
             labels: [None, None],
+            first_decks: [None, None],
         };
         engine.game.table.player_mut(seat).name = engine.config.name.clone();
         let hello = Message::Hello {

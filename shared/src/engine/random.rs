@@ -3,23 +3,39 @@
 use super::Engine;
 use super::api::{AlertKind, ChosenBy, Event, GameEnd};
 use super::fault::Fault;
-use super::state::{Arrangement, RandomKind, RandomRound, RandomStage};
+use super::state::{Arrangement, RandomKind, RandomRound, RandomStage, single_loser};
 use crate::crypto::{BackId, Coin, Group, SharedRandom, SharedSeed};
 use crate::ids::Seat;
 use crate::table::{Knowledge, ZoneId};
-use crate::wire::Message;
+use crate::wire::{Action, Message};
 
 /// The round of the coin that decides who chooses to play or draw: above every action's number, below the
 /// arrangements' rounds (`shuffle::ARRANGEMENT_ROUNDS`).
 const CHOOSER_ROUND: u64 = 1 << 62;
 
 impl<G: Group> Engine<G> {
-    /// At the start of every game, once this player's deck is sent, a fair coin decides who chooses to play or
-    /// draw. Not the previous game's loser: a loss (a forfeit claim, a concession) and a request for a new game can
-    /// cross on the wire, so the two engines could disagree on who lost and on whether a coin is due. Both engines
-    /// start the coin's round alike; the opponent's commitment follows its deck.
-    pub(super) fn decide_chooser(&mut self) {
-        self.start_random(CHOOSER_ROUND, Seat::Host, RandomKind::Chooser);
+    /// At the start of every game, once this player's deck is sent: the previous game's loser chooses to play or
+    /// draw when both new-game requests named it (`agreed_loser`); otherwise (the match's first game, no single
+    /// loser, or the two requests disagree) a fair coin decides. Both engines start the coin's round alike; the
+    /// opponent's commitment follows its deck.
+    pub(super) fn decide_chooser(&mut self, agreed_loser: Option<Seat>) {
+        match agreed_loser {
+            Some(loser) => {
+                self.game.chooser = Some(loser);
+                self.out.emit(Event::Chooser { seat: loser, by: ChosenBy::Loser });
+            }
+            None => self.start_random(CHOOSER_ROUND, Seat::Host, RandomKind::Chooser),
+        }
+    }
+
+    /// The loser of this game as this player sees it, for its new-game request: the single player who lost it, or
+    /// this player while its own concession waits for the host's answer (a guest that concedes and asks at once).
+    pub(super) fn loser_as_seen(&self) -> Option<Seat> {
+        let mut losers = self.game.losers.clone();
+        if self.game.proposals.values().any(|action| *action == Action::Concede) {
+            losers.insert(self.seat);
+        }
+        single_loser(&losers)
     }
 
     /// Records that `loser` lost the game, and tells the interface.

@@ -108,10 +108,11 @@ impl<G: Group> Engine<G> {
                 self.game.game_id = Some(GameId(id.into()));
                 self.out.emit(Event::Connected { name, software });
                 self.send_deck();
-                self.decide_chooser();
+                self.decide_chooser(None);
             }
-            Message::Deck { key, base_key, proof, library, sideboard, catalogue, commander, label } => {
-                let deck = ReceivedDeck { key, base_key, proof, library, sideboard, catalogue, commander, label };
+            Message::Deck { key, base_key, proof, library, sideboard, catalogue, commander, label, difference } => {
+                let deck =
+                    ReceivedDeck { key, base_key, proof, library, sideboard, catalogue, commander, label, difference };
                 self.receive_deck(envelope, deck)?
             }
             Message::Act { action, seen, digest } => self.receive_act(seq, action, seen, digest)?,
@@ -150,11 +151,11 @@ impl<G: Group> Engine<G> {
                 self.out.emit(Event::ForfeitClaimed { by: peer, awaited });
                 self.record_loss(self.seat, GameEnd::Forfeited);
             }
-            Message::NewGame => {
-                if self.new_game_offered {
+            Message::NewGame { loser } => {
+                if self.new_game_offered.is_some() {
                     return Err(Fault::new(AlertKind::Unexpected, "a new game asked for twice"));
                 }
-                self.new_game_offered = true;
+                self.new_game_offered = Some(loser);
                 self.out.emit(Event::NewGameRequested);
                 self.start_new_game_if_agreed();
             }
@@ -230,7 +231,12 @@ impl<G: Group> Engine<G> {
             None => {
                 // The commanders came in the clear in the same signed deck message.
                 deck.extend(self.game.commanders.get(&peer).into_iter().flatten().cloned());
+                let checked = self.audit_difference(&deck);
                 self.out.emit(Event::Audited { seat: peer, deck });
+                if let Err(fault) = checked {
+                    let evidence = self.game.deck_envelopes.get(&peer).cloned();
+                    self.raise(fault, evidence);
+                }
             }
         }
         Ok(())

@@ -14,7 +14,7 @@ use crate::crypto::{
 };
 use crate::ids::{GameId, Seat};
 use crate::table::{Card, CardId, Knowledge, Placement, Position, ZoneId, ZoneKind};
-use crate::wire::{self, Envelope, KeyRef, Message};
+use crate::wire::{self, DeckDifference, Envelope, KeyRef, Message};
 
 /// Set-up is done when both libraries are shuffled.
 pub(super) const SETUP_SHUFFLES: u32 = 2;
@@ -45,6 +45,13 @@ pub(super) fn check_deck<G: Group>(deck: &DeckList) -> Result<(), DeckError> {
     Ok(())
 }
 
+/// The loser both new-game requests name, if they name the same one. Each engine has both requests when the new
+/// game starts, so both find the same: a loss and a request that crossed on the wire, or an opponent naming a loser
+/// falsely, only leave the choice to the coin.
+fn agreed_loser(mine: Option<Seat>, theirs: Option<Seat>) -> Option<Seat> {
+    mine.filter(|_| mine == theirs)
+}
+
 /// The fields of the opponent's `deck` message, as `receive_deck` takes them.
 pub(super) struct ReceivedDeck<G: Group> {
     pub(super) key: KeyCommitment<G>,
@@ -55,17 +62,19 @@ pub(super) struct ReceivedDeck<G: Group> {
     pub(super) catalogue: Vec<crate::crypto::CatalogueEntry>,
     pub(super) commander: Vec<CardInstance>,
     pub(super) label: String,
+    pub(super) difference: DeckDifference,
 }
 
 impl<G: Group> Engine<G> {
     /// Both players asked for a new game: this one is dropped and the next one's set-up
-    /// starts with this player's deck. Both engines derive the new game id alike.
+    /// starts with this player's deck. Both engines derive the new game id alike, and who chooses to play or draw
+    /// from the two requests alone, which both hold now.
     pub(super) fn start_new_game_if_agreed(&mut self) {
-        if !(self.new_game_asked && self.new_game_offered) {
+        let (Some(mine), Some(theirs)) = (self.new_game_asked, self.new_game_offered) else {
             return;
-        }
-        self.new_game_asked = false;
-        self.new_game_offered = false;
+        };
+        self.new_game_asked = None;
+        self.new_game_offered = None;
         let previous = self.game.game_id();
         let number = self.game.number + 1;
         let id = Sha256::new()
@@ -81,7 +90,7 @@ impl<G: Group> Engine<G> {
         self.awaiting_new_deck = true;
         self.out.emit(Event::NewGame { number });
         self.send_deck();
-        self.decide_chooser();
+        self.decide_chooser(agreed_loser(mine, theirs));
     }
 
     pub(super) fn send_deck(&mut self) {
@@ -132,6 +141,7 @@ impl<G: Group> Engine<G> {
         let mut cards = elements.into_iter().zip(placed.iter().map(|instance| instance.back));
         let library: Vec<(G::Element, BackId)> = cards.by_ref().take(library_len).collect();
         let sideboard: Vec<(G::Element, BackId)> = cards.collect();
+        let difference = self.own_difference();
         let message = Message::Deck {
             key: key.commitment().clone(),
             base_key: base_key.commitment().clone(),
@@ -141,6 +151,7 @@ impl<G: Group> Engine<G> {
             catalogue: catalogue.entries(),
             commander: commanders.clone(),
             label: self.deck.label.clone(),
+            difference: difference.clone(),
         };
         let envelope = self.out.send::<G>(&message).clone();
         self.game.deck_envelopes.insert(seat, envelope);
@@ -157,6 +168,7 @@ impl<G: Group> Engine<G> {
         }
         self.place_commanders(seat, commanders);
         self.show_label(seat, self.deck.label.clone());
+        self.tell_difference(seat, difference);
         self.start_setup_shuffle(seat);
     }
 
@@ -218,7 +230,7 @@ impl<G: Group> Engine<G> {
     }
 
     pub(super) fn receive_deck(&mut self, envelope: &Envelope, deck: ReceivedDeck<G>) -> Result<(), Fault> {
-        let ReceivedDeck { key, base_key, proof, library, sideboard, catalogue, commander, label } = deck;
+        let ReceivedDeck { key, base_key, proof, library, sideboard, catalogue, commander, label, difference } = deck;
         let peer = self.seat.opponent();
         if self.game.catalogues.contains_key(&peer) || self.game.game_id.is_none() {
             return Err(Fault::new(AlertKind::Unexpected, "a deck out of turn"));
@@ -254,6 +266,7 @@ impl<G: Group> Engine<G> {
                 format!("a deck label of more than {} bytes or not printable ASCII", wire::MAX_DECK_LABEL_LEN),
             ));
         }
+        self.check_difference(&difference, total + commander.len())?;
         let catalogue =
             Catalogue::from_entries(catalogue).map_err(|e| Fault::new(AlertKind::Malformed, e.to_string()))?;
         if catalogue.len() != total {
@@ -274,6 +287,7 @@ impl<G: Group> Engine<G> {
         self.place_deck(peer, locked, &backs, library.len(), key_ref);
         self.place_commanders(peer, commander);
         self.show_label(peer, label);
+        self.tell_difference(peer, difference);
         self.start_setup_shuffle(peer);
         Ok(())
     }

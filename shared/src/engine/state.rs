@@ -9,7 +9,7 @@ use crate::crypto::{
 };
 use crate::ids::{GameId, Seat};
 use crate::table::{Card, CardId, Knowledge, Table, ZoneId};
-use crate::wire::{Action, Envelope, KeyRef};
+use crate::wire::{Action, DeckDifference, Envelope, KeyRef};
 
 /// A card's current cryptographic form: the element everyone sees, and whose layers are on it.
 #[derive(Clone, Debug)]
@@ -144,6 +144,8 @@ pub(super) struct GameState<G: Group> {
     pub(super) conceded: bool,
     /// Who chooses to play or draw, once decided.
     pub(super) chooser: Option<Seat>,
+    /// How each deck of this game differs from its owner's in the match's first game, as its owner said.
+    pub(super) differences: HashMap<Seat, DeckDifference>,
     pub(super) setup_done: BTreeSet<Seat>,
     pub(super) ready: bool,
     /// The guest's library reorders that its own shuffle response completed, which the host
@@ -216,6 +218,7 @@ impl<G: Group> GameState<G> {
             losers: Default::default(),
             conceded: false,
             chooser: None,
+            differences: Default::default(),
             setup_done: Default::default(),
             ready: false,
             unseen_reorders: Vec::new(),
@@ -269,13 +272,18 @@ impl<G: Group> GameState<G> {
 
     /// The single loser of this game, if it has one.
     pub(super) fn loser(&self) -> Option<Seat> {
-        match self.losers.iter().collect::<Vec<_>>()[..] {
-            [loser] => Some(*loser),
-            _ => None,
-        }
+        single_loser(&self.losers)
     }
 
     pub(super) fn card(&self, id: CardId) -> Result<&Card, ActionError> {
         self.table.card(id).ok_or_else(|| ActionError::forbidden(format!("there is no card {id}")))
+    }
+}
+
+/// The one seat of `losers`, if it has exactly one: both players claiming each other's forfeit leaves no loser.
+pub(super) fn single_loser(losers: &BTreeSet<Seat>) -> Option<Seat> {
+    match losers.iter().collect::<Vec<_>>()[..] {
+        [loser] => Some(*loser),
+        _ => None,
     }
 }

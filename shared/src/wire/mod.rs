@@ -13,15 +13,18 @@ use crate::ids::Seat;
 use crate::table::{CardId, ZoneId};
 
 mod action;
+mod difference;
 pub use action::{Action, ArrowTarget, PeekPurpose};
+pub use difference::{CardCounts, DeckDifference, card_counts};
 
-/// Version 5: a shuffle step carries a non-interactive proof of its shuffle (a linear-size argument), and the
+/// Version 6: a new-game request names the loser of the game it leaves, as its sender saw it (the agreed loser
+/// chooses to play or draw); a deck says how its cards differ from its sender's deck in the match's first game. Version 5: a shuffle step carries a non-interactive proof of its shuffle (a linear-size argument), and the
 /// `shuffle-challenge` and `shuffle-response` messages are gone; the command zone, commanders and a deck label in
 /// the deck message; concede, attach, arrows, untap all, the choice to play or draw, a token's power and
 /// toughness, and why a player looks at their library. Version 4: envelopes and bodies in a binary encoding
 /// (postcard), about a quarter of their JSON size. Version 3 made what a forfeit claim names a typed value
 /// (`Awaited`); version 2 had the hello sign the sender's seat.
-pub const PROTOCOL_VERSION: u32 = 5;
+pub const PROTOCOL_VERSION: u32 = 6;
 /// The largest message body accepted (a 300-card modp2048 shuffle step with its relocks is about 0.6 MB).
 pub const MAX_MESSAGE_LEN: usize = 8 << 20;
 /// Longest chat line, player name, value key or phase name, in bytes.
@@ -180,6 +183,9 @@ pub enum Message<G: Group> {
         commander: Vec<CardInstance>,
         /// The sender's label for its deck.
         label: String,
+        /// How the deck's cards differ from the sender's deck in the match's first game (empty in that game): the
+        /// sender's own account, which the receiver can check only at the end-of-game audits.
+        difference: DeckDifference,
     },
     /// A table action of the sender's: the host's takes effect, the guest's is a proposal.
     Act {
@@ -260,7 +266,12 @@ pub enum Message<G: Group> {
     },
     /// The sender wants a new game against the same opponent (seed 001's request-new-game).
     /// When both players have sent one, each drops the game and sends its new `deck`.
-    NewGame,
+    NewGame {
+        /// Who lost the game being left, as the sender saw it when it asked (none: no single loser, or the game
+        /// was ended without one). When both requests name the same loser, that player chooses to play or draw
+        /// in the new game; otherwise a fair coin decides.
+        loser: Option<Seat>,
+    },
     /// The sender asks to see cards (the top `count` of a zone, or all of it).
     RevealRequest {
         /// The zone.
@@ -301,7 +312,7 @@ impl<G: Group> Message<G> {
             Message::RandomSettle { .. } => MessageKind::RandomSettle,
             Message::Audit { .. } => MessageKind::Audit,
             Message::ForfeitClaim { .. } => MessageKind::ForfeitClaim,
-            Message::NewGame => MessageKind::NewGame,
+            Message::NewGame { .. } => MessageKind::NewGame,
             Message::RevealRequest { .. } => MessageKind::RevealRequest,
             Message::RevealRefuse { .. } => MessageKind::RevealRefuse,
             Message::Chat { .. } => MessageKind::Chat,

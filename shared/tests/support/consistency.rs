@@ -19,6 +19,10 @@ pub fn assert_consistent<G: Group>(pair: &Pair<G>) {
                 assert_eq!(instance, truth);
             }
         }
+    }    // In the same game, with nothing under way, both engines name the same player to choose to play or draw.
+    let settled = |seat: Seat| pair.engine(seat).is_ready() && !pair.engine(seat).is_busy();
+    if pair.host.game_id() == pair.guest.game_id() && Seat::BOTH.into_iter().all(settled) {
+        assert_eq!(pair.host.chooser(), pair.guest.chooser(), "the two engines differ on who chooses");
     }
 }
 

@@ -444,3 +444,50 @@ fn commander_damage_names_the_commander_for_each_player() {
     let [ada, _] = game.lines(|game| game.act(Seat::Host, poison));
     assert_eq!(texts(&ada), ["You set your poison to 1"]);
 }
+
+#[test]
+fn who_chooses_to_play_or_draw_is_told_with_how_it_was_decided() {
+    let mut game = Game::new();
+    let coin = game.pair.host.chooser().expect("the coin decided in game 1");
+    let told = |view: &View| view.log.lines().iter().filter(|l| l.text.contains("to play or draw")).count();
+    let ada_says = match coin {
+        Seat::Host => "You choose to play or draw (a fair coin decided)",
+        Seat::Guest => "Bea chooses to play or draw (a fair coin decided)",
+    };
+    assert!(game.views[0].log.lines().iter().any(|l| l.text == ada_says), "{:?}", game.views[0].log.lines());
+    assert_eq!(told(&game.views[1]), 1);
+
+    game.act(Seat::Guest, Action::Concede);
+    let [ada, bea] = game.lines(|game| {
+        game.intent(Seat::Host, Intent::NewGame(None));
+        game.intent(Seat::Guest, Intent::NewGame(None));
+    });
+    let chooser = |lines: &[LogLine]| -> Vec<String> {
+        lines.iter().filter(|l| l.text.contains("to play or draw")).map(|l| l.text.clone()).collect()
+    };
+    assert_eq!(chooser(&ada), ["Bea lost the last game and chooses to play or draw"]);
+    assert_eq!(chooser(&bea), ["You lost the last game and choose to play or draw"]);
+}
+
+#[test]
+fn a_deck_off_the_matchs_75_is_told_to_both_with_what_differs() {
+    let mut game = Game::new();
+    game.intent(Seat::Host, Intent::NewGame(None));
+    // Bea sideboards (a Mountain out, the Smash in) and plays a Shock in place of a Lightning Bolt.
+    let mut deck = deck();
+    std::mem::swap(&mut deck.library[2], &mut deck.sideboard[0]);
+    let bolt = deck.library.iter_mut().find(|card| card.name == "Lightning Bolt").expect("a bolt");
+    bolt.name = "Shock".into();
+    let [ada, bea] = game.lines(|game| game.intent(Seat::Guest, Intent::NewGame(Some(deck))));
+    let warning = |lines: &[LogLine]| -> Vec<LogLine> {
+        lines.iter().filter(|l| l.text.contains("the match's 75")).cloned().collect()
+    };
+    assert_eq!(
+        warning(&ada),
+        [LogLine {
+            kind: LogKind::Alert,
+            text: "Bea's deck for game 2 is not the match's 75: +1 Shock, −1 Lightning Bolt".into()
+        }]
+    );
+    assert_eq!(texts(&warning(&bea)), ["Your deck for game 2 is not the match's 75: +1 Shock, −1 Lightning Bolt"]);
+}
