@@ -244,10 +244,14 @@ fn a_constructed_match_of_two_games_with_sideboarding() {
     }
     game.settle();
 
-    // Game 2: the guest brings its sideboarded deck, the host the same list.
+    // Game 2: the guest brings its sideboarded deck (the same 75 cards); the host plays a Shock it did not have
+    // in game 1, in place of a Lightning Bolt.
+    let burn = std::fs::read_to_string(deck("burn.txt")).unwrap();
+    let off_the_75 = dir.path().join("burn-shock.txt");
+    std::fs::write(&off_the_75, burn.replace("4x Lightning Bolt", "3x Lightning Bolt\n1 Shock")).unwrap();
     game.guest.send(&format!("new-game {}", sideboarded_file.display()));
     game.host.expect_event("new_game_requested");
-    game.host.send("new-game");
+    game.host.send(&format!("new-game {}", off_the_75.display()));
     for player in [&mut game.host, &mut game.guest] {
         assert_eq!(player.expect_event("new_game")["number"], 2);
         player.expect_event("ready");
@@ -255,13 +259,22 @@ fn a_constructed_match_of_two_games_with_sideboarding() {
     let table = game.settle();
     for player in [&game.host, &game.guest] {
         assert_eq!(deck_label(player, "guest")["changed"], true, "the sideboarded deck is announced");
-        assert_eq!(deck_label(player, "host")["changed"], false);
+        assert_eq!(deck_label(player, "host")["changed"], true);
+        let differs = seen_in_this_game(player, "deck_differs");
+        assert_eq!(differs.len(), 1, "only the host's deck is off the 75: {differs:#?}");
+        assert_eq!(differs[0]["seat"], "host");
+        assert_eq!(differs[0]["added"], serde_json::json!([[1, "Shock"]]));
+        assert_eq!(differs[0]["removed"], serde_json::json!([[1, "Lightning Bolt"]]));
+        let chooser = seen_in_this_game(player, "chooser");
+        assert_eq!(chooser.len(), 1);
+        assert_eq!((&chooser[0]["seat"], &chooser[0]["by"]), (&"host".into(), &"previous-loser".into()));
     }
     assert!(zone_cards(&table, "host hand").is_empty() && zone_cards(&table, "host play").is_empty());
     assert_eq!(table["players"]["guest"]["life"], 20, "a fresh table");
     assert_eq!(zone_cards(&table, "guest library").len(), 60);
     assert_eq!(zone_cards(&table, "guest sideboard").len(), 15);
 
+    game.step("host", "draw-first");
     game.step("guest", "draw 7");
     let table = game.step("host", "mulligan 6");
     assert_eq!(zone_cards(&table, "host hand").len(), 6);
