@@ -130,6 +130,12 @@ pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, addr: IpAddr, g
     drop(outbox);
     // The writer ends once every queue handle is gone (the room dropped its handle above) or after its close frame.
     let _ = tokio::time::timeout(WRITER_DRAIN, writer).await;
+    if end == End::Shutdown {
+        // Read on until the client answers the close (it drops what it reads): a socket closed with frames
+        // unread is reset, and a client whose send fails on that reset takes the restart for a lost link.
+        let drain = async { while let Some(Ok(_)) = stream.next().await {} };
+        let _ = tokio::time::timeout(limits.shutdown_grace, drain).await;
+    }
     drop(guard);
     drop(ticket);
 }

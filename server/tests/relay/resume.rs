@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use fairdeck_relay::Limits;
 use fairdeck_relay::protocol::{ClosingReason, GoneReason, PeerState, ServerMessage, close};
+use futures_util::SinkExt;
 use serde_json::json;
 
 use crate::common::{Client, Received, TestRelay, test_limits};
@@ -134,4 +135,23 @@ async fn shutdown_tells_clients_and_the_next_relay_takes_the_rooms_over() {
     let (_fresh, fresh_plate, _) = Client::create(&relay.url()).await;
     assert_ne!(fresh_plate, waiting_plate);
     relay.stop().await;
+}
+
+#[tokio::test]
+async fn a_client_sending_while_the_relay_stops_still_reads_closing() {
+    let dir = tempfile::tempdir().unwrap();
+    let relay = TestRelay::start(dir.path(), test_limits()).await;
+    let (mut creator, _joiner, _, _, _) = Client::pair(&relay.url()).await;
+    let stopping = tokio::spawn(relay.stop());
+    // The client goes on sending, without reading, while the relay tells it `closing` and closes: every send
+    // goes through, and `closing` is there to read afterwards.
+    for frame in 0..50u8 {
+        let sent = creator.ws.send(tokio_tungstenite::tungstenite::Message::Binary(vec![frame; 512].into())).await;
+        assert!(sent.is_ok(), "send {frame} failed: {sent:?}");
+        tokio::time::sleep(Duration::from_millis(4)).await;
+    }
+    let closing = creator.expect(|m| matches!(m, ServerMessage::Closing { .. })).await;
+    assert!(matches!(closing, ServerMessage::Closing { reason: ClosingReason::Restart, .. }));
+    let _ = creator.ws.close(None).await;
+    stopping.await.unwrap();
 }
