@@ -875,3 +875,17 @@ fn the_piles_and_your_sideboard_show_card_by_card_with_ids() {
         assert_eq!((line.kind, line.text.as_str()), (LogKind::Error, error));
     }
 }
+
+#[test]
+fn a_restored_game_shows_both_decks_labels() {
+    let labelled = |prefix: &str, label: &str| DeckList { label: label.into(), ..numbered_deck(prefix, 10, 2) };
+    let mut pair = Pair::<Ristretto255>::new(labelled("Host", "hostdeck"), labelled("Guest", "guestdek"), 7);
+    pair.drive();
+    // A resumed program's view: the events that told the labels were replayed before it existed.
+    let mut view = View::new("ws://127.0.0.1:7171/v1");
+    let restored = Output::Restored { path: "game.fairdeck".into(), moves: 3, relay: "ws://127.0.0.1:7171/v1".into() };
+    view.apply(&restored, &pair.host);
+    let buffer = draw(&view, WIDTH, HEIGHT);
+    assert!(find(&buffer, "deck hostdeck").is_some(), "{}", screen(&buffer));
+    assert!(find(&buffer, "deck guestdek").is_some(), "{}", screen(&buffer));
+}

@@ -456,6 +456,10 @@ impl View {
                 self.relay = RelayLink::Connecting;
                 self.relay_url = relay.clone();
                 self.story.restart(engine);
+                // The labels' events were replayed unseen; whether a deck changed is not kept.
+                let me = engine.seat();
+                self.deck_labels = [me, me.opponent()]
+                    .map(|seat| engine.deck_label(seat).map(|label| DeckLabel { label: clean(label), changed: false }));
                 self.log.push(LogKind::Notice, format!("Game restored from {} after {moves} moves", path.display()));
             }
             Output::Rendezvous { peer_here } => {

@@ -142,6 +142,11 @@ impl<G: Group> Engine<G> {
         self.seat
     }
 
+    /// The label of `seat`'s deck as its latest deck message gave it, once one came.
+    pub fn deck_label(&self, seat: Seat) -> Option<&str> {
+        self.labels[index(seat)].as_deref()
+    }
+
     /// The public table, as this engine has applied it.
     pub fn table(&self) -> &Table {
         &self.game.table
