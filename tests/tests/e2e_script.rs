@@ -177,11 +177,9 @@ fn a_relay_restart_is_resumed_and_play_goes_on() {
     for player in [&mut host, &mut guest] {
         player.expect_event("ready");
     }
-    // The table's first actions (each player's starting life) settle first: this test is about the relay's
-    // notice of a restart, which a frame in flight at that moment can turn into a plain lost connection.
-    host.wait_idle();
-    guest.wait_idle();
-
+    // Frames in flight as the relay stops (the starting life, a draw): each player still reads the relay's
+    // notice, which the relay keeps the socket open to deliver.
+    guest.send("draw 1");
     relay.restart();
     for player in [&mut host, &mut guest] {
         player.expect_event("relay_restarting");
@@ -197,7 +195,7 @@ fn a_relay_restart_is_resumed_and_play_goes_on() {
     host.wait_idle();
     guest.wait_idle();
     assert_eq!(public(&host.table()), public(&guest.table()));
-    assert_eq!(zone_cards(&host.table(), "guest hand").len(), 2);
+    assert_eq!(zone_cards(&host.table(), "guest hand").len(), 3);
     host.send("quit");
     guest.send("quit");
     assert!(host.wait_exit().success());
