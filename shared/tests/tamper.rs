@@ -1599,7 +1599,11 @@ fn a_winner_naming_itself_the_loser_only_brings_the_coin_and_no_alert() {
         chosen_in_game_two(&game, Seat::Host).iter().all(|e| !matches!(e, Event::Chooser { by: ChosenBy::Loser, .. }))
     );
     assert_ne!(game.engine(Seat::Host).chooser(), Some(Seat::Guest));
-    assert_eq!(game.engine(Seat::Host).awaiting_opponent(), Some(Awaited::RandomRound { round: 1 << 62 }));
+    let awaited = game.engine(Seat::Host).awaiting_opponent();
+    assert_eq!(awaited, Some(Awaited::RandomRound { round: wire::CHOOSER_ROUND }));
+    // A forfeit claim names it in words, not by its number.
+    let words = awaited.map(|awaited| awaited.to_string()).unwrap_or_default();
+    assert_eq!(words, "its side of the coin for who chooses to play or draw");
 }
 
 /// Both players end game 1 (each audits the other's first deck), and game 2 starts with the host playing a Shock in

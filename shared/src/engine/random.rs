@@ -7,11 +7,7 @@ use super::state::{Arrangement, RandomKind, RandomRound, RandomStage, single_los
 use crate::crypto::{BackId, Coin, Group, SharedRandom, SharedSeed};
 use crate::ids::Seat;
 use crate::table::{Knowledge, ZoneId};
-use crate::wire::{Action, Message};
-
-/// The round of the coin that decides who chooses to play or draw: above every action's number, below the
-/// arrangements' rounds (`shuffle::ARRANGEMENT_ROUNDS`).
-const CHOOSER_ROUND: u64 = 1 << 62;
+use crate::wire::{Action, CHOOSER_ROUND, Message};
 
 impl<G: Group> Engine<G> {
     /// At the start of every game, once this player's deck is sent: the previous game's loser chooses to play or

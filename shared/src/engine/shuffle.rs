@@ -10,10 +10,7 @@ use super::state::{Arrangement, BackGroup, RandomKind, ShuffleRun, UnseenReorder
 use crate::crypto::{Group, LockKey, Locked, ProofContext, Verified};
 use crate::ids::Seat;
 use crate::table::{CardId, Knowledge, ZoneId};
-use crate::wire::{Action, KeyRef, Message, RelockGroup, ShuffleStep};
-
-/// Random rounds that arrange a library's backs are numbered apart from the actions' rounds.
-pub(super) const ARRANGEMENT_ROUNDS: u64 = 1 << 63;
+use crate::wire::{ARRANGEMENT_ROUNDS, Action, KeyRef, Message, RelockGroup, ShuffleStep};
 
 impl<G: Group> Engine<G> {
     /// A full shuffle with fresh locks: whoever might know cards is hidden from by the

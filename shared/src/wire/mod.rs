@@ -614,6 +614,12 @@ pub(crate) fn verifying_key(bytes: &[u8; 32]) -> Result<VerifyingKey, WireError>
     Ok(key)
 }
 
+/// The random round of the coin that decides who chooses to play or draw: above every action's number (a roll's
+/// or a flip's round is its action's), below the arrangements' rounds.
+pub const CHOOSER_ROUND: u64 = 1 << 62;
+/// The first random round that orders a library's card backs (`ARRANGEMENT_ROUNDS | serial << 1 | library`).
+pub const ARRANGEMENT_ROUNDS: u64 = 1 << 63;
+
 /// What one player's engine waits on the other for: the exchange a forfeit claim names.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -657,7 +663,11 @@ impl std::fmt::Display for Awaited {
             }
             Awaited::Shuffle { library: Seat::Host } => write!(f, "its part of the shuffle of the host's library"),
             Awaited::Shuffle { library: Seat::Guest } => write!(f, "its part of the shuffle of the guest's library"),
-            Awaited::RandomRound { round } => write!(f, "its side of random round {round}"),
+            Awaited::RandomRound { round } => match *round {
+                ARRANGEMENT_ROUNDS.. => write!(f, "its side of the random order of a library's card backs"),
+                CHOOSER_ROUND => write!(f, "its side of the coin for who chooses to play or draw"),
+                action => write!(f, "its side of the random outcome of action {action}"),
+            },
             Awaited::Answer { proposal } => write!(f, "its answer to the proposal in message {proposal}"),
             Awaited::Return => write!(f, "its return to the game"),
         }
