@@ -72,6 +72,11 @@ impl Story {
 
     /// The log line for an intent of this player's that the engine took, if no event tells it.
     pub fn taken<G: Group>(&self, intent: &Intent, engine: &Engine<G>) -> Option<LogLine> {
+        // The player's own chat line reads as the opponent sees it.
+        if let Intent::Chat(text) = intent {
+            let name = &engine.table().player(engine.seat()).name;
+            return Some(LogLine { kind: LogKind::Chat, text: format!("<{name}> {text}") });
+        }
         let words = Words { engine, places: &self.places };
         words.taken(intent).map(|text| LogLine { kind: LogKind::Notice, text })
     }

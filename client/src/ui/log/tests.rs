@@ -491,3 +491,11 @@ fn a_deck_off_the_matchs_75_is_told_to_both_with_what_differs() {
     );
     assert_eq!(texts(&warning(&bea)), ["Your deck for game 2 is not the match's 75: +1 Shock, −1 Lightning Bolt"]);
 }
+
+#[test]
+fn a_chat_line_reads_the_same_on_both_sides() {
+    let mut game = Game::new();
+    let [ada, bea] = game.lines(|game| game.intent(Seat::Host, Intent::Chat("good luck".into())));
+    assert_eq!(ada, [LogLine { kind: LogKind::Chat, text: "<Ada> good luck".into() }]);
+    assert_eq!(bea, [LogLine { kind: LogKind::Chat, text: "<Ada> good luck".into() }]);
+}

@@ -244,8 +244,7 @@ impl<G: Group> Words<'_, G> {
                 format!("You asked {them} to show {what}{}", self.zone(*zone, Some(zone.owner)))
             }
             Intent::NewGame(_) => format!("You asked for a new game: it starts when {them} asks too"),
-            // Actions and forfeit claims are told by their events; chat is echoed as typed; a ping says
-            // nothing.
+            // Actions and forfeit claims are told by their events; chat by `Story::taken`; a ping says nothing.
             Intent::Act(_) | Intent::Chat(_) | Intent::Ping | Intent::ClaimForfeit | Intent::ClaimAbandoned => {
                 return None;
             }
