@@ -15,6 +15,7 @@ use super::relay::{SOFTWARE, create_room, join_room, open_relay};
 use super::state::{Session, os_seed};
 use crate::channel::{Channel, Side};
 use crate::code::{self, Code};
+use crate::command::{self, Command};
 use crate::deck::{Deck, cockatrice_hash, parse_deck};
 use crate::save::{self, RelayPlace, SaveFile};
 use crate::tls::client_config;
@@ -82,28 +83,56 @@ pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), Ses
 
     let relay_url = options.relay.clone().unwrap_or_else(|| DEFAULT_RELAY.to_string());
     let tls = client_config(options.ca.as_deref())?;
-    // The first connection is awaited: until the room is had there is no game to play.
-    let (mut ws, max_frame) = open_relay(&relay_url, &tls).await?;
-    let (code, token) = match joining {
-        None => {
-            let (nameplate, token) = create_room(&mut ws).await?;
-            let code = Code::random(&nameplate);
-            // The code is the secret the players share; it goes to the player only, never to a log.
-            front.show(Output::Code(code.to_string()), &engine)?;
-            (code, token)
-        }
-        Some(code) => {
-            let token = join_room(&mut ws, &code).await?;
-            (code, token)
-        }
+    // Until the room is had there is no game to play, but the player is not ignored meanwhile: `quit` (Ctrl-C at
+    // the terminal) leaves at once, and other commands wait for the game.
+    let reach = async {
+        let (mut ws, max_frame) = open_relay(&relay_url, &tls).await?;
+        let room = match &joining {
+            None => create_room(&mut ws).await.map(|(nameplate, token)| (Code::random(&nameplate), token))?,
+            Some(code) => (code.clone(), join_room(&mut ws, code).await?),
+        };
+        Ok::<_, SessionError>((ws, max_frame, room))
     };
+    let Some((early, (ws, max_frame, (code, token)))) = while_typing(reach, seat, front).await? else {
+        return Ok(());
+    };
+    if joining.is_none() {
+        // The code is the secret the players share; it goes to the player only, never to a log.
+        front.show(Output::Code(code.to_string()), &engine)?;
+    }
     let side = if seat == Seat::Host { Side::Host } else { Side::Guest };
     let mut channel = Channel::new(side, &code.password(), code.nameplate(), os_seed());
     channel.set_max_frame_bytes(max_frame);
     let relay = RelayPlace { url: relay_url, ca: absolute(options.ca.as_deref()), token: Some(token) };
     let mut session = Session::new(engine, channel, Link::Up(Box::new(ws)), relay, tls, options.games.clone());
     session.code = Some(code);
+    for line in early {
+        session.take_line(line);
+    }
     finish(session.run(front).await, &session, &options)
+}
+
+/// Runs `work` while reading the player's lines: `None` if the player quit first, else the lines read meanwhile
+/// (`None` among them for the end of input) and what `work` gave.
+async fn while_typing<F: Frontend, T>(
+    work: impl Future<Output = Result<T, SessionError>>,
+    seat: Seat,
+    front: &mut F,
+) -> Result<Option<(Vec<Option<String>>, T)>, SessionError> {
+    tokio::pin!(work);
+    let mut early = Vec::new();
+    loop {
+        let input_done = early.last().is_some_and(Option::is_none);
+        tokio::select! {
+            done = &mut work => return done.map(|done| Some((early, done))),
+            line = front.next_line(), if !input_done => {
+                if line.as_deref().is_some_and(|line| command::parse(line, seat) == Ok(Command::Quit)) {
+                    return Ok(None);
+                }
+                early.push(line);
+            }
+        }
+    }
 }
 
 /// Goes on with a saved game: the engine replays its journal, the channel takes up its keys and counters, and
