@@ -9,7 +9,7 @@ mod tests;
 mod words;
 
 use fairdeck_shared::crypto::Group;
-use fairdeck_shared::engine::{Alert, AlertKind, ChosenBy, Engine, Event, GameEnd, Intent};
+use fairdeck_shared::engine::{Alert, ChosenBy, Engine, Event, GameEnd, Intent};
 use fairdeck_shared::table::{CardId, ZoneId};
 use fairdeck_shared::wire::{Action, PeekPurpose};
 
@@ -48,9 +48,6 @@ pub struct Story {
     /// The engine's alert about the opponent's action on this player's cards: it comes before the action's
     /// `Applied`, whose sentence then is the alert.
     alert: Option<Alert>,
-    /// The last event was a reveal request: the engine's alert that follows is about it, and its line
-    /// already says it.
-    asked: bool,
     /// Cards of this player's library it is about to learn in a search, scry or surveil: the view lists them,
     /// so the log does not (a search would fill it).
     browsed: u32,
@@ -82,10 +79,8 @@ impl Story {
     }
 
     fn lines<G: Group>(&mut self, event: &Event, engine: &Engine<G>) -> Vec<LogLine> {
-        let asked = std::mem::take(&mut self.asked);
         let words = Words { engine, places: &self.places };
         match event {
-            Event::Alert(alert) if alert.kind == AlertKind::LookedAtYourCards && asked => Vec::new(),
             Event::Alert(alert) if !alert.kind.is_misbehaviour() => {
                 // An alert still waiting for its action would be lost: it is told as it came.
                 let flushed = self.alert.replace(alert.clone());
@@ -110,10 +105,6 @@ impl Story {
             {
                 self.browsed -= 1;
                 Vec::new()
-            }
-            Event::RevealRequested { .. } => {
-                self.asked = true;
-                describe(event, &words).into_iter().collect()
             }
             _ => describe(event, &words).into_iter().collect(),
         }

@@ -288,7 +288,8 @@ pub enum AlertKind {
     Stacking,
     /// A revealed card that is not in its owner's sealed deck list.
     NotInDeck,
-    /// The opponent asked to see this player's hidden cards, or took one.
+    /// The opponent took this player's hidden cards (`take-from-library`). A request to see cards is an event,
+    /// [`Event::RevealRequested`], since it shows nothing by itself.
     LookedAtYourCards,
     /// The opponent moved this player's cards.
     MovedYourCards,

@@ -159,19 +159,8 @@ impl<G: Group> Engine<G> {
                 self.out.emit(Event::NewGameRequested);
                 self.start_new_game_if_agreed();
             }
-            Message::RevealRequest { zone, count } => {
-                self.out.emit(Event::RevealRequested { zone, count });
-                self.raise(
-                    Fault::new(
-                        AlertKind::LookedAtYourCards,
-                        format!(
-                            "opponent asks to see {} of {zone}",
-                            count.map_or("all".into(), |n| format!("the top {n}"))
-                        ),
-                    ),
-                    Some(envelope.clone()),
-                );
-            }
+            // Only a request: nothing is seen unless this player reveals, so it is an event, not an alert.
+            Message::RevealRequest { zone, count } => self.out.emit(Event::RevealRequested { zone, count }),
             Message::RevealRefuse { zone } => self.out.emit(Event::RevealRefused { zone }),
             Message::Chat { text } => {
                 check_text("chat", &text)?;

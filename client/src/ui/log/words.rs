@@ -219,7 +219,7 @@ impl<G: Group> Words<'_, G> {
             AlertKind::Forbidden => format!("{them} tried an action the rules forbid"),
             AlertKind::Stacking => format!("{them} shuffled a library with known cards without fresh locks"),
             AlertKind::NotInDeck => format!("{them} showed a card that is not in their sealed deck list"),
-            AlertKind::LookedAtYourCards => format!("{them} asked to see or took your hidden cards"),
+            AlertKind::LookedAtYourCards => format!("{them} took your hidden cards"),
             AlertKind::MovedYourCards => format!("{them} changed your cards"),
             AlertKind::Incompatible => format!("{them}'s program cannot play with this one"),
             // A kind newer than this screen: its stable name, in words.
