@@ -168,25 +168,27 @@ fn a_commander_game_from_the_command_zone_to_a_concession() {
     let hidden = zone_cards(&table, "guest library")[1];
     assert!(game.host.learned_name(hidden).is_none(), "off: the next top card stays hidden");
 
+    // Names are whole where a random hand could hold another Krenko (Krenko's Command, Krenko, Tin Street
+    // Kingpin), which a prefix would rightly find ambiguous.
     // The guest casts its commander from the command zone; Krenko hits the host, who records the damage.
-    let table = game.step("guest", "play krenko at 0,0");
+    let table = game.step("guest", "play \"Krenko, Mob Boss\" at 0,0");
     let guest_krenko = named(&table, "guest play", "Krenko, Mob Boss");
-    let table = game.step("host", "commander-damage krenko +5");
+    let table = game.step("host", "commander-damage \"Krenko, Mob Boss\" +5");
     assert_eq!(table["players"]["host"][format!("commander:#{guest_krenko}")], 5, "{table:#}");
-    let table = game.step("guest", "command krenko");
+    let table = game.step("guest", "command \"Krenko, Mob Boss\"");
     assert_eq!(named(&table, "guest command", "Krenko, Mob Boss"), guest_krenko);
 
     // An equipment-like attachment, an arrow, tapping and untapping.
-    let table = game.step("host", "play Krenko at 1,0");
+    let table = game.step("host", "play \"krenko, mob boss\" at 1,0");
     let host_krenko = named(&table, "host play", "Krenko, Mob Boss");
-    let table = game.step("host", "attach \"Goblin Shaman\" to Krenko");
+    let table = game.step("host", &format!("attach {shaman} to {host_krenko}"));
     assert_eq!(card(&table, shaman)["attached_to"], host_krenko);
-    game.step("host", "arrow goblin to opponent");
-    let table = game.step("host", "tap krenko");
+    game.step("host", &format!("arrow {goblin} to opponent"));
+    let table = game.step("host", &format!("tap {host_krenko}"));
     assert_eq!(card(&table, host_krenko)["tapped"], true);
     let table = game.step("host", "untap-all");
     assert_eq!(card(&table, host_krenko)["tapped"], false);
-    let table = game.step("host", "counter krenko +1/+1 2");
+    let table = game.step("host", &format!("counter {host_krenko} +1/+1 2"));
     assert_eq!(card(&table, host_krenko)["counters"]["+1/+1"], 2);
 
     // The guest concedes: both see the game end, with the guest the loser.
