@@ -29,7 +29,6 @@ fn quit_while_the_relay_does_not_answer_leaves_at_once_and_cleanly() {
     stdout.read_line(&mut first).unwrap();
     let deck: Value = serde_json::from_str(&first).unwrap();
     assert_eq!(deck["event"], "deck");
-    writeln!(stdin, "draw 1").unwrap();
     writeln!(stdin, "quit").unwrap();
     let status = child.wait().expect("wait for fairdeck");
     drop(stdin);

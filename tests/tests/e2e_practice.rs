@@ -137,3 +137,16 @@ fn a_practice_game_refuses_a_bad_deck_file() {
         std::fs::read_dir(temp.path()).expect("temp dir").filter_map(Result::ok).map(|e| e.file_name()).collect();
     assert_eq!(left, ["bad.txt"], "nothing but the test's own file is left");
 }
+
+#[test]
+fn a_script_typed_all_at_once_runs_in_order_before_its_quit() {
+    let temp = tempfile::tempdir().expect("temp dir");
+    let mut player = Player::practice("player", &deck("burn.txt"), temp.path());
+    // Everything before the first connection is even made: the quit waits its turn.
+    for line in ["draw 7", "wait", "quit"] {
+        player.send(line);
+    }
+    let last = player.expect_event("table");
+    assert_eq!(zone_cards(&last, "host hand").len(), 7, "the draw ran before the quit");
+    assert!(player.wait_exit().success(), "exit 0; saw {:#?}", player.seen);
+}

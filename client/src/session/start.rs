@@ -112,8 +112,8 @@ pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), Ses
     finish(session.run(front).await, &session, &options)
 }
 
-/// Runs `work` while reading the player's lines: `None` if the player quit first, else the lines read meanwhile
-/// (`None` among them for the end of input) and what `work` gave.
+/// Runs `work` while reading the player's lines: `None` if the player's first line was `quit`, else the lines read
+/// meanwhile (`None` last for the end of input) and what `work` gave.
 async fn while_typing<F: Frontend, T>(
     work: impl Future<Output = Result<T, SessionError>>,
     seat: Seat,
@@ -126,7 +126,10 @@ async fn while_typing<F: Frontend, T>(
         tokio::select! {
             done = &mut work => return done.map(|done| Some((early, done))),
             line = front.next_line(), if !input_done => {
-                if line.as_deref().is_some_and(|line| command::parse(line, seat) == Ok(Command::Quit)) {
+                // A `quit` behind other commands waits its turn, as it always does: a script may type
+                // everything at once.
+                let quit = line.as_deref().is_some_and(|line| command::parse(line, seat) == Ok(Command::Quit));
+                if quit && early.is_empty() {
                     return Ok(None);
                 }
                 early.push(line);
