@@ -14,7 +14,7 @@ mod table;
 
 use fairdeck_shared::Seat;
 
-pub use spec::{Amount, Args, ArrowTo, CardAct, CardRef, Command, Key, Placing, Spec, TopWatch};
+pub use spec::{Amount, Args, ArrowTo, CardAct, CardRef, Command, Key, Placing, Spec, TopWatch, commander_damage_from};
 pub use table::COMMANDS;
 
 /// Parses a command line for the player in `seat`. The error says what was expected.

@@ -210,6 +210,11 @@ pub fn commander_damage_key(card: CardId) -> String {
     format!("commander:{card}")
 }
 
+/// The opposing commander whose damage the player value `key` counts: the reverse of [`commander_damage_key`].
+pub fn commander_damage_from(key: &str) -> Option<CardId> {
+    key.strip_prefix("commander:#").and_then(|id| id.parse().ok()).map(CardId)
+}
+
 /// One command: everything the parser, `--help`, the keys and the `?` overlay say about it.
 #[derive(Debug)]
 pub struct Spec {

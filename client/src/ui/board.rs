@@ -10,9 +10,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::arrows::Target;
-use super::log::commander_damage_from;
 use super::panels::{Chunk, Piece, Want, Window, centered, flow, rows_of, share};
 use super::view::{CardView, DeckLabel, Panel, Pile, PlayedCard, Side, SideView, TableView, View};
+use crate::command::commander_damage_from;
 
 /// How the opponent's hidden cards look.
 const CARD_BACK: &str = "[▒▒]";

@@ -10,7 +10,7 @@ mod words;
 
 use fairdeck_shared::crypto::Group;
 use fairdeck_shared::engine::{Alert, ChosenBy, Engine, Event, GameEnd, Intent};
-use fairdeck_shared::table::{CardId, ZoneId};
+use fairdeck_shared::table::ZoneId;
 use fairdeck_shared::wire::{Action, PeekPurpose};
 
 use self::places::Places;
@@ -216,10 +216,4 @@ pub fn lost_by(how: GameEnd) -> &'static str {
         GameEnd::Conceded => "conceded",
         GameEnd::Forfeited => "forfeited",
     }
-}
-
-/// The opposing commander whose damage the player value `key` counts (`commander:#101`), as
-/// `commander-damage` keys it.
-pub fn commander_damage_from(key: &str) -> Option<CardId> {
-    key.strip_prefix("commander:#").and_then(|id| id.parse().ok()).map(CardId)
 }

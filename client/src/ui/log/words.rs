@@ -8,8 +8,8 @@ use fairdeck_shared::engine::{Alert, AlertKind, Engine, Intent};
 use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
 use fairdeck_shared::wire::{Action, ArrowTarget, PeekPurpose};
 
-use super::commander_damage_from;
 use super::places::{Place, Places};
+use crate::command::commander_damage_from;
 use crate::ui::view::{SideView, TableView, ZONE_ORDER};
 
 /// Names seats, zones and cards for the engine's player, with the places the log kept.
