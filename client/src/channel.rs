@@ -9,7 +9,20 @@
 //!
 //! Once established, a channel can be saved and restored ([`Channel::saved_keys`], [`Channel::restore`]): a
 //! message is sealed into its data frames as soon as it is sent, so the frames a save holds are exactly the
-//! frames that may have left, and a restored channel never seals another plaintext under a used nonce.
+//! frames that may have left. A restored channel resends those frames byte-identical and seals everything new
+//! in a run of its own (below), so no copy of a save, resumed once or twice, now or from an old backup, ever
+//! seals a second plaintext under a used key and nonce.
+//!
+//! # Runs
+//!
+//! Every process that uses a channel (the one that made it, and each restore) is a *run*, with a random
+//! 16-byte run id drawn when it starts. The run id travels in clear in every data and ack frame it seals,
+//! and picks the key: `HKDF-SHA256(salt = run id, ikm = the direction's key, info = "fairdeck channel v2
+//! run")`. The counters go on from the save, so an honest peer's runs take turns: each seals the data frames
+//! from where the one before stopped, and its ack frames are numbered after the one before's. The receiver
+//! records where each of the peer's runs began in its data frames, and so knows, for every number it has
+//! taken, which run sealed it. Two runs sealing the same number (a save resumed twice, or an old copy of it)
+//! is a *fork*: [`ChannelError::Forked`], fatal, never a silent duplicate.
 //!
 //! # Handshake
 //!
@@ -25,16 +38,22 @@
 //!
 //! | frame     | layout                                                                  |
 //! |-----------|-------------------------------------------------------------------------|
-//! | `HELLO`   | `0x01`, version `0x01`, side (`0` host, `1` guest), SPAKE2 message (33) |
-//! | `CONFIRM` | `0x02`, confirmation value (32)                                         |
-//! | `DATA`    | `0x03`, seq (u64), ack (u64), AEAD(`flags` (u8) ‖ fragment)             |
-//! | `ACK`     | `0x04`, counter (u64), ack (u64), AEAD(empty)                           |
+//! | `HELLO`   | `0x01`, version `0x02`, side (`0` host, `1` guest), SPAKE2 message (33)      |
+//! | `CONFIRM` | `0x02`, confirmation value (32)                                              |
+//! | `DATA`    | `0x03`, run id (16), seq (u64), ack (u64), AEAD(`flags` (u8) ‖ fragment)     |
+//! | `ACK`     | `0x04`, run id (16), counter (u64), ack (u64), AEAD(empty)                   |
 //!
-//! The AEAD associated data is the 17-byte header; the nonce is `type ‖ 0 0 0 ‖ number` (the data frame's
-//! sequence number, or the ack frame's own counter), each key being used for one direction only, so no nonce
-//! is ever used twice with a key. A data frame, once encrypted, is kept and resent byte-identical (re-encrypting
-//! it with a fresher ack would reuse its nonce). `ack` is cumulative: the number of data frames received in
-//! order. `flags` bit 0 marks the last fragment of a message.
+//! The AEAD associated data is the 33-byte header; the key is the sender's run key; the nonce is
+//! `type ‖ 0 0 0 ‖ number` (the data frame's sequence number, or the ack frame's own counter). A run seals each
+//! number once, each key serves one direction of one run, and run ids are random: no nonce is ever used twice
+//! with a key. A data frame, once encrypted, is kept and resent byte-identical, by a later run too, under its
+//! own run id (re-encrypting it with a fresher ack would reuse its nonce). `ack` is cumulative: the number of
+//! data frames received in order. `flags` bit 0 marks the last fragment of a message.
+//!
+//! Acknowledgements must grow. An ack frame numbered below one already taken is old (the relay may replay or
+//! reorder frames) and moves nothing; a newer one that acknowledges less than the one before, or a data frame
+//! that acknowledges less than the data frame before it, comes from a peer that forgot what it had received
+//! (an old copy of its save): [`ChannelError::AckWentBack`].
 //!
 //! # Rendezvous
 //!
@@ -47,9 +66,10 @@
 //!
 //! Every error returned by [`Channel::handle_frame`] is fatal: the channel is then failed and every later call
 //! returns the same error, because anything that is not a duplicate can only come from tampering, a peer that
-//! breaks the protocol, or the wrong code. What is dropped silently: data and ack frames that authenticate but
-//! are duplicates or old (retransmissions), a repeated identical `HELLO`/`CONFIRM`, and data or ack frames
-//! that arrive before the key exists (the peer resends them after the handshake is repaired).
+//! breaks the protocol, or the wrong code. What is dropped silently: data frames that authenticate and are
+//! the very frame already taken (a retransmission: same number, same run), ack frames older than one already
+//! taken, a repeated identical `HELLO`/`CONFIRM`, and data or ack frames that arrive before the key exists
+//! (the peer resends them after the handshake is repaired).
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
@@ -58,7 +78,7 @@ use chacha20poly1305::aead::{Aead, KeyInit, Payload};
 use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
 use hkdf::Hkdf;
 use rand_chacha::ChaCha20Rng;
-use rand_chacha::rand_core::SeedableRng;
+use rand_chacha::rand_core::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 use spake2::{Ed25519Group, Identity, Password, Spake2};
@@ -77,7 +97,7 @@ pub const SEND_WINDOW_FRAMES: u64 = WINDOW / 2;
 /// Bytes of data frames this side keeps unacknowledged, at most (one frame may always be in flight).
 pub const SEND_WINDOW_BYTES: usize = 256 * 1024;
 
-const VERSION: u8 = 1;
+const VERSION: u8 = 2;
 const T_HELLO: u8 = 0x01;
 const T_CONFIRM: u8 = 0x02;
 const T_DATA: u8 = 0x03;
@@ -85,11 +105,31 @@ const T_ACK: u8 = 0x04;
 const SPAKE2_MSG_LEN: usize = 33;
 const HELLO_LEN: usize = 3 + SPAKE2_MSG_LEN;
 const CONFIRM_LEN: usize = 1 + 32;
-const HEADER_LEN: usize = 17;
+/// Type, run id, number, ack.
+const HEADER_LEN: usize = 1 + RUN_ID_LEN + 8 + 8;
+const NUMBER_AT: usize = 1 + RUN_ID_LEN;
+const ACK_AT: usize = NUMBER_AT + 8;
+/// The peer's runs a receiver records, at most: one per resume of the peer's game; beyond, the peer is
+/// broken or hostile.
+pub const MAX_PEER_RUNS: usize = 1024;
 const TAG_LEN: usize = 16;
 const FLAG_LAST: u8 = 1;
 /// Smallest frame limit accepted: header, tag, flags and a useful fragment.
 const MIN_FRAME_BYTES: usize = 256;
+
+/// Length of a run id.
+pub const RUN_ID_LEN: usize = 16;
+
+/// A run's random id (see the module documentation).
+pub type RunId = [u8; RUN_ID_LEN];
+
+/// Where one of the peer's runs began in its data frames: the first number the receiver took from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunStart {
+    pub seq: u64,
+    #[serde(with = "fairdeck_shared::serde_hex::array")]
+    pub run: RunId,
+}
 
 /// Which seat this client has. The two sides must differ; it picks the direction of each key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -123,6 +163,18 @@ pub enum ChannelError {
     /// A data frame number the peer cannot have sent yet (beyond the window).
     #[error("data frame {seq} is impossible: next expected is {expected}, window {WINDOW}")]
     SequenceOutOfRange { seq: u64, expected: u64 },
+    /// Two of the peer's runs sealed the same data frame number: one save resumed twice, or an old copy of it.
+    #[error(
+        "the opponent's program sent two different frames numbered {seq}: its saved game is being used twice, \
+         or an older copy of it was resumed"
+    )]
+    Forked { seq: u64 },
+    /// The peer acknowledged less than it had before: it forgot what it had received.
+    #[error(
+        "the opponent's program acknowledged {ack} frames after {before}: it forgot what it had received \
+         (an older copy of its saved game was resumed)"
+    )]
+    AckWentBack { ack: u64, before: u64 },
     /// The peer acknowledged frames never sent.
     #[error("the peer acknowledged {ack} data frames but only {sent} were sent")]
     BadAck { ack: u64, sent: u64 },
@@ -139,10 +191,26 @@ pub enum ChannelError {
 
 /// Keys of an established (or confirming) session.
 struct Keys {
+    /// This run's key.
     send: ChaCha20Poly1305,
-    recv: ChaCha20Poly1305,
-    /// The same keys' bytes, for a save.
+    /// The key of the peer's run whose frame came last.
+    recv: Option<(RunId, ChaCha20Poly1305)>,
+    /// The directions' keys, from which the runs' keys are derived, for a save.
     raw: RawKeys,
+}
+
+impl Keys {
+    fn new(raw: RawKeys, run: &RunId) -> Keys {
+        Keys { send: run_key(&raw.send, run), recv: None, raw }
+    }
+
+    /// The key of one of the peer's runs, kept for the next frame of the same run.
+    fn recv(&mut self, run: &RunId) -> &ChaCha20Poly1305 {
+        if self.recv.as_ref().is_none_or(|(cached, _)| cached != run) {
+            self.recv = Some((*run, run_key(&self.raw.recv, run)));
+        }
+        &self.recv.as_ref().expect("set just above").1
+    }
 }
 
 #[derive(Clone)]
@@ -205,6 +273,24 @@ pub struct Progress {
     pub delivered: u64,
     /// Whether the peer proved it has our handshake frames.
     pub peer_proved_established: bool,
+    /// The ack carried by the peer's data frame `recv_next - 1`.
+    pub peer_data_ack: u64,
+    /// The peer's ack frames numbered below were taken, or are old.
+    pub peer_ack_next: u64,
+    /// The ack carried by the last ack frame taken.
+    pub peer_ack_latest: u64,
+}
+
+/// What a save holds of a channel besides its keys.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SavedState {
+    pub progress: Progress,
+    /// Data frames sealed and not acknowledged, from `progress.acked` on.
+    pub unacked: Vec<Vec<u8>>,
+    /// The part of the peer's next message received so far.
+    pub partial: Vec<u8>,
+    /// Where each of the peer's runs began.
+    pub peer_runs: Vec<RunStart>,
 }
 
 /// Where to meet the peer again at a relay: the `rendezvous` message's fields.
@@ -235,6 +321,13 @@ impl Rendezvous {
     }
 }
 
+/// A data frame taken ahead of its turn.
+struct Ahead {
+    run: RunId,
+    ack: u64,
+    fragment: Vec<u8>,
+}
+
 enum Handshake {
     /// Our HELLO is out; waiting for the peer's.
     Started(Spake2<Ed25519Group>),
@@ -247,6 +340,8 @@ enum Handshake {
 /// The end-to-end channel state machine. See the module documentation.
 pub struct Channel {
     side: Side,
+    /// This process's run.
+    run: RunId,
     max_frame: usize,
     max_message: usize,
     handshake: Option<Handshake>,
@@ -274,8 +369,13 @@ pub struct Channel {
     /// Next data frame expected; also the cumulative ack we send.
     recv_next: u64,
     last_ack_sent: u64,
+    /// Where each of the peer's runs began, in order: which run sealed each number below `recv_next`.
+    peer_runs: Vec<RunStart>,
+    peer_data_ack: u64,
+    peer_ack_next: u64,
+    peer_ack_latest: u64,
     /// Authenticated fragments that arrived ahead of `recv_next`.
-    ahead: BTreeMap<u64, Vec<u8>>,
+    ahead: BTreeMap<u64, Ahead>,
     ahead_bytes: usize,
     reassembly: Vec<u8>,
     delivered: VecDeque<Vec<u8>>,
@@ -299,10 +399,12 @@ impl fmt::Debug for Channel {
 
 impl Channel {
     /// Starts the handshake: the first [`poll_frame`](Self::poll_frame) returns our `HELLO`.
-    /// `rng_seed` must be fresh secret randomness (it makes the SPAKE2 scalar).
+    /// `rng_seed` must be fresh secret randomness (it makes the run id and the SPAKE2 scalar).
     pub fn new(side: Side, code_words: &str, nameplate: &str, rng_seed: [u8; 32]) -> Self {
         let identity = Identity::new(format!("fairdeck/v1 nameplate {nameplate}").as_bytes());
-        let rng = ChaCha20Rng::from_seed(rng_seed);
+        let mut rng = ChaCha20Rng::from_seed(rng_seed);
+        let mut run = RunId::default();
+        rng.fill_bytes(&mut run);
         let (spake, msg) =
             Spake2::<Ed25519Group>::start_symmetric_with_rng(&Password::new(code_words.as_bytes()), &identity, rng);
         let mut my_hello = Vec::with_capacity(HELLO_LEN);
@@ -311,6 +413,7 @@ impl Channel {
         debug_assert_eq!(my_hello.len(), HELLO_LEN);
         Channel {
             side,
+            run,
             max_frame: DEFAULT_MAX_FRAME_BYTES,
             max_message: MAX_MESSAGE_BYTES,
             handshake: Some(Handshake::Started(spake)),
@@ -329,6 +432,10 @@ impl Channel {
             ack_counter: 0,
             recv_next: 0,
             last_ack_sent: 0,
+            peer_runs: Vec::new(),
+            peer_data_ack: 0,
+            peer_ack_next: 0,
+            peer_ack_latest: 0,
             ahead: BTreeMap::new(),
             ahead_bytes: 0,
             reassembly: Vec::new(),
@@ -337,26 +444,27 @@ impl Channel {
         }
     }
 
-    /// The channel of a save: established, with the data frames it had sealed and not seen acknowledged
-    /// (`unacked`, from `progress.acked`) and the part of a message it had received (`partial`). Everything
-    /// unacknowledged goes out again at the first [`resend_unacked`](Self::resend_unacked).
-    pub fn restore(keys: &SavedKeys, progress: Progress, unacked: Vec<Vec<u8>>, partial: Vec<u8>) -> Channel {
+    /// The channel of a save: established, with the data frames it had sealed and not seen acknowledged, the
+    /// part of a message it had received and where the peer's runs began. Everything unacknowledged goes out
+    /// again, byte-identical, at the first [`resend_unacked`](Self::resend_unacked); everything new is sealed in
+    /// a new run, whose id comes from `rng_seed` (fresh secret randomness).
+    pub fn restore(keys: &SavedKeys, saved: SavedState, rng_seed: [u8; 32]) -> Channel {
+        let mut run = RunId::default();
+        ChaCha20Rng::from_seed(rng_seed).fill_bytes(&mut run);
         let raw = RawKeys {
             send: keys.send,
             recv: keys.recv,
             peer_confirm: keys.peer_confirm,
             rendezvous: [keys.host_rendezvous, keys.guest_rendezvous],
         };
+        let progress = saved.progress;
         Channel {
             side: keys.side,
+            run,
             max_frame: DEFAULT_MAX_FRAME_BYTES,
             max_message: MAX_MESSAGE_BYTES,
             handshake: Some(Handshake::Established),
-            keys: Some(Keys {
-                send: ChaCha20Poly1305::new(&Key::from(raw.send)),
-                recv: ChaCha20Poly1305::new(&Key::from(raw.recv)),
-                raw,
-            }),
+            keys: Some(Keys::new(raw, &run)),
             failed: None,
             my_hello: keys.my_hello.clone(),
             my_confirm: Some(keys.my_confirm.clone()),
@@ -364,16 +472,20 @@ impl Channel {
             peer_proved_established: progress.peer_proved_established,
             out: VecDeque::new(),
             to_send: VecDeque::new(),
-            unacked: unacked.into(),
+            unacked: saved.unacked.into(),
             next_seq: progress.next_seq,
             transmitted: progress.acked,
             acked: progress.acked,
             ack_counter: progress.ack_counter,
             recv_next: progress.recv_next,
             last_ack_sent: 0,
+            peer_runs: saved.peer_runs,
+            peer_data_ack: progress.peer_data_ack,
+            peer_ack_next: progress.peer_ack_next,
+            peer_ack_latest: progress.peer_ack_latest,
             ahead: BTreeMap::new(),
             ahead_bytes: 0,
-            reassembly: partial,
+            reassembly: saved.partial,
             delivered: VecDeque::new(),
             delivered_count: progress.delivered,
         }
@@ -404,7 +516,20 @@ impl Channel {
             recv_next: self.recv_next,
             delivered: self.delivered_count,
             peer_proved_established: self.peer_proved_established,
+            peer_data_ack: self.peer_data_ack,
+            peer_ack_next: self.peer_ack_next,
+            peer_ack_latest: self.peer_ack_latest,
         }
+    }
+
+    /// Where the peer's runs began, from data frame `seq` on (those before are in an earlier save line).
+    pub fn peer_runs_from(&self, seq: u64) -> impl Iterator<Item = &RunStart> {
+        self.peer_runs.iter().filter(move |start| start.seq >= seq)
+    }
+
+    /// This process's run id.
+    pub fn run(&self) -> RunId {
+        self.run
     }
 
     /// The sealed data frames from sequence number `seq` on (those below `acked` are gone).
@@ -524,7 +649,7 @@ impl Channel {
             let frame = next.clone();
             self.transmitted += 1;
             // A frame sealed a while ago carries the ack of that moment: a fresher one may have to follow.
-            let carried = u64::from_be_bytes(frame[9..17].try_into().expect("a sealed frame has its header"));
+            let carried = header_u64(&frame, ACK_AT);
             self.last_ack_sent = self.last_ack_sent.max(carried);
             return Some(frame);
         }
@@ -620,7 +745,8 @@ impl Channel {
         };
         let key =
             spake.finish(&bytes[3..]).map_err(|_| ChannelError::Malformed("HELLO has an invalid SPAKE2 message"))?;
-        let (keys, my_confirm) = derive_keys(&key, self.side);
+        let (raw, my_confirm) = derive_keys(&key, self.side);
+        let keys = Keys::new(raw, &self.run);
         let mut confirm = Vec::with_capacity(CONFIRM_LEN);
         confirm.push(T_CONFIRM);
         confirm.extend_from_slice(&my_confirm);
@@ -653,17 +779,19 @@ impl Channel {
         }
     }
 
-    fn parse_header(bytes: &[u8]) -> Result<(u64, u64), ChannelError> {
+    fn parse_header(bytes: &[u8]) -> Result<Header, ChannelError> {
         if bytes.len() < HEADER_LEN + TAG_LEN {
             return Err(ChannelError::Malformed("frame shorter than its header and tag"));
         }
-        let number = u64::from_be_bytes(bytes[1..9].try_into().expect("8 bytes"));
-        let ack = u64::from_be_bytes(bytes[9..17].try_into().expect("8 bytes"));
-        Ok((number, ack))
+        Ok(Header {
+            run: bytes[1..NUMBER_AT].try_into().expect("16 bytes"),
+            number: header_u64(bytes, NUMBER_AT),
+            ack: header_u64(bytes, ACK_AT),
+        })
     }
 
     fn handle_data(&mut self, bytes: &[u8]) -> Result<(), ChannelError> {
-        let (seq, ack) = Self::parse_header(bytes)?;
+        let Header { run, number: seq, ack } = Self::parse_header(bytes)?;
         if !self.is_established() {
             // Cannot be checked or trusted yet; the peer keeps it unacked and resends it.
             return Ok(());
@@ -672,36 +800,62 @@ impl Channel {
             return Err(ChannelError::SequenceOutOfRange { seq, expected: self.recv_next });
         }
         // Authenticate even duplicates, so an altered retransmission is noticed too.
-        let fragment = self.open(T_DATA, seq, bytes).ok_or(ChannelError::Tampered { frame: "data", number: seq })?;
+        let fragment =
+            self.open(T_DATA, &run, seq, bytes).ok_or(ChannelError::Tampered { frame: "data", number: seq })?;
         if fragment.is_empty() || fragment[0] & !FLAG_LAST != 0 {
             return Err(ChannelError::Malformed("data fragment has invalid flags"));
         }
+        // A number already taken must come again from the run that sealed it: the same frame, resent.
+        let sealed_by = if seq < self.recv_next { self.run_of(seq) } else { self.ahead.get(&seq).map(|a| a.run) };
+        if sealed_by.is_some_and(|sealed_by| sealed_by != run) {
+            return Err(ChannelError::Forked { seq });
+        }
         self.peer_proved_established = true;
         self.process_ack(ack)?;
-        if seq < self.recv_next || self.ahead.contains_key(&seq) {
+        if sealed_by.is_some() {
             return Ok(());
         }
         if seq > self.recv_next {
             // Bounded: beyond this the frame is dropped and will come again with the peer's resend.
             if self.ahead_bytes + fragment.len() <= MAX_MESSAGE_BYTES {
                 self.ahead_bytes += fragment.len();
-                self.ahead.insert(seq, fragment);
+                self.ahead.insert(seq, Ahead { run, ack, fragment });
             }
             return Ok(());
         }
-        self.accept_fragment(fragment)?;
+        self.accept_fragment(Ahead { run, ack, fragment })?;
         while let Some(next) = self.ahead.remove(&self.recv_next) {
-            self.ahead_bytes -= next.len();
+            self.ahead_bytes -= next.fragment.len();
             self.accept_fragment(next)?;
         }
         Ok(())
     }
 
-    fn accept_fragment(&mut self, fragment: Vec<u8>) -> Result<(), ChannelError> {
+    /// The run that sealed data frame `seq`, one already taken.
+    fn run_of(&self, seq: u64) -> Option<RunId> {
+        self.peer_runs.iter().rev().find(|start| start.seq <= seq).map(|start| start.run)
+    }
+
+    /// Takes the next data frame in order.
+    fn accept_fragment(&mut self, Ahead { run, ack, fragment }: Ahead) -> Result<(), ChannelError> {
+        if ack < self.peer_data_ack {
+            return Err(ChannelError::AckWentBack { ack, before: self.peer_data_ack });
+        }
+        if self.peer_runs.last().is_none_or(|last| last.run != run) {
+            // A run that stopped never seals again: a later run took over its numbers.
+            if self.peer_runs.iter().any(|start| start.run == run) {
+                return Err(ChannelError::Forked { seq: self.recv_next });
+            }
+            if self.peer_runs.len() >= MAX_PEER_RUNS {
+                return Err(ChannelError::Malformed("the peer restarted its channel too many times"));
+            }
+            self.peer_runs.push(RunStart { seq: self.recv_next, run });
+        }
         let size = self.reassembly.len() + fragment.len() - 1;
         if size > self.max_message {
             return Err(ChannelError::MessageTooLarge { size, limit: self.max_message });
         }
+        self.peer_data_ack = ack;
         self.reassembly.extend_from_slice(&fragment[1..]);
         self.recv_next += 1;
         if fragment[0] & FLAG_LAST != 0 {
@@ -712,16 +866,25 @@ impl Channel {
     }
 
     fn handle_ack(&mut self, bytes: &[u8]) -> Result<(), ChannelError> {
-        let (counter, ack) = Self::parse_header(bytes)?;
+        let Header { run, number: counter, ack } = Self::parse_header(bytes)?;
         if !self.is_established() {
             return Ok(());
         }
         let plaintext =
-            self.open(T_ACK, counter, bytes).ok_or(ChannelError::Tampered { frame: "ack", number: counter })?;
+            self.open(T_ACK, &run, counter, bytes).ok_or(ChannelError::Tampered { frame: "ack", number: counter })?;
         if !plaintext.is_empty() {
             return Err(ChannelError::Malformed("ack frame carries data"));
         }
         self.peer_proved_established = true;
+        if counter < self.peer_ack_next {
+            // Replayed or overtaken: a later ack frame said at least as much.
+            return Ok(());
+        }
+        if ack < self.peer_ack_latest {
+            return Err(ChannelError::AckWentBack { ack, before: self.peer_ack_latest });
+        }
+        self.peer_ack_next = counter.saturating_add(1);
+        self.peer_ack_latest = ack;
         self.process_ack(ack)
     }
 
@@ -729,7 +892,7 @@ impl Channel {
         if ack > self.next_seq {
             return Err(ChannelError::BadAck { ack, sent: self.next_seq });
         }
-        // Older acks come with retransmissions and replays: only a higher one moves anything.
+        // Older acks come with retransmissions: only a higher one moves anything.
         while self.acked < ack {
             self.unacked.pop_front();
             self.acked += 1;
@@ -743,6 +906,7 @@ impl Channel {
         let keys = self.keys.as_ref().expect("sealing only once established");
         let mut frame = Vec::with_capacity(HEADER_LEN + plaintext.len() + TAG_LEN);
         frame.push(frame_type);
+        frame.extend_from_slice(&self.run);
         frame.extend_from_slice(&number.to_be_bytes());
         frame.extend_from_slice(&self.recv_next.to_be_bytes());
         let ciphertext = keys
@@ -753,11 +917,31 @@ impl Channel {
         frame
     }
 
-    fn open(&self, frame_type: u8, number: u64, frame: &[u8]) -> Option<Vec<u8>> {
-        let keys = self.keys.as_ref()?;
+    fn open(&mut self, frame_type: u8, run: &RunId, number: u64, frame: &[u8]) -> Option<Vec<u8>> {
+        let keys = self.keys.as_mut()?;
         let (header, ciphertext) = frame.split_at(HEADER_LEN);
-        keys.recv.decrypt(&nonce(frame_type, number), Payload { msg: ciphertext, aad: header }).ok()
+        keys.recv(run).decrypt(&nonce(frame_type, number), Payload { msg: ciphertext, aad: header }).ok()
     }
+}
+
+/// A data or ack frame's clear header.
+struct Header {
+    run: RunId,
+    number: u64,
+    ack: u64,
+}
+
+fn header_u64(frame: &[u8], at: usize) -> u64 {
+    u64::from_be_bytes(frame[at..at + 8].try_into().expect("a frame checked to hold its header"))
+}
+
+/// One run's key for one direction (see the module documentation).
+fn run_key(direction: &[u8; 32], run: &RunId) -> ChaCha20Poly1305 {
+    let mut key = [0u8; 32];
+    Hkdf::<Sha256>::new(Some(run), direction)
+        .expand(b"fairdeck channel v2 run", &mut key)
+        .expect("32 bytes is a valid HKDF-SHA256 length");
+    ChaCha20Poly1305::new(&Key::from(key))
 }
 
 fn nonce(frame_type: u8, number: u64) -> Nonce {
@@ -768,7 +952,7 @@ fn nonce(frame_type: u8, number: u64) -> Nonce {
 }
 
 /// The session's keys, and the confirmation value this side sends.
-fn derive_keys(spake_key: &[u8], side: Side) -> (Keys, [u8; 32]) {
+fn derive_keys(spake_key: &[u8], side: Side) -> (RawKeys, [u8; 32]) {
     let hk = Hkdf::<Sha256>::new(Some(b"fairdeck channel v1"), spake_key);
     let expand = |info: &[u8]| {
         let mut out = [0u8; 32];
@@ -784,12 +968,7 @@ fn derive_keys(spake_key: &[u8], side: Side) -> (Keys, [u8; 32]) {
         Side::Host => (host_key, guest_key, host_confirm, guest_confirm),
         Side::Guest => (guest_key, host_key, guest_confirm, host_confirm),
     };
-    let keys = Keys {
-        send: ChaCha20Poly1305::new(&Key::from(send)),
-        recv: ChaCha20Poly1305::new(&Key::from(recv)),
-        raw: RawKeys { send, recv, peer_confirm, rendezvous },
-    };
-    (keys, my_confirm)
+    (RawKeys { send, recv, peer_confirm, rendezvous }, my_confirm)
 }
 
 /// Compares without an early exit, so timing does not tell how much of a guessed confirmation matched.

@@ -26,12 +26,12 @@ use fairdeck_shared::journal::{Input, Journal};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::channel::{Channel, MAX_MESSAGE_BYTES, Progress, SavedKeys};
+use crate::channel::{Channel, MAX_MESSAGE_BYTES, MAX_PEER_RUNS, Progress, RunStart, SavedKeys, SavedState};
 
 /// The version of the save layout. Another version is refused with its number.
 /// 3: protocol 5's messages (a shuffle step carries its proof). 2: envelopes in their binary encoding, inputs
 /// externally tagged (protocol 4).
-pub const SAVE_FORMAT: u32 = 3;
+pub const SAVE_FORMAT: u32 = 4;
 /// The extension of save files.
 pub const EXTENSION: &str = "fairdeck";
 
@@ -131,6 +131,9 @@ struct Record {
     partial_keep: u64,
     #[serde(default, skip_serializing_if = "HexBytes::is_empty")]
     partial_add: HexBytes,
+    /// Where the peer's runs began, from the previous record's `recv_next` on.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    peer_runs: Vec<RunStart>,
     progress: Progress,
     relay: RelayPlace,
     status: Status,
@@ -168,10 +171,8 @@ pub struct Saved {
     /// The full journal: the engine replays it.
     pub journal: Journal,
     pub keys: SavedKeys,
-    pub progress: Progress,
-    /// Sealed data frames from `progress.acked` to `progress.next_seq`.
-    pub unacked: Vec<Vec<u8>>,
-    pub partial: Vec<u8>,
+    /// The channel's counters, frames and runs.
+    pub channel: SavedState,
     pub standing: Standing,
     /// Where the writer goes on from.
     cursor: Cursor,
@@ -182,16 +183,16 @@ impl fmt::Debug for Saved {
         f.debug_struct("Saved")
             .field("path", &self.path)
             .field("inputs", &self.journal.inputs.len())
-            .field("progress", &self.progress)
+            .field("progress", &self.channel.progress)
             .field("standing", &self.standing)
             .finish_non_exhaustive()
     }
 }
 
 impl Saved {
-    /// The channel as it stood.
-    pub fn channel(&self) -> Channel {
-        Channel::restore(&self.keys, self.progress, self.unacked.clone(), self.partial.clone())
+    /// The channel as it stood, going on in a new run drawn from `rng_seed` (fresh secret randomness).
+    pub fn restore_channel(&self, rng_seed: [u8; 32]) -> Channel {
+        Channel::restore(&self.keys, self.channel.clone(), rng_seed)
     }
 }
 
@@ -317,6 +318,7 @@ impl SaveFile {
             frames: channel.sealed_from(self.cursor.progress.next_seq).map(|f| HexBytes(f.to_vec())).collect(),
             partial_keep: partial_keep as u64,
             partial_add: HexBytes(partial[partial_keep..].to_vec()),
+            peer_runs: channel.peer_runs_from(self.cursor.progress.recv_next).copied().collect(),
             progress,
             relay: standing.relay.clone(),
             status: standing.status,
@@ -395,6 +397,7 @@ pub fn load(path: &Path) -> Result<Saved, SaveError> {
     // Sealed frames from `progress.acked` on.
     let mut unacked: std::collections::VecDeque<Vec<u8>> = Default::default();
     let mut partial: Vec<u8> = Vec::new();
+    let mut peer_runs: Vec<RunStart> = Vec::new();
     let mut last = None;
     for (number, raw) in lines {
         let json = next_line(number, raw)?;
@@ -416,6 +419,15 @@ pub fn load(path: &Path) -> Result<Saved, SaveError> {
         }
         partial.truncate(keep);
         partial.extend_from_slice(&record.partial_add.0);
+        // Each run began at a frame taken since the line before, in order.
+        let mut from = progress.recv_next;
+        for start in record.peer_runs {
+            if start.seq < from || start.seq >= p.recv_next || peer_runs.len() >= MAX_PEER_RUNS {
+                return Err(damaged(number, "its record of the opponent's runs does not follow".into()));
+            }
+            from = start.seq + 1;
+            peer_runs.push(start);
+        }
         journal.inputs.extend(record.inputs);
         progress = p;
         last = Some((
@@ -439,9 +451,7 @@ pub fn load(path: &Path) -> Result<Saved, SaveError> {
         last: at,
         journal,
         keys: header.keys,
-        progress,
-        unacked: unacked.into(),
-        partial,
+        channel: SavedState { progress, unacked: unacked.into(), partial, peer_runs },
         standing,
         cursor,
     })

@@ -175,7 +175,7 @@ fn a_flipped_bit_anywhere_in_a_data_frame_is_detected() {
     assert_eq!(messages(&mut guest), vec![b"attack with the dragon".to_vec()]);
     // The high byte of the sequence number makes a number no honest sender can have used.
     let mut far = frame.clone();
-    far[1] ^= 0x80;
+    far[1 + fairdeck::channel::RUN_ID_LEN] ^= 0x80;
     assert!(matches!(guest.handle_frame(&far), Err(ChannelError::SequenceOutOfRange { .. })));
     // Fatal: even the genuine frame is refused afterwards.
     assert!(guest.handle_frame(&frame).is_err());

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use fairdeck::channel::{Channel, Side};
+use fairdeck::channel::{Channel, SavedState, Side};
 use fairdeck::save::{self, RelayPlace, SaveError, SaveFile, Standing, Status};
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::Ristretto255;
@@ -98,7 +98,7 @@ fn a_restored_channel_goes_on_where_it_stood_with_every_message_exactly_once() {
     let saved = save::load(&path).unwrap();
     assert_eq!(saved.journal.inputs.len(), journal(2).inputs.len());
     assert_eq!(saved.standing, standing(1));
-    let mut guest = saved.channel();
+    let mut guest = saved.restore_channel([5; 32]);
     guest.set_max_frame_bytes(256);
     host.resend_unacked();
     guest.resend_unacked();
@@ -127,7 +127,7 @@ fn a_save_lists_its_game_and_goes_on_being_written_after_a_resume() {
     drop(save);
 
     let saved = save::load(&path).unwrap();
-    let mut guest = saved.channel();
+    let mut guest = saved.restore_channel([5; 32]);
     let mut save = SaveFile::reopen(&saved).unwrap();
     guest.send(b"two".to_vec()).unwrap();
     save.commit(&journal(3), &guest, standing(4)).unwrap();
@@ -228,7 +228,9 @@ fn a_save_of_another_format_is_refused_with_its_version() {
 struct Guest {
     channel: Channel,
     keys: fairdeck::channel::SavedKeys,
-    snapshot: (fairdeck::channel::Progress, Vec<Vec<u8>>, Vec<u8>, usize, usize),
+    snapshot: (SavedState, usize, usize),
+    /// Each crash's restore draws a run of its own: its seed, never one the channels were made with.
+    run_seed: u8,
     /// Messages the application took from the channel, and how many of its own it has handed to it.
     received: Vec<Vec<u8>>,
     sent: usize,
@@ -240,15 +242,20 @@ impl Guest {
         let frames = drain(&mut self.channel);
         self.received.extend(messages(&mut self.channel));
         let progress = self.channel.progress();
-        let unacked = self.channel.sealed_from(progress.acked).map(<[u8]>::to_vec).collect();
-        let partial = self.channel.partial_message().to_vec();
-        self.snapshot = (progress, unacked, partial, self.received.len(), self.sent);
+        let state = SavedState {
+            progress,
+            unacked: self.channel.sealed_from(progress.acked).map(<[u8]>::to_vec).collect(),
+            partial: self.channel.partial_message().to_vec(),
+            peer_runs: self.channel.peer_runs_from(0).copied().collect(),
+        };
+        self.snapshot = (state, self.received.len(), self.sent);
         frames
     }
 
     fn crash(&mut self) {
-        let (progress, unacked, partial, received, sent) = self.snapshot.clone();
-        self.channel = Channel::restore(&self.keys, progress, unacked, partial);
+        let (state, received, sent) = self.snapshot.clone();
+        self.run_seed += 1;
+        self.channel = Channel::restore(&self.keys, state, [self.run_seed; 32]);
         self.channel.set_max_frame_bytes(256);
         self.received.truncate(received);
         self.sent = sent;
@@ -268,7 +275,8 @@ proptest::proptest! {
         host.set_max_frame_bytes(256);
         let keys = guest.saved_keys().unwrap();
         let mut guest = Guest {
-            snapshot: (guest.progress(), Vec::new(), Vec::new(), 0, 0),
+            snapshot: (SavedState { progress: guest.progress(), ..SavedState::default() }, 0, 0),
+            run_seed: 100,
             channel: guest,
             keys,
             received: Vec::new(),

@@ -158,7 +158,8 @@ async fn resume<F: Frontend>(file: Option<PathBuf>, options: &Options, front: &m
     let tls = client_config(relay.ca.as_deref())?;
     let moves = engine.actions_applied();
     front.show(Output::Restored { path: path.clone(), moves, relay: relay.url.clone() }, &engine)?;
-    let mut session = Session::new(engine, saved.channel(), Link::Closed, relay, tls, options.games.clone());
+    let mut session =
+        Session::new(engine, saved.restore_channel(os_seed()), Link::Closed, relay, tls, options.games.clone());
     session.announced = true;
     session.save = Some(SaveFile::reopen(&saved)?);
     session.opponent = saved.standing.opponent.clone();
