@@ -175,8 +175,12 @@ pub enum ChannelError {
          (an older copy of its saved game was resumed)"
     )]
     AckWentBack { ack: u64, before: u64 },
-    /// The peer acknowledged frames never sent.
-    #[error("the peer acknowledged {ack} data frames but only {sent} were sent")]
+    /// The peer acknowledged frames never sent: another process sealed them under this save's numbers (a copy
+    /// of it resumed elsewhere), or the peer is broken.
+    #[error(
+        "the opponent acknowledged {ack} frames but this program sealed only {sent}: another copy of this saved \
+         game is running (or ran), or the opponent's program is broken"
+    )]
     BadAck { ack: u64, sent: u64 },
     /// The peer sent a handshake frame that contradicts its earlier one.
     #[error("the peer's {0} changed during the session")]
