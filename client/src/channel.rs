@@ -210,13 +210,13 @@ pub struct Progress {
     pub peer_proved_established: bool,
 }
 
-/// Where to meet the peer again at a relay: this seat's rendezvous key and the other seat's public key, from
-/// which the `rendezvous` message is made for each connection ([`Rendezvous::message`]). The seat's secret is
-/// only the private half of its key, which never leaves this side; `Debug` shows the seat alone.
+/// Where to meet the peer again at a relay: this seat's secret and the other seat's public key, from which the
+/// `rendezvous` message is made for each connection ([`Rendezvous::message`]). The secret is the private half of
+/// the seat's key and never leaves this side; `Debug` shows the seat alone.
 #[derive(Clone)]
 pub struct Rendezvous {
     seat: u8,
-    key: SeatKey,
+    secret: [u8; 32],
     peer: [u8; 32],
 }
 
@@ -231,7 +231,7 @@ impl Rendezvous {
         let seat = side.byte();
         Rendezvous {
             seat,
-            key: SeatKey::from_secret(&secrets[usize::from(seat)]),
+            secret: secrets[usize::from(seat)],
             peer: SeatKey::from_secret(&secrets[usize::from(1 - seat)]).public(),
         }
     }
@@ -239,7 +239,7 @@ impl Rendezvous {
     /// The `rendezvous` message for the connection whose `welcome` gave `challenge`: the room, both public keys
     /// and this seat's proof, never its secret.
     pub fn message(&self, challenge: &[u8; CHALLENGE_BYTES], client: Option<String>) -> ClientMessage {
-        self.key.rendezvous(self.seat, &self.peer, challenge, client)
+        SeatKey::from_secret(&self.secret).rendezvous(self.seat, &self.peer, challenge, client)
     }
 }
 

@@ -548,7 +548,8 @@ mod tests {
             Meeting { proof: &stolen.proof, ..honest.meeting() }.check(&CHALLENGE),
             Err(MeetingRefusal::BadProof)
         );
-        let cases: [(&dyn Fn(&mut Fields), MeetingRefusal); 9] = [
+        type Change<'a> = &'a dyn Fn(&mut Fields);
+        let cases: [(Change<'_>, MeetingRefusal); 9] = [
             (&|f| f.seat = 0, MeetingRefusal::WrongRoom),
             (&|f| f.seat = 2, MeetingRefusal::Malformed),
             (&|f| f.room = "zz".repeat(32), MeetingRefusal::Malformed),
