@@ -58,9 +58,11 @@
 //! # Rendezvous
 //!
 //! The same HKDF also gives one secret per seat (info `rendezvous seat host` and `rendezvous seat guest`, 32
-//! bytes each), from which the relay's rendezvous room is computed ([`fairdeck_relay_protocol::rendezvous_room`]):
-//! the two players can meet again on any relay with no code, and nobody without the key can take a seat. A
-//! wrong code gives other secrets, so a guesser never finds the room either.
+//! bytes each). Each is the secret key of an Ed25519 key pair ([`fairdeck_relay_protocol::SeatKey`]); the relay's
+//! rendezvous room is the hash of the two public keys ([`fairdeck_relay_protocol::rendezvous_room`]), and a seat
+//! is taken by signing the connection's challenge: the two players can meet again on any relay with no code,
+//! nobody without the key can take a seat, and no relay ever sees a secret it could use at another. A wrong
+//! code gives other secrets, so a guesser never finds the room either.
 //!
 //! # Errors
 //!
@@ -76,6 +78,7 @@ use std::fmt;
 
 use chacha20poly1305::aead::{Aead, KeyInit, Payload};
 use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
+use fairdeck_relay_protocol::{CHALLENGE_BYTES, ClientMessage, SeatKey};
 use hkdf::Hkdf;
 use rand_chacha::ChaCha20Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};
@@ -297,13 +300,14 @@ pub struct SavedState {
     pub peer_runs: Vec<RunStart>,
 }
 
-/// Where to meet the peer again at a relay: the `rendezvous` message's fields.
-#[derive(Clone, PartialEq, Eq)]
+/// Where to meet the peer again at a relay: this seat's secret and the other seat's public key, from which the
+/// `rendezvous` message is made for each connection ([`Rendezvous::message`]). The secret is the private half of
+/// the seat's key and never leaves this side; `Debug` shows the seat alone.
+#[derive(Clone)]
 pub struct Rendezvous {
-    pub room: [u8; 32],
-    pub seat: u8,
-    pub secret: [u8; 32],
-    pub peer_hash: [u8; 32],
+    seat: u8,
+    secret: [u8; 32],
+    peer: [u8; 32],
 }
 
 impl fmt::Debug for Rendezvous {
@@ -314,14 +318,18 @@ impl fmt::Debug for Rendezvous {
 
 impl Rendezvous {
     fn of(secrets: &[[u8; 32]; 2], side: Side) -> Rendezvous {
-        let hashes = secrets.map(|secret| fairdeck_relay_protocol::seat_hash(&secret));
         let seat = side.byte();
         Rendezvous {
-            room: fairdeck_relay_protocol::rendezvous_room(&hashes[0], &hashes[1]),
             seat,
             secret: secrets[usize::from(seat)],
-            peer_hash: hashes[usize::from(1 - seat)],
+            peer: SeatKey::from_secret(&secrets[usize::from(1 - seat)]).public(),
         }
+    }
+
+    /// The `rendezvous` message for the connection whose `welcome` gave `challenge`: the room, both public keys
+    /// and this seat's proof, never its secret.
+    pub fn message(&self, challenge: &[u8; CHALLENGE_BYTES], client: Option<String>) -> ClientMessage {
+        SeatKey::from_secret(&self.secret).rendezvous(self.seat, &self.peer, challenge, client)
     }
 }
 

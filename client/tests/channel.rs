@@ -2,6 +2,7 @@
 //! or alters frames.
 
 use fairdeck::channel::{Channel, ChannelError, DEFAULT_MAX_FRAME_BYTES, SEND_WINDOW_BYTES, SEND_WINDOW_FRAMES, Side};
+use fairdeck_relay_protocol::{CHALLENGE_BYTES, ClientMessage, Meeting, MeetingRefusal};
 use proptest::prelude::*;
 
 const WORDS: &str = "purple-sausage";
@@ -337,6 +338,46 @@ fn debug_output_holds_no_secret() {
     host.send(b"plaintext-marker".to_vec()).unwrap();
     let debug = format!("{host:?}");
     assert!(!debug.contains("purple") && !debug.contains("sausage") && !debug.contains("plaintext-marker"));
+}
+
+/// The relay's `rendezvous` proves the seat with a signature of the connection's challenge: no secret of the
+/// channel (the seats' secrets, the keys) is in what the client sends, in any form.
+#[test]
+fn the_rendezvous_message_proves_the_seat_without_any_secret() {
+    let (host, guest) = established();
+    let saved = serde_json::to_value(host.saved_keys().unwrap()).unwrap();
+    // Every 32-byte value of the save: the data keys, the confirmation value, both seats' secrets.
+    let secrets: Vec<String> = saved
+        .as_object()
+        .unwrap()
+        .values()
+        .filter_map(|value| value.as_str().filter(|text| text.len() == 64).map(str::to_string))
+        .collect();
+    assert!(secrets.len() >= 4, "{saved}");
+    let challenge = [5; CHALLENGE_BYTES];
+    let mut rooms = Vec::new();
+    for (channel, expected_seat) in [(&host, 0), (&guest, 1)] {
+        let rendezvous = channel.rendezvous().unwrap();
+        let message = rendezvous.message(&challenge, Some("fairdeck/test".into()));
+        let json = serde_json::to_string(&message).unwrap();
+        let debug = format!("{rendezvous:?}");
+        for secret in &secrets {
+            for form in [secret.clone(), secret.to_uppercase()] {
+                assert!(!json.contains(&form) && !debug.contains(&form), "{json}");
+            }
+        }
+        let ClientMessage::Rendezvous { room, seat, key, peer, proof, .. } = message else {
+            panic!("not a rendezvous: {json}");
+        };
+        assert_eq!(seat, expected_seat);
+        let meeting = Meeting { room: &room, seat, key: &key, peer: &peer, proof: &proof };
+        assert_eq!(meeting.check(&challenge).map(hex::encode), Ok(room.clone()));
+        assert_eq!(meeting.check(&[6; CHALLENGE_BYTES]), Err(MeetingRefusal::BadProof), "another connection");
+        rooms.push((room, key, peer));
+    }
+    // Both sides find the same room, each with the other's key as its peer.
+    assert_eq!(rooms[0].0, rooms[1].0);
+    assert_eq!((&rooms[0].1, &rooms[0].2), (&rooms[1].2, &rooms[1].1));
 }
 
 fn frame_strategy() -> impl Strategy<Value = Vec<u8>> {

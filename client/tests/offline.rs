@@ -73,6 +73,7 @@ async fn serve(stream: tokio::net::TcpStream, seats: Seats) {
         max_message_bytes: 1 << 20,
         hold_ms: 60_000,
         waiting_ms: 60_000,
+        challenge: "00".repeat(32),
     };
     to_player.send(control(&welcome)).unwrap();
     let reader = async move {

@@ -1,7 +1,8 @@
 //! The relay's wire protocol: the control messages, error codes and close codes a client and the relay exchange.
 //!
-//! A crate of its own, depending on serde and sha2 alone, so that a client can use these types without building the
-//! relay (`fairdeck_relay::protocol` re-exports it).
+//! A crate of its own, depending on serde, hex, sha2 and ed25519-dalek alone, so that a client can use these types
+//! (and the rendezvous proof, made and checked here for both) without building the relay
+//! (`fairdeck_relay::protocol` re-exports it).
 //!
 //! Control messages are small JSON text frames tagged by `type`; binary frames carry the players' end-to-end
 //! encrypted data and are never parsed. `docs/RELAY.md` is the reference for client authors; keep it in step.
@@ -52,37 +53,156 @@ pub enum ClientMessage {
     Reopen,
     /// Meet the other player again in the room both derive from their shared session key: after the relay lost
     /// the room (a crash), on another relay, or another day. The relay keeps nothing beforehand: it checks that
-    /// `room` is [`rendezvous_room`] of this seat's `SHA-256(secret)` and the `peer` hash, so only a holder of the
-    /// seat's secret takes the seat. A seat taken this way replaces a connection still holding it.
+    /// `room` is [`rendezvous_room`] of the two seats' public keys and that `proof` is this seat's signature of
+    /// the connection's challenge ([`Meeting::check`]), so only a holder of the seat's secret takes the seat, and
+    /// the secret never leaves the client. A seat taken this way replaces a connection still holding it.
+    /// Built by [`SeatKey::rendezvous`].
     Rendezvous {
         /// 64 hex digits: [`rendezvous_room`].
         room: String,
         /// 0 (the game's host) or 1 (its guest).
         seat: u8,
-        /// 64 hex digits: this seat's secret.
-        secret: String,
-        /// 64 hex digits: SHA-256 of the other seat's secret.
+        /// 64 hex digits: this seat's Ed25519 public key.
+        key: String,
+        /// 64 hex digits: the other seat's Ed25519 public key.
         peer: String,
+        /// 128 hex digits: the Ed25519 signature, by `key`, of [`rendezvous_proof_message`].
+        proof: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         client: Option<String>,
     },
 }
 
-/// The rendezvous room of two seat secrets, from their SHA-256 hashes (seat 0's first):
-/// `SHA-256("fairdeck rendezvous v1" ‖ SHA-256(secret 0) ‖ SHA-256(secret 1))`.
-pub fn rendezvous_room(seat0_hash: &[u8; 32], seat1_hash: &[u8; 32]) -> [u8; 32] {
+/// Bytes of the `challenge` in `welcome` (sent as twice as many hex digits).
+pub const CHALLENGE_BYTES: usize = 32;
+
+/// The rendezvous room of two seats, from their public keys (seat 0's first):
+/// `SHA-256("fairdeck rendezvous v2" ‖ key of seat 0 ‖ key of seat 1)`.
+pub fn rendezvous_room(seat0_key: &[u8; 32], seat1_key: &[u8; 32]) -> [u8; 32] {
     use sha2::{Digest, Sha256};
     let mut hasher = Sha256::new();
-    hasher.update(b"fairdeck rendezvous v1");
-    hasher.update(seat0_hash);
-    hasher.update(seat1_hash);
+    hasher.update(b"fairdeck rendezvous v2");
+    hasher.update(seat0_key);
+    hasher.update(seat1_key);
     hasher.finalize().into()
 }
 
-/// The SHA-256 of a seat secret, as [`rendezvous_room`] takes it.
-pub fn seat_hash(secret: &[u8; 32]) -> [u8; 32] {
-    use sha2::{Digest, Sha256};
-    Sha256::digest(secret).into()
+/// Domain of the rendezvous proof, so that the signature means nothing anywhere else.
+const PROOF_DOMAIN: &[u8] = b"fairdeck rendezvous proof v2";
+
+/// What a seat's key signs to take `seat` of `room` on the connection whose `welcome` gave `challenge`:
+/// `"fairdeck rendezvous proof v2" ‖ challenge ‖ room ‖ seat`. A fresh challenge per connection makes a proof
+/// useless on any other connection.
+pub fn rendezvous_proof_message(challenge: &[u8; CHALLENGE_BYTES], room: &[u8; 32], seat: u8) -> Vec<u8> {
+    [PROOF_DOMAIN, challenge, room, &[seat]].concat()
+}
+
+/// A seat's rendezvous key: the Ed25519 key whose 32-byte secret key is the seat's secret. Its `Debug` shows the
+/// public key only.
+#[derive(Clone)]
+pub struct SeatKey(ed25519_dalek::SigningKey);
+
+impl SeatKey {
+    /// The key of a seat's secret.
+    pub fn from_secret(secret: &[u8; 32]) -> SeatKey {
+        SeatKey(ed25519_dalek::SigningKey::from_bytes(secret))
+    }
+
+    /// The public key, as the `rendezvous` message and [`rendezvous_room`] take it.
+    pub fn public(&self) -> [u8; 32] {
+        self.0.verifying_key().to_bytes()
+    }
+
+    /// The `rendezvous` message taking `seat` (0 or 1) of the room of this key and `peer` (the other seat's public
+    /// key), on the connection whose `welcome` gave `challenge`. It holds public keys and a signature, never the secret.
+    pub fn rendezvous(
+        &self,
+        seat: u8,
+        peer: &[u8; 32],
+        challenge: &[u8; CHALLENGE_BYTES],
+        client: Option<String>,
+    ) -> ClientMessage {
+        use ed25519_dalek::Signer;
+        let key = self.public();
+        let room = if seat == 0 { rendezvous_room(&key, peer) } else { rendezvous_room(peer, &key) };
+        let proof = self.0.sign(&rendezvous_proof_message(challenge, &room, seat));
+        ClientMessage::Rendezvous {
+            room: hex::encode(room),
+            seat,
+            key: hex::encode(key),
+            peer: hex::encode(peer),
+            proof: hex::encode(proof.to_bytes()),
+            client,
+        }
+    }
+}
+
+impl fmt::Debug for SeatKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("SeatKey").field(&hex::encode(self.public())).finish()
+    }
+}
+
+/// What a `rendezvous` message presents, as sent (hex), for [`Meeting::check`].
+#[derive(Debug, Clone, Copy)]
+pub struct Meeting<'a> {
+    pub room: &'a str,
+    pub seat: u8,
+    pub key: &'a str,
+    pub peer: &'a str,
+    pub proof: &'a str,
+}
+
+/// Why a `rendezvous` was refused. The relay answers every one alike (`bad_token`); the reasons are for tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MeetingRefusal {
+    /// A field is not hex of the right length, or the seat is neither 0 nor 1.
+    Malformed,
+    /// A key is not the canonical encoding of a point of the curve, or is of small order.
+    BadKey,
+    /// The room is not [`rendezvous_room`] of the keys.
+    WrongRoom,
+    /// The proof is not this connection's challenge signed by the seat's key (checked strictly).
+    BadProof,
+}
+
+impl Meeting<'_> {
+    /// The room's id, if this meeting proves the seat on the connection whose `welcome` gave `challenge`: both
+    /// keys are sound, the room is theirs, and the proof is the seat key's signature of
+    /// [`rendezvous_proof_message`], verified strictly (no small-order or non-canonical parts).
+    pub fn check(&self, challenge: &[u8; CHALLENGE_BYTES]) -> Result<[u8; 32], MeetingRefusal> {
+        use ed25519_dalek::Signature;
+        let room: [u8; 32] = decode_hex(self.room)?;
+        let key = sound_key(&decode_hex(self.key)?)?;
+        let peer = sound_key(&decode_hex(self.peer)?)?;
+        let proof = Signature::from_bytes(&decode_hex(self.proof)?);
+        let expected = match self.seat {
+            0 => rendezvous_room(key.as_bytes(), peer.as_bytes()),
+            1 => rendezvous_room(peer.as_bytes(), key.as_bytes()),
+            _ => return Err(MeetingRefusal::Malformed),
+        };
+        if expected != room {
+            return Err(MeetingRefusal::WrongRoom);
+        }
+        let signed = rendezvous_proof_message(challenge, &room, self.seat);
+        key.verify_strict(&signed, &proof).map_err(|_| MeetingRefusal::BadProof)?;
+        Ok(room)
+    }
+}
+
+fn decode_hex<const N: usize>(text: &str) -> Result<[u8; N], MeetingRefusal> {
+    hex::decode(text).ok().and_then(|bytes| bytes.try_into().ok()).ok_or(MeetingRefusal::Malformed)
+}
+
+/// A public key the relay accepts: a point's canonical encoding, not of small order (whose signatures a forger
+/// could make for almost any message).
+fn sound_key(bytes: &[u8; 32]) -> Result<ed25519_dalek::VerifyingKey, MeetingRefusal> {
+    let key = ed25519_dalek::VerifyingKey::from_bytes(bytes).map_err(|_| MeetingRefusal::BadKey)?;
+    let canonical = key.to_edwards().compress().to_bytes() == *bytes;
+    if !canonical || key.is_weak() {
+        return Err(MeetingRefusal::BadKey);
+    }
+    Ok(key)
 }
 
 /// What a client may report about its room.
@@ -99,8 +219,9 @@ pub enum ReportedResult {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ServerMessage {
-    /// First message on every connection.
-    Welcome { relay: String, protocol: u32, max_message_bytes: usize, hold_ms: u64, waiting_ms: u64 },
+    /// First message on every connection. `challenge` (64 hex digits, fresh for each connection) is what a
+    /// `rendezvous` on this connection signs.
+    Welcome { relay: String, protocol: u32, max_message_bytes: usize, hold_ms: u64, waiting_ms: u64, challenge: String },
     /// The room exists; share the nameplate, keep the token to resume.
     Created { nameplate: String, seat: u8, token: String },
     /// The second seat is yours; `paired` follows.
@@ -316,35 +437,182 @@ mod tests {
     #[test]
     fn rendezvous_and_met_use_the_documented_shape() {
         let json = format!(
-            r#"{{"type":"rendezvous","room":"{}","seat":1,"secret":"{}","peer":"{}"}}"#,
+            r#"{{"type":"rendezvous","room":"{}","seat":1,"key":"{}","peer":"{}","proof":"{}"}}"#,
             "aa".repeat(32),
             "bb".repeat(32),
-            "cc".repeat(32)
+            "cc".repeat(32),
+            "dd".repeat(64)
         );
         let expected = ClientMessage::Rendezvous {
             room: "aa".repeat(32),
             seat: 1,
-            secret: "bb".repeat(32),
+            key: "bb".repeat(32),
             peer: "cc".repeat(32),
+            proof: "dd".repeat(64),
             client: None,
         };
         assert_eq!(serde_json::from_str::<ClientMessage>(&json).unwrap(), expected);
+        // The secret of the first version of this message is no field any more.
+        let old = json.replace(r#""proof""#, r#""secret""#);
+        assert!(serde_json::from_str::<ClientMessage>(&old).is_err());
         let met = ServerMessage::Met { seat: 0, token: "ab".into(), peer: PeerState::Waiting };
         assert_eq!(serde_json::to_string(&met).unwrap(), r#"{"type":"met","seat":0,"token":"ab","peer":"waiting"}"#);
     }
 
+    /// Two seats' keys, from the secrets 7… and 8…, and the challenge of a connection.
+    fn seats() -> [SeatKey; 2] {
+        [SeatKey::from_secret(&[7; 32]), SeatKey::from_secret(&[8; 32])]
+    }
+
+    const CHALLENGE: [u8; CHALLENGE_BYTES] = [3; CHALLENGE_BYTES];
+
+    /// The fields of a `rendezvous` message, for [`Meeting`].
+    struct Fields {
+        room: String,
+        seat: u8,
+        key: String,
+        peer: String,
+        proof: String,
+    }
+
+    impl Fields {
+        fn of(message: ClientMessage) -> Fields {
+            match message {
+                ClientMessage::Rendezvous { room, seat, key, peer, proof, .. } => {
+                    Fields { room, seat, key, peer, proof }
+                }
+                other => panic!("not a rendezvous: {other:?}"),
+            }
+        }
+
+        fn meeting(&self) -> Meeting<'_> {
+            Meeting { room: &self.room, seat: self.seat, key: &self.key, peer: &self.peer, proof: &self.proof }
+        }
+    }
+
     /// A known answer, so that another client can check its own derivation.
     #[test]
-    fn the_rendezvous_room_is_the_hash_of_both_seat_hashes() {
-        let (zero, one) = (seat_hash(&[0; 32]), seat_hash(&[1; 32]));
-        assert_eq!(zero[..4], [0x66, 0x68, 0x7a, 0xad], "SHA-256 of 32 zero bytes starts 66687aad");
-        let room = rendezvous_room(&zero, &one);
-        assert_ne!(room, rendezvous_room(&one, &zero), "the seats' order matters");
-        let mut input = b"fairdeck rendezvous v1".to_vec();
-        input.extend_from_slice(&zero);
-        input.extend_from_slice(&one);
+    fn the_rendezvous_room_is_the_hash_of_both_seat_keys() {
+        let [host, guest] = seats();
+        // RFC 8032's Ed25519 applied to the 32-byte secret: SigningKey::from_bytes, nothing before it.
+        assert_eq!(host.public(), ed25519_dalek::SigningKey::from_bytes(&[7; 32]).verifying_key().to_bytes());
+        let room = rendezvous_room(&host.public(), &guest.public());
+        assert_ne!(room, rendezvous_room(&guest.public(), &host.public()), "the seats' order matters");
+        let mut input = b"fairdeck rendezvous v2".to_vec();
+        input.extend_from_slice(&host.public());
+        input.extend_from_slice(&guest.public());
         use sha2::Digest;
         assert_eq!(room, <[u8; 32]>::from(sha2::Sha256::digest(&input)));
+        let message = rendezvous_proof_message(&CHALLENGE, &room, 1);
+        assert_eq!(message.len(), 28 + 32 + 32 + 1);
+        assert!(message.starts_with(b"fairdeck rendezvous proof v2"));
+        assert_eq!((&message[28..60], &message[60..92], message[92]), (&CHALLENGE[..], &room[..], 1));
+    }
+
+    #[test]
+    fn a_seat_proves_itself_on_its_own_connection_only_and_never_sends_its_secret() {
+        let [host, guest] = seats();
+        for (seat, key, peer) in [(0, &host, &guest), (1, &guest, &host)] {
+            let message = key.rendezvous(seat, &peer.public(), &CHALLENGE, Some("fairdeck/1".into()));
+            let json = serde_json::to_string(&message).unwrap();
+            let secret = [7 + seat; 32];
+            for form in [hex::encode(secret), hex::encode_upper(secret), String::from_utf8_lossy(&secret).into()] {
+                assert!(!json.contains(&form), "{json}");
+            }
+            assert!(!format!("{key:?}").contains(&hex::encode(secret)));
+            let fields = Fields::of(message);
+            let room = rendezvous_room(&host.public(), &guest.public());
+            assert_eq!(fields.meeting().check(&CHALLENGE), Ok(room));
+            // Replayed on another connection, whose welcome gave another challenge.
+            assert_eq!(fields.meeting().check(&[4; CHALLENGE_BYTES]), Err(MeetingRefusal::BadProof));
+        }
+    }
+
+    #[test]
+    fn every_unproved_or_malformed_meeting_is_refused() {
+        let [host, guest] = seats();
+        let honest = Fields::of(guest.rendezvous(1, &host.public(), &CHALLENGE, None));
+        let thief = SeatKey::from_secret(&[9; 32]);
+        // The thief signs with its own key for the real room: the room is not its keys'.
+        let stolen = Fields::of(thief.rendezvous(1, &host.public(), &CHALLENGE, None));
+        let with = |change: &dyn Fn(&mut Fields)| {
+            let mut fields = Fields::of(guest.rendezvous(1, &host.public(), &CHALLENGE, None));
+            change(&mut fields);
+            fields.meeting().check(&CHALLENGE)
+        };
+        assert_eq!(
+            Meeting { room: &honest.room, key: &stolen.key, ..honest.meeting() }.check(&CHALLENGE),
+            Err(MeetingRefusal::WrongRoom)
+        );
+        assert_eq!(
+            Meeting { proof: &stolen.proof, ..honest.meeting() }.check(&CHALLENGE),
+            Err(MeetingRefusal::BadProof)
+        );
+        type Change<'a> = &'a dyn Fn(&mut Fields);
+        let cases: [(Change<'_>, MeetingRefusal); 9] = [
+            (&|f| f.seat = 0, MeetingRefusal::WrongRoom),
+            (&|f| f.seat = 2, MeetingRefusal::Malformed),
+            (&|f| f.room = "zz".repeat(32), MeetingRefusal::Malformed),
+            (&|f| f.room.truncate(62), MeetingRefusal::Malformed),
+            (&|f| f.key.push_str("00"), MeetingRefusal::Malformed),
+            (&|f| f.peer = String::new(), MeetingRefusal::Malformed),
+            (&|f| f.proof.truncate(126), MeetingRefusal::Malformed),
+            (
+                &|f| f.proof.replace_range(0..2, if f.proof.starts_with("00") { "01" } else { "00" }),
+                MeetingRefusal::BadProof,
+            ),
+            (&|f| f.peer = hex::encode(not_a_point()), MeetingRefusal::BadKey),
+        ];
+        for (change, refusal) in cases {
+            assert_eq!(with(change), Err(refusal));
+        }
+        assert_eq!(honest.meeting().check(&CHALLENGE), Ok(rendezvous_room(&host.public(), &guest.public())));
+    }
+
+    /// A y coordinate with no point of the curve.
+    fn not_a_point() -> [u8; 32] {
+        (2u8..)
+            .map(|y| {
+                let mut bytes = [0; 32];
+                bytes[0] = y;
+                bytes
+            })
+            .find(|bytes| ed25519_dalek::VerifyingKey::from_bytes(bytes).is_err())
+            .unwrap()
+    }
+
+    /// With a small-order key, a signature made without any secret passes the lenient check: such keys and
+    /// non-canonical encodings are refused before any signature is looked at.
+    #[test]
+    fn small_order_and_non_canonical_keys_are_refused() {
+        use ed25519_dalek::{Signature, Verifier, VerifyingKey};
+        let peer = seats()[0].public();
+        let identity = {
+            let mut bytes = [0; 32];
+            bytes[0] = 1;
+            bytes
+        };
+        // y = p + 1, the identity again, not reduced.
+        let unreduced = {
+            let mut bytes = [0xff; 32];
+            bytes[0] = 0xee;
+            bytes[31] = 0x7f;
+            bytes
+        };
+        let forged = Signature::from_bytes(&[&identity[..], &[0; 32]].concat().try_into().unwrap());
+        for key in [identity, unreduced, not_a_point()] {
+            let room = rendezvous_room(&peer, &key);
+            let signed = rendezvous_proof_message(&CHALLENGE, &room, 1);
+            if key != not_a_point() {
+                assert!(VerifyingKey::from_bytes(&key).unwrap().verify(&signed, &forged).is_ok(), "lenient check");
+            }
+            let (room, key, peer, proof) =
+                (hex::encode(room), hex::encode(key), hex::encode(peer), hex::encode(forged.to_bytes()));
+            let meeting = Meeting { room: &room, seat: 1, key: &key, peer: &peer, proof: &proof };
+            assert_eq!(meeting.check(&CHALLENGE), Err(MeetingRefusal::BadKey));
+            let swapped = Meeting { seat: 0, key: &peer, peer: &key, ..meeting };
+            assert_eq!(swapped.check(&CHALLENGE), Err(MeetingRefusal::BadKey), "as the peer's key too");
+        }
     }
 
     #[test]
@@ -364,6 +632,18 @@ mod tests {
 
     #[test]
     fn server_messages_use_the_documented_shape() {
+        let welcome = ServerMessage::Welcome {
+            relay: "r".into(),
+            protocol: 1,
+            max_message_bytes: 2,
+            hold_ms: 3,
+            waiting_ms: 4,
+            challenge: "ab".into(),
+        };
+        assert_eq!(
+            serde_json::to_string(&welcome).unwrap(),
+            r#"{"type":"welcome","relay":"r","protocol":1,"max_message_bytes":2,"hold_ms":3,"waiting_ms":4,"challenge":"ab"}"#
+        );
         let json =
             serde_json::to_string(&ServerMessage::Error { code: ErrorCode::Crowded, message: "room is full".into() })
                 .unwrap();

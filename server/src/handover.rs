@@ -37,7 +37,8 @@ pub(crate) struct RoomSnapshot {
     pub(crate) id: u64,
     /// The nameplate of a room still waiting for its guest.
     pub(crate) nameplate: Option<u32>,
-    /// The id of a rendezvous room, hex (absent from the files of earlier versions).
+    /// The id of a rendezvous room, hex: the hash of its seats' public keys, nothing secret (absent from the
+    /// files of earlier versions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) rendezvous: Option<String>,
     pub(crate) created_ms: i64,

@@ -10,9 +10,10 @@
 //! id, and a seat is found by the SHA-256 of its token, the only form in which tokens are kept.
 //!
 //! A rendezvous room has no nameplate: players who lost their room (a relay crash, a day away) meet again in the
-//! room whose id both derive from their session key ([`crate::protocol::rendezvous_room`]). The relay keeps nothing
-//! beforehand; it checks that the id is the hash of the seat's secret and the other seat's hash, so only a holder
-//! of a seat's secret takes that seat, even from a connection still sitting in it.
+//! room whose id both derive from their session key ([`crate::protocol::rendezvous_room`] of the seats' public
+//! keys). The relay keeps nothing beforehand, and afterwards only that id; it checks that the id is the hash of
+//! the two keys and that the seat's key signed this connection's challenge, so only a holder of a seat's secret
+//! takes that seat, even from a connection still sitting in it, and the relay never sees the secret.
 //!
 //! Locking: the registry lock maps nameplates, ids and token hashes to rooms; each room has its own lock for
 //! seats and counters, so forwarding a frame takes only its room's lock. An operation that changes both what the
@@ -32,7 +33,9 @@ use tokio::sync::mpsc;
 use crate::handover::{RoomSnapshot, SeatSnapshot};
 use crate::metrics::Metrics;
 use crate::outbox::Outbox;
-use crate::protocol::{ErrorCode, GoneReason, PeerState, ReportedResult, ServerMessage, close};
+use crate::protocol::{
+    CHALLENGE_BYTES, ErrorCode, GoneReason, Meeting, PeerState, ReportedResult, ServerMessage, close,
+};
 use crate::stats::RoomRecord;
 use crate::tally::{LiveCounts, RoomResult};
 
@@ -152,7 +155,8 @@ struct RoomState {
     errored: bool,
     next_hold_id: u64,
     ended: bool,
-    /// The rendezvous id of a room players met in by their secrets, which finds it instead of a nameplate.
+    /// The rendezvous id of a room players met in by their keys, which finds it instead of a nameplate: the hash of
+    /// both public keys, which every later `rendezvous` brings again. Nothing secret.
     rendezvous: Option<[u8; 32]>,
 }
 
@@ -495,20 +499,22 @@ impl Rooms {
         Ok(Seated { room, seat, outbox })
     }
 
-    /// Seats the caller in `seat` of the rendezvous room `room`, if `secret` is that seat's secret: the room's id
-    /// must be [`crate::protocol::rendezvous_room`] of the seats' hashes, this one's being `SHA-256(secret)` and
-    /// the other `peer`. The room is opened if it does not exist. The seat takes a fresh token (the old one is
-    /// void); a connection still in it is closed with `replaced`. The caller gets `met`, then `paired` with its
-    /// peer when both are there for the first time, or the peer gets `peer_back`. Every refusal of the secret is
-    /// [`RoomError::BadToken`]. Returns the waiting deadline of a room it opened.
+    /// Seats the caller in a seat of a rendezvous room, if the meeting proves that seat on the connection whose
+    /// `welcome` gave `challenge` ([`Meeting::check`]: the room's id is the hash of the seats' public keys and the
+    /// seat's key signed the challenge). The room is opened if it does not exist. The seat takes a fresh token
+    /// (the old one is void); a connection still in it is closed with `replaced`. The caller gets `met`, then
+    /// `paired` with its peer when both are there for the first time, or the peer gets `peer_back`. Every refusal
+    /// of the proof is [`RoomError::BadToken`], and is decided before anything in the room is touched. Returns the
+    /// waiting deadline of a room it opened.
     pub(crate) fn rendezvous(
         &self,
         now: Stamp,
         meeting: Meeting<'_>,
+        challenge: &[u8; CHALLENGE_BYTES],
         outbox: Outbox,
         client: Option<String>,
     ) -> Result<(Seated, Option<Deadline>), RoomError> {
-        let id = meeting.check().ok_or(RoomError::BadToken)?;
+        let id = meeting.check(challenge).map_err(|_| RoomError::BadToken)?;
         let seat = usize::from(meeting.seat);
         let (token_text, token) = new_token();
         let mut registry = lock(&self.registry);
@@ -882,30 +888,6 @@ impl RoomState {
             client_b,
         };
         Ended { record, nameplate: self.nameplate, rendezvous: self.rendezvous, tokens }
-    }
-}
-
-/// What a `rendezvous` presents: the room's id, the seat, its secret and the other seat's hash (hex, as sent).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Meeting<'a> {
-    pub(crate) room: &'a str,
-    pub(crate) seat: u8,
-    pub(crate) secret: &'a str,
-    pub(crate) peer: &'a str,
-}
-
-impl Meeting<'_> {
-    /// The room's id, if the secret is the seat's: the id is the hash of both seats' hashes.
-    fn check(&self) -> Option<[u8; 32]> {
-        let decode = |text: &str| -> Option<[u8; 32]> { hex::decode(text).ok()?.try_into().ok() };
-        let (room, secret, peer) = (decode(self.room)?, decode(self.secret)?, decode(self.peer)?);
-        let own = crate::protocol::seat_hash(&secret);
-        let expected = match self.seat {
-            0 => crate::protocol::rendezvous_room(&own, &peer),
-            1 => crate::protocol::rendezvous_room(&peer, &own),
-            _ => return None,
-        };
-        bool::from(expected.ct_eq(&room)).then_some(room)
     }
 }
 

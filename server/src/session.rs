@@ -14,10 +14,10 @@ use crate::admission::AddressTicket;
 use crate::admission::Slot;
 use crate::outbox::{Outbox, WriterEnd, write_loop};
 use crate::protocol::{
-    ClientMessage, ClosingReason, ErrorCode, MAX_CONTROL_BYTES, PROTOCOL_VERSION, ServerMessage, close,
-    sanitize_client_version,
+    CHALLENGE_BYTES, ClientMessage, ClosingReason, ErrorCode, MAX_CONTROL_BYTES, Meeting, PROTOCOL_VERSION,
+    ServerMessage, close, sanitize_client_version,
 };
-use crate::rooms::{Deadline, Forwarded, Meeting, RoomError, Seated, Stamp};
+use crate::rooms::{Deadline, Forwarded, RoomError, Seated, Stamp};
 use crate::state::AppState;
 
 /// How long a finished connection waits for its writer to deliver the last frames.
@@ -43,15 +43,18 @@ pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, addr: IpAddr, g
     let (done_tx, mut writer_done) = oneshot::channel();
     let writer = tokio::spawn(write_loop(sink, queue, outbox.clone(), state.metrics.clone(), done_tx));
     state.metrics.connections_accepted.increment(1);
+    // Fresh for each connection, so that a rendezvous proof made for one is worthless on any other.
+    let challenge: [u8; CHALLENGE_BYTES] = rand::random();
     let _ = outbox.control(&ServerMessage::Welcome {
         relay: concat!("fairdeck-relay/", env!("CARGO_PKG_VERSION")).into(),
         protocol: PROTOCOL_VERSION,
         max_message_bytes: limits.max_message_bytes,
         hold_ms: limits.hold.as_millis() as u64,
         waiting_ms: limits.waiting_lifetime.as_millis() as u64,
+        challenge: hex::encode(challenge),
     });
 
-    let mut session = Session { state: &state, outbox, addr, seated: None };
+    let mut session = Session { state: &state, outbox, addr, challenge, seated: None };
     let mut shutdown = state.shutdown.clone();
     let mut last_heard = Instant::now();
     let mut pings = interval_at((Instant::now() + limits.ping_interval).into(), limits.ping_interval);
@@ -144,6 +147,8 @@ struct Session<'a> {
     state: &'a Arc<AppState>,
     outbox: Outbox,
     addr: IpAddr,
+    /// The `welcome`'s challenge, which a `rendezvous` proof must sign.
+    challenge: [u8; CHALLENGE_BYTES],
     seated: Option<Seated>,
 }
 
@@ -242,16 +247,16 @@ impl Session<'_> {
                 }
                 resumed
             }
-            ClientMessage::Rendezvous { room, seat, secret, peer, client: version } => {
-                // A wrong secret counts as a failed resume; a room it opens, as a new room.
+            ClientMessage::Rendezvous { room, seat, key, peer, proof, client: version } => {
+                // A failed proof counts as a failed resume; a room it opens, as a new room.
                 if state.resume_limiter.peek(self.addr, now.at).is_err() {
                     return Some(self.fail(ErrorCode::RateLimited, "too many failed resumes from your address"));
                 }
                 if state.room_limiter.check(self.addr, now.at).is_err() {
                     return Some(self.fail(ErrorCode::RateLimited, "too many new rooms from your address"));
                 }
-                let meeting = Meeting { room: &room, seat, secret: &secret, peer: &peer };
-                match state.rooms.rendezvous(now, meeting, self.outbox.clone(), client(version)) {
+                let meeting = Meeting { room: &room, seat, key: &key, peer: &peer, proof: &proof };
+                match state.rooms.rendezvous(now, meeting, &self.challenge, self.outbox.clone(), client(version)) {
                     Ok((seated, deadline)) => {
                         if let Some(deadline) = deadline {
                             schedule(state, deadline);

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use fairdeck_relay_protocol::{ClientMessage, ErrorCode, PeerState, ServerMessage};
+use fairdeck_relay_protocol::{CHALLENGE_BYTES, ClientMessage, ErrorCode, PeerState, ServerMessage};
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::{self, Message};
@@ -25,14 +25,29 @@ pub(super) type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 /// What reading the WebSocket gives: a message, an error, or `None` once it ended.
 pub(super) type Frame = Option<Result<Message, tungstenite::Error>>;
 
-/// Connects to the relay and reads its welcome, which says the largest frame it takes.
-pub(super) async fn open_relay(url: &str, tls: &Arc<rustls::ClientConfig>) -> Result<(Ws, usize), SessionError> {
+/// A connection to the relay, past its welcome.
+pub(super) struct Opened {
+    pub ws: Ws,
+    /// The largest frame the relay takes.
+    pub max_frame: usize,
+    /// What a `rendezvous` proof on this connection signs.
+    pub challenge: [u8; CHALLENGE_BYTES],
+}
+
+/// Connects to the relay and reads its welcome.
+pub(super) async fn open_relay(url: &str, tls: &Arc<rustls::ClientConfig>) -> Result<Opened, SessionError> {
     let mut ws = tokio::time::timeout(CONNECT_TIMEOUT, connect(url, tls))
         .await
         .map_err(|_| SessionError::Unreachable { url: url.to_string(), reason: "timed out".into() })?
         .map_err(|error| connect_error(url, &error))?;
     match next_control(&mut ws).await? {
-        ServerMessage::Welcome { max_message_bytes, .. } => Ok((ws, max_message_bytes)),
+        ServerMessage::Welcome { max_message_bytes, challenge, .. } => {
+            let challenge = hex::decode(challenge)
+                .ok()
+                .and_then(|bytes| bytes.try_into().ok())
+                .ok_or_else(|| SessionError::Lost("the relay's welcome has no readable challenge".into()))?;
+            Ok(Opened { ws, max_frame: max_message_bytes, challenge })
+        }
         other => Err(unexpected(&other)),
     }
 }
@@ -95,7 +110,7 @@ pub(super) async fn claim_seat(
 ) -> Result<Claimed, SessionError> {
     tokio::time::sleep_until(at).await;
     let opened = open_relay(&url, &tls).await;
-    let (mut ws, max_frame) = match (&claim, opened) {
+    let Opened { mut ws, max_frame, challenge } = match (&claim, opened) {
         // Taking a seat back, an unreachable relay is a lost connection (retried), not a wrong address.
         (Claim::Token(_) | Claim::Rendezvous(_), Err(SessionError::Unreachable { reason, .. })) => {
             return Err(SessionError::Lost(reason));
@@ -116,14 +131,7 @@ pub(super) async fn claim_seat(
             }
         }
         Claim::Rendezvous(meeting) => {
-            let message = ClientMessage::Rendezvous {
-                room: hex::encode(meeting.room),
-                seat: meeting.seat,
-                secret: hex::encode(meeting.secret),
-                peer: hex::encode(meeting.peer_hash),
-                client,
-            };
-            send_control(&mut ws, &message).await?;
+            send_control(&mut ws, &meeting.message(&challenge, client)).await?;
             match next_control(&mut ws).await? {
                 ServerMessage::Met { token, peer, .. } => Seated::Met { token, peer },
                 other => return Err(relay_refusal(other)),

@@ -11,7 +11,7 @@ use fairdeck_shared::journal::{self, Journal};
 use super::error::SessionError;
 use super::frontend::{Frontend, Output};
 use super::link::Link;
-use super::relay::{SOFTWARE, create_room, join_room, open_relay};
+use super::relay::{Opened, SOFTWARE, create_room, join_room, open_relay};
 use super::state::{Session, os_seed};
 use crate::channel::{Channel, Side};
 use crate::code::{self, Code};
@@ -86,7 +86,7 @@ pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), Ses
     // Until the room is had there is no game to play, but the player is not ignored meanwhile: `quit` (Ctrl-C at
     // the terminal) leaves at once, and other commands wait for the game.
     let reach = async {
-        let (mut ws, max_frame) = open_relay(&relay_url, &tls).await?;
+        let Opened { mut ws, max_frame, .. } = open_relay(&relay_url, &tls).await?;
         let room = match &joining {
             None => create_room(&mut ws).await.map(|(nameplate, token)| (Code::random(&nameplate), token))?,
             Some(code) => (code.clone(), join_room(&mut ws, code).await?),

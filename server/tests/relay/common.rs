@@ -79,6 +79,8 @@ pub enum Received {
 
 pub struct Client {
     pub ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    /// The welcome's challenge, which a `rendezvous` on this connection signs.
+    pub challenge: [u8; 32],
 }
 
 impl Client {
@@ -102,9 +104,11 @@ impl Client {
     }
 
     async fn welcomed(ws: WebSocketStream<MaybeTlsStream<TcpStream>>) -> Client {
-        let mut client = Client { ws };
+        let mut client = Client { ws, challenge: [0; 32] };
         match client.recv().await {
-            Received::Control(ServerMessage::Welcome { protocol: 1, .. }) => {}
+            Received::Control(ServerMessage::Welcome { protocol: 1, challenge, .. }) => {
+                client.challenge = hex::decode(challenge).unwrap().try_into().expect("a 32-byte challenge");
+            }
             other => panic!("expected welcome, got {other:?}"),
         }
         client
