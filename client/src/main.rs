@@ -52,7 +52,8 @@ enum Command {
     /// this program. Nothing is saved: a practice game ends with the program.
     #[command(after_help = game_help())]
     Practice(PracticeArgs),
-    /// List the saved games: opponent, start, last move, and whether each goes on.
+    /// List the saved games: opponent, start, last move, whether each goes on, and whether a fairdeck has it
+    /// open now (with its process id).
     Games,
     /// Recompute fairdeck's public random numbers, so anyone can check a shuffle.
     #[command(subcommand)]
@@ -327,9 +328,14 @@ fn print_games(dir: &std::path::Path) -> anyhow::Result<()> {
             Ok(game) => {
                 let opponent = game.opponent.as_deref().unwrap_or("—");
                 let opponent: String = opponent.chars().take(16).collect();
+                let open = match entry.in_use {
+                    Some(fairdeck::save::InUse { pid: Some(pid) }) => format!("  (open in fairdeck, pid {pid})"),
+                    Some(fairdeck::save::InUse { pid: None }) => "  (open in fairdeck)".to_string(),
+                    None => String::new(),
+                };
                 writeln!(
                     stdout,
-                    "{:<10} {:<16} {:<20} {:<20} {:>5}  {file}",
+                    "{:<10} {:<16} {:<20} {:<20} {:>5}  {file}{open}",
                     game.status.as_str(),
                     opponent,
                     fairdeck::save::format_time(game.started),

@@ -14,10 +14,18 @@
 //! has seen. A file that is cut short or altered fails its chain (or its counters) and is refused, naming the
 //! file and the line; nothing is overwritten. Files and their folder are readable by their owner only: they hold
 //! every secret of the game.
+//!
+//! # One process at a time
+//!
+//! The process that writes a save holds an exclusive advisory lock on it ([`File::try_lock`]) for as long as it
+//! runs, and writes its process id beside it (`<save>.pid`). Another process that opens the save is refused at
+//! once ([`SaveError::InUse`], naming that pid), before it reads or writes anything: two processes playing one
+//! seat would send two different futures of the same game. The system drops the lock with the process however
+//! it ends, so a `kill -9` leaves a stale pid file, never a game that cannot be resumed.
 
 use std::ffi::OsString;
 use std::fmt;
-use std::fs::{File, OpenOptions};
+use std::fs::{File, OpenOptions, TryLockError};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -63,6 +71,13 @@ pub enum SaveError {
     Damaged { path: String, line: usize, reason: String },
     #[error("no unfinished game is saved in {0}")]
     NoneToResume(String),
+    #[error("this game is open in another fairdeck{}; close it first ({path})", pid_words(.pid))]
+    InUse { path: String, pid: Option<u32> },
+}
+
+/// " (pid 1234)", or nothing when the holder did not say.
+fn pid_words(pid: &Option<u32>) -> String {
+    pid.map(|pid| format!(" (pid {pid})")).unwrap_or_default()
 }
 
 /// Where a game stands, as `fairdeck games` lists it.
@@ -206,11 +221,19 @@ struct Cursor {
     standing: Standing,
 }
 
-/// A save being written: one append, synced, per change.
+/// A save being written: one append, synced, per change. It holds the save's lock until it is dropped.
 pub struct SaveFile {
     path: PathBuf,
+    /// Opened for appending, and locked.
     file: File,
     cursor: Cursor,
+}
+
+impl Drop for SaveFile {
+    // Before the lock goes with the file: a process that takes the lock next writes its own pid file.
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(pid_file(&self.path));
+    }
 }
 
 impl fmt::Debug for SaveFile {
@@ -266,6 +289,7 @@ impl SaveFile {
             }
         };
         let failed = |e: std::io::Error| SaveError::Write { path: path.display().to_string(), reason: e.to_string() };
+        lock(&path, &file)?;
         file.write_all(&first).map_err(failed)?;
         file.sync_all().map_err(failed)?;
         // The new name must survive a crash too.
@@ -277,12 +301,26 @@ impl SaveFile {
         Ok(save)
     }
 
-    /// Goes on writing a save that was read back.
-    pub fn reopen(saved: &Saved) -> Result<SaveFile, SaveError> {
-        let failed =
-            |e: std::io::Error| SaveError::Write { path: saved.path.display().to_string(), reason: e.to_string() };
-        let file = OpenOptions::new().append(true).open(&saved.path).map_err(failed)?;
-        Ok(SaveFile { path: saved.path.clone(), file, cursor: saved.cursor.clone() })
+    /// Opens a save to go on with it: takes its lock first ([`SaveError::InUse`] if another process holds it,
+    /// the file untouched), then reads it back. The file is made owner-only again, whatever was done to it since.
+    pub fn open(path: &Path) -> Result<(SaveFile, Saved), SaveError> {
+        let failed = |e: std::io::Error| SaveError::Write { path: path.display().to_string(), reason: e.to_string() };
+        // Opening to append writes nothing: a refused process leaves the file's bytes and time as they were.
+        let file = OpenOptions::new().append(true).open(path).map_err(failed)?;
+        lock(path, &file)?;
+        let opened = load(path).and_then(|saved| {
+            #[cfg(unix)]
+            file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600)).map_err(failed)?;
+            Ok(saved)
+        });
+        match opened {
+            Ok(saved) => Ok((SaveFile { path: path.to_path_buf(), file, cursor: saved.cursor.clone() }, saved)),
+            Err(error) => {
+                // Not taken after all: the pid file goes, then the lock with `file`.
+                let _ = std::fs::remove_file(pid_file(path));
+                Err(error)
+            }
+        }
     }
 
     pub fn path(&self) -> &Path {
@@ -335,6 +373,59 @@ impl SaveFile {
         self.cursor = Cursor { chain, inputs: journal.inputs.len(), progress, partial_len: partial.len(), standing };
         Ok(())
     }
+}
+
+/// Takes the exclusive lock on the save `file` at `path` for this process, and says so in its pid file; if
+/// another process holds it, [`SaveError::InUse`] with that process's pid, and nothing written.
+fn lock(path: &Path, file: &File) -> Result<(), SaveError> {
+    let failed = |e: std::io::Error| SaveError::Write { path: path.display().to_string(), reason: e.to_string() };
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(TryLockError::WouldBlock) => {
+            return Err(SaveError::InUse { path: path.display().to_string(), pid: holder(path) });
+        }
+        Err(TryLockError::Error(e)) => return Err(failed(e)),
+    }
+    let mut options = OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut pid = options.open(pid_file(path)).map_err(failed)?;
+    pid.write_all(format!("{}\n", std::process::id()).as_bytes()).map_err(failed)
+}
+
+/// The file beside a save that names the process holding it.
+fn pid_file(save: &Path) -> PathBuf {
+    let mut name = save.as_os_str().to_owned();
+    name.push(".pid");
+    PathBuf::from(name)
+}
+
+/// The process the pid file of a save names, if it can be read: only a hint for the message, since the lock,
+/// not this file, says whether a process holds the save.
+fn holder(save: &Path) -> Option<u32> {
+    std::fs::read_to_string(pid_file(save)).ok()?.trim().parse().ok()
+}
+
+/// Whether another process holds the save at `path`, as `fairdeck games` shows it: `Some` with its pid (if it
+/// said), else `None`. Only a save with a pid file is tried, so a free save is not locked even for a moment.
+pub fn in_use(path: &Path) -> Option<InUse> {
+    if !pid_file(path).exists() {
+        return None;
+    }
+    let file = File::open(path).ok()?;
+    match file.try_lock_shared() {
+        Err(TryLockError::WouldBlock) => Some(InUse { pid: holder(path) }),
+        // Free (the lock goes with `file`), or not lockable here: nothing to show.
+        _ => None,
+    }
+}
+
+/// Another process holds a save.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InUse {
+    /// Its process id, as its pid file says.
+    pub pid: Option<u32>,
 }
 
 fn create_private_dir(dir: &Path) -> std::io::Result<()> {
@@ -461,6 +552,8 @@ pub fn load(path: &Path) -> Result<Saved, SaveError> {
 pub struct Listed {
     pub path: PathBuf,
     pub summary: Result<Summary, SaveError>,
+    /// Whether a `fairdeck` process has it open now.
+    pub in_use: Option<InUse>,
 }
 
 /// What `fairdeck games` shows of a save.
@@ -494,7 +587,8 @@ pub fn list(dir: &Path) -> Result<Vec<Listed>, SaveError> {
                 moves: saved.standing.moves,
                 status: saved.standing.status,
             });
-            Listed { path, summary }
+            let in_use = in_use(&path);
+            Listed { path, summary, in_use }
         })
         .collect();
     listed.sort_by_key(|l| std::cmp::Reverse(l.summary.as_ref().map_or(0, |s| s.last)));

@@ -149,6 +149,11 @@ enum ScriptEvent {
         awaited: String,
         seconds: u64,
     },
+    /// The opponent has been away from the relay for `seconds`, the whole grace: `forfeit` may now claim the
+    /// game against its absence.
+    ForfeitPossible {
+        seconds: u64,
+    },
     Table(TableView),
     Connected {
         name: String,
@@ -306,8 +311,9 @@ struct ZoneView {
     cards: Vec<u32>,
 }
 
-/// The event for an output, or `None` for a taken intent and for the status line's running count of a wait:
-/// a script gets the one `waiting` event when the wait is long enough to claim a forfeit.
+/// The event for an output, or `None` for a taken intent and for the status line's running counts: a script
+/// gets the one `waiting` event when a wait is long enough to claim a forfeit, and the one `forfeit_possible`
+/// when an absence is.
 fn script_event(output: Output, engine: &Engine<Ristretto255>) -> Option<ScriptEvent> {
     Some(match output {
         Output::Deck { hash, main, sideboard, commander } => ScriptEvent::Deck { hash, main, sideboard, commander },
@@ -334,7 +340,8 @@ fn script_event(output: Output, engine: &Engine<Ristretto255>) -> Option<ScriptE
         Output::BrowsingClosed(purpose) => ScriptEvent::BrowsingClosed { purpose },
         Output::TopWatch(watch) => ScriptEvent::TopWatch { watch },
         // What a script's intent changes comes as events; the rest it knows, having sent the command.
-        Output::Waiting(_) | Output::Taken(_) => return None,
+        Output::Waiting(_) | Output::ForfeitGrace(_) | Output::Taken(_) => return None,
+        Output::ForfeitPossible { away } => ScriptEvent::ForfeitPossible { seconds: away },
         Output::Overdue(Waiting { awaited, seconds }) => ScriptEvent::Waiting { awaited: awaited.to_string(), seconds },
         Output::Table => ScriptEvent::Table(table_view(engine)),
         Output::Engine(event) => engine_event(event, engine),

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use fairdeck::channel::{Channel, ChannelError, RUN_ID_LEN, Side};
-use fairdeck::save::{self, RelayPlace, SaveFile, Standing, Status};
+use fairdeck::save::{RelayPlace, SaveFile, Standing, Status};
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::Ristretto255;
 use fairdeck_shared::engine::{Engine, EngineConfig};
@@ -86,10 +86,10 @@ fn send(guest: &mut Channel, save: &mut SaveFile, text: &str, nonces: &mut Nonce
 
 /// A process resuming the save at `path`, its run drawn from `seed`.
 fn resumed(path: &Path, seed: u8) -> (Channel, SaveFile) {
-    let saved = save::load(path).unwrap();
+    let (save, saved) = SaveFile::open(path).unwrap();
     let mut channel = saved.restore_channel([seed; 32]);
     channel.resend_unacked();
-    (channel, SaveFile::reopen(&saved).unwrap())
+    (channel, save)
 }
 
 #[test]
@@ -104,9 +104,12 @@ fn one_save_resumed_twice_seals_in_two_runs_and_the_opponent_stops_on_the_fork()
     assert_eq!(messages(&mut host), [b"before the crash".to_vec()]);
     drop((guest, save));
 
-    // Two processes resume the same save (one hung in another terminal) and each says something else.
+    // Two processes resume the same save (a copy of it: the save itself is locked by the first) and each says
+    // something else.
+    let copy = dir.path().join("copy.fairdeck");
+    std::fs::copy(&path, &copy).unwrap();
     let (mut first, mut first_save) = resumed(&path, 5);
-    let (mut second, mut second_save) = resumed(&path, 6);
+    let (mut second, mut second_save) = resumed(&copy, 6);
     assert_ne!(first.run(), second.run());
     let from_first = send(&mut first, &mut first_save, "from the first", &mut nonces);
     let from_second = send(&mut second, &mut second_save, "from the second", &mut nonces);
@@ -224,7 +227,8 @@ fn step() -> impl Strategy<Value = Step> {
 /// One player: its channel, its save, what it sent.
 struct Player {
     channel: Channel,
-    save: SaveFile,
+    /// None only while its process is down.
+    save: Option<SaveFile>,
     sent: Vec<Vec<u8>>,
     seed: u8,
 }
@@ -242,7 +246,7 @@ proptest! {
         // Each restore's seed is new: the host's from 10 on, the guest's from 100 on.
         let mut players = [(host, &journals[0], 10), (guest, &journals[1], 100)].map(|(channel, journal, seed)| {
             let save = SaveFile::create(dir.path(), journal, &channel, standing()).unwrap();
-            Player { channel, save, sent: Vec::new(), seed }
+            Player { channel, save: Some(save), sent: Vec::new(), seed }
         });
         // Frames in flight to each side: to the host first.
         let mut flight: [Vec<Vec<u8>>; 2] = [Vec::new(), Vec::new()];
@@ -270,9 +274,10 @@ proptest! {
                 Step::Crash(host) => {
                     let p = &mut players[usize::from(!host)];
                     p.seed += 1;
-                    let saved = save::load(p.save.path()).unwrap();
+                    let path = p.save.take().unwrap().path().to_path_buf();
+                    let (save, saved) = SaveFile::open(&path).unwrap();
                     p.channel = saved.restore_channel([p.seed; 32]);
-                    p.save = SaveFile::reopen(&saved).unwrap();
+                    p.save = Some(save);
                     p.channel.resend_unacked();
                     players[usize::from(host)].channel.resend_unacked();
                 }
@@ -282,7 +287,7 @@ proptest! {
                 received[from].extend(messages(&mut p.channel));
                 let frames = drain(&mut p.channel);
                 // Saved before anything leaves, as the session does.
-                p.save.commit(&journals[from], &p.channel, standing()).unwrap();
+                p.save.as_mut().unwrap().commit(&journals[from], &p.channel, standing()).unwrap();
                 nonces[from].record(&frames);
                 flight[to].extend(frames);
             }
@@ -299,7 +304,7 @@ proptest! {
                 p.channel.resend_unacked();
                 received[from].extend(messages(&mut p.channel));
                 let frames = drain(&mut p.channel);
-                p.save.commit(&journals[from], &p.channel, standing()).unwrap();
+                p.save.as_mut().unwrap().commit(&journals[from], &p.channel, standing()).unwrap();
                 nonces[from].record(&frames);
                 flight[to].extend(frames);
             }

@@ -1,5 +1,5 @@
-//! Saved games: a channel saved mid-conversation and restored goes on exactly where it stood, and a damaged
-//! save is refused with its file and line, untouched.
+//! Saved games: a channel saved mid-conversation and restored goes on exactly where it stood, a damaged
+//! save is refused with its file and line, untouched, and a save open in one process is refused to another.
 
 use std::path::Path;
 
@@ -126,9 +126,8 @@ fn a_save_lists_its_game_and_goes_on_being_written_after_a_resume() {
     save.commit(&journal(1), &guest, standing(0)).unwrap();
     drop(save);
 
-    let saved = save::load(&path).unwrap();
+    let (mut save, saved) = SaveFile::open(&path).unwrap();
     let mut guest = saved.restore_channel([5; 32]);
-    let mut save = SaveFile::reopen(&saved).unwrap();
     guest.send(b"two".to_vec()).unwrap();
     save.commit(&journal(3), &guest, standing(4)).unwrap();
     guest.resend_unacked();
@@ -149,6 +148,54 @@ fn a_save_lists_its_game_and_goes_on_being_written_after_a_resume() {
         assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
         assert_eq!(std::fs::metadata(dir.path()).unwrap().permissions().mode() & 0o077, 0, "{:?}", dir.path());
     }
+}
+
+#[test]
+fn a_save_is_open_in_one_process_at_a_time_and_a_refused_one_touches_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_host, guest) = established();
+    let save = SaveFile::create(dir.path(), &journal(1), &guest, standing(0)).unwrap();
+    let path = save.path().to_path_buf();
+    let pid_file = dir.path().join(format!("{}.pid", path.file_name().unwrap().to_string_lossy()));
+    let bytes = std::fs::read(&path).unwrap();
+    let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
+    let me = std::process::id();
+
+    // The writer holds it: another open is refused at once, naming the writer's process, and writes nothing.
+    let error = SaveFile::open(&path).map(|_| ()).unwrap_err();
+    assert!(matches!(error, SaveError::InUse { pid: Some(pid), .. } if pid == me), "{error:?}");
+    let text = error.to_string();
+    assert!(text.contains(&format!("open in another fairdeck (pid {me}); close it first")), "{text}");
+    assert_eq!(std::fs::read(&path).unwrap(), bytes);
+    assert_eq!(std::fs::metadata(&path).unwrap().modified().unwrap(), modified);
+    let listed = save::list(dir.path()).unwrap();
+    assert_eq!(listed[0].in_use, Some(save::InUse { pid: Some(me) }), "`fairdeck games` shows it open");
+
+    // The writer gone, the game opens again; its pid file went with it.
+    drop(save);
+    assert!(!pid_file.exists());
+    assert_eq!(save::list(dir.path()).unwrap()[0].in_use, None);
+    let (reopened, _) = SaveFile::open(&path).unwrap();
+    assert_eq!(std::fs::read_to_string(&pid_file).unwrap().trim(), me.to_string());
+    drop(reopened);
+
+    // A writer killed with -9 leaves its pid file but no lock: the game opens, and the file names the new writer.
+    std::fs::write(&pid_file, "4000000\n").unwrap();
+    assert_eq!(save::list(dir.path()).unwrap()[0].in_use, None, "a stale pid file is no lock");
+    let (_reopened, saved) = SaveFile::open(&path).unwrap();
+    assert_eq!(saved.standing, standing(0));
+    assert_eq!(std::fs::read_to_string(&pid_file).unwrap().trim(), me.to_string());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_save_made_readable_by_others_is_owner_only_again_once_opened() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _) = some_save(dir.path());
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let (_save, _) = SaveFile::open(&path).unwrap();
+    assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
 }
 
 /// A save of a few lines, and its bytes.

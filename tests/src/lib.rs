@@ -21,6 +21,10 @@ pub mod tls;
 /// Set-up shuffles two 60-card libraries under proof: generous for slow CI machines.
 pub const TIMEOUT: Duration = Duration::from_secs(120);
 
+/// The grace, in seconds, before `forfeit` may claim a game against an absent opponent, in every `fairdeck` the
+/// tests start (`FAIRDECK_FORFEIT_GRACE_SECS`): a test cannot wait the real minute.
+pub const FORFEIT_GRACE_SECS: u64 = 5;
+
 /// The workspace's root directory.
 fn workspace_root() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
@@ -293,6 +297,7 @@ impl Player {
         let mut child = command
             .env_remove("FAIRDECK_RELAY")
             .env("XDG_DATA_HOME", data.path())
+            .env("FAIRDECK_FORFEIT_GRACE_SECS", FORFEIT_GRACE_SECS.to_string())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -318,12 +323,13 @@ impl Player {
         self.data.clone()
     }
 
-    /// The saved games of this player (`.fairdeck` files).
+    /// The saved games of this player (`.fairdeck` files; not the pid files beside them).
     pub fn saves(&self) -> Vec<PathBuf> {
         let dir = self.data.path().join("fairdeck/games");
         let mut saves: Vec<PathBuf> = std::fs::read_dir(dir)
             .map(|entries| entries.filter_map(Result::ok).map(|e| e.path()).collect())
             .unwrap_or_default();
+        saves.retain(|path| path.extension().is_some_and(|ext| ext == "fairdeck"));
         saves.sort();
         saves
     }

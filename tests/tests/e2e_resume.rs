@@ -2,10 +2,11 @@
 //! random moments and brought back (`fairdeck resume`, or the relay started again with none of its rooms).
 //! The game goes on, both final tables are equal, and `fairdeck verify` finds both journals clean.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
 
-use fairdeck_e2e::{Player, RelayProcess, deck, fairdeck_binary, public, zone_cards};
+use fairdeck_e2e::{FORFEIT_GRACE_SECS, Player, RelayProcess, deck, fairdeck_binary, public, zone_cards};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use serde_json::Value;
@@ -155,7 +156,7 @@ fn a_third_process_that_knows_the_code_cannot_take_a_seat() {
 }
 
 #[test]
-fn an_opponent_who_never_returns_forfeits_and_the_claim_is_kept_in_the_record() {
+fn an_opponent_who_never_returns_forfeits_after_the_grace_and_the_claim_is_kept_in_the_record() {
     let dir = tempfile::tempdir().unwrap();
     let relay = RelayProcess::start();
     let (mut host, mut guest) = start_game(&relay.url(), dir.path());
@@ -164,24 +165,98 @@ fn an_opponent_who_never_returns_forfeits_and_the_claim_is_kept_in_the_record() 
     guest.wait_idle();
     guest.kill();
     host.expect_event("peer_away");
+    // Too early: the guest may be coming back. The refusal says how long is left.
+    host.send("forfeit");
+    let refused = host.expect("the early forfeit refused", |v| v["event"] == "error" && v["command"] == "forfeit");
+    let message = refused["message"].as_str().unwrap();
+    assert!(message.contains("forfeit is possible in"), "{message}");
+    let open = host.expect_event("forfeit_possible");
+    assert!(open["seconds"].as_u64().unwrap() >= FORFEIT_GRACE_SECS, "{open}");
     host.send("forfeit");
     let claim = host.expect_event("forfeit_claimed");
     assert_eq!(claim["by"], "host");
+    assert_eq!(claim["awaited"], "its return to the game");
+
+    // The guest comes back after all: it learns that the game ended by the host's claim, and nothing goes on.
+    let mut back = resume("guest", &guest, dir.path());
+    let told = back.expect("the host's claim", |v| v["event"] == "forfeit_claimed");
+    assert_eq!(told["by"], "host");
+    let over = back.expect_event("game_over");
+    assert_eq!((&over["loser"], &over["how"]), (&Value::from("guest"), &Value::from("forfeited")));
+    back.send("quit");
     host.send("quit");
+    assert!(back.wait_exit().success());
     assert!(host.wait_exit().success());
-    let output = Command::new(fairdeck_binary())
-        .arg("verify")
-        .arg(dir.path().join("host.journal"))
-        .output()
-        .expect("run fairdeck verify");
-    let text = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "{text}");
-    assert!(text.contains("forfeit"), "the record names the forfeit: {text}");
-    // The save is over: `fairdeck resume` has nothing to go on with.
-    let saves: Vec<PathBuf> = host.saves();
-    assert_eq!(saves.len(), 1);
-    let mut again = Player::resume("host", host.data(), &[]);
-    again.expect("no game to resume", |v| v["event"] == "error" && v["kind"] == "save");
+    for who in ["host", "guest"] {
+        let output = Command::new(fairdeck_binary())
+            .arg("verify")
+            .arg(dir.path().join(format!("{who}.journal")))
+            .output()
+            .expect("run fairdeck verify");
+        let text = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{who}: {text}");
+        assert!(text.contains("forfeit"), "{who}: the record names the forfeit: {text}");
+    }
+    // Both saves are over: `fairdeck resume` has nothing to go on with.
+    for player in [&host, &back] {
+        assert_eq!(player.saves().len(), 1);
+        let mut again = Player::resume("again", player.data(), &[]);
+        again.expect("no game to resume", |v| v["event"] == "error" && v["kind"] == "save");
+    }
+}
+
+#[test]
+fn a_game_open_in_one_fairdeck_is_refused_to_another_until_that_one_is_killed() {
+    let dir = tempfile::tempdir().unwrap();
+    // The guest records over a file others may read: once written, the journal is its owner's only.
+    let journal = dir.path().join("guest.journal");
+    std::fs::write(&journal, b"").unwrap();
+    std::fs::set_permissions(&journal, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let relay = RelayProcess::start();
+    let (mut host, mut guest) = start_game(&relay.url(), dir.path());
+    host.send("draw 1");
+    host.wait_idle();
+    guest.wait_idle();
+
+    // The guest's process goes on (it could hang in another terminal): its game is refused to a second one.
+    let save = guest.saves().pop().expect("the guest's game is saved");
+    let bytes = std::fs::read(&save).unwrap();
+    let modified = std::fs::metadata(&save).unwrap().modified().unwrap();
+    let held = format!("this game is open in another fairdeck (pid {}); close it first", guest.pid());
+    for file in [Some(&save), None] {
+        let output = Command::new(fairdeck_binary())
+            .args(["resume", "--script"])
+            .args(file)
+            .env("XDG_DATA_HOME", guest.data().path())
+            .env_remove("FAIRDECK_RELAY")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run fairdeck resume");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(&held), "{stderr}");
+        let events: Vec<Value> =
+            String::from_utf8_lossy(&output.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(events.len(), 1, "nothing but the error: {events:?}");
+        assert_eq!(events[0]["kind"], "in_use");
+    }
+    assert_eq!(std::fs::read(&save).unwrap(), bytes, "the save is untouched");
+    assert_eq!(std::fs::metadata(&save).unwrap().modified().unwrap(), modified, "the save is untouched");
+    let output =
+        Command::new(fairdeck_binary()).arg("games").env("XDG_DATA_HOME", guest.data().path()).output().unwrap();
+    let listing = String::from_utf8_lossy(&output.stdout);
+    assert!(listing.contains(&format!("(open in fairdeck, pid {})", guest.pid())), "{listing}");
+    // The refused process never reached the relay: the guest's seat is still its own.
+    host.send("draw 1");
+    host.wait_idle();
+    guest.wait_idle();
+    assert!(!guest.seen.iter().any(|v| v["event"] == "relay_lost"), "{:#?}", guest.seen);
+
+    // Killed with -9, the first process leaves its pid file but takes its lock along: the game resumes.
+    guest.kill();
+    let guest = resume("guest", &guest, dir.path());
+    finish(host, guest, dir.path());
+    assert_eq!(std::fs::metadata(&journal).unwrap().permissions().mode() & 0o777, 0o600);
 }
 
 /// Where a player is killed: each kind of moment the issue names.

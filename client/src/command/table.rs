@@ -347,7 +347,7 @@ pub const COMMANDS: &[Spec] = &[
     Spec {
         name: "forfeit",
         args: "",
-        about: "end the game when the opponent has stopped answering (or left and not come back): it forfeits",
+        about: "end the game when the opponent has stopped answering (or left a minute ago and not come back): it forfeits",
         example: "forfeit",
         keys: &[],
         parse: |a| a.none(Command::Forfeit),

@@ -172,6 +172,11 @@ impl Session {
                 }
                 Command::Forfeit => {
                     self.queue.pop_front();
+                    if let Some(message) = self.forfeit_refused() {
+                        let error = Output::CommandError { kind: "refused", command: line, message };
+                        front.show(error, &self.engine)?;
+                        continue;
+                    }
                     // Nothing awaited, but the opponent left and has not come back: its absence is the claim.
                     let abandoned =
                         self.engine.awaiting_opponent().is_none() && !self.peer_here && self.channel.is_established();
@@ -196,6 +201,26 @@ impl Session {
             self.pump(front).await?;
         }
         Ok(Flow::Continue)
+    }
+
+    /// Why `forfeit` is refused now, if it is: the opponent is away, and has not been for the whole
+    /// [`FORFEIT_GRACE`](super::FORFEIT_GRACE) (it may be coming back), or the relay has not said yet whether
+    /// it is here. An opponent who is here but silent is the engine's to judge, by what it owes.
+    fn forfeit_refused(&self) -> Option<String> {
+        if self.peer_here || !self.channel.is_established() {
+            return None;
+        }
+        let opponent = self.opponent.as_deref().unwrap_or("the opponent");
+        let now = tokio::time::Instant::now();
+        let Some(left) = self.absence.forfeit_in(now) else {
+            return Some(format!("the relay has not said yet whether {opponent} is here: forfeit once it has"));
+        };
+        if left.is_zero() {
+            return None;
+        }
+        let away = self.absence.away_for(now).unwrap_or_default().as_secs();
+        let left = left.as_millis().div_ceil(1000);
+        Some(format!("{opponent} left {away} s ago and may be coming back: forfeit is possible in {left} s"))
     }
 
     /// Nothing in flight: no exchange, nothing the engine has yet to hand over (an action just taken), nothing

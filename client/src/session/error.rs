@@ -59,14 +59,19 @@ impl SessionError {
             SessionError::Lost(_) => "lost",
             SessionError::Halted(_) => "halted",
             SessionError::Output(_) => "output",
+            SessionError::Save(SaveError::InUse { .. }) => "in_use",
             SessionError::Save(_) | SessionError::Restore { .. } => "save",
         }
     }
 
-    /// The process exit code: 2 when the code is at fault (the user can fix it by asking again), 1 otherwise.
+    /// The process exit code: 2 when the user can put it right at once (the code, by asking again; a game open
+    /// in another fairdeck, by closing it), 1 otherwise.
     pub fn exit_code(&self) -> u8 {
         match self {
-            SessionError::BadCode(_) | SessionError::UnknownCode | SessionError::WrongCode => 2,
+            SessionError::BadCode(_)
+            | SessionError::UnknownCode
+            | SessionError::WrongCode
+            | SessionError::Save(SaveError::InUse { .. }) => 2,
             _ => 1,
         }
     }

@@ -35,12 +35,16 @@ impl Session {
         }
     }
 
-    /// Times the engine's wait on the opponent. It counts once the opponent proved the code (before, the
-    /// status already says who is missing) and while the game goes on.
+    /// Times the engine's wait on the opponent, and the opponent's absence. They count once the opponent
+    /// proved the code (before, the status already says who is missing) and while the game goes on.
     fn time_wait<F: Frontend>(&mut self, front: &mut F) -> Result<(), SessionError> {
         let counts = self.channel.is_established() && self.engine.halted().is_none() && !self.engine.is_ended();
         let awaited = self.engine.awaiting_opponent().filter(|_| counts);
-        for news in self.wait_clock.observe(awaited, tokio::time::Instant::now()) {
+        let now = tokio::time::Instant::now();
+        for news in self.wait_clock.observe(awaited, now) {
+            front.show(news.into(), &self.engine)?;
+        }
+        for news in self.absence.observe(counts, now) {
             front.show(news.into(), &self.engine)?;
         }
         Ok(())

@@ -10,7 +10,7 @@ use fairdeck_shared::engine::{Engine, Event, Intent};
 use fairdeck_shared::wire::PeekPurpose;
 
 use super::browse::Browsing;
-use super::wait_clock::{WaitNews, Waiting};
+use super::wait_clock::{AbsenceNews, WaitNews, Waiting};
 use crate::command::TopWatch;
 
 /// The player's side of a session. The session calls `next_line` in every turn of its loop and shows
@@ -105,6 +105,15 @@ pub enum Output {
     /// A wait on the opponent passed [`FORFEIT_HINT_AFTER`](super::FORFEIT_HINT_AFTER): `forfeit` may end
     /// the game. Sent once per exchange waited on.
     Overdue(Waiting),
+    /// The opponent is away from the relay: the seconds left before `forfeit` may claim the game against its
+    /// absence ([`FORFEIT_GRACE`](super::FORFEIT_GRACE)), sent again as each second passes; `None` once that no
+    /// longer runs. For the terminal's status line: scripts ignore it.
+    ForfeitGrace(Option<u64>),
+    /// The opponent has been away for `away` seconds, the grace passed: `forfeit` ends the game. Sent once per
+    /// absence.
+    ForfeitPossible {
+        away: u64,
+    },
     /// The answer to `table` and `quit`: the front end shows the whole table.
     Table,
     /// The engine took this player's intent. What it changes on the table comes as events; the terminal
@@ -112,6 +121,15 @@ pub enum Output {
     Taken(Intent),
     /// An event of the table engine.
     Engine(Event),
+}
+
+impl From<AbsenceNews> for Output {
+    fn from(news: AbsenceNews) -> Output {
+        match news {
+            AbsenceNews::Count(left) => Output::ForfeitGrace(left),
+            AbsenceNews::ForfeitOpen { away } => Output::ForfeitPossible { away },
+        }
+    }
 }
 
 impl From<WaitNews> for Output {

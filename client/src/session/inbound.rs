@@ -74,23 +74,23 @@ impl Session {
             ServerMessage::Paired { .. } if self.channel.is_established() => {
                 // Met again at the rendezvous: the opponent may lack anything sent before.
                 self.paired = true;
-                self.peer_here = true;
+                self.peer_is_here(true);
                 self.channel.resend_unacked();
                 front.show(Output::PeerBack, &self.engine)?;
             }
             ServerMessage::Paired { .. } => {
                 self.paired = true;
-                self.peer_here = true;
+                self.peer_is_here(true);
                 front.show(Output::Paired, &self.engine)?;
             }
             // A guest being sent away may drop before the relay has its seat: not worth showing.
             ServerMessage::PeerAway { .. } | ServerMessage::PeerBack if self.door != Door::Open => {}
             ServerMessage::PeerAway { hold_ms } => {
-                self.peer_here = false;
+                self.peer_is_here(false);
                 front.show(Output::PeerAway { hold_ms }, &self.engine)?;
             }
             ServerMessage::PeerBack => {
-                self.peer_here = true;
+                self.peer_is_here(true);
                 self.channel.resend_unacked();
                 front.show(Output::PeerBack, &self.engine)?;
             }
@@ -113,7 +113,7 @@ impl Session {
                 };
                 front.show(Output::PeerGone { reason }, &self.engine)?;
                 // The room is over; the player may still look at the table and quit.
-                self.peer_here = false;
+                self.peer_is_here(false);
                 self.link = Link::Closed;
                 self.paired = false;
                 self.relay.token = None;

@@ -21,7 +21,7 @@
 //! | `door.rs` | hosting, until the code is proved: guests with a wrong code, `new-code` |
 //! | `saving.rs` | saving as it goes |
 //! | `frontend.rs` | the front-end contract: [`Frontend`], [`Output`] |
-//! | `wait_clock.rs` | the wait on the opponent: [`WaitClock`], [`Waiting`] |
+//! | `wait_clock.rs` | the wait on the opponent ([`WaitClock`], [`Waiting`]) and its absence ([`AbsenceClock`]) |
 //! | `error.rs` | [`SessionError`] |
 //! | `state.rs` | the session's state, which the files above work on |
 
@@ -47,4 +47,7 @@ pub use door::WRONG_CODES_PER_CODE;
 pub use error::SessionError;
 pub use frontend::{Frontend, Output};
 pub use start::{DEFAULT_RELAY, Options, Role, run};
-pub use wait_clock::{FORFEIT_HINT_AFTER, WAIT_SHOWN_AFTER, WaitClock, WaitNews, Waiting};
+pub use wait_clock::{
+    AbsenceClock, AbsenceNews, FORFEIT_GRACE, FORFEIT_GRACE_VARIABLE, FORFEIT_HINT_AFTER, WAIT_SHOWN_AFTER, WaitClock,
+    WaitNews, Waiting,
+};

@@ -115,7 +115,7 @@ impl Session {
         match claimed.seated {
             Seated::Resumed { peer, waiting_as } => {
                 self.paired = peer != PeerState::Waiting;
-                self.peer_here = peer == PeerState::Present;
+                self.peer_is_here(peer == PeerState::Present);
                 self.channel.resend_unacked();
                 front.show(Output::Resumed { peer_here: self.peer_here }, &self.engine)?;
                 // Our `reopen` took effect while the connection was down, its answer lost with it.
@@ -126,7 +126,7 @@ impl Session {
             Seated::Met { token, peer } => {
                 self.relay.token = Some(token);
                 self.paired = peer == PeerState::Present;
-                self.peer_here = self.paired;
+                self.peer_is_here(self.paired);
                 self.channel.resend_unacked();
                 front.show(Output::Rendezvous { peer_here: self.peer_here }, &self.engine)?;
             }

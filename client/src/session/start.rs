@@ -145,7 +145,8 @@ async fn resume<F: Frontend>(file: Option<PathBuf>, options: &Options, front: &m
         Some(path) => path,
         None => save::latest_unfinished(&options.games)?,
     };
-    let saved = save::load(&path)?;
+    // The lock first: a game another process plays is refused before anything is read, shown or sent.
+    let (save, saved) = SaveFile::open(&path)?;
     let restore_error = |reason: String| SessionError::Restore { path: path.display().to_string(), reason };
     let engine = journal::replay::<Ristretto255>(&saved.journal, |_| {}).map_err(|e| restore_error(e.to_string()))?;
     let mut relay = saved.standing.relay.clone();
@@ -161,7 +162,7 @@ async fn resume<F: Frontend>(file: Option<PathBuf>, options: &Options, front: &m
     let mut session =
         Session::new(engine, saved.restore_channel(os_seed()), Link::Closed, relay, tls, options.games.clone());
     session.announced = true;
-    session.save = Some(SaveFile::reopen(&saved)?);
+    session.save = Some(save);
     session.opponent = saved.standing.opponent.clone();
     let outcome = match session.reach_seat() {
         Ok(()) => session.run(front).await,
@@ -183,13 +184,39 @@ fn absolute(path: Option<&Path>) -> Option<PathBuf> {
     path.map(|path| std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()))
 }
 
-/// Writes the journal readable by its owner only: it holds every secret of the game.
+/// Writes the journal readable by its owner only: it holds every secret of the game. A file that was there
+/// before is made owner-only too, before a byte of the journal goes into it.
 fn write_journal(path: &Path, journal: &Journal) -> Result<(), SessionError> {
-    let failed = |reason: String| SessionError::Record { path: path.display().to_string(), reason };
+    let failed = |e: std::io::Error| SessionError::Record { path: path.display().to_string(), reason: e.to_string() };
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create(true).truncate(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut file = options.open(path).map_err(|e| failed(e.to_string()))?;
-    std::io::Write::write_all(&mut file, &journal::encode(journal)).map_err(|e| failed(e.to_string()))
+    let mut file = options.open(path).map_err(failed)?;
+    #[cfg(unix)]
+    file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600)).map_err(failed)?;
+    std::io::Write::write_all(&mut file, &journal::encode(journal)).map_err(failed)
+}
+
+#[cfg(test)]
+mod tests {
+    use fairdeck_shared::engine::{DeckCard, DeckList};
+
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_journal_written_over_a_file_readable_by_others_is_owner_only() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("game.journal");
+        std::fs::write(&path, b"an older file").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let deck = DeckList { library: vec![DeckCard { name: "Mountain".into(), back: 0 }], ..DeckList::default() };
+        let config = EngineConfig { name: "Ada".into(), software: "test".into() };
+        let engine = Engine::<Ristretto255>::new(Seat::Host, config, deck, [7; 32]).unwrap();
+        write_journal(&path, engine.journal()).unwrap();
+        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(journal::decode(&std::fs::read(&path).unwrap()).unwrap().seat, Seat::Host);
+    }
 }

@@ -12,7 +12,7 @@ use rand::Rng;
 
 use super::browse::Browsing;
 use super::link::Link;
-use super::wait_clock::WaitClock;
+use super::wait_clock::{AbsenceClock, WaitClock, forfeit_grace};
 use crate::channel::Channel;
 use crate::code::Code;
 use crate::command::TopWatch;
@@ -49,8 +49,10 @@ pub(super) struct Session {
     pub save: Option<SaveFile>,
     /// The opponent's name, from its hello.
     pub opponent: Option<String>,
-    /// Whether the relay says the opponent holds its seat: a game whose opponent left can be claimed.
+    /// Whether the relay says the opponent holds its seat: a game whose opponent left can be claimed, once
+    /// `absence` says the grace passed. Set with [`Session::peer_is_here`].
     pub peer_here: bool,
+    pub absence: AbsenceClock,
     /// The search, scry or surveil open, if any.
     pub browsing: Option<Browsing>,
     /// Whether the top card of the library is kept looked at or revealed (`always-look`, `always-reveal`).
@@ -87,9 +89,18 @@ impl Session {
             save: None,
             opponent: None,
             peer_here: false,
+            absence: AbsenceClock::new(forfeit_grace()),
             browsing: None,
             top_watch: None,
         }
+    }
+}
+
+impl Session {
+    /// Takes in the relay's word on whether the opponent holds its seat.
+    pub fn peer_is_here(&mut self, here: bool) {
+        self.peer_here = here;
+        self.absence.peer(here, tokio::time::Instant::now());
     }
 }
 

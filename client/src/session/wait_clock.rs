@@ -1,5 +1,7 @@
 //! The wait clock: how long the engine has waited on the opponent for one exchange, and when that is worth
-//! telling the player (a running count on the status line, then once that `forfeit` may end the game).
+//! telling the player (a running count on the status line, then once that `forfeit` may end the game). And the
+//! absence clock: how long the opponent has been away from the relay, and when `forfeit` may claim the game
+//! against its absence.
 
 use std::time::Duration;
 
@@ -11,6 +13,22 @@ pub const WAIT_SHOWN_AFTER: Duration = Duration::from_secs(5);
 /// After this long waiting on the opponent for one exchange, the player is told that `forfeit` ends the game
 /// (scripts get one `waiting` event): an honest client answers within a second or two, even on a slow link.
 pub const FORFEIT_HINT_AFTER: Duration = Duration::from_secs(60);
+
+/// How long the opponent must have been away from the relay before `forfeit` may claim the game against its
+/// absence: time to come back after a crash (`fairdeck resume`) or a network that dropped for a moment. Only
+/// this client counts it: the opponent's engine, which receives the claim, has no clock it could trust.
+pub const FORFEIT_GRACE: Duration = Duration::from_secs(60);
+/// The environment variable that sets another grace, in seconds, instead of [`FORFEIT_GRACE`]: for tests, which
+/// cannot wait a minute.
+pub const FORFEIT_GRACE_VARIABLE: &str = "FAIRDECK_FORFEIT_GRACE_SECS";
+
+/// The grace of this process: [`FORFEIT_GRACE`], unless [`FORFEIT_GRACE_VARIABLE`] holds a number of seconds.
+pub fn forfeit_grace() -> Duration {
+    std::env::var(FORFEIT_GRACE_VARIABLE)
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .map_or(FORFEIT_GRACE, Duration::from_secs)
+}
 
 /// What the engine waits on the opponent for, and for how long so far.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -81,6 +99,85 @@ impl WaitClock {
     }
 }
 
+/// What the absence clock says to tell the player; the session shows each as an [`Output`](super::Output).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AbsenceNews {
+    /// The seconds left before `forfeit` may claim the game against the absent opponent, each second while the
+    /// grace runs; `None` once it no longer runs (the opponent is back, the grace passed, the game is over).
+    Count(Option<u64>),
+    /// The grace passed, the opponent away for `away` seconds: `forfeit` ends the game. Once per absence.
+    ForfeitOpen { away: u64 },
+}
+
+/// Times the opponent's absence from the relay, from the first word of it until the opponent is back, and says
+/// what to tell the player. Time is a parameter, so tests run it without a clock.
+#[derive(Debug)]
+pub struct AbsenceClock {
+    grace: Duration,
+    current: Option<AwayStart>,
+    /// The seconds left last told in [`AbsenceNews::Count`], while the status line shows them.
+    shown: Option<u64>,
+}
+
+#[derive(Debug)]
+struct AwayStart {
+    since: Instant,
+    open_told: bool,
+}
+
+impl AbsenceClock {
+    pub fn new(grace: Duration) -> AbsenceClock {
+        AbsenceClock { grace, current: None, shown: None }
+    }
+
+    /// Takes in the relay's word, at `now`, that the opponent is here or away. An absence runs from the first
+    /// word of it: a seat held, then given up, then waited for at the rendezvous is one absence.
+    pub fn peer(&mut self, here: bool, now: Instant) {
+        if here {
+            self.current = None;
+        } else if self.current.is_none() {
+            self.current = Some(AwayStart { since: now, open_told: false });
+        }
+    }
+
+    /// How long before `forfeit` may claim the game against the opponent's absence (zero once it may), or `None`
+    /// while the relay has not said the opponent is away.
+    pub fn forfeit_in(&self, now: Instant) -> Option<Duration> {
+        self.current.as_ref().map(|away| (away.since + self.grace).saturating_duration_since(now))
+    }
+
+    /// How long the opponent has been away, if it is.
+    pub fn away_for(&self, now: Instant) -> Option<Duration> {
+        self.current.as_ref().map(|away| now.saturating_duration_since(away.since))
+    }
+
+    /// What to show at `now`: the count while the grace runs, then once that `forfeit` is open. Nothing is
+    /// told while the absence does not matter (`counts` false: the game is over or stopped), and a count shown
+    /// is cleared; the count is also cleared once the opponent is back.
+    pub fn observe(&mut self, counts: bool, now: Instant) -> Vec<AbsenceNews> {
+        let grace = self.grace;
+        let cleared = |shown: &mut Option<u64>| shown.take().map(|_| AbsenceNews::Count(None));
+        let Some(away) = self.current.as_mut().filter(|_| counts) else {
+            // Back, or no longer worth counting: a count on the status line goes.
+            return cleared(&mut self.shown).into_iter().collect();
+        };
+        let left = (away.since + grace).saturating_duration_since(now);
+        let mut news = Vec::new();
+        if !left.is_zero() {
+            let seconds = u64::try_from(left.as_millis().div_ceil(1000)).unwrap_or(u64::MAX);
+            if self.shown != Some(seconds) {
+                self.shown = Some(seconds);
+                news.push(AbsenceNews::Count(Some(seconds)));
+            }
+        } else if !away.open_told {
+            away.open_told = true;
+            news.extend(cleared(&mut self.shown));
+            news.push(AbsenceNews::ForfeitOpen { away: now.saturating_duration_since(away.since).as_secs() });
+        }
+        news
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use fairdeck_shared::Seat;
@@ -121,5 +218,37 @@ mod tests {
         assert_eq!(clock.restart(), Some(WaitNews::Count(None)));
         assert_eq!(clock.observe(strip(), at(408)), []);
         assert_eq!(clock.observe(strip(), at(413)), [count(5)]);
+    }
+
+    #[test]
+    fn an_absence_counts_down_its_grace_then_opens_forfeit_once() {
+        let start = Instant::now();
+        let at = |millis: u64| start + Duration::from_millis(millis);
+        let mut clock = AbsenceClock::new(Duration::from_secs(60));
+        assert_eq!(clock.forfeit_in(at(0)), None, "nobody said the opponent is away");
+        assert_eq!(clock.observe(true, at(0)), []);
+        clock.peer(false, at(0));
+        assert_eq!(clock.observe(true, at(0)), [AbsenceNews::Count(Some(60))]);
+        assert_eq!(clock.observe(true, at(500)), [], "the same second is not sent twice");
+        assert_eq!(clock.observe(true, at(18_000)), [AbsenceNews::Count(Some(42))]);
+        assert_eq!(clock.forfeit_in(at(18_000)), Some(Duration::from_secs(42)));
+        // The seat given up, then waited for at the rendezvous: the same absence, not a new grace.
+        clock.peer(false, at(30_000));
+        assert_eq!(clock.forfeit_in(at(30_000)), Some(Duration::from_secs(30)));
+        assert_eq!(clock.observe(true, at(60_000)), [AbsenceNews::Count(None), AbsenceNews::ForfeitOpen { away: 60 }]);
+        assert_eq!(clock.forfeit_in(at(60_000)), Some(Duration::ZERO));
+        assert_eq!(clock.observe(true, at(90_000)), [], "told once");
+        // Back: the next absence has a grace of its own.
+        clock.peer(true, at(91_000));
+        assert_eq!(clock.forfeit_in(at(91_000)), None);
+        clock.peer(false, at(100_000));
+        assert_eq!(clock.observe(true, at(100_000)), [AbsenceNews::Count(Some(60))]);
+        // Back during the count, or the game over: the status line clears.
+        clock.peer(true, at(101_000));
+        assert_eq!(clock.observe(true, at(101_000)), [AbsenceNews::Count(None)]);
+        clock.peer(false, at(102_000));
+        assert_eq!(clock.observe(true, at(102_000)), [AbsenceNews::Count(Some(60))]);
+        assert_eq!(clock.observe(false, at(103_000)), [AbsenceNews::Count(None)]);
+        assert_eq!(clock.observe(false, at(200_000)), []);
     }
 }

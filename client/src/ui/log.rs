@@ -11,7 +11,7 @@ mod words;
 use fairdeck_shared::crypto::Group;
 use fairdeck_shared::engine::{Alert, ChosenBy, Engine, Event, GameEnd, Intent};
 use fairdeck_shared::table::ZoneId;
-use fairdeck_shared::wire::{Action, PeekPurpose};
+use fairdeck_shared::wire::{Action, Awaited, PeekPurpose};
 
 use self::places::Places;
 pub use self::words::table_lines;
@@ -164,11 +164,17 @@ fn describe<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
             line(LogKind::Notice, format!("{them} asks for a new game (type new-game [DECKFILE] to agree)"))
         }
         Event::ForfeitClaimed { by, awaited } => {
-            let loser = words.name(by.opponent());
-            line(
-                LogKind::Alert,
-                format!("{} ended the game: {loser} forfeits, having not sent {awaited}", words.who(*by)),
-            )
+            let (claimant, against_me) = (words.who(*by), by.opponent() == engine.seat());
+            let loser = if against_me { "you forfeit".to_string() } else { format!("{them} forfeits") };
+            // A player who left learns of the claim on coming back: the game ended while they were away.
+            let text = match awaited {
+                Awaited::Return if against_me => {
+                    format!("{claimant} ended the game while you were away: {loser}, having left it")
+                }
+                Awaited::Return => format!("{claimant} ended the game: {loser}, having left it"),
+                _ => format!("{claimant} ended the game: {loser}, having not sent {awaited}"),
+            };
+            line(LogKind::Alert, text)
         }
         Event::NewGame { number } => line(LogKind::Notice, format!("Game {number} starts: new decks are shuffled")),
         Event::Audited { seat, deck } => line(

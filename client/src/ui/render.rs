@@ -143,6 +143,10 @@ fn render_status(frame: &mut Frame, area: Rect, view: &View) {
         let text = format!("│ waiting for {}: {} ({} s){hint} ", table.opponent.name, waiting.awaited, waiting.seconds);
         spans.push(Span::from(text).fg(Color::Yellow).bold());
     }
+    if let Some(left) = view.forfeit_in {
+        let text = format!("│ {} left: forfeit possible in {left} s ", table.opponent.name);
+        spans.push(Span::from(text).fg(Color::Yellow).bold());
+    }
     if let Some(chooser) = table.chooser {
         let text = match chooser {
             Side::Mine => "│ you choose: play-first or draw-first ".to_string(),

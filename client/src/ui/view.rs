@@ -48,6 +48,8 @@ pub struct View {
     pub leaving: bool,
     /// What the engine has long waited on the opponent for, and how long (the session counts).
     pub waiting: Option<Waiting>,
+    /// The opponent is away: the seconds left before `forfeit` may claim the game (the session counts).
+    pub forfeit_in: Option<u64>,
     /// The relay's address, shown while connecting.
     pub relay_url: String,
     /// Each player's deck label in this game (this player's, the opponent's), as `Event::DeckLabel` told it.
@@ -380,6 +382,7 @@ impl View {
             halted: None,
             leaving: false,
             waiting: None,
+            forfeit_in: None,
             relay_url: relay_url.into(),
             deck_labels: [None, None],
             library: None,
@@ -466,7 +469,14 @@ impl View {
                 self.relay = RelayLink::Up;
                 if *peer_here {
                     self.peer = PeerState::Present;
-                    self.log.push(LogKind::Notice, format!("{opponent} is here: the game goes on"));
+                    // Whether the game goes on is the opponent's next message's to say: it may be a forfeit
+                    // claimed while this player was away.
+                    let text = if self.table.over {
+                        format!("{opponent} is here; the game is over")
+                    } else {
+                        format!("{opponent} is here")
+                    };
+                    self.log.push(LogKind::Notice, text);
                 } else {
                     self.peer = PeerState::Away;
                     self.log.push(
@@ -532,6 +542,17 @@ impl View {
                 self.log.push(LogKind::Notice, format!("Your {} is over", purpose_name(*purpose)));
             }
             Output::Waiting(waiting) => self.waiting = waiting.clone(),
+            Output::ForfeitGrace(left) => {
+                // The count is the status line's; the log says once that it began.
+                if let (None, Some(left)) = (self.forfeit_in, left) {
+                    self.log.push(LogKind::Notice, format!("{opponent} left: forfeit possible in {left} s"));
+                }
+                self.forfeit_in = *left;
+            }
+            Output::ForfeitPossible { away } => self.log.push(
+                LogKind::Notice,
+                format!("{opponent} has been away for {away} s: the command forfeit ends the game"),
+            ),
             Output::Overdue(Waiting { awaited, seconds }) => self.log.push(
                 LogKind::Notice,
                 format!("{opponent} has not sent {awaited} for {seconds} s: the command forfeit ends the game"),

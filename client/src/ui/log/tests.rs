@@ -431,6 +431,45 @@ fn a_concession_says_who_wins_to_each_player() {
 }
 
 #[test]
+fn a_player_back_after_a_forfeit_claimed_against_their_absence_is_told_the_game_ended_meanwhile() {
+    let mut game = Game::new();
+    // Bea left; Ada claims the game against her absence. The claim waits for Bea's return.
+    let [ada, _] = game.lines(|game| {
+        game.pair.intent(Seat::Host, Intent::ClaimAbandoned).unwrap();
+        game.tell();
+    });
+    assert_eq!(texts(&ada), ["You ended the game: Bea forfeits, having left it", "Game over: Bea forfeited, you win"]);
+    // Bea resumes and meets Ada at the rendezvous: nothing says the game goes on, then the claim comes.
+    let [_, bea] = game.lines(|game| {
+        game.views[1].apply(&Output::Rendezvous { peer_here: true }, &game.pair.guest);
+        game.settle();
+    });
+    assert_eq!(
+        texts(&bea),
+        [
+            "Ada is here",
+            "Ada ended the game while you were away: you forfeit, having left it",
+            "Game over: You forfeited, Ada wins",
+        ]
+    );
+}
+
+#[test]
+fn a_forfeit_over_a_silence_says_who_forfeits_in_each_player_s_words() {
+    let mut game = Game::new();
+    // Ada draws, which waits on Bea's strip; Ada claims before it comes.
+    let [ada, bea] = game.lines(|game| {
+        game.pair.intent(Seat::Host, Intent::Act(Action::Draw { count: 1 })).unwrap();
+        game.pair.intent(Seat::Host, Intent::ClaimForfeit).unwrap();
+        game.settle();
+    });
+    let claimed = |lines: &[LogLine], text: &str| lines.iter().any(|line| line.text.starts_with(text));
+    assert!(claimed(&ada, "You ended the game: Bea forfeits, having not sent "), "{ada:?}");
+    assert!(claimed(&bea, "Ada ended the game: you forfeit, having not sent "), "{bea:?}");
+    assert!(!bea.iter().any(|line| line.text.contains("forfeits")), "{bea:?}");
+}
+
+#[test]
 fn commander_damage_names_the_commander_for_each_player() {
     let mut game = Game::new();
     let commander = game.draw(Seat::Guest, 1)[0];
