@@ -1702,7 +1702,7 @@ fn every_delivery_order_of_a_loss_and_the_requests_agrees_with_no_alert() {
             loop {
                 state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
                 let pick = (state >> 33) % 4;
-                let seat = if pick % 2 == 0 { Seat::Host } else { Seat::Guest };
+                let seat = if pick.is_multiple_of(2) { Seat::Host } else { Seat::Guest };
                 let intents = &scenario[slot(seat)];
                 if pick < 2 && next[slot(seat)] < intents.len() {
                     // A claim finds nothing to wait for in some orders: refused, and the order goes on.
