@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::Ristretto255;
-use fairdeck_shared::engine::{ChosenBy, Engine, Event, GameEnd};
+use fairdeck_shared::engine::{ChosenBy, DifferenceCheck, Engine, Event, GameEnd};
 use fairdeck_shared::table::{CardId, Knowledge, ZoneId, ZoneKind};
 use fairdeck_shared::wire::{Action, PeekPurpose};
 use serde::Serialize;
@@ -257,12 +257,20 @@ enum ScriptEvent {
         changed: bool,
     },
     /// `seat`'s deck for game `game` holds other cards than its deck in the match's first game: `added` and
-    /// `removed` as `[count, name]` pairs.
+    /// `removed` as `[count, name]` pairs; `check` is `at-audit` (its owner's audit checks it) or `unverifiable`
+    /// (its owner's deck of the match's first game was never audited).
     DeckDiffers {
         seat: &'static str,
         game: u32,
         added: Vec<(u32, String)>,
         removed: Vec<(u32, String)>,
+        check: DifferenceCheck,
+    },
+    /// Game `game` was left without `seat`'s deck of it passing an audit the opponent took in: nobody checked it; when
+    /// `game` is 1, every later `deck_differs` of `seat` is `unverifiable`.
+    AuditMissing {
+        seat: &'static str,
+        game: u32,
     },
 }
 
@@ -390,9 +398,14 @@ fn engine_event(event: Event, engine: &Engine<Ristretto255>) -> ScriptEvent {
         Event::GameOver { loser, how } => ScriptEvent::GameOver { loser: loser.name(), how },
         Event::Chooser { seat, by } => ScriptEvent::Chooser { seat: seat.name(), by },
         Event::DeckLabel { seat, label, changed } => ScriptEvent::DeckLabel { seat: seat.name(), label, changed },
-        Event::DeckDiffers { seat, game, difference } => {
-            ScriptEvent::DeckDiffers { seat: seat.name(), game, added: difference.added, removed: difference.removed }
-        }
+        Event::DeckDiffers { seat, game, difference, check } => ScriptEvent::DeckDiffers {
+            seat: seat.name(),
+            game,
+            added: difference.added,
+            removed: difference.removed,
+            check,
+        },
+        Event::AuditMissing { seat, game } => ScriptEvent::AuditMissing { seat: seat.name(), game },
         Event::Alert(alert) => ScriptEvent::Alert {
             kind: alert.kind.name(),
             detail: alert.detail,
@@ -468,11 +481,19 @@ mod tests {
         let difference =
             DeckDifference { added: vec![(1, "Shock".into())], removed: vec![(2, "Lightning Bolt".into())] };
         assert_eq!(
-            json(Event::DeckDiffers { seat: Seat::Guest, game: 2, difference }),
+            json(Event::DeckDiffers { seat: Seat::Guest, game: 2, difference, check: DifferenceCheck::Unverifiable }),
             serde_json::json!({
                 "event": "deck_differs", "seat": "guest", "game": 2,
-                "added": [[1, "Shock"]], "removed": [[2, "Lightning Bolt"]],
+                "added": [[1, "Shock"]], "removed": [[2, "Lightning Bolt"]], "check": "unverifiable",
             })
+        );
+    }
+
+    #[test]
+    fn a_missing_audit_is_an_event_naming_whose_deck_and_which_game() {
+        assert_eq!(
+            json(Event::AuditMissing { seat: Seat::Guest, game: 1 }),
+            serde_json::json!({"event": "audit_missing", "seat": "guest", "game": 1})
         );
     }
 }

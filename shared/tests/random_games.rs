@@ -143,6 +143,8 @@ fn intent_for<G: Group>(pair: &Pair<G>, choice: &Choice) -> Intent {
         20 => return Intent::NewGame(None),
         // Refused unless something waits on the opponent; else the game is over until a new one.
         21 => return Intent::ClaimForfeit,
+        // Rare: the end of the game with the deck's audit, which may cross a concession or a new game.
+        29 if choice.b.is_multiple_of(8) => return Intent::EndGame,
         _ => Action::Draw { count: small },
     };
     Intent::Act(action)

@@ -10,7 +10,8 @@ use engine_support::{assert_consistent, misbehaviour};
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::{CardInstance, Ristretto255};
 use fairdeck_shared::engine::{
-    AlertKind, ChosenBy, DeckCard, DeckError, DeckList, Engine, EngineConfig, Event, GameEnd, Input, Intent,
+    AlertKind, ChosenBy, DeckCard, DeckError, DeckList, DifferenceCheck, Engine, EngineConfig, Event, GameEnd, Input,
+    Intent,
 };
 use fairdeck_shared::journal::{self, Verdict};
 use fairdeck_shared::pair::{Pair, numbered_deck};
@@ -645,7 +646,7 @@ fn differences(pair: &Pair<R>, seat: Seat) -> Vec<(Seat, u32, DeckDifference)> {
     pair.events(seat)
         .iter()
         .filter_map(|e| match e {
-            Event::DeckDiffers { seat, game, difference } => Some((*seat, *game, difference.clone())),
+            Event::DeckDiffers { seat, game, difference, .. } => Some((*seat, *game, difference.clone())),
             _ => None,
         })
         .collect()
@@ -690,6 +691,110 @@ fn a_deck_off_the_matchs_cards_is_announced_to_both_and_sideboarding_is_not() {
     new_game(&mut pair, [Some(host), None]);
     for seat in Seat::BOTH {
         assert_eq!(differences(&pair, seat).len(), 1, "{seat:?}");
+    }
+}
+
+fn missing_audits(pair: &Pair<R>, seat: Seat) -> Vec<(Seat, u32)> {
+    pair.events(seat)
+        .iter()
+        .filter_map(|e| match e {
+            Event::AuditMissing { seat, game } => Some((*seat, *game)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn difference_checks(pair: &Pair<R>, seat: Seat) -> Vec<(Seat, DifferenceCheck)> {
+    pair.events(seat)
+        .iter()
+        .filter_map(|e| match e {
+            Event::DeckDiffers { seat, check, .. } => Some((*seat, *check)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Each player plays a Shock in game 2 in place of its first library card.
+fn with_shock(deck: &DeckList) -> DeckList {
+    let mut changed = deck.clone();
+    changed.library[0].name = "Shock".into();
+    changed
+}
+
+#[test]
+fn a_first_game_left_without_audits_is_told_to_both_and_its_75_is_unverifiable() {
+    let (host, guest) = (numbered_deck("Host", 12, 2), numbered_deck("Guest", 12, 2));
+    let mut pair = ready_with(host.clone(), guest.clone(), 14);
+    // Only the host ends game 1 with its audit; the guest never does.
+    pair.intent(Seat::Host, Intent::EndGame).unwrap();
+    pair.drive();
+    new_game(&mut pair, [Some(with_shock(&host)), Some(with_shock(&guest))]);
+    for seat in Seat::BOTH {
+        assert_eq!(missing_audits(&pair, seat), [(Seat::Guest, 1)], "{seat:?}");
+        let mut checks = difference_checks(&pair, seat);
+        checks.sort_by_key(|(seat, _)| *seat);
+        assert_eq!(
+            checks,
+            [(Seat::Host, DifferenceCheck::AtAudit), (Seat::Guest, DifferenceCheck::Unverifiable)],
+            "{seat:?}"
+        );
+    }
+    // The guest's game-2 audit cannot make its account checked: it stays unverifiable in game 3, and game 2's
+    // missing audit of the host is told too.
+    pair.intent(Seat::Guest, Intent::EndGame).unwrap();
+    pair.drive();
+    new_game(&mut pair, [None, None]);
+    for seat in Seat::BOTH {
+        assert_eq!(missing_audits(&pair, seat), [(Seat::Guest, 1), (Seat::Host, 2)], "{seat:?}");
+        let checks = difference_checks(&pair, seat);
+        assert_eq!(checks[2..].len(), 2, "{seat:?}: {checks:?}");
+        assert!(checks[2..].contains(&(Seat::Guest, DifferenceCheck::Unverifiable)), "{seat:?}: {checks:?}");
+        assert!(checks[2..].contains(&(Seat::Host, DifferenceCheck::AtAudit)), "{seat:?}: {checks:?}");
+    }
+}
+
+#[test]
+fn audited_games_tell_no_missing_audit() {
+    let mut pair = ready(15);
+    end_both(&mut pair);
+    new_game(&mut pair, [None, None]);
+    for seat in Seat::BOTH {
+        assert_eq!(missing_audits(&pair, seat), [], "{seat:?}");
+    }
+}
+
+/// The host asks for game 2, then ends game 1 with its audit; the guest asks after taking in `before_guest_asks` of
+/// the host's messages. Whether the guest audits the host's deck depends on whether the audit reached it before its
+/// own game 2 began, and both engines must say the same.
+fn audit_after_request(before_guest_asks: usize) -> Pair<R> {
+    let mut pair = ready(16);
+    pair.intent(Seat::Host, Intent::NewGame(None)).unwrap();
+    pair.intent(Seat::Host, Intent::EndGame).unwrap();
+    for _ in 0..before_guest_asks {
+        pair.step_from(Seat::Host);
+    }
+    pair.intent(Seat::Guest, Intent::NewGame(None)).unwrap();
+    pair.drive();
+    assert_honest(&pair);
+    pair
+}
+
+#[test]
+fn an_audit_crossing_the_new_game_is_told_missing_on_both_sides_exactly_when_it_was_dropped() {
+    // Taken in before the guest asked: audited.
+    let pair = audit_after_request(2);
+    assert!(pair.guest_events.iter().any(|e| matches!(e, Event::Audited { seat: Seat::Host, .. })));
+    for seat in Seat::BOTH {
+        assert_eq!(missing_audits(&pair, seat), [(Seat::Guest, 1)], "{seat:?}");
+    }
+    // The guest asked before any of it came: the host's request starts game 2 there, and the audit behind it is
+    // dropped with game 1.
+    let pair = audit_after_request(0);
+    assert!(!pair.guest_events.iter().any(|e| matches!(e, Event::Audited { .. })));
+    for seat in Seat::BOTH {
+        let mut missing = missing_audits(&pair, seat);
+        missing.sort();
+        assert_eq!(missing, [(Seat::Host, 1), (Seat::Guest, 1)], "{seat:?}");
     }
 }
 

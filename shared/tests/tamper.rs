@@ -1568,8 +1568,30 @@ fn chosen_in_game_two(game: &Game<Ristretto255>, seat: Seat) -> Vec<Event> {
     events[start..].iter().filter(|e| matches!(e, Event::Chooser { .. })).cloned().collect()
 }
 
+/// The guest's genuine request after it took in the host's concession, and a forgery naming `loser` in its place,
+/// delivered: the host, whose concession the guest's own `ack` shows it had, catches the forgery.
+fn winner_names(loser: Option<Seat>) {
+    let mut game = host_conceded_and_asked();
+    let genuine = game.intercept(Seat::Guest, |m| matches!(m, Message::NewGame { .. }));
+    assert_eq!(body::<Ristretto255>(&genuine), Message::NewGame { loser: Some(Seat::Host) });
+    let forged =
+        game.substitute(Seat::Guest, genuine.seq, wire::encode_body(&Message::<Ristretto255>::NewGame { loser }));
+    game.deliver(Seat::Guest, forged.clone());
+    let alert = game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Unexpected);
+    assert!(alert.detail.contains("made it the host"), "{}", alert.detail);
+    assert!(!game.pair.host_events.contains(&Event::NewGame { number: 2 }), "no game 2 on a false request");
+    // The guest's signed `ack` is in the request: the host's journal alone convicts it (`fairdeck verify`).
+    match fairdeck_shared::journal::check::<Ristretto255>(game.engine(Seat::Host).journal()).unwrap() {
+        fairdeck_shared::journal::Verdict::Breach { by, alert: found, .. } => {
+            assert_eq!(by, Seat::Guest);
+            assert_eq!(found, alert);
+        }
+        other => panic!("not a breach: {other:?}"),
+    }
+}
+
 #[test]
-fn a_winner_naming_itself_the_loser_only_brings_the_coin_and_no_alert() {
+fn a_winner_naming_another_loser_after_taking_in_the_concession_is_caught() {
     let mut control = host_conceded_and_asked();
     control.assert_honest();
     for seat in Seat::BOTH {
@@ -1579,31 +1601,137 @@ fn a_winner_naming_itself_the_loser_only_brings_the_coin_and_no_alert() {
             "{seat:?}"
         );
     }
+    // The guest, who won, names itself the loser to get the choice, or no one to get the coin.
+    winner_names(Some(Seat::Guest));
+    winner_names(None);
+}
 
-    // The guest, who won, names itself the loser to get the choice.
-    let mut game = host_conceded_and_asked();
+/// The host concedes and asks for a new game; the guest asks before the concession reaches it. Its request names no
+/// loser, truly: a crossing, which brings the coin on both sides and accuses nobody.
+#[test]
+fn a_new_game_crossing_the_concession_brings_the_coin_and_no_alert() {
+    let mut game = Game::<Ristretto255>::ready(8);
+    game.act(Seat::Host, Action::Concede);
+    game.pair.intent(Seat::Host, Intent::NewGame(None)).expect("the loser may ask");
+    game.pair.intent(Seat::Guest, Intent::NewGame(None)).expect("the winner asks before it hears");
+    game.assert_honest();
+    for seat in Seat::BOTH {
+        let chosen = chosen_in_game_two(&game, seat);
+        assert!(matches!(chosen[..], [Event::Chooser { by: ChosenBy::Coin, .. }]), "{seat:?}: {chosen:?}");
+    }
+    assert_eq!(game.engine(Seat::Host).chooser(), game.engine(Seat::Guest).chooser());
+}
+
+/// A guest that concedes and asks at once counts its own concession: a request naming the host instead is caught.
+#[test]
+fn a_guest_naming_the_host_the_loser_of_its_own_concession_is_caught() {
+    let mut game = Game::<Ristretto255>::ready(8);
+    game.act(Seat::Guest, Action::Concede);
+    game.pair.intent(Seat::Guest, Intent::NewGame(None)).expect("the guest asks at once");
     let genuine = game.intercept(Seat::Guest, |m| matches!(m, Message::NewGame { .. }));
-    assert_eq!(body::<Ristretto255>(&genuine), Message::NewGame { loser: Some(Seat::Host) });
+    assert_eq!(body::<Ristretto255>(&genuine), Message::NewGame { loser: Some(Seat::Guest) });
     let forged = game.substitute(
         Seat::Guest,
         genuine.seq,
-        wire::encode_body(&Message::<Ristretto255>::NewGame { loser: Some(Seat::Guest) }),
+        wire::encode_body(&Message::<Ristretto255>::NewGame { loser: Some(Seat::Host) }),
     );
-    game.deliver(Seat::Guest, forged);
-    game.drive_as_cheater(Seat::Guest);
-    // The host's engine disagrees with the claim: the coin decides, the guest is not made the chooser, and no alert
-    // is raised against either player.
-    assert!(game.alerts(Seat::Host).is_empty(), "{:?}", game.alerts(Seat::Host));
-    assert!(game.pair.host_events.contains(&Event::NewGame { number: 2 }));
-    assert!(
-        chosen_in_game_two(&game, Seat::Host).iter().all(|e| !matches!(e, Event::Chooser { by: ChosenBy::Loser, .. }))
-    );
-    assert_ne!(game.engine(Seat::Host).chooser(), Some(Seat::Guest));
-    let awaited = game.engine(Seat::Host).awaiting_opponent();
-    assert_eq!(awaited, Some(Awaited::RandomRound { round: wire::CHOOSER_ROUND }));
-    // A forfeit claim names it in words, not by its number.
-    let words = awaited.map(|awaited| awaited.to_string()).unwrap_or_default();
-    assert_eq!(words, "its side of the coin for who chooses to play or draw");
+    game.deliver(Seat::Guest, forged.clone());
+    game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Unexpected);
+}
+
+/// The host claims the guest's forfeit over a strip still on its way; the guest, having taken the claim in, asks for a new
+/// game naming no loser: caught. Naming itself, as the honest guest does, is not.
+#[test]
+fn a_request_ignoring_a_forfeit_claim_it_took_in_is_caught() {
+    let claimed = || {
+        let mut game = Game::<Ristretto255>::ready(8);
+        game.act(Seat::Host, Action::Draw { count: 2 });
+        game.pair.step_from(Seat::Host);
+        // The guest's strip is on its way when the host claims.
+        game.pair.intent(Seat::Host, Intent::ClaimForfeit).expect("the host waits on the guest");
+        game.pair.intent(Seat::Host, Intent::NewGame(None)).expect("the claimant asks");
+        while game.pair.step_from(Seat::Host) {}
+        game.pair.intent(Seat::Guest, Intent::NewGame(None)).expect("the forfeiter asks");
+        game
+    };
+    let mut control = claimed();
+    control.pair.drive();
+    for seat in Seat::BOTH {
+        assert!(game_alerts_none(&control, seat), "{seat:?}: {:?}", control.alerts(seat));
+        let chosen = chosen_in_game_two(&control, seat);
+        assert_eq!(chosen, [Event::Chooser { seat: Seat::Guest, by: ChosenBy::Loser }], "{seat:?}");
+    }
+
+    let mut game = claimed();
+    let genuine = game.intercept(Seat::Guest, |m| matches!(m, Message::NewGame { .. }));
+    assert_eq!(body::<Ristretto255>(&genuine), Message::NewGame { loser: Some(Seat::Guest) });
+    let forged =
+        game.substitute(Seat::Guest, genuine.seq, wire::encode_body(&Message::<Ristretto255>::NewGame { loser: None }));
+    game.deliver(Seat::Guest, forged.clone());
+    game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Unexpected);
+}
+
+fn game_alerts_none(game: &Game<Ristretto255>, seat: Seat) -> bool {
+    game.alerts(seat).iter().all(|alert| !alert.kind.is_misbehaviour())
+}
+
+/// A loss and the new-game requests, in many delivery orders: each player's intents in its order, interleaved with
+/// single deliveries of either direction, chosen by a fixed generator. In every order no honest request is accused,
+/// and both engines name the same chooser of game 2; the orders include true crossings (the coin) and requests sent
+/// after the loss was known (the loser).
+#[test]
+fn every_delivery_order_of_a_loss_and_the_requests_agrees_with_no_alert() {
+    let draw = Intent::Act(Action::Draw { count: 1 });
+    let scenarios: Vec<[Vec<Intent>; 2]> = vec![
+        [vec![Intent::Act(Action::Concede), Intent::NewGame(None)], vec![Intent::NewGame(None)]],
+        [vec![Intent::NewGame(None)], vec![Intent::Act(Action::Concede), Intent::NewGame(None)]],
+        [
+            vec![Intent::Act(Action::Concede), Intent::NewGame(None)],
+            vec![Intent::Act(Action::Concede), Intent::NewGame(None)],
+        ],
+        [vec![Intent::EndGame, Intent::NewGame(None)], vec![Intent::Act(Action::Concede), Intent::NewGame(None)]],
+        [vec![draw.clone(), Intent::ClaimForfeit, Intent::NewGame(None)], vec![Intent::NewGame(None)]],
+        [vec![Intent::NewGame(None)], vec![draw, Intent::ClaimForfeit, Intent::NewGame(None)]],
+    ];
+    let mut by = BTreeMap::<&str, usize>::new();
+    for (number, scenario) in scenarios.iter().enumerate() {
+        for order in 0..24u64 {
+            let mut game = Game::<Ristretto255>::ready(6);
+            let mut next = [0usize; 2];
+            let mut state = order.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ number as u64;
+            loop {
+                state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                let pick = (state >> 33) % 4;
+                let seat = if pick.is_multiple_of(2) { Seat::Host } else { Seat::Guest };
+                let intents = &scenario[slot(seat)];
+                if pick < 2 && next[slot(seat)] < intents.len() {
+                    // A claim finds nothing to wait for in some orders: refused, and the order goes on.
+                    let _ = game.pair.intent(seat, intents[next[slot(seat)]].clone());
+                    next[slot(seat)] += 1;
+                } else if pick >= 2 {
+                    game.pair.step_from(seat);
+                } else if next.iter().zip(scenario.iter()).all(|(done, intents)| *done == intents.len()) {
+                    break;
+                }
+            }
+            game.pair.drive();
+            for seat in Seat::BOTH {
+                assert!(
+                    game_alerts_none(&game, seat),
+                    "scenario {number}, order {order}, {seat:?}: {:?}",
+                    game.alerts(seat)
+                );
+            }
+            let chosen = chosen_in_game_two(&game, Seat::Host);
+            assert_eq!(chosen, chosen_in_game_two(&game, Seat::Guest), "scenario {number}, order {order}");
+            match chosen[..] {
+                [Event::Chooser { by: ChosenBy::Coin, .. }] => *by.entry("coin").or_default() += 1,
+                [Event::Chooser { by: ChosenBy::Loser, .. }] => *by.entry("loser").or_default() += 1,
+                _ => panic!("scenario {number}, order {order}: {chosen:?}"),
+            }
+        }
+    }
+    assert!(by.get("coin").is_some_and(|n| *n > 10) && by.get("loser").is_some_and(|n| *n > 10), "{by:?}");
 }
 
 /// Both players end game 1 (each audits the other's first deck), and game 2 starts with the host playing a Shock in

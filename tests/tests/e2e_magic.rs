@@ -267,6 +267,16 @@ fn a_constructed_match_of_two_games_with_sideboarding() {
         assert_eq!(differs[0]["seat"], "host");
         assert_eq!(differs[0]["added"], serde_json::json!([[1, "Shock"]]));
         assert_eq!(differs[0]["removed"], serde_json::json!([[1, "Lightning Bolt"]]));
+        // Nobody ended game 1 with an audit: both players are told, and the host's account can never be checked.
+        assert_eq!(differs[0]["check"], "unverifiable");
+        let mut missing: Vec<(Option<&str>, Option<u64>)> = player
+            .seen
+            .iter()
+            .filter(|e| e["event"] == "audit_missing")
+            .map(|e| (e["seat"].as_str(), e["game"].as_u64()))
+            .collect();
+        missing.sort();
+        assert_eq!(missing, [(Some("guest"), Some(1)), (Some("host"), Some(1))]);
         let chooser = seen_in_this_game(player, "chooser");
         assert_eq!(chooser.len(), 1);
         assert_eq!((&chooser[0]["seat"], &chooser[0]["by"]), (&"host".into(), &"previous-loser".into()));

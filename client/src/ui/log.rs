@@ -9,7 +9,7 @@ mod tests;
 mod words;
 
 use fairdeck_shared::crypto::Group;
-use fairdeck_shared::engine::{Alert, ChosenBy, Engine, Event, GameEnd, Intent};
+use fairdeck_shared::engine::{Alert, ChosenBy, DifferenceCheck, Engine, Event, GameEnd, Intent};
 use fairdeck_shared::table::ZoneId;
 use fairdeck_shared::wire::{Action, Awaited, PeekPurpose};
 
@@ -198,14 +198,34 @@ fn describe<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
             let changed = if *changed { " — a different deck from the last game" } else { "" };
             line(LogKind::Notice, format!("{} deck: {label}{changed}", words.whose(*seat)))
         }
-        Event::DeckDiffers { seat, game, difference } => {
+        Event::DeckDiffers { seat, game, difference, check } => {
             let added = difference.added.iter().map(|(count, name)| format!("+{count} {name}"));
             let removed = difference.removed.iter().map(|(count, name)| format!("−{count} {name}"));
             let changes: Vec<String> = added.chain(removed).collect();
             // The opponent's is a warning not to miss; one's own, news of the deck one chose.
             let kind = if *seat == engine.seat() { LogKind::Notice } else { LogKind::Alert };
-            let text =
-                format!("{} deck for game {game} is not the match's 75: {}", words.whose(*seat), changes.join(", "));
+            let unverifiable = match check {
+                DifferenceCheck::AtAudit => "",
+                DifferenceCheck::Unverifiable => " (unverifiable: the game 1 deck was never audited)",
+            };
+            let text = format!(
+                "{} deck for game {game} is not the match's 75: {}{unverifiable}",
+                words.whose(*seat),
+                changes.join(", ")
+            );
+            line(kind, text)
+        }
+        Event::AuditMissing { seat, game } => {
+            let kind = if *seat == engine.seat() { LogKind::Notice } else { LogKind::Alert };
+            let unchecked = if *game == 1 {
+                format!(", and {} later differences from the match's 75 are unverifiable", words.owner_word(*seat))
+            } else {
+                ", nor its difference from the match's 75".to_string()
+            };
+            let text = format!(
+                "{} deck of game {game} was never audited: nobody checked it against its sealed list{unchecked}",
+                words.whose(*seat)
+            );
             line(kind, text)
         }
         Event::Alert(alert) => line(LogKind::Alert, words.alert(alert)),

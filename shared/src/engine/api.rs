@@ -215,7 +215,7 @@ pub enum Event {
     /// `seat`'s deck for game `game`, a later game of the match, holds other cards than its deck in the match's
     /// first game (names counted over library, sideboard and commanders, so sideboarding alone never differs): a
     /// warning, the game goes on. For the opponent's deck this is its own account, which the end-of-game audits
-    /// check once both decks were audited (names are sealed until then).
+    /// check once both decks were audited (names are sealed until then); `check` says whether they still can.
     DeckDiffers {
         /// Whose deck.
         seat: Seat,
@@ -223,6 +223,19 @@ pub enum Event {
         game: u32,
         /// The cards added and removed.
         difference: DeckDifference,
+        /// Whether this account can be checked.
+        check: DifferenceCheck,
+    },
+    /// Game `game` was left for the next one without `seat`'s deck of it passing an audit the opponent took in (its
+    /// owner did not end the game with an audit, a forfeit ended it, or the audit crossed the new game): nobody
+    /// checked that deck against its sealed list, nor its declared difference from the match's first deck. Both
+    /// players are told, about either deck. When `game` is 1, no later difference of `seat`'s can be checked
+    /// (`DifferenceCheck::Unverifiable`).
+    AuditMissing {
+        /// Whose deck.
+        seat: Seat,
+        /// The game it was the deck of.
+        game: u32,
     },
     /// The opponent ended the game, and its whole deck checked out against its catalogue.
     Audited {
@@ -251,11 +264,23 @@ pub enum GameEnd {
 pub enum ChosenBy {
     /// A fair coin (a commit–reveal round): heads the host, tails the guest. It decides in the match's first
     /// game, and in a later one whose two new-game requests did not name the same loser of the previous game (no
-    /// single loser, a loss that crossed a request on the wire, or an opponent naming a loser falsely).
+    /// single loser, or a loss that crossed a request on the wire; a request naming another loser than its sender
+    /// had heard of is an alert, not a coin).
     Coin,
     /// The chooser lost the previous game, as both players' new-game requests said.
     #[serde(rename = "previous-loser")]
     Loser,
+}
+
+/// Whether a deck's declared difference from its owner's deck in the match's first game can be checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DifferenceCheck {
+    /// The first game's deck was audited: the audit of this deck, if its owner ends the game with one, checks it.
+    AtAudit,
+    /// The first game's deck was never audited (`Event::AuditMissing`): the account stands as its owner's word, for
+    /// the rest of the match.
+    Unverifiable,
 }
 
 /// Something the opponent did that the player must know about, with its evidence.

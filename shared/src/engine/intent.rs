@@ -26,17 +26,18 @@ impl<G: Group> Engine<G> {
                         .awaiting_opponent()
                         .ok_or_else(|| IntentError::Invalid("nothing waits on the opponent".into()))?,
                 };
-                self.out.send::<G>(&Message::ForfeitClaim { awaited: awaited.clone() });
+                let claim = self.out.send::<G>(&Message::ForfeitClaim { awaited: awaited.clone() }).seq;
                 self.game.ended = true;
                 self.out.emit(Event::ForfeitClaimed { by: self.seat, awaited });
-                self.record_loss(self.seat.opponent(), GameEnd::Forfeited);
+                self.record_loss(self.seat.opponent(), GameEnd::Forfeited, Some(claim));
             }
             Intent::EndGame => {
                 self.require_ready()?;
                 let key = &self.game.keys[&KeyRef { holder: self.seat, library: self.seat, epoch: 0 }];
                 let deck_key = key.lock_scalar().clone();
-                self.out.send::<G>(&Message::Audit { deck_key });
+                let audit = self.out.send::<G>(&Message::Audit { deck_key }).seq;
                 self.game.ended = true;
+                self.game.own_audit = Some(audit);
             }
             Intent::NewGame(deck) => {
                 if self.game.game_id.is_none() {

@@ -29,7 +29,8 @@ mod unlock;
 
 pub use crate::wire::Awaited;
 pub use api::{
-    Alert, AlertKind, ChosenBy, DeckCard, DeckError, DeckList, EngineConfig, Event, GameEnd, Intent, IntentError,
+    Alert, AlertKind, ChosenBy, DeckCard, DeckError, DeckList, DifferenceCheck, EngineConfig, Event, GameEnd, Intent,
+    IntentError,
 };
 pub use journal::{Input, JOURNAL_FORMAT, Journal};
 
@@ -70,7 +71,7 @@ pub struct Engine<G: Group> {
     /// This player asked for a new game (`Some`), naming the loser it saw then; the same for the opponent's
     /// request. The two named losers decide who chooses to play or draw in the new game (`ChosenBy`).
     new_game_asked: Option<Option<Seat>>,
-    new_game_offered: Option<Option<Seat>>,
+    new_game_offered: Option<setup::PeerRequest>,
     /// A new game started here but the opponent's new `deck` has not come yet: what it sent
     /// before that belongs to the game both dropped.
     awaiting_new_deck: bool,
@@ -82,6 +83,9 @@ pub struct Engine<G: Group> {
     /// Each seat's deck in the match's first game, card names counted (host, guest): this player's own, and the
     /// opponent's once audited (`the75`).
     first_decks: [Option<wire::CardCounts>; 2],
+    /// Each seat whose deck of the match's first game was never audited (host, guest): nothing can check its later
+    /// decks' declared differences (`the75`).
+    unverifiable: [bool; 2],
 }
 
 impl<G: Group> Engine<G> {
@@ -122,6 +126,7 @@ impl<G: Group> Engine<G> {
             new_game_request: None,
             labels: [None, None],
             first_decks: [None, None],
+            unverifiable: [false, false],
         };
         engine.game.table.player_mut(seat).name = engine.config.name.clone();
         let hello = Message::Hello {

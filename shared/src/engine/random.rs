@@ -3,7 +3,7 @@
 use super::Engine;
 use super::api::{AlertKind, ChosenBy, Event, GameEnd};
 use super::fault::Fault;
-use super::state::{Arrangement, RandomKind, RandomRound, RandomStage, single_loser};
+use super::state::{Arrangement, LossTold, RandomKind, RandomRound, RandomStage, single_loser};
 use crate::crypto::{BackId, Coin, Group, SharedRandom, SharedSeed};
 use crate::ids::Seat;
 use crate::table::{Knowledge, ZoneId};
@@ -34,10 +34,21 @@ impl<G: Group> Engine<G> {
         single_loser(&losers)
     }
 
-    /// Records that `loser` lost the game, and tells the interface.
-    pub(super) fn record_loss(&mut self, loser: Seat, how: GameEnd) {
+    /// Records that `loser` lost the game, and tells the interface. `since`: this player's message that tells the
+    /// opponent, or `None` when the opponent's own message told this player.
+    pub(super) fn record_loss(&mut self, loser: Seat, how: GameEnd, since: Option<u64>) {
         self.game.losers.insert(loser);
+        self.game.losses_told.push(LossTold { loser, since, until: None });
         self.out.emit(Event::GameOver { loser, how });
+    }
+
+    /// The loser the opponent saw (`loser_as_seen` on its side) when it had taken in `ack` of this player's
+    /// messages and every one of its own before: what an honest new-game request sent then names. Each loss it knew
+    /// of came from one of those messages, whatever the order of delivery, so a request that names another loser is
+    /// false, and one sent before the deciding message reached it (a true crossing) is not.
+    pub(super) fn loser_seen_by_peer(&self, ack: u64) -> Option<Seat> {
+        let counted = self.game.losses_told.iter().filter(|loss| loss.counted_at(ack)).map(|loss| loss.loser);
+        single_loser(&counted.collect())
     }
 
     pub(super) fn start_random(&mut self, number: u64, by: Seat, kind: RandomKind) {

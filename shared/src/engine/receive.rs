@@ -5,7 +5,8 @@ use sha2::{Digest, Sha256};
 use super::Engine;
 use super::api::{AlertKind, Event, GameEnd};
 use super::fault::{Fault, check_text, forbidden_kind};
-use super::setup::ReceivedDeck;
+use super::setup::{PeerRequest, ReceivedDeck};
+use super::state::LossTold;
 use crate::crypto::Group;
 use crate::ids::{GameId, Seat};
 use crate::table::ZoneId;
@@ -149,13 +150,26 @@ impl<G: Group> Engine<G> {
                 self.game.ended = true;
                 self.game.peer_ended = true;
                 self.out.emit(Event::ForfeitClaimed { by: peer, awaited });
-                self.record_loss(self.seat, GameEnd::Forfeited);
+                self.record_loss(self.seat, GameEnd::Forfeited, None);
             }
             Message::NewGame { loser } => {
                 if self.new_game_offered.is_some() {
                     return Err(Fault::new(AlertKind::Unexpected, "a new game asked for twice"));
                 }
-                self.new_game_offered = Some(loser);
+                // Its `ack` says which of this player's messages it had taken in: a loss it had learned of is not a
+                // crossing, and naming another loser (or none) only to turn the choice over to the coin is false.
+                let seen = self.loser_seen_by_peer(envelope.ack);
+                if loser != seen {
+                    return Err(Fault::new(
+                        AlertKind::Unexpected,
+                        format!(
+                            "a new game naming {} the loser, though the messages it had taken in made it {}",
+                            loser_words(loser),
+                            loser_words(seen)
+                        ),
+                    ));
+                }
+                self.new_game_offered = Some(PeerRequest { loser, ack: envelope.ack });
                 self.out.emit(Event::NewGameRequested);
                 self.start_new_game_if_agreed();
             }
@@ -221,6 +235,7 @@ impl<G: Group> Engine<G> {
                 // The commanders came in the clear in the same signed deck message.
                 deck.extend(self.game.commanders.get(&peer).into_iter().flatten().cloned());
                 let checked = self.audit_difference(&deck);
+                self.game.peer_audited = true;
                 self.out.emit(Event::Audited { seat: peer, deck });
                 if let Err(fault) = checked {
                     let evidence = self.game.deck_envelopes.get(&peer).cloned();
@@ -258,7 +273,11 @@ impl<G: Group> Engine<G> {
                     self.apply(checked);
                 }
                 Err(error) => {
-                    self.out.send::<G>(&Message::Reject { seq, reason: error.reason.clone() });
+                    let reject = self.out.send::<G>(&Message::Reject { seq, reason: error.reason.clone() }).seq;
+                    if action == Action::Concede {
+                        // The guest counted its concession as its loss until this rejection reaches it.
+                        self.game.losses_told.push(LossTold { loser: peer, since: None, until: Some(reject) });
+                    }
                     // Only a proposal made on the table as it is now can be called forbidden;
                     // one the host's own actions overtook may just be out of date.
                     if error.forbidden && seen == self.game.actions_applied {
@@ -310,5 +329,13 @@ impl<G: Group> Engine<G> {
             }
         }
         TableDigest(table.digest())
+    }
+}
+
+/// A named loser in words, for an alert's detail.
+fn loser_words(loser: Option<Seat>) -> String {
+    match loser {
+        Some(seat) => format!("the {seat}"),
+        None => "no single player".into(),
     }
 }

@@ -447,7 +447,11 @@ impl<G: Group> Engine<G> {
             Action::Arrow { .. } => Effect::None,
             Action::Concede => {
                 self.game.conceded = true;
-                self.record_loss(actor, GameEnd::Conceded);
+                // The host's own concession takes effect as its `act` goes out, which tells the guest. Every other
+                // reaches this engine by the opponent's message (the host's `act`, its `accept` of the guest's
+                // concession) or, on the host, by the guest's own proposal: the opponent knew it first.
+                let own_act = (self.seat == Seat::Host && actor == Seat::Host).then(|| self.out.next_seq() - 1);
+                self.record_loss(actor, GameEnd::Conceded, own_act);
                 Effect::None
             }
             Action::PlayOrDraw { play } => {

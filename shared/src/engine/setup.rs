@@ -46,10 +46,17 @@ pub(super) fn check_deck<G: Group>(deck: &DeckList) -> Result<(), DeckError> {
 }
 
 /// The loser both new-game requests name, if they name the same one. Each engine has both requests when the new
-/// game starts, so both find the same: a loss and a request that crossed on the wire, or an opponent naming a loser
-/// falsely, only leave the choice to the coin.
+/// game starts, so both find the same: a loss and a request that crossed on the wire leave the choice to the coin.
+/// (A request naming another loser than its sender had heard of never gets here: `loser_seen_by_peer`.)
 fn agreed_loser(mine: Option<Seat>, theirs: Option<Seat>) -> Option<Seat> {
     mine.filter(|_| mine == theirs)
+}
+
+/// The opponent's new-game request: the loser it named, and how many of this player's messages it had taken in.
+#[derive(Clone, Copy)]
+pub(super) struct PeerRequest {
+    pub(super) loser: Option<Seat>,
+    pub(super) ack: u64,
 }
 
 /// The fields of the opponent's `deck` message, as `receive_deck` takes them.
@@ -70,11 +77,14 @@ impl<G: Group> Engine<G> {
     /// starts with this player's deck. Both engines derive the new game id alike, and who chooses to play or draw
     /// from the two requests alone, which both hold now.
     pub(super) fn start_new_game_if_agreed(&mut self) {
-        let (Some(mine), Some(theirs)) = (self.new_game_asked, self.new_game_offered) else {
+        let (Some(mine), Some(theirs), Some(request)) =
+            (self.new_game_asked, self.new_game_offered, self.new_game_request)
+        else {
             return;
         };
         self.new_game_asked = None;
         self.new_game_offered = None;
+        self.tell_missing_audits(request, theirs.ack);
         let previous = self.game.game_id();
         let number = self.game.number + 1;
         let id = Sha256::new()
@@ -90,7 +100,7 @@ impl<G: Group> Engine<G> {
         self.awaiting_new_deck = true;
         self.out.emit(Event::NewGame { number });
         self.send_deck();
-        self.decide_chooser(agreed_loser(mine, theirs));
+        self.decide_chooser(agreed_loser(mine, theirs.loser));
     }
 
     pub(super) fn send_deck(&mut self) {

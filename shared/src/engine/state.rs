@@ -139,6 +139,13 @@ pub(super) struct GameState<G: Group> {
     /// Who lost this game (a concession, forfeit claims). Both players' claims of each other's forfeit leave two:
     /// no single loser.
     pub(super) losers: BTreeSet<Seat>,
+    /// Each loss of this game as the opponent learned of it: what its new-game request must name
+    /// (`Engine::loser_seen_by_peer`).
+    pub(super) losses_told: Vec<LossTold>,
+    /// This player's `audit` of this game, by message number: whether the opponent took it in before the next game.
+    pub(super) own_audit: Option<u64>,
+    /// The opponent's deck of this game passed its audit here.
+    pub(super) peer_audited: bool,
     /// A player conceded, in the game's order: no action fits afterwards. (A forfeit claim, outside that order,
     /// ends the game through `ended` and `peer_ended` instead, so a late answer to a proposal still applies.)
     pub(super) conceded: bool,
@@ -152,6 +159,27 @@ pub(super) struct GameState<G: Group> {
     /// applies only once that response reaches it: the turn digest is compared as the host saw
     /// the table (`digest_as_host_saw`).
     pub(super) unseen_reorders: Vec<UnseenReorder>,
+}
+
+/// A loss of the game (or a guest's concession waiting for the host's answer), and which messages told the opponent
+/// of it. Every such message is numbered in one stream or the other, so the opponent's signed `ack` says exactly which
+/// losses it knew of when it signed.
+#[cfg_attr(fuzzing, derive(Clone))]
+pub(super) struct LossTold {
+    pub(super) loser: Seat,
+    /// The opponent learned of it from this player's message of this number; `None`: from its own message (its
+    /// concession, its forfeit claim, its acceptance of this player's concession), so it knew from the start.
+    pub(super) since: Option<u64>,
+    /// The opponent stopped counting it on taking in this player's message of this number: the host's rejection of
+    /// the guest's concession, which the guest counted as its own loss while it waited.
+    pub(super) until: Option<u64>,
+}
+
+impl LossTold {
+    /// Whether the opponent counted this loss when it had taken in `ack` of this player's messages.
+    pub(super) fn counted_at(&self, ack: u64) -> bool {
+        self.since.is_none_or(|since| ack > since) && self.until.is_none_or(|until| ack <= until)
+    }
 }
 
 /// A library order the host had not yet seen changed: `library` was in order `before` until
@@ -216,6 +244,9 @@ impl<G: Group> GameState<G> {
             tokens: Default::default(),
             commanders: Default::default(),
             losers: Default::default(),
+            losses_told: Vec::new(),
+            own_audit: None,
+            peer_audited: false,
             conceded: false,
             chooser: None,
             differences: Default::default(),

@@ -7,7 +7,7 @@
 //! decks once it has audited the opponent's deck in both the first game and the later one.
 
 use super::Engine;
-use super::api::{AlertKind, Event};
+use super::api::{AlertKind, DifferenceCheck, Event};
 use super::fault::Fault;
 use super::state::index;
 use crate::crypto::{CardInstance, Group};
@@ -52,12 +52,33 @@ impl<G: Group> Engine<G> {
         Ok(())
     }
 
-    /// Tells the interface how `seat`'s deck differs from the match's 75, if it does.
+    /// Tells the interface how `seat`'s deck differs from the match's 75, if it does, and whether anything can
+    /// check that account.
     pub(super) fn tell_difference(&mut self, seat: Seat, difference: DeckDifference) {
         if !difference.is_empty() {
-            self.out.emit(Event::DeckDiffers { seat, game: self.game.number, difference: difference.clone() });
+            let check =
+                if self.unverifiable[index(seat)] { DifferenceCheck::Unverifiable } else { DifferenceCheck::AtAudit };
+            self.out.emit(Event::DeckDiffers { seat, game: self.game.number, difference: difference.clone(), check });
         }
         self.game.differences.insert(seat, difference);
+    }
+
+    /// At the start of the next game, each deck of the game being left whose audit the opponent never took in: both
+    /// players are told, and a deck of the match's first game that went unaudited leaves every later difference of
+    /// its owner's unverifiable. `request` is this player's new-game message, `peer_ack` what the opponent's had
+    /// taken in: the opponent started the next game (and dropped the rest of this one) at the later of sending its
+    /// request and taking in this player's, so it took in this player's audit if the audit came before either.
+    pub(super) fn tell_missing_audits(&mut self, request: u64, peer_ack: u64) {
+        let own_taken = self.game.own_audit.is_some_and(|audit| audit < request || audit < peer_ack);
+        for (seat, audited) in [(self.seat, own_taken), (self.seat.opponent(), self.game.peer_audited)] {
+            if audited {
+                continue;
+            }
+            if self.game.number == 1 {
+                self.unverifiable[index(seat)] = true;
+            }
+            self.out.emit(Event::AuditMissing { seat, game: self.game.number });
+        }
     }
 
     /// The opponent's audited deck: in the first game, the deck later games are compared with; in a later one,

@@ -520,16 +520,54 @@ fn a_deck_off_the_matchs_75_is_told_to_both_with_what_differs() {
     bolt.name = "Shock".into();
     let [ada, bea] = game.lines(|game| game.intent(Seat::Guest, Intent::NewGame(Some(deck))));
     let warning = |lines: &[LogLine]| -> Vec<LogLine> {
-        lines.iter().filter(|l| l.text.contains("the match's 75")).cloned().collect()
+        lines.iter().filter(|l| l.text.contains("is not the match's 75")).cloned().collect()
     };
+    // Nobody ended game 1, so Bea's first deck was never audited: her account is only her word.
+    let unverifiable = " (unverifiable: the game 1 deck was never audited)";
     assert_eq!(
         warning(&ada),
         [LogLine {
             kind: LogKind::Alert,
-            text: "Bea's deck for game 2 is not the match's 75: +1 Shock, −1 Lightning Bolt".into()
+            text: format!("Bea's deck for game 2 is not the match's 75: +1 Shock, −1 Lightning Bolt{unverifiable}")
         }]
     );
-    assert_eq!(texts(&warning(&bea)), ["Your deck for game 2 is not the match's 75: +1 Shock, −1 Lightning Bolt"]);
+    assert_eq!(
+        texts(&warning(&bea)),
+        [format!("Your deck for game 2 is not the match's 75: +1 Shock, −1 Lightning Bolt{unverifiable}")]
+    );
+}
+
+#[test]
+fn a_deck_left_unaudited_is_told_to_both() {
+    let mut game = Game::new();
+    // Ada ends game 1 with her audit; Bea never does.
+    game.intent(Seat::Host, Intent::EndGame);
+    let [ada, bea] = game.lines(|game| {
+        game.intent(Seat::Host, Intent::NewGame(None));
+        game.intent(Seat::Guest, Intent::NewGame(None));
+    });
+    let missing = |lines: &[LogLine]| -> Vec<LogLine> {
+        lines.iter().filter(|l| l.text.contains("never audited")).cloned().collect()
+    };
+    let unchecked = "was never audited: nobody checked it against its sealed list, and";
+    assert_eq!(
+        missing(&ada),
+        [LogLine {
+            kind: LogKind::Alert,
+            text: format!(
+                "Bea's deck of game 1 {unchecked} Bea's later differences from the match's 75 are unverifiable"
+            )
+        }]
+    );
+    assert_eq!(
+        missing(&bea),
+        [LogLine {
+            kind: LogKind::Notice,
+            text: format!(
+                "Your deck of game 1 {unchecked} your later differences from the match's 75 are unverifiable"
+            )
+        }]
+    );
 }
 
 #[test]

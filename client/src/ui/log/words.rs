@@ -43,6 +43,11 @@ impl<G: Group> Words<'_, G> {
         if seat == self.me() { "Your".into() } else { format!("{}'s", self.name(seat)) }
     }
 
+    /// "your" or "Ada's", inside a sentence.
+    pub fn owner_word(&self, seat: Seat) -> String {
+        if seat == self.me() { "your".into() } else { format!("{}'s", self.name(seat)) }
+    }
+
     /// Whose a thing is in a sentence whose subject is `actor` (if any): "your", "their" (the actor's own),
     /// or "Bea's".
     fn owner(&self, owner: Seat, actor: Option<Seat>) -> String {
