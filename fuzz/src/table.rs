@@ -143,9 +143,8 @@ fn apply(body: &mut Vec<u8>, (kind, at, value): Edit) {
 /// as it takes it in (not the deck's key commitment, backs or catalogue, nor a random
 /// commitment: those are checked only later, against what they commit to).
 fn proven<G: Group>(message: &Message<G>) -> Value {
-    let relocks = |groups: &[RelockGroup<G>]| -> Value {
-        groups.iter().map(|group| json!([group.forms, group.proof])).collect()
-    };
+    let relocks =
+        |groups: &[RelockGroup<G>]| -> Value { groups.iter().map(|group| json!([group.forms, group.proof])).collect() };
     match message {
         Message::Deck { base_key, proof, library, sideboard, .. } => {
             let elements: Vec<&G::Element> = library.iter().chain(sideboard).map(|(element, _)| element).collect();
@@ -218,7 +217,8 @@ impl<G: Group> Run<'_, G> {
         let chain = wire::decode_envelope(&sealed).expect("the puppet seals valid envelopes").chain;
         self.pair.engine_mut(self.cheater).replace_sent_head(envelope.seq, chain);
         self.next_seal += 1;
-        let rewrite = (body != envelope.body).then(|| Rewrite { seq: envelope.seq, genuine: envelope.body, sent: body });
+        let rewrite =
+            (body != envelope.body).then(|| Rewrite { seq: envelope.seq, genuine: envelope.body, sent: body });
         (sealed, rewrite)
     }
 
@@ -322,7 +322,9 @@ impl<G: Group> Run<'_, G> {
             6 => Intent::Act(Action::Peek { count: 1 + u32::from(pick % 2), purpose: Default::default() }),
             7 => Intent::Act(Action::TakeFromLibrary { count: 1 }),
             8 => match hand_card {
-                Some(card) => Intent::Act(Action::Reveal { cards: vec![card], to: (pick & 1 == 1).then_some(opponent) }),
+                Some(card) => {
+                    Intent::Act(Action::Reveal { cards: vec![card], to: (pick & 1 == 1).then_some(opponent) })
+                }
                 None => return,
             },
             9 => Intent::Act(Action::ShowRandom),
