@@ -1,5 +1,7 @@
 //! Costs of the cryptographic core, for both suites: one lock, strips with their proofs,
-//! and a 60-card lock-and-shuffle with its proof and its verification.
+//! and a 60-card lock-and-shuffle with its proof and its verification; with ristretto255, also
+//! the proof of the largest library (`wire::MAX_DECK_LEN`, 1000 cards), where the prover's
+//! O(n²) constant-time handling of the permutation shows most.
 //!
 //! `cargo bench -p fairdeck-shared --bench crypto`; figures go in docs/PERFORMANCE.md.
 
@@ -13,10 +15,11 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
 const LIBRARY: usize = 60;
+const LARGEST_LIBRARY: usize = fairdeck_shared::wire::MAX_DECK_LEN;
 const GAME: GameId = GameId([1; 32]);
 
-fn library<G: Group>(key: &LockKey<G>) -> Vec<G::Element> {
-    let cards: Vec<G::Element> = (0..LIBRARY)
+fn library<G: Group>(key: &LockKey<G>, len: usize) -> Vec<G::Element> {
+    let cards: Vec<G::Element> = (0..len)
         .map(|i| {
             CardInstance { owner: Seat::Host, nonce: [i as u8; 16], name: format!("Card {i}"), back: 0 }
                 .point::<G>(&GAME)
@@ -29,7 +32,7 @@ fn bench_suite<G: Group>(c: &mut Criterion, slow: bool) {
     let mut rng = ChaCha20Rng::from_seed([7; 32]);
     let owner = LockKey::<G>::generate(&mut rng);
     let opponent = LockKey::<G>::generate(&mut rng);
-    let locked = library(&owner);
+    let locked = library(&owner, LIBRARY);
     let context = ProofContext::new(GAME, 1, "bench");
     let name = G::SUITE.name();
 
@@ -64,6 +67,15 @@ fn bench_suite<G: Group>(c: &mut Criterion, slow: bool) {
             BatchSize::SmallInput,
         )
     });
+    // modp2048 decks are capped far below (`wire::MAX_DECK_LEN_MODP2048`), and take seconds a proof.
+    if !slow {
+        let largest = library(&owner, LARGEST_LIBRARY);
+        group.throughput(Throughput::Elements(LARGEST_LIBRARY as u64));
+        group.sample_size(10);
+        group.bench_function(format!("lock_and_shuffle_prove/{LARGEST_LIBRARY}"), |b| {
+            b.iter(|| opponent.lock_and_shuffle(black_box(&largest), &context, &mut rng))
+        });
+    }
     group.finish();
 }
 

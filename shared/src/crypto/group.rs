@@ -12,6 +12,8 @@ use rand_core::CryptoRng;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use super::oblivious;
+
 /// The group a game is played in; both players agree on it in `hello`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -137,6 +139,12 @@ pub trait Group: Copy + Debug + Send + Sync + 'static {
     /// Σ scalarᵢ·elementᵢ where the scalars are secret: on the group's constant-time path
     /// (where it has one; see docs/CRYPTO.md for modp2048).
     fn multi_mul(scalars: &[Self::Scalar], elements: &[&Self::Element]) -> Self::Element;
+    /// `table[index]` for a secret `index` (a place of a secret permutation), read by a scan of
+    /// the whole table so that neither timing nor memory access shows it, where the group has a
+    /// constant-time path (see docs/CRYPTO.md for modp2048). `None` if `index` is beyond the table.
+    fn select_element(table: &[Self::Element], index: u16) -> Option<Self::Element>;
+    /// `table[index]` for a secret `index`, as `select_element` reads it.
+    fn select_scalar(table: &[Self::Scalar], index: u16) -> Option<Self::Scalar>;
     /// Whether Σ scalarᵢ·elementᵢ is the identity, over public data; may take variable time.
     /// This is how a verifier checks many equations folded into one.
     fn vartime_multi_mul_is_identity(scalars: &[Self::Scalar], elements: &[&Self::Element]) -> bool;
@@ -152,7 +160,8 @@ pub trait Group: Copy + Debug + Send + Sync + 'static {
 }
 
 /// Rejection sampling of a uniform index in `0..n`, for permutations drawn from the
-/// engine's own RNG.
+/// engine's own RNG. Its timing does not show the index: whether a draw is rejected is
+/// independent of the index a later one gives, and the remainder is taken in constant time.
 pub(crate) fn uniform_below<R: CryptoRng + ?Sized>(rng: &mut R, n: usize) -> usize {
     debug_assert!(n > 0);
     let n = n as u64;
@@ -161,7 +170,7 @@ pub(crate) fn uniform_below<R: CryptoRng + ?Sized>(rng: &mut R, n: usize) -> usi
     loop {
         let r = rng.next_u64();
         if r <= zone {
-            return (r % n) as usize;
+            return oblivious::remainder(r, n) as usize;
         }
     }
 }
@@ -173,11 +182,15 @@ pub const MAX_PERMUTATION_LEN: usize = 1 << 16;
 /// A uniformly random permutation of `0..n` (Fisher–Yates), as `output[i] = input[perm[i]]`,
 /// for `n` up to `MAX_PERMUTATION_LEN`; of more, only the first `MAX_PERMUTATION_LEN` (a proof
 /// over it then fails its length checks rather than panics).
+///
+/// Each swap at the secret place touches every place below it (`oblivious::swap_with_last`):
+/// n²/2 conditional swaps of `u16`, so that no memory access or branch shows the permutation.
 pub fn random_permutation<R: CryptoRng + ?Sized>(rng: &mut R, n: usize) -> Vec<u16> {
     let mut perm: Vec<u16> = (0..=u16::MAX).take(n).collect();
     for i in (1..perm.len()).rev() {
-        let j = uniform_below(rng, i + 1);
-        perm.swap(i, j);
+        // i < MAX_PERMUTATION_LEN, so the place fits in a u16.
+        let j = uniform_below(rng, i + 1) as u16;
+        oblivious::swap_with_last(&mut perm, i, j);
     }
     perm
 }

@@ -8,6 +8,7 @@ pub(crate) mod encoding;
 mod group;
 mod lock;
 mod modp;
+mod oblivious;
 mod ristretto;
 mod shuffle;
 mod transcript;

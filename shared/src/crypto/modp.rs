@@ -235,6 +235,16 @@ impl Group for Modp2048 {
         ModpElement(product_of_powers(scalars, elements))
     }
 
+    /// A plain index: nothing in this suite is constant-time (docs/CRYPTO.md).
+    fn select_element(table: &[ModpElement], index: u16) -> Option<ModpElement> {
+        table.get(usize::from(index)).cloned()
+    }
+
+    /// A plain index, as `select_element`.
+    fn select_scalar(table: &[ModpScalar], index: u16) -> Option<ModpScalar> {
+        table.get(usize::from(index)).cloned()
+    }
+
     fn vartime_multi_mul_is_identity(scalars: &[ModpScalar], elements: &[&ModpElement]) -> bool {
         product_of_powers(scalars, elements).is_one()
     }

@@ -7,9 +7,11 @@ use curve25519_dalek::scalar::Scalar;
 use curve25519_dalek::traits::{Identity, IsIdentity, MultiscalarMul, VartimeMultiscalarMul};
 use rand_core::CryptoRng;
 use sha2::{Digest, Sha512};
+use subtle::{Choice, ConditionallySelectable};
 use zeroize::Zeroize;
 
 use super::group::{DecodeError, Group, Suite};
+use super::oblivious;
 
 /// The ristretto255 suite.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,9 +48,25 @@ impl std::fmt::Debug for RistrettoElement {
     }
 }
 
+/// Picks the point and its encoding together; a choice between two validated elements is one.
+impl ConditionallySelectable for RistrettoElement {
+    fn conditional_select(a: &Self, b: &Self, choice: Choice) -> Self {
+        RistrettoElement {
+            point: RistrettoPoint::conditional_select(&a.point, &b.point, choice),
+            encoded: <[u8; 32]>::conditional_select(&a.encoded, &b.encoded, choice),
+        }
+    }
+}
+
 /// A scalar modulo the ristretto255 group order.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct RistrettoScalar(Scalar);
+
+impl ConditionallySelectable for RistrettoScalar {
+    fn conditional_select(a: &Self, b: &Self, choice: Choice) -> Self {
+        RistrettoScalar(Scalar::conditional_select(&a.0, &b.0, choice))
+    }
+}
 
 impl Group for Ristretto255 {
     type Element = RistrettoElement;
@@ -137,6 +155,14 @@ impl Group for Ristretto255 {
             scalars.iter().map(|s| s.0),
             elements.iter().map(|e| e.point),
         ))
+    }
+
+    fn select_element(table: &[RistrettoElement], index: u16) -> Option<RistrettoElement> {
+        oblivious::select(table, index)
+    }
+
+    fn select_scalar(table: &[RistrettoScalar], index: u16) -> Option<RistrettoScalar> {
+        oblivious::select(table, index)
     }
 
     fn vartime_multi_mul_is_identity(scalars: &[RistrettoScalar], elements: &[&RistrettoElement]) -> bool {

@@ -26,8 +26,14 @@
 //! `j`; then the chain `ĉ`, `t_1 … t_5` and the `t̂`, from which `e` is hashed with label `e`.
 //!
 //! The verifier folds the 5 + n equations into one variable-time multiscalar multiplication
-//! of 6n + 8 terms with random weights of its own. The prover's secrets (`k`, `π`, the
-//! blinding scalars, `u'`) go through the group's constant-time operations only.
+//! of 6n + 8 terms with random weights of its own; it handles nothing secret.
+//!
+//! The prover's secrets go through the group's constant-time operations only (ristretto255;
+//! modp2048 has none, see docs/CRYPTO.md): `k`, the blinding scalars and `u'` through its scalar
+//! arithmetic and multiplications, and `π` never as an address or a branch: the permutation is
+//! built by conditional swaps (`random_permutation`), and every read at `π(i)` or `π⁻¹(j)` (an
+//! input card, a column's base, a challenge) is a scan of the whole list (`Group::select_element`,
+//! `Group::select_scalar`), O(n²) selections a proof.
 
 use std::any::Any;
 use std::collections::HashMap;
@@ -40,6 +46,7 @@ use zeroize::Zeroize;
 use super::ProofError;
 use super::group::{Group, Suite, random_permutation};
 use super::lock::{KeyCommitment, LockKey};
+use super::oblivious;
 use super::transcript::{ProofContext, Transcript};
 use super::verified::Verified;
 
@@ -96,8 +103,12 @@ impl<G: Group> LockKey<G> {
         rng: &mut R,
     ) -> ProvenShuffle<G> {
         let mut permutation = random_permutation(rng, cards.len());
-        let outputs: Vec<G::Element> =
-            permutation.iter().map(|&j| G::mul(&cards[usize::from(j)], self.lock_scalar())).collect();
+        // Every index is below `cards.len()`, so every card is found; each by a scan of them all.
+        let outputs: Vec<G::Element> = permutation
+            .iter()
+            .filter_map(|&j| G::select_element(cards, j))
+            .map(|card| G::mul(&card, self.lock_scalar()))
+            .collect();
         let statement = Statement::new(context, self.commitment(), cards, &outputs);
         let proof = prove(&statement, self.lock_scalar(), &permutation, rng);
         permutation.zeroize();
@@ -227,26 +238,26 @@ fn prove<G: Group, R: CryptoRng + ?Sized>(
     let (h0, bases) = (&generators[0], &generators[1..=n]);
     let zero = G::scalar_from_u128(0);
 
-    // 1. Column j of the permutation matrix holds H_i for every i with π(i) = j.
+    // 1. Column j of the permutation matrix holds H_i for the i with π(i) = j: H_{π⁻¹(j)}, with
+    //    π⁻¹ and each column's base found by scans of whole lists (`Group::select_element`).
     let mut r = random_scalars::<G, R>(rng, n);
-    let mut columns: Vec<Vec<&G::Element>> = vec![Vec::new(); n];
-    for (base, &j) in bases.iter().zip(permutation) {
-        if let Some(column) = columns.get_mut(usize::from(j)) {
-            column.push(base);
-        }
-    }
+    let mut inverse = oblivious::invert(permutation);
     let permutation_commitments: Vec<G::Element> = r
         .iter()
-        .zip(&columns)
-        .map(|(r_j, column)| column.iter().fold(G::mul_generator(r_j), |sum, base| G::add(&sum, base)))
+        .zip(&inverse)
+        .map(|(r_j, &i)| {
+            let blinding = G::mul_generator(r_j);
+            G::select_element(bases, i).map_or_else(|| blinding.clone(), |base| G::add(&blinding, &base))
+        })
         .collect();
+    inverse.zeroize();
 
     // 2. The challenges, and the prover's secret copy of them in the permuted order.
     let mut transcript = statement.transcript();
     transcript.append_elements::<G>("permutation", &permutation_commitments);
     let u = transcript.challenge_scalars::<G>("u", n);
     let mut u_permuted: Vec<G::Scalar> =
-        permutation.iter().map(|&j| u.get(usize::from(j)).unwrap_or(&zero).clone()).collect();
+        permutation.iter().map(|&j| G::select_scalar(&u, j).unwrap_or_else(|| zero.clone())).collect();
 
     // 3. The chain, and r̂ = Σ r̂_i·Π_{l>i} u'_l accumulated along it.
     let mut r_chain = random_scalars::<G, R>(rng, n);

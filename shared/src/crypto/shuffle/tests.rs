@@ -285,3 +285,15 @@ fn generators_are_distinct_and_stable() {
     assert!(!more.contains(&Ristretto255::generator()));
     assert_ne!(generators::<Modp2048>(2)[0], Modp2048::generator());
 }
+
+/// A proof is a function of the key, the inputs and the draws: its bytes are pinned, so that a
+/// change to how the prover handles its secrets (the scans of `oblivious`) cannot change them
+/// unnoticed. The digest is of the proof the plain-indexing prover made from these draws.
+#[test]
+fn the_same_draws_give_the_same_proof_bytes() {
+    use sha2::Digest;
+    let mut setup = Setup::<Ristretto255>::new(9);
+    let shuffle = setup.key.lock_and_shuffle(&setup.inputs, &setup.context, &mut setup.rng);
+    let digest = sha2::Sha256::digest(postcard::to_stdvec(&shuffle).unwrap());
+    assert_eq!(hex::encode(digest), "47a2ee49489bd541c9f67fe28434b1b54c9dc780749d04e09eb9bd5bad184e45");
+}
