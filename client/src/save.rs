@@ -23,6 +23,7 @@
 //! seat would send two different futures of the same game. The system drops the lock with the process however
 //! it ends, so a `kill -9` leaves a stale pid file, never a game that cannot be resumed.
 
+use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::fmt;
 use std::fs::{File, OpenOptions, TryLockError};
@@ -444,91 +445,49 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
 pub fn load(path: &Path) -> Result<Saved, SaveError> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| SaveError::Read { path: name.clone(), reason: e.to_string() })?;
-    let damaged = |line: usize, reason: String| SaveError::Damaged { path: name.clone(), line, reason };
+    let damaged = |line: usize, reason: &str| SaveError::Damaged { path: name.clone(), line, reason: reason.into() };
     let mut lines = bytes.split_inclusive(|&b| b == b'\n').enumerate().map(|(i, l)| (i + 1, l));
     let mut chain = [0u8; 32];
-    let mut next_line = |number: usize, raw: &[u8]| -> Result<Vec<u8>, SaveError> {
-        let Some(raw) = raw.strip_suffix(b"\n") else {
-            return Err(damaged(number, "the line is cut short (the file was truncated)".into()));
-        };
-        if raw.len() < 65 || raw[64] != b' ' {
-            return Err(damaged(number, "not a save line".into()));
-        }
-        let (given, json) = (&raw[..64], &raw[65..]);
-        let (expected, _) = line(&chain, json);
-        if !given.eq_ignore_ascii_case(hex::encode(expected).as_bytes()) {
-            return Err(damaged(number, "its checksum does not match (the file was altered or cut)".into()));
-        }
-        chain = expected;
-        Ok(json.to_vec())
-    };
 
-    let Some((number, first)) = lines.next() else { return Err(damaged(1, "the file is empty".into())) };
-    // The format first, so that another version is named rather than misread.
-    let json_start = first.iter().position(|&b| b == b' ').map_or(0, |i| i + 1);
-    #[derive(Deserialize)]
-    struct Version {
-        fairdeck_save: u32,
-    }
-    match serde_json::from_slice::<Version>(first[json_start..].trim_ascii_end()) {
-        Ok(Version { fairdeck_save }) if fairdeck_save != SAVE_FORMAT => {
-            return Err(SaveError::Format { path: name.clone(), found: fairdeck_save });
-        }
-        _ => {}
-    }
-    let json = next_line(number, first)?;
+    let Some((number, first)) = lines.next() else { return Err(damaged(1, "the file is empty")) };
+    check_format(first, &name)?;
+    let json = next_line(&mut chain, first).map_err(|reason| damaged(number, reason))?;
     let header: Header =
-        serde_json::from_slice(&json).map_err(|e| damaged(number, format!("unreadable header: {e}")))?;
+        serde_json::from_slice(json).map_err(|e| damaged(number, &format!("unreadable header: {e}")))?;
     if (header.keys.side() == crate::channel::Side::Host) != (header.journal.seat == fairdeck_shared::Seat::Host) {
-        return Err(damaged(number, "its channel and its journal are of different seats".into()));
+        return Err(damaged(number, "its channel and its journal are of different seats"));
     }
 
     let mut journal = header.journal;
-    let mut progress = Progress::default();
-    // Sealed frames from `progress.acked` on.
-    let mut unacked: std::collections::VecDeque<Vec<u8>> = Default::default();
-    let mut partial: Vec<u8> = Vec::new();
-    let mut peer_runs: Vec<RunStart> = Vec::new();
+    let mut channel = ChannelSoFar::default();
     let mut last = None;
     for (number, raw) in lines {
-        let json = next_line(number, raw)?;
+        let json = next_line(&mut chain, raw).map_err(|reason| damaged(number, reason))?;
         let record: Record =
-            serde_json::from_slice(&json).map_err(|e| damaged(number, format!("unreadable record: {e}")))?;
-        let p = record.progress;
-        let sealed = progress.next_seq + record.frames.len() as u64;
-        if p.next_seq != sealed || p.acked < progress.acked || p.acked > p.next_seq || p.delivered < progress.delivered
-        {
-            return Err(damaged(number, "its counters do not follow from the line before".into()));
-        }
-        unacked.extend(record.frames.into_iter().map(|f| f.0));
-        for _ in progress.acked..p.acked {
-            unacked.pop_front();
-        }
-        let keep = usize::try_from(record.partial_keep).unwrap_or(usize::MAX);
-        if keep > partial.len() || keep + record.partial_add.0.len() > MAX_MESSAGE_BYTES {
-            return Err(damaged(number, "its part of a message does not follow from the line before".into()));
-        }
-        partial.truncate(keep);
-        partial.extend_from_slice(&record.partial_add.0);
-        // Each run began at a frame taken since the line before, in order.
-        let mut from = progress.recv_next;
-        for start in record.peer_runs {
-            if start.seq < from || start.seq >= p.recv_next || peer_runs.len() >= MAX_PEER_RUNS {
-                return Err(damaged(number, "its record of the opponent's runs does not follow".into()));
-            }
-            from = start.seq + 1;
-            peer_runs.push(start);
-        }
-        journal.inputs.extend(record.inputs);
-        progress = p;
-        last = Some((
-            record.at,
-            Standing { relay: record.relay, status: record.status, opponent: record.opponent, moves: record.moves },
-        ));
+            serde_json::from_slice(json).map_err(|e| damaged(number, &format!("unreadable record: {e}")))?;
+        let Record {
+            at,
+            inputs,
+            frames,
+            partial_keep,
+            partial_add,
+            peer_runs,
+            progress,
+            relay,
+            status,
+            opponent,
+            moves,
+        } = record;
+        channel
+            .follow(progress, frames, (partial_keep, partial_add), peer_runs)
+            .map_err(|reason| damaged(number, reason))?;
+        journal.inputs.extend(inputs);
+        last = Some((at, Standing { relay, status, opponent, moves }));
     }
     let Some((at, standing)) = last else {
-        return Err(damaged(2, "the file ends after its header (the game never got going)".into()));
+        return Err(damaged(2, "the file ends after its header (the game never got going)"));
     };
+    let ChannelSoFar { progress, unacked, partial, peer_runs } = channel;
     let cursor = Cursor {
         chain,
         inputs: journal.inputs.len(),
@@ -546,6 +505,88 @@ pub fn load(path: &Path) -> Result<Saved, SaveError> {
         standing,
         cursor,
     })
+}
+
+/// Refuses a save of another format by its number, read from the first line before anything else, so that another
+/// version is named rather than misread.
+fn check_format(first: &[u8], name: &str) -> Result<(), SaveError> {
+    #[derive(Deserialize)]
+    struct Version {
+        fairdeck_save: u32,
+    }
+    let json_start = first.iter().position(|&b| b == b' ').map_or(0, |i| i + 1);
+    match serde_json::from_slice::<Version>(first[json_start..].trim_ascii_end()) {
+        Ok(Version { fairdeck_save }) if fairdeck_save != SAVE_FORMAT => {
+            Err(SaveError::Format { path: name.to_string(), found: fairdeck_save })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The JSON of one save line, whose chain value must follow from `chain`, which moves on to it; else why the line
+/// is damaged.
+fn next_line<'a>(chain: &mut [u8; 32], raw: &'a [u8]) -> Result<&'a [u8], &'static str> {
+    let raw = raw.strip_suffix(b"\n").ok_or("the line is cut short (the file was truncated)")?;
+    if raw.len() < 65 || raw[64] != b' ' {
+        return Err("not a save line");
+    }
+    let (given, json) = (&raw[..64], &raw[65..]);
+    let (expected, _) = line(chain, json);
+    if !given.eq_ignore_ascii_case(hex::encode(expected).as_bytes()) {
+        return Err("its checksum does not match (the file was altered or cut)");
+    }
+    *chain = expected;
+    Ok(json)
+}
+
+/// The channel's state as the records read so far rebuild it.
+#[derive(Default)]
+struct ChannelSoFar {
+    progress: Progress,
+    /// Sealed frames from `progress.acked` on.
+    unacked: VecDeque<Vec<u8>>,
+    partial: Vec<u8>,
+    peer_runs: Vec<RunStart>,
+}
+
+impl ChannelSoFar {
+    /// Takes in one record's part of the channel: its counters, the frames sealed since, the message being received
+    /// (`keep` bytes of the one before, then `add`) and where the peer's runs began; else why the record does not
+    /// follow from the one before.
+    fn follow(
+        &mut self,
+        progress: Progress,
+        frames: Vec<HexBytes>,
+        (keep, add): (u64, HexBytes),
+        peer_runs: Vec<RunStart>,
+    ) -> Result<(), &'static str> {
+        let (before, p) = (self.progress, progress);
+        let sealed = before.next_seq + frames.len() as u64;
+        if p.next_seq != sealed || p.acked < before.acked || p.acked > p.next_seq || p.delivered < before.delivered {
+            return Err("its counters do not follow from the line before");
+        }
+        self.unacked.extend(frames.into_iter().map(|f| f.0));
+        for _ in before.acked..p.acked {
+            self.unacked.pop_front();
+        }
+        let keep = usize::try_from(keep).unwrap_or(usize::MAX);
+        if keep > self.partial.len() || keep + add.0.len() > MAX_MESSAGE_BYTES {
+            return Err("its part of a message does not follow from the line before");
+        }
+        self.partial.truncate(keep);
+        self.partial.extend_from_slice(&add.0);
+        // Each run began at a frame taken since the line before, in order.
+        let mut from = before.recv_next;
+        for start in peer_runs {
+            if start.seq < from || start.seq >= p.recv_next || self.peer_runs.len() >= MAX_PEER_RUNS {
+                return Err("its record of the opponent's runs does not follow");
+            }
+            from = start.seq + 1;
+            self.peer_runs.push(start);
+        }
+        self.progress = progress;
+        Ok(())
+    }
 }
 
 /// One line of `fairdeck games`: a save, or why it cannot be read.
