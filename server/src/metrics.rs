@@ -11,7 +11,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use metrics::{Counter, Gauge, Histogram, Key, KeyName, Label, Level, Metadata, Recorder, SharedString};
-use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle, PrometheusRecorder};
 
 use crate::process;
 use crate::protocol::ErrorCode;
@@ -138,136 +138,130 @@ impl std::fmt::Debug for Metrics {
 impl Default for Metrics {
     /// Registers every metric with a fresh recorder.
     fn default() -> Metrics {
+        let registry = Registry::new();
+        let counter = |name, help| registry.counter(name, help, vec![]);
+        let gauge = |name, help| registry.gauge(name, help, vec![]);
+        let seat_help = "Occupied seats, by state (connected, or held for a resume).";
+        let seats = |state| registry.gauge("fairdeck_relay_seats", seat_help, vec![Label::new("state", state)]);
+        let slow_help = "Readers cut off as too slow (4007), by what overflowed.";
+        let metrics = Metrics {
+            handle: registry.recorder.handle(),
+            frames: counter("fairdeck_relay_frames_total", "Binary frames forwarded to a peer."),
+            bytes: counter("fairdeck_relay_bytes_total", "Bytes of binary frames forwarded to a peer."),
+            frames_dropped: counter(
+                "fairdeck_relay_frames_dropped_total",
+                "Binary frames dropped because the peer was away or not paired yet.",
+            ),
+            connections_accepted: counter(
+                "fairdeck_relay_connections_accepted_total",
+                "WebSocket connections accepted.",
+            ),
+            stats_dropped: counter(
+                "fairdeck_relay_stats_dropped_total",
+                "Room records lost: the queue to the statistics database was full, or the relay stopped first.",
+            ),
+            stats_write_errors: counter(
+                "fairdeck_relay_stats_write_errors_total",
+                "Room record writes that failed; the record is kept and retried.",
+            ),
+            reopens: counter(
+                "fairdeck_relay_reopens_total",
+                "Rooms given to a new guest by their creator after a failed key exchange (a wrong code).",
+            ),
+            stats_queued: AtomicUsize::new(0),
+            rejections: registry.counters(
+                "fairdeck_relay_rejections_total",
+                "Requests refused or connections cut, by reason.",
+                ("reason", &ErrorCode::ALL, ErrorCode::as_str),
+            ),
+            refusals: registry.counters(
+                "fairdeck_relay_connections_refused_total",
+                "TCP connections refused or closed before becoming WebSockets, by reason.",
+                ("reason", &Refusal::ALL, Refusal::as_str),
+            ),
+            slow_readers: [SlowReason::Bytes, SlowReason::Age].map(|reason| {
+                registry.counter(
+                    "fairdeck_relay_slow_readers_total",
+                    slow_help,
+                    vec![Label::new("reason", reason.as_str())],
+                )
+            }),
+            rooms_ended: registry.counters(
+                "fairdeck_relay_rooms_ended_total",
+                "Rooms ended, by result.",
+                ("result", &RoomResult::ALL, RoomResult::as_str),
+            ),
+            rooms_open: gauge("fairdeck_relay_rooms_open", "Rooms open (waiting or paired)."),
+            rooms_waiting: gauge("fairdeck_relay_rooms_waiting", "Rooms waiting for their second player."),
+            seats_connected: seats("connected"),
+            seats_held: seats("held"),
+            connections: gauge("fairdeck_relay_connections", "WebSocket connections open."),
+            handshakes: gauge(
+                "fairdeck_relay_handshakes",
+                "TCP connections accepted and not yet upgraded to WebSocket.",
+            ),
+            addresses: gauge("fairdeck_relay_addresses", "Client addresses (IPv6: /64s) with open connections."),
+            queued_bytes_gauge: gauge(
+                "fairdeck_relay_queued_bytes",
+                "Bytes waiting in outbound queues, all connections (each item counts 64 bytes more).",
+            ),
+            stats_queued_gauge: gauge(
+                "fairdeck_relay_stats_queued",
+                "Room records waiting to be written to the database.",
+            ),
+            forward_latency: registry.latency(),
+            log: LogLimiter::default(),
+        };
+        let version = vec![Label::new("version", env!("CARGO_PKG_VERSION"))];
+        registry.gauge("fairdeck_relay_build_info", "The relay's version, as a label; always 1.", version).set(1.0);
+        metrics
+    }
+}
+
+/// One relay's recorder, with which each metric is described (its help text) as it is registered.
+struct Registry {
+    recorder: PrometheusRecorder,
+    metadata: Metadata<'static>,
+}
+
+impl Registry {
+    fn new() -> Registry {
         let recorder = PrometheusBuilder::new()
             .set_buckets_for_metric(Matcher::Full(LATENCY.into()), &LATENCY_BUCKETS)
             .map(PrometheusBuilder::build_recorder)
             // The bucket list is a non-empty constant, which is all `set_buckets_for_metric` checks.
             .unwrap_or_else(|_| PrometheusBuilder::new().build_recorder());
-        let handle = recorder.handle();
-        let metadata = Metadata::new(module_path!(), Level::INFO, Some(module_path!()));
-        let describe =
-            |name: &'static str, help: &'static str| (KeyName::from_const_str(name), SharedString::const_str(help));
-        let counter = |name: &'static str, help: &'static str, labels: Vec<Label>| {
-            let (key_name, text) = describe(name, help);
-            recorder.describe_counter(key_name, None, text);
-            recorder.register_counter(&Key::from_parts(name, labels), &metadata)
-        };
-        let gauge = |name: &'static str, help: &'static str, labels: Vec<Label>| {
-            let (key_name, text) = describe(name, help);
-            recorder.describe_gauge(key_name, None, text);
-            recorder.register_gauge(&Key::from_parts(name, labels), &metadata)
-        };
-        let frames = counter("fairdeck_relay_frames_total", "Binary frames forwarded to a peer.", vec![]);
-        let bytes = counter("fairdeck_relay_bytes_total", "Bytes of binary frames forwarded to a peer.", vec![]);
-        let frames_dropped = counter(
-            "fairdeck_relay_frames_dropped_total",
-            "Binary frames dropped because the peer was away or not paired yet.",
-            vec![],
-        );
-        let connections_accepted =
-            counter("fairdeck_relay_connections_accepted_total", "WebSocket connections accepted.", vec![]);
-        let stats_dropped = counter(
-            "fairdeck_relay_stats_dropped_total",
-            "Room records lost: the queue to the statistics database was full, or the relay stopped first.",
-            vec![],
-        );
-        let stats_write_errors = counter(
-            "fairdeck_relay_stats_write_errors_total",
-            "Room record writes that failed; the record is kept and retried.",
-            vec![],
-        );
-        let reopens = counter(
-            "fairdeck_relay_reopens_total",
-            "Rooms given to a new guest by their creator after a failed key exchange (a wrong code).",
-            vec![],
-        );
-        let rejections = ErrorCode::ALL
+        Registry { recorder, metadata: Metadata::new(module_path!(), Level::INFO, Some(module_path!())) }
+    }
+
+    fn counter(&self, name: &'static str, help: &'static str, labels: Vec<Label>) -> Counter {
+        self.recorder.describe_counter(KeyName::from_const_str(name), None, SharedString::const_str(help));
+        self.recorder.register_counter(&Key::from_parts(name, labels), &self.metadata)
+    }
+
+    fn gauge(&self, name: &'static str, help: &'static str, labels: Vec<Label>) -> Gauge {
+        self.recorder.describe_gauge(KeyName::from_const_str(name), None, SharedString::const_str(help));
+        self.recorder.register_gauge(&Key::from_parts(name, labels), &self.metadata)
+    }
+
+    /// One counter of `name` for each of `values`, labelled `label` with the value's name.
+    fn counters<T: Copy>(
+        &self,
+        name: &'static str,
+        help: &'static str,
+        (label, values, value_name): (&'static str, &[T], fn(T) -> &'static str),
+    ) -> Vec<(T, Counter)> {
+        values
             .iter()
-            .map(|code| {
-                let labels = vec![Label::new("reason", code.as_str())];
-                (
-                    *code,
-                    counter(
-                        "fairdeck_relay_rejections_total",
-                        "Requests refused or connections cut, by reason.",
-                        labels,
-                    ),
-                )
-            })
-            .collect();
-        let refusals = Refusal::ALL
-            .iter()
-            .map(|refusal| {
-                let labels = vec![Label::new("reason", refusal.as_str())];
-                (
-                    *refusal,
-                    counter(
-                        "fairdeck_relay_connections_refused_total",
-                        "TCP connections refused or closed before becoming WebSockets, by reason.",
-                        labels,
-                    ),
-                )
-            })
-            .collect();
-        let slow_help = "Readers cut off as too slow (4007), by what overflowed.";
-        let slow_readers = [SlowReason::Bytes, SlowReason::Age].map(|reason| {
-            counter("fairdeck_relay_slow_readers_total", slow_help, vec![Label::new("reason", reason.as_str())])
-        });
-        let rooms_ended = RoomResult::ALL
-            .iter()
-            .map(|result| {
-                let labels = vec![Label::new("result", result.as_str())];
-                (*result, counter("fairdeck_relay_rooms_ended_total", "Rooms ended, by result.", labels))
-            })
-            .collect();
-        let rooms_open = gauge("fairdeck_relay_rooms_open", "Rooms open (waiting or paired).", vec![]);
-        let rooms_waiting = gauge("fairdeck_relay_rooms_waiting", "Rooms waiting for their second player.", vec![]);
-        let seat_help = "Occupied seats, by state (connected, or held for a resume).";
-        let seats_connected = gauge("fairdeck_relay_seats", seat_help, vec![Label::new("state", "connected")]);
-        let seats_held = gauge("fairdeck_relay_seats", seat_help, vec![Label::new("state", "held")]);
-        let connections = gauge("fairdeck_relay_connections", "WebSocket connections open.", vec![]);
-        let handshakes =
-            gauge("fairdeck_relay_handshakes", "TCP connections accepted and not yet upgraded to WebSocket.", vec![]);
-        let addresses =
-            gauge("fairdeck_relay_addresses", "Client addresses (IPv6: /64s) with open connections.", vec![]);
-        let queued_bytes_gauge = gauge(
-            "fairdeck_relay_queued_bytes",
-            "Bytes waiting in outbound queues, all connections (each item counts 64 bytes more).",
-            vec![],
-        );
-        let stats_queued_gauge =
-            gauge("fairdeck_relay_stats_queued", "Room records waiting to be written to the database.", vec![]);
-        let version = vec![Label::new("version", env!("CARGO_PKG_VERSION"))];
-        gauge("fairdeck_relay_build_info", "The relay's version, as a label; always 1.", version).set(1.0);
-        let (key_name, text) = describe(LATENCY, "Time from reading a frame to writing it to the peer's socket.");
-        recorder.describe_histogram(key_name, Some(metrics::Unit::Seconds), text);
-        let forward_latency = recorder.register_histogram(&Key::from_name(LATENCY), &metadata);
-        Metrics {
-            handle,
-            frames,
-            bytes,
-            frames_dropped,
-            forward_latency,
-            connections_accepted,
-            stats_dropped,
-            stats_write_errors,
-            reopens,
-            stats_queued: AtomicUsize::new(0),
-            rejections,
-            refusals,
-            slow_readers,
-            rooms_ended,
-            rooms_open,
-            rooms_waiting,
-            seats_connected,
-            seats_held,
-            connections,
-            handshakes,
-            addresses,
-            queued_bytes_gauge,
-            stats_queued_gauge,
-            log: LogLimiter::default(),
-        }
+            .map(|&value| (value, self.counter(name, help, vec![Label::new(label, value_name(value))])))
+            .collect()
+    }
+
+    /// The forwarding latency's histogram, in seconds.
+    fn latency(&self) -> Histogram {
+        let help = SharedString::const_str("Time from reading a frame to writing it to the peer's socket.");
+        self.recorder.describe_histogram(KeyName::from_const_str(LATENCY), Some(metrics::Unit::Seconds), help);
+        self.recorder.register_histogram(&Key::from_name(LATENCY), &self.metadata)
     }
 }
 

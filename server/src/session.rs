@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use axum::extract::ws::{Message, WebSocket};
 use futures_util::StreamExt;
+use futures_util::stream::SplitStream;
 use tokio::sync::oneshot;
 use tokio::time::{MissedTickBehavior, interval_at, sleep, sleep_until};
 
@@ -40,7 +41,7 @@ pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, addr: IpAddr, g
     let limits = &state.limits;
     let (sink, mut stream) = socket.split();
     let (outbox, queue) = Outbox::new(limits.queue_bytes, limits.queue_age, &state.queues);
-    let (done_tx, mut writer_done) = oneshot::channel();
+    let (done_tx, writer_done) = oneshot::channel();
     let writer = tokio::spawn(write_loop(sink, queue, outbox.clone(), state.metrics.clone(), done_tx));
     state.metrics.connections_accepted.increment(1);
     // Fresh for each connection, so that a rendezvous proof made for one is worthless on any other.
@@ -55,77 +56,10 @@ pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, addr: IpAddr, g
     });
 
     let mut session = Session { state: &state, outbox, addr, challenge, seated: None };
-    let mut shutdown = state.shutdown.clone();
-    let mut last_heard = Instant::now();
-    let mut pings = interval_at((Instant::now() + limits.ping_interval).into(), limits.ping_interval);
-    pings.set_missed_tick_behavior(MissedTickBehavior::Delay);
-    let hello = sleep(limits.hello_timeout);
-    tokio::pin!(hello);
-    // Made once, not per message: each new wait registers with the channel shared by every connection.
-    let stopping = shutdown.wait_for(|stopping| *stopping);
-    tokio::pin!(stopping);
-
-    let end = loop {
-        tokio::select! {
-            biased;
-            end = &mut writer_done => {
-                break match end.unwrap_or(WriterEnd::SocketError) {
-                    WriterEnd::SlowReader(reason) => {
-                        state.metrics.rejected(ErrorCode::SlowReader);
-                        state.metrics.slow_reader(reason);
-                        End::Dropped { errored: true }
-                    }
-                    WriterEnd::Closed | WriterEnd::SocketError => End::Dropped { errored: false },
-                };
-            }
-            _ = &mut stopping => {
-                let try_for_ms = limits.hold.as_millis() as u64;
-                // Spread reconnects over one more hint so a restarted relay is not hit by everyone at once.
-                let hint_ms = limits.restart_hint.as_millis() as u64;
-                let jitter = rand::random::<u64>() % hint_ms.max(1);
-                let _ = session.outbox.control(&ServerMessage::Closing {
-                    reason: ClosingReason::Restart,
-                    reconnect_after_ms: hint_ms + jitter,
-                    try_for_ms,
-                });
-                let _ = session.outbox.close(close::RESTART, "relay restarting");
-                break End::Shutdown;
-            }
-            () = &mut hello, if session.seated.is_none() => {
-                break session.fail(ErrorCode::Timeout, "no create, join or resume in time");
-            }
-            _ = pings.tick() => {
-                if last_heard.elapsed() > limits.ping_interval + limits.ping_timeout {
-                    break session.fail(ErrorCode::Timeout, "no pong in time");
-                }
-                let _ = session.outbox.ping();
-            }
-            message = stream.next() => {
-                last_heard = Instant::now();
-                let step = match message {
-                    Some(Ok(message)) => session.handle(message, last_heard),
-                    Some(Err(error)) => Some(session.read_failed(error)),
-                    None => Some(End::Dropped { errored: false }),
-                };
-                if let Some(end) = step {
-                    break end;
-                }
-            }
-        }
-    };
-
+    let end = session.serve(&mut stream, writer_done).await;
     let Session { outbox, seated, .. } = session;
     if let Some(seated) = seated {
-        let now = Stamp::now();
-        match end {
-            End::Left => state.rooms.leave(now, &seated),
-            End::Dropped { errored } => {
-                if let Some(deadline) = state.rooms.detach(now, &seated, errored) {
-                    schedule(&state, deadline);
-                }
-            }
-            End::Shutdown => {}
-        }
+        release(&state, &seated, end);
     }
     if end == End::Left {
         let _ = outbox.close(close::NORMAL, "left");
@@ -143,6 +77,20 @@ pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, addr: IpAddr, g
     drop(ticket);
 }
 
+/// What becomes of the seat of a connection that ended: given up, or held for a resume until its deadline.
+fn release(state: &Arc<AppState>, seated: &Seated, end: End) {
+    let now = Stamp::now();
+    match end {
+        End::Left => state.rooms.leave(now, seated),
+        End::Dropped { errored } => {
+            if let Some(deadline) = state.rooms.detach(now, seated, errored) {
+                schedule(state, deadline);
+            }
+        }
+        End::Shutdown => {}
+    }
+}
+
 struct Session<'a> {
     state: &'a Arc<AppState>,
     outbox: Outbox,
@@ -153,6 +101,80 @@ struct Session<'a> {
 }
 
 impl Session<'_> {
+    /// Reads the connection and keeps it alive (pings, the hello's deadline) until it ends: the client leaves or
+    /// is gone, the writer stops, a rule is broken, or the relay shuts down.
+    async fn serve(
+        &mut self,
+        stream: &mut SplitStream<WebSocket>,
+        mut writer_done: oneshot::Receiver<WriterEnd>,
+    ) -> End {
+        let limits = &self.state.limits;
+        let mut shutdown = self.state.shutdown.clone();
+        let mut last_heard = Instant::now();
+        let mut pings = interval_at((Instant::now() + limits.ping_interval).into(), limits.ping_interval);
+        pings.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        let hello = sleep(limits.hello_timeout);
+        tokio::pin!(hello);
+        // Made once, not per message: each new wait registers with the channel shared by every connection.
+        let stopping = shutdown.wait_for(|stopping| *stopping);
+        tokio::pin!(stopping);
+        loop {
+            tokio::select! {
+                biased;
+                end = &mut writer_done => return self.writer_ended(end.unwrap_or(WriterEnd::SocketError)),
+                _ = &mut stopping => return self.restarting(),
+                () = &mut hello, if self.seated.is_none() => {
+                    return self.fail(ErrorCode::Timeout, "no create, join or resume in time");
+                }
+                _ = pings.tick() => {
+                    if last_heard.elapsed() > limits.ping_interval + limits.ping_timeout {
+                        return self.fail(ErrorCode::Timeout, "no pong in time");
+                    }
+                    let _ = self.outbox.ping();
+                }
+                message = stream.next() => {
+                    last_heard = Instant::now();
+                    let step = match message {
+                        Some(Ok(message)) => self.handle(message, last_heard),
+                        Some(Err(error)) => Some(self.read_failed(error)),
+                        None => Some(End::Dropped { errored: false }),
+                    };
+                    if let Some(end) = step {
+                        return end;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The writer stopped: the socket is gone, or the reader was too slow (a broken rule).
+    fn writer_ended(&self, end: WriterEnd) -> End {
+        match end {
+            WriterEnd::SlowReader(reason) => {
+                self.state.metrics.rejected(ErrorCode::SlowReader);
+                self.state.metrics.slow_reader(reason);
+                End::Dropped { errored: true }
+            }
+            WriterEnd::Closed | WriterEnd::SocketError => End::Dropped { errored: false },
+        }
+    }
+
+    /// The relay is shutting down: the client is told to come back, after a while, to the restarted relay.
+    fn restarting(&self) -> End {
+        let limits = &self.state.limits;
+        let try_for_ms = limits.hold.as_millis() as u64;
+        // Spread reconnects over one more hint so a restarted relay is not hit by everyone at once.
+        let hint_ms = limits.restart_hint.as_millis() as u64;
+        let jitter = rand::random::<u64>() % hint_ms.max(1);
+        let _ = self.outbox.control(&ServerMessage::Closing {
+            reason: ClosingReason::Restart,
+            reconnect_after_ms: hint_ms + jitter,
+            try_for_ms,
+        });
+        let _ = self.outbox.close(close::RESTART, "relay restarting");
+        End::Shutdown
+    }
+
     /// Handles one message; returns how the connection ends, if it does.
     fn handle(&mut self, message: Message, received: Instant) -> Option<End> {
         match message {
