@@ -7,7 +7,7 @@ use fairdeck_shared::engine::{Engine, Event};
 use fairdeck_shared::table::{CardId, ZoneKind};
 use fairdeck_shared::wire::{Action, ArrowTarget};
 
-use super::view::Side;
+use super::table_view::Side;
 
 /// What an arrow points at, as this player sees the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -11,7 +11,8 @@ use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::arrows::Target;
 use super::panels::{Chunk, Piece, Want, Window, centered, flow, rows_of, share};
-use super::view::{CardView, DeckLabel, Panel, Pile, PlayedCard, Side, SideView, TableView, View};
+use super::table_view::{CardView, PlayedCard, Side, SideView, TableView};
+use super::view::{DeckLabel, Panel, Pile, View};
 use crate::command::commander_damage_from;
 
 /// How the opponent's hidden cards look.
@@ -279,7 +280,7 @@ fn card_pieces(card: &CardView, name: &str) -> Vec<Piece> {
 /// The view of a pile over the table: its cards top first, each with its id, scrolled as the player
 /// chose.
 pub fn render_pile(frame: &mut Frame, area: Rect, view: &View, pile: Pile) {
-    let cards = view.table.pile(pile);
+    let cards = pile.cards(&view.table);
     let width = PILE_WIDTH.min(area.width);
     let inner = usize::from(width.saturating_sub(2));
     let chunks: Vec<Chunk> = cards

@@ -2,10 +2,6 @@
 //! ids, over the table until `done`, and the commands that place them. The command line stays usable under it.
 
 use crossterm::event::{KeyCode, KeyEvent};
-use fairdeck_shared::crypto::Group;
-use fairdeck_shared::engine::Engine;
-use fairdeck_shared::table::CardId;
-use fairdeck_shared::wire::PeekPurpose;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style, Stylize};
@@ -13,55 +9,13 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::panels::centered;
-use super::view::View;
-use crate::session::{Browsing, purpose_name};
+use super::view::{LibraryView, View};
+use crate::session::purpose_name;
 
 /// The widest the overlay is.
 const WIDTH: u16 = 60;
 /// How far PageUp and PageDown scroll.
 const PAGE: usize = 10;
-
-/// What the overlay lists: the cards with the names this player knows.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LibraryView {
-    pub purpose: PeekPurpose,
-    pub cards: Vec<(CardId, Option<String>)>,
-    /// The first card listed, when they do not all fit.
-    pub scroll: usize,
-}
-
-impl LibraryView {
-    pub fn new<G: Group>(open: &Browsing, engine: &Engine<G>) -> LibraryView {
-        let name = |card: CardId| engine.identity(card).map(|identity| identity.name.clone());
-        LibraryView {
-            purpose: open.purpose,
-            cards: open.cards.iter().map(|&card| (card, name(card))).collect(),
-            scroll: 0,
-        }
-    }
-
-    /// The commands that place the cards, for the overlay's foot.
-    pub fn hint(&self) -> &'static str {
-        match self.purpose {
-            PeekPurpose::Search => ": take CARD [ZONE] · Esc: done (shuffles)",
-            PeekPurpose::Scry => ": top CARD… · : bottom CARD… · Esc: done",
-            PeekPurpose::Surveil => ": top CARD… · : grave CARD… · Esc: done",
-            PeekPurpose::Look => "Esc: done",
-        }
-    }
-
-    /// The lines listed: `#12 Lightning Bolt`, the first marked as the top.
-    pub fn lines(&self) -> Vec<String> {
-        self.cards
-            .iter()
-            .enumerate()
-            .map(|(i, (card, name))| {
-                let name = name.as_deref().unwrap_or("unknown card");
-                if i == 0 { format!("{card} {name} (top)") } else { format!("{card} {name}") }
-            })
-            .collect()
-    }
-}
 
 /// A key while the view is open and the command line closed: `:` or Enter opens the command line, the
 /// arrows scroll, Esc runs `done`.
@@ -106,6 +60,8 @@ pub fn render(frame: &mut Frame, area: Rect, open: &LibraryView) {
 #[cfg(test)]
 mod tests {
     use crossterm::event::KeyModifiers;
+    use fairdeck_shared::table::CardId;
+    use fairdeck_shared::wire::PeekPurpose;
     use ratatui::Terminal;
     use ratatui::backend::TestBackend;
 

@@ -8,9 +8,10 @@ mod places;
 mod tests;
 mod words;
 
-use fairdeck_shared::crypto::Group;
+use fairdeck_shared::Seat;
+use fairdeck_shared::crypto::{CardInstance, Group};
 use fairdeck_shared::engine::{Alert, ChosenBy, DifferenceCheck, Engine, Event, GameEnd, Intent};
-use fairdeck_shared::table::ZoneId;
+use fairdeck_shared::table::{CardId, ZoneId};
 use fairdeck_shared::wire::{Action, Awaited, PeekPurpose};
 
 use self::places::Places;
@@ -125,16 +126,7 @@ fn describe<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
         Event::Rejected { action, reason } => {
             line(LogKind::Error, format!("The host refused your action ({}): {reason}", action.name()))
         }
-        Event::Learned { card, instance } => {
-            // News are the opponent's cards and those of one's own library (a peek); one's other cards
-            // were known already, or are in the hand pane now.
-            let me = engine.seat();
-            let place = words.place(*card);
-            let news = instance.owner != me || place.is_some_and(|p| p.zone == ZoneId::library(me));
-            let zone = place.map_or_else(|| "gone".into(), |p| words.zone(p.zone, None));
-            let text = format!("You see {card} {} ({zone})", instance.name);
-            news.then_some(LogLine { kind: LogKind::Action, text })
-        }
+        Event::Learned { card, instance } => learned(*card, instance, words),
         Event::Shuffled { library } => line(LogKind::Notice, format!("{} library is shuffled", words.whose(*library))),
         Event::Rolled { by, dice, faces } => {
             let list: Vec<String> = faces.iter().map(u32::to_string).collect();
@@ -163,60 +155,88 @@ fn describe<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
         Event::NewGameRequested => {
             line(LogKind::Notice, format!("{them} asks for a new game (type new-game [DECKFILE] to agree)"))
         }
-        Event::ForfeitClaimed { by, awaited } => {
-            let (claimant, against_me) = (words.who(*by), by.opponent() == engine.seat());
-            let loser = if against_me { "you forfeit".to_string() } else { format!("{them} forfeits") };
-            // A player who left learns of the claim on coming back: the game ended while they were away.
-            let text = match awaited {
-                Awaited::Return if against_me => {
-                    format!("{claimant} ended the game while you were away: {loser}, having left it")
-                }
-                Awaited::Return => format!("{claimant} ended the game: {loser}, having left it"),
-                _ => format!("{claimant} ended the game: {loser}, having not sent {awaited}"),
-            };
-            line(LogKind::Alert, text)
-        }
+        Event::ForfeitClaimed { by, awaited } => line(LogKind::Alert, forfeit_claimed(*by, awaited, words)),
         Event::NewGame { number } => line(LogKind::Notice, format!("Game {number} starts: new decks are shuffled")),
-        Event::Audited { seat, deck } => line(
-            LogKind::Notice,
-            format!("{} deck checked out against its sealed list ({} cards)", words.whose(*seat), deck.len()),
-        ),
         Event::GameOver { loser, how } => {
             let winner = loser.opponent();
             let wins = if winner == engine.seat() { "you win".to_string() } else { format!("{them} wins") };
             line(LogKind::Notice, format!("Game over: {} {}, {wins}", words.who(*loser), lost_by(*how)))
         }
-        Event::Chooser { seat, by } => {
-            let (who, chooses) = (words.who(*seat), if *seat == engine.seat() { "choose" } else { "chooses" });
-            let text = match by {
-                ChosenBy::Coin => format!("{who} {chooses} to play or draw (a fair coin decided)"),
-                ChosenBy::Loser => format!("{who} lost the last game and {chooses} to play or draw"),
-            };
-            line(LogKind::Notice, text)
+        Event::Chooser { seat, by } => line(LogKind::Notice, chooser(*seat, *by, words)),
+        Event::Audited { .. } | Event::DeckLabel { .. } | Event::DeckDiffers { .. } | Event::AuditMissing { .. } => {
+            deck_news(event, words)
         }
+        Event::Alert(alert) => line(LogKind::Alert, words.alert(alert)),
+        // Actions are told with the alert that came before them (`Story::lines`); an answer to a ping says
+        // nothing to the player. Every event is listed, so an event the engine gains does not compile here until
+        // it has its words.
+        Event::Applied { .. } | Event::Pong => None,
+    }
+}
+
+/// A card this player learned, if it is news: the opponent's cards, and those of one's own library (a peek); one's
+/// other cards were known already, or are in the hand pane now.
+fn learned<G: Group>(card: CardId, instance: &CardInstance, words: &Words<G>) -> Option<LogLine> {
+    let me = words.engine.seat();
+    let place = words.place(card);
+    let news = instance.owner != me || place.is_some_and(|p| p.zone == ZoneId::library(me));
+    let zone = place.map_or_else(|| "gone".into(), |p| words.zone(p.zone, None));
+    let text = format!("You see {card} {} ({zone})", instance.name);
+    news.then_some(LogLine { kind: LogKind::Action, text })
+}
+
+/// A forfeit claimed by `by`, who waited on `awaited`.
+fn forfeit_claimed<G: Group>(by: Seat, awaited: &Awaited, words: &Words<G>) -> String {
+    let them = words.name(words.engine.seat().opponent());
+    let (claimant, against_me) = (words.who(by), by.opponent() == words.engine.seat());
+    let loser = if against_me { "you forfeit".to_string() } else { format!("{them} forfeits") };
+    // A player who left learns of the claim on coming back: the game ended while they were away.
+    match awaited {
+        Awaited::Return if against_me => {
+            format!("{claimant} ended the game while you were away: {loser}, having left it")
+        }
+        Awaited::Return => format!("{claimant} ended the game: {loser}, having left it"),
+        _ => format!("{claimant} ended the game: {loser}, having not sent {awaited}"),
+    }
+}
+
+/// Who chooses to play or draw, and why them.
+fn chooser<G: Group>(seat: Seat, by: ChosenBy, words: &Words<G>) -> String {
+    let (who, chooses) = (words.who(seat), if seat == words.engine.seat() { "choose" } else { "chooses" });
+    match by {
+        ChosenBy::Coin => format!("{who} {chooses} to play or draw (a fair coin decided)"),
+        ChosenBy::Loser => format!("{who} lost the last game and {chooses} to play or draw"),
+    }
+}
+
+/// What the match's deck checks found: a deck's label, an audit passed or missing, a deck that is not the match's
+/// 75. The opponent's doubts are alerts; one's own, news of the deck one chose.
+fn deck_news<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
+    let kind_for = |seat: Seat| if seat == words.engine.seat() { LogKind::Notice } else { LogKind::Alert };
+    let (kind, text) = match event {
+        Event::Audited { seat, deck } => (
+            LogKind::Notice,
+            format!("{} deck checked out against its sealed list ({} cards)", words.whose(*seat), deck.len()),
+        ),
         Event::DeckLabel { seat, label, changed } => {
             let changed = if *changed { " — a different deck from the last game" } else { "" };
-            line(LogKind::Notice, format!("{} deck: {label}{changed}", words.whose(*seat)))
+            (LogKind::Notice, format!("{} deck: {label}{changed}", words.whose(*seat)))
         }
         Event::DeckDiffers { seat, game, difference, check } => {
             let added = difference.added.iter().map(|(count, name)| format!("+{count} {name}"));
             let removed = difference.removed.iter().map(|(count, name)| format!("−{count} {name}"));
             let changes: Vec<String> = added.chain(removed).collect();
-            // The opponent's is a warning not to miss; one's own, news of the deck one chose.
-            let kind = if *seat == engine.seat() { LogKind::Notice } else { LogKind::Alert };
             let unverifiable = match check {
                 DifferenceCheck::AtAudit => "",
                 DifferenceCheck::Unverifiable => " (unverifiable: the game 1 deck was never audited)",
             };
-            let text = format!(
-                "{} deck for game {game} is not the match's 75: {}{unverifiable}",
-                words.whose(*seat),
-                changes.join(", ")
-            );
-            line(kind, text)
+            let whose = words.whose(*seat);
+            (
+                kind_for(*seat),
+                format!("{whose} deck for game {game} is not the match's 75: {}{unverifiable}", changes.join(", ")),
+            )
         }
         Event::AuditMissing { seat, game } => {
-            let kind = if *seat == engine.seat() { LogKind::Notice } else { LogKind::Alert };
             let unchecked = if *game == 1 {
                 format!(", and {} later differences from the match's 75 are unverifiable", words.owner_word(*seat))
             } else {
@@ -226,14 +246,11 @@ fn describe<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
                 "{} deck of game {game} was never audited: nobody checked it against its sealed list{unchecked}",
                 words.whose(*seat)
             );
-            line(kind, text)
+            (kind_for(*seat), text)
         }
-        Event::Alert(alert) => line(LogKind::Alert, words.alert(alert)),
-        // Actions are told with the alert that came before them (`Story::lines`); an answer to a ping says
-        // nothing to the player. Every event is listed, so an event the engine gains does not compile here until
-        // it has its words.
-        Event::Applied { .. } | Event::Pong => None,
-    }
+        _ => return None,
+    };
+    Some(LogLine { kind, text })
 }
 
 /// How a game was lost, in a word: "Bea conceded".

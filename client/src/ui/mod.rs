@@ -15,6 +15,7 @@ pub mod log;
 pub mod overlay;
 mod panels;
 pub mod render;
+pub mod table_view;
 pub mod view;
 
 use crossterm::event::{Event as TermEvent, EventStream};
@@ -40,7 +41,8 @@ pub async fn run(game: impl Play) -> Result<(), SessionError> {
         }
     };
     let _restore = RestoreOnDrop;
-    let mut tui = Tui { terminal, keys: EventStream::new(), view: View::new(game.relay().unwrap_or_default()) };
+    let view = View::new(game.relay().unwrap_or_default());
+    let mut tui = Tui { terminal, keys: EventStream::new(), view, unshown: false };
     tui.draw()?;
     game.play(&mut tui).await
 }
@@ -58,6 +60,8 @@ struct Tui {
     terminal: DefaultTerminal,
     keys: EventStream,
     view: View,
+    /// The view took in outputs since it was last drawn.
+    unshown: bool,
 }
 
 impl Tui {
@@ -68,6 +72,14 @@ impl Tui {
 
 impl Frontend for Tui {
     async fn next_line(&mut self) -> Option<String> {
+        // The session asks for the next line whenever it waits, having shown all it had to: what it showed since
+        // the last draw (one command's outputs, the events of the messages that arrived together) is drawn once.
+        if self.unshown {
+            self.unshown = false;
+            if self.draw().is_err() {
+                return None;
+            }
+        }
         loop {
             // `EventStream::next` is cancel-safe, and a key is handled without awaiting: a dropped future
             // loses no key.
@@ -93,6 +105,7 @@ impl Frontend for Tui {
 
     fn show(&mut self, output: Output, engine: &Engine<Ristretto255>) -> std::io::Result<()> {
         self.view.apply(&output, engine);
-        self.draw()
+        self.unshown = true;
+        Ok(())
     }
 }

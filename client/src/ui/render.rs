@@ -10,7 +10,8 @@ use ratatui::widgets::{Block, Gauge, Paragraph};
 
 use super::log::{LogKind, lost_by};
 use super::overlay::{render_confirm_quit, render_help};
-use super::view::{Overlay, PeerState, RelayLink, Side, SideView, View};
+use super::table_view::{Side, SideView};
+use super::view::{Overlay, PeerState, RelayLink, View};
 use super::{board, library_view};
 use crate::session::FORFEIT_HINT_AFTER;
 use crate::text::wrap;

@@ -4,21 +4,19 @@
 
 use std::cell::Cell;
 use std::collections::VecDeque;
+use std::path::Path;
 
-use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::Group;
 use fairdeck_shared::engine::{Engine, Event, GameEnd};
-use fairdeck_shared::table::{CardId, PowerToughness, Table, ZoneId, ZoneKind};
+use fairdeck_shared::table::CardId;
+use fairdeck_shared::wire::PeekPurpose;
 
 use super::arrows::Arrows;
-use super::library_view::LibraryView;
 use super::log::{LogKind, LogLine, Story, table_lines};
+use super::table_view::{CardView, Side, TableView, clean};
 use crate::command::TopWatch;
-use crate::session::{Output, WRONG_CODES_PER_CODE, Waiting, purpose_name};
+use crate::session::{Browsing, Output, WRONG_CODES_PER_CODE, Waiting, purpose_name};
 
-/// Zones in the order the screen lists their counts.
-pub const ZONE_ORDER: [ZoneKind; 6] =
-    [ZoneKind::Library, ZoneKind::Hand, ZoneKind::Graveyard, ZoneKind::Exile, ZoneKind::Sideboard, ZoneKind::Play];
 /// Set-up shuffles one library per player; the engine's `SetupProgress` confirms the total.
 const LIBRARIES: u32 = 2;
 /// The log keeps this many lines; older ones scroll away for good.
@@ -62,23 +60,8 @@ pub struct View {
     pub game_end: Option<GameEnd>,
     /// What the log keeps to tell the events.
     story: Story,
-}
-
-/// The public table as this player sees it, with the names this player knows.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct TableView {
-    pub me: SideView,
-    pub opponent: SideView,
-    pub turn: u32,
-    /// Whether it is this player's turn; `None` before the first turn.
-    pub my_turn: Option<bool>,
-    pub phase: String,
-    /// Who chooses to play or draw, while they have not chosen yet.
-    pub chooser: Option<Side>,
-    /// Who lost the game, once it is over.
-    pub loser: Option<Side>,
-    /// The game is over: a player lost it (conceded, forfeited), or this player ended it.
-    pub over: bool,
+    /// How many inputs the engine had taken when `table` was built from it.
+    table_inputs: Option<usize>,
 }
 
 /// A deck's label (its hash) as shown at the start of a game, and whether it differs from the last game's.
@@ -86,50 +69,6 @@ pub struct TableView {
 pub struct DeckLabel {
     pub label: String,
     pub changed: bool,
-}
-
-/// One player's side of the table.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SideView {
-    pub name: String,
-    pub life: Option<i64>,
-    /// The player's other numbers (poison, energy…), by name.
-    pub values: Vec<(String, i64)>,
-    /// Card counts in [`ZONE_ORDER`].
-    pub counts: Vec<(ZoneKind, usize)>,
-    /// The hand, with names where this player knows them (all of its own, none of the opponent's
-    /// unless revealed).
-    pub hand: Vec<CardView>,
-    pub play: Vec<PlayedCard>,
-    /// The public piles, top first.
-    pub graveyard: Vec<CardView>,
-    pub exile: Vec<CardView>,
-    /// The sideboard, with names for this player's own.
-    pub sideboard: Vec<CardView>,
-    /// The command zone: commanders, face up, known to both.
-    pub command: Vec<CardView>,
-}
-
-/// A card by id, and its name if this player knows it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CardView {
-    pub id: CardId,
-    pub name: Option<String>,
-}
-
-/// A card in a play area.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlayedCard {
-    pub card: CardView,
-    pub x: i32,
-    pub y: i32,
-    pub face_down: bool,
-    pub tapped: bool,
-    pub counters: Vec<(String, i64)>,
-    /// The card in play this one is attached to.
-    pub attached_to: Option<CardId>,
-    /// A token's power and toughness.
-    pub power_toughness: Option<PowerToughness>,
 }
 
 /// This player's connection to the relay.
@@ -212,13 +151,6 @@ pub enum Overlay {
     Pile(Pile),
 }
 
-/// Whose side of the table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Side {
-    Mine,
-    Opponent,
-}
-
 /// A pile this player may look through: either player's graveyard or exile, or this player's sideboard.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pile {
@@ -260,6 +192,59 @@ impl Pile {
             Pile::Command(side) => format!("{} command zone", whose(side)),
             Pile::Sideboard => "Your sideboard".to_string(),
         }
+    }
+
+    /// The pile's cards on `table`, top first.
+    pub fn cards(self, table: &TableView) -> &[CardView] {
+        match self {
+            Pile::Graveyard(side) => &table.side(side).graveyard,
+            Pile::Exile(side) => &table.side(side).exile,
+            Pile::Command(side) => &table.side(side).command,
+            Pile::Sideboard => &table.me.sideboard,
+        }
+    }
+}
+
+/// The open search, scry or surveil: the peeked cards of the player's library, top first, with the names this
+/// player knows, listed over the table until `done` (`library_view` draws it and reads its keys).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LibraryView {
+    pub purpose: PeekPurpose,
+    pub cards: Vec<(CardId, Option<String>)>,
+    /// The first card listed, when they do not all fit.
+    pub scroll: usize,
+}
+
+impl LibraryView {
+    pub fn new<G: Group>(open: &Browsing, engine: &Engine<G>) -> LibraryView {
+        let name = |card: CardId| engine.identity(card).map(|identity| identity.name.clone());
+        LibraryView {
+            purpose: open.purpose,
+            cards: open.cards.iter().map(|&card| (card, name(card))).collect(),
+            scroll: 0,
+        }
+    }
+
+    /// The commands that place the cards, for the overlay's foot.
+    pub fn hint(&self) -> &'static str {
+        match self.purpose {
+            PeekPurpose::Search => ": take CARD [ZONE] · Esc: done (shuffles)",
+            PeekPurpose::Scry => ": top CARD… · : bottom CARD… · Esc: done",
+            PeekPurpose::Surveil => ": top CARD… · : grave CARD… · Esc: done",
+            PeekPurpose::Look => "Esc: done",
+        }
+    }
+
+    /// The lines listed: `#12 Lightning Bolt`, the first marked as the top.
+    pub fn lines(&self) -> Vec<String> {
+        self.cards
+            .iter()
+            .enumerate()
+            .map(|(i, (card, name))| {
+                let name = name.as_deref().unwrap_or("unknown card");
+                if i == 0 { format!("{card} {name} (top)") } else { format!("{card} {name}") }
+            })
+            .collect()
     }
 }
 
@@ -389,6 +374,7 @@ impl View {
             arrows: Arrows::default(),
             game_end: None,
             story: Story::default(),
+            table_inputs: None,
         }
     }
 
@@ -400,167 +386,82 @@ impl View {
         Ok(())
     }
 
-    /// Takes in one output of the session; `engine` is the table after it.
+    /// Takes in one output of the session; `engine` is the table after it. The view follows one engine, the
+    /// session's, throughout.
     pub fn apply<G: Group>(&mut self, output: &Output, engine: &Engine<G>) {
-        self.table = TableView::from_engine(engine);
-        self.halted = engine.halted().map(str::to_string);
-        let ready = engine.is_ready();
-        if self.setup.ready && !ready {
-            // The next game of a match starts its set-up afresh.
-            self.setup.shuffled = 0;
-        }
-        self.setup.ready = ready;
+        self.follow_engine(engine);
         let opponent = self.table.opponent.name.clone();
         match output {
-            Output::Deck { hash, main, sideboard, commander } => {
-                self.deck = Some((hash.clone(), *main, *sideboard));
-                let commander = if commander.is_empty() {
-                    String::new()
-                } else {
-                    format!(", commander {}", commander.join(" and "))
-                };
-                let sideboard = if *sideboard == 0 { String::new() } else { format!(", {sideboard} in the sideboard") };
-                self.log.push(LogKind::Notice, format!("Your deck: {main} cards{commander}{sideboard} (hash {hash})"));
-            }
+            Output::Deck { hash, main, sideboard, commander } => self.deck_read(hash, *main, *sideboard, commander),
             Output::Code(code) => {
                 self.relay = RelayLink::Up;
                 self.code = Some(code.clone());
-                self.log.push(LogKind::Notice, "Game open: give the code above to the other player");
+                self.notice("Game open: give the code above to the other player");
             }
-            Output::WrongCodeTried { attempts, reopened } => {
-                self.peer = PeerState::Waiting;
-                let message = if *reopened {
-                    format!(
-                        "Someone tried a wrong code ({attempts} of {WRONG_CODES_PER_CODE}): the game stays open for the right one; new-code gives new words"
-                    )
-                } else {
-                    format!(
-                        "{attempts} wrong codes: someone may be guessing. Nobody joins until new-code gives new words"
-                    )
-                };
-                self.log.push(LogKind::Alert, message);
-            }
+            Output::WrongCodeTried { attempts, reopened } => self.wrong_code_tried(*attempts, *reopened),
             Output::Paired => {
                 self.relay = RelayLink::Up;
                 self.peer = PeerState::Present;
-                self.log.push(LogKind::Notice, "The other seat is taken: checking the code");
+                self.notice("The other seat is taken: checking the code");
             }
             Output::Saved(path) => {
                 let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
-                self.log.push(
-                    LogKind::Notice,
-                    format!("The game is saved as it goes ({file}): after a crash, fairdeck resume goes on"),
-                );
+                self.notice(format!("The game is saved as it goes ({file}): after a crash, fairdeck resume goes on"));
             }
-            Output::Restored { path, moves, relay } => {
-                self.setup.channel = true;
-                self.setup.hello = true;
-                self.code = None;
-                self.relay = RelayLink::Connecting;
-                self.relay_url = relay.clone();
-                self.story.restart(engine);
-                // The labels' events were replayed unseen; whether a deck changed is not kept.
-                let me = engine.seat();
-                self.deck_labels = [me, me.opponent()]
-                    .map(|seat| engine.deck_label(seat).map(|label| DeckLabel { label: clean(label), changed: false }));
-                self.log.push(LogKind::Notice, format!("Game restored from {} after {moves} moves", path.display()));
-            }
-            Output::Rendezvous { peer_here } => {
-                self.relay = RelayLink::Up;
-                if *peer_here {
-                    self.peer = PeerState::Present;
-                    // Whether the game goes on is the opponent's next message's to say: it may be a forfeit
-                    // claimed while this player was away.
-                    let text = if self.table.over {
-                        format!("{opponent} is here; the game is over")
-                    } else {
-                        format!("{opponent} is here")
-                    };
-                    self.log.push(LogKind::Notice, text);
-                } else {
-                    self.peer = PeerState::Away;
-                    self.log.push(
-                        LogKind::Notice,
-                        format!("Waiting for {opponent} at the game's rendezvous (a player who quit comes back with fairdeck resume)"),
-                    );
-                }
-            }
+            Output::Restored { path, moves, relay } => self.restored(path, *moves, relay, engine),
+            Output::Rendezvous { peer_here } => self.rendezvous(*peer_here, &opponent),
             Output::ChannelEstablished => {
                 self.setup.channel = true;
                 self.code = None;
-                self.log.push(LogKind::Notice, "The opponent proved the code: the end-to-end channel is up");
+                self.notice("The opponent proved the code: the end-to-end channel is up");
             }
             Output::PeerAway { hold_ms } => {
                 self.peer = PeerState::Away;
-                let seconds = hold_ms / 1000;
-                self.log
-                    .push(LogKind::Notice, format!("{opponent} is away: the relay holds their seat for {seconds} s"));
+                self.notice(format!("{opponent} is away: the relay holds their seat for {} s", hold_ms / 1000));
             }
             Output::PeerBack => {
                 self.peer = PeerState::Present;
-                self.log.push(LogKind::Notice, format!("{opponent} is back"));
+                self.notice(format!("{opponent} is back"));
             }
             Output::PeerGone { reason } => {
                 self.peer = PeerState::Gone;
-                self.log.push(LogKind::Notice, format!("{opponent} left the room ({reason}); q quits"));
+                self.notice(format!("{opponent} left the room ({reason}); q quits"));
             }
             Output::RelayRestarting { reconnect_after_ms } => {
                 let seconds = reconnect_after_ms / 1000;
-                self.log.push(LogKind::Notice, format!("The relay is restarting: reconnecting in {seconds} s"));
+                self.notice(format!("The relay is restarting: reconnecting in {seconds} s"));
             }
             Output::RelayLost(detail) => {
                 self.relay = RelayLink::Reconnecting;
-                self.log.push(LogKind::Notice, format!("Lost the relay ({detail}): reconnecting"));
+                self.notice(format!("Lost the relay ({detail}): reconnecting"));
             }
-            Output::Resumed { peer_here } => {
-                self.relay = RelayLink::Up;
-                // Once the game is under way, the relay says whether the opponent is still there.
-                if self.setup.channel {
-                    self.peer = if *peer_here { PeerState::Present } else { PeerState::Away };
-                }
-                self.log.push(LogKind::Notice, "Reconnected to the relay");
-            }
+            Output::Resumed { peer_here } => self.resumed(*peer_here),
             Output::RelayAlert(detail) => self.log.push(LogKind::Alert, format!("relay: {detail}")),
             Output::CommandError { command, message, .. } => {
                 self.log.push(LogKind::Error, format!("{command}: {message}"));
             }
-            Output::Idle => self.log.push(LogKind::Notice, "No exchange is pending"),
+            Output::Idle => self.notice("No exchange is pending"),
             Output::Browsing(open) => {
                 let scroll = self.library.as_ref().map_or(0, |shown| shown.scroll);
                 self.library = Some(LibraryView { scroll, ..LibraryView::new(open, engine) });
             }
-            Output::TopWatch(watch) => {
-                let text = match watch {
-                    Some(TopWatch::Look) => "You look at the top card of your library whenever it changes",
-                    Some(TopWatch::Reveal) => "You reveal the top card of your library whenever it changes",
-                    None => "You no longer watch the top card of your library",
-                };
-                self.log.push(LogKind::Notice, text);
-            }
+            Output::TopWatch(watch) => self.notice(watch_words(*watch)),
             Output::BrowsingClosed(purpose) => {
                 self.library = None;
-                self.log.push(LogKind::Notice, format!("Your {} is over", purpose_name(*purpose)));
+                self.notice(format!("Your {} is over", purpose_name(*purpose)));
             }
             Output::Waiting(waiting) => self.waiting = waiting.clone(),
-            Output::ForfeitGrace(left) => {
-                // The count is the status line's; the log says once that it began.
-                if let (None, Some(left)) = (self.forfeit_in, left) {
-                    self.log.push(LogKind::Notice, format!("{opponent} left: forfeit possible in {left} s"));
-                }
-                self.forfeit_in = *left;
+            Output::ForfeitGrace(left) => self.forfeit_grace(*left, &opponent),
+            Output::ForfeitPossible { away } => {
+                self.notice(format!("{opponent} has been away for {away} s: the command forfeit ends the game"));
             }
-            Output::ForfeitPossible { away } => self.log.push(
-                LogKind::Notice,
-                format!("{opponent} has been away for {away} s: the command forfeit ends the game"),
-            ),
-            Output::Overdue(Waiting { awaited, seconds }) => self.log.push(
-                LogKind::Notice,
-                format!("{opponent} has not sent {awaited} for {seconds} s: the command forfeit ends the game"),
-            ),
+            Output::Overdue(Waiting { awaited, seconds }) => self.notice(format!(
+                "{opponent} has not sent {awaited} for {seconds} s: the command forfeit ends the game"
+            )),
             // The screen shows the whole table; the log says it in words, as `table` asked.
             Output::Table => {
                 for text in table_lines(&self.table) {
-                    self.log.push(LogKind::Notice, text);
+                    self.notice(text);
                 }
             }
             Output::Taken(intent) => {
@@ -570,6 +471,105 @@ impl View {
             }
             Output::Engine(event) => self.apply_event(event, engine),
         }
+    }
+
+    /// Takes in where `engine` stands: the table is built again only when the engine moved since it was last
+    /// built (by its journal, to which every input that changes it is added), so the outputs of one batch (the
+    /// events of the messages that arrived together) build it once.
+    fn follow_engine<G: Group>(&mut self, engine: &Engine<G>) {
+        let inputs = engine.journal().inputs.len();
+        if self.table_inputs != Some(inputs) {
+            self.table = TableView::from_engine(engine);
+            self.table_inputs = Some(inputs);
+        }
+        self.halted = engine.halted().map(str::to_string);
+        let ready = engine.is_ready();
+        if self.setup.ready && !ready {
+            // The next game of a match starts its set-up afresh.
+            self.setup.shuffled = 0;
+        }
+        self.setup.ready = ready;
+    }
+
+    fn notice(&mut self, text: impl Into<String>) {
+        self.log.push(LogKind::Notice, text);
+    }
+
+    /// The deck file was read: its summary, and a line in the log.
+    fn deck_read(&mut self, hash: &str, main: u32, sideboard: u32, commander: &[String]) {
+        self.deck = Some((hash.to_string(), main, sideboard));
+        let commander =
+            if commander.is_empty() { String::new() } else { format!(", commander {}", commander.join(" and ")) };
+        let sideboard = if sideboard == 0 { String::new() } else { format!(", {sideboard} in the sideboard") };
+        self.notice(format!("Your deck: {main} cards{commander}{sideboard} (hash {hash})"));
+    }
+
+    /// Hosting: a guest came with a wrong code, and the game is open for the next one (`reopened`) or not.
+    fn wrong_code_tried(&mut self, attempts: u32, reopened: bool) {
+        self.peer = PeerState::Waiting;
+        let message = if reopened {
+            format!(
+                "Someone tried a wrong code ({attempts} of {WRONG_CODES_PER_CODE}): the game stays open for the right one; new-code gives new words"
+            )
+        } else {
+            format!("{attempts} wrong codes: someone may be guessing. Nobody joins until new-code gives new words")
+        };
+        self.log.push(LogKind::Alert, message);
+    }
+
+    /// A saved game was read back: set-up is long done, and the log's memory starts from the table as it stands.
+    fn restored<G: Group>(&mut self, path: &Path, moves: u64, relay: &str, engine: &Engine<G>) {
+        self.setup.channel = true;
+        self.setup.hello = true;
+        self.code = None;
+        self.relay = RelayLink::Connecting;
+        self.relay_url = relay.to_string();
+        self.story.restart(engine);
+        // The labels' events were replayed unseen; whether a deck changed is not kept.
+        let me = engine.seat();
+        self.deck_labels = [me, me.opponent()]
+            .map(|seat| engine.deck_label(seat).map(|label| DeckLabel { label: clean(label), changed: false }));
+        self.notice(format!("Game restored from {} after {moves} moves", path.display()));
+    }
+
+    /// At the game's rendezvous on the relay, with the opponent there or awaited.
+    fn rendezvous(&mut self, peer_here: bool, opponent: &str) {
+        self.relay = RelayLink::Up;
+        if peer_here {
+            self.peer = PeerState::Present;
+            // Whether the game goes on is the opponent's next message's to say: it may be a forfeit claimed
+            // while this player was away.
+            let text = if self.table.over {
+                format!("{opponent} is here; the game is over")
+            } else {
+                format!("{opponent} is here")
+            };
+            self.notice(text);
+        } else {
+            self.peer = PeerState::Away;
+            self.notice(format!(
+                "Waiting for {opponent} at the game's rendezvous (a player who quit comes back with fairdeck resume)"
+            ));
+        }
+    }
+
+    /// The seat was taken back after the link dropped.
+    fn resumed(&mut self, peer_here: bool) {
+        self.relay = RelayLink::Up;
+        // Once the game is under way, the relay says whether the opponent is still there.
+        if self.setup.channel {
+            self.peer = if peer_here { PeerState::Present } else { PeerState::Away };
+        }
+        self.notice("Reconnected to the relay");
+    }
+
+    /// The count before `forfeit` may claim the absent opponent's game: the status line's, which the log tells
+    /// once, as it begins.
+    fn forfeit_grace(&mut self, left: Option<u64>, opponent: &str) {
+        if let (None, Some(left)) = (self.forfeit_in, left) {
+            self.notice(format!("{opponent} left: forfeit possible in {left} s"));
+        }
+        self.forfeit_in = left;
     }
 
     fn apply_event<G: Group>(&mut self, event: &Event, engine: &Engine<G>) {
@@ -598,87 +598,47 @@ impl View {
     }
 }
 
-impl TableView {
-    /// The cards of `pile`, top first.
-    pub fn pile(&self, pile: Pile) -> &[CardView] {
-        let side = |side| match side {
-            Side::Mine => &self.me,
-            Side::Opponent => &self.opponent,
-        };
-        match pile {
-            Pile::Graveyard(s) => &side(s).graveyard,
-            Pile::Exile(s) => &side(s).exile,
-            Pile::Command(s) => &side(s).command,
-            Pile::Sideboard => &self.me.sideboard,
-        }
-    }
-
-    /// The table as `engine`'s player sees it.
-    pub fn from_engine<G: Group>(engine: &Engine<G>) -> Self {
-        let table = engine.table();
-        let me = engine.seat();
-        let active = table.active;
-        let over = engine.is_ended() || engine.loser().is_some();
-        let side = |seat: Seat| if seat == me { Side::Mine } else { Side::Opponent };
-        TableView {
-            me: SideView::of(engine, table, me, "You"),
-            opponent: SideView::of(engine, table, me.opponent(), "Opponent"),
-            turn: table.turn,
-            my_turn: active.map(|seat| seat == me),
-            phase: table.phase.clone(),
-            // The chooser has chosen once the first turn is on; nobody chooses in a game that is over.
-            chooser: engine.chooser().filter(|_| table.turn == 0 && !over).map(side),
-            // A concession is the end: the deck audit (`is_ended`) may follow or not.
-            loser: engine.loser().map(side),
-            over,
-        }
+/// What watching the top card of the library now does, in words.
+fn watch_words(watch: Option<TopWatch>) -> &'static str {
+    match watch {
+        Some(TopWatch::Look) => "You look at the top card of your library whenever it changes",
+        Some(TopWatch::Reveal) => "You reveal the top card of your library whenever it changes",
+        None => "You no longer watch the top card of your library",
     }
 }
 
-impl SideView {
-    /// `seat`'s side; `unnamed` stands for a player whose name is not known yet.
-    fn of<G: Group>(engine: &Engine<G>, table: &Table, seat: Seat, unnamed: &str) -> Self {
-        let player = table.player(seat);
-        let card = |id: &CardId| CardView { id: *id, name: engine.identity(*id).map(|i| clean(&i.name)) };
-        let zone = |kind| table.zone(ZoneId::new(seat, kind));
-        let mut play: Vec<PlayedCard> = zone(ZoneKind::Play)
-            .iter()
-            .filter_map(|id| table.card(*id))
-            .map(|c| PlayedCard {
-                card: card(&c.id),
-                x: c.placement.x,
-                y: c.placement.y,
-                face_down: c.placement.face_down,
-                tapped: c.tapped,
-                counters: c.counters.iter().map(|(k, v)| (clean(k), *v)).collect(),
-                attached_to: c.attached_to,
-                power_toughness: c.power_toughness,
-            })
-            .collect();
-        // Rows, then columns, as the cards lie on the table.
-        play.sort_by_key(|p| (p.y, p.x, p.card.id));
-        SideView {
-            name: if player.name.is_empty() { unnamed.to_string() } else { clean(&player.name) },
-            life: player.values.get("life").copied(),
-            values: player.values.iter().filter(|(k, _)| *k != "life").map(|(k, v)| (clean(k), *v)).collect(),
-            counts: ZONE_ORDER.iter().map(|&kind| (kind, zone(kind).len())).collect(),
-            hand: zone(ZoneKind::Hand).iter().map(card).collect(),
-            play,
-            graveyard: zone(ZoneKind::Graveyard).iter().map(card).collect(),
-            exile: zone(ZoneKind::Exile).iter().map(card).collect(),
-            sideboard: zone(ZoneKind::Sideboard).iter().map(card).collect(),
-            command: zone(ZoneKind::Command).iter().map(card).collect(),
+#[cfg(test)]
+mod tests {
+    use fairdeck_shared::Seat;
+    use fairdeck_shared::crypto::Ristretto255;
+    use fairdeck_shared::engine::Intent;
+    use fairdeck_shared::pair::{Pair, numbered_deck};
+    use fairdeck_shared::wire::Action;
+
+    use super::*;
+
+    #[test]
+    fn the_table_is_built_once_for_all_the_outputs_of_one_engine_state() {
+        let mut pair = Pair::<Ristretto255>::new(numbered_deck("Host", 10, 0), numbered_deck("Guest", 10, 0), 3);
+        pair.drive();
+        let mut view = View::new("ws://relay");
+        let seen = pair.host_events.len();
+        view.apply(&Output::Idle, &pair.host);
+        assert_eq!(view.table, TableView::from_engine(&pair.host));
+
+        // A mark the engine's table never has: outputs of the same engine state leave the table built as it was.
+        view.table.turn = 99;
+        view.apply(&Output::Engine(Event::Pong), &pair.host);
+        view.apply(&Output::Table, &pair.host);
+        assert_eq!(view.table.turn, 99);
+
+        // The engine moves on: its first output builds the table again.
+        pair.intent(Seat::Host, Intent::Act(Action::Draw { count: 2 })).expect("a legal draw");
+        pair.drive();
+        for event in &pair.host_events[seen..] {
+            view.apply(&Output::Engine(event.clone()), &pair.host);
         }
+        assert_eq!(view.table, TableView::from_engine(&pair.host));
+        assert_eq!(view.table.me.hand.len(), 2);
     }
-
-    /// How many cards a zone holds.
-    pub fn count(&self, kind: ZoneKind) -> usize {
-        self.counts.iter().find(|(k, _)| *k == kind).map_or(0, |(_, n)| *n)
-    }
-}
-
-/// Text from the opponent (names, chat, card names) with control characters replaced: written raw to
-/// the terminal, an escape sequence could rewrite the screen or worse.
-pub fn clean(text: &str) -> String {
-    text.chars().map(|c| if c.is_control() { '\u{fffd}' } else { c }).collect()
 }

@@ -10,7 +10,7 @@ use fairdeck_shared::wire::{Action, ArrowTarget, PeekPurpose};
 
 use super::places::{Place, Places};
 use crate::command::commander_damage_from;
-use crate::ui::view::{SideView, TableView, ZONE_ORDER};
+use crate::ui::table_view::{SideView, TableView, ZONE_ORDER};
 
 /// Names seats, zones and cards for the engine's player, with the places the log kept.
 pub struct Words<'a, G: Group> {

@@ -1,0 +1,158 @@
+//! The public table as this player sees it: each side's zones, cards and numbers, with the names this player
+//! knows, built from the engine's table. Pure data, which the log's words and the drawing read.
+
+use fairdeck_shared::Seat;
+use fairdeck_shared::crypto::Group;
+use fairdeck_shared::engine::Engine;
+use fairdeck_shared::table::{CardId, PowerToughness, Table, ZoneId, ZoneKind};
+
+/// Zones in the order the screen lists their counts.
+pub const ZONE_ORDER: [ZoneKind; 6] =
+    [ZoneKind::Library, ZoneKind::Hand, ZoneKind::Graveyard, ZoneKind::Exile, ZoneKind::Sideboard, ZoneKind::Play];
+
+/// The public table as this player sees it, with the names this player knows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TableView {
+    pub me: SideView,
+    pub opponent: SideView,
+    pub turn: u32,
+    /// Whether it is this player's turn; `None` before the first turn.
+    pub my_turn: Option<bool>,
+    pub phase: String,
+    /// Who chooses to play or draw, while they have not chosen yet.
+    pub chooser: Option<Side>,
+    /// Who lost the game, once it is over.
+    pub loser: Option<Side>,
+    /// The game is over: a player lost it (conceded, forfeited), or this player ended it.
+    pub over: bool,
+}
+
+/// Whose side of the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    Mine,
+    Opponent,
+}
+
+/// One player's side of the table.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SideView {
+    pub name: String,
+    pub life: Option<i64>,
+    /// The player's other numbers (poison, energy…), by name.
+    pub values: Vec<(String, i64)>,
+    /// Card counts in [`ZONE_ORDER`].
+    pub counts: Vec<(ZoneKind, usize)>,
+    /// The hand, with names where this player knows them (all of its own, none of the opponent's
+    /// unless revealed).
+    pub hand: Vec<CardView>,
+    pub play: Vec<PlayedCard>,
+    /// The public piles, top first.
+    pub graveyard: Vec<CardView>,
+    pub exile: Vec<CardView>,
+    /// The sideboard, with names for this player's own.
+    pub sideboard: Vec<CardView>,
+    /// The command zone: commanders, face up, known to both.
+    pub command: Vec<CardView>,
+}
+
+/// A card by id, and its name if this player knows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CardView {
+    pub id: CardId,
+    pub name: Option<String>,
+}
+
+/// A card in a play area.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayedCard {
+    pub card: CardView,
+    pub x: i32,
+    pub y: i32,
+    pub face_down: bool,
+    pub tapped: bool,
+    pub counters: Vec<(String, i64)>,
+    /// The card in play this one is attached to.
+    pub attached_to: Option<CardId>,
+    /// A token's power and toughness.
+    pub power_toughness: Option<PowerToughness>,
+}
+
+impl TableView {
+    /// `side`'s side of the table.
+    pub fn side(&self, side: Side) -> &SideView {
+        match side {
+            Side::Mine => &self.me,
+            Side::Opponent => &self.opponent,
+        }
+    }
+
+    /// The table as `engine`'s player sees it.
+    pub fn from_engine<G: Group>(engine: &Engine<G>) -> Self {
+        let table = engine.table();
+        let me = engine.seat();
+        let active = table.active;
+        let over = engine.is_ended() || engine.loser().is_some();
+        let side = |seat: Seat| if seat == me { Side::Mine } else { Side::Opponent };
+        TableView {
+            me: SideView::of(engine, table, me, "You"),
+            opponent: SideView::of(engine, table, me.opponent(), "Opponent"),
+            turn: table.turn,
+            my_turn: active.map(|seat| seat == me),
+            phase: table.phase.clone(),
+            // The chooser has chosen once the first turn is on; nobody chooses in a game that is over.
+            chooser: engine.chooser().filter(|_| table.turn == 0 && !over).map(side),
+            // A concession is the end: the deck audit (`is_ended`) may follow or not.
+            loser: engine.loser().map(side),
+            over,
+        }
+    }
+}
+
+impl SideView {
+    /// `seat`'s side; `unnamed` stands for a player whose name is not known yet.
+    fn of<G: Group>(engine: &Engine<G>, table: &Table, seat: Seat, unnamed: &str) -> Self {
+        let player = table.player(seat);
+        let card = |id: &CardId| CardView { id: *id, name: engine.identity(*id).map(|i| clean(&i.name)) };
+        let zone = |kind| table.zone(ZoneId::new(seat, kind));
+        let mut play: Vec<PlayedCard> = zone(ZoneKind::Play)
+            .iter()
+            .filter_map(|id| table.card(*id))
+            .map(|c| PlayedCard {
+                card: card(&c.id),
+                x: c.placement.x,
+                y: c.placement.y,
+                face_down: c.placement.face_down,
+                tapped: c.tapped,
+                counters: c.counters.iter().map(|(k, v)| (clean(k), *v)).collect(),
+                attached_to: c.attached_to,
+                power_toughness: c.power_toughness,
+            })
+            .collect();
+        // Rows, then columns, as the cards lie on the table.
+        play.sort_by_key(|p| (p.y, p.x, p.card.id));
+        SideView {
+            name: if player.name.is_empty() { unnamed.to_string() } else { clean(&player.name) },
+            life: player.values.get("life").copied(),
+            values: player.values.iter().filter(|(k, _)| *k != "life").map(|(k, v)| (clean(k), *v)).collect(),
+            counts: ZONE_ORDER.iter().map(|&kind| (kind, zone(kind).len())).collect(),
+            hand: zone(ZoneKind::Hand).iter().map(card).collect(),
+            play,
+            graveyard: zone(ZoneKind::Graveyard).iter().map(card).collect(),
+            exile: zone(ZoneKind::Exile).iter().map(card).collect(),
+            sideboard: zone(ZoneKind::Sideboard).iter().map(card).collect(),
+            command: zone(ZoneKind::Command).iter().map(card).collect(),
+        }
+    }
+
+    /// How many cards a zone holds.
+    pub fn count(&self, kind: ZoneKind) -> usize {
+        self.counts.iter().find(|(k, _)| *k == kind).map_or(0, |(_, n)| *n)
+    }
+}
+
+/// Text from the opponent (names, chat, card names) with control characters replaced: written raw to
+/// the terminal, an escape sequence could rewrite the screen or worse.
+pub fn clean(text: &str) -> String {
+    text.chars().map(|c| if c.is_control() { '\u{fffd}' } else { c }).collect()
+}
