@@ -365,7 +365,7 @@ fn engine_event(event: Event, engine: &Engine<Ristretto255>) -> ScriptEvent {
         Event::Connected { name, software } => ScriptEvent::Connected { name, software },
         Event::SetupProgress { done, total } => ScriptEvent::Setup { done, total },
         Event::Ready => ScriptEvent::Ready,
-        Event::Applied { number, by, action } => {
+        Event::Applied { number, by, action, .. } => {
             let card = match &action {
                 Action::Move { card, .. } | Action::Tap { card, .. } | Action::SetCardValue { card, .. } => Some(*card),
                 _ => None,

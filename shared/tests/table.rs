@@ -11,7 +11,7 @@ use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::{CardInstance, Ristretto255};
 use fairdeck_shared::engine::{
     AlertKind, ChosenBy, DeckCard, DeckError, DeckList, DifferenceCheck, Engine, EngineConfig, Event, GameEnd, Input,
-    Intent,
+    Intent, Moved, Place,
 };
 use fairdeck_shared::journal::{self, Verdict};
 use fairdeck_shared::pair::{Pair, numbered_deck};
@@ -813,4 +813,65 @@ fn a_deck_difference_out_of_form_or_in_the_first_game_is_malformed() {
             *difference = forged;
         });
     }
+}
+
+/// The cards of the last `Applied` event `seat` was told, with where each came from.
+fn last_moved(pair: &Pair<R>, seat: Seat) -> Vec<Moved> {
+    pair.events(seat)
+        .iter()
+        .rev()
+        .find_map(|event| match event {
+            Event::Applied { moved, .. } => Some(moved.clone()),
+            _ => None,
+        })
+        .expect("an action was applied")
+}
+
+#[test]
+fn each_applied_action_says_where_the_cards_it_moved_came_from_on_both_tables() {
+    let mut pair = ready(9);
+    let place = |owner, kind, face_down| Place { zone: ZoneId::new(owner, kind), face_down };
+    let from_library = |pair: &Pair<R>, owner: Seat, count: usize| -> Vec<CardId> {
+        zone(pair, owner, ZoneKind::Library)[..count].to_vec()
+    };
+    let expect = |pair: &Pair<R>, cards: &[CardId], from: Option<Place>, to: Place| {
+        let want: Vec<Moved> = cards.iter().map(|&card| Moved { card, from, to }).collect();
+        for seat in Seat::BOTH {
+            assert_eq!(last_moved(pair, seat), want, "{seat:?}");
+        }
+    };
+
+    let drawn = from_library(&pair, Seat::Host, 2);
+    act(&mut pair, Seat::Host, Action::Draw { count: 2 });
+    let (library, hand) = (place(Seat::Host, ZoneKind::Library, false), place(Seat::Host, ZoneKind::Hand, false));
+    expect(&pair, &drawn, Some(library), hand);
+
+    let taken = from_library(&pair, Seat::Guest, 1);
+    act(&mut pair, Seat::Host, Action::TakeFromLibrary { count: 1 });
+    expect(&pair, &taken, Some(place(Seat::Guest, ZoneKind::Library, false)), hand);
+
+    let card = drawn[0];
+    let to = ZoneId::new(Seat::Host, ZoneKind::Play);
+    let placement = Placement { x: 1, y: 0, face_down: true };
+    act(&mut pair, Seat::Host, Action::Move { card, to, position: Position::Top, placement });
+    let face_down = place(Seat::Host, ZoneKind::Play, true);
+    expect(&pair, &[card], Some(hand), face_down);
+    let graveyard = ZoneId::new(Seat::Host, ZoneKind::Graveyard);
+    let placement = Placement { x: 0, y: 0, face_down: true };
+    act(&mut pair, Seat::Host, Action::Move { card, to: graveyard, position: Position::Top, placement });
+    expect(&pair, &[card], Some(face_down), place(Seat::Host, ZoneKind::Graveyard, false));
+
+    // A mulligan puts back the owner's cards of the hand only, not the card taken from the opponent.
+    act(&mut pair, Seat::Host, Action::Mulligan { draw: 0 });
+    expect(&pair, &drawn[1..], Some(hand), library);
+
+    let goblin = CardInstance { owner: Seat::Guest, nonce: [2; 16], name: "Goblin".into(), back: 0 };
+    let play = ZoneId::new(Seat::Guest, ZoneKind::Play);
+    let power_toughness = None;
+    act(&mut pair, Seat::Guest, Action::AddCard { card: goblin, to: play, placement, power_toughness });
+    let token = zone(&pair, Seat::Guest, ZoneKind::Play)[0];
+    expect(&pair, &[token], None, place(Seat::Guest, ZoneKind::Play, true));
+
+    act(&mut pair, Seat::Guest, Action::NextTurn);
+    expect(&pair, &[], None, hand);
 }

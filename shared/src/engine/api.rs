@@ -80,6 +80,26 @@ pub enum Intent {
     NewGame(Option<DeckList>),
 }
 
+/// Where a card lies, as far as a player can tell without knowing it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Place {
+    /// The zone.
+    pub zone: ZoneId,
+    /// Whether it lies face down in a play area (elsewhere, always `false`).
+    pub face_down: bool,
+}
+
+/// A card an action put somewhere: where it lay before, where it lies now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Moved {
+    /// The card's id on the table.
+    pub card: CardId,
+    /// Where it lay before the action; `None` for a card the action put on the table (a token).
+    pub from: Option<Place>,
+    /// Where it lies once the action is applied.
+    pub to: Place,
+}
+
 /// What happened, for the interface.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Event {
@@ -107,6 +127,11 @@ pub enum Event {
         by: Seat,
         /// The action.
         action: Action,
+        /// The cards the action put somewhere, in the order it moved them, each with where it lay before:
+        /// the card a `move` names, the cards a draw, a mulligan or a take from a library moved (which the
+        /// action does not name), a token put on the table. A front end reads where a card came from here,
+        /// since the engine's table may already be ahead of the events it has told.
+        moved: Vec<Moved>,
     },
     /// The host refused this player's action.
     Rejected {

@@ -30,7 +30,7 @@ mod unlock;
 pub use crate::wire::Awaited;
 pub use api::{
     Alert, AlertKind, ChosenBy, DeckCard, DeckError, DeckList, DifferenceCheck, EngineConfig, Event, GameEnd, Intent,
-    IntentError,
+    IntentError, Moved, Place,
 };
 pub use journal::{Input, JOURNAL_FORMAT, Journal};
 
@@ -293,14 +293,14 @@ impl<G: Group> Engine<G> {
     /// Applies a checked action in the game's order, starts the exchange it sets off, and tells
     /// the interface.
     fn apply(&mut self, checked: CheckedAction) {
-        let Applied { number, actor, action, effect } = self.apply_action(checked);
+        let Applied { number, actor, action, effect, moved } = self.apply_action(checked);
         match effect {
             Effect::None => {}
             Effect::Unlock { cards, audience } => self.start_unlock(number, cards, audience),
             Effect::Shuffle => self.start_shuffle(actor, number),
             Effect::Random(kind) => self.start_random(number, actor, kind),
         }
-        self.out.emit(Event::Applied { number, by: actor, action });
+        self.out.emit(Event::Applied { number, by: actor, action, moved });
     }
 
     fn handle_message(&mut self, bytes: &[u8]) {

@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::Engine;
-use super::api::{AlertKind, Event, GameEnd};
+use super::api::{AlertKind, Event, GameEnd, Moved, Place};
 use super::fault::{ActionError, Fault, check_text};
 use super::state::{Form, RandomKind, index};
 use crate::crypto::{CardInstance, Group, MAX_NAME_LEN};
@@ -297,6 +297,7 @@ impl<G: Group> Engine<G> {
         let number = self.game.actions_applied;
         self.game.actions_applied += 1;
         let opponent = actor.opponent();
+        let mut moved = Vec::new();
         // The opponent changing this player's cards in place (moves say so themselves).
         let touched = match &action {
             Action::Rearrange { card, .. }
@@ -316,12 +317,7 @@ impl<G: Group> Engine<G> {
             Action::Draw { count } => {
                 let cards = as_checked(self.game.table.top(ZoneId::library(actor), *count).ok());
                 for id in &cards {
-                    as_checked(
-                        self.game
-                            .table
-                            .move_card(*id, ZoneId::hand(actor), Position::Bottom, Placement::default())
-                            .ok(),
-                    );
+                    moved.push(self.move_checked(*id, ZoneId::hand(actor), Position::Bottom, Placement::default()));
                 }
                 Effect::Unlock { cards, audience: Knowledge::only(actor) }
             }
@@ -332,12 +328,7 @@ impl<G: Group> Engine<G> {
             Action::TakeFromLibrary { count } => {
                 let cards = as_checked(self.game.table.top(ZoneId::library(opponent), *count).ok());
                 for id in &cards {
-                    as_checked(
-                        self.game
-                            .table
-                            .move_card(*id, ZoneId::hand(actor), Position::Bottom, Placement::default())
-                            .ok(),
-                    );
+                    moved.push(self.move_checked(*id, ZoneId::hand(actor), Position::Bottom, Placement::default()));
                 }
                 if actor != self.seat {
                     self.raise(
@@ -352,7 +343,7 @@ impl<G: Group> Engine<G> {
             }
             Action::Move { card, to, position, placement } => {
                 let before = as_checked(self.game.table.card(*card)).clone();
-                as_checked(self.game.table.move_card(*card, *to, *position, *placement).ok());
+                moved.push(self.move_checked(*card, *to, *position, *placement));
                 if actor != self.seat && (before.owner == self.seat || before.zone.owner == self.seat) {
                     self.raise(
                         Fault::new(
@@ -421,7 +412,7 @@ impl<G: Group> Engine<G> {
                 for id in self.game.table.zone(ZoneId::hand(actor)).to_vec() {
                     if self.game.table.card(id).is_some_and(|c| c.owner == actor) {
                         let library = ZoneId::library(actor);
-                        as_checked(self.game.table.move_card(id, library, Position::Bottom, Placement::default()).ok());
+                        moved.push(self.move_checked(id, library, Position::Bottom, Placement::default()));
                     }
                 }
                 if actor == self.seat {
@@ -430,7 +421,8 @@ impl<G: Group> Engine<G> {
                 Effect::Shuffle
             }
             Action::AddCard { card, to, placement, power_toughness } => {
-                self.add_public_card(card, *to, *placement, *power_toughness);
+                let id = self.add_public_card(card, *to, *placement, *power_toughness);
+                moved.push(Moved { card: id, from: None, to: place_of(as_checked(self.game.table.card(id))) });
                 Effect::None
             }
             Action::UntapAll => {
@@ -460,8 +452,20 @@ impl<G: Group> Engine<G> {
                 Effect::None
             }
         };
-        Applied { number, actor, action, effect }
+        Applied { number, actor, action, effect, moved }
     }
+
+    /// Moves a card the action was checked for, and says where it lay before and lies now.
+    fn move_checked(&mut self, card: CardId, to: ZoneId, position: Position, placement: Placement) -> Moved {
+        let from = place_of(as_checked(self.game.table.card(card)));
+        as_checked(self.game.table.move_card(card, to, position, placement).ok());
+        Moved { card, from: Some(from), to: place_of(as_checked(self.game.table.card(card))) }
+    }
+}
+
+/// Where a card lies as the players see it: its zone, and whether it lies face down in play.
+fn place_of(card: &Card) -> Place {
+    Place { zone: card.zone, face_down: card.zone.kind == ZoneKind::Play && card.placement.face_down }
 }
 
 impl<G: Group> Engine<G> {
@@ -510,6 +514,8 @@ pub(super) struct Applied {
     pub(super) actor: Seat,
     pub(super) action: Action,
     pub(super) effect: Effect,
+    /// The cards it put somewhere, with where they were.
+    pub(super) moved: Vec<Moved>,
 }
 
 /// What an applied action sets off: an exchange with the opponent, started by the coordinator.

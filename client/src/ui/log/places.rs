@@ -39,7 +39,7 @@ impl Places {
                 self.cards.clear();
                 self.told = 0;
             }
-            Event::Applied { number, by, action } => {
+            Event::Applied { number, by, action, .. } => {
                 self.told = number + 1;
                 match action {
                     Action::Move { card, to, placement, .. } => {
