@@ -1,9 +1,8 @@
 //! The log's words for the engine's events, from this player's point of view ("You drew 2 cards",
-//! "Bea moved your #12 Forest from your play area to your graveyard"). The log keeps what the words need
-//! and the events do not carry: where each card was (`places`), and the alert the engine raised about the
-//! action that comes next.
+//! "Bea moved your #12 Forest from your play area to your graveyard"). Where a card came from is the event's
+//! to say (the engine's table may be ahead of the events told); the log keeps what the events do not carry: the
+//! alert the engine raised about the action that comes next.
 
-mod places;
 #[cfg(test)]
 mod tests;
 mod words;
@@ -14,7 +13,6 @@ use fairdeck_shared::engine::{Alert, ChosenBy, DifferenceCheck, Engine, Event, G
 use fairdeck_shared::table::{CardId, ZoneId};
 use fairdeck_shared::wire::{Action, Awaited, PeekPurpose};
 
-use self::places::Places;
 pub use self::words::table_lines;
 use self::words::{Words, top_cards};
 
@@ -45,7 +43,6 @@ pub enum LogKind {
 /// What the log remembers between events to tell them.
 #[derive(Clone, Debug, Default)]
 pub struct Story {
-    places: Places,
     /// The engine's alert about the opponent's action on this player's cards: it comes before the action's
     /// `Applied`, whose sentence then is the alert.
     alert: Option<Alert>,
@@ -57,37 +54,14 @@ pub struct Story {
 impl Story {
     /// The log lines for an event (usually one), which `engine` shows the table after.
     pub fn tell<G: Group>(&mut self, event: &Event, engine: &Engine<G>) -> Vec<LogLine> {
-        let lines = self.lines(event, engine);
-        self.places.follow(event, engine);
-        lines
-    }
-
-    /// A saved game was restored: its table stands where the engine is.
-    pub fn restart<G: Group>(&mut self, engine: &Engine<G>) {
-        *self = Story::default();
-        self.places.restart(engine);
-    }
-
-    /// The log line for an intent of this player's that the engine took, if no event tells it.
-    pub fn taken<G: Group>(&self, intent: &Intent, engine: &Engine<G>) -> Option<LogLine> {
-        // The player's own chat line reads as the opponent sees it.
-        if let Intent::Chat(text) = intent {
-            let name = &engine.table().player(engine.seat()).name;
-            return Some(LogLine { kind: LogKind::Chat, text: format!("<{name}> {text}") });
-        }
-        let words = Words { engine, places: &self.places };
-        words.taken(intent).map(|text| LogLine { kind: LogKind::Notice, text })
-    }
-
-    fn lines<G: Group>(&mut self, event: &Event, engine: &Engine<G>) -> Vec<LogLine> {
-        let words = Words { engine, places: &self.places };
+        let words = Words { engine };
         match event {
             Event::Alert(alert) if !alert.kind.is_misbehaviour() => {
                 // An alert still waiting for its action would be lost: it is told as it came.
                 let flushed = self.alert.replace(alert.clone());
                 flushed.map(|alert| LogLine { kind: LogKind::Alert, text: words.alert(&alert) }).into_iter().collect()
             }
-            Event::Applied { by, action, .. } => {
+            Event::Applied { by, action, moved, .. } => {
                 if *by == engine.seat() {
                     // Cards already known are not learned again: what is left of a count ends with the next
                     // action.
@@ -98,7 +72,7 @@ impl Story {
                 }
                 let alert = self.alert.take();
                 let kind = if alert.is_some() { LogKind::Alert } else { LogKind::Action };
-                let text = words.action(*by, action).or_else(|| alert.map(|alert| words.alert(&alert)));
+                let text = words.action(*by, action, moved).or_else(|| alert.map(|alert| words.alert(&alert)));
                 text.map(|text| LogLine { kind, text }).into_iter().collect()
             }
             Event::Learned { card, .. }
@@ -109,6 +83,17 @@ impl Story {
             }
             _ => describe(event, &words).into_iter().collect(),
         }
+    }
+
+    /// The log line for an intent of this player's that the engine took, if no event tells it.
+    pub fn taken<G: Group>(&self, intent: &Intent, engine: &Engine<G>) -> Option<LogLine> {
+        // The player's own chat line reads as the opponent sees it.
+        if let Intent::Chat(text) = intent {
+            let name = &engine.table().player(engine.seat()).name;
+            return Some(LogLine { kind: LogKind::Chat, text: format!("<{name}> {text}") });
+        }
+        let words = Words { engine };
+        words.taken(intent).map(|text| LogLine { kind: LogKind::Notice, text })
     }
 }
 

@@ -524,7 +524,7 @@ impl View {
         self.code = None;
         self.relay = RelayLink::Connecting;
         self.relay_url = relay.to_string();
-        self.story.restart(engine);
+        self.story = Story::default();
         // The labels' events were replayed unseen; whether a deck changed is not kept.
         let me = engine.seat();
         self.deck_labels = [me, me.opponent()]

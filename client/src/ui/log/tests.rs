@@ -304,13 +304,13 @@ fn events_told_after_the_engine_moved_on_name_no_wrong_origin() {
         ]
     );
 
-    // A card drawn and played in one batch: which card the draw took, only the table before it could
-    // tell, so the play says no origin rather than a wrong one (nor a name: the card is not unlocked yet).
+    // A card drawn and played in one batch: the table is past both, and the play's event says where the card
+    // came from (no name: the card is not unlocked yet).
     game.pair.intent(Seat::Host, Intent::Act(Action::Draw { count: 1 })).expect("draw");
     let drawn = *game.pair.host.table().zone(ZoneId::hand(Seat::Host)).last().expect("drawn");
     game.pair.intent(Seat::Host, Intent::Act(play(Seat::Host, drawn, 1, 0, false))).expect("play");
     let [ada, _] = game.lines(Game::settle);
-    assert_eq!(texts(&ada), ["You drew 1 card", "You put a card into your play area at 1,0"]);
+    assert_eq!(texts(&ada), ["You drew 1 card", "You put a card from your hand into your play area at 1,0"]);
 }
 
 /// The screen's text, drawn at 120×40.

@@ -4,18 +4,16 @@
 
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::Group;
-use fairdeck_shared::engine::{Alert, AlertKind, Engine, Intent};
+use fairdeck_shared::engine::{Alert, AlertKind, Engine, Intent, Moved, Place};
 use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
 use fairdeck_shared::wire::{Action, ArrowTarget, PeekPurpose};
 
-use super::places::{Place, Places};
 use crate::command::commander_damage_from;
 use crate::ui::table_view::{SideView, TableView, ZONE_ORDER};
 
-/// Names seats, zones and cards for the engine's player, with the places the log kept.
+/// Names seats, zones and cards for the engine's player.
 pub struct Words<'a, G: Group> {
     pub engine: &'a Engine<G>,
-    pub places: &'a Places,
 }
 
 impl<G: Group> Words<'_, G> {
@@ -65,17 +63,20 @@ impl<G: Group> Words<'_, G> {
         format!("{} {}", self.owner(zone.owner, actor), zone_name(zone.kind))
     }
 
-    /// Where `card` is as far as the log knows: as of the last event told, else the table's word.
+    /// Where `card` lies on the engine's table now.
     pub fn place(&self, card: CardId) -> Option<Place> {
-        self.places.get(card).or_else(|| {
-            let card = self.engine.table().card(card)?;
-            Some(Place { zone: card.zone, face_down: card.zone.kind == ZoneKind::Play && card.placement.face_down })
-        })
+        let card = self.engine.table().card(card)?;
+        Some(Place { zone: card.zone, face_down: card.zone.kind == ZoneKind::Play && card.placement.face_down })
     }
 
     /// "#12 Forest" for a card this player knows; "a card", or "a face-down card #12" where its id is what
     /// the table shows of it. Another player's card than the actor's says whose: "your #12 Forest".
     pub fn card(&self, card: CardId, actor: Option<Seat>) -> String {
+        self.card_lying(card, actor, self.place(card).is_some_and(|p| p.face_down))
+    }
+
+    /// A card in words, as it lay (`face_down` or not) when the event told happened.
+    fn card_lying(&self, card: CardId, actor: Option<Seat>, face_down: bool) -> String {
         let owner = self.engine.table().card(card).map(|c| c.owner);
         let prefix = match (owner, actor) {
             (Some(owner), Some(actor)) if owner != actor => format!("{} ", self.owner(owner, Some(actor))),
@@ -84,7 +85,6 @@ impl<G: Group> Words<'_, G> {
         if let Some(instance) = self.engine.identity(card) {
             return format!("{prefix}{card} {}", instance.name);
         }
-        let face_down = self.places.get(card).is_some_and(|p| p.face_down);
         match (prefix.is_empty(), face_down) {
             (true, true) => format!("a face-down card {card}"),
             (true, false) => "a card".into(),
@@ -93,13 +93,17 @@ impl<G: Group> Words<'_, G> {
         }
     }
 
-    /// The sentence for an action, or `None` for those told by their own event.
-    pub fn action(&self, by: Seat, action: &Action) -> Option<String> {
+    /// The sentence for an action, which put the cards `moved` somewhere, or `None` for those told by their own
+    /// event.
+    pub fn action(&self, by: Seat, action: &Action, moved: &[Moved]) -> Option<String> {
         let who = self.who(by);
         let actor = Some(by);
         let text = match action {
             Action::Draw { count } => format!("{who} drew {}", cards(*count)),
-            Action::Move { card, to, position, placement } => self.moved(by, *card, *to, *position, *placement),
+            Action::Move { card, to, position, placement } => {
+                let from = moved.iter().find(|m| m.card == *card).and_then(|m| m.from);
+                self.moved(by, *card, from, *to, *position, *placement)
+            }
             Action::Rearrange { card, index } => {
                 let place = self.place(*card);
                 let zone = place.map(|p| format!(" of {}", self.zone(p.zone, actor))).unwrap_or_default();
@@ -158,8 +162,7 @@ impl<G: Group> Words<'_, G> {
             Action::Roll { .. } | Action::Flip => return None,
             Action::Mulligan { draw } => format!("{who} took a mulligan and drew {}", cards(*draw)),
             Action::AddCard { card, to, placement, power_toughness } => {
-                let id =
-                    self.places.new_token(self.engine, &card.name, *to).map(|id| format!("{id} ")).unwrap_or_default();
+                let id = moved.first().map(|token| format!("{} ", token.card)).unwrap_or_default();
                 let at = if to.kind == ZoneKind::Play { at(*placement) } else { String::new() };
                 let pt = power_toughness.map(|pt| format!(" {pt}")).unwrap_or_default();
                 format!("{who} created token {id}{}{pt} in {}{at}", card.name, self.zone(*to, actor))
@@ -188,11 +191,19 @@ impl<G: Group> Words<'_, G> {
         Some(text)
     }
 
-    /// A move, from where the log last saw the card.
-    fn moved(&self, by: Seat, card: CardId, to: ZoneId, position: Position, placement: Placement) -> String {
+    /// A move of `card` from where it lay before (`from`, as the event says) to `to`.
+    fn moved(
+        &self,
+        by: Seat,
+        card: CardId,
+        from: Option<Place>,
+        to: ZoneId,
+        position: Position,
+        placement: Placement,
+    ) -> String {
         let (who, actor) = (self.who(by), Some(by));
-        let what = self.card(card, actor);
-        let from = self.places.get(card).map(|p| p.zone);
+        let what = self.card_lying(card, actor, from.is_some_and(|p| p.face_down));
+        let from = from.map(|p| p.zone);
         let source = match from {
             Some(from) if from != to => format!(" from {}", self.zone(from, actor)),
             _ => String::new(),
