@@ -1,10 +1,11 @@
 //! The terminal table: the session's interactive front end. Keys become scripted-mode command lines
-//! (so the session loop is the same as in scripted mode), and every output updates the [`View`] and
-//! redraws it.
+//! (so the session loop is the same as in scripted mode), and every output updates the [`View`]; the screen is
+//! drawn once the session waits for the player again, so the outputs of one batch are drawn together.
 //!
-//! Layers: [`view`] is the model (pure data built from the engine's table and the session's outputs),
-//! [`keys`] turns keys into commands, [`render`] draws a view (the table's panels in `board`, laid out by
-//! `panels`; what covers them in [`overlay`]), and this module owns the terminal.
+//! Layers: [`view`] is the model (pure data built from the engine's table and the session's outputs, the public
+//! table in [`table_view`], the log's sentences from [`log`], the arrows in `arrows`), [`keys`] turns keys into
+//! commands, [`render`] draws a view (the table's panels in `board`, laid out by `panels`; what covers them in
+//! [`overlay`] and [`library_view`]), and this module owns the terminal.
 
 mod arrows;
 mod board;
