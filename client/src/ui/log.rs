@@ -11,7 +11,7 @@ use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::{CardInstance, Group};
 use fairdeck_shared::engine::{Alert, ChosenBy, DifferenceCheck, Engine, Event, GameEnd, Intent};
 use fairdeck_shared::table::{CardId, ZoneId};
-use fairdeck_shared::wire::{Action, Awaited, PeekPurpose};
+use fairdeck_shared::wire::{Action, Awaited, DeckDifference, PeekPurpose};
 
 pub use self::words::table_lines;
 use self::words::{Words, top_cards};
@@ -148,9 +148,18 @@ fn describe<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
             line(LogKind::Notice, format!("Game over: {} {}, {wins}", words.who(*loser), lost_by(*how)))
         }
         Event::Chooser { seat, by } => line(LogKind::Notice, chooser(*seat, *by, words)),
-        Event::Audited { .. } | Event::DeckLabel { .. } | Event::DeckDiffers { .. } | Event::AuditMissing { .. } => {
-            deck_news(event, words)
+        Event::Audited { seat, deck } => line(
+            LogKind::Notice,
+            format!("{} deck checked out against its sealed list ({} cards)", words.whose(*seat), deck.len()),
+        ),
+        Event::DeckLabel { seat, label, changed } => {
+            let changed = if *changed { " — a different deck from the last game" } else { "" };
+            line(LogKind::Notice, format!("{} deck: {label}{changed}", words.whose(*seat)))
         }
+        Event::DeckDiffers { seat, game, difference, check } => {
+            line(doubt(*seat, words), deck_differs(*seat, *game, difference, *check, words))
+        }
+        Event::AuditMissing { seat, game } => line(doubt(*seat, words), audit_missing(*seat, *game, words)),
         Event::Alert(alert) => line(LogKind::Alert, words.alert(alert)),
         // Actions are told with the alert that came before them (`Story::lines`); an answer to a ping says
         // nothing to the player. Every event is listed, so an event the engine gains does not compile here until
@@ -194,48 +203,41 @@ fn chooser<G: Group>(seat: Seat, by: ChosenBy, words: &Words<G>) -> String {
     }
 }
 
-/// What the match's deck checks found: a deck's label, an audit passed or missing, a deck that is not the match's
-/// 75. The opponent's doubts are alerts; one's own, news of the deck one chose.
-fn deck_news<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
-    let kind_for = |seat: Seat| if seat == words.engine.seat() { LogKind::Notice } else { LogKind::Alert };
-    let (kind, text) = match event {
-        Event::Audited { seat, deck } => (
-            LogKind::Notice,
-            format!("{} deck checked out against its sealed list ({} cards)", words.whose(*seat), deck.len()),
-        ),
-        Event::DeckLabel { seat, label, changed } => {
-            let changed = if *changed { " — a different deck from the last game" } else { "" };
-            (LogKind::Notice, format!("{} deck: {label}{changed}", words.whose(*seat)))
-        }
-        Event::DeckDiffers { seat, game, difference, check } => {
-            let added = difference.added.iter().map(|(count, name)| format!("+{count} {name}"));
-            let removed = difference.removed.iter().map(|(count, name)| format!("−{count} {name}"));
-            let changes: Vec<String> = added.chain(removed).collect();
-            let unverifiable = match check {
-                DifferenceCheck::AtAudit => "",
-                DifferenceCheck::Unverifiable => " (unverifiable: the game 1 deck was never audited)",
-            };
-            let whose = words.whose(*seat);
-            (
-                kind_for(*seat),
-                format!("{whose} deck for game {game} is not the match's 75: {}{unverifiable}", changes.join(", ")),
-            )
-        }
-        Event::AuditMissing { seat, game } => {
-            let unchecked = if *game == 1 {
-                format!(", and {} later differences from the match's 75 are unverifiable", words.owner_word(*seat))
-            } else {
-                ", nor its difference from the match's 75".to_string()
-            };
-            let text = format!(
-                "{} deck of game {game} was never audited: nobody checked it against its sealed list{unchecked}",
-                words.whose(*seat)
-            );
-            (kind_for(*seat), text)
-        }
-        _ => return None,
+/// How a doubt about `seat`'s deck is told: the opponent's is a warning not to miss; one's own, news of the deck
+/// one chose.
+fn doubt<G: Group>(seat: Seat, words: &Words<G>) -> LogKind {
+    if seat == words.engine.seat() { LogKind::Notice } else { LogKind::Alert }
+}
+
+/// A deck of `game` that is not the match's 75: the cards it differs by.
+fn deck_differs<G: Group>(
+    seat: Seat,
+    game: u32,
+    difference: &DeckDifference,
+    check: DifferenceCheck,
+    words: &Words<G>,
+) -> String {
+    let added = difference.added.iter().map(|(count, name)| format!("+{count} {name}"));
+    let removed = difference.removed.iter().map(|(count, name)| format!("−{count} {name}"));
+    let changes: Vec<String> = added.chain(removed).collect();
+    let unverifiable = match check {
+        DifferenceCheck::AtAudit => "",
+        DifferenceCheck::Unverifiable => " (unverifiable: the game 1 deck was never audited)",
     };
-    Some(LogLine { kind, text })
+    format!("{} deck for game {game} is not the match's 75: {}{unverifiable}", words.whose(seat), changes.join(", "))
+}
+
+/// A deck of `game` nobody audited, and what that leaves unchecked.
+fn audit_missing<G: Group>(seat: Seat, game: u32, words: &Words<G>) -> String {
+    let unchecked = if game == 1 {
+        format!(", and {} later differences from the match's 75 are unverifiable", words.owner_word(seat))
+    } else {
+        ", nor its difference from the match's 75".to_string()
+    };
+    format!(
+        "{} deck of game {game} was never audited: nobody checked it against its sealed list{unchecked}",
+        words.whose(seat)
+    )
 }
 
 /// How a game was lost, in a word: "Bea conceded".
