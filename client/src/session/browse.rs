@@ -8,9 +8,8 @@ use fairdeck_shared::engine::Intent;
 use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
 use fairdeck_shared::wire::{Action, PeekPurpose};
 
-use super::error::SessionError;
-use super::frontend::{Frontend, Output};
-use super::state::Session;
+use super::frontend::Output;
+use super::state::SessionCore;
 use crate::command::resolve::{Reach, resolve_in};
 use crate::command::{CardRef, Command, Placing};
 
@@ -91,70 +90,64 @@ impl Browsing {
     }
 }
 
-impl Session {
+impl SessionCore {
     /// Runs a command of searching, scrying, surveilling or revealing from the player's own zones.
-    pub(super) fn browse<F: Frontend>(
-        &mut self,
-        command: Command,
-        line: &str,
-        front: &mut F,
-    ) -> Result<(), SessionError> {
+    pub(super) fn browse(&mut self, command: Command, line: &str) {
         let seat = self.engine.seat();
         let library = self.engine.table().zone(ZoneId::library(seat)).to_vec();
         match command {
             Command::Browse(purpose, count) => {
                 if let Some(open) = &self.browsing {
                     let message = format!("a {} is open: `done` closes it", purpose_name(open.purpose));
-                    return refuse(line, message, self, front);
+                    return refuse(line, message, self);
                 }
                 let len = u32::try_from(library.len()).unwrap_or(u32::MAX);
                 if len == 0 {
-                    return refuse(line, "your library is empty".into(), self, front);
+                    return refuse(line, "your library is empty".into(), self);
                 }
                 // A scry of more cards than the library holds looks at them all, as at a real table.
                 let count = count.map_or(len, |count| count.min(len));
-                if self.intent(Intent::Act(Action::Peek { count, purpose }), line, front)? {
+                if self.intent(Intent::Act(Action::Peek { count, purpose }), line) {
                     let cards = library.iter().take(count as usize).copied().collect();
                     self.browsing = Some(Browsing::new(purpose, cards));
                 }
             }
             Command::Take(card, zone) => {
                 let taken = self.placed(&[card], |open, cards| open.take(cards[0], zone, seat).map(|a| vec![a]));
-                self.run_placed(taken, line, front)?;
+                self.run_placed(taken, line);
             }
             Command::Place(placing, cards) => {
                 let placed = self.placed(&cards, |open, cards| open.place(placing, cards, seat, library.len()));
-                self.run_placed(placed, line, front)?;
+                self.run_placed(placed, line);
             }
             Command::Done => {
                 let Some(open) = self.browsing.take() else {
-                    return refuse(line, "no search, scry or surveil is open".into(), self, front);
+                    return refuse(line, "no search, scry or surveil is open".into(), self);
                 };
-                front.show(Output::BrowsingClosed(open.purpose), &self.engine)?;
+                self.show(Output::BrowsingClosed(open.purpose));
                 // Someone saw the whole library: only a shuffle with fresh locks makes it secret again.
                 if open.purpose == PeekPurpose::Search {
-                    self.intent(Intent::Act(Action::Shuffle { permutation: None }), line, front)?;
+                    self.intent(Intent::Act(Action::Shuffle { permutation: None }), line);
                 }
             }
             Command::RevealHand => {
                 let cards = self.engine.table().zone(ZoneId::hand(seat)).to_vec();
                 if cards.is_empty() {
-                    return refuse(line, "your hand is empty".into(), self, front);
+                    return refuse(line, "your hand is empty".into(), self);
                 }
-                self.intent(Intent::Act(Action::Reveal { cards, to: Some(seat.opponent()) }), line, front)?;
+                self.intent(Intent::Act(Action::Reveal { cards, to: Some(seat.opponent()) }), line);
             }
             Command::RevealTop => {
                 let Some(&top) = library.first() else {
-                    return refuse(line, "your library is empty".into(), self, front);
+                    return refuse(line, "your library is empty".into(), self);
                 };
                 // Known to its owner first: nobody shows a card it has not seen.
-                if self.intent(Intent::Act(Action::Peek { count: 1, purpose: PeekPurpose::Look }), line, front)? {
-                    self.intent(Intent::Act(Action::Reveal { cards: vec![top], to: None }), line, front)?;
+                if self.intent(Intent::Act(Action::Peek { count: 1, purpose: PeekPurpose::Look }), line) {
+                    self.intent(Intent::Act(Action::Reveal { cards: vec![top], to: None }), line);
                 }
             }
             _ => unreachable!("only browsing commands come here"),
         }
-        Ok(())
     }
 
     /// The actions `plan` makes of `cards`, named in this player's library, on the open view.
@@ -172,49 +165,40 @@ impl Session {
         plan(open, &ids).map_err(|message| ("refused", message))
     }
 
-    fn run_placed<F: Frontend>(
-        &mut self,
-        actions: Result<Vec<Action>, (&'static str, String)>,
-        line: &str,
-        front: &mut F,
-    ) -> Result<(), SessionError> {
+    fn run_placed(&mut self, actions: Result<Vec<Action>, (&'static str, String)>, line: &str) {
         match actions {
             Ok(actions) => {
                 for action in actions {
-                    if !self.intent(Intent::Act(action), line, front)? {
+                    if !self.intent(Intent::Act(action), line) {
                         break;
                     }
                 }
-                if let Some(open) = &self.browsing {
-                    front.show(Output::Browsing(open.clone()), &self.engine)?;
+                if let Some(open) = self.browsing.clone() {
+                    self.show(Output::Browsing(open));
                 }
-                Ok(())
             }
             Err((kind, message)) => {
-                front.show(Output::CommandError { kind, command: line.to_string(), message }, &self.engine)?;
-                Ok(())
+                self.show(Output::CommandError { kind, command: line.to_string(), message });
             }
         }
     }
 
     /// Shows the open view once its peek is answered: the player then knows every card in it.
-    pub(super) fn show_browsing<F: Frontend>(&mut self, front: &mut F) -> Result<(), SessionError> {
+    pub(super) fn show_browsing(&mut self) {
         if self.engine.is_busy() {
-            return Ok(());
+            return;
         }
         if let Some(open) = self.browsing.as_mut().filter(|open| !open.shown) {
             open.shown = true;
             let open = open.clone();
-            front.show(Output::Browsing(open), &self.engine)?;
+            self.show(Output::Browsing(open));
         }
-        Ok(())
     }
 }
 
-fn refuse<F: Frontend>(line: &str, message: String, session: &Session, front: &mut F) -> Result<(), SessionError> {
+fn refuse(line: &str, message: String, session: &mut SessionCore) {
     let error = Output::CommandError { kind: "refused", command: line.to_string(), message };
-    front.show(error, &session.engine)?;
-    Ok(())
+    session.show(error);
 }
 
 /// The purpose in the table's words.
