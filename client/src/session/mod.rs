@@ -63,3 +63,6 @@ pub use wait_clock::{
     AbsenceClock, AbsenceNews, FORFEIT_GRACE, FORFEIT_GRACE_VARIABLE, FORFEIT_HINT_AFTER, WAIT_SHOWN_AFTER, WaitClock,
     WaitNews, Waiting,
 };
+
+#[cfg(test)]
+mod tests;
