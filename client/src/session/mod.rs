@@ -21,6 +21,7 @@
 //! | `claim.rs` | how a seat is claimed, what the relay answered, what the core asks of the link |
 //! | `door.rs` | hosting, until the code is proved: guests with a wrong code, `new-code` |
 //! | `browse.rs`, `top_card.rs` | searching, scrying, surveilling, revealing; the top card watched |
+//! | `browsing.rs` | the view of an open search, scry or surveil ([`Browsing`]) |
 //! | `wait_clock.rs` | the wait on the opponent ([`WaitClock`], [`Waiting`]) and its absence ([`AbsenceClock`]) |
 //!
 //! The driver and the rest:
@@ -36,6 +37,7 @@
 //! | `error.rs` | [`SessionError`] |
 
 mod browse;
+mod browsing;
 mod claim;
 mod commands;
 mod core;
@@ -54,7 +56,7 @@ mod state;
 mod top_card;
 mod wait_clock;
 
-pub use browse::{Browsing, purpose_name};
+pub use browsing::{Browsing, purpose_name};
 pub use door::WRONG_CODES_PER_CODE;
 pub use error::SessionError;
 pub use frontend::{Frontend, Output};

@@ -10,7 +10,7 @@ use fairdeck_shared::crypto::Ristretto255;
 use fairdeck_shared::engine::Engine;
 use rand::Rng;
 
-use super::browse::Browsing;
+use super::browsing::Browsing;
 use super::claim::{Claim, LinkAction};
 use super::error::SessionError;
 use super::frontend::Output;
