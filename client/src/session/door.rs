@@ -5,7 +5,7 @@ use fairdeck_relay_protocol::{ClientMessage, ReportedResult};
 use fairdeck_shared::Seat;
 
 use super::frontend::Output;
-use super::state::{Door, SessionCore, os_seed};
+use super::state::{Door, SessionCore};
 use crate::code::{self, Code};
 
 /// Wrong codes a host takes on one code before it stops giving the seat to the next guest: each guess has one
@@ -21,8 +21,9 @@ impl SessionCore {
         let reopened = self.wrong_codes < WRONG_CODES_PER_CODE;
         self.paired = false;
         // The game's own messages wait in the channel for whoever proves the code next.
-        if let Some(code) = &self.code {
-            self.channel.restart_handshake(&code.password(), code.nameplate(), os_seed());
+        if let Some(code) = self.code.clone() {
+            let seed = self.seed();
+            self.channel.restart_handshake(&code.password(), code.nameplate(), seed);
         }
         self.door = if reopened { Door::Reopening } else { Door::Closed };
         // A lost connection shows up on the next read; the seat is resumed and the door stays as set.
@@ -39,7 +40,8 @@ impl SessionCore {
         let Some(code) = &self.code else { return };
         let code = code.with_nameplate(nameplate);
         self.relay.token = Some(token);
-        self.channel.restart_handshake(&code.password(), code.nameplate(), os_seed());
+        let seed = self.seed();
+        self.channel.restart_handshake(&code.password(), code.nameplate(), seed);
         if self.door == Door::Reopening {
             self.door = Door::Open;
         }
@@ -61,7 +63,8 @@ impl SessionCore {
         if code.nameplate() != nameplate {
             // The nameplate is part of the key exchange: the channel starts again under the new one.
             code = code.with_nameplate(nameplate);
-            self.channel.restart_handshake(&code.password(), code.nameplate(), os_seed());
+            let seed = self.seed();
+            self.channel.restart_handshake(&code.password(), code.nameplate(), seed);
         }
         self.door = Door::Open;
         self.paired = false;
@@ -80,7 +83,8 @@ impl SessionCore {
             }
         };
         let code = Code::random(code.nameplate());
-        self.channel.restart_handshake(&code.password(), code.nameplate(), os_seed());
+        let seed = self.seed();
+        self.channel.restart_handshake(&code.password(), code.nameplate(), seed);
         self.code = Some(code);
         self.wrong_codes = 0;
         self.paired = false;

@@ -108,7 +108,7 @@ pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), Ses
     let mut channel = Channel::new(side, &code.password(), code.nameplate(), os_seed());
     channel.set_max_frame_bytes(max_frame);
     let relay = RelayPlace { url: relay_url, ca: absolute(options.ca.as_deref()), token: Some(token) };
-    let mut core = SessionCore::new(engine, channel, LinkState::Up, relay, Instant::now());
+    let mut core = SessionCore::new(engine, channel, LinkState::Up, relay, os_seed(), Instant::now());
     core.code = Some(code);
     for line in early {
         core.take_line(line);
@@ -165,7 +165,7 @@ async fn resume<F: Frontend>(file: Option<PathBuf>, options: &Options, front: &m
     let moves = engine.actions_applied();
     front.show(Output::Restored { path: path.clone(), moves, relay: relay.url.clone() }, &engine)?;
     let channel = saved.restore_channel(os_seed());
-    let mut core = SessionCore::new(engine, channel, LinkState::Closed, relay, Instant::now());
+    let mut core = SessionCore::new(engine, channel, LinkState::Closed, relay, os_seed(), Instant::now());
     core.announced = true;
     core.saved(save.path().to_path_buf());
     core.opponent = saved.standing.opponent.clone();

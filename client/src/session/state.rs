@@ -9,6 +9,8 @@ use fairdeck_relay_protocol::ClientMessage;
 use fairdeck_shared::crypto::Ristretto255;
 use fairdeck_shared::engine::Engine;
 use rand::Rng;
+use rand_chacha::ChaCha20Rng;
+use rand_chacha::rand_core::SeedableRng;
 
 use super::browsing::Browsing;
 use super::claim::{Claim, LinkAction};
@@ -61,6 +63,8 @@ pub(super) struct SessionCore {
     pub top_watch: Option<TopWatch>,
     /// The time of the input being handled: the core reads no clock.
     pub now: Instant,
+    /// The seeds of new key exchanges (a host's, for each new guest), from the seed the core was given.
+    pub rng: ChaCha20Rng,
     /// Where the turn after the last input stands (see `SessionCore::advance`).
     pub stage: Stage,
     /// What the driver is to do, in order: shows, sends, link actions; and whether to save.
@@ -74,11 +78,13 @@ pub(super) struct SessionCore {
 
 impl SessionCore {
     /// A session in its first state at `now`: not paired, nothing queued, no code, no save yet, the door open.
+    /// Its randomness comes from `seed`.
     pub fn new(
         engine: Engine<Ristretto255>,
         channel: Channel,
         link: LinkState,
         relay: RelayPlace,
+        seed: [u8; 32],
         now: Instant,
     ) -> Self {
         SessionCore {
@@ -103,6 +109,7 @@ impl SessionCore {
             browsing: None,
             top_watch: None,
             now,
+            rng: ChaCha20Rng::from_seed(seed),
             stage: Stage::Pump,
             outputs: VecDeque::new(),
             transmits: VecDeque::new(),
@@ -116,6 +123,13 @@ impl SessionCore {
     pub fn peer_is_here(&mut self, here: bool) {
         self.peer_here = here;
         self.absence.peer(here, self.now);
+    }
+
+    /// The seed of a new key exchange.
+    pub fn seed(&mut self) -> [u8; 32] {
+        let mut seed = [0u8; 32];
+        self.rng.fill_bytes(&mut seed);
+        seed
     }
 
     /// Tells the player `output` (the driver shows it with the engine as it stands then).

@@ -57,7 +57,7 @@ fn core(seat: Seat, words: &Code, now: Instant) -> SessionCore {
     let channel_side = if seat == Seat::Host { Side::Host } else { Side::Guest };
     let channel = Channel::new(channel_side, &words.password(), words.nameplate(), [side(seat) as u8 + 9; 32]);
     let relay = RelayPlace { url: "ws://relay.test/v1".into(), ca: None, token: Some(format!("token-{seat:?}")) };
-    let mut core = SessionCore::new(engine, channel, LinkState::Up, relay, now);
+    let mut core = SessionCore::new(engine, channel, LinkState::Up, relay, [side(seat) as u8 + 17; 32], now);
     core.code = Some(words.clone());
     core
 }
