@@ -10,6 +10,7 @@ use fairdeck_relay_protocol::{ClientMessage, PeerState, ReportedResult};
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::Ristretto255;
 use fairdeck_shared::engine::{DeckCard, DeckList, Engine, EngineConfig, Event};
+use fairdeck_shared::table::ZoneId;
 use fairdeck_shared::wire::Action;
 
 use super::claim::{Claim, LinkAction, Seated};
@@ -28,6 +29,8 @@ struct Seen {
     controls: Vec<ClientMessage>,
     links: Vec<LinkAction>,
     end: Option<Result<(), SessionError>>,
+    /// The cards in this player's hand as each `table` was shown: what the front end drew it from.
+    tables: Vec<usize>,
 }
 
 /// Two cores, host first, and the relay between them.
@@ -126,6 +129,10 @@ impl Table {
         let i = side(seat);
         let _save_point = self.cores[i].poll_save();
         while let Some(output) = self.cores[i].poll_output() {
+            if output == Output::Table {
+                let engine = self.cores[i].engine();
+                self.seen[i].tables.push(engine.table().zone(ZoneId::hand(engine.seat())).len());
+            }
             self.seen[i].shown.push(output);
         }
         while let Some(transmit) = self.cores[i].poll_transmit() {
@@ -182,8 +189,21 @@ fn a_draw_reaches_the_other_side_and_its_card_comes_back_known() {
     assert!(table.saw(Seat::Guest, drew(Seat::Host)), "the guest's table shows the draw");
     assert!(table.saw(Seat::Host, learned), "the guest's strip came back: the host knows its card");
     assert!(!table.saw(Seat::Guest, learned), "the guest learns nothing of the host's hand");
-    let hand = |core: &SessionCore| core.engine().table().zone(fairdeck_shared::table::ZoneId::hand(Seat::Host)).len();
+    let hand = |core: &SessionCore| core.engine().table().zone(ZoneId::hand(Seat::Host)).len();
     assert_eq!((hand(&table.cores[0]), hand(&table.cores[1])), (1, 1));
+}
+
+#[test]
+fn commands_queued_together_are_each_shown_with_the_table_as_they_left_it() {
+    let code = Code::random("7");
+    let mut table = Table::new(&code, &code);
+    // Typed before the game is set up: they wait, then run in one turn once it is.
+    for line in ["draw 1", "table", "draw 1", "table"] {
+        table.line(Seat::Host, line);
+    }
+    assert!(table.seen[0].tables.is_empty(), "draws wait for the set-up, and the table behind them");
+    table.run();
+    assert_eq!(table.seen[0].tables, [1, 2], "each `table` shows the hand after the draws before it only");
 }
 
 #[test]
