@@ -1,51 +1,91 @@
-//! The loop itself: one task selects over the player's commands, the relay link (its frames, or the
-//! reconnection under way) and a ticker, then moves what came in through the engine and the channel.
+//! The driver: the only part of a session that does I/O. One task selects over the player's lines, the relay
+//! link (its frames, or the attempt under way to take the seat back) and the core's next deadline, hands what
+//! came to the [`SessionCore`] and does what the core asks: saves, shows, sends, link actions.
 
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::Instant;
 
+use super::core::{Input, SessionCore};
 use super::error::SessionError;
 use super::frontend::Frontend;
-use super::link::LinkEvent;
-use super::state::{Flow, Session};
+use super::link::Link;
+use super::saving::Saver;
 
-/// How often the loop wakes with nothing else to do: for `quit`'s grace and the wait clock.
-const TICK: Duration = Duration::from_millis(100);
+/// What the driver holds beside the core: the link to the relay, its TLS settings, the save file.
+pub(super) struct Driver {
+    pub link: Link,
+    pub tls: Arc<rustls::ClientConfig>,
+    pub saver: Saver,
+}
 
-impl Session {
-    /// Runs until `quit` (or the end of the input), or a fatal error.
-    pub async fn run<F: Frontend>(&mut self, front: &mut F) -> Result<(), SessionError> {
-        let mut ticker = tokio::time::interval(TICK);
-        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+impl Driver {
+    /// Runs `core` until `quit` (or the end of the input), or a fatal error.
+    pub async fn run<F: Frontend>(&mut self, core: &mut SessionCore, front: &mut F) -> Result<(), SessionError> {
         loop {
+            if let Some(end) = self.turn(core, front).await? {
+                return end;
+            }
+            let deadline = core.poll_timeout().map(tokio::time::Instant::from_std);
+            let timer = async {
+                match deadline {
+                    Some(deadline) => tokio::time::sleep_until(deadline).await,
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
-                line = front.next_line(), if !self.input_done => self.take_line(line),
-                event = self.link.next() => match event {
-                    LinkEvent::Frame(frame) => self.handle_relay(frame, front).await?,
-                    LinkEvent::Attempt(outcome) => self.attempted(outcome, front)?,
+                line = front.next_line(), if !core.input_done() => core.handle(Input::Line(line), Instant::now()),
+                input = self.link.next() => match input {
+                    Some(input) => core.handle(input, Instant::now()),
+                    None => continue,
                 },
-                _ = ticker.tick() => {}
+                () = timer => core.handle_timeout(Instant::now()),
             }
-            self.pump(front).await?;
-            self.show_browsing(front)?;
-            self.watch_top(front)?;
-            if let Flow::Quit = self.run_queue(front).await? {
-                return Ok(());
-            }
-            self.time_wait(front)?;
         }
     }
 
-    /// Times the engine's wait on the opponent, and the opponent's absence. They count once the opponent
-    /// proved the code (before, the status already says who is missing) and while the game goes on.
-    fn time_wait<F: Frontend>(&mut self, front: &mut F) -> Result<(), SessionError> {
-        let counts = self.channel.is_established() && self.engine.halted().is_none() && !self.engine.is_ended();
-        let awaited = self.engine.awaiting_opponent().filter(|_| counts);
-        let now = tokio::time::Instant::now();
-        for news in self.wait_clock.observe(awaited, now) {
-            front.show(news.into(), &self.engine)?;
+    /// Runs the turn after an input, doing what each step asks; how the session ended, once it did.
+    async fn turn<F: Frontend>(
+        &mut self,
+        core: &mut SessionCore,
+        front: &mut F,
+    ) -> Result<Option<Result<(), SessionError>>, SessionError> {
+        loop {
+            self.drain(core, front).await?;
+            if let Some(end) = core.poll_end() {
+                // What the last step queued is done by now (a last report, leaving the room).
+                return Ok(Some(end));
+            }
+            if !core.advance() {
+                self.drain(core, front).await?;
+                return Ok(core.poll_end());
+            }
         }
-        for news in self.absence.observe(counts, now) {
-            front.show(news.into(), &self.engine)?;
+    }
+
+    /// Does what the core queued, in the core's order: the save before anything leaves, the shows, the sends,
+    /// the link.
+    async fn drain<F: Frontend>(&mut self, core: &mut SessionCore, front: &mut F) -> Result<(), SessionError> {
+        if core.poll_save()
+            && let Some(output) = self.saver.save(core)?
+        {
+            front.show(output, core.engine())?;
+        }
+        while let Some(output) = core.poll_output() {
+            front.show(output, core.engine())?;
+        }
+        while let Some(transmit) = core.poll_transmit() {
+            if let Err(reason) = self.link.send(transmit).await {
+                // A dropped socket is not the end of the game: the channel still holds every unacknowledged
+                // frame, and resends them once the seat is resumed and paired.
+                core.handle(Input::Lost(reason), Instant::now());
+                while let Some(output) = core.poll_output() {
+                    front.show(output, core.engine())?;
+                }
+            }
+        }
+        while let Some(action) = core.poll_link() {
+            let url = core.relay().url.clone();
+            self.link.act(action, &url, &self.tls).await;
         }
         Ok(())
     }

@@ -9,7 +9,7 @@ use fairdeck_shared::crypto::Ristretto255;
 use fairdeck_shared::engine::{Engine, Event, Intent};
 use fairdeck_shared::wire::PeekPurpose;
 
-use super::browse::Browsing;
+use super::browsing::Browsing;
 use super::wait_clock::{AbsenceNews, WaitNews, Waiting};
 use crate::command::TopWatch;
 
@@ -18,7 +18,7 @@ use crate::command::TopWatch;
 pub trait Frontend {
     /// The player's next command line (a scripted-mode command), or `None` when the player's input has
     /// ended, which is an implicit `quit`. Must be cancel-safe: the session drops this future whenever
-    /// the relay, a reconnection or the ticker is ready first.
+    /// the relay, a reconnection or the session's timer is ready first.
     fn next_line(&mut self) -> impl Future<Output = Option<String>>;
     /// Shows what happened; an error here ends the session.
     fn show(&mut self, output: Output, engine: &Engine<Ristretto255>) -> std::io::Result<()>;

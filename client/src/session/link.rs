@@ -1,8 +1,7 @@
-//! The session's link to the relay over time: up on a WebSocket, down while the seat is being taken back (one
-//! attempt at a time, on a backoff timer), or closed. The loop selects on [`Link::next`] beside the player's
-//! commands, so a link that is down holds nothing up: commands still reach the engine, what the engine sends
-//! waits in the channel, and once the seat is back the channel resends every frame not acknowledged. When and
-//! how the seat is taken back is `reconnect.rs`.
+//! The driver's link to the relay: a WebSocket that is up, an attempt under way to take the seat back, or
+//! nothing. The driver selects on [`Link::next`] beside the player's commands and the core's timer, and does
+//! to the link what the core asks ([`LinkAction`]): when and how the seat is taken back is the core's
+//! (`reconnect.rs`).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -10,14 +9,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use fairdeck_relay_protocol::{ClientMessage, ReportedResult};
-use futures_util::StreamExt;
-use tokio::time::Instant;
+use futures_util::{SinkExt, StreamExt};
+use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
+use super::claim::LinkAction;
+use super::core::Input;
 use super::error::SessionError;
-use super::relay::{Claim, Claimed, Frame, Ws, claim_seat, send_control};
-use crate::save::RelayPlace;
+use super::relay::{Claimed, Ws, claim_seat, lost_reason, send_control};
+use super::state::ToRelay;
 
 /// How long a last word to the relay (a report, `leave`, the close) may take when leaving.
 const PARTING: Duration = Duration::from_secs(2);
@@ -25,67 +26,66 @@ const PARTING: Duration = Duration::from_secs(2);
 pub(super) enum Link {
     /// Boxed: a WebSocket is large beside the other states.
     Up(Box<Ws>),
-    /// The seat is being taken back: the loop takes commands meanwhile.
-    Down(Reconnecting),
-    /// No connection and none tried: the room is over and the game does not go on there (or the session is
-    /// leaving).
+    /// Connecting and claiming the seat. Kept here so that the driver can poll it among other things and drop
+    /// nothing when another branch is ready first.
+    Attempt(Pin<Box<dyn Future<Output = Result<Claimed, SessionError>> + Send>>),
+    /// No connection and none tried.
     Closed,
 }
 
-/// One attempt to take the seat back, and what to do if it fails.
-pub(super) struct Reconnecting {
-    pub claim: Claim,
-    /// Waits for its moment, connects, claims the seat. Kept here so that the loop can poll it among other
-    /// things and drop nothing when another branch is ready first.
-    attempt: Pin<Box<dyn Future<Output = Result<Claimed, SessionError>> + Send>>,
-    /// After this, a failed attempt ends the session (the game is saved: `fairdeck resume` goes on).
-    pub deadline: Instant,
-    /// The wait before the next attempt if this one fails.
-    pub delay: Duration,
-}
-
-/// What the link brought.
-pub(super) enum LinkEvent {
-    /// A frame from the relay (or the end or failure of the WebSocket).
-    Frame(Frame),
-    /// The end of an attempt to take the seat back.
-    Attempt(Result<Claimed, SessionError>),
-}
-
 impl Link {
-    /// The next thing the link brings; pending forever when closed. Cancel-safe: an attempt under way stays in
-    /// the link.
-    pub async fn next(&mut self) -> LinkEvent {
+    /// What the link brought, for the core; pending forever when closed. Cancel-safe: an attempt under way stays
+    /// in the link. A successful attempt puts its WebSocket up.
+    pub async fn next(&mut self) -> Option<Input> {
         match self {
-            Link::Up(ws) => LinkEvent::Frame(ws.next().await),
-            Link::Down(down) => LinkEvent::Attempt((&mut down.attempt).await),
+            Link::Up(ws) => match ws.next().await {
+                Some(Ok(Message::Binary(bytes))) => Some(Input::Frame(bytes.to_vec())),
+                Some(Ok(Message::Text(text))) => Some(Input::Control(text.as_str().to_string())),
+                // The stream ends right after a close; the next read gives `None` and the seat is taken back.
+                Some(Ok(_)) => None,
+                Some(Err(e)) => Some(Input::Lost(lost_reason(&e))),
+                None => Some(Input::Lost("the relay closed the connection".into())),
+            },
+            Link::Attempt(attempt) => {
+                let outcome = attempt.await;
+                *self = Link::Closed;
+                Some(match outcome {
+                    Ok(Claimed { ws, max_frame, seated }) => {
+                        *self = Link::Up(ws);
+                        Input::Seated { seated, max_frame }
+                    }
+                    Err(error) => Input::Unseated(error),
+                })
+            }
             Link::Closed => std::future::pending().await,
         }
     }
 
-    /// Down, taking the seat back with `claim` at `at`; if that fails, `deadline` and `delay` say what next.
-    pub fn reconnecting(
-        relay: &RelayPlace,
-        tls: &Arc<rustls::ClientConfig>,
-        claim: Claim,
-        at: Instant,
-        deadline: Instant,
-        delay: Duration,
-    ) -> Link {
-        let attempt = Box::pin(claim_seat(relay.url.clone(), tls.clone(), claim.clone(), at));
-        Link::Down(Reconnecting { claim, attempt, deadline, delay })
-    }
-
-    /// The WebSocket, while the link is up.
-    pub fn ws(&mut self) -> Option<&mut Ws> {
-        match self {
-            Link::Up(ws) => Some(ws.as_mut()),
-            _ => None,
+    /// Sends a frame or a control message; a failure is the reason the link is lost.
+    pub async fn send(&mut self, transmit: ToRelay) -> Result<(), String> {
+        let Link::Up(ws) = self else { return Ok(()) };
+        match transmit {
+            ToRelay::Frame(frame) => {
+                ws.send(Message::binary(frame)).await.map_err(|error| format!("sending to the relay failed: {error}"))
+            }
+            // A control message that does not go shows up on the next read.
+            ToRelay::Control(message) => {
+                let _ = send_control(ws, &message).await;
+                Ok(())
+            }
         }
     }
 
-    pub fn is_up(&self) -> bool {
-        matches!(self, Link::Up(_))
+    /// Does what the core asks of the link: `url` and `tls` reach the relay for a claim.
+    pub async fn act(&mut self, action: LinkAction, url: &str, tls: &Arc<rustls::ClientConfig>) {
+        match action {
+            LinkAction::Claim(claim) => {
+                *self = Link::Attempt(Box::pin(claim_seat(url.to_string(), tls.clone(), claim)));
+            }
+            LinkAction::Leave(report) => self.leave(report).await,
+            LinkAction::Abandon(report) => self.abandon_seat(report).await,
+            LinkAction::Close => *self = Link::Closed,
+        }
     }
 
     /// Closes the link, and returns its WebSocket if it was up, for a last word.
@@ -97,7 +97,7 @@ impl Link {
     }
 
     /// Leaves the room for good (best effort: the process is ending anyway).
-    pub async fn leave(&mut self, report: Option<ReportedResult>) {
+    async fn leave(&mut self, report: Option<ReportedResult>) {
         if let Some(mut ws) = self.close() {
             if let Some(result) = report {
                 let _ = send_control(&mut ws, &ClientMessage::Report { result }).await;
@@ -109,7 +109,7 @@ impl Link {
 
     /// Guest with a wrong code: reports it and drops the connection without `leave`, so that the host's room
     /// stays open for the right code.
-    pub async fn abandon_seat(&mut self, report: ReportedResult) {
+    async fn abandon_seat(&mut self, report: ReportedResult) {
         if let Some(mut ws) = self.close() {
             let _ = send_control(&mut ws, &ClientMessage::Report { result: report }).await;
             let frame = CloseFrame { code: CloseCode::Away, reason: "wrong code".into() };

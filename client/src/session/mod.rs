@@ -1,32 +1,46 @@
-//! A game session: one task that selects over the player's commands, the relay link and a ticker, feeds
-//! the end-to-end [`Channel`](crate::channel::Channel) and the table engine, and shows every [`Output`] to
-//! the player. The player's side is a [`Frontend`]: scripted mode reads lines and writes JSON
-//! ([`crate::script`]), the terminal table reads keys and draws ([`crate::ui`]); both drive this same loop.
+//! A game session: a sans-IO core that owns the table engine, the end-to-end
+//! [`Channel`](crate::channel::Channel), the player's commands, hosting and the link's reconnection as
+//! timers, and a thin driver that does its I/O: it selects over the player's commands, the relay link and the
+//! core's next deadline, and shows every [`Output`] to the player. The player's side is a [`Frontend`]:
+//! scripted mode reads lines and writes JSON ([`crate::script`]), the terminal table reads keys and draws
+//! ([`crate::ui`]); both drive this same loop.
 //!
 //! Layering: relay frames → channel (decrypt, order, deduplicate) → engine messages → engine; the engine's
 //! messages go back the same way. The relay sees only channel frames.
 //!
-//! Where each part lives:
+//! Where each part lives. The core (no socket, task or clock; time is a parameter):
+//!
+//! | file | job |
+//! |---|---|
+//! | `core.rs` | the core's inputs (`handle`, `handle_timeout`), its turn (`advance`) and outputs (`poll_*`) |
+//! | `state.rs` | the core's state ([`SessionCore`](state::SessionCore)), which the files below work on |
+//! | `commands.rs` | the player's commands: queued until the table takes them, then given to the engine |
+//! | `inbound.rs` | what the relay sends: the opponent's frames, the relay's control messages |
+//! | `outbound.rs` | engine → channel → frames for the relay, and the engine's events to the player |
+//! | `reconnect.rs` | taking the seat back (resume token, else rendezvous) on a backoff timer, commands going on |
+//! | `claim.rs` | how a seat is claimed, what the relay answered, what the core asks of the link |
+//! | `door.rs` | hosting, until the code is proved: guests with a wrong code, `new-code` |
+//! | `browse.rs`, `top_card.rs` | searching, scrying, surveilling, revealing; the top card watched |
+//! | `browsing.rs` | the view of an open search, scry or surveil ([`Browsing`]) |
+//! | `wait_clock.rs` | the wait on the opponent ([`WaitClock`], [`Waiting`]) and its absence ([`AbsenceClock`]) |
+//!
+//! The driver and the rest:
 //!
 //! | file | job |
 //! |---|---|
 //! | `start.rs` | hosting, joining or resuming: the first connection, the room, the code; the journal at the end |
-//! | `event_loop.rs` | the loop itself: the `select!` over commands, the link and the ticker |
-//! | `commands.rs` | the player's commands: queued until the table takes them, then given to the engine |
-//! | `inbound.rs` | what the relay sends: the opponent's frames, the relay's control messages |
-//! | `outbound.rs` | engine → channel → relay, and the engine's events to the player |
-//! | `link.rs` | the link over time: up, down while reconnecting, closed; leaving the room |
-//! | `reconnect.rs` | taking the seat back (resume token, else rendezvous) on a backoff timer, commands going on |
+//! | `event_loop.rs` | the driver: the `select!` over commands, the link and the core's deadline; doing what the core asks |
+//! | `link.rs` | the driver's link: the WebSocket up, an attempt at the seat under way, or none; leaving the room |
 //! | `relay.rs` | one WebSocket: connecting, control messages, creating, joining and claiming a seat |
-//! | `door.rs` | hosting, until the code is proved: guests with a wrong code, `new-code` |
-//! | `saving.rs` | saving as it goes |
+//! | `saving.rs` | where the game stands (the core's), and the save file written at the core's save points |
 //! | `frontend.rs` | the front-end contract: [`Frontend`], [`Output`] |
-//! | `wait_clock.rs` | the wait on the opponent ([`WaitClock`], [`Waiting`]) and its absence ([`AbsenceClock`]) |
 //! | `error.rs` | [`SessionError`] |
-//! | `state.rs` | the session's state, which the files above work on |
 
 mod browse;
+mod browsing;
+mod claim;
 mod commands;
+mod core;
 mod door;
 mod error;
 mod event_loop;
@@ -42,7 +56,7 @@ mod state;
 mod top_card;
 mod wait_clock;
 
-pub use browse::{Browsing, purpose_name};
+pub use browsing::{Browsing, purpose_name};
 pub use door::WRONG_CODES_PER_CODE;
 pub use error::SessionError;
 pub use frontend::{Frontend, Output};
@@ -51,3 +65,6 @@ pub use wait_clock::{
     AbsenceClock, AbsenceNews, FORFEIT_GRACE, FORFEIT_GRACE_VARIABLE, FORFEIT_HINT_AFTER, WAIT_SHOWN_AFTER, WaitClock,
     WaitNews, Waiting,
 };
+
+#[cfg(test)]
+mod tests;

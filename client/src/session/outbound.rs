@@ -4,75 +4,50 @@
 
 use fairdeck_shared::engine::{Event, Input};
 use fairdeck_shared::table::{ZoneId, ZoneKind};
-use futures_util::SinkExt;
-use tokio_tungstenite::tungstenite::Message;
 
 use super::error::SessionError;
-use super::frontend::{Frontend, Output};
-use super::state::Session;
+use super::frontend::Output;
+use super::state::{SessionCore, ToRelay};
 
-impl Session {
-    /// Hands the engine's messages to the channel, the channel's frames to the relay, and shows the
-    /// engine's events. The game is saved before any frame leaves.
-    pub async fn pump<F: Frontend>(&mut self, front: &mut F) -> Result<(), SessionError> {
-        loop {
-            let mut progressed = self.settle(front)?;
-            let mut frames = Vec::new();
-            while self.paired
-                && self.link.is_up()
-                && let Some(frame) = self.channel.poll_frame()
-            {
-                frames.push(frame);
-            }
-            // Saved before anything leaves: a save is never behind what the opponent has seen.
-            self.save(front)?;
-            for frame in frames {
-                progressed = true;
-                let Some(ws) = self.link.ws() else { break };
-                if let Err(error) = ws.send(Message::binary(frame)).await {
-                    // A dropped socket is not the end of the game: the channel still holds every
-                    // unacknowledged frame, and resends them once the seat is resumed and paired.
-                    self.link_lost(format!("sending to the relay failed: {error}"), front)?;
-                    break;
-                }
-            }
-            if !progressed {
-                return Ok(());
-            }
+impl SessionCore {
+    /// One step of moving the engine's messages to the channel and the channel's frames to the relay: a round
+    /// of [`settle`](Self::settle), whose events are shown before the next; once settled, a save point, then the
+    /// frames. Whether anything moved (`false`: the next step has nothing to do either).
+    pub(super) fn pump(&mut self) -> Result<bool, SessionError> {
+        if self.settle()? {
+            return Ok(true);
         }
+        // Saved before anything leaves: a save is never behind what the opponent has seen.
+        self.save_due = true;
+        Ok(self.flush_frames())
     }
 
     /// Hands the channel's messages to the engine and the engine's messages to the channel, and shows the
-    /// engine's events. Afterwards the save is consistent: every message taken in is in the journal, and every
+    /// engine's events: one round, so that the events are shown with the engine as it stands after them. Once
+    /// a round moves nothing, the save is consistent: every message taken in is in the journal, and every
     /// message the journal makes the engine send is sealed in the channel (a replay drops what the engine
     /// sends, as the opponent had it). Returns whether anything moved.
-    fn settle<F: Frontend>(&mut self, front: &mut F) -> Result<bool, SessionError> {
-        let mut progressed = false;
-        loop {
-            let mut moved = false;
-            while let Some(message) = self.channel.poll_message() {
-                let _messages_are_never_refused = self.engine.handle(Input::Message { bytes: message });
-                moved = true;
-            }
-            while let Some(message) = self.engine.poll_transmit() {
-                self.channel.send(message).map_err(SessionError::Channel)?;
-                moved = true;
-            }
-            while let Some(event) = self.engine.poll_event() {
-                if let Event::Connected { name, .. } = &event {
-                    self.opponent = Some(name.clone());
-                }
-                if matches!(event, Event::Ready) {
-                    self.starting_life();
-                }
-                front.show(Output::Engine(event), &self.engine)?;
-                moved = true;
-            }
-            if !moved {
-                return Ok(progressed);
-            }
-            progressed = true;
+    fn settle(&mut self) -> Result<bool, SessionError> {
+        let mut moved = false;
+        while let Some(message) = self.channel.poll_message() {
+            let _messages_are_never_refused = self.engine.handle(Input::Message { bytes: message });
+            moved = true;
         }
+        while let Some(message) = self.engine.poll_transmit() {
+            self.channel.send(message).map_err(SessionError::Channel)?;
+            moved = true;
+        }
+        while let Some(event) = self.engine.poll_event() {
+            if let Event::Connected { name, .. } = &event {
+                self.opponent = Some(name.clone());
+            }
+            if matches!(event, Event::Ready) {
+                self.starting_life();
+            }
+            self.show(Output::Engine(event));
+            moved = true;
+        }
+        Ok(moved)
     }
 
     /// A game starts with the player's own life set once, so both see it: 40 with a commander, else 20;
@@ -87,17 +62,17 @@ impl Session {
         self.queue.push_front(format!("life {}", if commander { 40 } else { 20 }));
     }
 
-    /// Sends what the channel has queued, best effort (before leaving on a failed key exchange).
-    pub async fn flush_frames(&mut self) {
-        if !self.paired {
-            return;
+    /// Hands the driver what the channel has queued, once both seats are taken and the link is up. Whether
+    /// there was any.
+    pub(super) fn flush_frames(&mut self) -> bool {
+        let mut any = false;
+        while self.paired
+            && self.link.is_up()
+            && let Some(frame) = self.channel.poll_frame()
+        {
+            self.transmits.push_back(ToRelay::Frame(frame));
+            any = true;
         }
-        if let Some(ws) = self.link.ws() {
-            while let Some(frame) = self.channel.poll_frame() {
-                if ws.send(Message::binary(frame)).await.is_err() {
-                    break;
-                }
-            }
-        }
+        any
     }
 }

@@ -1,19 +1,18 @@
 //! Taking the seat back after the link dropped: by the seat's token while the relay knows it, else at the
 //! game's rendezvous, one attempt at a time on a backoff timer, for a minute (or as long as a restarting relay
-//! says). The attempts are a state of the [`Link`], so the loop takes commands meanwhile; the seat back, the
-//! channel resends every frame the opponent has not acknowledged.
+//! says). The timer is a deadline of the core ([`LinkState::Waiting`]); the driver makes each attempt when the
+//! core asks, so commands go on meanwhile; the seat back, the channel resends every frame the opponent has
+//! not acknowledged.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use fairdeck_relay_protocol::PeerState;
 use fairdeck_shared::Seat;
-use tokio::time::Instant;
 
+use super::claim::{Claim, LinkAction, Seated};
 use super::error::SessionError;
-use super::frontend::{Frontend, Output};
-use super::link::Link;
-use super::relay::{Claim, Claimed, Seated};
-use super::state::{Door, Session};
+use super::frontend::Output;
+use super::state::{Door, LinkState, Retry, SessionCore};
 
 /// How long to keep trying to take the seat back, unless a restarting relay says otherwise.
 const RECONNECT_FOR: Duration = Duration::from_secs(60);
@@ -21,32 +20,39 @@ const RECONNECT_FOR: Duration = Duration::from_secs(60);
 const FIRST_RETRY: Duration = Duration::from_millis(200);
 const LONGEST_RETRY: Duration = Duration::from_secs(5);
 
-impl Session {
+impl SessionCore {
     /// The relay connection dropped (a restart, a network blip): the seat is taken back while the game goes on.
-    pub fn link_lost<F: Frontend>(&mut self, reason: String, front: &mut F) -> Result<(), SessionError> {
-        self.link = Link::Closed;
-        self.paired = false;
-        front.show(Output::RelayLost(reason), &self.engine)?;
+    pub(super) fn link_lost(&mut self, reason: String) -> Result<(), SessionError> {
+        // What was queued for the connection goes with it: the channel keeps every frame not acknowledged.
+        self.transmits.clear();
+        self.close_link();
+        self.show(Output::RelayLost(reason));
         self.reach_seat()
+    }
+
+    /// Drops the connection, once what was queued for it is sent.
+    pub(super) fn close_link(&mut self) {
+        self.link = LinkState::Closed;
+        self.paired = false;
+        self.link_actions.push_back(LinkAction::Close);
     }
 
     /// Starts taking the seat back: with its token while the relay knows it, else, once the channel is up, at
     /// the game's rendezvous (the relay lost the room in a crash, or the room ended when the opponent left).
-    pub fn reach_seat(&mut self) -> Result<(), SessionError> {
+    pub(super) fn reach_seat(&mut self) -> Result<(), SessionError> {
         // A restarting relay says when to come back and for how long to try; otherwise retry for a minute.
         let (first_delay, try_for) = self.restart_hint.take().unwrap_or((Duration::ZERO, RECONNECT_FOR));
-        let at = Instant::now() + first_delay;
+        let at = self.now + first_delay;
         self.claim_seat(at, at + try_for, FIRST_RETRY)
     }
 
     /// Hosting: the game's room ended before any guest proved the code (a guest left); the game opens again
     /// in a new room, under a new number with the same words.
-    pub fn open_new_room(&mut self) {
-        self.paired = false;
-        self.link = Link::Closed;
+    pub(super) fn open_new_room(&mut self) {
+        self.close_link();
         if self.code.is_some() {
-            let now = Instant::now();
-            self.attempt(Claim::NewRoom, now, now, FIRST_RETRY);
+            let now = self.now;
+            self.schedule(Retry { claim: Claim::NewRoom, at: now, deadline: now, delay: FIRST_RETRY });
         }
     }
 
@@ -59,26 +65,35 @@ impl Session {
                     SessionError::Lost("the game has no rendezvous before the code is proved".into())
                 })?),
             };
-        self.attempt(claim, at, deadline, delay);
+        self.schedule(Retry { claim, at, deadline, delay });
         Ok(())
     }
 
-    fn attempt(&mut self, claim: Claim, at: Instant, deadline: Instant, delay: Duration) {
-        self.link = Link::reconnecting(&self.relay, &self.tls, claim, at, deadline, delay);
+    /// Waits for the attempt's moment, or asks the driver for it at once if it has come.
+    fn schedule(&mut self, retry: Retry) {
+        self.link = LinkState::Waiting(retry);
+        self.retry_due();
+    }
+
+    /// The attempt waited for, if its moment came: the driver is asked to make it.
+    pub(super) fn retry_due(&mut self) {
+        if let LinkState::Waiting(retry) = &self.link
+            && retry.at <= self.now
+        {
+            let retry = retry.clone();
+            self.link_actions.push_back(LinkAction::Claim(retry.claim.clone()));
+            self.link = LinkState::Attempting(retry);
+        }
     }
 
     /// Takes in the end of an attempt: the link is up again, another attempt is scheduled, or the session ends.
-    pub fn attempted<F: Frontend>(
-        &mut self,
-        outcome: Result<Claimed, SessionError>,
-        front: &mut F,
-    ) -> Result<(), SessionError> {
-        let Link::Down(down) = std::mem::replace(&mut self.link, Link::Closed) else { return Ok(()) };
+    pub(super) fn attempted(&mut self, outcome: Result<(Seated, usize), SessionError>) -> Result<(), SessionError> {
+        let LinkState::Attempting(down) = std::mem::replace(&mut self.link, LinkState::Closed) else { return Ok(()) };
         let error = match outcome {
-            Ok(claimed) => return self.seated(claimed, front),
+            Ok((seated, max_frame)) => return self.seated(seated, max_frame),
             Err(error) => error,
         };
-        let now = Instant::now();
+        let now = self.now;
         let bad_token = matches!(error, SessionError::Relay { code: "bad_token", .. });
         match (down.claim, error) {
             // A new room is opened once, as the room was at the start.
@@ -98,8 +113,8 @@ impl Session {
                 error @ (SessionError::UnknownCode | SessionError::Relay { .. } | SessionError::Certificate { .. }),
             ) => Err(SessionError::Lost(format!("the seat could not be resumed: {error}"))),
             (_, error) if now >= down.deadline => {
-                let saved = match &self.save {
-                    Some(save) => format!("; the game is saved: `fairdeck resume {}` goes on", save.path().display()),
+                let saved = match &self.saved_at {
+                    Some(path) => format!("; the game is saved: `fairdeck resume {}` goes on", path.display()),
                     None => String::new(),
                 };
                 Err(SessionError::Lost(format!("could not reconnect: {error}{saved}")))
@@ -109,18 +124,18 @@ impl Session {
     }
 
     /// The seat is had on a new connection: the channel resends what the opponent may lack.
-    fn seated<F: Frontend>(&mut self, claimed: Claimed, front: &mut F) -> Result<(), SessionError> {
-        self.channel.set_max_frame_bytes(claimed.max_frame);
-        self.link = Link::Up(claimed.ws);
-        match claimed.seated {
+    fn seated(&mut self, seated: Seated, max_frame: usize) -> Result<(), SessionError> {
+        self.channel.set_max_frame_bytes(max_frame);
+        self.link = LinkState::Up;
+        match seated {
             Seated::Resumed { peer, waiting_as } => {
                 self.paired = peer != PeerState::Waiting;
                 self.peer_is_here(peer == PeerState::Present);
                 self.channel.resend_unacked();
-                front.show(Output::Resumed { peer_here: self.peer_here }, &self.engine)?;
+                self.show(Output::Resumed { peer_here: self.peer_here });
                 // Our `reopen` took effect while the connection was down, its answer lost with it.
                 if let Some(nameplate) = waiting_as.filter(|_| self.door == Door::Reopening) {
-                    self.reopened(&nameplate, front)?;
+                    self.reopened(&nameplate);
                 }
             }
             Seated::Met { token, peer } => {
@@ -128,12 +143,15 @@ impl Session {
                 self.paired = peer == PeerState::Present;
                 self.peer_is_here(self.paired);
                 self.channel.resend_unacked();
-                front.show(Output::Rendezvous { peer_here: self.peer_here }, &self.engine)?;
+                self.show(Output::Rendezvous { peer_here: self.peer_here });
             }
-            Seated::Created { nameplate, token } => return self.new_room_opened(&nameplate, token, front),
+            Seated::Created { nameplate, token } => {
+                self.new_room_opened(&nameplate, token);
+                return Ok(());
+            }
         }
         if let Some(news) = self.wait_clock.restart() {
-            front.show(news.into(), &self.engine)?;
+            self.show(news.into());
         }
         Ok(())
     }

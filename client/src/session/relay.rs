@@ -1,18 +1,18 @@
 //! Talking to the relay: connecting (TLS for `wss://`), its JSON control messages, opening and joining a room,
-//! and its refusals in the player's words. Functions of one WebSocket; what the session does with the link
-//! over time (losing it, taking the seat back) is in [`super::link`].
+//! and its refusals in the player's words. Functions of one WebSocket, for the driver; what the session does
+//! with the link over time (losing it, taking the seat back) is the core's, in `reconnect.rs`.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use fairdeck_relay_protocol::{CHALLENGE_BYTES, ClientMessage, ErrorCode, PeerState, ServerMessage};
+use fairdeck_relay_protocol::{CHALLENGE_BYTES, ClientMessage, ErrorCode, ServerMessage};
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::{self, Message};
 use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
 
+use super::claim::{Claim, Seated};
 use super::error::SessionError;
-use crate::channel::Rendezvous;
 use crate::code::{self, Code};
 use crate::tls::explain_certificate_failure;
 
@@ -22,8 +22,6 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 pub(super) const SOFTWARE: &str = concat!("fairdeck/", env!("CARGO_PKG_VERSION"));
 
 pub(super) type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
-/// What reading the WebSocket gives: a message, an error, or `None` once it ended.
-pub(super) type Frame = Option<Result<Message, tungstenite::Error>>;
 
 /// A connection to the relay, past its welcome.
 pub(super) struct Opened {
@@ -72,27 +70,6 @@ pub(super) async fn join_room(ws: &mut Ws, code: &Code) -> Result<String, Sessio
     }
 }
 
-/// How a seat is claimed on a new connection.
-#[derive(Clone, Debug)]
-pub(super) enum Claim {
-    /// Taken back with its token.
-    Token(String),
-    /// This side's seat in the game's rendezvous room (see [`crate::channel::Channel::rendezvous`]).
-    Rendezvous(Rendezvous),
-    /// Hosting, before any guest proved the code: a new room for the game.
-    NewRoom,
-}
-
-/// What the relay answered a [`Claim`].
-pub(super) enum Seated {
-    /// The seat was taken back with its token; the nameplate while the room waits for its guest.
-    Resumed { peer: PeerState, waiting_as: Option<String> },
-    /// At the game's rendezvous, with the token of the seat there.
-    Met { token: String, peer: PeerState },
-    /// A new room, under this nameplate.
-    Created { nameplate: String, token: String },
-}
-
 /// A new connection with its seat claimed: the largest frame the relay takes, and how the seat was had.
 pub(super) struct Claimed {
     pub ws: Box<Ws>,
@@ -100,15 +77,13 @@ pub(super) struct Claimed {
     pub seated: Seated,
 }
 
-/// Connects to the relay at `at` and claims a seat. Owns what it needs, so that the session keeps it as the
-/// state of its link while it goes on taking commands.
+/// Connects to the relay and claims a seat. Owns what it needs, so that the driver keeps it as the state of
+/// its link while the session goes on taking commands.
 pub(super) async fn claim_seat(
     url: String,
     tls: Arc<rustls::ClientConfig>,
     claim: Claim,
-    at: tokio::time::Instant,
 ) -> Result<Claimed, SessionError> {
-    tokio::time::sleep_until(at).await;
     let opened = open_relay(&url, &tls).await;
     let Opened { mut ws, max_frame, challenge } = match (&claim, opened) {
         // Taking a seat back, an unreachable relay is a lost connection (retried), not a wrong address.

@@ -1,12 +1,15 @@
-//! Saving as it goes: where the game stands, and the save file written from the moment the channel is up
-//! (before, nothing of the game has left this side). [`crate::save`] holds the file format.
+//! Saving as it goes: where the game stands (the core's), and the save file the driver writes at the core's
+//! save points from the moment the channel is up (before, nothing of the game has left this side).
+//! [`crate::save`] holds the file format.
+
+use std::path::PathBuf;
 
 use super::error::SessionError;
-use super::frontend::{Frontend, Output};
-use super::state::Session;
+use super::frontend::Output;
+use super::state::SessionCore;
 use crate::save::{SaveFile, Standing, Status};
 
-impl Session {
+impl SessionCore {
     /// Where the game stands, for the save.
     pub fn standing(&self) -> Standing {
         let status = if self.engine.halted().is_some() {
@@ -23,20 +26,35 @@ impl Session {
             moves: self.engine.actions_applied(),
         }
     }
+}
 
-    /// Writes what changed to the save. Called once the engine and the channel are settled (see `pump`), so
-    /// that the save holds together.
-    pub fn save<F: Frontend>(&mut self, front: &mut F) -> Result<(), SessionError> {
-        let standing = self.standing();
-        match &mut self.save {
-            Some(save) => save.commit(self.engine.journal(), &self.channel, standing)?,
-            None if self.channel.is_established() => {
-                let save = SaveFile::create(&self.games, self.engine.journal(), &self.channel, standing)?;
-                front.show(Output::Saved(save.path().to_path_buf()), &self.engine)?;
-                self.save = Some(save);
+/// The driver's save file: none until the channel is up, unless the game was resumed from one.
+pub(super) struct Saver {
+    /// Where the save is created once the channel is up.
+    games: PathBuf,
+    file: Option<SaveFile>,
+}
+
+impl Saver {
+    pub fn new(games: PathBuf, file: Option<SaveFile>) -> Saver {
+        Saver { games, file }
+    }
+
+    /// Writes what changed at a save point of `core` (see `SessionCore::poll_save`); the file made, what to
+    /// tell the player.
+    pub fn save(&mut self, core: &mut SessionCore) -> Result<Option<Output>, SessionError> {
+        let standing = core.standing();
+        match &mut self.file {
+            Some(save) => save.commit(core.engine().journal(), core.channel(), standing)?,
+            None if core.channel().is_established() => {
+                let save = SaveFile::create(&self.games, core.engine().journal(), core.channel(), standing)?;
+                let path = save.path().to_path_buf();
+                core.saved(path.clone());
+                self.file = Some(save);
+                return Ok(Some(Output::Saved(path)));
             }
             None => {}
         }
-        Ok(())
+        Ok(None)
     }
 }

@@ -2,17 +2,21 @@
 //! on with a saved game; and ending it, the journal written to `--record`'s file.
 
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::Ristretto255;
 use fairdeck_shared::engine::{Engine, EngineConfig};
 use fairdeck_shared::journal::{self, Journal};
 
+use super::core::SessionCore;
 use super::error::SessionError;
+use super::event_loop::Driver;
 use super::frontend::{Frontend, Output};
 use super::link::Link;
 use super::relay::{Opened, SOFTWARE, create_room, join_room, open_relay};
-use super::state::{Session, os_seed};
+use super::saving::Saver;
+use super::state::{LinkState, os_seed};
 use crate::channel::{Channel, Side};
 use crate::code::{self, Code};
 use crate::command::{self, Command};
@@ -104,12 +108,13 @@ pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), Ses
     let mut channel = Channel::new(side, &code.password(), code.nameplate(), os_seed());
     channel.set_max_frame_bytes(max_frame);
     let relay = RelayPlace { url: relay_url, ca: absolute(options.ca.as_deref()), token: Some(token) };
-    let mut session = Session::new(engine, channel, Link::Up(Box::new(ws)), relay, tls, options.games.clone());
-    session.code = Some(code);
+    let mut core = SessionCore::new(engine, channel, LinkState::Up, relay, os_seed(), Instant::now());
+    core.code = Some(code);
     for line in early {
-        session.take_line(line);
+        core.take_line(line);
     }
-    finish(session.run(front).await, &session, &options)
+    let mut driver = Driver { link: Link::Up(Box::new(ws)), tls, saver: Saver::new(options.games.clone(), None) };
+    finish(driver.run(&mut core, front).await, &core, &options)
 }
 
 /// Runs `work` while reading the player's lines: `None` if the player's first line was `quit`, else the lines read
@@ -159,22 +164,23 @@ async fn resume<F: Frontend>(file: Option<PathBuf>, options: &Options, front: &m
     let tls = client_config(relay.ca.as_deref())?;
     let moves = engine.actions_applied();
     front.show(Output::Restored { path: path.clone(), moves, relay: relay.url.clone() }, &engine)?;
-    let mut session =
-        Session::new(engine, saved.restore_channel(os_seed()), Link::Closed, relay, tls, options.games.clone());
-    session.announced = true;
-    session.save = Some(save);
-    session.opponent = saved.standing.opponent.clone();
-    let outcome = match session.reach_seat() {
-        Ok(()) => session.run(front).await,
+    let channel = saved.restore_channel(os_seed());
+    let mut core = SessionCore::new(engine, channel, LinkState::Closed, relay, os_seed(), Instant::now());
+    core.announced = true;
+    core.saved(save.path().to_path_buf());
+    core.opponent = saved.standing.opponent.clone();
+    let mut driver = Driver { link: Link::Closed, tls, saver: Saver::new(options.games.clone(), Some(save)) };
+    let outcome = match core.reach_seat() {
+        Ok(()) => driver.run(&mut core, front).await,
         Err(error) => Err(error),
     };
-    finish(outcome, &session, options)
+    finish(outcome, &core, options)
 }
 
 /// Ends a session: the journal goes to `--record`'s file, whatever the outcome.
-fn finish(outcome: Result<(), SessionError>, session: &Session, options: &Options) -> Result<(), SessionError> {
+fn finish(outcome: Result<(), SessionError>, core: &SessionCore, options: &Options) -> Result<(), SessionError> {
     if let Some(path) = &options.record {
-        write_journal(path, session.engine.journal())?;
+        write_journal(path, core.engine().journal())?;
     }
     outcome
 }

@@ -1,28 +1,34 @@
-//! What a session holds while it runs: the [`Session`] every other file of the loop works on, and the small
-//! states it is made of.
+//! What the session core holds: the [`SessionCore`] every file of the core works on, and the small states it
+//! is made of. The core's inputs and outputs are in `core.rs`.
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use fairdeck_relay_protocol::ClientMessage;
 use fairdeck_shared::crypto::Ristretto255;
 use fairdeck_shared::engine::Engine;
 use rand::Rng;
+use rand_chacha::ChaCha20Rng;
+use rand_chacha::rand_core::SeedableRng;
 
-use super::browse::Browsing;
-use super::link::Link;
+use super::browsing::Browsing;
+use super::claim::{Claim, LinkAction};
+use super::error::SessionError;
+use super::frontend::Output;
 use super::wait_clock::{AbsenceClock, WaitClock, forfeit_grace};
 use crate::channel::Channel;
 use crate::code::Code;
 use crate::command::TopWatch;
-use crate::save::{RelayPlace, SaveFile};
+use crate::save::RelayPlace;
 
-pub(super) struct Session {
+/// One game's session without I/O: the engine, the channel, the player's commands, hosting and the link's
+/// reconnection as timers. The driver (`event_loop.rs`) feeds it and does what it asks; see `core.rs`.
+pub(super) struct SessionCore {
     pub engine: Engine<Ristretto255>,
     pub channel: Channel,
-    /// The WebSocket while it is up, else the reconnection under way (or none, once the room is over).
-    pub link: Link,
+    /// What the core knows of the link to the relay; the driver holds the WebSocket.
+    pub link: LinkState,
     /// Binary frames may go to the relay only once both seats are taken.
     pub paired: bool,
     /// Whether the `channel` event (the peer proved it knows the code) was written.
@@ -30,46 +36,58 @@ pub(super) struct Session {
     /// From the relay's `closing`: when to reconnect, and for how long to keep trying.
     pub restart_hint: Option<(Duration, Duration)>,
     /// Set by the first `quit`: until then, it waits for the peer to acknowledge what was sent.
-    pub quit_deadline: Option<tokio::time::Instant>,
+    pub quit_deadline: Option<Instant>,
     /// Commands read but not run yet: table commands wait for set-up, `wait` for an idle engine.
     pub queue: VecDeque<String>,
     pub input_done: bool,
     pub wait_clock: WaitClock,
     /// The relay, its CA, and the seat's token there while the relay knows it.
     pub relay: RelayPlace,
-    pub tls: Arc<rustls::ClientConfig>,
     /// The game's code: the host rebuilds its channel from it for each new guest. A resumed game has none.
     pub code: Option<Code>,
     /// Hosting, before the channel is up: whether a guest's frames are taken.
     pub door: Door,
     /// Hosting: guests sent away on the current code.
     pub wrong_codes: u32,
-    /// Where the save is created once the channel is up.
-    pub games: PathBuf,
-    pub save: Option<SaveFile>,
+    /// The save file, once the driver made it: named when the seat is lost for good.
+    pub saved_at: Option<PathBuf>,
     /// The opponent's name, from its hello.
     pub opponent: Option<String>,
     /// Whether the relay says the opponent holds its seat: a game whose opponent left can be claimed, once
-    /// `absence` says the grace passed. Set with [`Session::peer_is_here`].
+    /// `absence` says the grace passed. Set with [`SessionCore::peer_is_here`].
     pub peer_here: bool,
     pub absence: AbsenceClock,
     /// The search, scry or surveil open, if any.
     pub browsing: Option<Browsing>,
     /// Whether the top card of the library is kept looked at or revealed (`always-look`, `always-reveal`).
     pub top_watch: Option<TopWatch>,
+    /// The time of the input being handled: the core reads no clock.
+    pub now: Instant,
+    /// The seeds of new key exchanges (a host's, for each new guest), from the seed the core was given.
+    pub rng: ChaCha20Rng,
+    /// Where the turn after the last input stands (see `SessionCore::advance`).
+    pub stage: Stage,
+    /// What the driver is to do, in order: shows, sends, link actions; and whether to save.
+    pub outputs: VecDeque<Output>,
+    pub transmits: VecDeque<ToRelay>,
+    pub link_actions: VecDeque<LinkAction>,
+    pub save_due: bool,
+    /// How the session ended, once it did; the driver hands over what is queued, then stops with it.
+    pub end: Option<Result<(), SessionError>>,
 }
 
-impl Session {
-    /// A session in its first state: not paired, nothing queued, no code, no save yet, the door open.
+impl SessionCore {
+    /// A session in its first state at `now`: not paired, nothing queued, no code, no save yet, the door open.
+    /// Its randomness comes from `seed`.
     pub fn new(
         engine: Engine<Ristretto255>,
         channel: Channel,
-        link: Link,
+        link: LinkState,
         relay: RelayPlace,
-        tls: Arc<rustls::ClientConfig>,
-        games: PathBuf,
-    ) -> Session {
-        Session {
+        seed: [u8; 32],
+        now: Instant,
+    ) -> Self {
+        SessionCore {
             engine,
             channel,
             link,
@@ -81,27 +99,110 @@ impl Session {
             input_done: false,
             wait_clock: WaitClock::default(),
             relay,
-            tls,
             code: None,
             door: Door::Open,
             wrong_codes: 0,
-            games,
-            save: None,
+            saved_at: None,
             opponent: None,
             peer_here: false,
             absence: AbsenceClock::new(forfeit_grace()),
             browsing: None,
             top_watch: None,
+            now,
+            rng: ChaCha20Rng::from_seed(seed),
+            stage: Stage::Pump,
+            outputs: VecDeque::new(),
+            transmits: VecDeque::new(),
+            link_actions: VecDeque::new(),
+            save_due: false,
+            end: None,
+        }
+    }
+
+    /// Takes in the relay's word on whether the opponent holds its seat.
+    pub fn peer_is_here(&mut self, here: bool) {
+        self.peer_here = here;
+        self.absence.peer(here, self.now);
+    }
+
+    /// The seed of a new key exchange.
+    pub fn seed(&mut self) -> [u8; 32] {
+        let mut seed = [0u8; 32];
+        self.rng.fill_bytes(&mut seed);
+        seed
+    }
+
+    /// Tells the player `output` (the driver shows it with the engine as it stands then).
+    pub fn show(&mut self, output: Output) {
+        self.outputs.push_back(output);
+    }
+
+    /// Sends a control message to the relay, if the link is up (a lost one shows on the next read).
+    pub fn send_control(&mut self, message: ClientMessage) {
+        if self.link.is_up() {
+            self.transmits.push_back(ToRelay::Control(message));
         }
     }
 }
 
-impl Session {
-    /// Takes in the relay's word on whether the opponent holds its seat.
-    pub fn peer_is_here(&mut self, here: bool) {
-        self.peer_here = here;
-        self.absence.peer(here, tokio::time::Instant::now());
+/// What goes to the relay on the link that is up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum ToRelay {
+    /// A frame of the end-to-end channel.
+    Frame(Vec<u8>),
+    Control(ClientMessage),
+}
+
+/// The link as the core knows it.
+#[derive(Debug)]
+pub(super) enum LinkState {
+    /// A WebSocket is up, the seat on it.
+    Up,
+    /// The seat is to be taken back at `retry.at`: the core's timer.
+    Waiting(Retry),
+    /// The driver is connecting and claiming the seat.
+    Attempting(Retry),
+    /// No connection and none tried: the room is over and the game does not go on there (or the session is
+    /// leaving).
+    Closed,
+}
+
+impl LinkState {
+    pub fn is_up(&self) -> bool {
+        matches!(self, LinkState::Up)
     }
+}
+
+/// One attempt to take the seat back, and what to do if it fails.
+#[derive(Clone, Debug)]
+pub(super) struct Retry {
+    pub claim: Claim,
+    /// When the attempt is to start.
+    pub at: Instant,
+    /// After this, a failed attempt ends the session (the game is saved: `fairdeck resume` goes on).
+    pub deadline: Instant,
+    /// The wait before the next attempt if this one fails.
+    pub delay: Duration,
+}
+
+/// Where the turn after an input stands: the steps of the loop, each run on its own so that the driver shows
+/// what one step told before the next changes the engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Stage {
+    /// Engine ↔ channel ↔ relay until nothing moves.
+    Pump,
+    /// The open search, scry or surveil shown once answered.
+    Browse,
+    /// The top-card watch.
+    Watch,
+    /// The next queued command.
+    Queue,
+    /// Engine ↔ channel ↔ relay after a command, then the next command.
+    QueuePump,
+    /// The wait and absence clocks.
+    Clocks,
+    /// Nothing more to do until the next input or timeout.
+    Idle,
 }
 
 /// Hosting, before the key exchange succeeded: whether the next guest's frames go to the channel.
@@ -116,9 +217,12 @@ pub(super) enum Door {
     Closed,
 }
 
-/// What the loop should do after a command.
+/// What the queue did with its next command.
 pub(super) enum Flow {
-    Continue,
+    /// A command ran (or was refused): the engine and the channel move, then the next one.
+    Ran,
+    /// The next command waits (or none is queued).
+    Blocked,
     Quit,
 }
 

@@ -6,31 +6,27 @@ use fairdeck_shared::engine::Intent;
 use fairdeck_shared::table::{Knowledge, ZoneId};
 use fairdeck_shared::wire::{Action, PeekPurpose};
 
-use super::error::SessionError;
-use super::frontend::{Frontend, Output};
-use super::state::Session;
+use super::frontend::Output;
+use super::state::SessionCore;
 use crate::command::TopWatch;
 
-impl Session {
+impl SessionCore {
     /// Starts (or, with `None`, stops) watching the top card, and says so.
-    pub(super) fn set_top_watch<F: Frontend>(
-        &mut self,
-        watch: Option<TopWatch>,
-        front: &mut F,
-    ) -> Result<(), SessionError> {
+    pub(super) fn set_top_watch(&mut self, watch: Option<TopWatch>) {
         self.top_watch = watch;
-        front.show(Output::TopWatch(watch), &self.engine)?;
-        if watch.is_some() { self.watch_top(front) } else { Ok(()) }
+        self.show(Output::TopWatch(watch));
+        if watch.is_some() {
+            self.watch_top();
+        }
     }
 
     /// Once nothing is under way, looks at (or reveals) the top card if it is not yet known as the watch wants.
-    pub(super) fn watch_top<F: Frontend>(&mut self, front: &mut F) -> Result<(), SessionError> {
-        let Some((action, line)) = self.top_watch_due() else { return Ok(()) };
+    pub(super) fn watch_top(&mut self) {
+        let Some((action, line)) = self.top_watch_due() else { return };
         // A refusal (shown) stops the watch rather than repeating it on every turn of the loop.
-        if !self.intent(Intent::Act(action), line, front)? {
-            self.set_top_watch(None, front)?;
+        if !self.intent(Intent::Act(action), line) {
+            self.set_top_watch(None);
         }
-        Ok(())
     }
 
     /// What the watch has to do now, with the command line it stands for. Nothing while a search, scry or

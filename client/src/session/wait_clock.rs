@@ -3,10 +3,9 @@
 //! absence clock: how long the opponent has been away from the relay, and when `forfeit` may claim the game
 //! against its absence.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use fairdeck_shared::wire::Awaited;
-use tokio::time::Instant;
 
 /// A wait on the opponent shorter than this is the ordinary pace of an exchange, not worth showing.
 pub const WAIT_SHOWN_AFTER: Duration = Duration::from_secs(5);
@@ -91,6 +90,17 @@ impl WaitClock {
         news
     }
 
+    /// When [`observe`](Self::observe) next has something to say about the wait under way: when it is worth
+    /// showing, then each next second (the overdue hint falls on one).
+    pub fn next_news(&self) -> Option<Instant> {
+        let current = self.current.as_ref()?;
+        let seconds = match current.shown {
+            Some(shown) => shown + 1,
+            None => WAIT_SHOWN_AFTER.as_secs(),
+        };
+        Some(current.since + Duration::from_secs(seconds))
+    }
+
     /// Forgets the wait under way: this player's own connection dropped, so the opponent may not have had
     /// what it should answer, and owes nothing until it had the time to. Returns what clears the line.
     pub fn restart(&mut self) -> Option<WaitNews> {
@@ -151,6 +161,18 @@ impl AbsenceClock {
         self.current.as_ref().map(|away| now.saturating_duration_since(away.since))
     }
 
+    /// When [`observe`](Self::observe) next has something to say about the absence under way: the next whole
+    /// second of the count, then the end of the grace; `None` once `forfeit` is open.
+    pub fn next_news(&self) -> Option<Instant> {
+        let away = self.current.as_ref().filter(|away| !away.open_told)?;
+        // The count shows the seconds left rounded up: it changes as the time left reaches one second fewer.
+        let left = match self.shown {
+            Some(seconds) => Duration::from_secs(seconds.saturating_sub(1)),
+            None => Duration::ZERO,
+        };
+        Some(away.since + self.grace.saturating_sub(left))
+    }
+
     /// What to show at `now`: the count while the grace runs, then once that `forfeit` is open. Nothing is
     /// told while the absence does not matter (`counts` false: the game is over or stopped), and a count shown
     /// is cleared; the count is also cleared once the opponent is back.
@@ -196,9 +218,12 @@ mod tests {
         let strip = || Some(Awaited::Strip { cards: vec![CardId(12)] });
         let count = |seconds| WaitNews::Count(Some(waiting(seconds)));
         let mut clock = WaitClock::default();
+        assert_eq!(clock.next_news(), None, "nothing awaited, nothing to wake for");
         assert_eq!(clock.observe(strip(), at(0)), []);
+        assert_eq!(clock.next_news(), Some(at(5)), "woken when the wait is worth showing");
         assert_eq!(clock.observe(strip(), at(4)), [], "an exchange takes a moment");
         assert_eq!(clock.observe(strip(), at(5)), [count(5)]);
+        assert_eq!(clock.next_news(), Some(at(6)), "then each second");
         assert_eq!(clock.observe(strip(), at(5)), [], "the same second is not sent twice");
         assert_eq!(clock.observe(strip(), at(61)), [count(61), WaitNews::Overdue(waiting(61))]);
         assert_eq!(clock.observe(strip(), at(62)), [count(62)]);
@@ -229,13 +254,18 @@ mod tests {
         assert_eq!(clock.observe(true, at(0)), []);
         clock.peer(false, at(0));
         assert_eq!(clock.observe(true, at(0)), [AbsenceNews::Count(Some(60))]);
+        assert_eq!(clock.next_news(), Some(at(1_000)), "woken as the count shows 59");
         assert_eq!(clock.observe(true, at(500)), [], "the same second is not sent twice");
         assert_eq!(clock.observe(true, at(18_000)), [AbsenceNews::Count(Some(42))]);
+        assert_eq!(clock.next_news(), Some(at(19_000)));
         assert_eq!(clock.forfeit_in(at(18_000)), Some(Duration::from_secs(42)));
         // The seat given up, then waited for at the rendezvous: the same absence, not a new grace.
         clock.peer(false, at(30_000));
         assert_eq!(clock.forfeit_in(at(30_000)), Some(Duration::from_secs(30)));
+        assert_eq!(clock.observe(true, at(59_500)), [AbsenceNews::Count(Some(1))]);
+        assert_eq!(clock.next_news(), Some(at(60_000)), "woken when the grace ends");
         assert_eq!(clock.observe(true, at(60_000)), [AbsenceNews::Count(None), AbsenceNews::ForfeitOpen { away: 60 }]);
+        assert_eq!(clock.next_news(), None, "forfeit is open: nothing more to wake for");
         assert_eq!(clock.forfeit_in(at(60_000)), Some(Duration::ZERO));
         assert_eq!(clock.observe(true, at(90_000)), [], "told once");
         // Back: the next absence has a grace of its own.

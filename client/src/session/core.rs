@@ -1,0 +1,224 @@
+//! The session core's inputs and outputs: [`SessionCore`] is sans-IO, as the channel and the engine are. It
+//! owns no socket, task or clock: the driver (`event_loop.rs`) hands it what happened with the time it
+//! happened, and does what the core asks.
+//!
+//! Inputs: [`SessionCore::handle`] (a line of the player's, what the relay sent, the end of an attempt to take
+//! the seat back) and [`SessionCore::handle_timeout`] (once [`SessionCore::poll_timeout`] passed; an early or
+//! extra call does nothing). After an input the driver runs the turn: while [`SessionCore::advance`] says there
+//! is more, it first drains, in this order,
+//!
+//! 1. [`SessionCore::poll_save`]: a save point, the engine and the channel settled: save them before any
+//!    frame leaves;
+//! 2. [`SessionCore::poll_output`]: what to show the player, with the engine as it stands (no step changes the
+//!    engine while something is left to show);
+//! 3. [`SessionCore::poll_transmit`]: frames and control messages for the relay;
+//! 4. [`SessionCore::poll_link`]: connecting and claiming a seat, leaving, dropping the connection;
+//!
+//! then asks [`SessionCore::poll_end`] whether the session is over. The timers are deadlines in
+//! [`SessionCore::poll_timeout`]: the next attempt at the seat (its backoff), `quit`'s grace, the wait on the
+//! opponent and its absence.
+
+use std::time::Instant;
+
+use fairdeck_shared::crypto::Ristretto255;
+use fairdeck_shared::engine::Engine;
+
+use super::claim::{LinkAction, Seated};
+use super::error::SessionError;
+use super::frontend::Output;
+pub(super) use super::state::SessionCore;
+use super::state::{Flow, LinkState, Stage, ToRelay};
+use crate::channel::Channel;
+use crate::save::RelayPlace;
+
+/// What the driver hands the core.
+pub(super) enum Input {
+    /// A line of the player's, or `None`: the player's input ended, an implicit `quit`.
+    Line(Option<String>),
+    /// A binary frame from the relay: the opponent's channel.
+    Frame(Vec<u8>),
+    /// A text message from the relay: one of its control messages.
+    Control(String),
+    /// The WebSocket ended or failed, in the player's words.
+    Lost(String),
+    /// The attempt the core asked for has a seat, on a new connection taking frames up to `max_frame` bytes.
+    Seated { seated: Seated, max_frame: usize },
+    /// The attempt the core asked for failed.
+    Unseated(SessionError),
+}
+
+impl SessionCore {
+    /// Takes in `input`, which came at `now`, and starts the turn that follows it.
+    pub fn handle(&mut self, input: Input, now: Instant) {
+        if self.end.is_some() {
+            return;
+        }
+        self.now = now;
+        let handled = match input {
+            Input::Line(line) => {
+                self.take_line(line);
+                Ok(())
+            }
+            Input::Frame(bytes) => self.handle_frame(&bytes),
+            Input::Control(text) => self.handle_control_text(&text),
+            Input::Lost(reason) => self.link_lost(reason),
+            Input::Seated { seated, max_frame } => self.attempted(Ok((seated, max_frame))),
+            Input::Unseated(error) => self.attempted(Err(error)),
+        };
+        self.turn_after(handled);
+    }
+
+    /// The time passed [`poll_timeout`](Self::poll_timeout)'s deadline (or not: then nothing is due).
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if self.end.is_some() {
+            return;
+        }
+        self.now = now;
+        self.retry_due();
+        self.turn_after(Ok(()));
+    }
+
+    /// The input was taken in: the turn runs, unless it ended the session.
+    fn turn_after(&mut self, handled: Result<(), SessionError>) {
+        match handled {
+            Ok(()) => self.stage = Stage::Pump,
+            Err(error) => self.end = Some(Err(error)),
+        }
+    }
+
+    /// Runs the next step of the turn; `false` once the turn is over (or the session). Each step changes the
+    /// engine at most once, so what it shows is shown with the engine it was told of.
+    #[must_use]
+    pub fn advance(&mut self) -> bool {
+        if self.end.is_some() {
+            return false;
+        }
+        match self.step() {
+            Ok(more) => more,
+            Err(error) => {
+                self.end = Some(Err(error));
+                false
+            }
+        }
+    }
+
+    fn step(&mut self) -> Result<bool, SessionError> {
+        match self.stage {
+            Stage::Pump => {
+                if !self.pump()? {
+                    self.stage = Stage::Browse;
+                }
+            }
+            Stage::Browse => {
+                self.show_browsing();
+                self.stage = Stage::Watch;
+            }
+            Stage::Watch => {
+                self.watch_top();
+                self.stage = Stage::Queue;
+            }
+            Stage::Queue => match self.run_queue() {
+                Flow::Ran => self.stage = Stage::QueuePump,
+                Flow::Blocked => self.stage = Stage::Clocks,
+                Flow::Quit => {
+                    self.end = Some(Ok(()));
+                    return Ok(false);
+                }
+            },
+            Stage::QueuePump => {
+                if !self.pump()? {
+                    self.stage = Stage::Queue;
+                }
+            }
+            Stage::Clocks => {
+                self.time_wait();
+                self.stage = Stage::Idle;
+            }
+            Stage::Idle => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// Times the engine's wait on the opponent, and the opponent's absence. They count once the opponent
+    /// proved the code (before, the status already says who is missing) and while the game goes on.
+    fn time_wait(&mut self) {
+        let counts = self.clocks_count();
+        let awaited = self.engine.awaiting_opponent().filter(|_| counts);
+        for news in self.wait_clock.observe(awaited, self.now) {
+            self.show(news.into());
+        }
+        for news in self.absence.observe(counts, self.now) {
+            self.show(news.into());
+        }
+    }
+
+    fn clocks_count(&self) -> bool {
+        self.channel.is_established() && self.engine.halted().is_none() && !self.engine.is_ended()
+    }
+
+    /// Whether the engine and the channel are settled at a point to save (see `outbound.rs`); asks once.
+    #[must_use]
+    pub fn poll_save(&mut self) -> bool {
+        std::mem::take(&mut self.save_due)
+    }
+
+    /// The next thing to show the player.
+    #[must_use]
+    pub fn poll_output(&mut self) -> Option<Output> {
+        self.outputs.pop_front()
+    }
+
+    /// The next frame or control message for the relay.
+    #[must_use]
+    pub fn poll_transmit(&mut self) -> Option<ToRelay> {
+        self.transmits.pop_front()
+    }
+
+    /// The next thing to do with the link.
+    #[must_use]
+    pub fn poll_link(&mut self) -> Option<LinkAction> {
+        self.link_actions.pop_front()
+    }
+
+    /// How the session ended, once it did (taken once): `Ok` after `quit`, else why it stopped.
+    #[must_use]
+    pub fn poll_end(&mut self) -> Option<Result<(), SessionError>> {
+        self.end.take()
+    }
+
+    /// When to call [`handle_timeout`](Self::handle_timeout): the earliest of the next attempt at the seat,
+    /// the end of `quit`'s grace, and the next news of the wait and absence clocks.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        let retry = match &self.link {
+            LinkState::Waiting(retry) => Some(retry.at),
+            _ => None,
+        };
+        // Set while a `quit` waits for acknowledgements.
+        let absence = self.absence.next_news().filter(|_| self.clocks_count());
+        [retry, self.quit_deadline, self.wait_clock.next_news(), absence].into_iter().flatten().min()
+    }
+
+    /// The engine, as the front end shows it.
+    pub fn engine(&self) -> &Engine<Ristretto255> {
+        &self.engine
+    }
+
+    pub fn channel(&self) -> &Channel {
+        &self.channel
+    }
+
+    /// The relay, its CA and the seat's token, as they are now.
+    pub fn relay(&self) -> &RelayPlace {
+        &self.relay
+    }
+
+    /// Whether the player's input ended: the driver reads no more lines.
+    pub fn input_done(&self) -> bool {
+        self.input_done
+    }
+
+    /// The driver made the save file at `path`.
+    pub fn saved(&mut self, path: std::path::PathBuf) {
+        self.saved_at = Some(path);
+    }
+}

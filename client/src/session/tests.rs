@@ -1,0 +1,310 @@
+//! The table without sockets: two session cores wired in memory, the relay played by the harness (frames handed
+//! across while both links are up and both seats taken), time a value the tests move. As quinn's `Pair`: each
+//! step drains both cores as their driver would, and a dropped link, a failed attempt or a grace that runs out is
+//! an input like any other.
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use fairdeck_relay_protocol::{ClientMessage, PeerState, ReportedResult};
+use fairdeck_shared::Seat;
+use fairdeck_shared::crypto::Ristretto255;
+use fairdeck_shared::engine::{DeckCard, DeckList, Engine, EngineConfig, Event};
+use fairdeck_shared::table::ZoneId;
+use fairdeck_shared::wire::Action;
+
+use super::claim::{Claim, LinkAction, Seated};
+use super::core::{Input, SessionCore};
+use super::error::SessionError;
+use super::frontend::Output;
+use super::state::{LinkState, ToRelay};
+use crate::channel::{Channel, Side};
+use crate::code::Code;
+use crate::save::RelayPlace;
+
+/// What one side's driver did with its core's requests.
+#[derive(Default)]
+struct Seen {
+    shown: Vec<Output>,
+    controls: Vec<ClientMessage>,
+    links: Vec<LinkAction>,
+    end: Option<Result<(), SessionError>>,
+    /// The cards in this player's hand as each `table` was shown: what the front end drew it from.
+    tables: Vec<usize>,
+}
+
+/// Two cores, host first, and the relay between them.
+struct Table {
+    cores: [SessionCore; 2],
+    seen: [Seen; 2],
+    /// Frames on their way to each side.
+    wire: [VecDeque<Vec<u8>>; 2],
+    /// Whether the relay holds each side's connection: frames to a side that is away are lost, as the relay
+    /// drops them.
+    here: [bool; 2],
+    now: Instant,
+}
+
+fn side(seat: Seat) -> usize {
+    usize::from(seat == Seat::Guest)
+}
+
+fn deck() -> DeckList {
+    let library = (0..8).map(|i| DeckCard { name: format!("Card {i}"), back: 0 }).collect();
+    DeckList { library, ..DeckList::default() }
+}
+
+fn core(seat: Seat, words: &Code, now: Instant) -> SessionCore {
+    let config = EngineConfig { name: format!("{seat:?}"), software: "test".into() };
+    let engine = Engine::<Ristretto255>::new(seat, config, deck(), [side(seat) as u8 + 1; 32]).unwrap();
+    let channel_side = if seat == Seat::Host { Side::Host } else { Side::Guest };
+    let channel = Channel::new(channel_side, &words.password(), words.nameplate(), [side(seat) as u8 + 9; 32]);
+    let relay = RelayPlace { url: "ws://relay.test/v1".into(), ca: None, token: Some(format!("token-{seat:?}")) };
+    let mut core = SessionCore::new(engine, channel, LinkState::Up, relay, [side(seat) as u8 + 17; 32], now);
+    core.code = Some(words.clone());
+    core
+}
+
+impl Table {
+    /// Host and guest, seated and paired by the relay; the guest typed `guest_code`.
+    fn new(host_code: &Code, guest_code: &Code) -> Table {
+        let now = Instant::now();
+        let cores = [core(Seat::Host, host_code, now), core(Seat::Guest, guest_code, now)];
+        let mut table = Table { cores, seen: Default::default(), wire: Default::default(), here: [true, true], now };
+        for seat in [Seat::Host, Seat::Guest] {
+            table.input(seat, Input::Control(r#"{"type":"paired"}"#.into()));
+        }
+        table
+    }
+
+    /// A table whose game is set up: the channel's key exchange done, both libraries shuffled.
+    fn ready() -> Table {
+        let code = Code::random("7");
+        let mut table = Table::new(&code, &code);
+        table.run();
+        for seat in [Seat::Host, Seat::Guest] {
+            assert!(table.saw(seat, |o| matches!(o, Output::Engine(Event::Ready))), "{seat:?} is not ready");
+        }
+        table
+    }
+
+    fn core(&mut self, seat: Seat) -> &mut SessionCore {
+        &mut self.cores[side(seat)]
+    }
+
+    fn input(&mut self, seat: Seat, input: Input) {
+        let now = self.now;
+        self.core(seat).handle(input, now);
+        self.turn(seat);
+    }
+
+    fn line(&mut self, seat: Seat, line: &str) {
+        self.input(seat, Input::Line(Some(line.into())));
+    }
+
+    /// The time moves on by `by`; each core whose deadline came is woken.
+    fn wait(&mut self, by: Duration) {
+        self.now += by;
+        for seat in [Seat::Host, Seat::Guest] {
+            if self.core(seat).poll_timeout().is_some_and(|deadline| deadline <= self.now) {
+                let now = self.now;
+                self.core(seat).handle_timeout(now);
+                self.turn(seat);
+            }
+        }
+    }
+
+    /// Runs the turn of `seat`'s core as its driver would, draining everything it asks after each step.
+    fn turn(&mut self, seat: Seat) {
+        loop {
+            self.drain(seat);
+            if !self.core(seat).advance() {
+                self.drain(seat);
+                return;
+            }
+        }
+    }
+
+    fn drain(&mut self, seat: Seat) {
+        let i = side(seat);
+        let _save_point = self.cores[i].poll_save();
+        while let Some(output) = self.cores[i].poll_output() {
+            if output == Output::Table {
+                let engine = self.cores[i].engine();
+                self.seen[i].tables.push(engine.table().zone(ZoneId::hand(engine.seat())).len());
+            }
+            self.seen[i].shown.push(output);
+        }
+        while let Some(transmit) = self.cores[i].poll_transmit() {
+            match transmit {
+                ToRelay::Frame(frame) if self.here[1 - i] => self.wire[1 - i].push_back(frame),
+                ToRelay::Frame(_) => {}
+                ToRelay::Control(message) => self.seen[i].controls.push(message),
+            }
+        }
+        while let Some(action) = self.cores[i].poll_link() {
+            self.seen[i].links.push(action);
+        }
+        if let Some(end) = self.cores[i].poll_end() {
+            self.seen[i].end = Some(end);
+        }
+    }
+
+    /// Hands frames across until neither side has anything more to say.
+    fn run(&mut self) {
+        for _ in 0..10_000 {
+            let Some(i) = (0..2).find(|&i| !self.wire[i].is_empty()) else { return };
+            let frame = self.wire[i].pop_front().unwrap();
+            let seat = if i == 0 { Seat::Host } else { Seat::Guest };
+            self.input(seat, Input::Frame(frame));
+        }
+        panic!("the table never settled");
+    }
+
+    fn saw(&self, seat: Seat, wanted: impl Fn(&Output) -> bool) -> bool {
+        self.seen[side(seat)].shown.iter().any(wanted)
+    }
+
+    fn forget(&mut self) {
+        self.seen = Default::default();
+    }
+}
+
+fn drew(by: Seat) -> impl Fn(&Output) -> bool {
+    move |output| matches!(output, Output::Engine(Event::Applied { by: b, action: Action::Draw { count: 1 }, .. }) if *b == by)
+}
+
+fn learned(output: &Output) -> bool {
+    matches!(output, Output::Engine(Event::Learned { .. }))
+}
+
+#[test]
+fn a_draw_reaches_the_other_side_and_its_card_comes_back_known() {
+    let mut table = Table::ready();
+    table.forget();
+    table.line(Seat::Host, "draw 1");
+    assert!(table.saw(Seat::Host, drew(Seat::Host)));
+    assert!(!table.saw(Seat::Guest, drew(Seat::Host)), "nothing crossed yet");
+    table.run();
+    assert!(table.saw(Seat::Guest, drew(Seat::Host)), "the guest's table shows the draw");
+    assert!(table.saw(Seat::Host, learned), "the guest's strip came back: the host knows its card");
+    assert!(!table.saw(Seat::Guest, learned), "the guest learns nothing of the host's hand");
+    let hand = |core: &SessionCore| core.engine().table().zone(ZoneId::hand(Seat::Host)).len();
+    assert_eq!((hand(&table.cores[0]), hand(&table.cores[1])), (1, 1));
+}
+
+#[test]
+fn commands_queued_together_are_each_shown_with_the_table_as_they_left_it() {
+    let code = Code::random("7");
+    let mut table = Table::new(&code, &code);
+    // Typed before the game is set up: they wait, then run in one turn once it is.
+    for line in ["draw 1", "table", "draw 1", "table"] {
+        table.line(Seat::Host, line);
+    }
+    assert!(table.seen[0].tables.is_empty(), "draws wait for the set-up, and the table behind them");
+    table.run();
+    assert_eq!(table.seen[0].tables, [1, 2], "each `table` shows the hand after the draws before it only");
+}
+
+#[test]
+fn a_dropped_link_is_taken_back_on_its_backoff_and_the_draw_made_meanwhile_arrives() {
+    let mut table = Table::ready();
+    table.forget();
+    table.here[0] = false;
+    table.input(Seat::Host, Input::Lost("the connection was cut".into()));
+    assert!(table.saw(Seat::Host, |o| matches!(o, Output::RelayLost(_))));
+    assert!(
+        matches!(&table.seen[0].links[..], [LinkAction::Close, LinkAction::Claim(Claim::Token(t))] if t == "token-Host")
+    );
+    // Commands go on while the link is down: the draw waits in the channel.
+    table.line(Seat::Host, "draw 1");
+    assert!(table.saw(Seat::Host, drew(Seat::Host)));
+    assert!(table.wire[1].is_empty(), "no frame leaves while the link is down");
+
+    // The attempt fails: the next one waits 200 ms, then 400 ms.
+    table.seen[0].links.clear();
+    table.input(Seat::Host, Input::Unseated(SessionError::Lost("refused".into())));
+    assert!(table.seen[0].links.is_empty(), "no attempt before its moment");
+    assert_eq!(table.core(Seat::Host).poll_timeout(), Some(table.now + Duration::from_millis(200)));
+    table.wait(Duration::from_millis(199));
+    assert!(table.seen[0].links.is_empty());
+    table.wait(Duration::from_millis(1));
+    assert!(matches!(&table.seen[0].links[..], [LinkAction::Claim(Claim::Token(_))]));
+    table.input(Seat::Host, Input::Unseated(SessionError::Lost("refused".into())));
+    assert_eq!(table.core(Seat::Host).poll_timeout(), Some(table.now + Duration::from_millis(400)));
+    table.wait(Duration::from_millis(400));
+
+    // Seated again: the channel resends what the guest lacks.
+    table.here[0] = true;
+    let seated = Seated::Resumed { peer: PeerState::Present, waiting_as: None };
+    table.input(Seat::Host, Input::Seated { seated, max_frame: 1 << 20 });
+    assert!(table.saw(Seat::Host, |o| *o == Output::Resumed { peer_here: true }));
+    table.run();
+    assert!(table.saw(Seat::Guest, drew(Seat::Host)), "the draw made while away reached the guest");
+    assert!(table.saw(Seat::Host, learned));
+}
+
+#[test]
+fn taking_the_seat_back_gives_up_after_a_minute_naming_the_save() {
+    let mut table = Table::ready();
+    table.core(Seat::Host).saved("/games/ada.fairdeck".into());
+    table.input(Seat::Host, Input::Lost("the connection was cut".into()));
+    let mut attempts = 0;
+    while table.seen[0].end.is_none() {
+        assert!(attempts < 100, "it never gave up");
+        attempts += 1;
+        table.input(Seat::Host, Input::Unseated(SessionError::Lost("refused".into())));
+        if let Some(deadline) = table.core(Seat::Host).poll_timeout() {
+            table.wait(deadline - table.now);
+        }
+    }
+    let Some(Err(SessionError::Lost(message))) = &table.seen[0].end else { panic!("{:?}", table.seen[0].end) };
+    assert!(message.contains("could not reconnect") && message.contains("/games/ada.fairdeck"), "{message}");
+    // 200 ms doubling up to 5 s, for 60 s: a handful of quick attempts, then one each 5 s.
+    assert!((14..=18).contains(&attempts), "{attempts} attempts");
+}
+
+#[test]
+fn quit_waits_for_the_acknowledgements_until_its_grace_runs_out() {
+    let mut table = Table::ready();
+    table.forget();
+    // The guest is away: what the host sends is never acknowledged.
+    table.here[1] = false;
+    table.line(Seat::Host, "draw 1");
+    table.line(Seat::Host, "quit");
+    assert!(table.seen[0].end.is_none(), "quit waits for the guest's acknowledgement");
+    assert_eq!(table.core(Seat::Host).poll_timeout(), Some(table.now + Duration::from_secs(5)));
+    table.wait(Duration::from_millis(4_999));
+    assert!(table.seen[0].end.is_none());
+    table.wait(Duration::from_millis(1));
+    assert!(matches!(table.seen[0].end, Some(Ok(()))));
+    assert!(table.saw(Seat::Host, |o| *o == Output::Table), "quit shows the table");
+    assert!(matches!(table.seen[0].links.last(), Some(LinkAction::Leave(None))));
+}
+
+#[test]
+fn quit_leaves_once_the_opponent_acknowledged() {
+    let mut table = Table::ready();
+    table.line(Seat::Host, "draw 1");
+    table.line(Seat::Host, "quit");
+    assert!(table.seen[0].end.is_none());
+    table.run();
+    assert!(matches!(table.seen[0].end, Some(Ok(()))), "acknowledged, it leaves before the grace");
+}
+
+#[test]
+fn a_guest_with_another_code_is_sent_away_and_the_seat_given_to_the_next() {
+    let host_code = Code::random("7");
+    let mut table = Table::new(&host_code, &Code::random("7"));
+    table.run();
+    let attempts = Output::WrongCodeTried { attempts: 1, reopened: true };
+    assert!(table.saw(Seat::Host, |o| *o == attempts));
+    assert_eq!(
+        table.seen[0].controls,
+        [ClientMessage::Report { result: ReportedResult::Scary }, ClientMessage::Reopen],
+        "the host reports the guess and reopens its room"
+    );
+    assert!(table.seen[0].end.is_none(), "the host's game stays open");
+    assert!(matches!(table.seen[1].end, Some(Err(SessionError::WrongCode))));
+    assert!(matches!(table.seen[1].links[..], [LinkAction::Abandon(ReportedResult::Scary)]), "not `leave`");
+}
