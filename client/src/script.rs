@@ -339,7 +339,9 @@ fn script_event(output: Output, engine: &Engine<Ristretto255>) -> Option<ScriptE
         Output::RelayLost(detail) => ScriptEvent::RelayLost { detail },
         Output::Resumed { peer_here } => ScriptEvent::Resumed { peer_here },
         Output::RelayAlert(detail) => ScriptEvent::Alert { kind: "relay", detail, misbehaviour: None },
-        Output::CommandError { kind, command, message } => ScriptEvent::Error { kind, command: Some(command), message },
+        Output::CommandError { kind, command, message } => {
+            ScriptEvent::Error { kind: kind.name(), command: Some(command), message }
+        }
         Output::Idle => ScriptEvent::Idle,
         Output::Browsing(open) => ScriptEvent::Browsing {
             purpose: open.purpose,

@@ -1,5 +1,6 @@
 //! The vocabulary of the command table: what a command line asks for ([`Command`]), one entry of the table
-//! ([`Spec`]), its single-key shortcuts ([`Key`]), and what an entry's parser reads ([`Args`]).
+//! ([`Spec`]), its single-key shortcuts ([`Key`]), what an entry's parser reads ([`Args`]), a line read once
+//! ([`Entered`]), and the terminal's own commands, which never reach a session ([`Local`]).
 
 use std::path::PathBuf;
 
@@ -9,7 +10,7 @@ use fairdeck_shared::engine::Engine;
 use fairdeck_shared::table::{Card, CardId, Placement, Position, PowerToughness, ZoneId, ZoneKind};
 use fairdeck_shared::wire::{Action, ArrowTarget, PeekPurpose};
 
-use super::resolve::{CardError, Reach, resolve_in};
+use super::resolve::{CardError, CardRef, Reach, resolve_in};
 
 /// What one command line asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,6 +30,8 @@ pub enum Command {
         power_toughness: Option<PowerToughness>,
         placement: Placement,
     },
+    /// Actions worked out from the table as it stands when the command runs.
+    OnTable(TableAct),
     /// End the game: reveal this player's deck key for the opponent's audit.
     End,
     /// Ask for the next game of the match, with another deck file (after sideboarding) or the
@@ -64,6 +67,33 @@ pub enum Command {
     Quit,
 }
 
+/// A command whose actions depend on the table as it stands when it runs, not when it was typed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TableAct {
+    /// The top N cards of the player's library into its graveyard, one by one (fewer if the library holds fewer).
+    Mill(u32),
+}
+
+impl TableAct {
+    /// The actions, from `engine`'s table now; or why there are none.
+    pub fn actions<G: Group>(&self, engine: &Engine<G>) -> Result<Vec<Action>, String> {
+        let seat = engine.seat();
+        match *self {
+            TableAct::Mill(count) => {
+                let library = engine.table().zone(ZoneId::library(seat));
+                if library.is_empty() {
+                    return Err("your library is empty".into());
+                }
+                let to = ZoneId::new(seat, ZoneKind::Graveyard);
+                let moved = library.iter().take(count as usize);
+                let action =
+                    |&card| Action::Move { card, to, position: Position::Top, placement: Placement::default() };
+                Ok(moved.map(action).collect())
+            }
+        }
+    }
+}
+
 /// What the player keeps doing with its library's top card.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -83,15 +113,6 @@ pub enum Placing {
     Bottom,
     /// Into the graveyard (surveil only).
     Graveyard,
-}
-
-/// A card as a command line names it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CardRef {
-    /// `12` or `#12`: taken as it is, the engine says whether it fits.
-    Id(CardId),
-    /// A name or the start of one (of the name or of a word in it), as typed, quotes removed.
-    Name(String),
 }
 
 /// A number as a command gives it: `3` sets it, `+3` and `-3` change the current value.
@@ -154,6 +175,11 @@ pub enum CardAct {
 }
 
 impl CardAct {
+    /// The card `card` names for this action, on `engine`'s table. An id is taken as it is.
+    pub fn find<G: Group>(&self, engine: &Engine<G>, card: &CardRef) -> Result<CardId, CardError> {
+        resolve_in(engine, card, self.reach(), |card| self.prefers(card))
+    }
+
     /// The action on `card`; a second card named by name is found on `engine`'s table, and a change of
     /// commander damage reads the current value there.
     pub fn action<G: Group>(&self, engine: &Engine<G>, card: CardId) -> Result<Action, CardError> {
@@ -236,6 +262,47 @@ impl Spec {
     /// The name and its arguments: `draw N`.
     pub fn usage(&self) -> String {
         if self.args.is_empty() { self.name.to_string() } else { format!("{} {}", self.name, self.args) }
+    }
+}
+
+/// A command line as it was read, once: what it asks for with the entry that read it, or what was expected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entered {
+    /// The line, trimmed: refusals and the terminal's log quote it.
+    pub line: String,
+    pub parsed: Result<Parsed, String>,
+}
+
+/// A command line that parsed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Parsed {
+    pub spec: &'static Spec,
+    pub command: Command,
+}
+
+impl PartialEq for Spec {
+    /// Entries are told apart by name: the table takes each once.
+    fn eq(&self, other: &Spec) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for Spec {}
+
+/// A command of the terminal table alone (`view`): it changes what the screen shows, so the session never sees
+/// it and scripted mode does not take it.
+#[derive(Debug)]
+pub struct Local {
+    pub name: &'static str,
+    /// The arguments as the help shows them.
+    pub args: &'static str,
+    pub about: &'static str,
+}
+
+impl Local {
+    /// The words after the name, if `line` is this command.
+    pub fn arguments<'l>(&self, line: &'l str) -> Option<&'l str> {
+        line.strip_prefix(self.name).filter(|rest| rest.is_empty() || rest.starts_with(' '))
     }
 }
 

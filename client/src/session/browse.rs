@@ -1,160 +1,111 @@
-//! Searching, scrying and surveilling: the peek that opens the view ([`Browsing`]), the cards placed from it
-//! (`take`, `top`, `bottom`, `grave`), and `done`, which closes it (a search with a full shuffle, the only
+//! Searching, scrying and surveilling on the session: the peek that opens the view ([`Browsing`]), the cards placed
+//! from it (`take`, `top`, `bottom`, `grave`), and `done`, which closes it (a search with a full shuffle, the only
 //! thing that cleans a library someone has seen). `reveal hand` and `reveal top` live here too: they look at
-//! and show cards of the player's own zones.
+//! and show cards of the player's own zones. What each command means is `command/`'s.
 
-use fairdeck_shared::Seat;
 use fairdeck_shared::engine::Intent;
-use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
+use fairdeck_shared::table::{CardId, ZoneId, ZoneKind};
 use fairdeck_shared::wire::{Action, PeekPurpose};
 
 use super::error::SessionError;
 use super::frontend::{Frontend, Output};
 use super::state::Session;
 use crate::command::resolve::{Reach, resolve_in};
-use crate::command::{CardRef, Command, Placing};
-
-/// An open search, scry or surveil.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Browsing {
-    pub purpose: PeekPurpose,
-    /// The peeked cards still in the library, top first.
-    pub cards: Vec<CardId>,
-    /// Whether the player was shown the cards, once its peek was answered.
-    pub(super) shown: bool,
-    /// How many cards `top` has put back so far: the next go under them, so the order named across several
-    /// `top` commands is the order from the top.
-    kept_on_top: u32,
-}
-
-impl Browsing {
-    pub fn new(purpose: PeekPurpose, cards: Vec<CardId>) -> Browsing {
-        Browsing { purpose, cards, shown: false, kept_on_top: 0 }
-    }
-
-    /// The action that takes `card`, a searched one, into `zone` of `seat`'s; it leaves the view.
-    pub fn take(&mut self, card: CardId, zone: ZoneKind, seat: Seat) -> Result<Action, String> {
-        if self.purpose != PeekPurpose::Search {
-            return Err("`take` is for a search: place scried or surveilled cards with `top`, `bottom`, `grave`".into());
-        }
-        self.remove(&[card])?;
-        let to = ZoneId::new(seat, zone);
-        Ok(Action::Move { card, to, position: Position::Top, placement: Placement::default() })
-    }
-
-    /// The actions that put `cards`, peeked ones, where `placing` says in `seat`'s library of `len` cards, in
-    /// the order given; they leave the view.
-    pub fn place(&mut self, placing: Placing, cards: &[CardId], seat: Seat, len: usize) -> Result<Vec<Action>, String> {
-        match (self.purpose, placing) {
-            (PeekPurpose::Scry, Placing::Top | Placing::Bottom)
-            | (PeekPurpose::Surveil, Placing::Top | Placing::Graveyard) => {}
-            (PeekPurpose::Scry, Placing::Graveyard) => return Err("a scry puts cards on top or at the bottom".into()),
-            (PeekPurpose::Surveil, Placing::Bottom) => {
-                return Err("a surveil puts cards on top or into the graveyard".into());
-            }
-            _ => {
-                return Err("`top`, `bottom` and `grave` place scried or surveilled cards: `take` from a search".into());
-            }
-        }
-        self.remove(cards)?;
-        let bottom = u32::try_from(len.saturating_sub(1)).unwrap_or(u32::MAX);
-        let first_on_top = self.kept_on_top;
-        if placing == Placing::Top {
-            self.kept_on_top += u32::try_from(cards.len()).unwrap_or(u32::MAX);
-        }
-        let actions = cards.iter().zip(first_on_top..).map(|(&card, index)| match placing {
-            // Each after the one before: the first ends topmost, the last bottommost.
-            Placing::Top => Action::Rearrange { card, index },
-            Placing::Bottom => Action::Rearrange { card, index: bottom },
-            Placing::Graveyard => Action::Move {
-                card,
-                to: ZoneId::new(seat, ZoneKind::Graveyard),
-                position: Position::Top,
-                placement: Placement::default(),
-            },
-        });
-        Ok(actions.collect())
-    }
-
-    /// Takes `cards` out of the view, if every one is in it, once.
-    fn remove(&mut self, cards: &[CardId]) -> Result<(), String> {
-        for (i, card) in cards.iter().enumerate() {
-            if !self.cards.contains(card) {
-                return Err(format!("{card} is not among the cards you are looking at"));
-            }
-            if cards[..i].contains(card) {
-                return Err(format!("{card} is named twice"));
-            }
-        }
-        self.cards.retain(|card| !cards.contains(card));
-        Ok(())
-    }
-}
+use crate::command::{Browsing, CardRef, ErrorKind, Placing, purpose_name, table};
 
 impl Session {
-    /// Runs a command of searching, scrying, surveilling or revealing from the player's own zones.
-    pub(super) fn browse<F: Frontend>(
+    /// `search`, `scry N`, `surveil N`: peeks at the top `count` cards (all for `None`) and opens the view on them.
+    pub(crate) fn open_browsing<F: Frontend>(
         &mut self,
-        command: Command,
+        purpose: PeekPurpose,
+        count: Option<u32>,
+        line: &str,
+        front: &mut F,
+    ) -> Result<(), SessionError> {
+        if let Some(open) = &self.browsing {
+            let message = format!("a {} is open: `{}` closes it", purpose_name(open.purpose), table::DONE.name);
+            return self.refuse(ErrorKind::Refused, line, message, front);
+        }
+        let library = self.library();
+        let len = u32::try_from(library.len()).unwrap_or(u32::MAX);
+        if len == 0 {
+            return self.refuse(ErrorKind::Refused, line, "your library is empty".into(), front);
+        }
+        // A scry of more cards than the library holds looks at them all, as at a real table.
+        let count = count.map_or(len, |count| count.min(len));
+        if self.intent(Intent::Act(Action::Peek { count, purpose }), line, front)? {
+            let cards = library.iter().take(count as usize).copied().collect();
+            self.browsing = Some(Browsing::new(purpose, cards));
+        }
+        Ok(())
+    }
+
+    /// `take CARD [ZONE]`: a searched card into a zone of the player's.
+    pub(crate) fn take_browsed<F: Frontend>(
+        &mut self,
+        card: CardRef,
+        zone: ZoneKind,
         line: &str,
         front: &mut F,
     ) -> Result<(), SessionError> {
         let seat = self.engine.seat();
-        let library = self.engine.table().zone(ZoneId::library(seat)).to_vec();
-        match command {
-            Command::Browse(purpose, count) => {
-                if let Some(open) = &self.browsing {
-                    let message = format!("a {} is open: `done` closes it", purpose_name(open.purpose));
-                    return refuse(line, message, self, front);
-                }
-                let len = u32::try_from(library.len()).unwrap_or(u32::MAX);
-                if len == 0 {
-                    return refuse(line, "your library is empty".into(), self, front);
-                }
-                // A scry of more cards than the library holds looks at them all, as at a real table.
-                let count = count.map_or(len, |count| count.min(len));
-                if self.intent(Intent::Act(Action::Peek { count, purpose }), line, front)? {
-                    let cards = library.iter().take(count as usize).copied().collect();
-                    self.browsing = Some(Browsing::new(purpose, cards));
-                }
-            }
-            Command::Take(card, zone) => {
-                let taken = self.placed(&[card], |open, cards| open.take(cards[0], zone, seat).map(|a| vec![a]));
-                self.run_placed(taken, line, front)?;
-            }
-            Command::Place(placing, cards) => {
-                let placed = self.placed(&cards, |open, cards| open.place(placing, cards, seat, library.len()));
-                self.run_placed(placed, line, front)?;
-            }
-            Command::Done => {
-                let Some(open) = self.browsing.take() else {
-                    return refuse(line, "no search, scry or surveil is open".into(), self, front);
-                };
-                front.show(Output::BrowsingClosed(open.purpose), &self.engine)?;
-                // Someone saw the whole library: only a shuffle with fresh locks makes it secret again.
-                if open.purpose == PeekPurpose::Search {
-                    self.intent(Intent::Act(Action::Shuffle { permutation: None }), line, front)?;
-                }
-            }
-            Command::RevealHand => {
-                let cards = self.engine.table().zone(ZoneId::hand(seat)).to_vec();
-                if cards.is_empty() {
-                    return refuse(line, "your hand is empty".into(), self, front);
-                }
-                self.intent(Intent::Act(Action::Reveal { cards, to: Some(seat.opponent()) }), line, front)?;
-            }
-            Command::RevealTop => {
-                let Some(&top) = library.first() else {
-                    return refuse(line, "your library is empty".into(), self, front);
-                };
-                // Known to its owner first: nobody shows a card it has not seen.
-                if self.intent(Intent::Act(Action::Peek { count: 1, purpose: PeekPurpose::Look }), line, front)? {
-                    self.intent(Intent::Act(Action::Reveal { cards: vec![top], to: None }), line, front)?;
-                }
-            }
-            _ => unreachable!("only browsing commands come here"),
+        let taken = self.placed(&[card], |open, cards| open.take(cards[0], zone, seat).map(|a| vec![a]));
+        self.run_placed(taken, line, front)
+    }
+
+    /// `top`, `bottom`, `grave`: scried or surveilled cards placed, in the order named.
+    pub(crate) fn place_browsed<F: Frontend>(
+        &mut self,
+        placing: Placing,
+        cards: &[CardRef],
+        line: &str,
+        front: &mut F,
+    ) -> Result<(), SessionError> {
+        let seat = self.engine.seat();
+        let len = self.library().len();
+        let placed = self.placed(cards, |open, cards| open.place(placing, cards, seat, len));
+        self.run_placed(placed, line, front)
+    }
+
+    /// `done`: closes the view; a search shuffles the library.
+    pub(crate) fn close_browsing<F: Frontend>(&mut self, line: &str, front: &mut F) -> Result<(), SessionError> {
+        let Some(open) = self.browsing.take() else {
+            return self.refuse(ErrorKind::Refused, line, "no search, scry or surveil is open".into(), front);
+        };
+        front.show(Output::BrowsingClosed(open.purpose), &self.engine)?;
+        // Someone saw the whole library: only a shuffle with fresh locks makes it secret again.
+        if open.purpose == PeekPurpose::Search {
+            self.intent(Intent::Act(Action::Shuffle { permutation: None }), line, front)?;
         }
         Ok(())
+    }
+
+    /// `reveal hand`: every card of the player's hand to the opponent.
+    pub(crate) fn reveal_hand<F: Frontend>(&mut self, line: &str, front: &mut F) -> Result<(), SessionError> {
+        let seat = self.engine.seat();
+        let cards = self.engine.table().zone(ZoneId::hand(seat)).to_vec();
+        if cards.is_empty() {
+            return self.refuse(ErrorKind::Refused, line, "your hand is empty".into(), front);
+        }
+        self.intent(Intent::Act(Action::Reveal { cards, to: Some(seat.opponent()) }), line, front)?;
+        Ok(())
+    }
+
+    /// `reveal top`: the library's top card, looked at, then shown to both.
+    pub(crate) fn reveal_top<F: Frontend>(&mut self, line: &str, front: &mut F) -> Result<(), SessionError> {
+        let Some(&top) = self.library().first() else {
+            return self.refuse(ErrorKind::Refused, line, "your library is empty".into(), front);
+        };
+        // Known to its owner first: nobody shows a card it has not seen.
+        if self.intent(Intent::Act(Action::Peek { count: 1, purpose: PeekPurpose::Look }), line, front)? {
+            self.intent(Intent::Act(Action::Reveal { cards: vec![top], to: None }), line, front)?;
+        }
+        Ok(())
+    }
+
+    /// The player's library, top first.
+    fn library(&self) -> Vec<CardId> {
+        self.engine.table().zone(ZoneId::library(self.engine.seat())).to_vec()
     }
 
     /// The actions `plan` makes of `cards`, named in this player's library, on the open view.
@@ -162,19 +113,20 @@ impl Session {
         &mut self,
         cards: &[CardRef],
         plan: impl FnOnce(&mut Browsing, &[CardId]) -> Result<Vec<Action>, String>,
-    ) -> Result<Vec<Action>, (&'static str, String)> {
+    ) -> Result<Vec<Action>, (ErrorKind, String)> {
         let ids = cards
             .iter()
             .map(|card| resolve_in(&self.engine, card, Reach::Library, |_| true))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|error| (error.kind(), error.to_string()))?;
-        let open = self.browsing.as_mut().ok_or(("refused", "no search, scry or surveil is open".to_string()))?;
-        plan(open, &ids).map_err(|message| ("refused", message))
+        let not_open = (ErrorKind::Refused, "no search, scry or surveil is open".to_string());
+        let open = self.browsing.as_mut().ok_or(not_open)?;
+        plan(open, &ids).map_err(|message| (ErrorKind::Refused, message))
     }
 
     fn run_placed<F: Frontend>(
         &mut self,
-        actions: Result<Vec<Action>, (&'static str, String)>,
+        actions: Result<Vec<Action>, (ErrorKind, String)>,
         line: &str,
         front: &mut F,
     ) -> Result<(), SessionError> {
@@ -190,10 +142,7 @@ impl Session {
                 }
                 Ok(())
             }
-            Err((kind, message)) => {
-                front.show(Output::CommandError { kind, command: line.to_string(), message }, &self.engine)?;
-                Ok(())
-            }
+            Err((kind, message)) => self.refuse(kind, line, message, front),
         }
     }
 
@@ -208,58 +157,5 @@ impl Session {
             front.show(Output::Browsing(open), &self.engine)?;
         }
         Ok(())
-    }
-}
-
-fn refuse<F: Frontend>(line: &str, message: String, session: &Session, front: &mut F) -> Result<(), SessionError> {
-    let error = Output::CommandError { kind: "refused", command: line.to_string(), message };
-    front.show(error, &session.engine)?;
-    Ok(())
-}
-
-/// The purpose in the table's words.
-pub fn purpose_name(purpose: PeekPurpose) -> &'static str {
-    match purpose {
-        PeekPurpose::Look => "look",
-        PeekPurpose::Scry => "scry",
-        PeekPurpose::Surveil => "surveil",
-        PeekPurpose::Search => "search",
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_scry_places_its_cards_and_only_those() {
-        let mut scry = Browsing::new(PeekPurpose::Scry, vec![CardId(1), CardId(2), CardId(3)]);
-        let top = scry.place(Placing::Top, &[CardId(3), CardId(1)], Seat::Host, 10).unwrap();
-        assert_eq!(
-            top,
-            vec![Action::Rearrange { card: CardId(3), index: 0 }, Action::Rearrange { card: CardId(1), index: 1 }]
-        );
-        assert_eq!(scry.cards, vec![CardId(2)]);
-        let mut later = scry.clone();
-        let under = later.place(Placing::Top, &[CardId(2)], Seat::Host, 10).unwrap();
-        assert_eq!(under, vec![Action::Rearrange { card: CardId(2), index: 2 }], "under the two kept before");
-        assert!(scry.place(Placing::Graveyard, &[CardId(2)], Seat::Host, 10).is_err());
-        assert!(scry.place(Placing::Bottom, &[CardId(1)], Seat::Host, 10).is_err(), "already placed");
-        let bottom = scry.place(Placing::Bottom, &[CardId(2)], Seat::Host, 10).unwrap();
-        assert_eq!(bottom, vec![Action::Rearrange { card: CardId(2), index: 9 }]);
-        assert!(scry.take(CardId(2), ZoneKind::Hand, Seat::Host).is_err());
-    }
-
-    #[test]
-    fn a_search_takes_searched_cards_once() {
-        let mut search = Browsing::new(PeekPurpose::Search, vec![CardId(1), CardId(2)]);
-        let taken = search.take(CardId(2), ZoneKind::Hand, Seat::Guest).unwrap();
-        let to = ZoneId::hand(Seat::Guest);
-        assert_eq!(
-            taken,
-            Action::Move { card: CardId(2), to, position: Position::Top, placement: Placement::default() }
-        );
-        assert!(search.take(CardId(2), ZoneKind::Hand, Seat::Guest).is_err());
-        assert!(search.place(Placing::Top, &[CardId(1)], Seat::Guest, 1).is_err());
     }
 }

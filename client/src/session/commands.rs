@@ -1,8 +1,10 @@
-//! Running the player's commands: each line waits in the queue until the table can take it (table commands
-//! until set-up is done, `wait` until nothing is pending, `quit` a few seconds for the opponent's
-//! acknowledgements), then goes to the engine as an intent; a card named by name is found on the table as it
-//! is then. What a line means is [`crate::command`]'s.
+//! Running the player's commands: each line is read once into the queue, where it waits until its gate opens
+//! (table commands until set-up is done, `wait` until nothing is pending, `quit` a few seconds for the
+//! opponent's acknowledgements), then runs. What a line means, when it may run and what it does are
+//! [`crate::command`]'s; here are the queue, the gates as the session judges them, and what commands share:
+//! an intent handed to the engine, a refusal shown.
 
+use std::path::Path;
 use std::time::Duration;
 
 use fairdeck_shared::crypto::CardInstance;
@@ -15,192 +17,176 @@ use super::error::SessionError;
 use super::frontend::{Frontend, Output};
 use super::start::read_deck;
 use super::state::{Flow, Session};
-use crate::command::resolve::resolve;
-use crate::command::{self, Command};
+use crate::command::{self, Command, Entered, ErrorKind, Gate, table};
 
 /// How long `quit` waits for the peer to acknowledge what was sent.
 const QUIT_GRACE: Duration = Duration::from_secs(5);
 
-impl Session {
-    /// Takes a line from the player into the queue; `None`, the end of the input, is a `quit` after the rest.
-    pub fn take_line(&mut self, line: Option<String>) {
-        match line {
-            Some(line) => {
-                let line = line.trim();
-                if !line.is_empty() {
-                    self.queue.push_back(line.to_string());
+/// Does what `command` asks, its gate open: an intent for the engine, or what the session does itself; `line` is
+/// quoted by a refusal. A refusal is shown, not returned: the session goes on.
+async fn run<F: Frontend>(
+    command: Command,
+    session: &mut Session,
+    line: &str,
+    front: &mut F,
+) -> Result<Flow, SessionError> {
+    let intent = match command {
+        Command::Act(action) => Some(Intent::Act(action)),
+        Command::Chat(text) => Some(Intent::Chat(text)),
+        Command::Ask(zone, count) => Some(Intent::RequestReveal { zone, count }),
+        Command::Refuse(zone) => Some(Intent::RefuseReveal { zone }),
+        Command::End => Some(Intent::EndGame),
+        Command::OnCard(card, act) => {
+            let engine = &session.engine;
+            match act.find(engine, &card).and_then(|card| act.action(engine, card)) {
+                Ok(action) => Some(Intent::Act(action)),
+                Err(error) => {
+                    session.refuse(error.kind(), line, error.to_string(), front)?;
+                    None
                 }
             }
+        }
+        Command::PlayerValue { key, amount } => {
+            // A change is from the value on the table now: what both players see.
+            let seat = session.engine.seat();
+            let current = session.engine.table().player(seat).values.get(&key).copied().unwrap_or(0);
+            Some(Intent::Act(Action::SetPlayerValue { value: amount.apply(current), key }))
+        }
+        Command::Token { name, power_toughness, placement } => {
+            // A fresh nonce keeps two tokens of one name distinct cards.
+            let mut nonce = [0; 16];
+            rand::rng().fill_bytes(&mut nonce);
+            let seat = session.engine.seat();
+            let card = CardInstance { owner: seat, nonce, name, back: 0 };
+            let to = ZoneId::new(seat, ZoneKind::Play);
+            Some(Intent::Act(Action::AddCard { card, to, placement, power_toughness }))
+        }
+        Command::OnTable(act) => match act.actions(&session.engine) {
+            Ok(actions) => {
+                for action in actions {
+                    if !session.intent(Intent::Act(action), line, front)? {
+                        break;
+                    }
+                }
+                None
+            }
+            Err(message) => session.refuse(ErrorKind::Refused, line, message, front).map(none)?,
+        },
+        Command::Browse(purpose, count) => session.open_browsing(purpose, count, line, front).map(none)?,
+        Command::Take(card, zone) => session.take_browsed(card, zone, line, front).map(none)?,
+        Command::Place(placing, cards) => session.place_browsed(placing, &cards, line, front).map(none)?,
+        Command::Done => session.close_browsing(line, front).map(none)?,
+        Command::RevealHand => session.reveal_hand(line, front).map(none)?,
+        Command::RevealTop => session.reveal_top(line, front).map(none)?,
+        Command::WatchTop(watch) => session.set_top_watch(watch, front).map(none)?,
+        Command::Forfeit => session.forfeit(line, front).map(none)?,
+        Command::NewGame(file) => session.new_game(file.as_deref(), line, front).map(none)?,
+        Command::NewCode => session.new_code(line, front).await.map(none)?,
+        Command::Table => front.show(Output::Table, &session.engine).map(none)?,
+        Command::Wait => front.show(Output::Idle, &session.engine).map(none)?,
+        Command::Quit => {
+            front.show(Output::Table, &session.engine)?;
+            return Ok(Flow::Quit);
+        }
+    };
+    if let Some(intent) = intent {
+        session.intent(intent, line, front)?;
+    }
+    Ok(Flow::Continue)
+}
+
+/// What an effect that handled itself leaves for the engine: no intent.
+fn none(_: ()) -> Option<Intent> {
+    None
+}
+
+impl Session {
+    /// Takes a line from the player into the queue, read once; `None`, the end of the input, is a `quit` after the
+    /// rest.
+    pub fn take_line(&mut self, line: Option<String>) {
+        let seat = self.engine.seat();
+        match line {
+            Some(line) if line.trim().is_empty() => {}
+            Some(line) => self.queue.push_back(command::read(&line, seat)),
             None => {
                 self.input_done = true;
-                self.queue.push_back("quit".into());
+                self.queue.push_back(command::read(table::QUIT.name, seat));
             }
         }
     }
 
-    /// Runs queued commands while they can run: table commands wait for set-up, `wait` for idleness.
+    /// Runs queued commands while their gates are open, in order: a line that did not parse is reported in its
+    /// turn.
     pub async fn run_queue<F: Frontend>(&mut self, front: &mut F) -> Result<Flow, SessionError> {
-        while let Some(line) = self.queue.front().cloned() {
-            let command = match command::parse(&line, self.engine.seat()) {
-                Ok(command) => command,
+        while let Some(Entered { parsed, .. }) = self.queue.front() {
+            if let Ok(parsed) = parsed
+                && !self.may_run(parsed.command.gate())
+            {
+                return Ok(Flow::Continue);
+            }
+            let Some(Entered { line, parsed }) = self.queue.pop_front() else { break };
+            let command = match parsed {
+                Ok(parsed) => parsed.command,
                 Err(message) => {
-                    self.queue.pop_front();
-                    let error = Output::CommandError { kind: "bad_command", command: line, message };
-                    front.show(error, &self.engine)?;
+                    self.refuse(ErrorKind::BadCommand, &line, message, front)?;
                     continue;
                 }
             };
-            let halted = self.engine.halted().is_some();
-            let ready = self.engine.is_ready() || halted;
-            match command {
-                Command::Quit => {
-                    // Let what we sent reach the peer before leaving the room, but not forever (the
-                    // peer may be away): the ticker brings us back here until the grace runs out. With the
-                    // link down nothing can be acknowledged: the game is saved, and it leaves at once.
-                    let deadline = *self.quit_deadline.get_or_insert_with(|| tokio::time::Instant::now() + QUIT_GRACE);
-                    let pending = self.channel.unacked_frames() > 0 || self.engine.is_busy();
-                    if !halted && self.link.is_up() && pending && tokio::time::Instant::now() < deadline {
-                        return Ok(Flow::Continue);
-                    }
-                    self.queue.pop_front();
-                    front.show(Output::Table, &self.engine)?;
-                    self.link.leave(None).await;
-                    return Ok(Flow::Quit);
-                }
-                Command::Wait => {
-                    let settled = halted || (ready && self.is_idle());
-                    if !settled {
-                        return Ok(Flow::Continue);
-                    }
-                    self.queue.pop_front();
-                    front.show(Output::Idle, &self.engine)?;
-                }
-                Command::Table => {
-                    self.queue.pop_front();
-                    front.show(Output::Table, &self.engine)?;
-                }
-                Command::NewCode => {
-                    self.queue.pop_front();
-                    self.new_code(&line, front).await?;
-                }
-                Command::Chat(text) => {
-                    self.queue.pop_front();
-                    self.intent(Intent::Chat(text), &line, front)?;
-                }
-                Command::Ask(zone, count) => {
-                    self.queue.pop_front();
-                    self.intent(Intent::RequestReveal { zone, count }, &line, front)?;
-                }
-                Command::Refuse(zone) => {
-                    self.queue.pop_front();
-                    self.intent(Intent::RefuseReveal { zone }, &line, front)?;
-                }
-                Command::Act(action) => {
-                    if !ready {
-                        return Ok(Flow::Continue);
-                    }
-                    self.queue.pop_front();
-                    self.intent(Intent::Act(action), &line, front)?;
-                }
-                Command::PlayerValue { key, amount } => {
-                    if !ready {
-                        return Ok(Flow::Continue);
-                    }
-                    self.queue.pop_front();
-                    // A change is from the value on the table now: what both players see.
-                    let seat = self.engine.seat();
-                    let current = self.engine.table().player(seat).values.get(&key).copied().unwrap_or(0);
-                    let action = Action::SetPlayerValue { value: amount.apply(current), key };
-                    self.intent(Intent::Act(action), &line, front)?;
-                }
-                Command::Token { name, power_toughness, placement } => {
-                    if !ready {
-                        return Ok(Flow::Continue);
-                    }
-                    self.queue.pop_front();
-                    // A fresh nonce keeps two tokens of one name distinct cards.
-                    let mut nonce = [0; 16];
-                    rand::rng().fill_bytes(&mut nonce);
-                    let seat = self.engine.seat();
-                    let card = CardInstance { owner: seat, nonce, name, back: 0 };
-                    let to = ZoneId::new(seat, ZoneKind::Play);
-                    let action = Action::AddCard { card, to, placement, power_toughness };
-                    self.intent(Intent::Act(action), &line, front)?;
-                }
-                Command::OnCard(card, act) => {
-                    if !ready {
-                        return Ok(Flow::Continue);
-                    }
-                    self.queue.pop_front();
-                    match resolve(&self.engine, &card, &act).and_then(|card| act.action(&self.engine, card)) {
-                        Ok(action) => {
-                            self.intent(Intent::Act(action), &line, front)?;
-                        }
-                        Err(error) => {
-                            let error =
-                                Output::CommandError { kind: error.kind(), command: line, message: error.to_string() };
-                            front.show(error, &self.engine)?;
-                        }
-                    }
-                }
-                Command::WatchTop(watch) => {
-                    if !ready {
-                        return Ok(Flow::Continue);
-                    }
-                    self.queue.pop_front();
-                    self.set_top_watch(watch, front)?;
-                }
-                Command::Browse(..)
-                | Command::Take(..)
-                | Command::Place(..)
-                | Command::Done
-                | Command::RevealHand
-                | Command::RevealTop => {
-                    // Cards are named as this player knows them once its peeks are answered.
-                    if !ready || (!halted && self.engine.is_busy()) {
-                        return Ok(Flow::Continue);
-                    }
-                    self.queue.pop_front();
-                    self.browse(command, &line, front)?;
-                }
-                Command::End => {
-                    if !ready {
-                        return Ok(Flow::Continue);
-                    }
-                    self.queue.pop_front();
-                    self.intent(Intent::EndGame, &line, front)?;
-                }
-                Command::Forfeit => {
-                    self.queue.pop_front();
-                    if let Some(message) = self.forfeit_refused() {
-                        let error = Output::CommandError { kind: "refused", command: line, message };
-                        front.show(error, &self.engine)?;
-                        continue;
-                    }
-                    // Nothing awaited, but the opponent left and has not come back: its absence is the claim.
-                    let abandoned =
-                        self.engine.awaiting_opponent().is_none() && !self.peer_here && self.channel.is_established();
-                    let claim = if abandoned { Intent::ClaimAbandoned } else { Intent::ClaimForfeit };
-                    self.intent(claim, &line, front)?;
-                }
-                Command::NewGame(file) => {
-                    self.queue.pop_front();
-                    match file.map(|path| read_deck(&path)).transpose() {
-                        Ok(deck) => {
-                            let deck = deck.map(|deck| deck.to_deck_list());
-                            self.intent(Intent::NewGame(deck), &line, front)?;
-                        }
-                        Err(error) => {
-                            let message = error.to_string();
-                            let error = Output::CommandError { kind: "bad_deck", command: line.clone(), message };
-                            front.show(error, &self.engine)?;
-                        }
-                    }
-                }
+            if let Flow::Quit = run(command, self, &line, front).await? {
+                self.link.leave(None).await;
+                return Ok(Flow::Quit);
             }
             self.pump(front).await?;
         }
         Ok(Flow::Continue)
+    }
+
+    /// Whether a command waiting at `gate` may run now.
+    fn may_run(&mut self, gate: Gate) -> bool {
+        let halted = self.engine.halted().is_some();
+        let set_up = self.engine.is_ready() || halted;
+        match gate {
+            Gate::Always => true,
+            Gate::SetUp => set_up,
+            Gate::Settled => set_up && (halted || !self.engine.is_busy()),
+            Gate::Idle => halted || (set_up && self.is_idle()),
+            Gate::Acknowledged => {
+                // Let what we sent reach the peer before leaving the room, but not forever (the peer may be
+                // away): the ticker brings us back here until the grace runs out. With the link down nothing
+                // can be acknowledged: the game is saved, and it leaves at once.
+                let deadline = *self.quit_deadline.get_or_insert_with(|| tokio::time::Instant::now() + QUIT_GRACE);
+                let pending = self.channel.unacked_frames() > 0 || self.engine.is_busy();
+                halted || !self.link.is_up() || !pending || tokio::time::Instant::now() >= deadline
+            }
+        }
+    }
+
+    /// `forfeit`: claims the game against the opponent's silence, or its absence once the grace passed.
+    pub(crate) fn forfeit<F: Frontend>(&mut self, line: &str, front: &mut F) -> Result<(), SessionError> {
+        if let Some(message) = self.forfeit_refused() {
+            return self.refuse(ErrorKind::Refused, line, message, front);
+        }
+        // Nothing awaited, but the opponent left and has not come back: its absence is the claim.
+        let abandoned = self.engine.awaiting_opponent().is_none() && !self.peer_here && self.channel.is_established();
+        let claim = if abandoned { Intent::ClaimAbandoned } else { Intent::ClaimForfeit };
+        self.intent(claim, line, front)?;
+        Ok(())
+    }
+
+    /// `new-game [DECKFILE]`: asks for the next game, with the deck of that file or the same one.
+    pub(crate) fn new_game<F: Frontend>(
+        &mut self,
+        file: Option<&Path>,
+        line: &str,
+        front: &mut F,
+    ) -> Result<(), SessionError> {
+        match file.map(read_deck).transpose() {
+            Ok(deck) => {
+                self.intent(Intent::NewGame(deck.map(|deck| deck.to_deck_list())), line, front)?;
+                Ok(())
+            }
+            Err(error) => self.refuse(ErrorKind::BadDeck, line, error.to_string(), front),
+        }
     }
 
     /// Why `forfeit` is refused now, if it is: the opponent is away, and has not been for the whole
@@ -233,7 +219,7 @@ impl Session {
     }
 
     /// Hands an intent to the engine; a refusal is shown. Whether the engine took it.
-    pub(super) fn intent<F: Frontend>(
+    pub(crate) fn intent<F: Frontend>(
         &mut self,
         intent: Intent,
         line: &str,
@@ -244,12 +230,24 @@ impl Session {
             return Ok(true);
         };
         let kind = match error {
-            IntentError::NotReady => "not_ready",
-            IntentError::Halted(_) => "halted",
-            _ => "refused",
+            IntentError::NotReady => ErrorKind::NotReady,
+            IntentError::Halted(_) => ErrorKind::Halted,
+            _ => ErrorKind::Refused,
         };
-        let error = Output::CommandError { kind, command: line.to_string(), message: error.to_string() };
-        front.show(error, &self.engine)?;
+        self.refuse(kind, line, error.to_string(), front)?;
         Ok(false)
+    }
+
+    /// Shows that the command `line` was refused before it changed anything.
+    pub(crate) fn refuse<F: Frontend>(
+        &self,
+        kind: ErrorKind,
+        line: &str,
+        message: String,
+        front: &mut F,
+    ) -> Result<(), SessionError> {
+        let error = Output::CommandError { kind, command: line.to_string(), message };
+        front.show(error, &self.engine)?;
+        Ok(())
     }
 }

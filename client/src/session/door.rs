@@ -9,6 +9,7 @@ use super::frontend::{Frontend, Output};
 use super::relay::send_control;
 use super::state::{Door, Session, os_seed};
 use crate::code::{self, Code};
+use crate::command::ErrorKind;
 
 /// Wrong codes a host takes on one code before it stops giving the seat to the next guest: each guess has one
 /// chance in 65,536 (two words of 256), so an online guesser gets at most this many such chances per code
@@ -94,8 +95,7 @@ impl Session {
             Some(code) if self.engine.seat() == Seat::Host && !self.channel.is_established() => code,
             _ => {
                 let message = "only the host has a code, and only until the opponent proved it".to_string();
-                let error = Output::CommandError { kind: "refused", command: line.to_string(), message };
-                return front.show(error, &self.engine).map_err(SessionError::from);
+                return self.refuse(ErrorKind::Refused, line, message, front);
             }
         };
         let code = Code::random(code.nameplate());

@@ -9,9 +9,8 @@ use fairdeck_shared::crypto::Ristretto255;
 use fairdeck_shared::engine::{Engine, Event, Intent};
 use fairdeck_shared::wire::PeekPurpose;
 
-use super::browse::Browsing;
 use super::wait_clock::{AbsenceNews, WaitNews, Waiting};
-use crate::command::TopWatch;
+use crate::command::{Browsing, ErrorKind, TopWatch};
 
 /// The player's side of a session. The session calls `next_line` in every turn of its loop and shows
 /// every output as it happens, with the engine as it stands after it.
@@ -82,10 +81,9 @@ pub enum Output {
     },
     /// The relay reported an error, or sent something unreadable.
     RelayAlert(String),
-    /// A command was refused before it changed anything; `kind` is `bad_command`, `bad_deck`, `unknown_card`,
-    /// `ambiguous_card`, `not_ready`, `halted` or `refused`.
+    /// A command was refused before it changed anything, for the reason `kind` says.
     CommandError {
-        kind: &'static str,
+        kind: ErrorKind,
         command: String,
         message: String,
     },

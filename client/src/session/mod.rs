@@ -42,7 +42,7 @@ mod state;
 mod top_card;
 mod wait_clock;
 
-pub use browse::{Browsing, purpose_name};
+pub use crate::command::{Browsing, purpose_name};
 pub use door::WRONG_CODES_PER_CODE;
 pub use error::SessionError;
 pub use frontend::{Frontend, Output};

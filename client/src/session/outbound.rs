@@ -10,6 +10,7 @@ use tokio_tungstenite::tungstenite::Message;
 use super::error::SessionError;
 use super::frontend::{Frontend, Output};
 use super::state::Session;
+use crate::command::{self, table};
 
 impl Session {
     /// Hands the engine's messages to the channel, the channel's frames to the relay, and shows the
@@ -84,7 +85,8 @@ impl Session {
             return;
         }
         let commander = !table.zone(ZoneId::new(seat, ZoneKind::Command)).is_empty();
-        self.queue.push_front(format!("life {}", if commander { 40 } else { 20 }));
+        let life = format!("{} {}", table::LIFE.name, if commander { 40 } else { 20 });
+        self.queue.push_front(command::read(&life, seat));
     }
 
     /// Sends what the channel has queued, best effort (before leaving on a failed key exchange).

@@ -10,12 +10,11 @@ use fairdeck_shared::crypto::Ristretto255;
 use fairdeck_shared::engine::Engine;
 use rand::Rng;
 
-use super::browse::Browsing;
 use super::link::Link;
 use super::wait_clock::{AbsenceClock, WaitClock, forfeit_grace};
 use crate::channel::Channel;
 use crate::code::Code;
-use crate::command::TopWatch;
+use crate::command::{Browsing, Entered, TopWatch};
 use crate::save::{RelayPlace, SaveFile};
 
 pub(super) struct Session {
@@ -32,7 +31,7 @@ pub(super) struct Session {
     /// Set by the first `quit`: until then, it waits for the peer to acknowledge what was sent.
     pub quit_deadline: Option<tokio::time::Instant>,
     /// Commands read but not run yet: table commands wait for set-up, `wait` for an idle engine.
-    pub queue: VecDeque<String>,
+    pub queue: VecDeque<Entered>,
     pub input_done: bool,
     pub wait_clock: WaitClock,
     /// The relay, its CA, and the seat's token there while the relay knows it.

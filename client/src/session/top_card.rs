@@ -9,11 +9,11 @@ use fairdeck_shared::wire::{Action, PeekPurpose};
 use super::error::SessionError;
 use super::frontend::{Frontend, Output};
 use super::state::Session;
-use crate::command::TopWatch;
+use crate::command::{TopWatch, table};
 
 impl Session {
     /// Starts (or, with `None`, stops) watching the top card, and says so.
-    pub(super) fn set_top_watch<F: Frontend>(
+    pub(crate) fn set_top_watch<F: Frontend>(
         &mut self,
         watch: Option<TopWatch>,
         front: &mut F,
@@ -45,8 +45,8 @@ impl Session {
         let &top = self.engine.table().zone(ZoneId::library(seat)).first()?;
         let known = self.engine.table().card(top)?.known_to;
         let line = match watch {
-            TopWatch::Look => "always-look",
-            TopWatch::Reveal => "always-reveal",
+            TopWatch::Look => table::ALWAYS_LOOK.name,
+            TopWatch::Reveal => table::ALWAYS_REVEAL.name,
         };
         if !known.knows(seat) {
             // The reveal, if any, follows once the peek is answered: nobody shows a card it has not seen.

@@ -68,7 +68,7 @@ impl LibraryView {
 pub fn key(view: &mut View, key: KeyEvent) -> Option<String> {
     let open = view.library.as_mut()?;
     match key.code {
-        KeyCode::Esc => return Some("done".to_string()),
+        KeyCode::Esc => return Some(crate::command::table::DONE.name.to_string()),
         KeyCode::Char(':') | KeyCode::Enter => view.prompt.focused = true,
         KeyCode::Up | KeyCode::Char('[') => open.scroll = open.scroll.saturating_sub(1),
         KeyCode::Down | KeyCode::Char(']') => open.scroll = (open.scroll + 1).min(open.cards.len().saturating_sub(1)),
