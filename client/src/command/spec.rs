@@ -344,3 +344,51 @@ impl Args<'_> {
         if self.words.is_empty() { Ok(command) } else { Err(format!("`{}` takes no argument", self.spec.name)) }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use fairdeck_shared::crypto::Ristretto255;
+    use fairdeck_shared::engine::Intent;
+    use fairdeck_shared::pair::{Pair, numbered_deck};
+    use fairdeck_shared::table::Knowledge;
+
+    use super::*;
+
+    fn ready_pair() -> Pair<Ristretto255> {
+        let mut pair = Pair::new(numbered_deck("Host", 5, 0), numbered_deck("Guest", 5, 0), 9);
+        pair.drive();
+        assert!(pair.host.is_ready() && pair.guest.is_ready(), "set-up did not finish");
+        pair
+    }
+
+    #[test]
+    fn mill_moves_the_library_top_cards_into_the_graveyard_known_to_both() {
+        let mut pair = ready_pair();
+        let library = pair.host.table().zone(ZoneId::library(Seat::Host)).to_vec();
+        for action in TableAct::Mill(2).actions(&pair.host).unwrap() {
+            pair.intent(Seat::Host, Intent::Act(action)).unwrap();
+        }
+        pair.drive();
+        let graveyard = ZoneId::new(Seat::Host, ZoneKind::Graveyard);
+        // The top card went first: the second one lies on it.
+        assert_eq!(pair.host.table().zone(graveyard), [library[1], library[0]]);
+        assert_eq!(pair.guest.table().zone(graveyard), [library[1], library[0]]);
+        assert_eq!(pair.host.table().zone(ZoneId::library(Seat::Host)), &library[2..]);
+        for card in &library[..2] {
+            assert_eq!(pair.host.table().card(*card).unwrap().known_to, Knowledge::BOTH);
+            assert!(pair.guest.identity(*card).is_some(), "the guest knows the milled {card}");
+        }
+    }
+
+    #[test]
+    fn mill_takes_what_the_library_holds_and_refuses_an_empty_one() {
+        let mut pair = ready_pair();
+        let actions = TableAct::Mill(9).actions(&pair.host).unwrap();
+        assert_eq!(actions.len(), 5, "the whole library, no more");
+        for action in actions {
+            pair.intent(Seat::Host, Intent::Act(action)).unwrap();
+        }
+        pair.drive();
+        assert_eq!(TableAct::Mill(1).actions(&pair.host), Err("your library is empty".to_string()));
+    }
+}
