@@ -49,3 +49,34 @@ impl Command {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use fairdeck_shared::Seat;
+
+    use super::*;
+    use crate::command::parse;
+
+    fn gate(line: &str) -> Gate {
+        parse(line, Seat::Host).unwrap_or_else(|e| panic!("{line}: {e}")).gate()
+    }
+
+    #[test]
+    fn each_kind_of_command_waits_for_what_it_needs() {
+        // Talking and asking need no table; table actions wait for the set-up.
+        for line in ["say hi", "ask hand", "refuse hand", "table", "forfeit", "new-game", "new-code"] {
+            assert_eq!(gate(line), Gate::Always, "{line}");
+        }
+        for line in ["draw 1", "tap 3", "life 20", "token Goblin", "always-look", "end"] {
+            assert_eq!(gate(line), Gate::SetUp, "{line}");
+        }
+        // Cards named in the library, or taken from its top, once the peeks under way are answered.
+        for line in ["search", "scry 2", "take 3", "top 3", "done", "reveal hand", "reveal top", "mill 2"] {
+            assert_eq!(gate(line), Gate::Settled, "{line}");
+        }
+        // One entry, two kinds: a card revealed by id waits for the set-up only.
+        assert_eq!(gate("reveal 3"), Gate::SetUp);
+        assert_eq!(gate("wait"), Gate::Idle);
+        assert_eq!(gate("quit"), Gate::Acknowledged);
+    }
+}

@@ -14,6 +14,7 @@ use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::panels::centered;
 use super::view::View;
+use crate::command::{Spec, table};
 use crate::session::{Browsing, purpose_name};
 
 /// The widest the overlay is.
@@ -40,13 +41,15 @@ impl LibraryView {
         }
     }
 
-    /// The commands that place the cards, for the overlay's foot.
-    pub fn hint(&self) -> &'static str {
+    /// The commands that place the cards, for the overlay's foot: the table's names.
+    pub fn hint(&self) -> String {
+        let done = table::DONE.name;
+        let cards = |spec: &Spec| format!(": {} CARD…", spec.name);
         match self.purpose {
-            PeekPurpose::Search => ": take CARD [ZONE] · Esc: done (shuffles)",
-            PeekPurpose::Scry => ": top CARD… · : bottom CARD… · Esc: done",
-            PeekPurpose::Surveil => ": top CARD… · : grave CARD… · Esc: done",
-            PeekPurpose::Look => "Esc: done",
+            PeekPurpose::Search => format!(": {} CARD [ZONE] · Esc: {done} (shuffles)", table::TAKE.name),
+            PeekPurpose::Scry => format!("{} · {} · Esc: {done}", cards(&table::TOP), cards(&table::BOTTOM)),
+            PeekPurpose::Surveil => format!("{} · {} · Esc: {done}", cards(&table::TOP), cards(&table::GRAVE)),
+            PeekPurpose::Look => format!("Esc: {done}"),
         }
     }
 
@@ -68,7 +71,7 @@ impl LibraryView {
 pub fn key(view: &mut View, key: KeyEvent) -> Option<String> {
     let open = view.library.as_mut()?;
     match key.code {
-        KeyCode::Esc => return Some(crate::command::table::DONE.name.to_string()),
+        KeyCode::Esc => return Some(table::DONE.name.to_string()),
         KeyCode::Char(':') | KeyCode::Enter => view.prompt.focused = true,
         KeyCode::Up | KeyCode::Char('[') => open.scroll = open.scroll.saturating_sub(1),
         KeyCode::Down | KeyCode::Char(']') => open.scroll = (open.scroll + 1).min(open.cards.len().saturating_sub(1)),
