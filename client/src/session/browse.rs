@@ -15,7 +15,7 @@ use crate::command::{Browsing, CardRef, ErrorKind, Placing, purpose_name, table}
 
 impl Session {
     /// `search`, `scry N`, `surveil N`: peeks at the top `count` cards (all for `None`) and opens the view on them.
-    pub(crate) fn open_browsing<F: Frontend>(
+    pub(super) fn open_browsing<F: Frontend>(
         &mut self,
         purpose: PeekPurpose,
         count: Option<u32>,
@@ -41,7 +41,7 @@ impl Session {
     }
 
     /// `take CARD [ZONE]`: a searched card into a zone of the player's.
-    pub(crate) fn take_browsed<F: Frontend>(
+    pub(super) fn take_browsed<F: Frontend>(
         &mut self,
         card: CardRef,
         zone: ZoneKind,
@@ -54,7 +54,7 @@ impl Session {
     }
 
     /// `top`, `bottom`, `grave`: scried or surveilled cards placed, in the order named.
-    pub(crate) fn place_browsed<F: Frontend>(
+    pub(super) fn place_browsed<F: Frontend>(
         &mut self,
         placing: Placing,
         cards: &[CardRef],
@@ -68,7 +68,7 @@ impl Session {
     }
 
     /// `done`: closes the view; a search shuffles the library.
-    pub(crate) fn close_browsing<F: Frontend>(&mut self, line: &str, front: &mut F) -> Result<(), SessionError> {
+    pub(super) fn close_browsing<F: Frontend>(&mut self, line: &str, front: &mut F) -> Result<(), SessionError> {
         let Some(open) = self.browsing.take() else {
             return self.refuse(ErrorKind::Refused, line, "no search, scry or surveil is open".into(), front);
         };
@@ -81,7 +81,7 @@ impl Session {
     }
 
     /// `reveal hand`: every card of the player's hand to the opponent.
-    pub(crate) fn reveal_hand<F: Frontend>(&mut self, line: &str, front: &mut F) -> Result<(), SessionError> {
+    pub(super) fn reveal_hand<F: Frontend>(&mut self, line: &str, front: &mut F) -> Result<(), SessionError> {
         let seat = self.engine.seat();
         let cards = self.engine.table().zone(ZoneId::hand(seat)).to_vec();
         if cards.is_empty() {
@@ -92,7 +92,7 @@ impl Session {
     }
 
     /// `reveal top`: the library's top card, looked at, then shown to both.
-    pub(crate) fn reveal_top<F: Frontend>(&mut self, line: &str, front: &mut F) -> Result<(), SessionError> {
+    pub(super) fn reveal_top<F: Frontend>(&mut self, line: &str, front: &mut F) -> Result<(), SessionError> {
         let Some(&top) = self.library().first() else {
             return self.refuse(ErrorKind::Refused, line, "your library is empty".into(), front);
         };

@@ -162,7 +162,7 @@ impl Session {
     }
 
     /// `forfeit`: claims the game against the opponent's silence, or its absence once the grace passed.
-    pub(crate) fn forfeit<F: Frontend>(&mut self, line: &str, front: &mut F) -> Result<(), SessionError> {
+    pub(super) fn forfeit<F: Frontend>(&mut self, line: &str, front: &mut F) -> Result<(), SessionError> {
         if let Some(message) = self.forfeit_refused() {
             return self.refuse(ErrorKind::Refused, line, message, front);
         }
@@ -174,7 +174,7 @@ impl Session {
     }
 
     /// `new-game [DECKFILE]`: asks for the next game, with the deck of that file or the same one.
-    pub(crate) fn new_game<F: Frontend>(
+    pub(super) fn new_game<F: Frontend>(
         &mut self,
         file: Option<&Path>,
         line: &str,
@@ -219,7 +219,7 @@ impl Session {
     }
 
     /// Hands an intent to the engine; a refusal is shown. Whether the engine took it.
-    pub(crate) fn intent<F: Frontend>(
+    pub(super) fn intent<F: Frontend>(
         &mut self,
         intent: Intent,
         line: &str,
@@ -239,7 +239,7 @@ impl Session {
     }
 
     /// Shows that the command `line` was refused before it changed anything.
-    pub(crate) fn refuse<F: Frontend>(
+    pub(super) fn refuse<F: Frontend>(
         &self,
         kind: ErrorKind,
         line: &str,

@@ -13,7 +13,7 @@ use crate::command::{TopWatch, table};
 
 impl Session {
     /// Starts (or, with `None`, stops) watching the top card, and says so.
-    pub(crate) fn set_top_watch<F: Frontend>(
+    pub(super) fn set_top_watch<F: Frontend>(
         &mut self,
         watch: Option<TopWatch>,
         front: &mut F,
