@@ -3,7 +3,6 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::PathBuf;
 
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::Ristretto255;
@@ -13,9 +12,8 @@ use fairdeck_shared::wire::{Action, PeekPurpose};
 use serde::Serialize;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, Lines};
 
-use crate::command::TopWatch;
 use crate::play::Play;
-use crate::session::{Frontend, Output, SessionError, Waiting};
+use crate::session::{Frontend, Output, SessionError};
 
 /// An action as scripts read it: its kind beside its fields (`{"action": "draw", "count": 1}`), a shape kept stable
 /// for scripts, where the engine's JSON view nests the fields under the kind (`{"draw": {"count": 1}}`).
@@ -48,8 +46,7 @@ where
     let result = game.play(&mut front).await;
     if let Err(error) = &result {
         // Best effort: the error also goes to stderr from the binary.
-        let _ =
-            emit(&mut front.out, ScriptEvent::Error { kind: error.kind(), command: None, message: error.to_string() });
+        let _ = emit(&mut front.out, &ScriptEvent::Error { kind: error.kind(), message: error.to_string() });
     }
     result
 }
@@ -65,94 +62,47 @@ impl<R: AsyncBufRead + Unpin, W: Write> Frontend for Script<R, W> {
         self.lines.next_line().await.ok().flatten()
     }
 
+    /// Each output as it serializes, but for those that need the engine to be written, and those not for scripts:
+    /// what a script's intent changes comes as events, and the status line's running counts are the terminal's (a
+    /// script gets the one `waiting` event when a wait is long enough to claim a forfeit, and the one
+    /// `forfeit_possible` when an absence is).
     fn show(&mut self, output: Output, engine: &Engine<Ristretto255>) -> std::io::Result<()> {
-        match script_event(output, engine) {
-            Some(event) => emit(&mut self.out, event),
-            None => Ok(()),
+        match output {
+            Output::Waiting(_) | Output::ForfeitGrace(_) | Output::Taken(_) => Ok(()),
+            Output::Table => emit(&mut self.out, &ScriptEvent::Table(table_view(engine))),
+            Output::Browsing(open) => {
+                let cards = open.cards.iter().map(|&card| BrowsedCard { card: card.0, name: card_name(engine, card) });
+                emit(&mut self.out, &ScriptEvent::Browsing { purpose: open.purpose, cards: cards.collect() })
+            }
+            Output::Engine(event) => emit(&mut self.out, &engine_event(event, engine)),
+            output => emit(&mut self.out, &output),
         }
     }
 }
 
-fn emit(out: &mut impl Write, event: ScriptEvent) -> std::io::Result<()> {
-    let line = serde_json::to_string(&event).map_err(std::io::Error::other)?;
+fn emit(out: &mut impl Write, event: &impl Serialize) -> std::io::Result<()> {
+    let line = serde_json::to_string(event).map_err(std::io::Error::other)?;
     writeln!(out, "{line}")?;
     out.flush()
 }
 
-/// Every line scripted mode prints: one JSON object whose `event` names the variant (README, "Scripted
-/// mode", lists them). Names and fields are stable: they come from this type, never from `Debug` text.
+/// The lines scripted mode prints besides the session's own outputs ([`Output`], which serialize themselves): the
+/// engine's events, the table, an open search, and the fatal error. One JSON object whose `event` names the
+/// variant (README, "Scripted mode", lists them all). Names and fields are stable: they come from these types,
+/// never from `Debug` text.
 #[derive(Debug, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 enum ScriptEvent {
-    Deck {
-        hash: String,
-        main: u32,
-        sideboard: u32,
-        /// The commanders' names (empty for a deck without).
-        commander: Vec<String>,
-    },
-    Code {
-        code: String,
-    },
-    WrongCodeTried {
-        attempts: u32,
-        reopened: bool,
-    },
-    Paired,
-    Saved {
-        file: PathBuf,
-    },
-    Restored {
-        file: PathBuf,
-        moves: u64,
-        relay: String,
-    },
-    Rendezvous {
-        peer_here: bool,
-    },
-    Channel {
-        established: bool,
-    },
-    PeerAway {
-        hold_ms: u64,
-    },
-    PeerBack,
-    PeerGone {
-        reason: &'static str,
-    },
-    RelayRestarting {
-        reconnect_after_ms: u64,
-    },
-    RelayLost {
-        detail: String,
-    },
-    Resumed {
-        peer_here: bool,
-    },
-    /// An alert: `kind` is `relay` for the relay's word, else the engine's alert kind (`AlertKind::name`).
+    /// An alert of the engine: `kind` is its alert kind (`AlertKind::name`).
     Alert {
         kind: &'static str,
         detail: String,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        misbehaviour: Option<bool>,
+        misbehaviour: bool,
     },
-    /// A refused command (with the `command`), or the fatal error that ends the session (without).
+    /// The fatal error that ends the session (a refused command is an [`Output::CommandError`]).
     Error {
         kind: &'static str,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        command: Option<String>,
         message: String,
-    },
-    Idle,
-    /// The opponent has owed `awaited` (in words) for `seconds`: long enough to claim a forfeit.
-    Waiting {
-        awaited: String,
-        seconds: u64,
-    },
-    /// The opponent has been away from the relay for `seconds`, the whole grace: `forfeit` may now claim the
-    /// game against its absence.
-    ForfeitPossible {
-        seconds: u64,
     },
     Table(TableView),
     Connected {
@@ -182,14 +132,6 @@ enum ScriptEvent {
     Browsing {
         purpose: PeekPurpose,
         cards: Vec<BrowsedCard>,
-    },
-    BrowsingClosed {
-        purpose: PeekPurpose,
-    },
-    /// The top card of the library is kept looked at (`look`) or revealed (`reveal`) whenever it changes, or
-    /// (`null`) no longer.
-    TopWatch {
-        watch: Option<TopWatch>,
     },
     Learned {
         card: u32,
@@ -319,43 +261,6 @@ struct ZoneView {
     cards: Vec<u32>,
 }
 
-/// The event for an output, or `None` for a taken intent and for the status line's running counts: a script
-/// gets the one `waiting` event when a wait is long enough to claim a forfeit, and the one `forfeit_possible`
-/// when an absence is.
-fn script_event(output: Output, engine: &Engine<Ristretto255>) -> Option<ScriptEvent> {
-    Some(match output {
-        Output::Deck { hash, main, sideboard, commander } => ScriptEvent::Deck { hash, main, sideboard, commander },
-        Output::Code(code) => ScriptEvent::Code { code },
-        Output::WrongCodeTried { attempts, reopened } => ScriptEvent::WrongCodeTried { attempts, reopened },
-        Output::Paired => ScriptEvent::Paired,
-        Output::Saved(file) => ScriptEvent::Saved { file },
-        Output::Restored { path, moves, relay } => ScriptEvent::Restored { file: path, moves, relay },
-        Output::Rendezvous { peer_here } => ScriptEvent::Rendezvous { peer_here },
-        Output::ChannelEstablished => ScriptEvent::Channel { established: true },
-        Output::PeerAway { hold_ms } => ScriptEvent::PeerAway { hold_ms },
-        Output::PeerBack => ScriptEvent::PeerBack,
-        Output::PeerGone { reason } => ScriptEvent::PeerGone { reason },
-        Output::RelayRestarting { reconnect_after_ms } => ScriptEvent::RelayRestarting { reconnect_after_ms },
-        Output::RelayLost(detail) => ScriptEvent::RelayLost { detail },
-        Output::Resumed { peer_here } => ScriptEvent::Resumed { peer_here },
-        Output::RelayAlert(detail) => ScriptEvent::Alert { kind: "relay", detail, misbehaviour: None },
-        Output::CommandError { kind, command, message } => ScriptEvent::Error { kind, command: Some(command), message },
-        Output::Idle => ScriptEvent::Idle,
-        Output::Browsing(open) => ScriptEvent::Browsing {
-            purpose: open.purpose,
-            cards: open.cards.iter().map(|&card| BrowsedCard { card: card.0, name: card_name(engine, card) }).collect(),
-        },
-        Output::BrowsingClosed(purpose) => ScriptEvent::BrowsingClosed { purpose },
-        Output::TopWatch(watch) => ScriptEvent::TopWatch { watch },
-        // What a script's intent changes comes as events; the rest it knows, having sent the command.
-        Output::Waiting(_) | Output::ForfeitGrace(_) | Output::Taken(_) => return None,
-        Output::ForfeitPossible { away } => ScriptEvent::ForfeitPossible { seconds: away },
-        Output::Overdue(Waiting { awaited, seconds }) => ScriptEvent::Waiting { awaited: awaited.to_string(), seconds },
-        Output::Table => ScriptEvent::Table(table_view(engine)),
-        Output::Engine(event) => engine_event(event, engine),
-    })
-}
-
 fn card_name(engine: &Engine<Ristretto255>, card: CardId) -> Option<String> {
     engine.identity(card).map(|i| i.name.clone())
 }
@@ -409,7 +314,7 @@ fn engine_event(event: Event, engine: &Engine<Ristretto255>) -> ScriptEvent {
         Event::Alert(alert) => ScriptEvent::Alert {
             kind: alert.kind.name(),
             detail: alert.detail,
-            misbehaviour: Some(alert.kind.is_misbehaviour()),
+            misbehaviour: alert.kind.is_misbehaviour(),
         },
     }
 }
@@ -462,6 +367,96 @@ mod tests {
 
     fn json(event: Event) -> serde_json::Value {
         serde_json::to_value(engine_event(event, &engine())).expect("a script event serializes")
+    }
+
+    /// The lines scripted mode writes for `outputs`.
+    fn lines(outputs: Vec<Output>) -> Vec<String> {
+        let mut front = Script { lines: tokio::io::BufReader::new(&b""[..]).lines(), out: Vec::new() };
+        for output in outputs {
+            front.show(output, &engine()).expect("an output is written");
+        }
+        String::from_utf8(front.out).unwrap().lines().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn the_sessions_outputs_print_as_scripts_have_always_read_them() {
+        use fairdeck_shared::wire::Awaited;
+
+        use crate::command::{ErrorKind, TopWatch};
+        use crate::session::Waiting;
+
+        let refused =
+            Output::CommandError { kind: ErrorKind::BadCommand, command: "dance".into(), message: "no".into() };
+        let outputs = vec![
+            Output::Deck { hash: "ab".into(), main: 60, sideboard: 15, commander: vec!["Krenko".into()] },
+            Output::Code("7-violin-ember".into()),
+            Output::WrongCodeTried { attempts: 2, reopened: true },
+            Output::Paired,
+            Output::Saved("/tmp/g.fairdeck".into()),
+            Output::Restored { path: "/tmp/g.fairdeck".into(), moves: 4, relay: "ws://r".into() },
+            Output::Rendezvous { peer_here: false },
+            Output::ChannelEstablished,
+            Output::PeerAway { hold_ms: 60000 },
+            Output::PeerBack,
+            Output::PeerGone { reason: "left" },
+            Output::RelayRestarting { reconnect_after_ms: 500 },
+            Output::RelayLost("reset".into()),
+            Output::Resumed { peer_here: true },
+            Output::RelayAlert("odd".into()),
+            refused,
+            Output::BrowsingClosed(PeekPurpose::Search),
+            Output::TopWatch(Some(TopWatch::Reveal)),
+            Output::TopWatch(None),
+            Output::Idle,
+            Output::Overdue(Waiting { awaited: Awaited::Deck, seconds: 31 }),
+            Output::ForfeitPossible { away: 61 },
+            // Not for scripts: the status line's counts, and what a script's own command was taken as.
+            Output::Waiting(None),
+            Output::ForfeitGrace(Some(3)),
+            Output::Taken(fairdeck_shared::engine::Intent::Ping),
+        ];
+        let expected = [
+            r#"{"event":"deck","hash":"ab","main":60,"sideboard":15,"commander":["Krenko"]}"#.to_string(),
+            r#"{"event":"code","code":"7-violin-ember"}"#.into(),
+            r#"{"event":"wrong_code_tried","attempts":2,"reopened":true}"#.into(),
+            r#"{"event":"paired"}"#.into(),
+            r#"{"event":"saved","file":"/tmp/g.fairdeck"}"#.into(),
+            r#"{"event":"restored","file":"/tmp/g.fairdeck","moves":4,"relay":"ws://r"}"#.into(),
+            r#"{"event":"rendezvous","peer_here":false}"#.into(),
+            r#"{"event":"channel","established":true}"#.into(),
+            r#"{"event":"peer_away","hold_ms":60000}"#.into(),
+            r#"{"event":"peer_back"}"#.into(),
+            r#"{"event":"peer_gone","reason":"left"}"#.into(),
+            r#"{"event":"relay_restarting","reconnect_after_ms":500}"#.into(),
+            r#"{"event":"relay_lost","detail":"reset"}"#.into(),
+            r#"{"event":"resumed","peer_here":true}"#.into(),
+            r#"{"event":"alert","kind":"relay","detail":"odd"}"#.into(),
+            r#"{"event":"error","kind":"bad_command","command":"dance","message":"no"}"#.into(),
+            r#"{"event":"browsing_closed","purpose":"search"}"#.into(),
+            r#"{"event":"top_watch","watch":"reveal"}"#.into(),
+            r#"{"event":"top_watch","watch":null}"#.into(),
+            r#"{"event":"idle"}"#.into(),
+            format!(r#"{{"event":"waiting","awaited":"{}","seconds":31}}"#, Awaited::Deck),
+            r#"{"event":"forfeit_possible","seconds":61}"#.into(),
+        ];
+        assert_eq!(lines(outputs), expected);
+    }
+
+    #[test]
+    fn the_table_an_open_search_and_an_alert_need_the_engine_and_print_as_before() {
+        // A card the engine does not know: no name.
+        let open = crate::command::Browsing::new(PeekPurpose::Scry, vec![CardId(3)]);
+        let printed = lines(vec![Output::Browsing(open), Output::Table]);
+        assert_eq!(printed[0], r#"{"event":"browsing","purpose":"scry","cards":[{"card":3,"name":null}]}"#);
+        assert!(printed[1].starts_with(r#"{"event":"table","me":"host","turn":0,"#), "{}", printed[1]);
+        let alert = fairdeck_shared::engine::Alert {
+            kind: fairdeck_shared::engine::AlertKind::BadProof,
+            detail: "forged".into(),
+            evidence: None,
+        };
+        let alert = json(Event::Alert(alert));
+        assert_eq!(alert["event"], "alert");
+        assert_eq!(alert["misbehaviour"], true);
     }
 
     #[test]

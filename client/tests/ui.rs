@@ -2,7 +2,6 @@
 //! ratatui's `TestBackend`, and read back cell by cell.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use fairdeck::command::resolve::resolve;
 use fairdeck::command::{self, COMMANDS, Command, Key, Shortcut, shortcuts};
 use fairdeck::session::{FORFEIT_HINT_AFTER, Output, Waiting};
 use fairdeck::ui::View;
@@ -42,7 +41,7 @@ fn act(pair: &mut Pair<Ristretto255>, seat: Seat, line: &str) {
         Ok(Command::Act(action)) => action,
         Ok(Command::OnCard(card, act)) => {
             let engine = pair.engine(seat);
-            act.action(engine, resolve(engine, &card, &act).expect(line)).expect(line)
+            act.action(engine, act.find(engine, &card).expect(line)).expect(line)
         }
         // As the session does: a change is from the value on the table now.
         Ok(Command::PlayerValue { key, amount }) => {
@@ -425,7 +424,10 @@ fn command_errors_show_in_the_log() {
     let pair = ready_pair();
     let mut view = view_of(&pair, Seat::Host);
     let message = command::parse("draw x", Seat::Host).unwrap_err();
-    view.apply(&Output::CommandError { kind: "bad_command", command: "draw x".into(), message }, &pair.host);
+    view.apply(
+        &Output::CommandError { kind: command::ErrorKind::BadCommand, command: "draw x".into(), message },
+        &pair.host,
+    );
     let buffer = draw(&view, WIDTH, HEIGHT);
     let (x, y) = find(&buffer, "✗ draw x: usage: draw N").unwrap_or_else(|| panic!("{}", screen(&buffer)));
     assert_eq!(buffer[(x, y)].fg, Color::Yellow);

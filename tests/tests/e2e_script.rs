@@ -6,6 +6,31 @@ use fairdeck::session::WRONG_CODES_PER_CODE;
 use fairdeck_e2e::{Player, Relay, public, run_once, zone_cards};
 
 #[test]
+fn mill_puts_the_library_top_cards_into_the_graveyard_for_both_to_see() {
+    let relay = Relay::start();
+    let mut host = Player::spawn("host", &relay, &["host"]);
+    let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
+    let mut guest = Player::spawn("guest", &relay, &["join", &code]);
+    for player in [&mut host, &mut guest] {
+        player.expect_event("ready");
+    }
+    host.wait_idle();
+    let top = zone_cards(&host.table(), "host library")[..3].to_vec();
+    host.send("mill 3");
+    host.wait_idle();
+    let table = host.table();
+    // One by one from the top: the third card lies on top of the graveyard.
+    assert_eq!(zone_cards(&table, "host graveyard"), [top[2], top[1], top[0]]);
+    assert_eq!(zone_cards(&table, "host library").len(), 57);
+    guest.wait_idle();
+    for card in top {
+        assert!(guest.learned_name(card).is_some(), "the guest saw {card} milled");
+    }
+    host.send("mill x");
+    assert_eq!(host.expect_event("error")["kind"], "bad_command");
+}
+
+#[test]
 fn two_players_play_a_scripted_game() {
     let relay = Relay::start();
     let mut host = Player::spawn("host", &relay, &["host"]);

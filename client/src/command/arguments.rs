@@ -7,7 +7,8 @@ use fairdeck_shared::crypto::Dice;
 use fairdeck_shared::table::{CardId, Placement, Position, PowerToughness, ZoneId, ZoneKind};
 use fairdeck_shared::wire::{Action, PeekPurpose};
 
-use super::spec::{Amount, Args, ArrowTo, CardAct, CardRef, Command, Placing, TopWatch};
+use super::resolve::CardRef;
+use super::spec::{Amount, Args, ArrowTo, CardAct, Command, Placing, TableAct, TopWatch};
 
 pub fn draw(a: &Args) -> Result<Command, String> {
     Ok(Command::Act(Action::Draw { count: one_number(a)? }))
@@ -15,6 +16,13 @@ pub fn draw(a: &Args) -> Result<Command, String> {
 
 pub fn peek(a: &Args) -> Result<Command, String> {
     Ok(Command::Act(Action::Peek { count: one_number(a)?, purpose: PeekPurpose::Look }))
+}
+
+pub fn mill(a: &Args) -> Result<Command, String> {
+    match one_number(a)? {
+        0 => Err(a.usage_with("N of 1 or more")),
+        count => Ok(Command::OnTable(TableAct::Mill(count))),
+    }
 }
 
 /// `scry N` and `surveil N`.

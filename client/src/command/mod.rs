@@ -1,31 +1,54 @@
 //! The player's commands: one table ([`COMMANDS`], in `table.rs`) says for each its name, arguments, what it
-//! does, an example, its keys and how it is read. From it come the parser ([`parse`]), the `--help` text
-//! ([`help`]), the terminal table's keys ([`shortcuts`]) and its `?` overlay (`ui/help.rs`).
+//! does, an example, its keys and how it is read. From it come the parser ([`read`]), the `--help` text
+//! ([`help`]), the terminal table's keys ([`shortcuts`]) and its `?` overlay (`ui/overlay.rs`). What a parsed
+//! [`Command`] may run is `gate.rs` ([`Gate`]); what it does, the session's `commands.rs`.
 //!
-//! Adding a command: an entry in `table.rs`; a function in `arguments.rs` if it takes arguments; a
-//! [`Command`] variant if it asks for something new, run in `session/commands.rs`. A command on one card
-//! names it by id or by name ([`CardRef`]); the session finds it with [`resolve`] right before acting.
+//! Adding a command: an entry in `table.rs` (its parser in `arguments.rs` if it takes arguments). If it asks for
+//! actions worked out from the table as it stands when it runs, a [`TableAct`] (`spec.rs`: its actions); if for
+//! something no [`Command`] does yet, a variant with its gate (`gate.rs`) and its effect in the session. A
+//! command on one card names it by id or by name ([`CardRef`]); it is found with [`CardAct::find`] right before
+//! acting.
 
 mod arguments;
+mod browsing;
+mod error;
+mod gate;
 pub mod help;
 pub mod resolve;
 mod spec;
-mod table;
+pub mod table;
 
 use fairdeck_shared::Seat;
 
-pub use spec::{Amount, Args, ArrowTo, CardAct, CardRef, Command, Key, Placing, Spec, TopWatch, commander_damage_from};
+pub use browsing::{Browsing, purpose_name};
+pub use error::ErrorKind;
+pub use gate::Gate;
+pub use resolve::CardRef;
+pub use spec::{
+    Amount, Args, ArrowTo, CardAct, Command, Entered, Key, Local, Parsed, Placing, Spec, TableAct, TopWatch,
+    commander_damage_from,
+};
 pub use table::COMMANDS;
+
+/// Reads a command line for the player in `seat`, once: its command and entry, or what was expected.
+pub fn read(line: &str, seat: Seat) -> Entered {
+    let line = line.trim();
+    Entered { line: line.to_string(), parsed: parse_entry(line, seat) }
+}
 
 /// Parses a command line for the player in `seat`. The error says what was expected.
 pub fn parse(line: &str, seat: Seat) -> Result<Command, String> {
-    let line = line.trim();
+    parse_entry(line.trim(), seat).map(|parsed| parsed.command)
+}
+
+fn parse_entry(line: &str, seat: Seat) -> Result<Parsed, String> {
     let (name, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
-    let Some(spec) = COMMANDS.iter().find(|spec| spec.name == name) else {
+    let Some(&spec) = COMMANDS.iter().find(|spec| spec.name == name) else {
         return Err(format!("unknown command {name:?} (see `fairdeck --help`)"));
     };
     let rest = rest.trim();
-    (spec.parse)(&Args { spec, rest, words: rest.split_whitespace().collect(), seat })
+    let command = (spec.parse)(&Args { spec, rest, words: rest.split_whitespace().collect(), seat })?;
+    Ok(Parsed { spec, command })
 }
 
 /// A single key and what it does, with the command it belongs to.
@@ -42,7 +65,7 @@ pub struct Shortcut {
 
 /// Every single-key shortcut, in the table's order.
 pub fn shortcuts() -> impl Iterator<Item = Shortcut> {
-    COMMANDS.iter().flat_map(|spec| {
+    COMMANDS.iter().flat_map(|&spec| {
         spec.keys.iter().map(move |key| match *key {
             Key::Runs(key) => Shortcut { key, line: spec.name.to_string(), prefill: false, about: spec.about, spec },
             Key::RunsLine { key, line, about } => Shortcut { key, line: line.to_string(), prefill: false, about, spec },
@@ -116,9 +139,33 @@ mod tests {
     }
 
     #[test]
-    fn commands_parse() {
+    fn table_actions_parse() {
         let host = Seat::Host;
         assert_eq!(parse("draw 7", host), Ok(Command::Act(Action::Draw { count: 7 })));
+        assert_eq!(parse("roll 2d6", host), Ok(Command::Act(Action::Roll { dice: Dice::new(2, 6).unwrap() })));
+        assert_eq!(parse("end", host), Ok(Command::End));
+        assert_eq!(parse("forfeit", host), Ok(Command::Forfeit));
+        assert_eq!(parse("mulligan", host), Ok(Command::Act(Action::Mulligan { draw: 7 })));
+        assert_eq!(parse("phase main1", host), Ok(Command::Act(Action::SetPhase { phase: "main1".into() })));
+        assert_eq!(parse("play-first", host), Ok(Command::Act(Action::PlayOrDraw { play: true })));
+        assert_eq!(parse("concede", host), Ok(Command::Act(Action::Concede)));
+        assert_eq!(parse("new-game", host), Ok(Command::NewGame(None)));
+        assert_eq!(parse("new-game side.txt", host), Ok(Command::NewGame(Some(PathBuf::from("side.txt")))));
+    }
+
+    #[test]
+    fn mill_parses_a_count_of_one_or_more() {
+        let host = Seat::Host;
+        assert_eq!(parse("mill 3", host), Ok(Command::OnTable(TableAct::Mill(3))));
+        assert_eq!(parse("mill", host), Err("usage: mill N".into()));
+        assert_eq!(parse("mill x", host), Err("usage: mill N (a whole number)".into()));
+        assert_eq!(parse("mill 0", host), Err("usage: mill N (N of 1 or more)".into()));
+        assert_eq!(parse("mill 1 2", host), Err("usage: mill N".into()));
+    }
+
+    #[test]
+    fn card_commands_parse() {
+        let host = Seat::Host;
         assert_eq!(
             parse("play #3 at 10,-2 facedown", host),
             Ok(Command::OnCard(
@@ -140,22 +187,52 @@ mod tests {
             parse("reveal 5 to opponent", host),
             Ok(Command::OnCard(CardRef::Id(CardId(5)), CardAct::Reveal { to: Some(Seat::Guest) }))
         );
-        assert_eq!(parse("roll 2d6", host), Ok(Command::Act(Action::Roll { dice: Dice::new(2, 6).unwrap() })));
-        assert_eq!(parse("say hello there", host), Ok(Command::Chat("hello there".into())));
         assert_eq!(parse("tap #12", host), Ok(Command::OnCard(CardRef::Id(CardId(12)), CardAct::Tap(true))));
         assert_eq!(
             parse("counter 12 +1/+1 2", host),
             Ok(Command::OnCard(CardRef::Id(CardId(12)), CardAct::Counter { key: "+1/+1".into(), value: Some(2) }))
         );
-        assert_eq!(parse("end", host), Ok(Command::End));
-        assert_eq!(parse("forfeit", host), Ok(Command::Forfeit));
-        assert_eq!(parse("mulligan", host), Ok(Command::Act(Action::Mulligan { draw: 7 })));
+        assert_eq!(
+            parse("commander-damage #7 +3", host),
+            Ok(Command::OnCard(CardRef::Id(CardId(7)), CardAct::CommanderDamage(Amount::Add(3))))
+        );
+        assert_eq!(
+            parse("command 7", host),
+            Ok(Command::OnCard(
+                CardRef::Id(CardId(7)),
+                CardAct::Move { to: ZoneId::new(host, ZoneKind::Command), position: Position::Top }
+            ))
+        );
+    }
+
+    #[test]
+    fn attachments_and_arrows_parse() {
+        let host = Seat::Host;
+        assert_eq!(
+            parse("attach 3 to goblin guide", host),
+            Ok(Command::OnCard(
+                CardRef::Id(CardId(3)),
+                CardAct::Attach { to: Some(CardRef::Name("goblin guide".into())) }
+            ))
+        );
+        assert_eq!(parse("detach 3", host), Ok(Command::OnCard(CardRef::Id(CardId(3)), CardAct::Attach { to: None })));
+        assert_eq!(
+            parse("arrow 3 to opponent", host),
+            Ok(Command::OnCard(CardRef::Id(CardId(3)), CardAct::Arrow { to: ArrowTo::Player(Seat::Guest) }))
+        );
+        assert_eq!(
+            parse("arrow 3 to me", host),
+            Ok(Command::OnCard(CardRef::Id(CardId(3)), CardAct::Arrow { to: ArrowTo::Player(host) }))
+        );
+    }
+
+    #[test]
+    fn players_talk_values_and_tokens_parse() {
+        let host = Seat::Host;
+        assert_eq!(parse("say hello there", host), Ok(Command::Chat("hello there".into())));
         assert_eq!(parse("ask hand", host), Ok(Command::Ask(ZoneId::hand(Seat::Guest), None)));
         assert_eq!(parse("ask library 3", host), Ok(Command::Ask(ZoneId::library(Seat::Guest), Some(3))));
         assert_eq!(parse("refuse hand", host), Ok(Command::Refuse(ZoneId::hand(host))));
-        assert_eq!(parse("new-game", host), Ok(Command::NewGame(None)));
-        assert_eq!(parse("new-game side.txt", host), Ok(Command::NewGame(Some(PathBuf::from("side.txt")))));
-        assert!(parse("counter 12 poison", host).is_err());
         assert_eq!(parse("life -3", host), Ok(Command::PlayerValue { key: "life".into(), amount: Amount::Add(-3) }));
         assert_eq!(parse("life 40", host), Ok(Command::PlayerValue { key: "life".into(), amount: Amount::Set(40) }));
         assert_eq!(
@@ -178,37 +255,12 @@ mod tests {
                 placement: Placement { x: 2, y: -1, face_down: false }
             })
         );
-        assert_eq!(
-            parse("attach 3 to goblin guide", host),
-            Ok(Command::OnCard(
-                CardRef::Id(CardId(3)),
-                CardAct::Attach { to: Some(CardRef::Name("goblin guide".into())) }
-            ))
-        );
-        assert_eq!(parse("detach 3", host), Ok(Command::OnCard(CardRef::Id(CardId(3)), CardAct::Attach { to: None })));
-        assert_eq!(
-            parse("arrow 3 to opponent", host),
-            Ok(Command::OnCard(CardRef::Id(CardId(3)), CardAct::Arrow { to: ArrowTo::Player(Seat::Guest) }))
-        );
-        assert_eq!(
-            parse("arrow 3 to me", host),
-            Ok(Command::OnCard(CardRef::Id(CardId(3)), CardAct::Arrow { to: ArrowTo::Player(host) }))
-        );
-        assert_eq!(
-            parse("commander-damage #7 +3", host),
-            Ok(Command::OnCard(CardRef::Id(CardId(7)), CardAct::CommanderDamage(Amount::Add(3))))
-        );
-        assert_eq!(
-            parse("command 7", host),
-            Ok(Command::OnCard(
-                CardRef::Id(CardId(7)),
-                CardAct::Move { to: ZoneId::new(host, ZoneKind::Command), position: Position::Top }
-            ))
-        );
-        assert_eq!(parse("phase main1", host), Ok(Command::Act(Action::SetPhase { phase: "main1".into() })));
-        assert_eq!(parse("play-first", host), Ok(Command::Act(Action::PlayOrDraw { play: true })));
-        assert_eq!(parse("concede", host), Ok(Command::Act(Action::Concede)));
+    }
+
+    #[test]
+    fn incomplete_arguments_are_refused() {
         for line in [
+            "counter 12 poison",
             "life",
             "life x",
             "life +",
@@ -231,8 +283,22 @@ mod tests {
             "concede now",
             "untap-all 3",
         ] {
-            assert!(parse(line, host).is_err(), "{line} should be refused");
+            assert!(parse(line, Seat::Host).is_err(), "{line} should be refused");
         }
+    }
+
+    #[test]
+    fn a_line_is_read_once_with_its_entry_or_its_error() {
+        let entered = read("  draw 2 ", Seat::Host);
+        assert_eq!(entered.line, "draw 2");
+        let parsed = entered.parsed.expect("draw parses");
+        assert_eq!(parsed.spec.name, table::DRAW.name);
+        assert_eq!(parsed.command, Command::Act(Action::Draw { count: 2 }));
+        assert_eq!(read("dance", Seat::Host).parsed, Err("unknown command \"dance\" (see `fairdeck --help`)".into()));
+        // `view` is the terminal's alone.
+        assert!(read("view graveyard", Seat::Host).parsed.is_err());
+        assert_eq!(table::VIEW.arguments("view opponent exile"), Some(" opponent exile"));
+        assert_eq!(table::VIEW.arguments("viewer"), None);
     }
 
     #[test]

@@ -15,7 +15,16 @@ use fairdeck_shared::crypto::Group;
 use fairdeck_shared::engine::Engine;
 use fairdeck_shared::table::{Card, CardId, ZoneId, ZoneKind};
 
-use super::spec::{CardAct, CardRef};
+use super::error::ErrorKind;
+
+/// A card as a command line names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CardRef {
+    /// `12` or `#12`: taken as it is, the engine says whether it fits.
+    Id(CardId),
+    /// A name or the start of one (of the name or of a word in it), as typed, quotes removed.
+    Name(String),
+}
 
 /// An ambiguity lists at most this many candidates.
 const LISTED: usize = 8;
@@ -92,10 +101,10 @@ pub enum CardError {
 
 impl CardError {
     /// The kind of the command's error event.
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> ErrorKind {
         match self {
-            CardError::Unknown { .. } => "unknown_card",
-            CardError::Ambiguous { .. } => "ambiguous_card",
+            CardError::Unknown { .. } => ErrorKind::UnknownCard,
+            CardError::Ambiguous { .. } => ErrorKind::AmbiguousCard,
         }
     }
 }
@@ -132,11 +141,6 @@ impl fmt::Display for Candidate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} {} ({})", self.id, self.name, self.place)
     }
-}
-
-/// The card `card` names for `act`, on `engine`'s table. An id is taken as it is.
-pub fn resolve<G: Group>(engine: &Engine<G>, card: &CardRef, act: &CardAct) -> Result<CardId, CardError> {
-    resolve_in(engine, card, act.reach(), |card| act.prefers(card))
 }
 
 /// The card `card` names in `reach`; among copies, one `prefers` accepts if any.
@@ -243,7 +247,7 @@ mod tests {
     /// The card a command line names for `seat`'s player.
     fn find(pair: &Pair<Ristretto255>, seat: Seat, line: &str) -> Result<CardId, CardError> {
         let Ok(Command::OnCard(card, act)) = parse(line, seat) else { panic!("{line} names no card") };
-        resolve(pair.engine(seat), &card, &act)
+        act.find(pair.engine(seat), &card)
     }
 
     /// Runs a command line for `seat`, its card found as the session finds it.
@@ -251,7 +255,7 @@ mod tests {
         let action = match parse(line, seat) {
             Ok(Command::Act(action)) => action,
             Ok(Command::OnCard(card, act)) => {
-                let card = resolve(pair.engine(seat), &card, &act).unwrap_or_else(|e| panic!("{line}: {e}"));
+                let card = act.find(pair.engine(seat), &card).unwrap_or_else(|e| panic!("{line}: {e}"));
                 act.action(pair.engine(seat), card).unwrap_or_else(|e| panic!("{line}: {e}"))
             }
             other => panic!("{line}: {other:?}"),
@@ -311,7 +315,7 @@ mod tests {
         let bolts = named(&pair, Seat::Host, hand, "Lightning Bolt");
         let helix = named(&pair, Seat::Host, hand, "Lightning Helix")[0];
         let error = find(&pair, Seat::Host, "play light at 0,0").unwrap_err();
-        assert_eq!(error.kind(), "ambiguous_card");
+        assert_eq!(error.kind(), ErrorKind::AmbiguousCard);
         let CardError::Ambiguous { candidates, .. } = &error else { panic!("{error:?}") };
         let mut ids: Vec<CardId> = candidates.iter().map(|c| c.id).collect();
         ids.sort_unstable();
@@ -380,7 +384,7 @@ mod tests {
         let shocks = named(&pair, Seat::Guest, ZoneId::hand(Seat::Guest), "Shock");
         assert!(!shocks.is_empty());
         let error = find(&pair, Seat::Host, "move shock exile").unwrap_err();
-        assert_eq!(error.kind(), "unknown_card");
+        assert_eq!(error.kind(), ErrorKind::UnknownCard);
         assert_eq!(error.to_string(), "no card you know matches \"shock\" in any zone but where it would go");
         assert!(matches!(find(&pair, Seat::Host, "tap zzz"), Err(CardError::Unknown { reach: Reach::InPlay, .. })));
         // Shown to the host, the Shock can be named.

@@ -1,5 +1,6 @@
 //! The vocabulary of the command table: what a command line asks for ([`Command`]), one entry of the table
-//! ([`Spec`]), its single-key shortcuts ([`Key`]), and what an entry's parser reads ([`Args`]).
+//! ([`Spec`]), its single-key shortcuts ([`Key`]), what an entry's parser reads ([`Args`]), a line read once
+//! ([`Entered`]), and the terminal's own commands, which never reach a session ([`Local`]).
 
 use std::path::PathBuf;
 
@@ -9,7 +10,7 @@ use fairdeck_shared::engine::Engine;
 use fairdeck_shared::table::{Card, CardId, Placement, Position, PowerToughness, ZoneId, ZoneKind};
 use fairdeck_shared::wire::{Action, ArrowTarget, PeekPurpose};
 
-use super::resolve::{CardError, Reach, resolve_in};
+use super::resolve::{CardError, CardRef, Reach, resolve_in};
 
 /// What one command line asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,6 +30,8 @@ pub enum Command {
         power_toughness: Option<PowerToughness>,
         placement: Placement,
     },
+    /// Actions worked out from the table as it stands when the command runs.
+    OnTable(TableAct),
     /// End the game: reveal this player's deck key for the opponent's audit.
     End,
     /// Ask for the next game of the match, with another deck file (after sideboarding) or the
@@ -64,6 +67,33 @@ pub enum Command {
     Quit,
 }
 
+/// A command whose actions depend on the table as it stands when it runs, not when it was typed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TableAct {
+    /// The top N cards of the player's library into its graveyard, one by one (fewer if the library holds fewer).
+    Mill(u32),
+}
+
+impl TableAct {
+    /// The actions, from `engine`'s table now; or why there are none.
+    pub fn actions<G: Group>(&self, engine: &Engine<G>) -> Result<Vec<Action>, String> {
+        let seat = engine.seat();
+        match *self {
+            TableAct::Mill(count) => {
+                let library = engine.table().zone(ZoneId::library(seat));
+                if library.is_empty() {
+                    return Err("your library is empty".into());
+                }
+                let to = ZoneId::new(seat, ZoneKind::Graveyard);
+                let moved = library.iter().take(count as usize);
+                let action =
+                    |&card| Action::Move { card, to, position: Position::Top, placement: Placement::default() };
+                Ok(moved.map(action).collect())
+            }
+        }
+    }
+}
+
 /// What the player keeps doing with its library's top card.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -83,15 +113,6 @@ pub enum Placing {
     Bottom,
     /// Into the graveyard (surveil only).
     Graveyard,
-}
-
-/// A card as a command line names it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CardRef {
-    /// `12` or `#12`: taken as it is, the engine says whether it fits.
-    Id(CardId),
-    /// A name or the start of one (of the name or of a word in it), as typed, quotes removed.
-    Name(String),
 }
 
 /// A number as a command gives it: `3` sets it, `+3` and `-3` change the current value.
@@ -154,6 +175,11 @@ pub enum CardAct {
 }
 
 impl CardAct {
+    /// The card `card` names for this action, on `engine`'s table. An id is taken as it is.
+    pub fn find<G: Group>(&self, engine: &Engine<G>, card: &CardRef) -> Result<CardId, CardError> {
+        resolve_in(engine, card, self.reach(), |card| self.prefers(card))
+    }
+
     /// The action on `card`; a second card named by name is found on `engine`'s table, and a change of
     /// commander damage reads the current value there.
     pub fn action<G: Group>(&self, engine: &Engine<G>, card: CardId) -> Result<Action, CardError> {
@@ -239,6 +265,47 @@ impl Spec {
     }
 }
 
+/// A command line as it was read, once: what it asks for with the entry that read it, or what was expected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entered {
+    /// The line, trimmed: refusals and the terminal's log quote it.
+    pub line: String,
+    pub parsed: Result<Parsed, String>,
+}
+
+/// A command line that parsed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Parsed {
+    pub spec: &'static Spec,
+    pub command: Command,
+}
+
+impl PartialEq for Spec {
+    /// Entries are told apart by name: the table takes each once.
+    fn eq(&self, other: &Spec) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for Spec {}
+
+/// A command of the terminal table alone (`view`): it changes what the screen shows, so the session never sees
+/// it and scripted mode does not take it.
+#[derive(Debug)]
+pub struct Local {
+    pub name: &'static str,
+    /// The arguments as the help shows them.
+    pub args: &'static str,
+    pub about: &'static str,
+}
+
+impl Local {
+    /// The words after the name, if `line` is this command.
+    pub fn arguments<'l>(&self, line: &'l str) -> Option<&'l str> {
+        line.strip_prefix(self.name).filter(|rest| rest.is_empty() || rest.starts_with(' '))
+    }
+}
+
 /// A single-key shortcut of the terminal table, while the command line is closed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Key {
@@ -275,5 +342,53 @@ impl Args<'_> {
     /// `command`, if the line has no argument.
     pub fn none(&self, command: Command) -> Result<Command, String> {
         if self.words.is_empty() { Ok(command) } else { Err(format!("`{}` takes no argument", self.spec.name)) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use fairdeck_shared::crypto::Ristretto255;
+    use fairdeck_shared::engine::Intent;
+    use fairdeck_shared::pair::{Pair, numbered_deck};
+    use fairdeck_shared::table::Knowledge;
+
+    use super::*;
+
+    fn ready_pair() -> Pair<Ristretto255> {
+        let mut pair = Pair::new(numbered_deck("Host", 5, 0), numbered_deck("Guest", 5, 0), 9);
+        pair.drive();
+        assert!(pair.host.is_ready() && pair.guest.is_ready(), "set-up did not finish");
+        pair
+    }
+
+    #[test]
+    fn mill_moves_the_library_top_cards_into_the_graveyard_known_to_both() {
+        let mut pair = ready_pair();
+        let library = pair.host.table().zone(ZoneId::library(Seat::Host)).to_vec();
+        for action in TableAct::Mill(2).actions(&pair.host).unwrap() {
+            pair.intent(Seat::Host, Intent::Act(action)).unwrap();
+        }
+        pair.drive();
+        let graveyard = ZoneId::new(Seat::Host, ZoneKind::Graveyard);
+        // The top card went first: the second one lies on it.
+        assert_eq!(pair.host.table().zone(graveyard), [library[1], library[0]]);
+        assert_eq!(pair.guest.table().zone(graveyard), [library[1], library[0]]);
+        assert_eq!(pair.host.table().zone(ZoneId::library(Seat::Host)), &library[2..]);
+        for card in &library[..2] {
+            assert_eq!(pair.host.table().card(*card).unwrap().known_to, Knowledge::BOTH);
+            assert!(pair.guest.identity(*card).is_some(), "the guest knows the milled {card}");
+        }
+    }
+
+    #[test]
+    fn mill_takes_what_the_library_holds_and_refuses_an_empty_one() {
+        let mut pair = ready_pair();
+        let actions = TableAct::Mill(9).actions(&pair.host).unwrap();
+        assert_eq!(actions.len(), 5, "the whole library, no more");
+        for action in actions {
+            pair.intent(Seat::Host, Intent::Act(action)).unwrap();
+        }
+        pair.drive();
+        assert_eq!(TableAct::Mill(1).actions(&pair.host), Err("your library is empty".to_string()));
     }
 }

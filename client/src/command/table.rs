@@ -5,391 +5,502 @@
 use fairdeck_shared::wire::{Action, PeekPurpose};
 
 use super::arguments as read;
-use super::spec::{Command, Key, Placing, Spec, TopWatch};
+use super::spec::{Command, Key, Local, Placing, Spec, TopWatch};
 
-pub const COMMANDS: &[Spec] = &[
-    Spec {
-        name: "draw",
-        args: "N",
-        about: "draw N cards",
-        example: "draw 7",
-        keys: &[Key::RunsLine { key: 'd', line: "draw 1", about: "draw a card" }, Key::Prefills('D')],
-        parse: read::draw,
-    },
-    Spec {
-        name: "play",
-        args: "CARD at X,Y [facedown]",
-        about: "put a card into your play area; by name, from your hand or command zone, else graveyard, exile or library, else sideboard",
-        example: "play #3 at 10,-2 facedown",
-        keys: &[Key::Prefills('p')],
-        parse: read::play,
-    },
-    Spec {
-        name: "move",
-        args: "CARD [opponent] ZONE [top|bottom]",
-        about: "move a card to a zone of yours (or of the opponent); by name, from your hand or play area, else anywhere, sideboards last",
-        example: "move 4 opponent graveyard bottom",
-        keys: &[Key::Prefills('v')],
-        parse: read::move_card,
-    },
-    Spec {
-        name: "shuffle",
-        args: "",
-        about: "shuffle your library",
-        example: "shuffle",
-        keys: &[Key::Runs('s')],
-        parse: |a| a.none(Command::Act(Action::Shuffle { permutation: None })),
-    },
-    Spec {
-        name: "peek",
-        args: "N",
-        about: "look at the top N cards of your library",
-        example: "peek 3",
-        keys: &[Key::RunsLine { key: 'k', line: "peek 1", about: "look at the top card of your library" }],
-        parse: read::peek,
-    },
-    Spec {
-        name: "search",
-        args: "",
-        about: "look through your whole library; `take` cards, then `done` shuffles it",
-        example: "search",
-        keys: &[Key::Runs('/')],
-        parse: |a| a.none(Command::Browse(PeekPurpose::Search, None)),
-    },
-    Spec {
-        name: "scry",
-        args: "N",
-        about: "look at the top N cards of your library; `top`, `bottom`, then `done`",
-        example: "scry 2",
-        keys: &[],
-        parse: |a| read::browse(a, PeekPurpose::Scry),
-    },
-    Spec {
-        name: "surveil",
-        args: "N",
-        about: "look at the top N cards of your library; `top`, `grave`, then `done`",
-        example: "surveil 2",
-        keys: &[],
-        parse: |a| read::browse(a, PeekPurpose::Surveil),
-    },
-    Spec {
-        name: "take",
-        args: "CARD [hand|graveyard|exile|play]",
-        about: "during a search: a card of the library into a zone (default your hand)",
-        example: "take \"Lightning Bolt\" hand",
-        keys: &[],
-        parse: read::take,
-    },
-    Spec {
-        name: "top",
-        args: "CARD...",
-        about: "during a scry or surveil: these cards on top of the library, the first topmost",
-        example: "top 12 \"Lightning Bolt\"",
-        keys: &[],
-        parse: |a| read::place(a, Placing::Top),
-    },
-    Spec {
-        name: "bottom",
-        args: "CARD...",
-        about: "during a scry or surveil: these cards at the bottom of the library, the last bottommost",
-        example: "bottom 12",
-        keys: &[],
-        parse: |a| read::place(a, Placing::Bottom),
-    },
-    Spec {
-        name: "grave",
-        args: "CARD...",
-        about: "during a surveil: these cards into your graveyard",
-        example: "grave 12",
-        keys: &[],
-        parse: |a| read::place(a, Placing::Graveyard),
-    },
-    Spec {
-        name: "done",
-        args: "",
-        about: "close the search (shuffling your library), scry or surveil",
-        example: "done",
-        keys: &[],
-        parse: |a| a.none(Command::Done),
-    },
-    Spec {
-        name: "reveal",
-        args: "CARD [to opponent] | hand | top",
-        about: "show a card to both players (or to the opponent only); by name, from your hand, else play area, library, sideboard; `hand` shows your hand to the opponent, `top` your library's top card to both",
-        example: "reveal \"Lightning Bolt\" to opponent",
-        keys: &[Key::Prefills('r')],
-        parse: read::reveal,
-    },
-    Spec {
-        name: "always-look",
-        args: "[off]",
-        about: "look at your library's top card whenever it changes (the opponent is told each time); `off` stops",
-        example: "always-look",
-        keys: &[],
-        parse: |a| read::watch_top(a, TopWatch::Look),
-    },
-    Spec {
-        name: "always-reveal",
-        args: "[off]",
-        about: "reveal your library's top card to both players whenever it changes; `off` stops",
-        example: "always-reveal off",
-        keys: &[],
-        parse: |a| read::watch_top(a, TopWatch::Reveal),
-    },
-    Spec {
-        name: "roll",
-        args: "NdM",
-        about: "roll N dice of M sides, fairly",
-        example: "roll 2d6",
-        keys: &[Key::RunsLine { key: 'i', line: "roll 1d6", about: "roll a six-sided die" }],
-        parse: read::roll,
-    },
-    Spec {
-        name: "flip",
-        args: "",
-        about: "flip a coin, fairly",
-        example: "flip",
-        keys: &[Key::Runs('f')],
-        parse: |a| a.none(Command::Act(Action::Flip)),
-    },
-    Spec {
-        name: "say",
-        args: "TEXT",
-        about: "chat",
-        example: "say hello there",
-        keys: &[Key::Prefills('c')],
-        parse: read::say,
-    },
-    Spec {
-        name: "life",
-        args: "N|+N|-N",
-        about: "set your life total (N) or change it (+N, -N)",
-        example: "life -3",
-        keys: &[Key::Prefills('l')],
-        parse: read::life,
-    },
-    Spec {
-        name: "mulligan",
-        args: "[N]",
-        about: "shuffle your hand into your library and draw N (default 7)",
-        example: "mulligan 6",
-        keys: &[Key::Prefills('m')],
-        parse: read::mulligan,
-    },
-    Spec {
-        name: "ask",
-        args: "ZONE [N]",
-        about: "ask the opponent to show its ZONE (or its top N cards)",
-        example: "ask library 3",
-        keys: &[],
-        parse: read::ask,
-    },
-    Spec {
-        name: "refuse",
-        args: "ZONE",
-        about: "decline the opponent's request to see your ZONE",
-        example: "refuse hand",
-        keys: &[],
-        parse: read::refuse,
-    },
-    Spec {
-        name: "take-from-library",
-        args: "",
-        about: "take the top card of the opponent's library, face down",
-        example: "take-from-library",
-        keys: &[],
-        parse: |a| a.none(Command::Act(Action::TakeFromLibrary { count: 1 })),
-    },
-    Spec {
-        name: "next-turn",
-        args: "",
-        about: "pass the turn",
-        example: "next-turn",
-        keys: &[Key::Runs('n')],
-        parse: |a| a.none(Command::Act(Action::NextTurn)),
-    },
-    Spec {
-        name: "tap",
-        args: "CARD",
-        about: "turn a card in play sideways; by name, yours before the opponent's, an untapped copy first",
-        example: "tap goblin guide",
-        keys: &[Key::Prefills('t')],
-        parse: |a| read::tap(a, true),
-    },
-    Spec {
-        name: "untap",
-        args: "CARD",
-        about: "turn a card in play back; by name, yours before the opponent's, a tapped copy first",
-        example: "untap 12",
-        keys: &[Key::Prefills('u')],
-        parse: |a| read::tap(a, false),
-    },
-    Spec {
-        name: "counter",
-        args: "CARD NAME N",
-        about: "set a counter on a card in play (0 removes it); by name, yours before the opponent's",
-        example: "counter 12 +1/+1 2",
-        keys: &[Key::Prefills('+')],
-        parse: read::counter,
-    },
-    Spec {
-        name: "player-counter",
-        args: "NAME N|+N|-N",
-        about: "set (N) or change (+N, -N) a counter of yours: poison, energy, any name",
-        example: "player-counter poison +1",
-        keys: &[],
-        parse: read::player_counter,
-    },
-    Spec {
-        name: "untap-all",
-        args: "",
-        about: "untap every card in your play area",
-        example: "untap-all",
-        keys: &[Key::Runs('U')],
-        parse: |a| a.none(Command::Act(Action::UntapAll)),
-    },
-    Spec {
-        name: "token",
-        args: "NAME [P/T] [at X,Y]",
-        about: "create a token in your play area, its name quoted or bare",
-        example: "token \"Goblin\" 1/1 at 2,0",
-        keys: &[Key::Prefills('T')],
-        parse: read::token,
-    },
-    Spec {
-        name: "attach",
-        args: "CARD to CARD",
-        about: "attach a card in play (an aura, an equipment) to another; by name, yours before the opponent's",
-        example: "attach bonesplitter to goblin guide",
-        keys: &[],
-        parse: read::attach,
-    },
-    Spec {
-        name: "detach",
-        args: "CARD",
-        about: "detach a card in play from the card it is attached to",
-        example: "detach bonesplitter",
-        keys: &[],
-        parse: read::detach,
-    },
-    Spec {
-        name: "arrow",
-        args: "CARD to CARD|opponent|me",
-        about: "point from a card in play to a card in play or a player",
-        example: "arrow goblin guide to opponent",
-        keys: &[],
-        parse: read::arrow,
-    },
-    Spec {
-        name: "phase",
-        args: "NAME",
-        about: "announce the phase: untap, upkeep, draw, main1, combat, main2, end (any name is taken)",
-        example: "phase combat",
-        keys: &[],
-        parse: read::phase,
-    },
-    Spec {
-        name: "show-random",
-        args: "",
-        about: "show both players a random card from your hand",
-        example: "show-random",
-        keys: &[],
-        parse: |a| a.none(Command::Act(Action::ShowRandom)),
-    },
-    Spec {
-        name: "commander-damage",
-        args: "CARD N|+N|-N",
-        about: "set or change the damage you took from an opposing commander; by name, its command zone, else its play area",
-        example: "commander-damage krenko +3",
-        keys: &[],
-        parse: read::commander_damage,
-    },
-    Spec {
-        name: "command",
-        args: "CARD",
-        about: "put your commander back into your command zone; by name, from your hand or play area, else anywhere",
-        example: "command krenko",
-        keys: &[],
-        parse: read::command_zone,
-    },
-    Spec {
-        name: "play-first",
-        args: "",
-        about: "chosen to start: you play first",
-        example: "play-first",
-        keys: &[],
-        parse: |a| a.none(Command::Act(Action::PlayOrDraw { play: true })),
-    },
-    Spec {
-        name: "draw-first",
-        args: "",
-        about: "chosen to start: you draw, the opponent plays first",
-        example: "draw-first",
-        keys: &[],
-        parse: |a| a.none(Command::Act(Action::PlayOrDraw { play: false })),
-    },
-    Spec {
-        name: "concede",
-        args: "",
-        about: "concede the game: you lose it; then `end` for the deck audit",
-        example: "concede",
-        keys: &[],
-        parse: |a| a.none(Command::Act(Action::Concede)),
-    },
-    Spec {
-        name: "end",
-        args: "",
-        about: "end the game: reveal your deck key so the opponent audits your deck",
-        example: "end",
-        keys: &[],
-        parse: |a| a.none(Command::End),
-    },
-    Spec {
-        name: "forfeit",
-        args: "",
-        about: "end the game when the opponent has stopped answering (or left a minute ago and not come back): it forfeits",
-        example: "forfeit",
-        keys: &[],
-        parse: |a| a.none(Command::Forfeit),
-    },
-    Spec {
-        name: "new-game",
-        args: "[DECKFILE]",
-        about: "ask for the next game, with another deck (after sideboarding) or the same one; it starts when the opponent asks too",
-        example: "new-game side.txt",
-        keys: &[],
-        parse: read::new_game,
-    },
-    Spec {
-        name: "new-code",
-        args: "",
-        about: "hosting, until the opponent proved the code: new words for the code",
-        example: "new-code",
-        keys: &[],
-        parse: |a| a.none(Command::NewCode),
-    },
-    Spec {
-        name: "table",
-        args: "",
-        about: "print the table (zones, card ids, counts)",
-        example: "table",
-        keys: &[],
-        parse: |a| a.none(Command::Table),
-    },
-    Spec {
-        name: "wait",
-        args: "",
-        about: "block until no exchange is pending (prints {\"event\":\"idle\"})",
-        example: "wait",
-        keys: &[],
-        parse: |a| a.none(Command::Wait),
-    },
-    Spec {
-        name: "quit",
-        args: "",
-        about: "print the table, leave the game, exit 0 (also at the end of input)",
-        example: "quit",
-        keys: &[],
-        parse: |a| a.none(Command::Quit),
-    },
+/// The terminal table's own command: a pile on the screen. Scripted mode does not take it.
+pub static VIEW: Local =
+    Local { name: "view", args: "[opponent] PILE", about: "a pile with ids: graveyard, exile, command, sideboard" };
+
+/// Every command, in the order the help lists them.
+pub static COMMANDS: &[&Spec] = &[
+    &DRAW,
+    &PLAY,
+    &MOVE,
+    &SHUFFLE,
+    &PEEK,
+    &MILL,
+    &SEARCH,
+    &SCRY,
+    &SURVEIL,
+    &TAKE,
+    &TOP,
+    &BOTTOM,
+    &GRAVE,
+    &DONE,
+    &REVEAL,
+    &ALWAYS_LOOK,
+    &ALWAYS_REVEAL,
+    &ROLL,
+    &FLIP,
+    &SAY,
+    &LIFE,
+    &MULLIGAN,
+    &ASK,
+    &REFUSE,
+    &TAKE_FROM_LIBRARY,
+    &NEXT_TURN,
+    &TAP,
+    &UNTAP,
+    &COUNTER,
+    &PLAYER_COUNTER,
+    &UNTAP_ALL,
+    &TOKEN,
+    &ATTACH,
+    &DETACH,
+    &ARROW,
+    &PHASE,
+    &SHOW_RANDOM,
+    &COMMANDER_DAMAGE,
+    &COMMAND,
+    &PLAY_FIRST,
+    &DRAW_FIRST,
+    &CONCEDE,
+    &END,
+    &FORFEIT,
+    &NEW_GAME,
+    &NEW_CODE,
+    &TABLE,
+    &WAIT,
+    &QUIT,
 ];
+
+pub static DRAW: Spec = Spec {
+    name: "draw",
+    args: "N",
+    about: "draw N cards",
+    example: "draw 7",
+    keys: &[Key::RunsLine { key: 'd', line: "draw 1", about: "draw a card" }, Key::Prefills('D')],
+    parse: read::draw,
+};
+
+pub static PLAY: Spec = Spec {
+    name: "play",
+    args: "CARD at X,Y [facedown]",
+    about: "put a card into your play area; by name, from your hand or command zone, else graveyard, exile or library, else sideboard",
+    example: "play #3 at 10,-2 facedown",
+    keys: &[Key::Prefills('p')],
+    parse: read::play,
+};
+
+pub static MOVE: Spec = Spec {
+    name: "move",
+    args: "CARD [opponent] ZONE [top|bottom]",
+    about: "move a card to a zone of yours (or of the opponent); by name, from your hand or play area, else anywhere, sideboards last",
+    example: "move 4 opponent graveyard bottom",
+    keys: &[Key::Prefills('v')],
+    parse: read::move_card,
+};
+
+pub static SHUFFLE: Spec = Spec {
+    name: "shuffle",
+    args: "",
+    about: "shuffle your library",
+    example: "shuffle",
+    keys: &[Key::Runs('s')],
+    parse: |a| a.none(Command::Act(Action::Shuffle { permutation: None })),
+};
+
+pub static PEEK: Spec = Spec {
+    name: "peek",
+    args: "N",
+    about: "look at the top N cards of your library",
+    example: "peek 3",
+    keys: &[Key::RunsLine { key: 'k', line: "peek 1", about: "look at the top card of your library" }],
+    parse: read::peek,
+};
+
+pub static MILL: Spec = Spec {
+    name: "mill",
+    args: "N",
+    about: "put the top N cards of your library into your graveyard, the top one first",
+    example: "mill 3",
+    keys: &[],
+    parse: read::mill,
+};
+
+pub static SEARCH: Spec = Spec {
+    name: "search",
+    args: "",
+    about: "look through your whole library; `take` cards, then `done` shuffles it",
+    example: "search",
+    keys: &[Key::Runs('/')],
+    parse: |a| a.none(Command::Browse(PeekPurpose::Search, None)),
+};
+
+pub static SCRY: Spec = Spec {
+    name: "scry",
+    args: "N",
+    about: "look at the top N cards of your library; `top`, `bottom`, then `done`",
+    example: "scry 2",
+    keys: &[],
+    parse: |a| read::browse(a, PeekPurpose::Scry),
+};
+
+pub static SURVEIL: Spec = Spec {
+    name: "surveil",
+    args: "N",
+    about: "look at the top N cards of your library; `top`, `grave`, then `done`",
+    example: "surveil 2",
+    keys: &[],
+    parse: |a| read::browse(a, PeekPurpose::Surveil),
+};
+
+pub static TAKE: Spec = Spec {
+    name: "take",
+    args: "CARD [hand|graveyard|exile|play]",
+    about: "during a search: a card of the library into a zone (default your hand)",
+    example: "take \"Lightning Bolt\" hand",
+    keys: &[],
+    parse: read::take,
+};
+
+pub static TOP: Spec = Spec {
+    name: "top",
+    args: "CARD...",
+    about: "during a scry or surveil: these cards on top of the library, the first topmost",
+    example: "top 12 \"Lightning Bolt\"",
+    keys: &[],
+    parse: |a| read::place(a, Placing::Top),
+};
+
+pub static BOTTOM: Spec = Spec {
+    name: "bottom",
+    args: "CARD...",
+    about: "during a scry or surveil: these cards at the bottom of the library, the last bottommost",
+    example: "bottom 12",
+    keys: &[],
+    parse: |a| read::place(a, Placing::Bottom),
+};
+
+pub static GRAVE: Spec = Spec {
+    name: "grave",
+    args: "CARD...",
+    about: "during a surveil: these cards into your graveyard",
+    example: "grave 12",
+    keys: &[],
+    parse: |a| read::place(a, Placing::Graveyard),
+};
+
+pub static DONE: Spec = Spec {
+    name: "done",
+    args: "",
+    about: "close the search (shuffling your library), scry or surveil",
+    example: "done",
+    keys: &[],
+    parse: |a| a.none(Command::Done),
+};
+
+pub static REVEAL: Spec = Spec {
+    name: "reveal",
+    args: "CARD [to opponent] | hand | top",
+    about: "show a card to both players (or to the opponent only); by name, from your hand, else play area, library, sideboard; `hand` shows your hand to the opponent, `top` your library's top card to both",
+    example: "reveal \"Lightning Bolt\" to opponent",
+    keys: &[Key::Prefills('r')],
+    parse: read::reveal,
+};
+
+pub static ALWAYS_LOOK: Spec = Spec {
+    name: "always-look",
+    args: "[off]",
+    about: "look at your library's top card whenever it changes (the opponent is told each time); `off` stops",
+    example: "always-look",
+    keys: &[],
+    parse: |a| read::watch_top(a, TopWatch::Look),
+};
+
+pub static ALWAYS_REVEAL: Spec = Spec {
+    name: "always-reveal",
+    args: "[off]",
+    about: "reveal your library's top card to both players whenever it changes; `off` stops",
+    example: "always-reveal off",
+    keys: &[],
+    parse: |a| read::watch_top(a, TopWatch::Reveal),
+};
+
+pub static ROLL: Spec = Spec {
+    name: "roll",
+    args: "NdM",
+    about: "roll N dice of M sides, fairly",
+    example: "roll 2d6",
+    keys: &[Key::RunsLine { key: 'i', line: "roll 1d6", about: "roll a six-sided die" }],
+    parse: read::roll,
+};
+
+pub static FLIP: Spec = Spec {
+    name: "flip",
+    args: "",
+    about: "flip a coin, fairly",
+    example: "flip",
+    keys: &[Key::Runs('f')],
+    parse: |a| a.none(Command::Act(Action::Flip)),
+};
+
+pub static SAY: Spec = Spec {
+    name: "say",
+    args: "TEXT",
+    about: "chat",
+    example: "say hello there",
+    keys: &[Key::Prefills('c')],
+    parse: read::say,
+};
+
+pub static LIFE: Spec = Spec {
+    name: "life",
+    args: "N|+N|-N",
+    about: "set your life total (N) or change it (+N, -N)",
+    example: "life -3",
+    keys: &[Key::Prefills('l')],
+    parse: read::life,
+};
+
+pub static MULLIGAN: Spec = Spec {
+    name: "mulligan",
+    args: "[N]",
+    about: "shuffle your hand into your library and draw N (default 7)",
+    example: "mulligan 6",
+    keys: &[Key::Prefills('m')],
+    parse: read::mulligan,
+};
+
+pub static ASK: Spec = Spec {
+    name: "ask",
+    args: "ZONE [N]",
+    about: "ask the opponent to show its ZONE (or its top N cards)",
+    example: "ask library 3",
+    keys: &[],
+    parse: read::ask,
+};
+
+pub static REFUSE: Spec = Spec {
+    name: "refuse",
+    args: "ZONE",
+    about: "decline the opponent's request to see your ZONE",
+    example: "refuse hand",
+    keys: &[],
+    parse: read::refuse,
+};
+
+pub static TAKE_FROM_LIBRARY: Spec = Spec {
+    name: "take-from-library",
+    args: "",
+    about: "take the top card of the opponent's library, face down",
+    example: "take-from-library",
+    keys: &[],
+    parse: |a| a.none(Command::Act(Action::TakeFromLibrary { count: 1 })),
+};
+
+pub static NEXT_TURN: Spec = Spec {
+    name: "next-turn",
+    args: "",
+    about: "pass the turn",
+    example: "next-turn",
+    keys: &[Key::Runs('n')],
+    parse: |a| a.none(Command::Act(Action::NextTurn)),
+};
+
+pub static TAP: Spec = Spec {
+    name: "tap",
+    args: "CARD",
+    about: "turn a card in play sideways; by name, yours before the opponent's, an untapped copy first",
+    example: "tap goblin guide",
+    keys: &[Key::Prefills('t')],
+    parse: |a| read::tap(a, true),
+};
+
+pub static UNTAP: Spec = Spec {
+    name: "untap",
+    args: "CARD",
+    about: "turn a card in play back; by name, yours before the opponent's, a tapped copy first",
+    example: "untap 12",
+    keys: &[Key::Prefills('u')],
+    parse: |a| read::tap(a, false),
+};
+
+pub static COUNTER: Spec = Spec {
+    name: "counter",
+    args: "CARD NAME N",
+    about: "set a counter on a card in play (0 removes it); by name, yours before the opponent's",
+    example: "counter 12 +1/+1 2",
+    keys: &[Key::Prefills('+')],
+    parse: read::counter,
+};
+
+pub static PLAYER_COUNTER: Spec = Spec {
+    name: "player-counter",
+    args: "NAME N|+N|-N",
+    about: "set (N) or change (+N, -N) a counter of yours: poison, energy, any name",
+    example: "player-counter poison +1",
+    keys: &[],
+    parse: read::player_counter,
+};
+
+pub static UNTAP_ALL: Spec = Spec {
+    name: "untap-all",
+    args: "",
+    about: "untap every card in your play area",
+    example: "untap-all",
+    keys: &[Key::Runs('U')],
+    parse: |a| a.none(Command::Act(Action::UntapAll)),
+};
+
+pub static TOKEN: Spec = Spec {
+    name: "token",
+    args: "NAME [P/T] [at X,Y]",
+    about: "create a token in your play area, its name quoted or bare",
+    example: "token \"Goblin\" 1/1 at 2,0",
+    keys: &[Key::Prefills('T')],
+    parse: read::token,
+};
+
+pub static ATTACH: Spec = Spec {
+    name: "attach",
+    args: "CARD to CARD",
+    about: "attach a card in play (an aura, an equipment) to another; by name, yours before the opponent's",
+    example: "attach bonesplitter to goblin guide",
+    keys: &[],
+    parse: read::attach,
+};
+
+pub static DETACH: Spec = Spec {
+    name: "detach",
+    args: "CARD",
+    about: "detach a card in play from the card it is attached to",
+    example: "detach bonesplitter",
+    keys: &[],
+    parse: read::detach,
+};
+
+pub static ARROW: Spec = Spec {
+    name: "arrow",
+    args: "CARD to CARD|opponent|me",
+    about: "point from a card in play to a card in play or a player",
+    example: "arrow goblin guide to opponent",
+    keys: &[],
+    parse: read::arrow,
+};
+
+pub static PHASE: Spec = Spec {
+    name: "phase",
+    args: "NAME",
+    about: "announce the phase: untap, upkeep, draw, main1, combat, main2, end (any name is taken)",
+    example: "phase combat",
+    keys: &[],
+    parse: read::phase,
+};
+
+pub static SHOW_RANDOM: Spec = Spec {
+    name: "show-random",
+    args: "",
+    about: "show both players a random card from your hand",
+    example: "show-random",
+    keys: &[],
+    parse: |a| a.none(Command::Act(Action::ShowRandom)),
+};
+
+pub static COMMANDER_DAMAGE: Spec = Spec {
+    name: "commander-damage",
+    args: "CARD N|+N|-N",
+    about: "set or change the damage you took from an opposing commander; by name, its command zone, else its play area",
+    example: "commander-damage krenko +3",
+    keys: &[],
+    parse: read::commander_damage,
+};
+
+pub static COMMAND: Spec = Spec {
+    name: "command",
+    args: "CARD",
+    about: "put your commander back into your command zone; by name, from your hand or play area, else anywhere",
+    example: "command krenko",
+    keys: &[],
+    parse: read::command_zone,
+};
+
+pub static PLAY_FIRST: Spec = Spec {
+    name: "play-first",
+    args: "",
+    about: "chosen to start: you play first",
+    example: "play-first",
+    keys: &[],
+    parse: |a| a.none(Command::Act(Action::PlayOrDraw { play: true })),
+};
+
+pub static DRAW_FIRST: Spec = Spec {
+    name: "draw-first",
+    args: "",
+    about: "chosen to start: you draw, the opponent plays first",
+    example: "draw-first",
+    keys: &[],
+    parse: |a| a.none(Command::Act(Action::PlayOrDraw { play: false })),
+};
+
+pub static CONCEDE: Spec = Spec {
+    name: "concede",
+    args: "",
+    about: "concede the game: you lose it; then `end` for the deck audit",
+    example: "concede",
+    keys: &[],
+    parse: |a| a.none(Command::Act(Action::Concede)),
+};
+
+pub static END: Spec = Spec {
+    name: "end",
+    args: "",
+    about: "end the game: reveal your deck key so the opponent audits your deck",
+    example: "end",
+    keys: &[],
+    parse: |a| a.none(Command::End),
+};
+
+pub static FORFEIT: Spec = Spec {
+    name: "forfeit",
+    args: "",
+    about: "end the game when the opponent has stopped answering (or left a minute ago and not come back): it forfeits",
+    example: "forfeit",
+    keys: &[],
+    parse: |a| a.none(Command::Forfeit),
+};
+
+pub static NEW_GAME: Spec = Spec {
+    name: "new-game",
+    args: "[DECKFILE]",
+    about: "ask for the next game, with another deck (after sideboarding) or the same one; it starts when the opponent asks too",
+    example: "new-game side.txt",
+    keys: &[],
+    parse: read::new_game,
+};
+
+pub static NEW_CODE: Spec = Spec {
+    name: "new-code",
+    args: "",
+    about: "hosting, until the opponent proved the code: new words for the code",
+    example: "new-code",
+    keys: &[],
+    parse: |a| a.none(Command::NewCode),
+};
+
+pub static TABLE: Spec = Spec {
+    name: "table",
+    args: "",
+    about: "print the table (zones, card ids, counts)",
+    example: "table",
+    keys: &[],
+    parse: |a| a.none(Command::Table),
+};
+
+pub static WAIT: Spec = Spec {
+    name: "wait",
+    args: "",
+    about: "block until no exchange is pending (prints {\"event\":\"idle\"})",
+    example: "wait",
+    keys: &[],
+    parse: |a| a.none(Command::Wait),
+};
+
+pub static QUIT: Spec = Spec {
+    name: "quit",
+    args: "",
+    about: "print the table, leave the game, exit 0 (also at the end of input)",
+    example: "quit",
+    keys: &[],
+    parse: |a| a.none(Command::Quit),
+};

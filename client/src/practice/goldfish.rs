@@ -20,6 +20,7 @@ use fairdeck_shared::crypto::Ristretto255;
 use fairdeck_shared::engine::{Engine, Event};
 use tokio::sync::{oneshot, watch};
 
+use crate::command::table;
 use crate::session::{self, Frontend, Options, Output, Role, SessionError};
 
 /// The goldfish's name at the table.
@@ -74,13 +75,15 @@ impl Goldfish {
     /// The answer the engine leaves to the player, if `event` calls for one.
     fn answer(event: &Event, engine: &Engine<Ristretto255>) -> Option<String> {
         match event {
-            Event::NewGameRequested => Some("new-game".to_string()),
+            Event::NewGameRequested => Some(table::NEW_GAME.name.to_string()),
             Event::RevealRequested { zone, .. } if zone.owner == engine.seat() => {
-                Some(format!("refuse {}", zone.kind.name()))
+                Some(format!("{} {}", table::REFUSE.name, zone.kind.name()))
             }
-            Event::Audited { seat, .. } if *seat != engine.seat() && !engine.is_ended() => Some("end".to_string()),
+            Event::Audited { seat, .. } if *seat != engine.seat() && !engine.is_ended() => {
+                Some(table::END.name.to_string())
+            }
             // Chosen by the coin, it lets the player play first: the game being practised is the player's.
-            Event::Chooser { seat, .. } if *seat == engine.seat() => Some("draw-first".to_string()),
+            Event::Chooser { seat, .. } if *seat == engine.seat() => Some(table::DRAW_FIRST.name.to_string()),
             _ => None,
         }
     }
@@ -123,6 +126,7 @@ mod tests {
     use fairdeck_shared::table::{ZoneId, ZoneKind};
 
     use super::*;
+    use crate::command::ErrorKind;
 
     fn engine() -> Engine<Ristretto255> {
         let deck = crate::deck::parse_deck("goldfish.txt", "4 Lightning Bolt\n").unwrap().to_deck_list();
@@ -189,7 +193,7 @@ mod tests {
 
         let (mut goldfish, _quit) = new_goldfish();
         let refused = Output::CommandError {
-            kind: "refused",
+            kind: ErrorKind::Refused,
             command: "new-game".into(),
             message: "a new game is already asked for".into(),
         };

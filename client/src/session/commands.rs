@@ -1,8 +1,10 @@
-//! Running the player's commands: each line waits in the queue until the table can take it (table commands
-//! until set-up is done, `wait` until nothing is pending, `quit` a few seconds for the opponent's
-//! acknowledgements), then goes to the engine as an intent; a card named by name is found on the table as it
-//! is then. What a line means is [`crate::command`]'s.
+//! Running the player's commands: each line is read once into the queue, where it waits until its gate opens
+//! (table commands until set-up is done, `wait` until nothing is pending, `quit` a few seconds for the
+//! opponent's acknowledgements), then runs, one per step of the core. What a line means, when it may run and
+//! what it does are [`crate::command`]'s; here are the queue, the gates as the session judges them, and what
+//! commands share: an intent handed to the engine, a refusal shown.
 
+use std::path::Path;
 use std::time::Duration;
 
 use fairdeck_shared::crypto::CardInstance;
@@ -15,190 +17,165 @@ use super::claim::LinkAction;
 use super::frontend::Output;
 use super::start::read_deck;
 use super::state::{Flow, SessionCore};
-use crate::command::resolve::resolve;
-use crate::command::{self, Command};
+use crate::command::{self, Command, Entered, ErrorKind, Gate, table};
 
 /// How long `quit` waits for the peer to acknowledge what was sent.
 const QUIT_GRACE: Duration = Duration::from_secs(5);
 
-impl SessionCore {
-    /// Takes a line from the player into the queue; `None`, the end of the input, is a `quit` after the rest.
-    pub fn take_line(&mut self, line: Option<String>) {
-        match line {
-            Some(line) => {
-                let line = line.trim();
-                if !line.is_empty() {
-                    self.queue.push_back(line.to_string());
+/// Does what `command` asks, its gate open: what the session does itself, or an intent for the engine; `line` is
+/// quoted by a refusal. A refusal is shown, not returned: the session goes on.
+fn run(command: Command, session: &mut SessionCore, line: &str) -> Flow {
+    match command {
+        Command::OnTable(act) => match act.actions(&session.engine) {
+            Ok(actions) => {
+                for action in actions {
+                    if !session.intent(Intent::Act(action), line) {
+                        break;
+                    }
                 }
             }
+            Err(message) => session.refuse(ErrorKind::Refused, line, message),
+        },
+        Command::Browse(purpose, count) => session.open_browsing(purpose, count, line),
+        Command::Take(card, zone) => session.take_browsed(card, zone, line),
+        Command::Place(placing, cards) => session.place_browsed(placing, &cards, line),
+        Command::Done => session.close_browsing(line),
+        Command::RevealHand => session.reveal_hand(line),
+        Command::RevealTop => session.reveal_top(line),
+        Command::WatchTop(watch) => session.set_top_watch(watch),
+        Command::Forfeit => session.forfeit(line),
+        Command::NewGame(file) => session.new_game(file.as_deref(), line),
+        Command::NewCode => session.new_code(line),
+        Command::Table => session.show(Output::Table),
+        Command::Wait => session.show(Output::Idle),
+        Command::Quit => {
+            session.show(Output::Table);
+            return Flow::Quit;
+        }
+        command => {
+            if let Some(intent) = intent_for(command, session, line) {
+                session.intent(intent, line);
+            }
+        }
+    }
+    Flow::Ran
+}
+
+/// The intent a command that goes straight to the engine stands for; `None` once a refusal was shown.
+fn intent_for(command: Command, session: &mut SessionCore, line: &str) -> Option<Intent> {
+    match command {
+        Command::Act(action) => Some(Intent::Act(action)),
+        Command::Chat(text) => Some(Intent::Chat(text)),
+        Command::Ask(zone, count) => Some(Intent::RequestReveal { zone, count }),
+        Command::Refuse(zone) => Some(Intent::RefuseReveal { zone }),
+        Command::End => Some(Intent::EndGame),
+        Command::OnCard(card, act) => {
+            let engine = &session.engine;
+            match act.find(engine, &card).and_then(|card| act.action(engine, card)) {
+                Ok(action) => Some(Intent::Act(action)),
+                Err(error) => {
+                    session.refuse(error.kind(), line, error.to_string());
+                    None
+                }
+            }
+        }
+        Command::PlayerValue { key, amount } => {
+            // A change is from the value on the table now: what both players see.
+            let seat = session.engine.seat();
+            let current = session.engine.table().player(seat).values.get(&key).copied().unwrap_or(0);
+            Some(Intent::Act(Action::SetPlayerValue { value: amount.apply(current), key }))
+        }
+        Command::Token { name, power_toughness, placement } => {
+            // A fresh nonce keeps two tokens of one name distinct cards.
+            let mut nonce = [0; 16];
+            rand::rng().fill_bytes(&mut nonce);
+            let seat = session.engine.seat();
+            let card = CardInstance { owner: seat, nonce, name, back: 0 };
+            let to = ZoneId::new(seat, ZoneKind::Play);
+            Some(Intent::Act(Action::AddCard { card, to, placement, power_toughness }))
+        }
+        // The session's own commands are `run`'s.
+        _ => None,
+    }
+}
+
+impl SessionCore {
+    /// Takes a line from the player into the queue, read once; `None`, the end of the input, is a `quit` after the
+    /// rest.
+    pub fn take_line(&mut self, line: Option<String>) {
+        let seat = self.engine.seat();
+        match line {
+            Some(line) if line.trim().is_empty() => {}
+            Some(line) => self.queue.push_back(command::read(&line, seat)),
             None => {
                 self.input_done = true;
-                self.queue.push_back("quit".into());
+                self.queue.push_back(command::read(table::QUIT.name, seat));
             }
         }
     }
 
-    /// Runs the next queued command if it can run: table commands wait for set-up, `wait` for idleness.
+    /// Runs the next queued command if its gate is open (a line that did not parse is reported in its turn).
     pub(super) fn run_queue(&mut self) -> Flow {
-        let Some(line) = self.queue.front().cloned() else { return Flow::Blocked };
-        let command = match command::parse(&line, self.engine.seat()) {
-            Ok(command) => command,
+        let Some(Entered { parsed, .. }) = self.queue.front() else { return Flow::Blocked };
+        if let Ok(parsed) = parsed
+            && !self.may_run(parsed.command.gate())
+        {
+            return Flow::Blocked;
+        }
+        let Some(Entered { line, parsed }) = self.queue.pop_front() else { return Flow::Blocked };
+        let command = match parsed {
+            Ok(parsed) => parsed.command,
             Err(message) => {
-                self.queue.pop_front();
-                let error = Output::CommandError { kind: "bad_command", command: line, message };
-                self.show(error);
+                self.refuse(ErrorKind::BadCommand, &line, message);
                 return Flow::Ran;
             }
         };
+        let flow = run(command, self, &line);
+        if let Flow::Quit = flow {
+            self.link_actions.push_back(LinkAction::Leave(None));
+        }
+        flow
+    }
+
+    /// Whether a command waiting at `gate` may run now.
+    fn may_run(&mut self, gate: Gate) -> bool {
         let halted = self.engine.halted().is_some();
-        let ready = self.engine.is_ready() || halted;
-        match command {
-            Command::Quit => {
-                // Let what we sent reach the peer before leaving the room, but not forever (the
-                // peer may be away): the core's timer brings us back here until the grace runs out. With the
-                // link down nothing can be acknowledged: the game is saved, and it leaves at once.
+        let set_up = self.engine.is_ready() || halted;
+        match gate {
+            Gate::Always => true,
+            Gate::SetUp => set_up,
+            Gate::Settled => set_up && (halted || !self.engine.is_busy()),
+            Gate::Idle => halted || (set_up && self.is_idle()),
+            Gate::Acknowledged => {
+                // Let what we sent reach the peer before leaving the room, but not forever (the peer may be
+                // away): the core's timer brings us back here until the grace runs out. With the link down
+                // nothing can be acknowledged: the game is saved, and it leaves at once.
                 let deadline = *self.quit_deadline.get_or_insert_with(|| self.now + QUIT_GRACE);
                 let pending = self.channel.unacked_frames() > 0 || self.engine.is_busy();
-                if !halted && self.link.is_up() && pending && self.now < deadline {
-                    return Flow::Blocked;
-                }
-                self.queue.pop_front();
-                self.show(Output::Table);
-                self.link_actions.push_back(LinkAction::Leave(None));
-                return Flow::Quit;
-            }
-            Command::Wait => {
-                let settled = halted || (ready && self.is_idle());
-                if !settled {
-                    return Flow::Blocked;
-                }
-                self.queue.pop_front();
-                self.show(Output::Idle);
-            }
-            Command::Table => {
-                self.queue.pop_front();
-                self.show(Output::Table);
-            }
-            Command::NewCode => {
-                self.queue.pop_front();
-                self.new_code(&line);
-            }
-            Command::Chat(text) => {
-                self.queue.pop_front();
-                self.intent(Intent::Chat(text), &line);
-            }
-            Command::Ask(zone, count) => {
-                self.queue.pop_front();
-                self.intent(Intent::RequestReveal { zone, count }, &line);
-            }
-            Command::Refuse(zone) => {
-                self.queue.pop_front();
-                self.intent(Intent::RefuseReveal { zone }, &line);
-            }
-            Command::Act(action) => {
-                if !ready {
-                    return Flow::Blocked;
-                }
-                self.queue.pop_front();
-                self.intent(Intent::Act(action), &line);
-            }
-            Command::PlayerValue { key, amount } => {
-                if !ready {
-                    return Flow::Blocked;
-                }
-                self.queue.pop_front();
-                // A change is from the value on the table now: what both players see.
-                let seat = self.engine.seat();
-                let current = self.engine.table().player(seat).values.get(&key).copied().unwrap_or(0);
-                let action = Action::SetPlayerValue { value: amount.apply(current), key };
-                self.intent(Intent::Act(action), &line);
-            }
-            Command::Token { name, power_toughness, placement } => {
-                if !ready {
-                    return Flow::Blocked;
-                }
-                self.queue.pop_front();
-                // A fresh nonce keeps two tokens of one name distinct cards.
-                let mut nonce = [0; 16];
-                rand::rng().fill_bytes(&mut nonce);
-                let seat = self.engine.seat();
-                let card = CardInstance { owner: seat, nonce, name, back: 0 };
-                let to = ZoneId::new(seat, ZoneKind::Play);
-                let action = Action::AddCard { card, to, placement, power_toughness };
-                self.intent(Intent::Act(action), &line);
-            }
-            Command::OnCard(card, act) => {
-                if !ready {
-                    return Flow::Blocked;
-                }
-                self.queue.pop_front();
-                match resolve(&self.engine, &card, &act).and_then(|card| act.action(&self.engine, card)) {
-                    Ok(action) => {
-                        self.intent(Intent::Act(action), &line);
-                    }
-                    Err(error) => {
-                        let error =
-                            Output::CommandError { kind: error.kind(), command: line, message: error.to_string() };
-                        self.show(error);
-                    }
-                }
-            }
-            Command::WatchTop(watch) => {
-                if !ready {
-                    return Flow::Blocked;
-                }
-                self.queue.pop_front();
-                self.set_top_watch(watch);
-            }
-            Command::Browse(..)
-            | Command::Take(..)
-            | Command::Place(..)
-            | Command::Done
-            | Command::RevealHand
-            | Command::RevealTop => {
-                // Cards are named as this player knows them once its peeks are answered.
-                if !ready || (!halted && self.engine.is_busy()) {
-                    return Flow::Blocked;
-                }
-                self.queue.pop_front();
-                self.browse(command, &line);
-            }
-            Command::End => {
-                if !ready {
-                    return Flow::Blocked;
-                }
-                self.queue.pop_front();
-                self.intent(Intent::EndGame, &line);
-            }
-            Command::Forfeit => {
-                self.queue.pop_front();
-                if let Some(message) = self.forfeit_refused() {
-                    let error = Output::CommandError { kind: "refused", command: line, message };
-                    self.show(error);
-                    return Flow::Ran;
-                }
-                // Nothing awaited, but the opponent left and has not come back: its absence is the claim.
-                let abandoned =
-                    self.engine.awaiting_opponent().is_none() && !self.peer_here && self.channel.is_established();
-                let claim = if abandoned { Intent::ClaimAbandoned } else { Intent::ClaimForfeit };
-                self.intent(claim, &line);
-            }
-            Command::NewGame(file) => {
-                self.queue.pop_front();
-                match file.map(|path| read_deck(&path)).transpose() {
-                    Ok(deck) => {
-                        let deck = deck.map(|deck| deck.to_deck_list());
-                        self.intent(Intent::NewGame(deck), &line);
-                    }
-                    Err(error) => {
-                        let message = error.to_string();
-                        let error = Output::CommandError { kind: "bad_deck", command: line.clone(), message };
-                        self.show(error);
-                    }
-                }
+                halted || !self.link.is_up() || !pending || self.now >= deadline
             }
         }
-        Flow::Ran
+    }
+
+    /// `forfeit`: claims the game against the opponent's silence, or its absence once the grace passed.
+    pub(super) fn forfeit(&mut self, line: &str) {
+        if let Some(message) = self.forfeit_refused() {
+            return self.refuse(ErrorKind::Refused, line, message);
+        }
+        // Nothing awaited, but the opponent left and has not come back: its absence is the claim.
+        let abandoned = self.engine.awaiting_opponent().is_none() && !self.peer_here && self.channel.is_established();
+        let claim = if abandoned { Intent::ClaimAbandoned } else { Intent::ClaimForfeit };
+        self.intent(claim, line);
+    }
+
+    /// `new-game [DECKFILE]`: asks for the next game, with the deck of that file or the same one.
+    pub(super) fn new_game(&mut self, file: Option<&Path>, line: &str) {
+        match file.map(read_deck).transpose() {
+            Ok(deck) => {
+                self.intent(Intent::NewGame(deck.map(|deck| deck.to_deck_list())), line);
+            }
+            Err(error) => self.refuse(ErrorKind::BadDeck, line, error.to_string()),
+        }
     }
 
     /// Why `forfeit` is refused now, if it is: the opponent is away, and has not been for the whole
@@ -237,12 +214,16 @@ impl SessionCore {
             return true;
         };
         let kind = match error {
-            IntentError::NotReady => "not_ready",
-            IntentError::Halted(_) => "halted",
-            _ => "refused",
+            IntentError::NotReady => ErrorKind::NotReady,
+            IntentError::Halted(_) => ErrorKind::Halted,
+            _ => ErrorKind::Refused,
         };
-        let error = Output::CommandError { kind, command: line.to_string(), message: error.to_string() };
-        self.show(error);
+        self.refuse(kind, line, error.to_string());
         false
+    }
+
+    /// Shows that the command `line` was refused before it changed anything.
+    pub(super) fn refuse(&mut self, kind: ErrorKind, line: &str, message: String) {
+        self.show(Output::CommandError { kind, command: line.to_string(), message });
     }
 }

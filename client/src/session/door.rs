@@ -7,6 +7,7 @@ use fairdeck_shared::Seat;
 use super::frontend::Output;
 use super::state::{Door, SessionCore};
 use crate::code::{self, Code};
+use crate::command::ErrorKind;
 
 /// Wrong codes a host takes on one code before it stops giving the seat to the next guest: each guess has one
 /// chance in 65,536 (two words of 256), so an online guesser gets at most this many such chances per code
@@ -78,8 +79,7 @@ impl SessionCore {
             Some(code) if self.engine.seat() == Seat::Host && !self.channel.is_established() => code,
             _ => {
                 let message = "only the host has a code, and only until the opponent proved it".to_string();
-                self.show(Output::CommandError { kind: "refused", command: line.to_string(), message });
-                return;
+                return self.refuse(ErrorKind::Refused, line, message);
             }
         };
         let code = Code::random(code.nameplate());

@@ -101,6 +101,16 @@ impl SessionCore {
                 self.show(Output::RelayRestarting { reconnect_after_ms });
             }
             ServerMessage::Error { code: ErrorCode::NotPaired, .. } => {}
+            // Another copy of this game took the seat. Taking it back would only take turns with that copy
+            // for as long as both run, each unseating the other: this one stops instead.
+            ServerMessage::Error { code: ErrorCode::Replaced, .. } => {
+                self.close_link();
+                return Err(SessionError::Lost(
+                    "another fairdeck took this game's seat at the relay (a copy of this saved game was resumed \
+                     elsewhere); this one stops"
+                        .into(),
+                ));
+            }
             ServerMessage::Error { code, message } => {
                 self.show(Output::RelayAlert(format!("{}: {message}", code.as_str())));
             }

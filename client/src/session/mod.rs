@@ -37,7 +37,6 @@
 //! | `error.rs` | [`SessionError`] |
 
 mod browse;
-mod browsing;
 mod claim;
 mod commands;
 mod core;
@@ -56,7 +55,7 @@ mod state;
 mod top_card;
 mod wait_clock;
 
-pub use browsing::{Browsing, purpose_name};
+pub use crate::command::{Browsing, purpose_name};
 pub use door::WRONG_CODES_PER_CODE;
 pub use error::SessionError;
 pub use frontend::{Frontend, Output};

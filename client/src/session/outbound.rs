@@ -8,6 +8,7 @@ use fairdeck_shared::table::{ZoneId, ZoneKind};
 use super::error::SessionError;
 use super::frontend::Output;
 use super::state::{SessionCore, ToRelay};
+use crate::command::{self, table};
 
 impl SessionCore {
     /// One step of moving the engine's messages to the channel and the channel's frames to the relay: a round
@@ -59,7 +60,8 @@ impl SessionCore {
             return;
         }
         let commander = !table.zone(ZoneId::new(seat, ZoneKind::Command)).is_empty();
-        self.queue.push_front(format!("life {}", if commander { 40 } else { 20 }));
+        let life = format!("{} {}", table::LIFE.name, if commander { 40 } else { 20 });
+        self.queue.push_front(command::read(&life, seat));
     }
 
     /// Hands the driver what the channel has queued, once both seats are taken and the link is up. Whether

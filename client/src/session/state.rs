@@ -12,14 +12,13 @@ use rand::Rng;
 use rand_chacha::ChaCha20Rng;
 use rand_chacha::rand_core::SeedableRng;
 
-use super::browsing::Browsing;
 use super::claim::{Claim, LinkAction};
 use super::error::SessionError;
 use super::frontend::Output;
 use super::wait_clock::{AbsenceClock, WaitClock, forfeit_grace};
 use crate::channel::Channel;
 use crate::code::Code;
-use crate::command::TopWatch;
+use crate::command::{Browsing, Entered, TopWatch};
 use crate::save::RelayPlace;
 
 /// One game's session without I/O: the engine, the channel, the player's commands, hosting and the link's
@@ -38,7 +37,7 @@ pub(super) struct SessionCore {
     /// Set by the first `quit`: until then, it waits for the peer to acknowledge what was sent.
     pub quit_deadline: Option<Instant>,
     /// Commands read but not run yet: table commands wait for set-up, `wait` for an idle engine.
-    pub queue: VecDeque<String>,
+    pub queue: VecDeque<Entered>,
     pub input_done: bool,
     pub wait_clock: WaitClock,
     /// The relay, its CA, and the seat's token there while the relay knows it.

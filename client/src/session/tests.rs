@@ -265,6 +265,20 @@ fn taking_the_seat_back_gives_up_after_a_minute_naming_the_save() {
 }
 
 #[test]
+fn a_seat_taken_by_another_copy_of_the_game_stops_this_one_without_taking_it_back() {
+    let mut table = Table::ready();
+    table.forget();
+    let replaced = r#"{"type":"error","code":"replaced","message":"another connection resumed this seat"}"#;
+    table.input(Seat::Guest, Input::Control(replaced.into()));
+    let Some(Err(SessionError::Lost(message))) = &table.seen[1].end else { panic!("{:?}", table.seen[1].end) };
+    assert!(message.contains("another fairdeck took this game's seat"), "{message}");
+    // Taking the seat back would unseat the other copy, which would do the same: no claim, ever.
+    assert!(!table.seen[1].links.iter().any(|action| matches!(action, LinkAction::Claim(_))));
+    table.wait(Duration::from_secs(5));
+    assert!(!table.seen[1].links.iter().any(|action| matches!(action, LinkAction::Claim(_))));
+}
+
+#[test]
 fn quit_waits_for_the_acknowledgements_until_its_grace_runs_out() {
     let mut table = Table::ready();
     table.forget();

@@ -8,7 +8,7 @@ use fairdeck_shared::wire::{Action, PeekPurpose};
 
 use super::frontend::Output;
 use super::state::SessionCore;
-use crate::command::TopWatch;
+use crate::command::{TopWatch, table};
 
 impl SessionCore {
     /// Starts (or, with `None`, stops) watching the top card, and says so.
@@ -41,8 +41,8 @@ impl SessionCore {
         let &top = self.engine.table().zone(ZoneId::library(seat)).first()?;
         let known = self.engine.table().card(top)?.known_to;
         let line = match watch {
-            TopWatch::Look => "always-look",
-            TopWatch::Reveal => "always-reveal",
+            TopWatch::Look => table::ALWAYS_LOOK.name,
+            TopWatch::Reveal => table::ALWAYS_REVEAL.name,
         };
         if !known.knows(seat) {
             // The reveal, if any, follows once the peek is answered: nobody shows a card it has not seen.

@@ -8,19 +8,36 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use super::library_view;
 use super::log::LogKind;
 use super::view::{Overlay, Panel, View};
-use crate::command::shortcuts;
+use crate::command::table::{self, QUIT, VIEW};
+use crate::command::{Spec, shortcuts};
 
-/// Keys that are not commands, for the help.
+/// Keys that are not commands, for the help; `view` is the terminal's own command ([`VIEW`]).
 pub const OTHER_KEYS: &[(&str, &str)] = &[
     (": or Enter", "open the command line"),
     ("Esc", "close the command line, help or a pile; ends a search, scry or surveil"),
     ("Up / Down", "recall earlier commands"),
     ("PgUp / PgDn", "scroll the log (End: newest)"),
     ("Tab  [ ]", "pick a panel; scroll it"),
-    ("view [opponent] PILE", "a pile with ids: graveyard, exile, command, sideboard"),
+    (VIEW_USAGE, VIEW.about),
     ("?", "this help (Space: its next page)"),
     ("q", "leave (asks first); Ctrl-C: at once"),
 ];
+
+/// `view`'s usage as the help shows it (a test checks it against [`VIEW`]).
+const VIEW_USAGE: &str = "view [opponent] PILE";
+
+/// The commands whose first key the hint line names, in its order.
+const HINTED: [&Spec; 4] = [&table::DRAW, &table::SHUFFLE, &table::PLAY, &table::TAP];
+
+/// The hint line under the table while the command line is closed: a few keys of the table, then the others.
+pub fn hint_line() -> String {
+    let mut hints: Vec<String> = HINTED
+        .iter()
+        .filter_map(|spec| shortcuts().find(|s| s.spec.name == spec.name).map(|s| format!("{} {}", s.key, spec.name)))
+        .collect();
+    hints.extend([": command".to_string(), "? help".to_string(), format!("q {}", QUIT.name)]);
+    format!("Keys: {}", hints.join(" · "))
+}
 
 /// Handles one key. Returns the command line to run, if the key produced one.
 pub fn handle_key(view: &mut View, key: KeyEvent) -> Option<String> {
@@ -52,7 +69,7 @@ pub fn handle_key(view: &mut View, key: KeyEvent) -> Option<String> {
 fn leave(view: &mut View) -> String {
     view.overlay = Overlay::None;
     view.leaving = true;
-    "quit".to_string()
+    QUIT.name.to_string()
 }
 
 fn confirm_quit(view: &mut View, key: KeyEvent) -> Option<String> {
@@ -109,7 +126,7 @@ fn edit(view: &mut View, key: KeyEvent) -> Option<String> {
             prompt.focused = false;
             prompt.recalled = None;
             // Looking through a pile is the screen's business: the session never sees it.
-            if let Some(words) = line.strip_prefix("view").filter(|w| w.is_empty() || w.starts_with(' ')) {
+            if let Some(words) = VIEW.arguments(&line) {
                 let words = words.to_string();
                 record(view, &line);
                 if let Err(message) = view.open_pile(&words) {
@@ -141,7 +158,7 @@ fn edit(view: &mut View, key: KeyEvent) -> Option<String> {
 /// Records a command in the history and the log, and hands it on.
 fn submit(view: &mut View, line: String) -> String {
     record(view, &line);
-    if line == "quit" {
+    if line == QUIT.name {
         view.leaving = true;
     }
     line
@@ -216,4 +233,15 @@ pub fn help_text() -> String {
          `view [opponent] exile` and `view sideboard` (a pile with card ids; Esc closes); errors show in the log.",
     );
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hint_line_names_keys_of_the_table() {
+        assert_eq!(hint_line(), "Keys: d draw · s shuffle · p play · t tap · : command · ? help · q quit");
+        assert_eq!(VIEW_USAGE, format!("{} {}", VIEW.name, VIEW.args));
+    }
 }

@@ -10,6 +10,7 @@ use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::panels::centered;
 use super::view::{LibraryView, View};
+use crate::command::table;
 use crate::session::purpose_name;
 
 /// The widest the overlay is.
@@ -22,7 +23,7 @@ const PAGE: usize = 10;
 pub fn key(view: &mut View, key: KeyEvent) -> Option<String> {
     let open = view.library.as_mut()?;
     match key.code {
-        KeyCode::Esc => return Some("done".to_string()),
+        KeyCode::Esc => return Some(table::DONE.name.to_string()),
         KeyCode::Char(':') | KeyCode::Enter => view.prompt.focused = true,
         KeyCode::Up | KeyCode::Char('[') => open.scroll = open.scroll.saturating_sub(1),
         KeyCode::Down | KeyCode::Char(']') => open.scroll = (open.scroll + 1).min(open.cards.len().saturating_sub(1)),

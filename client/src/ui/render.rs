@@ -120,8 +120,7 @@ fn render_prompt(frame: &mut Frame, area: Rect, view: &View) {
     } else if view.leaving {
         frame.render_widget(Paragraph::new("Leaving the game…").italic(), area);
     } else {
-        let hint = "Keys: d draw · s shuffle · p play · t tap · : command · ? help · q quit";
-        frame.render_widget(Paragraph::new(hint).fg(Color::Gray), area);
+        frame.render_widget(Paragraph::new(super::keys::hint_line()).fg(Color::Gray), area);
     }
 }
 

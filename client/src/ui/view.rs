@@ -14,7 +14,7 @@ use fairdeck_shared::wire::PeekPurpose;
 use super::arrows::Arrows;
 use super::log::{LogKind, LogLine, Story, table_lines};
 use super::table_view::{CardView, Side, TableView, clean};
-use crate::command::TopWatch;
+use crate::command::{Spec, TopWatch, table};
 use crate::session::{Browsing, Output, WRONG_CODES_PER_CODE, Waiting, purpose_name};
 
 /// Set-up shuffles one library per player; the engine's `SetupProgress` confirms the total.
@@ -226,12 +226,14 @@ impl LibraryView {
     }
 
     /// The commands that place the cards, for the overlay's foot.
-    pub fn hint(&self) -> &'static str {
+    pub fn hint(&self) -> String {
+        let done = table::DONE.name;
+        let cards = |spec: &Spec| format!(": {} CARD…", spec.name);
         match self.purpose {
-            PeekPurpose::Search => ": take CARD [ZONE] · Esc: done (shuffles)",
-            PeekPurpose::Scry => ": top CARD… · : bottom CARD… · Esc: done",
-            PeekPurpose::Surveil => ": top CARD… · : grave CARD… · Esc: done",
-            PeekPurpose::Look => "Esc: done",
+            PeekPurpose::Search => format!(": {} CARD [ZONE] · Esc: {done} (shuffles)", table::TAKE.name),
+            PeekPurpose::Scry => format!("{} · {} · Esc: {done}", cards(&table::TOP), cards(&table::BOTTOM)),
+            PeekPurpose::Surveil => format!("{} · {} · Esc: {done}", cards(&table::TOP), cards(&table::GRAVE)),
+            PeekPurpose::Look => format!("Esc: {done}"),
         }
     }
 

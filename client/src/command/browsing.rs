@@ -1,11 +1,11 @@
-//! The view of an open search, scry or surveil ([`Browsing`]): which peeked cards are still in it, and the
-//! actions that place them. What the commands do with it is `browse.rs`.
+//! An open search, scry or surveil ([`Browsing`]): the peeked cards still in the library, and the rules of placing
+//! them (`take` from a search; `top`, `bottom`, `grave` from a scry or surveil), as actions.
 
 use fairdeck_shared::Seat;
 use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
 use fairdeck_shared::wire::{Action, PeekPurpose};
 
-use crate::command::Placing;
+use super::spec::Placing;
 
 /// An open search, scry or surveil.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -14,7 +14,7 @@ pub struct Browsing {
     /// The peeked cards still in the library, top first.
     pub cards: Vec<CardId>,
     /// Whether the player was shown the cards, once its peek was answered.
-    pub(super) shown: bool,
+    pub(crate) shown: bool,
     /// How many cards `top` has put back so far: the next go under them, so the order named across several
     /// `top` commands is the order from the top.
     kept_on_top: u32,
