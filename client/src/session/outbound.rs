@@ -3,7 +3,6 @@
 //! frame the opponent has not acknowledged), so a link that is down loses nothing.
 
 use fairdeck_shared::engine::{Event, Input};
-use fairdeck_shared::table::{ZoneId, ZoneKind};
 use futures_util::SinkExt;
 use tokio_tungstenite::tungstenite::Message;
 
@@ -62,9 +61,6 @@ impl Session {
                 if let Event::Connected { name, .. } = &event {
                     self.opponent = Some(name.clone());
                 }
-                if matches!(event, Event::Ready) {
-                    self.starting_life();
-                }
                 front.show(Output::Engine(event), &self.engine)?;
                 moved = true;
             }
@@ -73,18 +69,6 @@ impl Session {
             }
             progressed = true;
         }
-    }
-
-    /// A game starts with the player's own life set once, so both see it: 40 with a commander, else 20;
-    /// a resumed game keeps the life it had.
-    fn starting_life(&mut self) {
-        let seat = self.engine.seat();
-        let table = self.engine.table();
-        if table.player(seat).values.contains_key("life") {
-            return;
-        }
-        let commander = !table.zone(ZoneId::new(seat, ZoneKind::Command)).is_empty();
-        self.queue.push_front(format!("life {}", if commander { 40 } else { 20 }));
     }
 
     /// Sends what the channel has queued, best effort (before leaving on a failed key exchange).

@@ -24,6 +24,8 @@ mod rules;
 mod setup;
 mod shuffle;
 mod state;
+#[cfg(feature = "testing")]
+mod testing;
 mod the75;
 mod unlock;
 
@@ -62,7 +64,6 @@ pub struct Engine<G: Group> {
     /// Where every part writes what it sends and tells.
     out: Output,
     peer_key: Option<VerifyingKey>,
-    peer_nonce: Option<[u8; 32]>,
     halted: Option<String>,
     /// Everything this engine was given, to run it again (`journal::check`).
     journal: Journal,
@@ -116,7 +117,6 @@ impl<G: Group> Engine<G> {
             deck,
             out: Output::new(seat, signing),
             peer_key: None,
-            peer_nonce: None,
             halted: None,
             journal,
             game: GameState::new(1, None),
@@ -198,28 +198,9 @@ impl<G: Group> Engine<G> {
         self.game.identities.get(&card)
     }
 
-    /// Card `card`'s identity point (the point its owner's catalogue seals it under), when
-    /// only this player's locks are left on it: what this player would strip it to.
-    pub fn identity_point(&self, card: CardId) -> Option<G::Element> {
-        let form = self.game.forms.get(&card)?;
-        if form.layers[index(self.seat.opponent())].is_some() {
-            return None;
-        }
-        Some(match form.layers[index(self.seat)] {
-            Some(key) => G::mul(&form.element, self.game.keys.get(&key)?.strip_scalar()),
-            None => form.element.clone(),
-        })
-    }
-
     /// Every identity this player knows.
     pub fn identities(&self) -> &HashMap<CardId, CardInstance> {
         &self.game.identities
-    }
-
-    /// This player's cards whose identity the opponent knows.
-    pub fn known_to_opponent(&self) -> Vec<CardId> {
-        let opponent = self.seat.opponent();
-        self.game.table.cards().filter(|c| c.owner == self.seat && c.known_to.knows(opponent)).map(|c| c.id).collect()
     }
 
     /// Every message sent and received so far, in the order this engine handled them.
@@ -249,24 +230,6 @@ impl<G: Group> Engine<G> {
     /// Whether a message to send or an event is waiting to be polled.
     pub fn has_output(&self) -> bool {
         !self.out.is_empty()
-    }
-
-    /// Signs and sends any body as the next message, without checking or applying it: the
-    /// tests' tampering peer uses this to send what an honest engine never would.
-    /// `ack` is what it claims to have taken in of the other player's stream.
-    #[cfg(feature = "testing")]
-    pub fn send_unchecked(&mut self, body: Vec<u8>, ack: wire::Ack) {
-        self.out.seal_and_send(body, ack);
-    }
-
-    /// Records that message `seq` went out with `chain` instead of what this engine sealed:
-    /// the tests' persistent cheater replaces its engine's messages after the fact, and the
-    /// opponent's acknowledgements then name the replacement.
-    #[cfg(feature = "testing")]
-    pub fn replace_sent_head(&mut self, seq: u64, chain: [u8; 32]) {
-        if let Some(head) = self.out.sent_heads.get_mut(seq as usize) {
-            *head = chain;
-        }
     }
 
     /// Takes one input: the player's intent (refused with a reason, nothing sent), or bytes received from

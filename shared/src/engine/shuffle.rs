@@ -307,6 +307,7 @@ impl<G: Group> Engine<G> {
             self.out.emit(Event::SetupProgress { done: self.game.setup_done.len() as u32, total: SETUP_SHUFFLES });
             if self.game.setup_done.len() as u32 == SETUP_SHUFFLES {
                 self.game.ready = true;
+                self.set_starting_life();
                 self.out.emit(Event::Ready);
             }
         }

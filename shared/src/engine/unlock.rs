@@ -171,6 +171,19 @@ impl<G: Group> Engine<G> {
         }
     }
 
+    /// Card `card`'s identity point (the point its owner's catalogue seals it under), when
+    /// only this player's locks are left on it: what this player would strip it to.
+    pub(super) fn stripped_point(&self, card: CardId) -> Option<G::Element> {
+        let form = self.game.forms.get(&card)?;
+        if form.layers[index(self.seat.opponent())].is_some() {
+            return None;
+        }
+        Some(match form.layers[index(self.seat)] {
+            Some(key) => G::mul(&form.element, self.game.keys.get(&key)?.strip_scalar()),
+            None => form.element.clone(),
+        })
+    }
+
     /// All strips are in: the learners read each card's point from its owner's catalogue.
     pub(super) fn finish_unlock(&mut self, number: u64) {
         let Some(unlock) = self.game.unlocks.remove(&number) else { return };
@@ -180,7 +193,7 @@ impl<G: Group> Engine<G> {
             }
             // A learner's unlock finishes once every step is done: the opponent's layer is off the card (its
             // strips are in), and this player keeps the key of its own layer, so the point is there.
-            let point = self.identity_point(id).expect("the opponent's strips are in");
+            let point = self.stripped_point(id).expect("the opponent's strips are in");
             let owner = self.game.known_card(id).owner;
             let back = self.game.known_card(id).back;
             let opened = match self.game.tokens.get(&point) {
