@@ -94,18 +94,16 @@ impl<G: Group> Engine<G> {
             groups.entry(key).or_default().push(*id);
         }
         let mut strip_groups = Vec::new();
+        let mut stripped = Vec::new();
         for (key, cards) in groups {
             let locked: Vec<G::Element> = cards.iter().map(|id| self.game.forms[id].element.clone()).collect();
             // Every key this player locked with stays in `keys` for the whole game.
             let lock_key = self.game.keys.get(&key).expect("a holder keeps every key it locked with");
             let (forms, proof) = lock_key.strip_with_proof(&locked, &context, &mut self.rng);
-            strip_groups.push(StripGroup { key, cards, forms, proof });
+            strip_groups.push(StripGroup { key, cards: cards.clone(), forms: forms.cards.clone(), proof });
+            stripped.push((key, cards, forms));
         }
-        self.out.send::<G>(&Message::Strip { unlock: number, groups: strip_groups.clone() });
-        let stripped = strip_groups
-            .into_iter()
-            .map(|group| (group.key, group.cards, Verified::made_here(Stripped { cards: group.forms })))
-            .collect();
+        self.out.send::<G>(&Message::Strip { unlock: number, groups: strip_groups });
         self.apply_strips(number, stripped);
     }
 
