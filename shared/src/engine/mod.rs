@@ -36,7 +36,7 @@ pub use api::{
 };
 pub use journal::{Input, JOURNAL_FORMAT, Journal};
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use ed25519_dalek::{SigningKey, VerifyingKey};
 use rand_chacha::ChaCha20Rng;
@@ -50,7 +50,7 @@ use self::state::{GameState, index};
 use crate::crypto::{CardInstance, Group};
 use crate::ids::{GameId, Seat};
 use crate::table::{CardId, Table};
-use crate::wire::{self, Envelope, Message, PROTOCOL_VERSION};
+use crate::wire::{self, Action, Envelope, Message, PROTOCOL_VERSION};
 
 /// One player's side of a game: its keys, its view of the table and its part of every exchange.
 /// Feed it with [`Engine::handle`], then drain [`Engine::poll_transmit`] and [`Engine::poll_event`].
@@ -65,6 +65,10 @@ pub struct Engine<G: Group> {
     out: Output,
     peer_key: Option<VerifyingKey>,
     halted: Option<String>,
+    /// Actions this engine takes on its player's behalf, set off while it handles an input (the draw after a
+    /// mulligan's shuffle): `drive` takes them in order as soon as the step that set them off is done, so
+    /// nothing re-enters it. Empty between inputs.
+    follow_ups: VecDeque<Action>,
     /// Everything this engine was given, to run it again (`journal::check`).
     journal: Journal,
     /// Everything of the game being played, dropped when a new game starts.
@@ -118,6 +122,7 @@ impl<G: Group> Engine<G> {
             out: Output::new(seat, signing),
             peer_key: None,
             halted: None,
+            follow_ups: VecDeque::new(),
             journal,
             game: GameState::new(1, None),
             new_game_asked: None,
@@ -250,7 +255,12 @@ impl<G: Group> Engine<G> {
         }
         // Even a refused intent may have drawn randomness: a replay needs every one.
         self.journal.inputs.push(Input::Intent { intent: intent.clone() });
-        self.take_intent(intent)
+        let act = matches!(intent, Intent::Act(_));
+        self.take_intent(intent)?;
+        if act {
+            self.drive();
+        }
+        Ok(())
     }
 
     /// Applies a checked action in the game's order, starts the exchange it sets off, and tells

@@ -332,23 +332,9 @@ impl<G: Group> Engine<G> {
         Arrangement::Drawing
     }
 
-    /// Sends whatever it is now this engine's turn to send. Each part is chosen afresh: a step
-    /// completes at once and may set off more (a mulligan's draw), which may drive in turn.
-    pub(super) fn drive(&mut self) {
-        while self.halted.is_none()
-            && let Some((library, relock)) = self.next_own_shuffle_part()
-        {
-            if relock {
-                self.send_relock(library);
-            } else {
-                self.send_shuffle_step(library);
-            }
-        }
-    }
-
     /// The first library whose shuffle run waits on this player, and whether for a relock
     /// (else for a step).
-    fn next_own_shuffle_part(&self) -> Option<(Seat, bool)> {
+    pub(super) fn next_own_shuffle_part(&self) -> Option<(Seat, bool)> {
         self.game.shuffles.iter().filter(|(library, _)| !self.game.library_unlocking(**library)).find_map(
             |(library, run)| match run.relock_first {
                 Some(holder) => (holder == self.seat).then_some((*library, true)),
