@@ -155,7 +155,7 @@ fn zones_hand_and_play_areas_as_each_player_sees_them() {
     assert!(find(&buffer, "┌ Guest's play area · 1 card ").is_some(), "{text}");
     // The host's own hand, face up with its id; the guest's hand as one back.
     let mine = hand(&pair, Seat::Host)[0];
-    assert!(row_with(&buffer, "You (Host)").contains("life —"));
+    assert!(row_with(&buffer, "You (Host)").contains("life 20"));
     assert!(text.contains(&format!("{mine} {}", name(&pair, Seat::Host, mine))), "{text}");
     assert_eq!(text.matches("[▒▒]").count(), 1, "{text}");
     // Play areas: the tapped card with its counter and position, the face-down card (the host knows it).

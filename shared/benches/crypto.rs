@@ -49,6 +49,7 @@ fn bench_suite<G: Group>(c: &mut Criterion, slow: bool) {
         b.iter(|| opponent.strip_with_proof(black_box(&locked), &context, &mut rng))
     });
     let (stripped, strip_proof) = opponent.strip_with_proof(&locked, &context, &mut rng);
+    let stripped = stripped.into_inner().cards;
     group.bench_function("verify_strip/60", |b| {
         b.iter_batched(
             || stripped.clone(),
@@ -59,7 +60,7 @@ fn bench_suite<G: Group>(c: &mut Criterion, slow: bool) {
     group.bench_function("lock_and_shuffle_prove/60", |b| {
         b.iter(|| opponent.lock_and_shuffle(black_box(&locked), &context, &mut rng))
     });
-    let shuffle = opponent.lock_and_shuffle(&locked, &context, &mut rng);
+    let (shuffle, _) = opponent.lock_and_shuffle(&locked, &context, &mut rng);
     group.bench_function("shuffle_verify/60", |b| {
         b.iter_batched(
             || shuffle.clone(),

@@ -226,12 +226,16 @@ impl fmt::Display for PowerToughness {
     }
 }
 
+/// The player value that holds a player's life: set when a game's play begins (`Event::Ready`) to 40 for a
+/// player with a commander, 20 for any other, on both tables alike.
+pub const LIFE: &str = "life";
+
 /// A player at the table: its name and its numbers.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Player {
     /// The name from its hello.
     pub name: String,
-    /// Life and any other per-player number ("poison", "energy"...).
+    /// Life ([`LIFE`]) and any other per-player number ("poison", "energy"...).
     pub values: BTreeMap<String, i64>,
 }
 

@@ -58,6 +58,7 @@ fn dleq_proofs<G: Group>() {
     let plain = cards::<G>(3, Seat::Host);
     let ctx = context("library/host/lock");
     let (locked, proof) = key.lock_with_proof(&plain, &ctx, &mut rng);
+    let locked = locked.into_inner().cards;
     let verified = key.commitment().verify_lock(&plain, locked.clone(), &proof, &ctx).unwrap();
     assert_eq!(verified.cards, locked);
 
@@ -93,6 +94,7 @@ fn dleq_proofs<G: Group>() {
     refuse(&plain, locked.clone(), &proof, &ctx, other.commitment());
     // A lock made with another key, proven against this one.
     let (foreign, _) = other.lock_with_proof(&plain, &ctx, &mut rng);
+    let foreign = foreign.into_inner().cards;
     refuse(&plain, foreign, &proof, &ctx, commitment);
     // Each proof field changed.
     for field in ["challenge", "response"] {
@@ -101,6 +103,7 @@ fn dleq_proofs<G: Group>() {
     }
     // A strip proof is not a lock proof, even over the same pairs.
     let (stripped, strip_proof) = key.strip_with_proof(&locked, &ctx, &mut rng);
+    let stripped = stripped.into_inner().cards;
     assert_eq!(stripped, plain);
     refuse(&plain, locked.clone(), &strip_proof, &ctx, commitment);
     // A wrong length is an error, never a panic.
@@ -117,10 +120,12 @@ fn strip_proofs<G: Group>() {
     let both = opponent.lock(&owner.lock(&plain));
     let ctx = context("draw");
     let (stripped, proof) = opponent.strip_with_proof(&both, &ctx, &mut rng);
+    let stripped = stripped.into_inner().cards;
     let verified = opponent.commitment().verify_strip(&both, stripped.clone(), &proof, &ctx).unwrap();
     assert_eq!(owner.strip(&verified.cards), plain);
     // A strip with the wrong key, with a proof made for it, does not pass as this key's.
     let (wrong, wrong_proof) = owner.strip_with_proof(&both, &ctx, &mut rng);
+    let wrong = wrong.into_inner().cards;
     assert_eq!(opponent.commitment().verify_strip(&both, wrong, &wrong_proof, &ctx).unwrap_err(), ProofError::Dleq);
     // Garbage in place of a stripped card.
     let mut garbage = stripped.clone();
@@ -140,8 +145,9 @@ fn shuffle_proofs<G: Group>(n: usize) {
     let key = LockKey::<G>::generate(&mut rng);
     let plain = cards::<G>(n, Seat::Host);
     let ctx = context("library/host/shuffle");
-    let shuffle = key.lock_and_shuffle(&plain, &ctx, &mut rng);
+    let (shuffle, made) = key.lock_and_shuffle(&plain, &ctx, &mut rng);
     let shuffled = key.commitment().verify_shuffle(&plain, shuffle.clone(), &ctx, &mut rng).unwrap();
+    assert_eq!(made.cards, shuffled.cards, "the shuffler applies what it sends");
     let unlocked = key.strip(&shuffled.cards);
     assert!(plain.iter().all(|card| unlocked.contains(card)));
     assert_eq!(unlocked.len(), n);
@@ -175,12 +181,14 @@ fn relock_and_combine<G: Group>() {
     let ctx = context("relock");
     // From no layer: a lock, checked against the generator.
     let (locked, proof) = new.relock_with_proof(None, &plain, &ctx, &mut rng);
+    let locked = locked.into_inner().cards;
     assert_eq!(locked, new.lock(&plain));
     let verified = new.commitment().verify_relock(None, &plain, locked.clone(), &proof, &ctx).unwrap();
     assert_eq!(verified.into_inner().cards, locked);
     // From an old layer to a new one, never stripped in between.
     let old_forms = old.lock(&plain);
     let (relocked, proof) = new.relock_with_proof(Some(&old), &old_forms, &ctx, &mut rng);
+    let relocked = relocked.into_inner().cards;
     assert_eq!(new.strip(&relocked), plain);
     let verified =
         new.commitment().verify_relock(Some(old.commitment()), &old_forms, relocked.clone(), &proof, &ctx).unwrap();
@@ -325,6 +333,7 @@ macro_rules! suite_tests {
                 let plain = cards::<$group>(2, Seat::Host);
                 let ctx = context("json");
                 let (locked, proof) = key.lock_with_proof(&plain, &ctx, &mut rng);
+                let locked = locked.into_inner().cards;
                 let json = serde_json::to_string(&(key.commitment(), &locked, &proof)).unwrap();
                 let (commitment, locked_back, proof_back): (KeyCommitment<$group>, Vec<_>, DleqProof<$group>) =
                     serde_json::from_str(&json).unwrap();

@@ -15,7 +15,7 @@ use fairdeck_shared::engine::{
 };
 use fairdeck_shared::journal::{self, Verdict};
 use fairdeck_shared::pair::{Pair, numbered_deck};
-use fairdeck_shared::table::{CardId, Placement, Position, PowerToughness, ZoneId, ZoneKind};
+use fairdeck_shared::table::{CardId, LIFE, Placement, Position, PowerToughness, ZoneId, ZoneKind};
 use fairdeck_shared::wire::{self, Action, ArrowTarget, DeckDifference, Message, PeekPurpose};
 
 type R = Ristretto255;
@@ -874,4 +874,42 @@ fn each_applied_action_says_where_the_cards_it_moved_came_from_on_both_tables() 
 
     act(&mut pair, Seat::Guest, Action::NextTurn);
     expect(&pair, &[], None, hand);
+}
+
+fn lives(pair: &Pair<R>, seat: Seat) -> [Option<i64>; 2] {
+    Seat::BOTH.map(|player| pair.engine(seat).table().player(player).values.get(LIFE).copied())
+}
+
+#[test]
+fn play_begins_at_40_life_with_a_commander_and_20_without_on_both_tables() {
+    let host = commander_deck("Host", &["Tymna the Weaver"], "ABCDEFGH");
+    let mut pair = ready_with(host, numbered_deck("Guest", 12, 2), 5);
+    for seat in Seat::BOTH {
+        assert_eq!(lives(&pair, seat), [Some(40), Some(20)], "{seat:?}");
+    }
+    // No message and no action of the game's order sets it.
+    assert_eq!(pair.host.actions_applied(), 0);
+    act(&mut pair, Seat::Host, Action::SetPlayerValue { key: LIFE.into(), value: 33 });
+    end_both(&mut pair);
+    new_game(&mut pair, [Some(numbered_deck("Host", 12, 2)), None]);
+    for seat in Seat::BOTH {
+        assert_eq!(lives(&pair, seat), [Some(20), Some(20)], "{seat:?}: a new game starts afresh");
+    }
+}
+
+#[test]
+fn a_game_whose_players_still_set_their_starting_life_by_an_action_verifies() {
+    // Older clients sent the starting life as an action at `Ready`: it changes nothing, and the turn's table
+    // digest still agrees.
+    let mut pair = ready(6);
+    for seat in Seat::BOTH {
+        act(&mut pair, seat, Action::SetPlayerValue { key: LIFE.into(), value: 20 });
+    }
+    act(&mut pair, Seat::Host, Action::NextTurn);
+    act(&mut pair, Seat::Guest, Action::NextTurn);
+    for seat in Seat::BOTH {
+        assert_eq!(lives(&pair, seat), [Some(20), Some(20)]);
+        let verdict = journal::check::<R>(pair.engine(seat).journal()).unwrap();
+        assert!(matches!(verdict, Verdict::Clean(_)), "{seat:?}: {verdict:?}");
+    }
 }

@@ -609,7 +609,8 @@ fn a_strip_with_another_key_and_a_proof_for_that_key_is_caught() {
             let context =
                 ProofContext::new(game.engine(Seat::Host).game_id().unwrap(), strip.seq, format!("unlock/{unlock}"));
             let wrong = LockKey::<Ristretto255>::generate(&mut ChaCha20Rng::from_seed([3; 32]));
-            let (forms, proof) = wrong.strip_with_proof(&locked, &context, &mut ChaCha20Rng::from_seed([4; 32]));
+            let (stripped, proof) = wrong.strip_with_proof(&locked, &context, &mut ChaCha20Rng::from_seed([4; 32]));
+            let forms = stripped.into_inner().cards;
             // The forgery holds up against the wrong key: only the key is wrong.
             assert!(wrong.commitment().verify_strip(&locked, forms.clone(), &proof, &context).is_ok());
             retype::<Ristretto255>(strip, |m| {

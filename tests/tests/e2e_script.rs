@@ -202,7 +202,7 @@ fn a_relay_restart_is_resumed_and_play_goes_on() {
     for player in [&mut host, &mut guest] {
         player.expect_event("ready");
     }
-    // Frames in flight as the relay stops (the starting life, a draw): each player still reads the relay's
+    // Frames in flight as the relay stops (a draw): each player still reads the relay's
     // notice, which the relay keeps the socket open to deliver.
     guest.send("draw 1");
     relay.restart();

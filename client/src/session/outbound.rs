@@ -3,12 +3,10 @@
 //! frame the opponent has not acknowledged), so a link that is down loses nothing.
 
 use fairdeck_shared::engine::{Event, Input};
-use fairdeck_shared::table::{ZoneId, ZoneKind};
 
 use super::error::SessionError;
 use super::frontend::Output;
 use super::state::{SessionCore, ToRelay};
-use crate::command::{self, table};
 
 impl SessionCore {
     /// One step of moving the engine's messages to the channel and the channel's frames to the relay: a round
@@ -42,26 +40,10 @@ impl SessionCore {
             if let Event::Connected { name, .. } = &event {
                 self.opponent = Some(name.clone());
             }
-            if matches!(event, Event::Ready) {
-                self.starting_life();
-            }
             self.show(Output::Engine(event));
             moved = true;
         }
         Ok(moved)
-    }
-
-    /// A game starts with the player's own life set once, so both see it: 40 with a commander, else 20;
-    /// a resumed game keeps the life it had.
-    fn starting_life(&mut self) {
-        let seat = self.engine.seat();
-        let table = self.engine.table();
-        if table.player(seat).values.contains_key("life") {
-            return;
-        }
-        let commander = !table.zone(ZoneId::new(seat, ZoneKind::Command)).is_empty();
-        let life = format!("{} {}", table::LIFE.name, if commander { 40 } else { 20 });
-        self.queue.push_front(command::read(&life, seat));
     }
 
     /// Hands the driver what the channel has queued, once both seats are taken and the link is up. Whether

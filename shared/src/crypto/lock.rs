@@ -112,11 +112,11 @@ impl<G: Group> LockKey<G> {
         cards: &[G::Element],
         context: &ProofContext,
         rng: &mut R,
-    ) -> (Vec<G::Element>, DleqProof<G>) {
+    ) -> (Verified<Locked<G>>, DleqProof<G>) {
         let locked = self.lock(cards);
         let proof =
             prove_dleq(&self.lock, &G::generator(), &self.commitment.element, cards, &locked, LOCK_KIND, context, rng);
-        (locked, proof)
+        (Verified::made_here(Locked { cards: locked }), proof)
     }
 
     /// Strips this key's layer off cards, with a proof that the layer removed was this key's.
@@ -125,7 +125,7 @@ impl<G: Group> LockKey<G> {
         locked: &[G::Element],
         context: &ProofContext,
         rng: &mut R,
-    ) -> (Vec<G::Element>, DleqProof<G>) {
+    ) -> (Verified<Stripped<G>>, DleqProof<G>) {
         let stripped = self.strip(locked);
         // Stripping is proven as the lock it undoes: locked = x·stripped.
         let proof = prove_dleq(
@@ -138,7 +138,7 @@ impl<G: Group> LockKey<G> {
             context,
             rng,
         );
-        (stripped, proof)
+        (Verified::made_here(Stripped { cards: stripped }), proof)
     }
 }
 
@@ -152,7 +152,7 @@ impl<G: Group> LockKey<G> {
         forms: &[G::Element],
         context: &ProofContext,
         rng: &mut R,
-    ) -> (Vec<G::Element>, DleqProof<G>) {
+    ) -> (Verified<Locked<G>>, DleqProof<G>) {
         let (factor, generator) = match from {
             Some(old) => (G::scalar_mul(&self.lock, &old.strip), old.commitment.element.clone()),
             None => (self.lock.clone(), G::generator()),
@@ -162,7 +162,7 @@ impl<G: Group> LockKey<G> {
         let proof =
             prove_dleq(&factor, &generator, &self.commitment.element, forms, &relocked, RELOCK_KIND, context, rng);
         G::wipe_scalar(&mut factor);
-        (relocked, proof)
+        (Verified::made_here(Locked { cards: relocked }), proof)
     }
 
     /// The key `x·y` of this key `x` followed by `extra` (`y`), and a proof, checkable with

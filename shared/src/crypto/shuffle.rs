@@ -95,13 +95,14 @@ pub struct Shuffled<G: Group> {
 }
 
 impl<G: Group> LockKey<G> {
-    /// Locks `cards` with this key, permutes them at random and proves it, for `context`.
+    /// Locks `cards` with this key, permutes them at random and proves it, for `context`: what to send, and
+    /// the outputs to apply.
     pub fn lock_and_shuffle<R: CryptoRng + ?Sized>(
         &self,
         cards: &[G::Element],
         context: &ProofContext,
         rng: &mut R,
-    ) -> ProvenShuffle<G> {
+    ) -> (ProvenShuffle<G>, Verified<Shuffled<G>>) {
         let mut permutation = random_permutation(rng, cards.len());
         // Every index is below `cards.len()`, so every card is found; each by a scan of them all.
         let outputs: Vec<G::Element> = permutation
@@ -119,7 +120,8 @@ impl<G: Group> LockKey<G> {
             Ok(()),
             "an honest shuffle proof verifies"
         );
-        ProvenShuffle { cards: outputs, proof }
+        let shuffled = Verified::made_here(Shuffled { cards: outputs.clone() });
+        (ProvenShuffle { cards: outputs, proof }, shuffled)
     }
 }
 

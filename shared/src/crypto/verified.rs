@@ -1,8 +1,9 @@
 //! Data whose proof was checked.
 //!
-//! `Verified<T>` can only be made inside this crate, by the functions that check a proof (and
-//! for a player's own output, `made_here`); it has no `Deserialize`, `Default` or public
-//! constructor. The engine applies only `Verified` data, so a skipped check does not compile.
+//! `Verified<T>` can only be made inside the `crypto` module: by the functions that check a proof, and by
+//! those that compute a player's own output with its own key (which is correct by construction, and comes out
+//! already `Verified`). It has no `Deserialize`, `Default` or public constructor. The engine applies only
+//! `Verified` data, so a skipped check does not compile.
 
 use std::ops::Deref;
 
@@ -13,13 +14,13 @@ pub struct Verified<T>(T);
 
 impl<T> Verified<T> {
     /// Only verifiers call this.
-    pub(crate) fn assert_checked(value: T) -> Self {
+    pub(super) fn assert_checked(value: T) -> Self {
         Verified(value)
     }
 
     /// What this player computed itself with its own secret key: correct by construction, so
-    /// it goes the same way as the opponent's checked data.
-    pub(crate) fn made_here(value: T) -> Self {
+    /// it goes the same way as the opponent's checked data. Only the functions that compute it call this.
+    pub(super) fn made_here(value: T) -> Self {
         Verified(value)
     }
 

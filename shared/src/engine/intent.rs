@@ -9,8 +9,8 @@ use crate::table::ZoneId;
 use crate::wire::{Action, Awaited, KeyRef, MAX_TEXT_LEN, Message, TableDigest};
 
 impl<G: Group> Engine<G> {
-    /// An intent of the player's, or one the engine issues on its behalf (`follow_up`), which
-    /// a replay issues again by itself.
+    /// An intent of the player's, or one the engine takes on its behalf (`take_follow_up`), which
+    /// a replay takes again by itself. An action moves the game on: `handle` then drives it (`drive`).
     pub(super) fn take_intent(&mut self, intent: Intent) -> Result<(), IntentError> {
         if let Some(reason) = &self.halted {
             return Err(IntentError::Halted(reason.clone()));
@@ -96,17 +96,41 @@ impl<G: Group> Engine<G> {
                         self.game.proposals.insert(seq, action);
                     }
                 }
-                self.drive();
             }
         }
         Ok(())
     }
 
-    /// An action this engine takes on its player's behalf (the draw after a mulligan): it
-    /// goes the way of any intent; if it no longer fits, the player is told.
+    /// Queues an action this engine takes on its player's behalf (the draw after a mulligan's shuffle), for
+    /// `drive` to take as soon as the step that set it off is done.
     pub(super) fn follow_up(&mut self, action: Action) {
+        self.follow_ups.push_back(action);
+    }
+
+    /// A queued follow-up goes the way of any intent; if it no longer fits, the player is told.
+    fn take_follow_up(&mut self, action: Action) {
         if let Err(error) = self.take_intent(Intent::Act(action.clone())) {
             self.out.emit(Event::Rejected { action, reason: error.to_string() });
+        }
+    }
+
+    /// Moves the game on as far as this player can: takes the queued follow-ups, in order, and sends whatever
+    /// part of a shuffle run it is now this engine's turn to send, until neither is left. Each part is chosen
+    /// afresh: a step completes at once and may set off more (a mulligan's draw), which may start more parts.
+    /// Nothing here calls back into it: what a step sets off waits in the queue.
+    pub(super) fn drive(&mut self) {
+        loop {
+            while let Some(action) = self.follow_ups.pop_front() {
+                self.take_follow_up(action);
+            }
+            if self.halted.is_some() {
+                return;
+            }
+            match self.next_own_shuffle_part() {
+                Some((library, true)) => self.send_relock(library),
+                Some((library, false)) => self.send_shuffle_step(library),
+                None => return,
+            }
         }
     }
 

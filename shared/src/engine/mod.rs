@@ -24,6 +24,8 @@ mod rules;
 mod setup;
 mod shuffle;
 mod state;
+#[cfg(feature = "testing")]
+mod testing;
 mod the75;
 mod unlock;
 
@@ -34,7 +36,7 @@ pub use api::{
 };
 pub use journal::{Input, JOURNAL_FORMAT, Journal};
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use ed25519_dalek::{SigningKey, VerifyingKey};
 use rand_chacha::ChaCha20Rng;
@@ -48,7 +50,7 @@ use self::state::{GameState, index};
 use crate::crypto::{CardInstance, Group};
 use crate::ids::{GameId, Seat};
 use crate::table::{CardId, Table};
-use crate::wire::{self, Envelope, Message, PROTOCOL_VERSION};
+use crate::wire::{self, Action, Envelope, Message, PROTOCOL_VERSION};
 
 /// One player's side of a game: its keys, its view of the table and its part of every exchange.
 /// Feed it with [`Engine::handle`], then drain [`Engine::poll_transmit`] and [`Engine::poll_event`].
@@ -62,8 +64,11 @@ pub struct Engine<G: Group> {
     /// Where every part writes what it sends and tells.
     out: Output,
     peer_key: Option<VerifyingKey>,
-    peer_nonce: Option<[u8; 32]>,
     halted: Option<String>,
+    /// Actions this engine takes on its player's behalf, set off while it handles an input (the draw after a
+    /// mulligan's shuffle): `drive` takes them in order as soon as the step that set them off is done, so
+    /// nothing re-enters it. Empty between inputs.
+    follow_ups: VecDeque<Action>,
     /// Everything this engine was given, to run it again (`journal::check`).
     journal: Journal,
     /// Everything of the game being played, dropped when a new game starts.
@@ -116,8 +121,8 @@ impl<G: Group> Engine<G> {
             deck,
             out: Output::new(seat, signing),
             peer_key: None,
-            peer_nonce: None,
             halted: None,
+            follow_ups: VecDeque::new(),
             journal,
             game: GameState::new(1, None),
             new_game_asked: None,
@@ -198,28 +203,9 @@ impl<G: Group> Engine<G> {
         self.game.identities.get(&card)
     }
 
-    /// Card `card`'s identity point (the point its owner's catalogue seals it under), when
-    /// only this player's locks are left on it: what this player would strip it to.
-    pub fn identity_point(&self, card: CardId) -> Option<G::Element> {
-        let form = self.game.forms.get(&card)?;
-        if form.layers[index(self.seat.opponent())].is_some() {
-            return None;
-        }
-        Some(match form.layers[index(self.seat)] {
-            Some(key) => G::mul(&form.element, self.game.keys.get(&key)?.strip_scalar()),
-            None => form.element.clone(),
-        })
-    }
-
     /// Every identity this player knows.
     pub fn identities(&self) -> &HashMap<CardId, CardInstance> {
         &self.game.identities
-    }
-
-    /// This player's cards whose identity the opponent knows.
-    pub fn known_to_opponent(&self) -> Vec<CardId> {
-        let opponent = self.seat.opponent();
-        self.game.table.cards().filter(|c| c.owner == self.seat && c.known_to.knows(opponent)).map(|c| c.id).collect()
     }
 
     /// Every message sent and received so far, in the order this engine handled them.
@@ -251,24 +237,6 @@ impl<G: Group> Engine<G> {
         !self.out.is_empty()
     }
 
-    /// Signs and sends any body as the next message, without checking or applying it: the
-    /// tests' tampering peer uses this to send what an honest engine never would.
-    /// `ack` is what it claims to have taken in of the other player's stream.
-    #[cfg(feature = "testing")]
-    pub fn send_unchecked(&mut self, body: Vec<u8>, ack: wire::Ack) {
-        self.out.seal_and_send(body, ack);
-    }
-
-    /// Records that message `seq` went out with `chain` instead of what this engine sealed:
-    /// the tests' persistent cheater replaces its engine's messages after the fact, and the
-    /// opponent's acknowledgements then name the replacement.
-    #[cfg(feature = "testing")]
-    pub fn replace_sent_head(&mut self, seq: u64, chain: [u8; 32]) {
-        if let Some(head) = self.out.sent_heads.get_mut(seq as usize) {
-            *head = chain;
-        }
-    }
-
     /// Takes one input: the player's intent (refused with a reason, nothing sent), or bytes received from
     /// the opponent (misbehaviour becomes an alert, never an error or a panic).
     pub fn handle(&mut self, input: Input) -> Result<(), IntentError> {
@@ -287,7 +255,12 @@ impl<G: Group> Engine<G> {
         }
         // Even a refused intent may have drawn randomness: a replay needs every one.
         self.journal.inputs.push(Input::Intent { intent: intent.clone() });
-        self.take_intent(intent)
+        let act = matches!(intent, Intent::Act(_));
+        self.take_intent(intent)?;
+        if act {
+            self.drive();
+        }
+        Ok(())
     }
 
     /// Applies a checked action in the game's order, starts the exchange it sets off, and tells

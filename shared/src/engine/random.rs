@@ -4,7 +4,7 @@ use super::Engine;
 use super::api::{AlertKind, ChosenBy, Event, GameEnd};
 use super::fault::Fault;
 use super::state::{Arrangement, LossTold, RandomKind, RandomRound, RandomStage, single_loser};
-use crate::crypto::{BackId, Coin, Group, SharedRandom, SharedSeed};
+use crate::crypto::{BackId, Coin, Group, SharedRandom, SharedSeed, Verified};
 use crate::ids::Seat;
 use crate::table::{Knowledge, ZoneId};
 use crate::wire::{Action, CHOOSER_ROUND, Message};
@@ -95,8 +95,7 @@ impl<G: Group> Engine<G> {
         };
         let seed = waiting
             .finish(&opening)
-            .map_err(|e| Fault::new(AlertKind::BadProof, format!("random round {round}: {e}")))?
-            .into_inner();
+            .map_err(|e| Fault::new(AlertKind::BadProof, format!("random round {round}: {e}")))?;
         match self.seat {
             Seat::Host => {
                 self.out.send::<G>(&Message::RandomSettle { round });
@@ -131,7 +130,7 @@ impl<G: Group> Engine<G> {
     }
 
     /// Acts on a random outcome, at the same point of the game's order on both sides.
-    pub(super) fn settle_random(&mut self, round: u64, seed: SharedSeed) {
+    pub(super) fn settle_random(&mut self, round: u64, seed: Verified<SharedSeed>) {
         // Called for a round this engine has just settled: it is there.
         let Some(RandomRound { by, kind, .. }) = self.game.randoms.remove(&round) else { return };
         match kind {

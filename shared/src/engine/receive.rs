@@ -7,53 +7,14 @@ use super::api::{AlertKind, Event, GameEnd};
 use super::fault::{Fault, check_text, forbidden_kind};
 use super::setup::{PeerRequest, ReceivedDeck};
 use super::state::LossTold;
-use crate::crypto::Group;
+use crate::crypto::{Group, Suite};
 use crate::ids::{GameId, Seat};
 use crate::table::ZoneId;
 use crate::wire::{self, Action, Envelope, KeyRef, Message, MessageKind, PROTOCOL_VERSION, TableDigest};
 
 impl<G: Group> Engine<G> {
     pub(super) fn receive(&mut self, envelope: &Envelope) -> Result<(), Fault> {
-        let peer = self.seat.opponent();
-        // The signature is checked before the body is read (but for hello, which carries the
-        // key), so every alert's evidence is a message the opponent provably sent.
-        let message: Message<G> = match &self.peer_key {
-            None => {
-                let message = wire::decode_body(&envelope.body)?;
-                let Message::Hello { signing_key, .. } = &message else {
-                    return Err(Fault::new(AlertKind::Unexpected, "the first message must be hello"));
-                };
-                let key = wire::verifying_key(signing_key)?;
-                self.out.incoming.open(&key, envelope, &self.out.acknowledged_head(envelope.ack)?)?;
-                self.peer_key = Some(key);
-                self.take_in(envelope);
-                message
-            }
-            Some(key) => {
-                let key = *key;
-                self.out.incoming.open(&key, envelope, &self.out.acknowledged_head(envelope.ack)?)?;
-                self.take_in(envelope);
-                // Cheap checks first: what kind of message, whether anything of that kind is
-                // awaited, and whether its size fits what is; only then are its elements decoded
-                // and validated (about 11 ms each with modp2048).
-                let kind = wire::peek_kind(&envelope.body)?;
-                if self.awaiting_new_deck
-                    && !matches!(kind, MessageKind::Deck | MessageKind::Chat | MessageKind::Ping | MessageKind::Pong)
-                {
-                    // Sent before the opponent started the new game, so part of the dropped one:
-                    // unless it had this player's new-game request by then.
-                    if self.new_game_request.is_some_and(|request| envelope.ack > request) {
-                        return Err(Fault::new(
-                            AlertKind::Unexpected,
-                            format!("a {kind} in the new game before its deck"),
-                        ));
-                    }
-                    return Ok(());
-                }
-                self.admit(kind, envelope.body.len())?;
-                wire::decode_body(&envelope.body)?
-            }
-        };
+        let Some(message) = self.authenticate(envelope)? else { return Ok(()) };
         let seq = envelope.seq;
         if let Message::Deck { .. } = message {
             self.awaiting_new_deck = false;
@@ -73,43 +34,16 @@ impl<G: Group> Engine<G> {
                 format!("a {} after the opponent ended the game", message.kind()),
             ));
         }
+        let peer = self.seat.opponent();
         match message {
             Message::Hello { protocol, software, suite, seat, nonce, name, .. } => {
                 if seq != 0 {
                     return Err(Fault::new(AlertKind::Unexpected, "hello sent twice"));
                 }
-                if protocol != PROTOCOL_VERSION || suite != G::SUITE {
-                    return Err(Fault::new(
-                        AlertKind::Incompatible,
-                        format!(
-                            "opponent speaks protocol {protocol} with {suite}, this table {PROTOCOL_VERSION} with {}",
-                            G::SUITE
-                        ),
-                    ));
-                }
-                if seat != peer {
-                    return Err(Fault::new(
-                        AlertKind::Incompatible,
-                        format!("the opponent's hello is for the {seat} seat, which is this player's"),
-                    ));
-                }
+                check_hello::<G>(protocol, suite, seat, peer)?;
                 check_text("name", &name)?;
                 check_text("software", &software)?;
-                self.peer_nonce = Some(nonce);
-                self.game.table.player_mut(peer).name = name.clone();
-                let (host_nonce, guest_nonce) = match self.seat {
-                    Seat::Host => (self.nonce, nonce),
-                    Seat::Guest => (nonce, self.nonce),
-                };
-                let id = Sha256::new()
-                    .chain_update(b"fairdeck/v1/game")
-                    .chain_update(host_nonce)
-                    .chain_update(guest_nonce)
-                    .finalize();
-                self.game.game_id = Some(GameId(id.into()));
-                self.out.emit(Event::Connected { name, software });
-                self.send_deck();
-                self.decide_chooser(None);
+                self.meet(name, software, nonce);
             }
             Message::Deck { key, base_key, proof, library, sideboard, catalogue, commander, label, difference } => {
                 let deck =
@@ -117,15 +51,7 @@ impl<G: Group> Engine<G> {
                 self.receive_deck(envelope, deck)?
             }
             Message::Act { action, seen, digest } => self.receive_act(seq, action, seen, digest)?,
-            Message::Accept { seq: proposal } => {
-                let action = self.expect_guest()?.game.proposals.remove(&proposal).ok_or_else(|| {
-                    Fault::new(AlertKind::Unexpected, format!("accept of unknown proposal {proposal}"))
-                })?;
-                let checked = self.check_action(Seat::Guest, &action).map_err(|e| {
-                    Fault::new(AlertKind::Unexpected, format!("accepted an action that does not fit: {}", e.reason))
-                })?;
-                self.apply(checked);
-            }
+            Message::Accept { seq: proposal } => self.receive_accept(proposal)?,
             Message::Reject { seq: proposal, reason } => {
                 let action = self.expect_guest()?.game.proposals.remove(&proposal).ok_or_else(|| {
                     Fault::new(AlertKind::Unexpected, format!("reject of unknown proposal {proposal}"))
@@ -152,27 +78,7 @@ impl<G: Group> Engine<G> {
                 self.out.emit(Event::ForfeitClaimed { by: peer, awaited });
                 self.record_loss(self.seat, GameEnd::Forfeited, None);
             }
-            Message::NewGame { loser } => {
-                if self.new_game_offered.is_some() {
-                    return Err(Fault::new(AlertKind::Unexpected, "a new game asked for twice"));
-                }
-                // Its `ack` says which of this player's messages it had taken in: a loss it had learned of is not a
-                // crossing, and naming another loser (or none) only to turn the choice over to the coin is false.
-                let seen = self.loser_seen_by_peer(envelope.ack);
-                if loser != seen {
-                    return Err(Fault::new(
-                        AlertKind::Unexpected,
-                        format!(
-                            "a new game naming {} the loser, though the messages it had taken in made it {}",
-                            loser_words(loser),
-                            loser_words(seen)
-                        ),
-                    ));
-                }
-                self.new_game_offered = Some(PeerRequest { loser, ack: envelope.ack });
-                self.out.emit(Event::NewGameRequested);
-                self.start_new_game_if_agreed();
-            }
+            Message::NewGame { loser } => self.receive_new_game(loser, envelope.ack)?,
             // Only a request: nothing is seen unless this player reveals, so it is an event, not an alert.
             Message::RevealRequest { zone, count } => self.out.emit(Event::RevealRequested { zone, count }),
             Message::RevealRefuse { zone } => self.out.emit(Event::RevealRefused { zone }),
@@ -185,6 +91,98 @@ impl<G: Group> Engine<G> {
             }
             Message::Pong => self.out.emit(Event::Pong),
         }
+        Ok(())
+    }
+
+    /// Checks a received envelope's number, chain and signature, and admits its kind: the message, or `None`
+    /// for one of the dropped game's, sent before the opponent took this player's new game in.
+    fn authenticate(&mut self, envelope: &Envelope) -> Result<Option<Message<G>>, Fault> {
+        // The signature is checked before the body is read (but for hello, which carries the
+        // key), so every alert's evidence is a message the opponent provably sent.
+        let Some(key) = self.peer_key else {
+            let message = wire::decode_body(&envelope.body)?;
+            let Message::Hello { signing_key, .. } = &message else {
+                return Err(Fault::new(AlertKind::Unexpected, "the first message must be hello"));
+            };
+            let key = wire::verifying_key(signing_key)?;
+            self.out.incoming.open(&key, envelope, &self.out.acknowledged_head(envelope.ack)?)?;
+            self.peer_key = Some(key);
+            self.take_in(envelope);
+            return Ok(Some(message));
+        };
+        self.out.incoming.open(&key, envelope, &self.out.acknowledged_head(envelope.ack)?)?;
+        self.take_in(envelope);
+        // Cheap checks first: what kind of message, whether anything of that kind is
+        // awaited, and whether its size fits what is; only then are its elements decoded
+        // and validated (about 11 ms each with modp2048).
+        let kind = wire::peek_kind(&envelope.body)?;
+        if self.awaiting_new_deck
+            && !matches!(kind, MessageKind::Deck | MessageKind::Chat | MessageKind::Ping | MessageKind::Pong)
+        {
+            // Sent before the opponent started the new game, so part of the dropped one:
+            // unless it had this player's new-game request by then.
+            if self.new_game_request.is_some_and(|request| envelope.ack > request) {
+                return Err(Fault::new(AlertKind::Unexpected, format!("a {kind} in the new game before its deck")));
+            }
+            return Ok(None);
+        }
+        self.admit(kind, envelope.body.len())?;
+        Ok(Some(wire::decode_body(&envelope.body)?))
+    }
+
+    /// The opponent's hello fits: the game has its id from both nonces, and this player's deck goes out.
+    fn meet(&mut self, name: String, software: String, nonce: [u8; 32]) {
+        self.game.table.player_mut(self.seat.opponent()).name = name.clone();
+        let (host_nonce, guest_nonce) = match self.seat {
+            Seat::Host => (self.nonce, nonce),
+            Seat::Guest => (nonce, self.nonce),
+        };
+        let id = Sha256::new()
+            .chain_update(b"fairdeck/v1/game")
+            .chain_update(host_nonce)
+            .chain_update(guest_nonce)
+            .finalize();
+        self.game.game_id = Some(GameId(id.into()));
+        self.out.emit(Event::Connected { name, software });
+        self.send_deck();
+        self.decide_chooser(None);
+    }
+
+    /// The host's acceptance of this guest's proposal: it takes its place in the game's order now.
+    fn receive_accept(&mut self, proposal: u64) -> Result<(), Fault> {
+        let action = self
+            .expect_guest()?
+            .game
+            .proposals
+            .remove(&proposal)
+            .ok_or_else(|| Fault::new(AlertKind::Unexpected, format!("accept of unknown proposal {proposal}")))?;
+        let checked = self.check_action(Seat::Guest, &action).map_err(|e| {
+            Fault::new(AlertKind::Unexpected, format!("accepted an action that does not fit: {}", e.reason))
+        })?;
+        self.apply(checked);
+        Ok(())
+    }
+
+    fn receive_new_game(&mut self, loser: Option<Seat>, ack: u64) -> Result<(), Fault> {
+        if self.new_game_offered.is_some() {
+            return Err(Fault::new(AlertKind::Unexpected, "a new game asked for twice"));
+        }
+        // Its `ack` says which of this player's messages it had taken in: a loss it had learned of is not a
+        // crossing, and naming another loser (or none) only to turn the choice over to the coin is false.
+        let seen = self.loser_seen_by_peer(ack);
+        if loser != seen {
+            return Err(Fault::new(
+                AlertKind::Unexpected,
+                format!(
+                    "a new game naming {} the loser, though the messages it had taken in made it {}",
+                    loser_words(loser),
+                    loser_words(seen)
+                ),
+            ));
+        }
+        self.new_game_offered = Some(PeerRequest { loser, ack });
+        self.out.emit(Event::NewGameRequested);
+        self.start_new_game_if_agreed();
         Ok(())
     }
 
@@ -330,6 +328,26 @@ impl<G: Group> Engine<G> {
         }
         TableDigest(table.digest())
     }
+}
+
+/// The opponent's hello speaks this table's protocol and suite, for the other seat.
+fn check_hello<G: Group>(protocol: u32, suite: Suite, seat: Seat, peer: Seat) -> Result<(), Fault> {
+    if protocol != PROTOCOL_VERSION || suite != G::SUITE {
+        return Err(Fault::new(
+            AlertKind::Incompatible,
+            format!(
+                "opponent speaks protocol {protocol} with {suite}, this table {PROTOCOL_VERSION} with {}",
+                G::SUITE
+            ),
+        ));
+    }
+    if seat != peer {
+        return Err(Fault::new(
+            AlertKind::Incompatible,
+            format!("the opponent's hello is for the {seat} seat, which is this player's"),
+        ));
+    }
+    Ok(())
 }
 
 /// A named loser in words, for an alert's detail.

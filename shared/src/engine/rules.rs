@@ -8,7 +8,9 @@ use super::fault::{ActionError, Fault, check_text};
 use super::state::{Form, RandomKind, index};
 use crate::crypto::{CardInstance, Group, MAX_NAME_LEN};
 use crate::ids::Seat;
-use crate::table::{Card, CardId, GUEST_CARD_OFFSET, Knowledge, Placement, Position, PowerToughness, ZoneId, ZoneKind};
+use crate::table::{
+    Card, CardId, GUEST_CARD_OFFSET, Knowledge, LIFE, Placement, Position, PowerToughness, ZoneId, ZoneKind,
+};
 use crate::wire::{self, Action, ArrowTarget, KeyRef, PeekPurpose};
 
 impl<G: Group> Engine<G> {
@@ -76,146 +78,33 @@ impl<G: Group> Engine<G> {
             return Err(ActionError::stale("the game is over"));
         }
         let own_library = ZoneId::library(actor);
-        let count_in = |zone: ZoneId, count: u32| {
-            if count == 0 {
-                return Err(ActionError::forbidden("a count of zero"));
-            }
-            if self.game.library_locked(zone.owner) && zone.kind == ZoneKind::Library {
-                return Err(ActionError::stale(format!("{zone} is being shuffled")));
-            }
-            self.game.table.top(zone, count).map(|_| ()).map_err(|e| ActionError::stale(e.to_string()))
-        };
-        let in_play = |card: CardId| {
-            let card = self.game.card(card)?;
-            if card.zone.kind != ZoneKind::Play {
-                return Err(ActionError::stale(format!("card {} is not in play", card.id)));
-            }
-            Ok(())
-        };
         match action {
             Action::Draw { count }
             | Action::Peek { count, purpose: PeekPurpose::Look | PeekPurpose::Scry | PeekPurpose::Surveil } => {
-                count_in(own_library, *count)
+                self.check_count_in(own_library, *count)
             }
             Action::Peek { count, purpose: PeekPurpose::Search } => {
                 let len = self.game.table.zone(own_library).len();
                 if *count as usize != len {
                     return Err(ActionError::stale(format!("a search looks at the whole library, {len} cards")));
                 }
-                count_in(own_library, *count)
+                self.check_count_in(own_library, *count)
             }
-            Action::TakeFromLibrary { count } => count_in(ZoneId::library(actor.opponent()), *count),
-            Action::Move { card, to, position, .. } => {
-                self.check_not_pinned(*card)?;
-                let from = self.game.card(*card)?.zone;
-                // The commander returns to the command zone by its owner's choice only.
-                if to.kind == ZoneKind::Command && to.owner != actor {
-                    return Err(ActionError::forbidden(format!("a move into the opponent's command zone ({to})")));
-                }
-                if to.kind == ZoneKind::Library && from != *to {
-                    self.check_library_room(to.owner, 1)?;
-                }
-                for zone in [from, *to] {
-                    if zone.kind == ZoneKind::Library {
-                        if zone.owner != actor {
-                            return Err(ActionError::forbidden(format!("a move in the opponent's library ({zone})")));
-                        }
-                        if self.game.library_locked(zone.owner) {
-                            return Err(ActionError::stale(format!("{zone} is being shuffled")));
-                        }
-                    }
-                }
-                self.game.table.check_move(*card, *to, *position).map_err(|e| match e {
-                    // A zone may have shrunk since the move was decided.
-                    crate::table::TableError::BadIndex { .. } => ActionError::stale(e.to_string()),
-                    other => ActionError::forbidden(other.to_string()),
-                })?;
-                Ok(())
-            }
-            Action::Rearrange { card, index } => {
-                let zone = self.game.card(*card)?.zone;
-                if zone.kind == ZoneKind::Library && zone.owner != actor {
-                    return Err(ActionError::forbidden(format!("a move in the opponent's library ({zone})")));
-                }
-                if zone.kind == ZoneKind::Library && self.game.library_locked(zone.owner) {
-                    return Err(ActionError::stale(format!("{zone} is being shuffled")));
-                }
-                let len = self.game.table.zone(zone).len();
-                if *index as usize >= len {
-                    return Err(ActionError::stale(format!("{zone} has {len} cards")));
-                }
-                Ok(())
-            }
-            Action::Shuffle { permutation } => {
-                if self.game.library_locked(actor) {
-                    return Err(ActionError::stale("the library is already being shuffled"));
-                }
-                let cards = self.game.table.zone(own_library);
-                match permutation {
-                    Some(permutation) => {
-                        if !self.is_clean_for_permutation(actor) {
-                            let known: Vec<String> = cards
-                                .iter()
-                                .filter(|id| self.game.table.card(**id).is_some_and(|c| c.known_to.is_anyone()))
-                                .map(|id| id.to_string())
-                                .collect();
-                            let why = if !known.is_empty() {
-                                format!("whose cards {} are known", known.join(", "))
-                            } else if self.game.back_groups(actor).len() > 1 {
-                                "of several backs, whose places it would choose".to_string()
-                            } else {
-                                "whose cards are under old keys".to_string()
-                            };
-                            return Err(ActionError::forbidden(format!(
-                                "a reorder-only shuffle of a library {why}: stacking"
-                            )));
-                        }
-                        if permutation.len() != cards.len() {
-                            return Err(ActionError::stale("the library changed size"));
-                        }
-                        let mut sorted = permutation.clone();
-                        sorted.sort_unstable();
-                        if !sorted.iter().copied().eq(0..cards.len() as u32) {
-                            return Err(ActionError::forbidden("not a permutation of the library"));
-                        }
-                        Ok(())
-                    }
-                    None => Ok(()),
-                }
-            }
-            Action::Reveal { cards, to } => {
-                if cards.is_empty() {
-                    return Err(ActionError::forbidden("nothing to reveal"));
-                }
-                if cards.iter().collect::<BTreeSet<_>>().len() != cards.len() {
-                    return Err(ActionError::forbidden("the same card twice in one reveal"));
-                }
-                if *to == Some(actor) {
-                    return Err(ActionError::forbidden("a reveal to oneself"));
-                }
-                for id in cards {
-                    let card = self.game.card(*id)?;
-                    if card.zone.kind == ZoneKind::Library && self.game.library_locked(card.zone.owner) {
-                        return Err(ActionError::stale(format!("{} is being shuffled", card.zone)));
-                    }
-                    if !card.known_to.knows(actor) {
-                        return Err(ActionError::forbidden(format!(
-                            "a reveal of card {id}, which the revealer does not know"
-                        )));
-                    }
-                }
-                Ok(())
-            }
+            Action::TakeFromLibrary { count } => self.check_count_in(ZoneId::library(actor.opponent()), *count),
+            Action::Move { card, to, position, .. } => self.check_move(actor, *card, *to, *position),
+            Action::Rearrange { card, index } => self.check_rearrange(actor, *card, *index),
+            Action::Shuffle { permutation } => self.check_shuffle(actor, permutation.as_deref()),
+            Action::Reveal { cards, to } => self.check_reveal(actor, cards, *to),
             Action::ShowRandom => {
                 if self.game.table.zone(ZoneId::hand(actor)).is_empty() {
                     return Err(ActionError::stale("the hand is empty"));
                 }
                 Ok(())
             }
-            Action::Tap { card, .. } => in_play(*card),
+            Action::Tap { card, .. } => self.check_in_play(*card),
             Action::SetCardValue { card, key, .. } => {
                 check_text("counter", key).map_err(|f| ActionError::forbidden(f.detail))?;
-                in_play(*card)
+                self.check_in_play(*card)
             }
             Action::SetPlayerValue { key, .. } => {
                 check_text("value", key).map_err(|f| ActionError::forbidden(f.detail))
@@ -230,63 +119,193 @@ impl<G: Group> Engine<G> {
                 self.game.table.zone(ZoneId::hand(actor)).iter().try_for_each(|id| self.check_not_pinned(*id))
             }
             Action::UntapAll | Action::Concede => Ok(()),
-            Action::Attach { card, to } => {
-                in_play(*card)?;
-                let Some(host) = to else { return Ok(()) };
-                if host == card {
-                    return Err(ActionError::forbidden(format!("card {card} attached to itself")));
-                }
-                in_play(*host)?;
-                // One level only, as on a real table: no chains, so no cycles.
-                if self.game.table.cards().any(|c| c.attached_to == Some(*card)) {
-                    return Err(ActionError::stale(format!("cards are attached to {card}")));
-                }
-                if let Some(under) = self.game.card(*host)?.attached_to {
-                    return Err(ActionError::stale(format!("card {host} is attached to {under}")));
-                }
-                Ok(())
-            }
+            Action::Attach { card, to } => self.check_attach(*card, *to),
             Action::Arrow { from, to } => {
-                in_play(*from)?;
+                self.check_in_play(*from)?;
                 match to {
-                    ArrowTarget::Card(card) => in_play(*card),
+                    ArrowTarget::Card(card) => self.check_in_play(*card),
                     ArrowTarget::Player(_) => Ok(()),
                 }
             }
-            Action::PlayOrDraw { .. } => {
-                if self.game.table.turn != 0 {
-                    return Err(ActionError::stale("the turns have begun"));
+            Action::PlayOrDraw { .. } => self.check_play_or_draw(actor),
+            Action::AddCard { card, to, .. } => self.check_token(actor, card, *to),
+        }
+    }
+
+    /// `count` cards from the top of `zone`, which must hold them and not be being shuffled.
+    fn check_count_in(&self, zone: ZoneId, count: u32) -> Result<(), ActionError> {
+        if count == 0 {
+            return Err(ActionError::forbidden("a count of zero"));
+        }
+        if self.game.library_locked(zone.owner) && zone.kind == ZoneKind::Library {
+            return Err(ActionError::stale(format!("{zone} is being shuffled")));
+        }
+        self.game.table.top(zone, count).map(|_| ()).map_err(|e| ActionError::stale(e.to_string()))
+    }
+
+    fn check_in_play(&self, card: CardId) -> Result<(), ActionError> {
+        let card = self.game.card(card)?;
+        if card.zone.kind != ZoneKind::Play {
+            return Err(ActionError::stale(format!("card {} is not in play", card.id)));
+        }
+        Ok(())
+    }
+
+    fn check_move(&self, actor: Seat, card: CardId, to: ZoneId, position: Position) -> Result<(), ActionError> {
+        self.check_not_pinned(card)?;
+        let from = self.game.card(card)?.zone;
+        // The commander returns to the command zone by its owner's choice only.
+        if to.kind == ZoneKind::Command && to.owner != actor {
+            return Err(ActionError::forbidden(format!("a move into the opponent's command zone ({to})")));
+        }
+        if to.kind == ZoneKind::Library && from != to {
+            self.check_library_room(to.owner, 1)?;
+        }
+        for zone in [from, to] {
+            if zone.kind == ZoneKind::Library {
+                if zone.owner != actor {
+                    return Err(ActionError::forbidden(format!("a move in the opponent's library ({zone})")));
                 }
-                match self.game.chooser {
-                    None => Err(ActionError::stale("who chooses to play or draw is not decided yet")),
-                    Some(chooser) if chooser != actor => {
-                        Err(ActionError::forbidden("the other player chooses to play or draw"))
-                    }
-                    Some(_) => Ok(()),
+                if self.game.library_locked(zone.owner) {
+                    return Err(ActionError::stale(format!("{zone} is being shuffled")));
                 }
             }
-            Action::AddCard { card, to, .. } => {
-                if card.owner != actor {
-                    return Err(ActionError::forbidden("a token must belong to its creator"));
-                }
-                if card.name.is_empty() || card.name.len() > MAX_NAME_LEN {
-                    return Err(ActionError::forbidden("a token needs a name of at most 200 bytes"));
-                }
-                if to.kind == ZoneKind::Library || (to.kind.owners_only() && to.owner != actor) {
-                    return Err(ActionError::forbidden("tokens are created outside libraries"));
-                }
-                if self.game.tokens.contains_key(&card.point::<G>(&self.game.game_id())) {
-                    return Err(ActionError::forbidden("this token exists already"));
-                }
-                if self.game.tokens.values().filter(|token| token.owner == actor).count() >= wire::MAX_TOKENS {
-                    return Err(ActionError::forbidden(format!("at most {} tokens per player", wire::MAX_TOKENS)));
-                }
-                // Ids are numbered per owner below the next owner's range: a full range ends tokens.
-                if self.next_card_id(actor).0 > Self::id_base(actor) + GUEST_CARD_OFFSET - 1 {
-                    return Err(ActionError::forbidden("no card ids left for more tokens"));
-                }
-                Ok(())
+        }
+        self.game.table.check_move(card, to, position).map_err(|e| match e {
+            // A zone may have shrunk since the move was decided.
+            crate::table::TableError::BadIndex { .. } => ActionError::stale(e.to_string()),
+            other => ActionError::forbidden(other.to_string()),
+        })
+    }
+
+    fn check_rearrange(&self, actor: Seat, card: CardId, index: u32) -> Result<(), ActionError> {
+        let zone = self.game.card(card)?.zone;
+        if zone.kind == ZoneKind::Library && zone.owner != actor {
+            return Err(ActionError::forbidden(format!("a move in the opponent's library ({zone})")));
+        }
+        if zone.kind == ZoneKind::Library && self.game.library_locked(zone.owner) {
+            return Err(ActionError::stale(format!("{zone} is being shuffled")));
+        }
+        let len = self.game.table.zone(zone).len();
+        if index as usize >= len {
+            return Err(ActionError::stale(format!("{zone} has {len} cards")));
+        }
+        Ok(())
+    }
+
+    fn check_shuffle(&self, actor: Seat, permutation: Option<&[u32]>) -> Result<(), ActionError> {
+        if self.game.library_locked(actor) {
+            return Err(ActionError::stale("the library is already being shuffled"));
+        }
+        let Some(permutation) = permutation else { return Ok(()) };
+        let cards = self.game.table.zone(ZoneId::library(actor));
+        if !self.is_clean_for_permutation(actor) {
+            let known: Vec<String> = cards
+                .iter()
+                .filter(|id| self.game.table.card(**id).is_some_and(|c| c.known_to.is_anyone()))
+                .map(|id| id.to_string())
+                .collect();
+            let why = if !known.is_empty() {
+                format!("whose cards {} are known", known.join(", "))
+            } else if self.game.back_groups(actor).len() > 1 {
+                "of several backs, whose places it would choose".to_string()
+            } else {
+                "whose cards are under old keys".to_string()
+            };
+            return Err(ActionError::forbidden(format!("a reorder-only shuffle of a library {why}: stacking")));
+        }
+        if permutation.len() != cards.len() {
+            return Err(ActionError::stale("the library changed size"));
+        }
+        let mut sorted = permutation.to_vec();
+        sorted.sort_unstable();
+        if !sorted.iter().copied().eq(0..cards.len() as u32) {
+            return Err(ActionError::forbidden("not a permutation of the library"));
+        }
+        Ok(())
+    }
+
+    fn check_reveal(&self, actor: Seat, cards: &[CardId], to: Option<Seat>) -> Result<(), ActionError> {
+        if cards.is_empty() {
+            return Err(ActionError::forbidden("nothing to reveal"));
+        }
+        if cards.iter().collect::<BTreeSet<_>>().len() != cards.len() {
+            return Err(ActionError::forbidden("the same card twice in one reveal"));
+        }
+        if to == Some(actor) {
+            return Err(ActionError::forbidden("a reveal to oneself"));
+        }
+        for id in cards {
+            let card = self.game.card(*id)?;
+            if card.zone.kind == ZoneKind::Library && self.game.library_locked(card.zone.owner) {
+                return Err(ActionError::stale(format!("{} is being shuffled", card.zone)));
             }
+            if !card.known_to.knows(actor) {
+                return Err(ActionError::forbidden(format!("a reveal of card {id}, which the revealer does not know")));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_attach(&self, card: CardId, to: Option<CardId>) -> Result<(), ActionError> {
+        self.check_in_play(card)?;
+        let Some(host) = to else { return Ok(()) };
+        if host == card {
+            return Err(ActionError::forbidden(format!("card {card} attached to itself")));
+        }
+        self.check_in_play(host)?;
+        // One level only, as on a real table: no chains, so no cycles.
+        if self.game.table.cards().any(|c| c.attached_to == Some(card)) {
+            return Err(ActionError::stale(format!("cards are attached to {card}")));
+        }
+        if let Some(under) = self.game.card(host)?.attached_to {
+            return Err(ActionError::stale(format!("card {host} is attached to {under}")));
+        }
+        Ok(())
+    }
+
+    fn check_play_or_draw(&self, actor: Seat) -> Result<(), ActionError> {
+        if self.game.table.turn != 0 {
+            return Err(ActionError::stale("the turns have begun"));
+        }
+        match self.game.chooser {
+            None => Err(ActionError::stale("who chooses to play or draw is not decided yet")),
+            Some(chooser) if chooser != actor => {
+                Err(ActionError::forbidden("the other player chooses to play or draw"))
+            }
+            Some(_) => Ok(()),
+        }
+    }
+
+    fn check_token(&self, actor: Seat, card: &CardInstance, to: ZoneId) -> Result<(), ActionError> {
+        if card.owner != actor {
+            return Err(ActionError::forbidden("a token must belong to its creator"));
+        }
+        if card.name.is_empty() || card.name.len() > MAX_NAME_LEN {
+            return Err(ActionError::forbidden("a token needs a name of at most 200 bytes"));
+        }
+        if to.kind == ZoneKind::Library || (to.kind.owners_only() && to.owner != actor) {
+            return Err(ActionError::forbidden("tokens are created outside libraries"));
+        }
+        if self.game.tokens.contains_key(&card.point::<G>(&self.game.game_id())) {
+            return Err(ActionError::forbidden("this token exists already"));
+        }
+        if self.game.tokens.values().filter(|token| token.owner == actor).count() >= wire::MAX_TOKENS {
+            return Err(ActionError::forbidden(format!("at most {} tokens per player", wire::MAX_TOKENS)));
+        }
+        // Ids are numbered per owner below the next owner's range: a full range ends tokens.
+        if self.next_card_id(actor).0 > Self::id_base(actor) + GUEST_CARD_OFFSET - 1 {
+            return Err(ActionError::forbidden("no card ids left for more tokens"));
+        }
+        Ok(())
+    }
+
+    /// Sets each player's starting life as a game's play begins: the same rule on both tables, so no message.
+    /// 40 for a player with a commander (Commander's rule), 20 for any other.
+    pub(super) fn set_starting_life(&mut self) {
+        for seat in Seat::BOTH {
+            let commander = !self.game.table.zone(ZoneId::new(seat, ZoneKind::Command)).is_empty();
+            self.game.table.player_mut(seat).values.insert(LIFE.into(), if commander { 40 } else { 20 });
         }
     }
 
@@ -296,29 +315,11 @@ impl<G: Group> Engine<G> {
         let CheckedAction { actor, action } = checked;
         let number = self.game.actions_applied;
         self.game.actions_applied += 1;
-        let opponent = actor.opponent();
+        self.alert_changed_in_place(actor, &action);
         let mut moved = Vec::new();
-        // The opponent changing this player's cards in place (moves say so themselves).
-        let touched = match &action {
-            Action::Rearrange { card, .. }
-            | Action::Tap { card, .. }
-            | Action::SetCardValue { card, .. }
-            | Action::Attach { card, .. } => Some(*card),
-            _ => None,
-        };
-        if let Some(card) = touched.and_then(|id| self.game.table.card(id))
-            && actor != self.seat
-            && (card.owner == self.seat || card.zone.owner == self.seat)
-        {
-            let detail = format!("opponent changed card {} in {}", card.id, card.zone);
-            self.raise(Fault::new(AlertKind::MovedYourCards, detail), None);
-        }
         let effect = match &action {
             Action::Draw { count } => {
-                let cards = as_checked(self.game.table.top(ZoneId::library(actor), *count).ok());
-                for id in &cards {
-                    moved.push(self.move_checked(*id, ZoneId::hand(actor), Position::Bottom, Placement::default()));
-                }
+                let cards = self.move_top_to_hand(ZoneId::library(actor), *count, actor, &mut moved);
                 Effect::Unlock { cards, audience: Knowledge::only(actor) }
             }
             Action::Peek { count, .. } => {
@@ -326,33 +327,15 @@ impl<G: Group> Engine<G> {
                 Effect::Unlock { cards, audience: Knowledge::only(actor) }
             }
             Action::TakeFromLibrary { count } => {
-                let cards = as_checked(self.game.table.top(ZoneId::library(opponent), *count).ok());
-                for id in &cards {
-                    moved.push(self.move_checked(*id, ZoneId::hand(actor), Position::Bottom, Placement::default()));
-                }
+                let cards = self.move_top_to_hand(ZoneId::library(actor.opponent()), *count, actor, &mut moved);
                 if actor != self.seat {
-                    self.raise(
-                        Fault::new(
-                            AlertKind::LookedAtYourCards,
-                            format!("opponent took {count} card(s) from your library"),
-                        ),
-                        None,
-                    );
+                    let detail = format!("opponent took {count} card(s) from your library");
+                    self.raise(Fault::new(AlertKind::LookedAtYourCards, detail), None);
                 }
                 Effect::Unlock { cards, audience: Knowledge::only(actor) }
             }
             Action::Move { card, to, position, placement } => {
-                let before = as_checked(self.game.table.card(*card)).clone();
-                moved.push(self.move_checked(*card, *to, *position, *placement));
-                if actor != self.seat && (before.owner == self.seat || before.zone.owner == self.seat) {
-                    self.raise(
-                        Fault::new(
-                            AlertKind::MovedYourCards,
-                            format!("opponent moved card {card} from {} to {to}", before.zone),
-                        ),
-                        None,
-                    );
-                }
+                moved.push(self.apply_move(actor, *card, *to, *position, *placement));
                 let audience = match to.kind {
                     ZoneKind::Graveyard | ZoneKind::Exile | ZoneKind::Command => Knowledge::BOTH,
                     ZoneKind::Play if !placement.face_down => Knowledge::BOTH,
@@ -360,12 +343,6 @@ impl<G: Group> Engine<G> {
                     ZoneKind::Play | ZoneKind::Library => Knowledge::NOBODY,
                 };
                 Effect::Unlock { cards: vec![*card], audience }
-            }
-            Action::Rearrange { card, index } => {
-                let zone = as_checked(self.game.table.card(*card)).zone;
-                let placement = as_checked(self.game.table.card(*card)).placement;
-                as_checked(self.game.table.move_card(*card, zone, Position::Index(*index), placement).ok());
-                Effect::None
             }
             Action::Shuffle { permutation: Some(permutation) } => {
                 as_checked(self.game.table.permute(ZoneId::library(actor), permutation).ok());
@@ -381,43 +358,10 @@ impl<G: Group> Engine<G> {
                 let hand = self.game.table.zone(ZoneId::hand(actor)).to_vec();
                 Effect::Random(RandomKind::ShowRandom(hand))
             }
-            Action::Tap { card, tapped } => {
-                as_checked(self.game.table.card_mut(*card).ok()).tapped = *tapped;
-                Effect::None
-            }
-            Action::SetCardValue { card, key, value } => {
-                let counters = &mut as_checked(self.game.table.card_mut(*card).ok()).counters;
-                match value {
-                    Some(value) => counters.insert(key.clone(), *value),
-                    None => counters.remove(key),
-                };
-                Effect::None
-            }
-            Action::SetPlayerValue { key, value } => {
-                self.game.table.player_mut(actor).values.insert(key.clone(), *value);
-                Effect::None
-            }
-            Action::SetPhase { phase } => {
-                self.game.table.phase = phase.clone();
-                Effect::None
-            }
-            Action::NextTurn => {
-                self.game.table.turn += 1;
-                self.game.table.active = Some(self.game.table.active.map_or(opponent, Seat::opponent));
-                Effect::None
-            }
             Action::Roll { dice } => Effect::Random(RandomKind::Roll(*dice)),
             Action::Flip => Effect::Random(RandomKind::Flip),
             Action::Mulligan { draw } => {
-                for id in self.game.table.zone(ZoneId::hand(actor)).to_vec() {
-                    if self.game.table.card(id).is_some_and(|c| c.owner == actor) {
-                        let library = ZoneId::library(actor);
-                        moved.push(self.move_checked(id, library, Position::Bottom, Placement::default()));
-                    }
-                }
-                if actor == self.seat {
-                    self.game.mulligan_draw = Some(*draw);
-                }
+                moved = self.apply_mulligan(actor, *draw);
                 Effect::Shuffle
             }
             Action::AddCard { card, to, placement, power_toughness } => {
@@ -425,34 +369,132 @@ impl<G: Group> Engine<G> {
                 moved.push(Moved { card: id, from: None, to: place_of(as_checked(self.game.table.card(id))) });
                 Effect::None
             }
-            Action::UntapAll => {
-                for id in self.game.table.zone(ZoneId::new(actor, ZoneKind::Play)).to_vec() {
-                    as_checked(self.game.table.card_mut(id).ok()).tapped = false;
-                }
+            Action::Concede => {
+                self.apply_concession(actor);
                 Effect::None
             }
-            Action::Attach { card, to } => {
-                as_checked(self.game.table.card_mut(*card).ok()).attached_to = *to;
+            Action::Rearrange { .. }
+            | Action::Tap { .. }
+            | Action::SetCardValue { .. }
+            | Action::UntapAll
+            | Action::Attach { .. } => {
+                self.apply_card_change(actor, &action);
                 Effect::None
             }
             // An arrow is its `Applied` event: nothing stays on the table.
             Action::Arrow { .. } => Effect::None,
-            Action::Concede => {
-                self.game.conceded = true;
-                // The host's own concession takes effect as its `act` goes out, which tells the guest. Every other
-                // reaches this engine by the opponent's message (the host's `act`, its `accept` of the guest's
-                // concession) or, on the host, by the guest's own proposal: the opponent knew it first.
-                let own_act = (self.seat == Seat::Host && actor == Seat::Host).then(|| self.out.next_seq() - 1);
-                self.record_loss(actor, GameEnd::Conceded, own_act);
-                Effect::None
-            }
-            Action::PlayOrDraw { play } => {
-                self.game.table.turn = 1;
-                self.game.table.active = Some(if *play { actor } else { opponent });
+            Action::SetPlayerValue { .. } | Action::SetPhase { .. } | Action::NextTurn | Action::PlayOrDraw { .. } => {
+                self.apply_turn_change(actor, &action);
                 Effect::None
             }
         };
         Applied { number, actor, action, effect, moved }
+    }
+
+    /// Alerts this player when the opponent changes one of its cards in place (moves say so themselves).
+    fn alert_changed_in_place(&mut self, actor: Seat, action: &Action) {
+        let touched = match action {
+            Action::Rearrange { card, .. }
+            | Action::Tap { card, .. }
+            | Action::SetCardValue { card, .. }
+            | Action::Attach { card, .. } => Some(*card),
+            _ => None,
+        };
+        if let Some(card) = touched.and_then(|id| self.game.table.card(id))
+            && actor != self.seat
+            && (card.owner == self.seat || card.zone.owner == self.seat)
+        {
+            let detail = format!("opponent changed card {} in {}", card.id, card.zone);
+            self.raise(Fault::new(AlertKind::MovedYourCards, detail), None);
+        }
+    }
+
+    /// Moves the top `count` cards of `library` to `actor`'s hand, noting each in `moved`.
+    fn move_top_to_hand(&mut self, library: ZoneId, count: u32, actor: Seat, moved: &mut Vec<Moved>) -> Vec<CardId> {
+        let cards = as_checked(self.game.table.top(library, count).ok());
+        for id in &cards {
+            moved.push(self.move_checked(*id, ZoneId::hand(actor), Position::Bottom, Placement::default()));
+        }
+        cards
+    }
+
+    fn apply_move(&mut self, actor: Seat, card: CardId, to: ZoneId, position: Position, placement: Placement) -> Moved {
+        let before = as_checked(self.game.table.card(card)).clone();
+        let moved = self.move_checked(card, to, position, placement);
+        if actor != self.seat && (before.owner == self.seat || before.zone.owner == self.seat) {
+            let detail = format!("opponent moved card {card} from {} to {to}", before.zone);
+            self.raise(Fault::new(AlertKind::MovedYourCards, detail), None);
+        }
+        moved
+    }
+
+    /// The actor's own cards of its hand go to the bottom of its library, for the shuffle that follows.
+    fn apply_mulligan(&mut self, actor: Seat, draw: u32) -> Vec<Moved> {
+        let mut moved = Vec::new();
+        for id in self.game.table.zone(ZoneId::hand(actor)).to_vec() {
+            if self.game.table.card(id).is_some_and(|c| c.owner == actor) {
+                moved.push(self.move_checked(id, ZoneId::library(actor), Position::Bottom, Placement::default()));
+            }
+        }
+        if actor == self.seat {
+            self.game.mulligan_draw = Some(draw);
+        }
+        moved
+    }
+
+    fn apply_concession(&mut self, actor: Seat) {
+        self.game.conceded = true;
+        // The host's own concession takes effect as its `act` goes out, which tells the guest. Every other
+        // reaches this engine by the opponent's message (the host's `act`, its `accept` of the guest's
+        // concession) or, on the host, by the guest's own proposal: the opponent knew it first.
+        let own_act = (self.seat == Seat::Host && actor == Seat::Host).then(|| self.out.next_seq() - 1);
+        self.record_loss(actor, GameEnd::Conceded, own_act);
+    }
+
+    /// A change to cards that stay where they are (an order within a zone, tapping, counters, attachments).
+    fn apply_card_change(&mut self, actor: Seat, action: &Action) {
+        match action {
+            Action::Rearrange { card, index } => {
+                let zone = as_checked(self.game.table.card(*card)).zone;
+                let placement = as_checked(self.game.table.card(*card)).placement;
+                as_checked(self.game.table.move_card(*card, zone, Position::Index(*index), placement).ok());
+            }
+            Action::Tap { card, tapped } => as_checked(self.game.table.card_mut(*card).ok()).tapped = *tapped,
+            Action::SetCardValue { card, key, value } => {
+                let counters = &mut as_checked(self.game.table.card_mut(*card).ok()).counters;
+                match value {
+                    Some(value) => counters.insert(key.clone(), *value),
+                    None => counters.remove(key),
+                };
+            }
+            Action::UntapAll => {
+                for id in self.game.table.zone(ZoneId::new(actor, ZoneKind::Play)).to_vec() {
+                    as_checked(self.game.table.card_mut(id).ok()).tapped = false;
+                }
+            }
+            Action::Attach { card, to } => as_checked(self.game.table.card_mut(*card).ok()).attached_to = *to,
+            _ => {}
+        }
+    }
+
+    /// A change to the players' numbers, the phase or the turn.
+    fn apply_turn_change(&mut self, actor: Seat, action: &Action) {
+        let table = &mut self.game.table;
+        match action {
+            Action::SetPlayerValue { key, value } => {
+                table.player_mut(actor).values.insert(key.clone(), *value);
+            }
+            Action::SetPhase { phase } => table.phase = phase.clone(),
+            Action::NextTurn => {
+                table.turn += 1;
+                table.active = Some(table.active.map_or(actor.opponent(), Seat::opponent));
+            }
+            Action::PlayOrDraw { play } => {
+                table.turn = 1;
+                table.active = Some(if *play { actor } else { actor.opponent() });
+            }
+            _ => {}
+        }
     }
 
     /// Moves a card the action was checked for, and says where it lay before and lies now.

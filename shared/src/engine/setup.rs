@@ -141,14 +141,14 @@ impl<G: Group> Engine<G> {
         let base_key = LockKey::<G>::generate(&mut self.rng);
         let bases = deck_bases::<G>(&game_id, seat, instances.len());
         let context = self.game.context(self.out.next_seq(), format!("deck/{}", seat.id_byte()));
-        let (elements, proof) = base_key.lock_with_proof(&bases, &context, &mut self.rng);
+        let (locked, proof) = base_key.lock_with_proof(&bases, &context, &mut self.rng);
         let placed: Vec<&CardInstance> = library_instances.iter().chain(&sideboard_instances).copied().collect();
         let sealed: Vec<(G::Element, CardInstance)> =
-            key.strip(&elements).into_iter().zip(placed.iter().map(|&instance| instance.clone())).collect();
+            key.strip(&locked.cards).into_iter().zip(placed.iter().map(|&instance| instance.clone())).collect();
         // Sealing refuses a name too long (every deck is checked as it enters, `check_deck`) or two cards with one
         // point (each point is a secret multiple of its own hashed base); JSON and encryption of a card do not fail.
         let catalogue = Catalogue::seal::<G>(&sealed).expect("every deck is checked as it enters");
-        let mut cards = elements.into_iter().zip(placed.iter().map(|instance| instance.back));
+        let mut cards = locked.cards.iter().cloned().zip(placed.iter().map(|instance| instance.back));
         let library: Vec<(G::Element, BackId)> = cards.by_ref().take(library_len).collect();
         let sideboard: Vec<(G::Element, BackId)> = cards.collect();
         let difference = self.own_difference();
@@ -171,8 +171,7 @@ impl<G: Group> Engine<G> {
         self.game.current_keys.insert((seat, seat), 0);
         self.game.catalogues.insert(seat, catalogue);
         let backs: Vec<BackId> = placed.iter().map(|instance| instance.back).collect();
-        let elements = library.into_iter().chain(sideboard).map(|(element, _)| element).collect();
-        let ids = self.place_deck(seat, Verified::made_here(Locked { cards: elements }), &backs, library_len, key_ref);
+        let ids = self.place_deck(seat, locked, &backs, library_len, key_ref);
         for (id, instance) in ids.into_iter().zip(library_instances.into_iter().chain(sideboard_instances)) {
             self.game.identities.insert(id, instance.clone());
         }

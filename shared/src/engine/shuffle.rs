@@ -7,7 +7,7 @@ use super::api::{AlertKind, Event};
 use super::fault::Fault;
 use super::setup::SETUP_SHUFFLES;
 use super::state::{Arrangement, BackGroup, RandomKind, ShuffleRun, UnseenReorder, index};
-use crate::crypto::{Group, LockKey, Locked, ProofContext, Verified};
+use crate::crypto::{Group, LockKey, Locked, ProofContext, Shuffled, Verified};
 use crate::ids::Seat;
 use crate::table::{CardId, Knowledge, ZoneId};
 use crate::wire::{ARRANGEMENT_ROUNDS, Action, KeyRef, Message, RelockGroup, ShuffleStep};
@@ -69,9 +69,9 @@ impl<G: Group> Engine<G> {
             let key = &self.game.keys[&current];
             let (relocked, proof) =
                 key.relock_with_proof(from.map(|k| &self.game.keys[&k]), &forms, context, &mut self.rng);
-            let made = Verified::made_here(Locked { cards: relocked.clone() });
-            self.apply_relock(seat, Some(current), &cards, made);
-            relock.push(RelockGroup { from, cards, forms: relocked, proof });
+            let forms = relocked.cards.clone();
+            self.apply_relock(seat, Some(current), &cards, relocked);
+            relock.push(RelockGroup { from, cards, forms, proof });
         }
         relock
     }
@@ -151,8 +151,8 @@ impl<G: Group> Engine<G> {
         let mut shuffles = Vec::with_capacity(groups.len());
         let mut outputs = Vec::new();
         for group in groups {
-            let shuffle = fresh.lock_and_shuffle(&group.inputs, &group.context, &mut self.rng);
-            outputs.extend(group.cards.into_iter().zip(shuffle.cards.iter().cloned()));
+            let (shuffle, shuffled) = fresh.lock_and_shuffle(&group.inputs, &group.context, &mut self.rng);
+            outputs.push((group.cards, shuffled));
             shuffles.push(shuffle);
         }
         // The holder's key on this library becomes current × fresh (or fresh, the first time).
@@ -240,7 +240,7 @@ impl<G: Group> Engine<G> {
                 .fresh
                 .verify_shuffle(&group.inputs, shuffle, &group.context, &mut self.rng)
                 .map_err(|e| Fault::new(AlertKind::BadProof, format!("shuffle of the {library:?} library: {e}")))?;
-            outputs.extend(group.cards.into_iter().zip(shuffled.into_inner().cards));
+            outputs.push((group.cards, shuffled));
         }
         let new_ref = KeyRef { holder: peer, library, epoch: current.map_or(0, |k| k.epoch + 1) };
         // The stepper's key on the library is now current × fresh (proven), or fresh the first time.
@@ -250,10 +250,18 @@ impl<G: Group> Engine<G> {
         Ok(())
     }
 
-    /// Puts a verified shuffle step's output in place: the stepper's layer is the new key,
-    /// and only the stepper can still tell which card went where.
-    pub(super) fn finish_shuffle_step(&mut self, library: Seat, new_ref: KeyRef, outputs: Vec<(CardId, G::Element)>) {
+    /// Puts a verified shuffle step's output in place (each back's cards, in the library's order, and what its
+    /// shuffle made of them): the stepper's layer is the new key, and only the stepper can still tell which card
+    /// went where.
+    pub(super) fn finish_shuffle_step(
+        &mut self,
+        library: Seat,
+        new_ref: KeyRef,
+        outputs: Vec<(Vec<CardId>, Verified<Shuffled<G>>)>,
+    ) {
         let stepper = new_ref.holder;
+        let outputs =
+            outputs.into_iter().flat_map(|(cards, shuffled)| cards.into_iter().zip(shuffled.into_inner().cards));
         for (id, element) in outputs {
             let form = self.game.form_mut(id);
             form.element = element;
@@ -307,6 +315,7 @@ impl<G: Group> Engine<G> {
             self.out.emit(Event::SetupProgress { done: self.game.setup_done.len() as u32, total: SETUP_SHUFFLES });
             if self.game.setup_done.len() as u32 == SETUP_SHUFFLES {
                 self.game.ready = true;
+                self.set_starting_life();
                 self.out.emit(Event::Ready);
             }
         }
@@ -323,23 +332,9 @@ impl<G: Group> Engine<G> {
         Arrangement::Drawing
     }
 
-    /// Sends whatever it is now this engine's turn to send. Each part is chosen afresh: a step
-    /// completes at once and may set off more (a mulligan's draw), which may drive in turn.
-    pub(super) fn drive(&mut self) {
-        while self.halted.is_none()
-            && let Some((library, relock)) = self.next_own_shuffle_part()
-        {
-            if relock {
-                self.send_relock(library);
-            } else {
-                self.send_shuffle_step(library);
-            }
-        }
-    }
-
     /// The first library whose shuffle run waits on this player, and whether for a relock
     /// (else for a step).
-    fn next_own_shuffle_part(&self) -> Option<(Seat, bool)> {
+    pub(super) fn next_own_shuffle_part(&self) -> Option<(Seat, bool)> {
         self.game.shuffles.iter().filter(|(library, _)| !self.game.library_unlocking(**library)).find_map(
             |(library, run)| match run.relock_first {
                 Some(holder) => (holder == self.seat).then_some((*library, true)),

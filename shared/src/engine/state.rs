@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use super::fault::ActionError;
 use crate::crypto::{
     AwaitingOpening, BackId, CardInstance, Catalogue, Dice, Group, KeyCommitment, LockKey, ProofContext, SharedRandom,
-    SharedSeed,
+    SharedSeed, Verified,
 };
 use crate::ids::{GameId, Seat};
 use crate::table::{Card, CardId, Knowledge, Table, ZoneId};
@@ -90,7 +90,7 @@ pub(super) enum RandomStage {
     },
     /// The guest has the outcome and waits for the host to place it in the game's order.
     Settled {
-        seed: SharedSeed,
+        seed: Verified<SharedSeed>,
     },
 }
 

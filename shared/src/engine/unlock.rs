@@ -94,18 +94,16 @@ impl<G: Group> Engine<G> {
             groups.entry(key).or_default().push(*id);
         }
         let mut strip_groups = Vec::new();
+        let mut stripped = Vec::new();
         for (key, cards) in groups {
             let locked: Vec<G::Element> = cards.iter().map(|id| self.game.forms[id].element.clone()).collect();
             // Every key this player locked with stays in `keys` for the whole game.
             let lock_key = self.game.keys.get(&key).expect("a holder keeps every key it locked with");
             let (forms, proof) = lock_key.strip_with_proof(&locked, &context, &mut self.rng);
-            strip_groups.push(StripGroup { key, cards, forms, proof });
+            strip_groups.push(StripGroup { key, cards: cards.clone(), forms: forms.cards.clone(), proof });
+            stripped.push((key, cards, forms));
         }
-        self.out.send::<G>(&Message::Strip { unlock: number, groups: strip_groups.clone() });
-        let stripped = strip_groups
-            .into_iter()
-            .map(|group| (group.key, group.cards, Verified::made_here(Stripped { cards: group.forms })))
-            .collect();
+        self.out.send::<G>(&Message::Strip { unlock: number, groups: strip_groups });
         self.apply_strips(number, stripped);
     }
 
@@ -171,6 +169,19 @@ impl<G: Group> Engine<G> {
         }
     }
 
+    /// Card `card`'s identity point (the point its owner's catalogue seals it under), when
+    /// only this player's locks are left on it: what this player would strip it to.
+    pub(super) fn stripped_point(&self, card: CardId) -> Option<G::Element> {
+        let form = self.game.forms.get(&card)?;
+        if form.layers[index(self.seat.opponent())].is_some() {
+            return None;
+        }
+        Some(match form.layers[index(self.seat)] {
+            Some(key) => G::mul(&form.element, self.game.keys.get(&key)?.strip_scalar()),
+            None => form.element.clone(),
+        })
+    }
+
     /// All strips are in: the learners read each card's point from its owner's catalogue.
     pub(super) fn finish_unlock(&mut self, number: u64) {
         let Some(unlock) = self.game.unlocks.remove(&number) else { return };
@@ -180,7 +191,7 @@ impl<G: Group> Engine<G> {
             }
             // A learner's unlock finishes once every step is done: the opponent's layer is off the card (its
             // strips are in), and this player keeps the key of its own layer, so the point is there.
-            let point = self.identity_point(id).expect("the opponent's strips are in");
+            let point = self.stripped_point(id).expect("the opponent's strips are in");
             let owner = self.game.known_card(id).owner;
             let back = self.game.known_card(id).back;
             let opened = match self.game.tokens.get(&point) {

@@ -337,7 +337,7 @@ fn table_end_and_refuse_show_on_the_screen() {
         [
             "The table: before the first turn",
             "You: life 18 · library 7 · hand 3 · graveyard 0 · exile 0 · sideboard 1 · play area 0",
-            "Bea: life — · poison 2 · library 10 · hand 0 · graveyard 0 · exile 0 · sideboard 1 · play area 0",
+            "Bea: life 20 · poison 2 · library 10 · hand 0 · graveyard 0 · exile 0 · sideboard 1 · play area 0",
         ]
     );
     let text = screen(&game.views[0]);

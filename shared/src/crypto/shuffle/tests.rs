@@ -57,11 +57,12 @@ fn reversed(n: usize) -> Vec<u16> {
 
 fn completeness<G: Group>(n: usize) {
     let mut setup = Setup::<G>::new(n);
-    let shuffle = setup.key.lock_and_shuffle(&setup.inputs, &setup.context, &mut setup.rng);
+    let (shuffle, made) = setup.key.lock_and_shuffle(&setup.inputs, &setup.context, &mut setup.rng);
     assert_eq!(shuffle.cards.len(), n);
     let verified =
         setup.key.commitment().verify_shuffle(&setup.inputs, shuffle.clone(), &setup.context, &mut rng(99)).unwrap();
     assert_eq!(verified.cards, shuffle.cards);
+    assert_eq!(made.cards, verified.cards, "the shuffler applies what it sends");
     // The outputs are the inputs, locked, in another order.
     let mut stripped = setup.key.strip(&verified.cards);
     let mut inputs = setup.inputs.clone();
@@ -206,7 +207,7 @@ fn identity_key_fails<G: Group>() {
 /// A received proof holding the identity, or a non-canonical element, does not decode.
 fn identity_in_a_received_proof_fails<G: Group>() {
     let mut setup = Setup::<G>::new(2);
-    let shuffle = setup.key.lock_and_shuffle(&setup.inputs, &setup.context, &mut setup.rng);
+    let (shuffle, _) = setup.key.lock_and_shuffle(&setup.inputs, &setup.context, &mut setup.rng);
     let json = serde_json::to_string(&shuffle).unwrap();
     let decoded = serde_json::from_str::<ProvenShuffle<G>>(&json).unwrap();
     assert_eq!(serde_json::to_string(&decoded).unwrap(), json);
@@ -293,7 +294,7 @@ fn generators_are_distinct_and_stable() {
 fn the_same_draws_give_the_same_proof_bytes() {
     use sha2::Digest;
     let mut setup = Setup::<Ristretto255>::new(9);
-    let shuffle = setup.key.lock_and_shuffle(&setup.inputs, &setup.context, &mut setup.rng);
+    let (shuffle, _) = setup.key.lock_and_shuffle(&setup.inputs, &setup.context, &mut setup.rng);
     let digest = sha2::Sha256::digest(postcard::to_stdvec(&shuffle).unwrap());
     assert_eq!(hex::encode(digest), "47a2ee49489bd541c9f67fe28434b1b54c9dc780749d04e09eb9bd5bad184e45");
 }
