@@ -20,8 +20,7 @@
 //! | `reconnect.rs` | taking the seat back (resume token, else rendezvous) on a backoff timer, commands going on |
 //! | `claim.rs` | how a seat is claimed, what the relay answered, what the core asks of the link |
 //! | `door.rs` | hosting, until the code is proved: guests with a wrong code, `new-code` |
-//! | `browse.rs`, `top_card.rs` | searching, scrying, surveilling, revealing; the top card watched |
-//! | `browsing.rs` | the view of an open search, scry or surveil ([`Browsing`]) |
+//! | `browse.rs`, `top_card.rs` | searching, scrying, surveilling ([`Browsing`] is `command/`'s), revealing; the top card watched |
 //! | `wait_clock.rs` | the wait on the opponent ([`WaitClock`], [`Waiting`]) and its absence ([`AbsenceClock`]) |
 //!
 //! The driver and the rest:
