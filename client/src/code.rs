@@ -9,8 +9,6 @@
 
 use std::fmt;
 
-use rand::Rng;
-
 /// Words after the nameplate.
 pub const WORDS_PER_CODE: usize = 2;
 /// Longest nameplate read, in digits (the relay's own limit).
@@ -53,8 +51,13 @@ pub struct Code {
 impl Code {
     /// A code for `nameplate` with words chosen by the operating system's randomness.
     pub fn random(nameplate: &str) -> Code {
+        Code::random_from(&mut rand::rng(), nameplate)
+    }
+
+    /// New words from `rng`, a cryptographic generator (a session's core draws them from its own).
+    pub fn random_from<R: rand::CryptoRng + ?Sized>(rng: &mut R, nameplate: &str) -> Code {
         let mut bytes = [0u8; WORDS_PER_CODE];
-        rand::rng().fill_bytes(&mut bytes);
+        rng.fill_bytes(&mut bytes);
         Code { nameplate: nameplate.to_string(), words: bytes.map(|byte| WORDS[usize::from(byte)]) }
     }
 

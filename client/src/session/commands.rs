@@ -88,7 +88,7 @@ fn intent_for(command: Command, session: &mut SessionCore, line: &str) -> Option
         Command::Token { name, power_toughness, placement } => {
             // A fresh nonce keeps two tokens of one name distinct cards.
             let mut nonce = [0; 16];
-            rand::rng().fill_bytes(&mut nonce);
+            session.rng.fill_bytes(&mut nonce);
             let seat = session.engine.seat();
             let card = CardInstance { owner: seat, nonce, name, back: 0 };
             let to = ZoneId::new(seat, ZoneKind::Play);

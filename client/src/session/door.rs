@@ -82,7 +82,7 @@ impl SessionCore {
                 return self.refuse(ErrorKind::Refused, line, message);
             }
         };
-        let code = Code::random(code.nameplate());
+        let code = Code::random_from(&mut self.rng, code.nameplate());
         let seed = self.seed();
         self.channel.restart_handshake(&code.password(), code.nameplate(), seed);
         self.code = Some(code);

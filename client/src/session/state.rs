@@ -62,7 +62,7 @@ pub(super) struct SessionCore {
     pub top_watch: Option<TopWatch>,
     /// The time of the input being handled: the core reads no clock.
     pub now: Instant,
-    /// The seeds of new key exchanges (a host's, for each new guest), from the seed the core was given.
+    /// The core's randomness, from the seed it was given: new key exchanges' seeds, new code words, token nonces.
     pub rng: ChaCha20Rng,
     /// Where the turn after the last input stands (see `SessionCore::advance`).
     pub stage: Stage,
