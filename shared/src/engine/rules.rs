@@ -74,7 +74,7 @@ impl<G: Group> Engine<G> {
     }
 
     fn check_rules(&self, actor: Seat, action: &Action) -> Result<(), ActionError> {
-        if self.game.conceded {
+        if self.game.phase.is_conceded() {
             return Err(ActionError::stale("the game is over"));
         }
         let own_library = ZoneId::library(actor);
@@ -443,7 +443,8 @@ impl<G: Group> Engine<G> {
     }
 
     fn apply_concession(&mut self, actor: Seat) {
-        self.game.conceded = true;
+        // Actions apply only in play, so a concession always finds the game there.
+        let _ = self.game.phase.conceded();
         // The host's own concession takes effect as its `act` goes out, which tells the guest. Every other
         // reaches this engine by the opponent's message (the host's `act`, its `accept` of the guest's
         // concession) or, on the host, by the guest's own proposal: the opponent knew it first.
