@@ -21,6 +21,7 @@ mod output;
 mod phase;
 mod random;
 mod receive;
+mod round;
 mod rules;
 mod setup;
 mod shuffle;

@@ -5,7 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::Engine;
 use super::api::{AlertKind, Event, GameEnd, Moved, Place};
 use super::fault::{ActionError, Fault, check_text};
-use super::state::{Form, RandomKind, index};
+use super::round::RandomKind;
+use super::state::{Form, index};
 use crate::crypto::{CardInstance, Group, MAX_NAME_LEN};
 use crate::ids::Seat;
 use crate::table::{
@@ -46,7 +47,7 @@ impl<G: Group> Engine<G> {
     /// A card of a hand being picked from at random stays in the hand until the pick settles:
     /// whoever learns the outcome first could otherwise move the picked card away.
     pub(super) fn check_not_pinned(&self, card: CardId) -> Result<(), ActionError> {
-        let pinned = self.game.randoms.values().any(|round| match &round.kind {
+        let pinned = self.game.randoms.values().any(|round| match round.kind() {
             RandomKind::ShowRandom(hand) => hand.contains(&card),
             _ => false,
         });

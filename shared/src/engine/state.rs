@@ -4,10 +4,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use super::fault::ActionError;
 use super::phase::GamePhase;
-use crate::crypto::{
-    AwaitingOpening, BackId, CardInstance, Catalogue, Dice, Group, KeyCommitment, LockKey, ProofContext, SharedRandom,
-    SharedSeed, Verified,
-};
+use super::round::RandomRound;
+use crate::crypto::{BackId, CardInstance, Catalogue, Group, KeyCommitment, LockKey, ProofContext};
 use crate::ids::{GameId, Seat};
 use crate::table::{Card, CardId, Knowledge, Table, ZoneId};
 use crate::wire::{Action, DeckDifference, Envelope, KeyRef};
@@ -68,38 +66,6 @@ pub(super) struct ShuffleRun {
     /// This player's last shuffle step in the run, by message number: the host completes
     /// the run only once it has it.
     pub(super) own_step: Option<u64>,
-}
-
-#[cfg_attr(fuzzing, derive(Clone))]
-pub(super) enum RandomKind {
-    Roll(Dice),
-    Flip,
-    ShowRandom(Vec<CardId>),
-    /// Who chooses to play or draw: the coin of a match's first game.
-    Chooser,
-    /// Where the backs of a library with several backs lie after its shuffle run.
-    Arrangement(Seat),
-}
-
-#[cfg_attr(fuzzing, derive(Clone))]
-pub(super) enum RandomStage {
-    Committed {
-        mine: SharedRandom,
-    },
-    Opened {
-        waiting: AwaitingOpening,
-    },
-    /// The guest has the outcome and waits for the host to place it in the game's order.
-    Settled {
-        seed: Verified<SharedSeed>,
-    },
-}
-
-#[cfg_attr(fuzzing, derive(Clone))]
-pub(super) struct RandomRound {
-    pub(super) by: Seat,
-    pub(super) kind: RandomKind,
-    pub(super) stage: Option<RandomStage>,
 }
 
 /// One game of a match: its table, keys, cards and exchanges.
