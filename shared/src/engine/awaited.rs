@@ -13,11 +13,11 @@ impl<G: Group> Engine<G> {
     /// What this engine waits on the opponent for, if anything: the exchange a player who has
     /// waited too long can claim a forfeit over. Nothing is owed once the game is over or stopped.
     pub fn awaiting_opponent(&self) -> Option<Awaited> {
-        if self.game.ended || self.halted.is_some() {
+        if self.game.phase.is_ended() || self.halted.is_some() {
             return None;
         }
         let peer = self.seat.opponent();
-        if self.peer_key.is_none() {
+        if self.phase.peer_key().is_none() {
             return Some(Awaited::Hello);
         }
         if !self.game.catalogues.contains_key(&peer) {
@@ -68,12 +68,11 @@ impl<G: Group> Engine<G> {
         let awaited = |runs: &mut dyn Iterator<Item = (&Seat, &ShuffleRun)>| runs.map(|(l, _)| library_len(l)).max();
         let bound = match kind {
             // Per card, its element and catalogue entry; and a difference that names each card of two decks.
-            MessageKind::Deck => {
-                (!self.game.catalogues.contains_key(&peer) && self.game.game_id.is_some()).then(|| {
+            MessageKind::Deck => (!self.game.catalogues.contains_key(&peer) && self.game.phase.game_id().is_some())
+                .then(|| {
                     let cards = wire::max_deck_len::<G>() + wire::MAX_COMMANDERS;
                     cards * (element + 1024) + 2 * cards * (crate::crypto::MAX_NAME_LEN + 8)
-                })
-            }
+                }),
             MessageKind::Strip => {
                 let cards: usize = self
                     .game
@@ -119,7 +118,7 @@ impl<G: Group> Engine<G> {
     /// connection, which no state proves or disproves: it is reported as made.
     pub(super) fn check_forfeit_claim(&self, awaited: &Awaited, ack: u64) -> Result<(), Fault> {
         let sent = self.out.sent_heads.len() as u64;
-        let owing = ack < sent || self.is_busy() || !self.game.ready || self.awaiting_new_deck;
+        let owing = ack < sent || self.is_busy() || !self.game.phase.is_ready() || self.phase.is_awaiting_new_deck();
         if *awaited == Awaited::Return || owing {
             return Ok(());
         }

@@ -2,6 +2,7 @@
 
 use super::Engine;
 use super::api::{Event, GameEnd, Intent, IntentError};
+use super::phase::PhaseError;
 use super::setup::check_deck;
 use crate::crypto::{Group, random_permutation};
 use crate::ids::Seat;
@@ -15,7 +16,7 @@ impl<G: Group> Engine<G> {
         if let Some(reason) = &self.halted {
             return Err(IntentError::Halted(reason.clone()));
         }
-        if self.game.ended && !matches!(intent, Intent::Chat(_) | Intent::Ping | Intent::NewGame(_)) {
+        if self.game.phase.is_ended() && !matches!(intent, Intent::Chat(_) | Intent::Ping | Intent::NewGame(_)) {
             return Err(IntentError::Invalid("this player has ended the game".into()));
         }
         match intent {
@@ -27,7 +28,7 @@ impl<G: Group> Engine<G> {
                         .ok_or_else(|| IntentError::Invalid("nothing waits on the opponent".into()))?,
                 };
                 let claim = self.out.send::<G>(&Message::ForfeitClaim { awaited: awaited.clone() }).seq;
-                self.game.ended = true;
+                self.game.phase.ended_here();
                 self.out.emit(Event::ForfeitClaimed { by: self.seat, awaited });
                 self.record_loss(self.seat.opponent(), GameEnd::Forfeited, Some(claim));
             }
@@ -36,24 +37,24 @@ impl<G: Group> Engine<G> {
                 let key = &self.game.keys[&KeyRef { holder: self.seat, library: self.seat, epoch: 0 }];
                 let deck_key = key.lock_scalar().clone();
                 let audit = self.out.send::<G>(&Message::Audit { deck_key }).seq;
-                self.game.ended = true;
+                self.game.phase.ended_here();
                 self.game.own_audit = Some(audit);
             }
             Intent::NewGame(deck) => {
-                if self.game.game_id.is_none() {
+                if self.game.phase.game_id().is_none() {
                     return Err(IntentError::NotReady);
                 }
-                if self.new_game_asked.is_some() {
-                    return Err(IntentError::Invalid("a new game is already asked for".into()));
+                if self.phase.is_new_game_asked() {
+                    return Err(IntentError::Invalid(PhaseError::AlreadyAsked.to_string()));
                 }
                 if let Some(deck) = deck {
                     check_deck::<G>(&deck).map_err(|e| IntentError::Invalid(e.to_string()))?;
                     self.deck = deck;
                 }
-                self.new_game_request = Some(self.out.next_seq());
+                let request = self.out.next_seq();
                 let loser = self.loser_as_seen();
+                self.phase.new_game_asked(loser, request).map_err(|e| IntentError::Invalid(e.to_string()))?;
                 self.out.send::<G>(&Message::NewGame { loser });
-                self.new_game_asked = Some(loser);
                 self.start_new_game_if_agreed();
             }
             Intent::Chat(text) => {
@@ -135,7 +136,7 @@ impl<G: Group> Engine<G> {
     }
 
     pub(super) fn require_ready(&self) -> Result<(), IntentError> {
-        if self.game.ready { Ok(()) } else { Err(IntentError::NotReady) }
+        if self.game.phase.is_ready() { Ok(()) } else { Err(IntentError::NotReady) }
     }
 
     /// Fills in what the player leaves to the engine: a clean library's permutation.

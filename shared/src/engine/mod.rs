@@ -18,8 +18,10 @@ mod fault;
 mod intent;
 mod journal;
 mod output;
+mod phase;
 mod random;
 mod receive;
+mod round;
 mod rules;
 mod setup;
 mod shuffle;
@@ -38,12 +40,13 @@ pub use journal::{Input, JOURNAL_FORMAT, Journal};
 
 use std::collections::{HashMap, VecDeque};
 
-use ed25519_dalek::{SigningKey, VerifyingKey};
+use ed25519_dalek::SigningKey;
 use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};
 
 use self::fault::Fault;
 use self::output::Output;
+use self::phase::{GamePhase, MatchPhase};
 use self::rules::{Applied, CheckedAction, Effect};
 use self::setup::check_deck;
 use self::state::{GameState, index};
@@ -63,7 +66,8 @@ pub struct Engine<G: Group> {
     deck: DeckList,
     /// Where every part writes what it sends and tells.
     out: Output,
-    peer_key: Option<VerifyingKey>,
+    /// The opponent's key and the talk of a new game (`phase`).
+    phase: MatchPhase,
     halted: Option<String>,
     /// Actions this engine takes on its player's behalf, set off while it handles an input (the draw after a
     /// mulligan's shuffle): `drive` takes them in order as soon as the step that set them off is done, so
@@ -73,16 +77,6 @@ pub struct Engine<G: Group> {
     journal: Journal,
     /// Everything of the game being played, dropped when a new game starts.
     game: GameState<G>,
-    /// This player asked for a new game (`Some`), naming the loser it saw then; the same for the opponent's
-    /// request. The two named losers decide who chooses to play or draw in the new game (`ChosenBy`).
-    new_game_asked: Option<Option<Seat>>,
-    new_game_offered: Option<setup::PeerRequest>,
-    /// A new game started here but the opponent's new `deck` has not come yet: what it sent
-    /// before that belongs to the game both dropped.
-    awaiting_new_deck: bool,
-    /// The number of this player's last `new-game` message: the opponent's messages that
-    /// acknowledge it were sent in the new game.
-    new_game_request: Option<u64>,
     /// Each seat's deck label in the last game its deck entered (host, guest), to tell a changed deck.
     labels: [Option<String>; 2],
     /// Each seat's deck in the match's first game, card names counted (host, guest): this player's own, and the
@@ -120,15 +114,11 @@ impl<G: Group> Engine<G> {
             nonce,
             deck,
             out: Output::new(seat, signing),
-            peer_key: None,
+            phase: MatchPhase::default(),
             halted: None,
             follow_ups: VecDeque::new(),
             journal,
-            game: GameState::new(1, None),
-            new_game_asked: None,
-            new_game_offered: None,
-            awaiting_new_deck: false,
-            new_game_request: None,
+            game: GameState::new(1, GamePhase::meeting()),
             labels: [None, None],
             first_decks: [None, None],
             unverifiable: [false, false],
@@ -169,13 +159,13 @@ impl<G: Group> Engine<G> {
 
     /// Whether set-up is done: both libraries are shuffled and play can start.
     pub fn is_ready(&self) -> bool {
-        self.game.ready
+        self.game.phase.is_ready()
     }
 
     /// Whether this player's game is over: it ended it (`EndGame`), or a forfeit was claimed
     /// by either player. Only chat, ping and a new game are taken then.
     pub fn is_ended(&self) -> bool {
-        self.game.ended
+        self.game.phase.is_ended()
     }
 
     /// The player who lost this game (by concession or forfeit), once it has a single loser.
@@ -195,7 +185,7 @@ impl<G: Group> Engine<G> {
 
     /// The game's id, once both hellos are in.
     pub fn game_id(&self) -> Option<GameId> {
-        self.game.game_id
+        self.game.phase.game_id()
     }
 
     /// What this player knows card `card` to be.

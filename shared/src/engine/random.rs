@@ -3,8 +3,9 @@
 use super::Engine;
 use super::api::{AlertKind, ChosenBy, Event, GameEnd};
 use super::fault::Fault;
-use super::state::{Arrangement, LossTold, RandomKind, RandomRound, RandomStage, single_loser};
-use crate::crypto::{BackId, Coin, Group, SharedRandom, SharedSeed, Verified};
+use super::round::{RandomKind, RandomRound, RoundError};
+use super::state::{Arrangement, LossTold, single_loser};
+use crate::crypto::{BackId, Coin, Group, ProofError, SharedSeed, Verified};
 use crate::ids::Seat;
 use crate::table::{Knowledge, ZoneId};
 use crate::wire::{Action, CHOOSER_ROUND, Message};
@@ -54,9 +55,9 @@ impl<G: Group> Engine<G> {
     pub(super) fn start_random(&mut self, number: u64, by: Seat, kind: RandomKind) {
         let purpose = format!("random/{number}");
         let game_id = self.game.game_id();
-        let (mine, commitment) = SharedRandom::start(&purpose, game_id, self.seat, &mut self.rng);
+        let (round, commitment) = RandomRound::start(by, kind, &purpose, game_id, self.seat, &mut self.rng);
         self.out.send::<G>(&Message::RandomCommit { round: number, commitment });
-        self.game.randoms.insert(number, RandomRound { by, kind, stage: Some(RandomStage::Committed { mine }) });
+        self.game.randoms.insert(number, round);
     }
 
     pub(super) fn receive_random_commit(
@@ -68,17 +69,12 @@ impl<G: Group> Engine<G> {
             self.game.randoms.get_mut(&round).ok_or_else(|| {
                 Fault::new(AlertKind::Unexpected, format!("commitment for unknown random round {round}"))
             })?;
-        let mine = match entry.stage.take() {
-            Some(RandomStage::Committed { mine }) => mine,
-            other => {
-                entry.stage = other;
-                return Err(Fault::new(AlertKind::Unexpected, format!("second commitment for random round {round}")));
+        let opening = entry.take_commitment(commitment).map_err(|error| match error {
+            RoundError::OutOfTurn => {
+                Fault::new(AlertKind::Unexpected, format!("second commitment for random round {round}"))
             }
-        };
-        let (waiting, opening) = mine
-            .reveal(commitment)
-            .map_err(|e| Fault::new(AlertKind::BadProof, format!("random round {round}: {e}")))?;
-        entry.stage = Some(RandomStage::Opened { waiting });
+            RoundError::BadProof(e) => bad_round(round, e),
+        })?;
         self.out.send::<G>(&Message::RandomOpen { round, opening });
         Ok(())
     }
@@ -86,26 +82,16 @@ impl<G: Group> Engine<G> {
     pub(super) fn receive_random_open(&mut self, round: u64, opening: crate::crypto::Opening) -> Result<(), Fault> {
         let out_of_turn = || Fault::new(AlertKind::Unexpected, format!("opening for random round {round} out of turn"));
         let entry = self.game.randoms.get_mut(&round).ok_or_else(out_of_turn)?;
-        let waiting = match entry.stage.take() {
-            Some(RandomStage::Opened { waiting }) => waiting,
-            other => {
-                entry.stage = other;
-                return Err(out_of_turn());
-            }
-        };
-        let seed = waiting
-            .finish(&opening)
-            .map_err(|e| Fault::new(AlertKind::BadProof, format!("random round {round}: {e}")))?;
+        let seed = entry.take_opening(&opening).map_err(|error| match error {
+            RoundError::OutOfTurn => out_of_turn(),
+            RoundError::BadProof(e) => bad_round(round, e),
+        })?;
         match self.seat {
             Seat::Host => {
                 self.out.send::<G>(&Message::RandomSettle { round });
                 self.settle_random(round, seed);
             }
-            Seat::Guest => {
-                if let Some(random) = self.game.randoms.get_mut(&round) {
-                    random.stage = Some(RandomStage::Settled { seed });
-                }
-            }
+            Seat::Guest => entry.hold(seed),
         }
         Ok(())
     }
@@ -117,22 +103,15 @@ impl<G: Group> Engine<G> {
             Some(entry) if self.seat == Seat::Guest => entry,
             _ => return Err(out_of_turn()),
         };
-        match entry.stage.take() {
-            Some(RandomStage::Settled { seed }) => {
-                self.settle_random(round, seed);
-                Ok(())
-            }
-            other => {
-                entry.stage = other;
-                Err(out_of_turn())
-            }
-        }
+        let seed = entry.take_settlement().map_err(|_| out_of_turn())?;
+        self.settle_random(round, seed);
+        Ok(())
     }
 
     /// Acts on a random outcome, at the same point of the game's order on both sides.
     pub(super) fn settle_random(&mut self, round: u64, seed: Verified<SharedSeed>) {
         // Called for a round this engine has just settled: it is there.
-        let Some(RandomRound { by, kind, .. }) = self.game.randoms.remove(&round) else { return };
+        let Some((by, kind)) = self.game.randoms.remove(&round).map(RandomRound::into_parts) else { return };
         match kind {
             RandomKind::Roll(dice) => {
                 let faces = seed.roll(dice);
@@ -178,4 +157,9 @@ impl<G: Group> Engine<G> {
             }
         }
     }
+}
+
+/// A commitment or opening of round `round` that fails its check.
+fn bad_round(round: u64, error: ProofError) -> Fault {
+    Fault::new(AlertKind::BadProof, format!("random round {round}: {error}"))
 }

@@ -5,7 +5,8 @@ use sha2::{Digest, Sha256};
 use super::Engine;
 use super::api::{AlertKind, Event, GameEnd};
 use super::fault::{Fault, check_text, forbidden_kind};
-use super::setup::{PeerRequest, ReceivedDeck};
+use super::phase::{PeerRequest, PhaseError};
+use super::setup::ReceivedDeck;
 use super::state::LossTold;
 use crate::crypto::{Group, Suite};
 use crate::ids::{GameId, Seat};
@@ -17,9 +18,9 @@ impl<G: Group> Engine<G> {
         let Some(message) = self.authenticate(envelope)? else { return Ok(()) };
         let seq = envelope.seq;
         if let Message::Deck { .. } = message {
-            self.awaiting_new_deck = false;
+            self.phase.new_deck_received();
         }
-        if self.game.peer_ended
+        if self.game.phase.is_ended_by_peer()
             && matches!(
                 message,
                 Message::Act { .. }
@@ -43,7 +44,7 @@ impl<G: Group> Engine<G> {
                 check_hello::<G>(protocol, suite, seat, peer)?;
                 check_text("name", &name)?;
                 check_text("software", &software)?;
-                self.meet(name, software, nonce);
+                self.meet(name, software, nonce)?;
             }
             Message::Deck { key, base_key, proof, library, sideboard, catalogue, commander, label, difference } => {
                 let deck =
@@ -66,15 +67,14 @@ impl<G: Group> Engine<G> {
             Message::RandomOpen { round, opening } => self.receive_random_open(round, opening)?,
             Message::RandomSettle { round } => self.receive_random_settle(round)?,
             Message::Audit { deck_key } => {
-                self.game.peer_ended = true;
+                self.game.phase.ended_by_peer();
                 self.receive_audit(deck_key)?
             }
             Message::ForfeitClaim { awaited } => {
                 self.check_forfeit_claim(&awaited, envelope.ack)?;
                 // A silence is neither proven nor disproven: a plausible claim is reported, the
                 // game is over, and the record keeps the claim.
-                self.game.ended = true;
-                self.game.peer_ended = true;
+                self.game.phase.forfeit_claimed_by_peer();
                 self.out.emit(Event::ForfeitClaimed { by: peer, awaited });
                 self.record_loss(self.seat, GameEnd::Forfeited, None);
             }
@@ -99,14 +99,14 @@ impl<G: Group> Engine<G> {
     fn authenticate(&mut self, envelope: &Envelope) -> Result<Option<Message<G>>, Fault> {
         // The signature is checked before the body is read (but for hello, which carries the
         // key), so every alert's evidence is a message the opponent provably sent.
-        let Some(key) = self.peer_key else {
+        let Some(&key) = self.phase.peer_key() else {
             let message = wire::decode_body(&envelope.body)?;
             let Message::Hello { signing_key, .. } = &message else {
                 return Err(Fault::new(AlertKind::Unexpected, "the first message must be hello"));
             };
             let key = wire::verifying_key(signing_key)?;
             self.out.incoming.open(&key, envelope, &self.out.acknowledged_head(envelope.ack)?)?;
-            self.peer_key = Some(key);
+            self.phase.hello_received(key).map_err(|e| Fault::new(AlertKind::Unexpected, e.to_string()))?;
             self.take_in(envelope);
             return Ok(Some(message));
         };
@@ -116,12 +116,12 @@ impl<G: Group> Engine<G> {
         // awaited, and whether its size fits what is; only then are its elements decoded
         // and validated (about 11 ms each with modp2048).
         let kind = wire::peek_kind(&envelope.body)?;
-        if self.awaiting_new_deck
+        if self.phase.is_awaiting_new_deck()
             && !matches!(kind, MessageKind::Deck | MessageKind::Chat | MessageKind::Ping | MessageKind::Pong)
         {
             // Sent before the opponent started the new game, so part of the dropped one:
             // unless it had this player's new-game request by then.
-            if self.new_game_request.is_some_and(|request| envelope.ack > request) {
+            if self.phase.sent_after_request(envelope.ack) {
                 return Err(Fault::new(AlertKind::Unexpected, format!("a {kind} in the new game before its deck")));
             }
             return Ok(None);
@@ -131,7 +131,7 @@ impl<G: Group> Engine<G> {
     }
 
     /// The opponent's hello fits: the game has its id from both nonces, and this player's deck goes out.
-    fn meet(&mut self, name: String, software: String, nonce: [u8; 32]) {
+    fn meet(&mut self, name: String, software: String, nonce: [u8; 32]) -> Result<(), Fault> {
         self.game.table.player_mut(self.seat.opponent()).name = name.clone();
         let (host_nonce, guest_nonce) = match self.seat {
             Seat::Host => (self.nonce, nonce),
@@ -142,10 +142,11 @@ impl<G: Group> Engine<G> {
             .chain_update(host_nonce)
             .chain_update(guest_nonce)
             .finalize();
-        self.game.game_id = Some(GameId(id.into()));
+        self.game.phase.met(GameId(id.into())).map_err(|e| Fault::new(AlertKind::Unexpected, e.to_string()))?;
         self.out.emit(Event::Connected { name, software });
         self.send_deck();
         self.decide_chooser(None);
+        Ok(())
     }
 
     /// The host's acceptance of this guest's proposal: it takes its place in the game's order now.
@@ -164,8 +165,8 @@ impl<G: Group> Engine<G> {
     }
 
     fn receive_new_game(&mut self, loser: Option<Seat>, ack: u64) -> Result<(), Fault> {
-        if self.new_game_offered.is_some() {
-            return Err(Fault::new(AlertKind::Unexpected, "a new game asked for twice"));
+        if self.phase.is_new_game_offered() {
+            return Err(Fault::new(AlertKind::Unexpected, PhaseError::PeerAlreadyAsked.to_string()));
         }
         // Its `ack` says which of this player's messages it had taken in: a loss it had learned of is not a
         // crossing, and naming another loser (or none) only to turn the choice over to the coin is false.
@@ -180,7 +181,9 @@ impl<G: Group> Engine<G> {
                 ),
             ));
         }
-        self.new_game_offered = Some(PeerRequest { loser, ack });
+        self.phase
+            .new_game_offered(PeerRequest { loser, ack })
+            .map_err(|e| Fault::new(AlertKind::Unexpected, e.to_string()))?;
         self.out.emit(Event::NewGameRequested);
         self.start_new_game_if_agreed();
         Ok(())
@@ -259,7 +262,7 @@ impl<G: Group> Engine<G> {
         seen: u64,
         digest: Option<TableDigest>,
     ) -> Result<(), Fault> {
-        if !self.game.ready {
+        if !self.game.phase.is_ready() {
             return Err(Fault::new(AlertKind::Unexpected, "an action before set-up finished"));
         }
         let peer = self.seat.opponent();

@@ -5,7 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::Engine;
 use super::api::{AlertKind, Event, GameEnd, Moved, Place};
 use super::fault::{ActionError, Fault, check_text};
-use super::state::{Form, RandomKind, index};
+use super::round::RandomKind;
+use super::state::{Form, index};
 use crate::crypto::{CardInstance, Group, MAX_NAME_LEN};
 use crate::ids::Seat;
 use crate::table::{
@@ -46,7 +47,7 @@ impl<G: Group> Engine<G> {
     /// A card of a hand being picked from at random stays in the hand until the pick settles:
     /// whoever learns the outcome first could otherwise move the picked card away.
     pub(super) fn check_not_pinned(&self, card: CardId) -> Result<(), ActionError> {
-        let pinned = self.game.randoms.values().any(|round| match &round.kind {
+        let pinned = self.game.randoms.values().any(|round| match round.kind() {
             RandomKind::ShowRandom(hand) => hand.contains(&card),
             _ => false,
         });
@@ -74,7 +75,7 @@ impl<G: Group> Engine<G> {
     }
 
     fn check_rules(&self, actor: Seat, action: &Action) -> Result<(), ActionError> {
-        if self.game.conceded {
+        if self.game.phase.is_conceded() {
             return Err(ActionError::stale("the game is over"));
         }
         let own_library = ZoneId::library(actor);
@@ -443,7 +444,8 @@ impl<G: Group> Engine<G> {
     }
 
     fn apply_concession(&mut self, actor: Seat) {
-        self.game.conceded = true;
+        // Actions apply only in play, so a concession always finds the game there.
+        let _ = self.game.phase.conceded();
         // The host's own concession takes effect as its `act` goes out, which tells the guest. Every other
         // reaches this engine by the opponent's message (the host's `act`, its `accept` of the guest's
         // concession) or, on the host, by the guest's own proposal: the opponent knew it first.

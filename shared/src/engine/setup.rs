@@ -8,6 +8,7 @@ use sha2::{Digest, Sha256};
 use super::Engine;
 use super::api::{AlertKind, DeckError, DeckList, Event};
 use super::fault::Fault;
+use super::phase::{Agreed, GamePhase};
 use super::state::{Form, GameState, ShuffleRun, index};
 use crate::crypto::{
     BackId, CardInstance, Catalogue, DleqProof, Group, KeyCommitment, LockKey, Locked, Verified, random_permutation,
@@ -52,13 +53,6 @@ fn agreed_loser(mine: Option<Seat>, theirs: Option<Seat>) -> Option<Seat> {
     mine.filter(|_| mine == theirs)
 }
 
-/// The opponent's new-game request: the loser it named, and how many of this player's messages it had taken in.
-#[derive(Clone, Copy)]
-pub(super) struct PeerRequest {
-    pub(super) loser: Option<Seat>,
-    pub(super) ack: u64,
-}
-
 /// The fields of the opponent's `deck` message, as `receive_deck` takes them.
 pub(super) struct ReceivedDeck<G: Group> {
     pub(super) key: KeyCommitment<G>,
@@ -77,13 +71,9 @@ impl<G: Group> Engine<G> {
     /// starts with this player's deck. Both engines derive the new game id alike, and who chooses to play or draw
     /// from the two requests alone, which both hold now.
     pub(super) fn start_new_game_if_agreed(&mut self) {
-        let (Some(mine), Some(theirs), Some(request)) =
-            (self.new_game_asked, self.new_game_offered, self.new_game_request)
-        else {
+        let Some(Agreed { mine, theirs, request }) = self.phase.start_new_game() else {
             return;
         };
-        self.new_game_asked = None;
-        self.new_game_offered = None;
         self.tell_missing_audits(request, theirs.ack);
         let previous = self.game.game_id();
         let number = self.game.number + 1;
@@ -93,11 +83,10 @@ impl<G: Group> Engine<G> {
             .chain_update(number.to_be_bytes())
             .finalize();
         let names = Seat::BOTH.map(|seat| self.game.table.player(seat).name.clone());
-        self.game = GameState::new(number, Some(GameId(id.into())));
+        self.game = GameState::new(number, GamePhase::next_game(GameId(id.into())));
         for (seat, name) in Seat::BOTH.into_iter().zip(names) {
             self.game.table.player_mut(seat).name = name;
         }
-        self.awaiting_new_deck = true;
         self.out.emit(Event::NewGame { number });
         self.send_deck();
         self.decide_chooser(agreed_loser(mine, theirs.loser));
@@ -241,7 +230,7 @@ impl<G: Group> Engine<G> {
     pub(super) fn receive_deck(&mut self, envelope: &Envelope, deck: ReceivedDeck<G>) -> Result<(), Fault> {
         let ReceivedDeck { key, base_key, proof, library, sideboard, catalogue, commander, label, difference } = deck;
         let peer = self.seat.opponent();
-        if self.game.catalogues.contains_key(&peer) || self.game.game_id.is_none() {
+        if self.game.catalogues.contains_key(&peer) || self.game.phase.game_id().is_none() {
             return Err(Fault::new(AlertKind::Unexpected, "a deck out of turn"));
         }
         let total = library.len() + sideboard.len();

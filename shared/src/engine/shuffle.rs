@@ -5,8 +5,9 @@ use std::collections::VecDeque;
 use super::Engine;
 use super::api::{AlertKind, Event};
 use super::fault::Fault;
+use super::round::RandomKind;
 use super::setup::SETUP_SHUFFLES;
-use super::state::{Arrangement, BackGroup, RandomKind, ShuffleRun, UnseenReorder, index};
+use super::state::{Arrangement, BackGroup, ShuffleRun, UnseenReorder, index};
 use crate::crypto::{Group, LockKey, Locked, ProofContext, Shuffled, Verified};
 use crate::ids::Seat;
 use crate::table::{CardId, Knowledge, ZoneId};
@@ -302,7 +303,7 @@ impl<G: Group> Engine<G> {
                 self.game.unseen_reorders.push(UnseenReorder { seq, library, before });
             }
         }
-        if self.game.ready {
+        if self.game.phase.is_ready() {
             self.out.emit(Event::Shuffled { library });
             if library == self.seat
                 && let Some(draw) = self.game.mulligan_draw.take()
@@ -313,8 +314,8 @@ impl<G: Group> Engine<G> {
         } else {
             self.game.setup_done.insert(library);
             self.out.emit(Event::SetupProgress { done: self.game.setup_done.len() as u32, total: SETUP_SHUFFLES });
-            if self.game.setup_done.len() as u32 == SETUP_SHUFFLES {
-                self.game.ready = true;
+            // Not ready, so still setting up: the transition is allowed.
+            if self.game.setup_done.len() as u32 == SETUP_SHUFFLES && self.game.phase.set_up_done().is_ok() {
                 self.set_starting_life();
                 self.out.emit(Event::Ready);
             }

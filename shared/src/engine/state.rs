@@ -3,10 +3,9 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use super::fault::ActionError;
-use crate::crypto::{
-    AwaitingOpening, BackId, CardInstance, Catalogue, Dice, Group, KeyCommitment, LockKey, ProofContext, SharedRandom,
-    SharedSeed, Verified,
-};
+use super::phase::GamePhase;
+use super::round::RandomRound;
+use crate::crypto::{BackId, CardInstance, Catalogue, Group, KeyCommitment, LockKey, ProofContext};
 use crate::ids::{GameId, Seat};
 use crate::table::{Card, CardId, Knowledge, Table, ZoneId};
 use crate::wire::{Action, DeckDifference, Envelope, KeyRef};
@@ -69,44 +68,13 @@ pub(super) struct ShuffleRun {
     pub(super) own_step: Option<u64>,
 }
 
-#[cfg_attr(fuzzing, derive(Clone))]
-pub(super) enum RandomKind {
-    Roll(Dice),
-    Flip,
-    ShowRandom(Vec<CardId>),
-    /// Who chooses to play or draw: the coin of a match's first game.
-    Chooser,
-    /// Where the backs of a library with several backs lie after its shuffle run.
-    Arrangement(Seat),
-}
-
-#[cfg_attr(fuzzing, derive(Clone))]
-pub(super) enum RandomStage {
-    Committed {
-        mine: SharedRandom,
-    },
-    Opened {
-        waiting: AwaitingOpening,
-    },
-    /// The guest has the outcome and waits for the host to place it in the game's order.
-    Settled {
-        seed: Verified<SharedSeed>,
-    },
-}
-
-#[cfg_attr(fuzzing, derive(Clone))]
-pub(super) struct RandomRound {
-    pub(super) by: Seat,
-    pub(super) kind: RandomKind,
-    pub(super) stage: Option<RandomStage>,
-}
-
 /// One game of a match: its table, keys, cards and exchanges.
 #[cfg_attr(fuzzing, derive(Clone))]
 pub(super) struct GameState<G: Group> {
     /// 1 for the first game of a match, then 2, 3…
     pub(super) number: u32,
-    pub(super) game_id: Option<GameId>,
+    /// Set-up, play, and who ended the game: changed only through its transitions.
+    pub(super) phase: GamePhase,
     pub(super) table: Table,
     pub(super) forms: HashMap<CardId, Form<G>>,
     /// Each card's layers once every unlock planned so far is done.
@@ -119,10 +87,6 @@ pub(super) struct GameState<G: Group> {
     pub(super) deck_envelopes: HashMap<Seat, Envelope>,
     /// Each seat's locked deck as it was sent, for the end-of-game audit.
     pub(super) deck_elements: HashMap<Seat, Vec<(G::Element, BackId)>>,
-    /// This player ended the game and revealed its deck key.
-    pub(super) ended: bool,
-    /// The opponent ended the game (its audit or forfeit claim): it takes no more actions.
-    pub(super) peer_ended: bool,
     pub(super) identities: HashMap<CardId, CardInstance>,
     pub(super) unlocks: BTreeMap<u64, Unlock>,
     pub(super) shuffles: BTreeMap<Seat, ShuffleRun>,
@@ -146,15 +110,11 @@ pub(super) struct GameState<G: Group> {
     pub(super) own_audit: Option<u64>,
     /// The opponent's deck of this game passed its audit here.
     pub(super) peer_audited: bool,
-    /// A player conceded, in the game's order: no action fits afterwards. (A forfeit claim, outside that order,
-    /// ends the game through `ended` and `peer_ended` instead, so a late answer to a proposal still applies.)
-    pub(super) conceded: bool,
     /// Who chooses to play or draw, once decided.
     pub(super) chooser: Option<Seat>,
     /// How each deck of this game differs from its owner's in the match's first game, as its owner said.
     pub(super) differences: HashMap<Seat, DeckDifference>,
     pub(super) setup_done: BTreeSet<Seat>,
-    pub(super) ready: bool,
     /// The guest's library reorders that its own shuffle response completed, which the host
     /// applies only once that response reaches it: the turn digest is compared as the host saw
     /// the table (`digest_as_host_saw`).
@@ -195,7 +155,7 @@ impl<G: Group> GameState<G> {
     /// The game's id. Every part that asks runs after both hellos, which set it: the only input before them is a
     /// hello, and `receive` refuses any other first message.
     pub(super) fn game_id(&self) -> GameId {
-        self.game_id.expect("the game id is set by the hellos, before any part of the game runs")
+        self.phase.game_id().expect("the game id is set by the hellos, before any part of the game runs")
     }
 
     /// A card the engine's own state names (a library's card, one being unlocked or shuffled): the table has
@@ -219,10 +179,10 @@ impl<G: Group> GameState<G> {
         self.shuffles.get_mut(&library).expect("called only while the library's shuffle run exists")
     }
 
-    pub(super) fn new(number: u32, game_id: Option<GameId>) -> Self {
+    pub(super) fn new(number: u32, phase: GamePhase) -> Self {
         GameState {
             number,
-            game_id,
+            phase,
             table: Table::new(),
             forms: Default::default(),
             planned: Default::default(),
@@ -232,8 +192,6 @@ impl<G: Group> GameState<G> {
             catalogues: Default::default(),
             deck_envelopes: Default::default(),
             deck_elements: Default::default(),
-            ended: false,
-            peer_ended: false,
             identities: Default::default(),
             unlocks: Default::default(),
             shuffles: Default::default(),
@@ -247,11 +205,9 @@ impl<G: Group> GameState<G> {
             losses_told: Vec::new(),
             own_audit: None,
             peer_audited: false,
-            conceded: false,
             chooser: None,
             differences: Default::default(),
             setup_done: Default::default(),
-            ready: false,
             unseen_reorders: Vec::new(),
         }
     }
