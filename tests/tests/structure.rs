@@ -204,16 +204,11 @@ fn crate_shapes(root: &Path) -> BTreeMap<PathBuf, (ModulePath, FileShape)> {
 /// The file each file's code names (the longest module prefix that is a file), leaving out the file itself and
 /// its ancestors.
 fn imports(files: &BTreeMap<PathBuf, (ModulePath, FileShape)>) -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
-    let by_module: BTreeMap<&ModulePath, &PathBuf> = files
-        .iter()
-        .filter(|(file, _)| file.file_name().is_some_and(|name| name != "main.rs"))
-        .map(|(file, (module, _))| (module, file))
-        .collect();
+    let in_graph = |file: &PathBuf| file.file_name().is_some_and(|name| name != "main.rs");
+    let by_module: BTreeMap<&ModulePath, &PathBuf> =
+        files.iter().filter(|(file, _)| in_graph(file)).map(|(file, (module, _))| (module, file)).collect();
     let mut edges = BTreeMap::new();
-    for (file, (module, shape)) in files {
-        if !by_module.values().any(|f| *f == file) {
-            continue;
-        }
+    for (file, (module, shape)) in files.iter().filter(|(file, _)| in_graph(file)) {
         let targets: BTreeSet<PathBuf> = shape
             .named
             .iter()

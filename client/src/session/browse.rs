@@ -104,11 +104,7 @@ impl SessionCore {
     fn run_placed(&mut self, actions: Result<Vec<Action>, (ErrorKind, String)>, line: &str) {
         match actions {
             Ok(actions) => {
-                for action in actions {
-                    if !self.intent(Intent::Act(action), line) {
-                        break;
-                    }
-                }
+                self.intents(actions, line);
                 if let Some(open) = &self.browsing {
                     self.show(Output::Browsing(open.clone()));
                 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use fairdeck_shared::crypto::CardInstance;
 use fairdeck_shared::engine::{Input, Intent, IntentError};
-use fairdeck_shared::table::{ZoneId, ZoneKind};
+use fairdeck_shared::table::{Placement, PowerToughness, ZoneId, ZoneKind};
 use fairdeck_shared::wire::Action;
 use rand::Rng;
 
@@ -17,23 +17,38 @@ use super::claim::LinkAction;
 use super::frontend::Output;
 use super::start::read_deck;
 use super::state::{Flow, SessionCore};
-use crate::command::{self, Command, Entered, ErrorKind, Gate, table};
+use crate::command::{self, Amount, Command, Entered, ErrorKind, Gate, table};
 
 /// How long `quit` waits for the peer to acknowledge what was sent.
 const QUIT_GRACE: Duration = Duration::from_secs(5);
 
-/// Does what `command` asks, its gate open: what the session does itself, or an intent for the engine; `line` is
+/// Does what `command` asks, its gate open: an intent for the engine, or what the session does itself; `line` is
 /// quoted by a refusal. A refusal is shown, not returned: the session goes on.
 fn run(command: Command, session: &mut SessionCore, line: &str) -> Flow {
+    let mut give = |intent| {
+        session.intent(intent, line);
+    };
     match command {
-        Command::OnTable(act) => match act.actions(&session.engine) {
-            Ok(actions) => {
-                for action in actions {
-                    if !session.intent(Intent::Act(action), line) {
-                        break;
-                    }
+        Command::Act(action) => give(Intent::Act(action)),
+        Command::Chat(text) => give(Intent::Chat(text)),
+        Command::Ask(zone, count) => give(Intent::RequestReveal { zone, count }),
+        Command::Refuse(zone) => give(Intent::RefuseReveal { zone }),
+        Command::End => give(Intent::EndGame),
+        Command::OnCard(card, act) => {
+            let engine = &session.engine;
+            match act.find(engine, &card).and_then(|card| act.action(engine, card)) {
+                Ok(action) => {
+                    session.intent(Intent::Act(action), line);
                 }
+                Err(error) => session.refuse(error.kind(), line, error.to_string()),
             }
+        }
+        Command::PlayerValue { key, amount } => session.set_player_value(key, amount, line),
+        Command::Token { name, power_toughness, placement } => {
+            session.put_token(name, power_toughness, placement, line)
+        }
+        Command::OnTable(act) => match act.actions(&session.engine) {
+            Ok(actions) => session.intents(actions, line),
             Err(message) => session.refuse(ErrorKind::Refused, line, message),
         },
         Command::Browse(purpose, count) => session.open_browsing(purpose, count, line),
@@ -52,51 +67,8 @@ fn run(command: Command, session: &mut SessionCore, line: &str) -> Flow {
             session.show(Output::Table);
             return Flow::Quit;
         }
-        command => {
-            if let Some(intent) = intent_for(command, session, line) {
-                session.intent(intent, line);
-            }
-        }
     }
     Flow::Ran
-}
-
-/// The intent a command that goes straight to the engine stands for; `None` once a refusal was shown.
-fn intent_for(command: Command, session: &mut SessionCore, line: &str) -> Option<Intent> {
-    match command {
-        Command::Act(action) => Some(Intent::Act(action)),
-        Command::Chat(text) => Some(Intent::Chat(text)),
-        Command::Ask(zone, count) => Some(Intent::RequestReveal { zone, count }),
-        Command::Refuse(zone) => Some(Intent::RefuseReveal { zone }),
-        Command::End => Some(Intent::EndGame),
-        Command::OnCard(card, act) => {
-            let engine = &session.engine;
-            match act.find(engine, &card).and_then(|card| act.action(engine, card)) {
-                Ok(action) => Some(Intent::Act(action)),
-                Err(error) => {
-                    session.refuse(error.kind(), line, error.to_string());
-                    None
-                }
-            }
-        }
-        Command::PlayerValue { key, amount } => {
-            // A change is from the value on the table now: what both players see.
-            let seat = session.engine.seat();
-            let current = session.engine.table().player(seat).values.get(&key).copied().unwrap_or(0);
-            Some(Intent::Act(Action::SetPlayerValue { value: amount.apply(current), key }))
-        }
-        Command::Token { name, power_toughness, placement } => {
-            // A fresh nonce keeps two tokens of one name distinct cards.
-            let mut nonce = [0; 16];
-            session.rng.fill_bytes(&mut nonce);
-            let seat = session.engine.seat();
-            let card = CardInstance { owner: seat, nonce, name, back: 0 };
-            let to = ZoneId::new(seat, ZoneKind::Play);
-            Some(Intent::Act(Action::AddCard { card, to, placement, power_toughness }))
-        }
-        // The session's own commands are `run`'s.
-        _ => None,
-    }
 }
 
 impl SessionCore {
@@ -205,6 +177,33 @@ impl SessionCore {
             && !self.engine.has_output()
             && self.channel.unacked_frames() == 0
             && self.top_watch_due().is_none()
+    }
+
+    /// `life`, `poison` and the like: a change is from the value on the table now, what both players see.
+    fn set_player_value(&mut self, key: String, amount: Amount, line: &str) {
+        let seat = self.engine.seat();
+        let current = self.engine.table().player(seat).values.get(&key).copied().unwrap_or(0);
+        self.intent(Intent::Act(Action::SetPlayerValue { value: amount.apply(current), key }), line);
+    }
+
+    /// `token`: a new card of the player's in its play area.
+    fn put_token(&mut self, name: String, power_toughness: Option<PowerToughness>, placement: Placement, line: &str) {
+        // A fresh nonce keeps two tokens of one name distinct cards.
+        let mut nonce = [0; 16];
+        self.rng.fill_bytes(&mut nonce);
+        let seat = self.engine.seat();
+        let card = CardInstance { owner: seat, nonce, name, back: 0 };
+        let to = ZoneId::new(seat, ZoneKind::Play);
+        self.intent(Intent::Act(Action::AddCard { card, to, placement, power_toughness }), line);
+    }
+
+    /// Hands `actions` to the engine in turn, stopping at the first it refuses.
+    pub(super) fn intents(&mut self, actions: impl IntoIterator<Item = Action>, line: &str) {
+        for action in actions {
+            if !self.intent(Intent::Act(action), line) {
+                break;
+            }
+        }
     }
 
     /// Hands an intent to the engine; a refusal is shown. Whether the engine took it.
