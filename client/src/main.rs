@@ -8,7 +8,8 @@ use fairdeck::command::help::script_help;
 use fairdeck::config;
 use fairdeck::play::Play;
 use fairdeck::practice::Practice;
-use fairdeck::session::{DEFAULT_RELAY, Options, Role};
+use fairdeck::session::{Brought, DEFAULT_RELAY, Options, Role};
+use fairdeck_shared::wire::LimitedFormat;
 
 /// fairdeck: a two-player card table where neither player has to trust the other, nor the server.
 /// `host` and `join` open the terminal table (`fairdeck host --help` lists its keys), or with --script
@@ -109,13 +110,46 @@ enum RngCommand {
 #[derive(clap::Args)]
 struct GameArgs {
     /// Your deck file (plain text, Arena, .dec, .mwDeck, .dck, Cockatrice .cod, MTGO .dek).
+    #[arg(long, value_name = "FILE", required_unless_present = "pool", conflicts_with = "pool")]
+    deck: Option<std::path::PathBuf>,
+    /// Limited play: the pool file both players hold, a cube list in any deck format (each copy a card of
+    /// the pool). The pools are dealt from it; `build DECKFILE` then takes your deck from your pool.
     #[arg(long, value_name = "FILE")]
-    deck: std::path::PathBuf,
+    pool: Option<std::path::PathBuf>,
+    /// Hosting limited play: the format [possible values: sealed].
+    #[arg(long, value_name = "FORMAT", requires = "pool")]
+    limited: Option<LimitedKind>,
+    /// Sealed: how many cards of the pool each player is dealt.
+    #[arg(long, value_name = "N", default_value_t = 45, requires = "limited")]
+    cards: u32,
     /// Your name, shown to the opponent [default: the configuration file's name, else host or guest].
     #[arg(long, value_name = "NAME")]
     name: Option<String>,
     #[command(flatten)]
     session: SessionArgs,
+}
+
+/// The limited formats `--limited` offers.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum LimitedKind {
+    /// Sealed deck: each player is dealt `--cards` cards of the pool, unseen by the other.
+    Sealed,
+}
+
+impl GameArgs {
+    /// What the player brings: a deck, or a pool (the host's with its format); `None` if `host` lacks the format.
+    fn brought(&self, host: bool) -> Result<Brought, String> {
+        match (&self.deck, &self.pool, self.limited) {
+            (Some(deck), _, _) => Ok(Brought::Deck(deck.clone())),
+            (None, Some(file), Some(LimitedKind::Sealed)) if host => {
+                Ok(Brought::Pool { file: file.clone(), format: Some(LimitedFormat::Sealed { cards: self.cards }) })
+            }
+            (None, Some(_), None) if host => Err("hosting with --pool needs --limited FORMAT (sealed)".into()),
+            (None, Some(_), Some(_)) => Err("the host chooses the format: join with --pool FILE alone".into()),
+            (None, Some(file), None) => Ok(Brought::Pool { file: file.clone(), format: None }),
+            (None, None, _) => Err("a deck (--deck FILE) or a pool (--pool FILE) is needed".into()),
+        }
+    }
 }
 
 #[derive(clap::Args)]
@@ -257,11 +291,26 @@ fn ask_code(script: bool) -> Result<String, ExitCode> {
     }
 }
 
+/// A command line that parses but cannot run: said as clap says its own errors.
+fn usage_error(error: &str) -> ExitCode {
+    eprintln!("fairdeck: {error}");
+    ExitCode::from(2)
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Host { game } => return play(Role::Host { deck: game.deck }, game.name, game.session),
+        Command::Host { game } => {
+            return match game.brought(true) {
+                Ok(brought) => play(Role::Host { brought }, game.name, game.session),
+                Err(error) => usage_error(&error),
+            };
+        }
         Command::Join { code, game } => {
+            let brought = match game.brought(false) {
+                Ok(brought) => brought,
+                Err(error) => return usage_error(&error),
+            };
             let code = match code {
                 Some(code) => code,
                 None => match ask_code(game.session.script) {
@@ -269,7 +318,7 @@ fn main() -> ExitCode {
                     Err(exit) => return exit,
                 },
             };
-            return play(Role::Join { code, deck: game.deck }, game.name, game.session);
+            return play(Role::Join { code, brought }, game.name, game.session);
         }
         Command::Resume { file, session } => return play(Role::Resume { file }, None, session),
         Command::Practice(args) => return practice(args),

@@ -192,6 +192,15 @@ enum ScriptEvent {
         seat: &'static str,
         by: ChosenBy,
     },
+    /// Limited play: both hold the pool file of hash `pool` (its first 8 bytes in hex) and play the host's `format`.
+    Limited {
+        format: fairdeck_shared::wire::LimitedFormat,
+        pool: String,
+    },
+    /// Limited play: this player's pool, dealt: `[count, name]` pairs by name.
+    Pool {
+        cards: Vec<(u32, String)>,
+    },
     /// A deck entered the game with its owner's label; `changed` since the previous game.
     DeckLabel {
         seat: &'static str,
@@ -311,6 +320,8 @@ fn engine_event(event: Event, engine: &Engine<Ristretto255>) -> ScriptEvent {
             check,
         },
         Event::AuditMissing { seat, game } => ScriptEvent::AuditMissing { seat: seat.name(), game },
+        Event::LimitedAgreed { format, pool } => ScriptEvent::Limited { format, pool: pool.to_string() },
+        Event::Pool { cards } => ScriptEvent::Pool { cards: crate::deck::counted(&cards) },
         Event::Alert(alert) => ScriptEvent::Alert {
             kind: alert.kind.name(),
             detail: alert.detail,

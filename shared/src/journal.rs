@@ -151,8 +151,12 @@ pub fn replay<G: Group>(journal: &Journal, mut on_event: impl FnMut(Event)) -> R
     if journal.suite != G::SUITE {
         return Err(JournalError::Suite { journal: journal.suite, engine: G::SUITE });
     }
-    let mut engine = Engine::<G>::new(journal.seat, journal.config.clone(), journal.deck.clone(), journal.rng_seed)
-        .map_err(|e| JournalError::Deck(e.to_string()))?;
+    let (seat, config, seed) = (journal.seat, journal.config.clone(), journal.rng_seed);
+    let mut engine = match &journal.limited {
+        None => Engine::<G>::new(seat, config, journal.deck.clone(), seed).map_err(|e| e.to_string()),
+        Some(limited) => Engine::<G>::new_limited(seat, config, limited.clone(), seed).map_err(|e| e.to_string()),
+    }
+    .map_err(JournalError::Deck)?;
     let mut drain = |engine: &mut Engine<G>| {
         while engine.poll_transmit().is_some() {}
         while let Some(event) = engine.poll_event() {

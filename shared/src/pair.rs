@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 
 use crate::crypto::Group;
 use crate::engine::Input;
-use crate::engine::{DeckCard, DeckList, Engine, EngineConfig, Event, Intent, IntentError};
+use crate::engine::{DeckCard, DeckList, Engine, EngineConfig, Event, Intent, IntentError, LimitedConfig};
 use crate::ids::Seat;
 use crate::wire::{Ack, Envelope};
 
@@ -54,6 +54,22 @@ impl<G: Group> Pair<G> {
         };
         let host = engine(Seat::Host, "Host", host_deck, seed);
         let guest = engine(Seat::Guest, "Guest", guest_deck, seed.wrapping_add(1));
+        Self::of(host, guest)
+    }
+
+    /// Two engines of a limited match with these pools (the host's with its format), seeded as `new` seeds them.
+    pub fn limited(host: LimitedConfig, guest: LimitedConfig, seed: u8) -> Self {
+        let engine = |seat: Seat, name: &str, limited: LimitedConfig, seed: u8| {
+            let config = EngineConfig { name: name.into(), software: "fairdeck-test".into() };
+            // Test support, as in `new`: a pool the engine refuses is a broken test.
+            Engine::new_limited(seat, config, limited, [seed; 32]).expect("a test's pools are valid")
+        };
+        let host = engine(Seat::Host, "Host", host, seed);
+        let guest = engine(Seat::Guest, "Guest", guest, seed.wrapping_add(1));
+        Self::of(host, guest)
+    }
+
+    fn of(host: Engine<G>, guest: Engine<G>) -> Self {
         let mut pair = Pair { host, guest, host_events: Vec::new(), guest_events: Vec::new(), queue: VecDeque::new() };
         pair.collect();
         pair

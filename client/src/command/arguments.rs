@@ -246,6 +246,11 @@ pub fn new_game(a: &Args) -> Result<Command, String> {
     Ok(Command::NewGame((!a.rest.is_empty()).then(|| PathBuf::from(a.rest))))
 }
 
+pub fn build(a: &Args) -> Result<Command, String> {
+    // The rest of the line whole, as `new-game`'s.
+    if a.rest.is_empty() { Err(a.usage()) } else { Ok(Command::Build(PathBuf::from(a.rest))) }
+}
+
 pub fn say(a: &Args) -> Result<Command, String> {
     if a.rest.is_empty() { Err(a.usage()) } else { Ok(Command::Chat(a.rest.to_string())) }
 }

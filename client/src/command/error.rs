@@ -21,6 +21,8 @@ pub enum ErrorKind {
     Halted,
     /// The table's rules, or the moment, do not allow it.
     Refused,
+    /// `build` names cards the player's pool does not hold.
+    NotInPool,
 }
 
 impl ErrorKind {
@@ -34,6 +36,7 @@ impl ErrorKind {
             ErrorKind::NotReady => "not_ready",
             ErrorKind::Halted => "halted",
             ErrorKind::Refused => "refused",
+            ErrorKind::NotInPool => "not_in_pool",
         }
     }
 }
@@ -52,11 +55,21 @@ mod tests {
             ErrorKind::NotReady,
             ErrorKind::Halted,
             ErrorKind::Refused,
+            ErrorKind::NotInPool,
         ];
         let names: Vec<&str> = all.iter().map(|kind| kind.name()).collect();
         assert_eq!(
             names,
-            ["bad_command", "bad_deck", "unknown_card", "ambiguous_card", "not_ready", "halted", "refused"]
+            [
+                "bad_command",
+                "bad_deck",
+                "unknown_card",
+                "ambiguous_card",
+                "not_ready",
+                "halted",
+                "refused",
+                "not_in_pool"
+            ]
         );
         for kind in all {
             assert_eq!(serde_json::to_value(kind).unwrap(), serde_json::json!(kind.name()));

@@ -29,6 +29,7 @@ impl Command {
             | Command::Refuse(_)
             | Command::Forfeit
             | Command::NewGame(_)
+            | Command::Build(_)
             | Command::NewCode
             | Command::Table => Gate::Always,
             Command::Act(_)

@@ -37,6 +37,8 @@ pub enum Command {
     /// Ask for the next game of the match, with another deck file (after sideboarding) or the
     /// same deck.
     NewGame(Option<PathBuf>),
+    /// Limited play: this player's first deck, from the deck file's cards of its pool and basic lands.
+    Build(PathBuf),
     /// End the game on the opponent's silence: it forfeits.
     Forfeit,
     /// Ask the opponent to show its zone (the top N cards, or all).

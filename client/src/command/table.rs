@@ -58,6 +58,7 @@ pub static COMMANDS: &[&Spec] = &[
     &END,
     &FORFEIT,
     &NEW_GAME,
+    &BUILD,
     &NEW_CODE,
     &TABLE,
     &WAIT,
@@ -467,6 +468,15 @@ pub static NEW_GAME: Spec = Spec {
     example: "new-game side.txt",
     keys: &[],
     parse: read::new_game,
+};
+
+pub static BUILD: Spec = Spec {
+    name: "build",
+    args: "DECKFILE",
+    about: "limited play: your deck from your pool (cards of the pool and basic lands; the rest of the pool is your sideboard)",
+    example: "build sealed.txt",
+    keys: &[],
+    parse: read::build,
 };
 
 pub static NEW_CODE: Spec = Spec {

@@ -283,3 +283,11 @@ impl Builder {
         Ok(self.deck)
     }
 }
+
+/// Cards counted by name, in name order, as `[count, name]` pairs: a limited pool as the player reads it.
+pub fn counted(cards: &[String]) -> Vec<(u32, String)> {
+    fairdeck_shared::wire::card_counts(cards.iter().map(String::as_str))
+        .into_iter()
+        .map(|(name, n)| (n, name))
+        .collect()
+}

@@ -21,7 +21,7 @@ use fairdeck_shared::engine::{Engine, Event};
 use tokio::sync::{oneshot, watch};
 
 use crate::command::table;
-use crate::session::{self, Frontend, Options, Output, Role, SessionError};
+use crate::session::{self, Brought, Frontend, Options, Output, Role, SessionError};
 
 /// The goldfish's name at the table.
 pub(super) const NAME: &str = "Goldfish";
@@ -46,7 +46,7 @@ pub(super) async fn play(
 ) -> Result<(), SessionError> {
     let Ok(code) = code.await else { return Ok(()) };
     let options = Options {
-        role: Role::Join { code, deck: place.deck },
+        role: Role::Join { code, brought: Brought::Deck(place.deck) },
         relay: Some(place.relay),
         games: place.games,
         name: NAME.to_string(),

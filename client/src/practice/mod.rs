@@ -25,7 +25,7 @@ use tokio::sync::{oneshot, watch};
 use tokio::task::{JoinError, JoinHandle};
 
 use crate::play::Play;
-use crate::session::{self, Frontend, Options, Output, Role, SessionError};
+use crate::session::{self, Brought, Frontend, Options, Output, Role, SessionError};
 use relay::LocalRelay;
 
 /// How long the goldfish gets to leave the room once the player's session is over.
@@ -67,7 +67,7 @@ impl Practice {
             .map_err(PracticeError::Runtime)?;
         let relay = runtime.block_on(LocalRelay::start(&folder.path().join("relay"))).map_err(PracticeError::Relay)?;
         let player = Options {
-            role: Role::Host { deck: deck.clone() },
+            role: Role::Host { brought: Brought::Deck(deck.clone()) },
             relay: Some(relay.url().to_string()),
             games: folder.path().join("player"),
             name,

@@ -60,6 +60,7 @@ fn run(command: Command, session: &mut SessionCore, line: &str) -> Flow {
         Command::WatchTop(watch) => session.set_top_watch(watch),
         Command::Forfeit => session.forfeit(line),
         Command::NewGame(file) => session.new_game(file.as_deref(), line),
+        Command::Build(file) => session.build(&file, line),
         Command::NewCode => session.new_code(line),
         Command::Table => session.show(Output::Table),
         Command::Wait => session.show(Output::Idle),
@@ -150,6 +151,16 @@ impl SessionCore {
         }
     }
 
+    /// `build DECKFILE`: this player's deck from its pool.
+    pub(super) fn build(&mut self, file: &Path, line: &str) {
+        match read_deck(file) {
+            Ok(deck) => {
+                self.intent(Intent::Build(deck.to_deck_list()), line);
+            }
+            Err(error) => self.refuse(ErrorKind::BadDeck, line, error.to_string()),
+        }
+    }
+
     /// Why `forfeit` is refused now, if it is: the opponent is away, and has not been for the whole
     /// [`FORFEIT_GRACE`](super::FORFEIT_GRACE) (it may be coming back), or the relay has not said yet whether
     /// it is here. An opponent who is here but silent is the engine's to judge, by what it owes.
@@ -215,6 +226,7 @@ impl SessionCore {
         let kind = match error {
             IntentError::NotReady => ErrorKind::NotReady,
             IntentError::Halted(_) => ErrorKind::Halted,
+            IntentError::NotInPool(_) => ErrorKind::NotInPool,
             _ => ErrorKind::Refused,
         };
         self.refuse(kind, line, error.to_string());

@@ -6,8 +6,10 @@ use std::time::Instant;
 
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::Ristretto255;
-use fairdeck_shared::engine::{Engine, EngineConfig};
+use fairdeck_shared::engine::{Engine, EngineConfig, LimitedConfig, PoolList};
 use fairdeck_shared::journal::{self, Journal};
+use fairdeck_shared::wire::{LimitedFormat, PoolHash};
+use sha2::{Digest, Sha256};
 
 use super::core::SessionCore;
 use super::error::SessionError;
@@ -27,13 +29,22 @@ use crate::tls::client_config;
 /// The relay a session uses unless told otherwise.
 pub const DEFAULT_RELAY: &str = "ws://127.0.0.1:7171/v1";
 
+/// What a player brings to a new match.
+#[derive(Clone, Debug)]
+pub enum Brought {
+    /// A deck file: constructed play.
+    Deck(PathBuf),
+    /// A pool file (a cube list) for limited play: the host's with the format it offers.
+    Pool { file: PathBuf, format: Option<LimitedFormat> },
+}
+
 /// Which seat to take.
 #[derive(Clone, Debug)]
 pub enum Role {
     /// Open a room and print the code to share.
-    Host { deck: PathBuf },
+    Host { brought: Brought },
     /// Join the room of this code.
-    Join { code: String, deck: PathBuf },
+    Join { code: String, brought: Brought },
     /// Go on with a saved game: this file, or the most recently played unfinished one.
     Resume { file: Option<PathBuf> },
 }
@@ -62,25 +73,53 @@ pub(super) fn read_deck(path: &Path) -> Result<Deck, SessionError> {
     parse_deck(&file_name, &text).map_err(|e| deck_error(e.to_string()))
 }
 
+/// Reads a pool file: any deck file, each copy a card of the pool (main deck, sideboard and commanders alike), and
+/// the hash of its bytes, which both players' files must share.
+pub(super) fn read_pool(path: &Path) -> Result<PoolList, SessionError> {
+    let pool_error = |reason: String| SessionError::Deck { path: path.display().to_string(), reason };
+    let bytes = std::fs::read(path).map_err(|e| pool_error(e.to_string()))?;
+    let text = String::from_utf8(bytes.clone()).map_err(|_| pool_error("the file is not UTF-8 text".into()))?;
+    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let deck = parse_deck(&file_name, &text).map_err(|e| pool_error(e.to_string()))?;
+    let list = deck.to_deck_list();
+    let cards: Vec<String> =
+        list.library.into_iter().chain(list.sideboard).chain(list.commander).map(|card| card.name).collect();
+    if cards.is_empty() {
+        return Err(pool_error("the pool file holds no card".into()));
+    }
+    let hash = PoolHash(Sha256::digest(&bytes).into());
+    Ok(PoolList { hash, cards })
+}
+
 /// Runs a session to its end: `Ok` after `quit` (or the end of input), else the fatal error.
 pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), SessionError> {
-    let (seat, deck_path, code) = match &options.role {
-        Role::Host { deck } => (Seat::Host, deck, None),
-        Role::Join { code, deck } => (Seat::Guest, deck, Some(code)),
+    let (seat, brought, code) = match &options.role {
+        Role::Host { brought } => (Seat::Host, brought, None),
+        Role::Join { code, brought } => (Seat::Guest, brought, Some(code)),
         Role::Resume { file } => return resume(file.clone(), &options, front).await,
     };
-    let deck = read_deck(deck_path)?;
-    let deck_error = |reason: String| SessionError::Deck { path: deck_path.display().to_string(), reason };
     let config = EngineConfig { name: options.name.clone(), software: SOFTWARE.to_string() };
-    let engine = Engine::<Ristretto255>::new(seat, config, deck.to_deck_list(), os_seed())
-        .map_err(|e| deck_error(e.to_string()))?;
-    let deck_output = Output::Deck {
-        hash: cockatrice_hash(&deck),
-        main: deck.main_count(),
-        sideboard: deck.sideboard_count(),
-        commander: deck.commander.iter().map(|entry| entry.name.clone()).collect(),
+    let engine = match brought {
+        Brought::Deck(path) => {
+            let deck = read_deck(path)?;
+            let engine = Engine::<Ristretto255>::new(seat, config, deck.to_deck_list(), os_seed())
+                .map_err(|e| SessionError::Deck { path: path.display().to_string(), reason: e.to_string() })?;
+            let deck_output = Output::Deck {
+                hash: cockatrice_hash(&deck),
+                main: deck.main_count(),
+                sideboard: deck.sideboard_count(),
+                commander: deck.commander.iter().map(|entry| entry.name.clone()).collect(),
+            };
+            front.show(deck_output, &engine)?;
+            engine
+        }
+        Brought::Pool { file, format } => {
+            let pool = read_pool(file)?;
+            let limited = LimitedConfig { pool, format: *format };
+            Engine::<Ristretto255>::new_limited(seat, config, limited, os_seed())
+                .map_err(|e| SessionError::Deck { path: file.display().to_string(), reason: e.to_string() })?
+        }
     };
-    front.show(deck_output, &engine)?;
 
     // Check the code before touching the network: a mistyped one can never work, and would spend an attempt.
     let joining = code.map(|code| code::parse(code).map_err(SessionError::BadCode)).transpose()?;

@@ -161,6 +161,15 @@ fn describe<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
         }
         Event::AuditMissing { seat, game } => line(doubt(*seat, words), audit_missing(*seat, *game, words)),
         Event::Alert(alert) => line(LogKind::Alert, words.alert(alert)),
+        Event::LimitedAgreed { format, pool } => {
+            line(LogKind::Notice, format!("Limited play: {format}, from pool file {pool}; dealing the pools"))
+        }
+        Event::Pool { cards } => {
+            let counted: Vec<String> =
+                crate::deck::counted(cards).into_iter().map(|(n, name)| format!("{n} {name}")).collect();
+            let build = "type build DECKFILE with cards of it and basic lands";
+            line(LogKind::Notice, format!("Your pool ({} cards; {build}): {}", cards.len(), counted.join(", ")))
+        }
         // Actions are told with the alert that came before them (`Story::lines`); an answer to a ping says
         // nothing to the player. Every event is listed, so an event the engine gains does not compile here until
         // it has its words.

@@ -51,3 +51,23 @@ pub fn deck_base<G: Group>(game_id: &GameId, owner: Seat, index: u32) -> G::Elem
     transcript.append_u64("index", u64::from(index));
     G::hash_to_element(&transcript.challenge_bytes("base"))
 }
+
+/// The public point of card `index` of a limited match's pool file, `match_id` the id of the match's first game:
+/// a hash to the group, so no pool card is a known multiple of another and a point names one card of the list.
+pub fn pool_point<G: Group>(match_id: &GameId, index: u32) -> G::Element {
+    let mut transcript = Transcript::new::<G>("pool-point");
+    transcript.append("match", &match_id.0);
+    transcript.append_u64("index", u64::from(index));
+    G::hash_to_element(&transcript.challenge_bytes("point"))
+}
+
+/// The public point of `owner`'s `copy`-th basic land `name` in a deck built from a pool: a hash, as public as the
+/// card, each copy its own so no two cards of a deck share a point.
+pub fn basic_point<G: Group>(match_id: &GameId, owner: Seat, name: &str, copy: u32) -> G::Element {
+    let mut transcript = Transcript::new::<G>("basic-point");
+    transcript.append("match", &match_id.0);
+    transcript.append("owner", &[owner.id_byte()]);
+    transcript.append("name", name.as_bytes());
+    transcript.append_u64("copy", u64::from(copy));
+    G::hash_to_element(&transcript.challenge_bytes("point"))
+}

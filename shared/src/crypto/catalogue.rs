@@ -36,10 +36,12 @@ pub struct CatalogueEntry {
     pub sealed: Vec<u8>,
 }
 
-/// One player's sealed deck list.
+/// One player's deck list: sealed entries, or for a deck built from a limited pool, its cards' public points in
+/// the clear (each such point is a hash anyone with the pool file computes, so sealing would hide nothing).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Catalogue {
     entries: BTreeMap<[u8; 32], Vec<u8>>,
+    public: BTreeMap<Vec<u8>, CardInstance>,
 }
 
 /// Why a catalogue, or one of its entries, was refused.
@@ -106,7 +108,13 @@ impl Catalogue {
                 return Err(CatalogueError::DuplicateTag);
             }
         }
-        Ok(Catalogue { entries })
+        Ok(Catalogue { entries, public: BTreeMap::new() })
+    }
+
+    /// A catalogue of cards whose points are public: each point reads as its instance.
+    pub fn public<G: Group>(cards: Vec<(G::Element, CardInstance)>) -> Self {
+        let public = cards.into_iter().map(|(point, instance)| (G::encode_element(&point), instance)).collect();
+        Catalogue { entries: BTreeMap::new(), public }
     }
 
     /// Accepts a received catalogue; every entry must have the size of a sealed card.
@@ -120,7 +128,7 @@ impl Catalogue {
                 return Err(CatalogueError::DuplicateTag);
             }
         }
-        Ok(Catalogue { entries })
+        Ok(Catalogue { entries, public: BTreeMap::new() })
     }
 
     /// The entries as the deck message sends them, sorted by tag.
@@ -128,20 +136,23 @@ impl Catalogue {
         self.entries.iter().map(|(tag, sealed)| CatalogueEntry { tag: *tag, sealed: sealed.clone() }).collect()
     }
 
-    /// How many cards the catalogue seals.
+    /// How many cards the catalogue names.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.entries.len() + self.public.len()
     }
 
-    /// Whether it seals no card at all.
+    /// Whether it names no card at all.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len() == 0
     }
 
     /// Reads the card behind an identity point. Whether it is the card the caller expected
     /// (its owner, its back) is the caller's check.
     pub fn open<G: Group>(&self, point: &G::Element) -> Result<CardInstance, CatalogueError> {
         let encoded = G::encode_element(point);
+        if let Some(instance) = self.public.get(&encoded) {
+            return Ok(instance.clone());
+        }
         let sealed = self.entries.get(&derive(b"tag", &encoded)).ok_or(CatalogueError::Missing)?;
         let cipher = ChaCha20Poly1305::new(&Key::from(derive(b"key", &encoded)));
         let plaintext =

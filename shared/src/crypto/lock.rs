@@ -58,6 +58,22 @@ pub struct Locked<G: Group> {
     pub cards: Vec<G::Element>,
 }
 
+impl<G: Group> Verified<Locked<G>> {
+    /// Two checked lists of cards under one key as one list: a deck whose cards came by two proofs.
+    pub fn chain(self, other: Self) -> Self {
+        let mut cards = self.into_inner().cards;
+        cards.extend(other.into_inner().cards);
+        Verified::assert_checked(Locked { cards })
+    }
+
+    /// The first `at` cards and the rest, each still checked.
+    pub fn split(self, at: usize) -> (Self, Self) {
+        let mut cards = self.into_inner().cards;
+        let rest = cards.split_off(at.min(cards.len()));
+        (Verified::assert_checked(Locked { cards }), Verified::assert_checked(Locked { cards: rest }))
+    }
+}
+
 /// Cards with one layer stripped: `locked[i] = x·cards[i]`, checked.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stripped<G: Group> {

@@ -14,7 +14,7 @@ mod shuffle;
 mod transcript;
 mod verified;
 
-pub use card::{BackId, CardInstance, deck_base};
+pub use card::{BackId, CardInstance, basic_point, deck_base, pool_point};
 pub use catalogue::{Catalogue, CatalogueEntry, CatalogueError, MAX_NAME_LEN, name_fits};
 pub use commit::{AwaitingOpening, Coin, Commitment, Dice, DiceError, Opening, SharedRandom, SharedSeed, commit};
 pub use group::{DecodeError, Group, MAX_PERMUTATION_LEN, Suite, UnknownSuite, random_permutation};

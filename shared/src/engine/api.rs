@@ -3,7 +3,7 @@
 use crate::crypto::{BackId, CardInstance, Coin, Dice, MAX_NAME_LEN};
 use crate::ids::Seat;
 use crate::table::{CardId, ZoneId};
-use crate::wire::{Action, Awaited, DeckDifference, Envelope};
+use crate::wire::{Action, Awaited, DeckDifference, Envelope, LimitedFormat, PoolHash};
 
 /// A card of a deck list.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -29,6 +29,51 @@ pub struct DeckList {
     /// game: at most [`crate::wire::MAX_DECK_LABEL_LEN`] bytes of printable ASCII.
     #[serde(default)]
     pub label: String,
+}
+
+/// The pool file of a limited match, as the client read it: its hash, and its cards, one entry per copy.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PoolList {
+    /// The SHA-256 of the file's bytes, which both players must share.
+    pub hash: PoolHash,
+    /// Every card of the file, one entry per copy, in the file's order: the stack both players lock and shuffle.
+    pub cards: Vec<String>,
+}
+
+/// A limited match: the pool both players hold and, from the host, the format it offers.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LimitedConfig {
+    /// The pool file.
+    pub pool: PoolList,
+    /// The host's format; the guest gives none and plays the host's.
+    pub format: Option<LimitedFormat>,
+}
+
+/// Why a limited match cannot start with this pool or format.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PoolError {
+    /// More cards than one stack holds (the number given).
+    #[error("a pool file holds at most {0} cards")]
+    TooLarge(usize),
+    /// Fewer cards than the format deals to both players.
+    #[error("the pool has {cards} cards, and {format} deals {needed}")]
+    TooSmall {
+        /// Cards in the pool.
+        cards: usize,
+        /// The format.
+        format: LimitedFormat,
+        /// Cards the format deals in all.
+        needed: usize,
+    },
+    /// A format from the guest, who plays the host's.
+    #[error("only the host chooses the format")]
+    GuestFormat,
+    /// The host gave no format.
+    #[error("the host must choose a format")]
+    NoFormat,
+    /// A card name the catalogue cannot seal.
+    #[error("card name {0:?} in the pool is empty or too long")]
+    BadName(String),
 }
 
 /// What the player says about itself in its hello.
@@ -78,6 +123,9 @@ pub enum Intent {
     /// the game goes on. The request names the loser of this game as this player sees it now: when the
     /// opponent's request names the same, that player chooses to play or draw in the new game (`ChosenBy`).
     NewGame(Option<DeckList>),
+    /// Limited play: this player's deck for the first game, built from its pool and basic lands (the rest of the
+    /// pool goes to the sideboard). Refused with the cards not in the pool.
+    Build(DeckList),
 }
 
 /// Where a card lies, as far as a player can tell without knowing it.
@@ -271,6 +319,18 @@ pub enum Event {
     },
     /// The opponent did something the player must know about.
     Alert(Alert),
+    /// Limited play: both players hold the same pool file (`pool`) and play `format`; dealing starts.
+    LimitedAgreed {
+        /// The format, the host's.
+        format: LimitedFormat,
+        /// The pool file's hash.
+        pool: PoolHash,
+    },
+    /// Limited play: this player's pool is dealt: its cards, in the order of the deal, unseen by the opponent.
+    Pool {
+        /// The cards' names.
+        cards: Vec<String>,
+    },
 }
 
 /// How a game was lost.
@@ -391,6 +451,14 @@ pub enum IntentError {
     /// The action does not fit the table; the words say why.
     #[error("{0}")]
     Invalid(String),
+    /// A deck built from a pool names cards the pool does not hold (counts of the missing copies).
+    #[error("not in your pool: {}", missing_words(.0))]
+    NotInPool(Vec<(u32, String)>),
+}
+
+fn missing_words(missing: &[(u32, String)]) -> String {
+    let words: Vec<String> = missing.iter().map(|(count, name)| format!("{count} {name}")).collect();
+    words.join(", ")
 }
 
 /// Why a deck list cannot be played.

@@ -20,6 +20,9 @@ impl<G: Group> Engine<G> {
         if self.phase.peer_key().is_none() {
             return Some(Awaited::Hello);
         }
+        if self.awaiting_stack() {
+            return Some(Awaited::Stack);
+        }
         if !self.game.catalogues.contains_key(&peer) {
             return Some(Awaited::Deck);
         }
@@ -99,6 +102,12 @@ impl<G: Group> Engine<G> {
                     .map(|cards| cards.max(1) * (5 * element + 256))
             }
             MessageKind::Audit => Some(scalar),
+            MessageKind::StackShuffle | MessageKind::StackDeal => self.stack_bound(kind, element, scalar),
+            // Per card, its source and form, and a difference that names each card of two decks; two proofs.
+            MessageKind::PoolDeck => (!self.game.catalogues.contains_key(&peer) && self.limited.is_some()).then(|| {
+                let cards = wire::max_deck_len::<G>();
+                cards * (element + 16) + 2 * cards * (crate::crypto::MAX_NAME_LEN + 8) + 8 * (element + scalar)
+            }),
             // The other kinds carry no group element: bounded by MAX_MESSAGE_LEN alone.
             _ => return Ok(()),
         };

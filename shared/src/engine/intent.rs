@@ -47,15 +47,25 @@ impl<G: Group> Engine<G> {
                 if self.phase.is_new_game_asked() {
                     return Err(IntentError::Invalid(PhaseError::AlreadyAsked.to_string()));
                 }
-                if let Some(deck) = deck {
-                    check_deck::<G>(&deck).map_err(|e| IntentError::Invalid(e.to_string()))?;
-                    self.deck = deck;
+                match deck {
+                    Some(deck) if self.limited.is_some() => self.choose_pool_deck(deck)?,
+                    Some(deck) => {
+                        check_deck::<G>(&deck).map_err(|e| IntentError::Invalid(e.to_string()))?;
+                        self.deck = deck;
+                    }
+                    None => {}
                 }
                 let request = self.out.next_seq();
                 let loser = self.loser_as_seen();
                 self.phase.new_game_asked(loser, request).map_err(|e| IntentError::Invalid(e.to_string()))?;
                 self.out.send::<G>(&Message::NewGame { loser });
                 self.start_new_game_if_agreed();
+            }
+            Intent::Build(deck) => {
+                if self.limited.is_none() {
+                    return Err(IntentError::Invalid("only a limited match builds its deck from a pool".into()));
+                }
+                self.build(deck)?;
             }
             Intent::Chat(text) => {
                 if text.len() > MAX_TEXT_LEN {

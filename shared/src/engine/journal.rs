@@ -4,13 +4,13 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::api::{DeckList, EngineConfig, Intent};
+use super::api::{DeckList, EngineConfig, Intent, LimitedConfig};
 use crate::crypto::Suite;
 use crate::ids::Seat;
 
-/// The version of the journal's layout. 3: protocol 5's messages and deck list (commanders and a label; a shuffle
+/// The version of the journal's layout. 4: a limited match's pool and format; protocol 7's messages. 3: protocol 5's messages and deck list (commanders and a label; a shuffle
 /// step carries its proof). 2: a binary file (postcard) holding binary envelopes.
-pub const JOURNAL_FORMAT: u32 = 3;
+pub const JOURNAL_FORMAT: u32 = 4;
 
 /// Everything an engine was given, in order, with what it started from: a game a replay can run again.
 #[derive(Clone, Serialize, Deserialize)]
@@ -23,8 +23,10 @@ pub struct Journal {
     pub seat: Seat,
     /// The player's name and software, as its hello said them.
     pub config: EngineConfig,
-    /// The deck the engine started with.
+    /// The deck the engine started with (empty in a limited match, whose decks are built from the pool).
     pub deck: DeckList,
+    /// A limited match's pool and format.
+    pub limited: Option<LimitedConfig>,
     /// The engine's seed: every key and nonce of the game comes from it.
     #[serde(with = "crate::serde_hex::array")]
     pub rng_seed: [u8; 32],

@@ -17,8 +17,10 @@ mod awaited;
 mod fault;
 mod intent;
 mod journal;
+mod limited;
 mod output;
 mod phase;
+mod pool_deck;
 mod random;
 mod receive;
 mod round;
@@ -34,7 +36,7 @@ mod unlock;
 pub use crate::wire::Awaited;
 pub use api::{
     Alert, AlertKind, ChosenBy, DeckCard, DeckError, DeckList, DifferenceCheck, EngineConfig, Event, GameEnd, Intent,
-    IntentError, Moved, Place,
+    IntentError, LimitedConfig, Moved, Place, PoolError, PoolList,
 };
 pub use journal::{Input, JOURNAL_FORMAT, Journal};
 
@@ -85,6 +87,8 @@ pub struct Engine<G: Group> {
     /// Each seat whose deck of the match's first game was never audited (host, guest): nothing can check its later
     /// decks' declared differences (`the75`).
     unverifiable: [bool; 2],
+    /// A limited match's pool and its stack, kept for the whole match (`limited`).
+    limited: Option<limited::Limited<G>>,
 }
 
 impl<G: Group> Engine<G> {
@@ -92,6 +96,28 @@ impl<G: Group> Engine<G> {
     /// `rng_seed`: the client seeds it from the operating system, tests fix it.
     pub fn new(seat: Seat, config: EngineConfig, deck: DeckList, rng_seed: [u8; 32]) -> Result<Self, DeckError> {
         check_deck::<G>(&deck)?;
+        Ok(Self::start(seat, config, deck, None, rng_seed))
+    }
+
+    /// A new engine for `seat` in a limited match: its deck comes later, built from the pool dealt to it
+    /// (`Intent::Build`).
+    pub fn new_limited(
+        seat: Seat,
+        config: EngineConfig,
+        limited: LimitedConfig,
+        rng_seed: [u8; 32],
+    ) -> Result<Self, PoolError> {
+        limited::check_config::<G>(seat, &limited)?;
+        Ok(Self::start(seat, config, DeckList::default(), Some(limited), rng_seed))
+    }
+
+    fn start(
+        seat: Seat,
+        config: EngineConfig,
+        deck: DeckList,
+        limited: Option<LimitedConfig>,
+        rng_seed: [u8; 32],
+    ) -> Self {
         let mut rng = ChaCha20Rng::from_seed(rng_seed);
         let mut signing_seed = [0u8; 32];
         rng.fill_bytes(&mut signing_seed);
@@ -104,6 +130,7 @@ impl<G: Group> Engine<G> {
             seat,
             config: config.clone(),
             deck: deck.clone(),
+            limited: limited.clone(),
             rng_seed,
             inputs: Vec::new(),
         };
@@ -122,6 +149,7 @@ impl<G: Group> Engine<G> {
             labels: [None, None],
             first_decks: [None, None],
             unverifiable: [false, false],
+            limited: None,
         };
         engine.game.table.player_mut(seat).name = engine.config.name.clone();
         let hello = Message::Hello {
@@ -134,7 +162,10 @@ impl<G: Group> Engine<G> {
             name: engine.config.name.clone(),
         };
         engine.out.send::<G>(&hello);
-        Ok(engine)
+        if let Some(limited) = limited {
+            engine.offer_pool(limited);
+        }
+        engine
     }
 
     /// This player's seat.

@@ -6,6 +6,7 @@ use super::Engine;
 use super::api::{AlertKind, Event, GameEnd};
 use super::fault::{Fault, check_text, forbidden_kind};
 use super::phase::{PeerRequest, PhaseError};
+use super::pool_deck::ReceivedPoolDeck;
 use super::setup::ReceivedDeck;
 use super::state::LossTold;
 use crate::crypto::{Group, Suite};
@@ -17,7 +18,7 @@ impl<G: Group> Engine<G> {
     pub(super) fn receive(&mut self, envelope: &Envelope) -> Result<(), Fault> {
         let Some(message) = self.authenticate(envelope)? else { return Ok(()) };
         let seq = envelope.seq;
-        if let Message::Deck { .. } = message {
+        if let Message::Deck { .. } | Message::PoolDeck { .. } = message {
             self.phase.new_deck_received();
         }
         if self.game.phase.is_ended_by_peer()
@@ -45,6 +46,9 @@ impl<G: Group> Engine<G> {
                 check_text("name", &name)?;
                 check_text("software", &software)?;
                 self.meet(name, software, nonce)?;
+            }
+            Message::Deck { .. } if self.limited.is_some() => {
+                return Err(Fault::new(AlertKind::Incompatible, "the opponent brought a deck to a limited match"));
             }
             Message::Deck { key, base_key, proof, library, sideboard, catalogue, commander, label, difference } => {
                 let deck =
@@ -90,6 +94,14 @@ impl<G: Group> Engine<G> {
                 self.out.send::<G>(&Message::Pong);
             }
             Message::Pong => self.out.emit(Event::Pong),
+            Message::LimitedPool { pool, format } => self.receive_limited_pool(pool, format)?,
+            Message::StackShuffle { key, shuffle } => self.receive_stack_shuffle(seq, key, shuffle)?,
+            Message::StackDeal { positions, forms, proof } => self.receive_stack_deal(seq, positions, forms, proof)?,
+            Message::PoolDeck { key, library, sideboard, forms, pool_proof, basic_proof, label, difference } => {
+                let deck =
+                    ReceivedPoolDeck { key, library, sideboard, forms, pool_proof, basic_proof, label, difference };
+                self.receive_pool_deck(envelope, deck)?
+            }
         }
         Ok(())
     }
@@ -117,7 +129,10 @@ impl<G: Group> Engine<G> {
         // and validated (about 11 ms each with modp2048).
         let kind = wire::peek_kind(&envelope.body)?;
         if self.phase.is_awaiting_new_deck()
-            && !matches!(kind, MessageKind::Deck | MessageKind::Chat | MessageKind::Ping | MessageKind::Pong)
+            && !matches!(
+                kind,
+                MessageKind::Deck | MessageKind::PoolDeck | MessageKind::Chat | MessageKind::Ping | MessageKind::Pong
+            )
         {
             // Sent before the opponent started the new game, so part of the dropped one:
             // unless it had this player's new-game request by then.
@@ -144,7 +159,10 @@ impl<G: Group> Engine<G> {
             .finalize();
         self.game.phase.met(GameId(id.into())).map_err(|e| Fault::new(AlertKind::Unexpected, e.to_string()))?;
         self.out.emit(Event::Connected { name, software });
-        self.send_deck();
+        // A limited match's first deck is built once the pool is dealt (`Intent::Build`).
+        if self.limited.is_none() {
+            self.send_deck();
+        }
         self.decide_chooser(None);
         Ok(())
     }

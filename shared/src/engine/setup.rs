@@ -53,6 +53,25 @@ fn agreed_loser(mine: Option<Seat>, theirs: Option<Seat>) -> Option<Seat> {
     mine.filter(|_| mine == theirs)
 }
 
+/// This player's deck as it enters the game: its key, catalogue, cards (library first) and their instances.
+pub(super) struct OwnDeck<G: Group> {
+    pub(super) key: LockKey<G>,
+    pub(super) catalogue: Catalogue,
+    pub(super) locked: Verified<Locked<G>>,
+    pub(super) backs: Vec<BackId>,
+    pub(super) library_len: usize,
+    pub(super) instances: Vec<CardInstance>,
+}
+
+/// The opponent's checked deck as it enters the game.
+pub(super) struct PeerDeck<G: Group> {
+    pub(super) key: KeyCommitment<G>,
+    pub(super) catalogue: Catalogue,
+    pub(super) locked: Verified<Locked<G>>,
+    pub(super) backs: Vec<BackId>,
+    pub(super) library_len: usize,
+}
+
 /// The fields of the opponent's `deck` message, as `receive_deck` takes them.
 pub(super) struct ReceivedDeck<G: Group> {
     pub(super) key: KeyCommitment<G>,
@@ -93,6 +112,9 @@ impl<G: Group> Engine<G> {
     }
 
     pub(super) fn send_deck(&mut self) {
+        if self.limited.is_some() {
+            return self.send_pool_deck();
+        }
         let game_id = self.game.game_id();
         let seat = self.seat;
         let instances: Vec<CardInstance> = self
@@ -152,20 +174,45 @@ impl<G: Group> Engine<G> {
             label: self.deck.label.clone(),
             difference: difference.clone(),
         };
-        let envelope = self.out.send::<G>(&message).clone();
+        let backs: Vec<BackId> = placed.iter().map(|instance| instance.back).collect();
+        let instances: Vec<CardInstance> = library_instances.into_iter().chain(sideboard_instances).cloned().collect();
+        self.enter_own_deck(&message, OwnDeck { key, catalogue, locked, backs, library_len, instances });
+        self.place_commanders(seat, commanders);
+        self.announce_deck(seat, self.deck.label.clone(), difference);
+    }
+
+    /// Sends this player's deck message and puts its cards on the table under its deck key, known to it.
+    pub(super) fn enter_own_deck(&mut self, message: &Message<G>, deck: OwnDeck<G>) {
+        let OwnDeck { key, catalogue, locked, backs, library_len, instances } = deck;
+        let seat = self.seat;
+        let envelope = self.out.send::<G>(message).clone();
         self.game.deck_envelopes.insert(seat, envelope);
         let key_ref = KeyRef { holder: seat, library: seat, epoch: 0 };
         self.game.commitments.insert(key_ref, key.commitment().clone());
         self.game.keys.insert(key_ref, key);
         self.game.current_keys.insert((seat, seat), 0);
         self.game.catalogues.insert(seat, catalogue);
-        let backs: Vec<BackId> = placed.iter().map(|instance| instance.back).collect();
         let ids = self.place_deck(seat, locked, &backs, library_len, key_ref);
-        for (id, instance) in ids.into_iter().zip(library_instances.into_iter().chain(sideboard_instances)) {
-            self.game.identities.insert(id, instance.clone());
+        for (id, instance) in ids.into_iter().zip(instances) {
+            self.game.identities.insert(id, instance);
         }
-        self.place_commanders(seat, commanders);
-        self.show_label(seat, self.deck.label.clone());
+    }
+
+    /// Puts the opponent's checked deck on the table under its deck key, known to it alone.
+    pub(super) fn enter_peer_deck(&mut self, envelope: &Envelope, deck: PeerDeck<G>) {
+        let PeerDeck { key, catalogue, locked, backs, library_len } = deck;
+        let peer = self.seat.opponent();
+        let key_ref = KeyRef { holder: peer, library: peer, epoch: 0 };
+        self.game.commitments.insert(key_ref, key);
+        self.game.current_keys.insert((peer, peer), 0);
+        self.game.catalogues.insert(peer, catalogue);
+        self.game.deck_envelopes.insert(peer, envelope.clone());
+        self.place_deck(peer, locked, &backs, library_len, key_ref);
+    }
+
+    /// Tells the interface which deck `seat` brought and how it differs, and starts its library's first shuffle.
+    pub(super) fn announce_deck(&mut self, seat: Seat, label: String, difference: DeckDifference) {
+        self.show_label(seat, label);
         self.tell_difference(seat, difference);
         self.start_setup_shuffle(seat);
     }
@@ -277,16 +324,9 @@ impl<G: Group> Engine<G> {
             Fault::new(AlertKind::BadProof, format!("the deck's elements are not one multiple of its bases: {error}"))
         })?;
         let backs: Vec<BackId> = library.iter().chain(&sideboard).map(|(_, back)| *back).collect();
-        let key_ref = KeyRef { holder: peer, library: peer, epoch: 0 };
-        self.game.commitments.insert(key_ref, key);
-        self.game.current_keys.insert((peer, peer), 0);
-        self.game.catalogues.insert(peer, catalogue);
-        self.game.deck_envelopes.insert(peer, envelope.clone());
-        self.place_deck(peer, locked, &backs, library.len(), key_ref);
+        self.enter_peer_deck(envelope, PeerDeck { key, catalogue, locked, backs, library_len: library.len() });
         self.place_commanders(peer, commander);
-        self.show_label(peer, label);
-        self.tell_difference(peer, difference);
-        self.start_setup_shuffle(peer);
+        self.announce_deck(peer, label, difference);
         Ok(())
     }
 

@@ -14,17 +14,19 @@ use crate::table::{CardId, ZoneId};
 
 mod action;
 mod difference;
+mod limited;
 pub use action::{Action, ArrowTarget, PeekPurpose};
 pub use difference::{CardCounts, DeckDifference, card_counts};
+pub use limited::{BasicLand, DeckSource, LimitedFormat, MAX_DEAL, MAX_POOL_LEN, PoolHash};
 
-/// Version 6: a new-game request names the loser of the game it leaves, as its sender saw it (the agreed loser
+/// Version 7: limited play (`limited-pool`, `stack-shuffle`, `stack-deal`, `pool-deck`). Version 6: a new-game request names the loser of the game it leaves, as its sender saw it (the agreed loser
 /// chooses to play or draw); a deck says how its cards differ from its sender's deck in the match's first game. Version 5: a shuffle step carries a non-interactive proof of its shuffle (a linear-size argument), and the
 /// `shuffle-challenge` and `shuffle-response` messages are gone; the command zone, commanders and a deck label in
 /// the deck message; concede, attach, arrows, untap all, the choice to play or draw, a token's power and
 /// toughness, and why a player looks at their library. Version 4: envelopes and bodies in a binary encoding
 /// (postcard), about a quarter of their JSON size. Version 3 made what a forfeit claim names a typed value
 /// (`Awaited`); version 2 had the hello sign the sender's seat.
-pub const PROTOCOL_VERSION: u32 = 6;
+pub const PROTOCOL_VERSION: u32 = 7;
 /// The largest message body accepted (a 300-card modp2048 shuffle step with its relocks is about 0.6 MB).
 pub const MAX_MESSAGE_LEN: usize = 8 << 20;
 /// Longest chat line, player name, value key or phase name, in bytes.
@@ -293,6 +295,53 @@ pub enum Message<G: Group> {
     Ping,
     /// The answer to a `ping`.
     Pong,
+    /// Limited play: the SHA-256 of the sender's pool file and, from the host, the format it offers. Sent right
+    /// after the hello; a different hash, or a format from the guest, ends the match before anything is dealt.
+    LimitedPool {
+        /// The hash of the sender's pool file.
+        pool: PoolHash,
+        /// The host's format; none from the guest.
+        format: Option<LimitedFormat>,
+    },
+    /// The sender's lock and shuffle of the shared stack (the pool's public card points, host's step first): a key
+    /// of its own, and the proven shuffle of the stack as the sender received it.
+    StackShuffle {
+        /// The commitment to the sender's stack key.
+        key: KeyCommitment<G>,
+        /// The stack locked with that key and permuted, with its proof.
+        shuffle: ProvenShuffle<G>,
+    },
+    /// The sender strips its stack layer off the positions dealt to the other player, who alone strips the last
+    /// layer and learns the cards.
+    StackDeal {
+        /// The stack positions, in the order of `forms`.
+        positions: Vec<u32>,
+        /// Each position's form with the sender's layer off.
+        forms: Vec<G::Element>,
+        /// One proof that the sender's stack key made every form.
+        proof: DleqProof<G>,
+    },
+    /// The sender's deck for a game of a limited match, built from its pool: every pool card in the library or the
+    /// sideboard, basic lands beside them. The pool cards' forms are relocked from the sender's stack key to its
+    /// deck key (`pool_proof`); the basic lands' are their public points locked with the deck key (`basic_proof`).
+    PoolDeck {
+        /// The commitment to the sender's deck key.
+        key: KeyCommitment<G>,
+        /// Where each library card comes from.
+        library: Vec<DeckSource>,
+        /// Where each sideboard card comes from.
+        sideboard: Vec<DeckSource>,
+        /// Each card's form under the deck key: library, then sideboard.
+        forms: Vec<G::Element>,
+        /// The relock of the pool cards (in the order they appear), when there is one.
+        pool_proof: Option<DleqProof<G>>,
+        /// The lock of the basic lands' points (in the order they appear), when there is one.
+        basic_proof: Option<DleqProof<G>>,
+        /// The sender's label for its deck.
+        label: String,
+        /// How the deck differs from the sender's first deck of the match.
+        difference: DeckDifference,
+    },
 }
 
 impl<G: Group> Message<G> {
@@ -318,6 +367,10 @@ impl<G: Group> Message<G> {
             Message::Chat { .. } => MessageKind::Chat,
             Message::Ping => MessageKind::Ping,
             Message::Pong => MessageKind::Pong,
+            Message::LimitedPool { .. } => MessageKind::LimitedPool,
+            Message::StackShuffle { .. } => MessageKind::StackShuffle,
+            Message::StackDeal { .. } => MessageKind::StackDeal,
+            Message::PoolDeck { .. } => MessageKind::PoolDeck,
         }
     }
 }
@@ -366,6 +419,14 @@ pub enum MessageKind {
     Ping,
     /// A `pong`.
     Pong,
+    /// A `limited-pool`.
+    LimitedPool,
+    /// A `stack-shuffle`.
+    StackShuffle,
+    /// A `stack-deal`.
+    StackDeal,
+    /// A `pool-deck`.
+    PoolDeck,
 }
 
 impl MessageKind {
@@ -391,6 +452,10 @@ impl MessageKind {
             MessageKind::Chat => "chat",
             MessageKind::Ping => "ping",
             MessageKind::Pong => "pong",
+            MessageKind::LimitedPool => "limited-pool",
+            MessageKind::StackShuffle => "stack-shuffle",
+            MessageKind::StackDeal => "stack-deal",
+            MessageKind::PoolDeck => "pool-deck",
         }
     }
 }
@@ -650,6 +715,8 @@ pub enum Awaited {
     },
     /// Its return to the game, after it left (a claim about a connection, which no state proves).
     Return,
+    /// Its part of dealing a limited match's pools: its pool file's hash, its shuffle of the stack, or its deal.
+    Stack,
 }
 
 impl std::fmt::Display for Awaited {
@@ -670,6 +737,7 @@ impl std::fmt::Display for Awaited {
             },
             Awaited::Answer { proposal } => write!(f, "its answer to the proposal in message {proposal}"),
             Awaited::Return => write!(f, "its return to the game"),
+            Awaited::Stack => write!(f, "its part of dealing the pools"),
         }
     }
 }

@@ -260,6 +260,10 @@ impl<G: Group> Words<'_, G> {
                 format!("You asked {them} to show {what}{}", self.zone(*zone, Some(zone.owner)))
             }
             Intent::NewGame(_) => format!("You asked for a new game: it starts when {them} asks too"),
+            Intent::Build(deck) => format!(
+                "You built your deck from your pool: {} cards in the library, the rest of the pool in the sideboard",
+                deck.library.len()
+            ),
             // Actions and forfeit claims are told by their events; chat by `Story::taken`; a ping says nothing.
             Intent::Act(_) | Intent::Chat(_) | Intent::Ping | Intent::ClaimForfeit | Intent::ClaimAbandoned => {
                 return None;

@@ -1,0 +1,321 @@
+//! Decks of a limited match, built from the pool: the build checked against the cards dealt, the deck message
+//! relocked from the stack, and the opponent's deck checked card by card against its dealt cards' forms.
+//!
+//! A pool card enters a library as its dealt form moved from its owner's stack layer to its deck key (a relock
+//! proof against both commitments, over forms the opponent holds since the deal), so every library card is provably
+//! a card of its owner's pool from the first shuffle on; a basic land enters as its public point locked with the deck
+//! key. Where each card comes from is public: pool positions say nothing of the cards, which the stack's shuffles
+//! hid. The whole pool is in every deck message (the rest of the pool in the sideboard), so sideboarding between
+//! games is choosing another split of it.
+
+use std::collections::{BTreeMap, HashSet};
+
+use sha2::{Digest, Sha256};
+
+use super::Engine;
+use super::api::{AlertKind, DeckCard, DeckList, IntentError};
+use super::fault::Fault;
+use super::limited::Stack;
+use super::setup::{OwnDeck, PeerDeck};
+use super::state::index;
+use crate::crypto::{BackId, CardInstance, Catalogue, DleqProof, Group, KeyCommitment, LockKey, basic_point};
+use crate::ids::Seat;
+use crate::wire::{self, BasicLand, DeckDifference, DeckSource, Envelope, Message};
+
+/// The fields of the opponent's `pool-deck` message, as `receive_pool_deck` takes them.
+pub(super) struct ReceivedPoolDeck<G: Group> {
+    pub(super) key: KeyCommitment<G>,
+    pub(super) library: Vec<DeckSource>,
+    pub(super) sideboard: Vec<DeckSource>,
+    pub(super) forms: Vec<G::Element>,
+    pub(super) pool_proof: Option<DleqProof<G>>,
+    pub(super) basic_proof: Option<DleqProof<G>>,
+    pub(super) label: String,
+    pub(super) difference: DeckDifference,
+}
+
+/// A deck's cards by where they come from: the pool positions in the order of the deck message (library, then
+/// sideboard), and the basic lands of the library.
+struct Split {
+    pool: Vec<u32>,
+    basics: Vec<BasicLand>,
+    /// How many of `pool` are in the library.
+    library_pool: usize,
+}
+
+impl Split {
+    /// Checks a deck's sources against a deal of `deal` cards: the library's pool cards, then its basic lands; the
+    /// sideboard's pool cards; every pool position exactly once.
+    fn of(library: &[DeckSource], sideboard: &[DeckSource], deal: u32) -> Result<Split, &'static str> {
+        let mut pool = Vec::new();
+        let mut basics = Vec::new();
+        for source in library {
+            match *source {
+                DeckSource::Pool(_) if !basics.is_empty() => return Err("a pool card after the basic lands"),
+                DeckSource::Pool(position) => pool.push(position),
+                DeckSource::Basic(land) => basics.push(land),
+            }
+        }
+        let library_pool = pool.len();
+        for source in sideboard {
+            match *source {
+                DeckSource::Pool(position) => pool.push(position),
+                DeckSource::Basic(_) => return Err("a basic land in the sideboard"),
+            }
+        }
+        let distinct: HashSet<u32> = pool.iter().copied().collect();
+        if pool.len() != deal as usize || distinct.len() != pool.len() || pool.iter().any(|&p| p >= deal) {
+            return Err("the deck does not hold every card of the pool exactly once");
+        }
+        Ok(Split { pool, basics, library_pool })
+    }
+
+    /// Each basic land with its copy number (its count among the earlier lands of its name).
+    fn numbered(&self) -> Vec<(BasicLand, u32)> {
+        let mut seen: BTreeMap<BasicLand, u32> = BTreeMap::new();
+        self.basics
+            .iter()
+            .map(|&land| {
+                let copy = seen.entry(land).or_default();
+                *copy += 1;
+                (land, *copy - 1)
+            })
+            .collect()
+    }
+}
+
+/// A pool card's or basic land's instance, the same on both sides: the nonce is derived from public values, since
+/// the card's point (which the catalogue reads it under) is public too.
+fn instance(stack_id: &[u8; 32], owner: Seat, name: &str, what: &str, number: u32) -> CardInstance {
+    let digest = Sha256::new()
+        .chain_update(b"fairdeck/v1/pool-card")
+        .chain_update(stack_id)
+        .chain_update([owner.id_byte()])
+        .chain_update(what.as_bytes())
+        .chain_update(number.to_be_bytes())
+        .finalize();
+    let mut nonce = [0u8; 16];
+    nonce.copy_from_slice(&digest[..16]);
+    CardInstance { owner, nonce, name: name.to_string(), back: BackId::default() }
+}
+
+impl<G: Group> Engine<G> {
+    fn stack(&self) -> Option<&Stack<G>> {
+        self.limited.as_ref()?.stack.as_ref()
+    }
+
+    /// `Intent::Build`: this player's first deck of a limited match, from its pool.
+    pub(super) fn build(&mut self, deck: DeckList) -> Result<(), IntentError> {
+        if self.game.catalogues.contains_key(&self.seat) {
+            return Err(IntentError::Invalid("your deck is in this game already; change it for the next".into()));
+        }
+        self.choose_pool_deck(deck)?;
+        self.send_deck();
+        Ok(())
+    }
+
+    /// Takes `deck` as this player's deck from now on if its cards are in its pool (or basic lands): the rest of the
+    /// pool joins its sideboard.
+    pub(super) fn choose_pool_deck(&mut self, deck: DeckList) -> Result<(), IntentError> {
+        let Some(own) = self.stack().and_then(|stack| stack.own.clone()) else {
+            return Err(IntentError::NotReady);
+        };
+        let limited = self.limited.as_ref().expect("a stack is a limited match's");
+        if !deck.commander.is_empty() {
+            return Err(IntentError::Invalid("a limited deck has no commander".into()));
+        }
+        if deck.library.is_empty() {
+            return Err(IntentError::Invalid("a deck needs at least one library card".into()));
+        }
+        if !wire::deck_label_fits(&deck.label) {
+            return Err(IntentError::Invalid("a deck label is printable ASCII, 32 bytes at most".into()));
+        }
+        let mut unused: Vec<Option<&str>> =
+            own.iter().map(|&i| Some(limited.pool.cards[i as usize].as_str())).collect();
+        let mut take = |name: &str| {
+            let slot = unused.iter().position(|card| *card == Some(name))?;
+            unused[slot] = None;
+            Some(slot as u32)
+        };
+        let mut missing: BTreeMap<&str, u32> = BTreeMap::new();
+        let mut library = Vec::new();
+        let mut basics = Vec::new();
+        for card in &deck.library {
+            match (take(&card.name), BasicLand::named(&card.name)) {
+                (Some(position), _) => library.push(DeckSource::Pool(position)),
+                (None, Some(land)) => basics.push(DeckSource::Basic(land)),
+                (None, None) => *missing.entry(&card.name).or_default() += 1,
+            }
+        }
+        let mut sideboard = Vec::new();
+        for card in &deck.sideboard {
+            match take(&card.name) {
+                Some(position) => sideboard.push(DeckSource::Pool(position)),
+                // Basic lands are there for the taking: a sideboard needs none.
+                None if BasicLand::named(&card.name).is_some() => {}
+                None => *missing.entry(&card.name).or_default() += 1,
+            }
+        }
+        if !missing.is_empty() {
+            return Err(IntentError::NotInPool(missing.into_iter().map(|(name, n)| (n, name.to_string())).collect()));
+        }
+        let rest: Vec<u32> = (0..own.len() as u32).filter(|&slot| unused[slot as usize].is_some()).collect();
+        sideboard.extend(rest.into_iter().map(DeckSource::Pool));
+        library.extend(basics);
+        if library.len() + sideboard.len() > wire::max_deck_len::<G>() {
+            return Err(IntentError::Invalid(format!("a deck holds at most {} cards", wire::max_deck_len::<G>())));
+        }
+        let names = |sources: &[DeckSource]| -> Vec<DeckCard> {
+            let name = |source: &DeckSource| match *source {
+                DeckSource::Pool(slot) => limited.pool.cards[own[slot as usize] as usize].clone(),
+                DeckSource::Basic(land) => land.name().to_string(),
+            };
+            sources.iter().map(|source| DeckCard { name: name(source), back: BackId::default() }).collect()
+        };
+        let chosen =
+            DeckList { library: names(&library), sideboard: names(&sideboard), commander: vec![], label: deck.label };
+        self.deck = chosen;
+        self.limited.as_mut().expect("checked above").sources = Some((library, sideboard));
+        Ok(())
+    }
+
+    /// The points and instances of a deck's cards in the order of its message (library pool cards, basic lands,
+    /// sideboard pool cards), and the catalogue that reads them: every pool card of `owner`'s (whose places in the
+    /// pool file the opponent does not know) and the deck's basic lands.
+    fn pool_cards(&self, owner: Seat, split: &Split, own: Option<&[u32]>) -> (Vec<CardInstance>, Catalogue) {
+        let limited = self.limited.as_ref().expect("a pool deck is a limited match's");
+        let stack = limited.stack.as_ref().expect("a pool deck comes after the deal");
+        let id = &stack.match_id.0;
+        let pool_instance = |index: u32| instance(id, owner, &limited.pool.cards[index as usize], "pool", index);
+        let basics: Vec<(G::Element, CardInstance)> = split
+            .numbered()
+            .into_iter()
+            .map(|(land, copy)| {
+                let point = basic_point::<G>(&stack.match_id, owner, land.name(), copy);
+                (point, instance(id, owner, land.name(), land.name(), copy))
+            })
+            .collect();
+        let mut known: Vec<(G::Element, CardInstance)> =
+            stack.points.iter().cloned().zip((0..).map(pool_instance)).collect();
+        let instances = match own {
+            Some(own) => {
+                let pool = |slots: &[u32]| -> Vec<CardInstance> {
+                    slots.iter().map(|&slot| pool_instance(own[slot as usize])).collect()
+                };
+                let mut instances = pool(&split.pool[..split.library_pool]);
+                instances.extend(basics.iter().map(|(_, instance)| instance.clone()));
+                instances.extend(pool(&split.pool[split.library_pool..]));
+                instances
+            }
+            None => Vec::new(),
+        };
+        known.extend(basics);
+        (instances, Catalogue::public::<G>(known))
+    }
+
+    /// Sends this player's deck built from its pool (`choose_pool_deck`) and puts it on the table.
+    pub(super) fn send_pool_deck(&mut self) {
+        let seat = self.seat;
+        let limited = self.limited.as_ref().expect("a pool deck is a limited match's");
+        let (library, sideboard) = limited.sources.clone().expect("a pool deck is sent once chosen");
+        let stack = limited.stack.as_ref().expect("a pool deck comes after the deal");
+        let split = Split::of(&library, &sideboard, stack.deal).expect("a chosen deck holds the pool once");
+        let dealt = stack.dealt[index(seat)].as_ref().expect("this player's deal came before it chose");
+        let own = stack.own.clone().expect("this player's deal came before it chose");
+        let seq = self.out.next_seq();
+        let context = |what: &str| self.game.context(seq, format!("pool-deck/{}/{what}", seat.id_byte()));
+        let key = LockKey::<G>::generate(&mut self.rng);
+        let inputs: Vec<G::Element> = split.pool.iter().map(|&slot| dealt[slot as usize].clone()).collect();
+        let (relocked, pool_proof) = key.relock_with_proof(Some(&stack.key), &inputs, &context("pool"), &mut self.rng);
+        let points: Vec<G::Element> = split
+            .numbered()
+            .into_iter()
+            .map(|(land, copy)| basic_point::<G>(&stack.match_id, seat, land.name(), copy))
+            .collect();
+        let (library_pool, sideboard_pool) = relocked.split(split.library_pool);
+        let (locked, basic_proof) = if points.is_empty() {
+            (library_pool.chain(sideboard_pool), None)
+        } else {
+            let (basics, proof) = key.lock_with_proof(&points, &context("basics"), &mut self.rng);
+            (library_pool.chain(basics).chain(sideboard_pool), Some(proof))
+        };
+        let (instances, catalogue) = self.pool_cards(seat, &split, Some(&own));
+        let difference = self.own_difference();
+        let message = Message::PoolDeck {
+            key: key.commitment().clone(),
+            library: library.clone(),
+            sideboard,
+            forms: locked.cards.clone(),
+            pool_proof: Some(pool_proof),
+            basic_proof,
+            label: self.deck.label.clone(),
+            difference: difference.clone(),
+        };
+        let backs = vec![BackId::default(); instances.len()];
+        let deck = OwnDeck { key, catalogue, locked, backs, library_len: library.len(), instances };
+        self.enter_own_deck(&message, deck);
+        self.announce_deck(seat, self.deck.label.clone(), difference);
+    }
+
+    /// The opponent's deck built from its pool: every pool card relocked from the form it was dealt in, every basic
+    /// land its public point, all under the committed deck key.
+    pub(super) fn receive_pool_deck(&mut self, envelope: &Envelope, deck: ReceivedPoolDeck<G>) -> Result<(), Fault> {
+        let ReceivedPoolDeck { key, library, sideboard, forms, pool_proof, basic_proof, label, difference } = deck;
+        let peer = self.seat.opponent();
+        let Some(stack) = self.stack() else {
+            return Err(Fault::new(AlertKind::Incompatible, "a deck built from a pool in a match without one"));
+        };
+        let Some(dealt) = stack.dealt[index(peer)].as_ref() else {
+            return Err(Fault::new(AlertKind::Unexpected, "a pool-deck before the deal"));
+        };
+        if self.game.catalogues.contains_key(&peer) {
+            return Err(Fault::new(AlertKind::Unexpected, "a deck out of turn"));
+        }
+        let split = Split::of(&library, &sideboard, stack.deal)
+            .map_err(|why| Fault::new(AlertKind::Unexpected, format!("a pool-deck: {why}")))?;
+        let total = library.len() + sideboard.len();
+        if library.is_empty() || total > wire::max_deck_len::<G>() || forms.len() != total {
+            return Err(Fault::new(
+                AlertKind::Malformed,
+                format!("a pool-deck of {} + {} cards", library.len(), sideboard.len()),
+            ));
+        }
+        if !wire::deck_label_fits(&label) {
+            return Err(Fault::new(AlertKind::Malformed, "a deck label that is not short printable ASCII"));
+        }
+        self.check_difference(&difference, total)?;
+        let context = |what: &str| self.game.context(envelope.seq, format!("pool-deck/{}/{what}", peer.id_byte()));
+        let (library_len, pool_in_library) = (library.len(), split.library_pool);
+        let mut forms = forms;
+        let sideboard_forms = forms.split_off(library_len);
+        let basic_forms = forms.split_off(pool_in_library);
+        forms.extend(sideboard_forms);
+        let inputs: Vec<G::Element> = split.pool.iter().map(|&slot| dealt[slot as usize].clone()).collect();
+        let stack_key = stack.peer_key.as_ref().expect("the opponent's stack key came before the deal");
+        let proof = pool_proof.ok_or_else(|| Fault::new(AlertKind::Malformed, "a pool-deck without its relock"))?;
+        let relocked = key
+            .verify_relock(Some(stack_key), &inputs, forms, &proof, &context("pool"))
+            .map_err(|e| Fault::new(AlertKind::NotInDeck, format!("a deck card that is not its pool card: {e}")))?;
+        let points: Vec<G::Element> = split
+            .numbered()
+            .into_iter()
+            .map(|(land, copy)| basic_point::<G>(&stack.match_id, peer, land.name(), copy))
+            .collect();
+        let (library_pool, sideboard_pool) = relocked.split(pool_in_library);
+        let locked = match basic_proof {
+            None if points.is_empty() => library_pool.chain(sideboard_pool),
+            Some(proof) if !points.is_empty() => {
+                let basics = key
+                    .verify_lock(&points, basic_forms, &proof, &context("basics"))
+                    .map_err(|e| Fault::new(AlertKind::NotInDeck, format!("a basic land that is not one: {e}")))?;
+                library_pool.chain(basics).chain(sideboard_pool)
+            }
+            _ => return Err(Fault::new(AlertKind::Malformed, "a pool-deck's basic-land proof does not fit its lands")),
+        };
+        let (_, catalogue) = self.pool_cards(peer, &split, None);
+        let backs = vec![BackId::default(); total];
+        self.enter_peer_deck(envelope, PeerDeck { key, catalogue, locked, backs, library_len });
+        self.announce_deck(peer, label, difference);
+        Ok(())
+    }
+}

@@ -1,0 +1,112 @@
+//! The wire types of limited play: the format the host offers, and where each card of a deck built from a pool
+//! comes from.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// Most cards in one pool file: the whole list is locked and shuffled by both players as one stack.
+pub const MAX_POOL_LEN: usize = 1000;
+/// Most pool cards one player may be dealt.
+pub const MAX_DEAL: u32 = 500;
+
+/// A limited format, as the host offers it and both players play it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LimitedFormat {
+    /// Sealed deck from a cube: each player is dealt `cards` cards of the pool file, unseen by the other.
+    Sealed {
+        /// How many cards each player is dealt.
+        cards: u32,
+    },
+}
+
+impl LimitedFormat {
+    /// How many cards of the stack each player is dealt.
+    pub fn dealt(self) -> u32 {
+        match self {
+            LimitedFormat::Sealed { cards } => cards,
+        }
+    }
+}
+
+impl fmt::Display for LimitedFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LimitedFormat::Sealed { cards } => write!(f, "sealed, {cards} cards each"),
+        }
+    }
+}
+
+/// The SHA-256 of a pool file's bytes: both players must hold the same file.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct PoolHash(#[serde(with = "crate::serde_hex::array")] pub [u8; 32]);
+
+impl fmt::Display for PoolHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&hex::encode(&self.0[..8]))
+    }
+}
+
+impl fmt::Debug for PoolHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "PoolHash({self})")
+    }
+}
+
+/// A basic land: the cards a limited deck may add beyond its pool, as many as its owner likes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BasicLand {
+    /// Plains.
+    Plains,
+    /// Island.
+    Island,
+    /// Swamp.
+    Swamp,
+    /// Mountain.
+    Mountain,
+    /// Forest.
+    Forest,
+    /// Wastes.
+    Wastes,
+}
+
+impl BasicLand {
+    /// Every basic land.
+    pub const ALL: [BasicLand; 6] = [
+        BasicLand::Plains,
+        BasicLand::Island,
+        BasicLand::Swamp,
+        BasicLand::Mountain,
+        BasicLand::Forest,
+        BasicLand::Wastes,
+    ];
+
+    /// The card's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            BasicLand::Plains => "Plains",
+            BasicLand::Island => "Island",
+            BasicLand::Swamp => "Swamp",
+            BasicLand::Mountain => "Mountain",
+            BasicLand::Forest => "Forest",
+            BasicLand::Wastes => "Wastes",
+        }
+    }
+
+    /// The basic land of this name, if it is one (case-insensitive, as deck files are written by hand).
+    pub fn named(name: &str) -> Option<BasicLand> {
+        BasicLand::ALL.into_iter().find(|land| land.name().eq_ignore_ascii_case(name))
+    }
+}
+
+/// Where one card of a deck built from a pool comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DeckSource {
+    /// The sender's pool card at this position of its deal (`0..` the format's `dealt`).
+    Pool(u32),
+    /// A basic land, public: its point is a hash anyone can compute (`crypto::basic_point`).
+    Basic(BasicLand),
+}

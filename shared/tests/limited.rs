@@ -1,0 +1,259 @@
+//! Limited play in the engine: sealed pools dealt from a stack both players shuffled, unseen by the opponent, and
+//! decks built from them that are checked card by card against the deal.
+
+mod engine_support {
+    include!("support/consistency.rs");
+}
+
+use std::collections::{BTreeMap, HashSet};
+
+use engine_support::{assert_consistent, misbehaviour};
+use fairdeck_shared::Seat;
+use fairdeck_shared::crypto::{Group, Ristretto255};
+use fairdeck_shared::engine::{
+    AlertKind, DeckCard, DeckList, Engine, EngineConfig, Event, Intent, IntentError, LimitedConfig, PoolList,
+};
+use fairdeck_shared::journal::{Verdict, check};
+use fairdeck_shared::pair::Pair;
+use fairdeck_shared::table::{ZoneId, ZoneKind};
+use fairdeck_shared::wire::{self, Action, LimitedFormat, Message, PoolHash};
+
+const SEED: u8 = 9;
+
+fn cube(cards: usize) -> PoolList {
+    PoolList { hash: PoolHash([7; 32]), cards: (0..cards).map(|i| format!("Cube card {i}")).collect() }
+}
+
+fn config(seat: Seat, pool: PoolList, dealt: u32) -> LimitedConfig {
+    let format = (seat == Seat::Host).then_some(LimitedFormat::Sealed { cards: dealt });
+    LimitedConfig { pool, format }
+}
+
+fn sealed(cards: usize, dealt: u32) -> Pair<Ristretto255> {
+    let host = config(Seat::Host, cube(cards), dealt);
+    let guest = config(Seat::Guest, cube(cards), dealt);
+    Pair::limited(host, guest, SEED)
+}
+
+fn pool_of(pair: &Pair<Ristretto255>, seat: Seat) -> Vec<String> {
+    let pools: Vec<&Vec<String>> = pair
+        .events(seat)
+        .iter()
+        .filter_map(|event| match event {
+            Event::Pool { cards } => Some(cards),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(pools.len(), 1, "{seat:?} is told its pool once");
+    pools[0].clone()
+}
+
+fn cards(names: &[&str]) -> Vec<DeckCard> {
+    names.iter().map(|name| DeckCard { name: name.to_string(), back: 0 }).collect()
+}
+
+/// A deck of the first `spells` cards of `pool` and `lands` Mountains.
+fn deck(pool: &[String], spells: usize, lands: usize) -> DeckList {
+    let mut names: Vec<&str> = pool[..spells].iter().map(String::as_str).collect();
+    names.extend(std::iter::repeat_n("Mountain", lands));
+    DeckList { library: cards(&names), sideboard: vec![], commander: vec![], label: "sealed".into() }
+}
+
+fn counted<'a>(names: impl Iterator<Item = &'a str>) -> BTreeMap<&'a str, usize> {
+    let mut counts = BTreeMap::new();
+    for name in names {
+        *counts.entry(name).or_default() += 1;
+    }
+    counts
+}
+
+fn built(dealt: u32) -> (Pair<Ristretto255>, [Vec<String>; 2]) {
+    let mut pair = sealed(60, dealt);
+    pair.drive();
+    let pools = Seat::BOTH.map(|seat| pool_of(&pair, seat));
+    for seat in Seat::BOTH {
+        pair.intent(seat, Intent::Build(deck(&pools[seat as usize], 8, 6))).unwrap();
+    }
+    pair.drive();
+    (pair, pools)
+}
+
+#[test]
+fn each_player_is_dealt_its_own_pool_unseen_by_the_other() {
+    let mut pair = sealed(60, 20);
+    pair.drive();
+    let host = pool_of(&pair, Seat::Host);
+    let guest = pool_of(&pair, Seat::Guest);
+    assert_eq!((host.len(), guest.len()), (20, 20));
+    let cube: HashSet<String> = cube(60).cards.into_iter().collect();
+    let dealt: HashSet<&String> = host.iter().chain(&guest).collect();
+    assert_eq!(dealt.len(), 40, "the pools share no card of a singleton cube");
+    assert!(dealt.iter().all(|card| cube.contains(*card)));
+    // Neither engine holds a single identity before any deck: nothing of either pool was revealed to the other.
+    for seat in Seat::BOTH {
+        assert!(pair.engine(seat).identities().is_empty());
+        assert!(pair.events(seat).iter().all(|e| !matches!(e, Event::Alert(_))), "{:?}", pair.events(seat));
+    }
+    // Another seed deals other pools: the deal follows both players' shuffles, not the file's order.
+    let mut other =
+        Pair::<Ristretto255>::limited(config(Seat::Host, cube_list(), 20), config(Seat::Guest, cube_list(), 20), 33);
+    other.drive();
+    assert_ne!(pool_of(&other, Seat::Host), host);
+    assert_ne!(host[..], cube_list().cards[..20]);
+}
+
+fn cube_list() -> PoolList {
+    cube(60)
+}
+
+#[test]
+fn decks_built_from_the_pools_play_and_pass_the_audit() {
+    let (mut pair, pools) = built(20);
+    assert!(Seat::BOTH.into_iter().all(|seat| pair.engine(seat).is_ready()));
+    assert_consistent(&pair);
+    pair.intent(Seat::Host, Intent::Act(Action::Draw { count: 14 })).unwrap();
+    pair.drive();
+    assert_consistent(&pair);
+    let host = pair.engine(Seat::Host);
+    let hand = host.table().zone(ZoneId::new(Seat::Host, ZoneKind::Hand));
+    assert_eq!(hand.len(), 14, "the whole library is drawn");
+    let library: Vec<DeckCard> = deck(&pools[0], 8, 6).library;
+    let drawn = hand.iter().map(|id| host.identity(*id).expect("the host knows its hand").name.as_str());
+    assert_eq!(counted(drawn), counted(library.iter().map(|card| card.name.as_str())));
+    for seat in Seat::BOTH {
+        pair.intent(seat, Intent::EndGame).unwrap();
+    }
+    pair.drive();
+    for seat in Seat::BOTH {
+        let audited: Vec<&str> = pair
+            .events(seat.opponent())
+            .iter()
+            .find_map(|event| match event {
+                Event::Audited { seat: whose, deck } if *whose == seat => {
+                    Some(deck.iter().map(|card| card.name.as_str()).collect())
+                }
+                _ => None,
+            })
+            .expect("each deck is audited");
+        let mut expected: Vec<&str> = pools[seat as usize].iter().map(String::as_str).collect();
+        expected.extend(std::iter::repeat_n("Mountain", 6));
+        assert_eq!(counted(audited.into_iter()), counted(expected.into_iter()), "the deck is the pool and its lands");
+        assert!(misbehaviour(&pair, seat).is_empty());
+        assert!(matches!(check::<Ristretto255>(pair.engine(seat).journal()), Ok(Verdict::Clean(_))));
+    }
+}
+
+#[test]
+fn a_build_naming_cards_outside_the_pool_is_refused_with_them() {
+    let mut pair = sealed(60, 20);
+    pair.drive();
+    let guest_card = pool_of(&pair, Seat::Guest)[0].clone();
+    let mut list = deck(&pool_of(&pair, Seat::Host), 5, 3);
+    list.library.extend(cards(&["Black Lotus", "Black Lotus", &guest_card]));
+    let refused = pair.intent(Seat::Host, Intent::Build(list)).unwrap_err();
+    let mut expected = vec![(2, "Black Lotus".to_string()), (1, guest_card)];
+    expected.sort_by(|a, b| a.1.cmp(&b.1));
+    assert_eq!(refused, IntentError::NotInPool(expected));
+    assert!(pair.engine(Seat::Host).journal().inputs.len() > 0);
+    // Nothing went out: the guest still waits for the host's deck.
+    assert_eq!(pair.drive(), 0);
+}
+
+#[test]
+fn a_second_game_takes_another_split_of_the_pool() {
+    let (mut pair, pools) = built(20);
+    let second = deck(&pools[0][10..], 9, 7);
+    pair.intent(Seat::Host, Intent::NewGame(Some(second))).unwrap();
+    pair.intent(Seat::Guest, Intent::NewGame(None)).unwrap();
+    pair.drive();
+    assert!(Seat::BOTH.into_iter().all(|seat| pair.engine(seat).is_ready()));
+    assert_consistent(&pair);
+    assert_eq!(pair.engine(Seat::Host).table().zone(ZoneId::library(Seat::Host)).len(), 16);
+    for seat in Seat::BOTH {
+        assert!(misbehaviour(&pair, seat).is_empty(), "{:?}", misbehaviour(&pair, seat));
+    }
+}
+
+#[test]
+fn different_pool_files_stop_the_match_before_anything_is_dealt() {
+    let mut other = cube(60);
+    other.hash = PoolHash([8; 32]);
+    let mut pair = Pair::<Ristretto255>::limited(config(Seat::Host, cube(60), 20), config(Seat::Guest, other, 20), 1);
+    pair.drive();
+    for seat in Seat::BOTH {
+        let alert = pair
+            .events(seat)
+            .iter()
+            .find_map(|event| match event {
+                Event::Alert(alert) => Some(alert.clone()),
+                _ => None,
+            })
+            .expect("both are told");
+        assert_eq!(alert.kind, AlertKind::Incompatible);
+        assert!(
+            alert.detail.contains("0707070707070707") && alert.detail.contains("0808080808080808"),
+            "{}",
+            alert.detail
+        );
+        assert!(!alert.kind.is_breach());
+        assert!(pair.events(seat).iter().all(|e| !matches!(e, Event::Pool { .. })));
+    }
+}
+
+#[test]
+fn messages_in_any_interleaving_deal_the_same_pools() {
+    let mut straight = sealed(40, 10);
+    straight.drive();
+    let mut guest_first = sealed(40, 10);
+    while guest_first.step_from(Seat::Guest) || guest_first.step_from(Seat::Host) {}
+    for seat in Seat::BOTH {
+        assert_eq!(pool_of(&straight, seat), pool_of(&guest_first, seat));
+    }
+}
+
+/// The host's message `seq` replaced by `body`, sealed after its earlier ones by a puppet built as the pair builds
+/// the host.
+fn reseal(pair: &Pair<Ristretto255>, seq: u64, body: Vec<u8>) -> Vec<u8> {
+    let config = EngineConfig { name: "Host".into(), software: "fairdeck-test".into() };
+    let mut puppet =
+        Engine::<Ristretto255>::new_limited(Seat::Host, config, self::config(Seat::Host, cube(60), 20), [SEED; 32])
+            .unwrap();
+    let sent: Vec<_> = pair.host.record().iter().filter(|(seat, _)| *seat == Seat::Host).map(|(_, e)| e).collect();
+    for envelope in &sent[2..seq as usize] {
+        puppet.send_unchecked(envelope.body.clone(), pair.ack_of(Seat::Host, envelope.seq));
+    }
+    puppet.send_unchecked(body, pair.ack_of(Seat::Host, seq));
+    std::iter::from_fn(|| puppet.poll_transmit()).last().unwrap()
+}
+
+#[test]
+fn a_deck_card_that_is_not_a_pool_card_is_an_alert_with_the_signed_deck_as_evidence() {
+    let mut pair = sealed(60, 20);
+    pair.drive();
+    let pool = pool_of(&pair, Seat::Host);
+    pair.intent(Seat::Host, Intent::Build(deck(&pool, 8, 2))).unwrap();
+    let genuine = pair.queue.pop_back().expect("the host's deck is on its way");
+    let envelope = wire::decode_envelope(&genuine.bytes).unwrap();
+    let Message::PoolDeck { key, library, sideboard, mut forms, pool_proof, basic_proof, label, difference } =
+        wire::decode_body::<Ristretto255>(&envelope.body).unwrap()
+    else {
+        panic!("not the deck");
+    };
+    // The first library card swapped for another card's point: a card the host was never dealt.
+    forms[0] = Ristretto255::hash_to_element(b"a card from elsewhere");
+    let forged = Message::PoolDeck { key, library, sideboard, forms, pool_proof, basic_proof, label, difference };
+    let bytes = reseal(&pair, envelope.seq, wire::encode_body(&forged));
+    pair.deliver(fairdeck_shared::pair::InFlight { from: Seat::Host, bytes: bytes.clone() });
+    let alert = pair
+        .events(Seat::Guest)
+        .iter()
+        .find_map(|event| match event {
+            Event::Alert(alert) => Some(alert.clone()),
+            _ => None,
+        })
+        .expect("the guest is told");
+    assert_eq!(alert.kind, AlertKind::NotInDeck);
+    assert_eq!(alert.evidence, Some(wire::decode_envelope(&bytes).unwrap()));
+    let verdict = check::<Ristretto255>(pair.engine(Seat::Guest).journal()).unwrap();
+    assert!(matches!(verdict, Verdict::Breach { by: Seat::Host, .. }), "{verdict:?}");
+}
