@@ -261,8 +261,17 @@ impl Player {
 
     /// Starts `fairdeck ARGS --deck DECK --script --relay URL` for a relay at any URL (`wss://` through a proxy).
     pub fn spawn_at(name: &'static str, url: &str, deck: &Path, args: &[&str]) -> Player {
+        let deck = deck.to_str().expect("test paths are UTF-8");
+        let mut args = args.to_vec();
+        args.extend(["--deck", deck]);
+        Player::spawn_bringing(name, url, &args)
+    }
+
+    /// Starts `fairdeck ARGS --script --relay URL`, ARGS naming what the player brings (`--deck`, or `--pool` and
+    /// the host's `--limited`).
+    pub fn spawn_bringing(name: &'static str, url: &str, args: &[&str]) -> Player {
         let mut command: Vec<OsString> = args.iter().map(OsString::from).collect();
-        command.extend(["--deck".into(), deck.into(), "--script".into(), "--relay".into(), url.into()]);
+        command.extend(["--script".into(), "--relay".into(), url.into()]);
         let mut data = tempfile::tempdir().expect("temp dir");
         // To look at a failed test's saved games afterwards.
         if std::env::var_os("FAIRDECK_TEST_KEEP").is_some() {

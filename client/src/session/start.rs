@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::Ristretto255;
-use fairdeck_shared::engine::{Engine, EngineConfig, LimitedConfig, PoolList};
+use fairdeck_shared::engine::{Engine, EngineConfig, Event, LimitedConfig, PoolList};
 use fairdeck_shared::journal::{self, Journal};
 use fairdeck_shared::wire::{LimitedFormat, PoolHash};
 use sha2::{Digest, Sha256};
@@ -192,7 +192,14 @@ async fn resume<F: Frontend>(file: Option<PathBuf>, options: &Options, front: &m
     // The lock first: a game another process plays is refused before anything is read, shown or sent.
     let (save, saved) = SaveFile::open(&path)?;
     let restore_error = |reason: String| SessionError::Restore { path: path.display().to_string(), reason };
-    let engine = journal::replay::<Ristretto255>(&saved.journal, |_| {}).map_err(|e| restore_error(e.to_string()))?;
+    // A limited match's format and pool are told again: the player builds and sideboards from them.
+    let mut limited = Vec::new();
+    let keep = |event: Event| {
+        if matches!(event, Event::LimitedAgreed { .. } | Event::Pool { .. }) {
+            limited.push(event);
+        }
+    };
+    let engine = journal::replay::<Ristretto255>(&saved.journal, keep).map_err(|e| restore_error(e.to_string()))?;
     let mut relay = saved.standing.relay.clone();
     if let Some(url) = options.relay.clone().filter(|url| *url != relay.url) {
         // Another relay knows no token of this game: the players meet at the rendezvous there.
@@ -203,6 +210,9 @@ async fn resume<F: Frontend>(file: Option<PathBuf>, options: &Options, front: &m
     let tls = client_config(relay.ca.as_deref())?;
     let moves = engine.actions_applied();
     front.show(Output::Restored { path: path.clone(), moves, relay: relay.url.clone() }, &engine)?;
+    for event in limited {
+        front.show(Output::Engine(event), &engine)?;
+    }
     let channel = saved.restore_channel(os_seed());
     let mut core = SessionCore::new(engine, channel, LinkState::Closed, relay, os_seed(), Instant::now());
     core.announced = true;

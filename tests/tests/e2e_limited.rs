@@ -1,0 +1,163 @@
+//! Limited play end to end: two `fairdeck --script` processes deal sealed pools from a cube over a real relay,
+//! build their decks from them, play, and both journals verify clean.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use fairdeck_e2e::{Player, Relay, example, fairdeck_binary, public, zone_cards};
+use serde_json::Value;
+
+fn cube() -> String {
+    example("pools/cube-90.txt").to_str().unwrap().to_string()
+}
+
+/// The `[count, name]` pairs of a `pool` event, one name per copy.
+fn pool_cards(pool: &Value) -> Vec<String> {
+    let mut cards = Vec::new();
+    for pair in pool["cards"].as_array().expect("pool cards") {
+        let count = pair[0].as_u64().unwrap();
+        cards.extend(std::iter::repeat_n(pair[1].as_str().unwrap().to_string(), count as usize));
+    }
+    cards
+}
+
+/// A deck file in `dir`: the first `spells` cards of the pool and `lands` Mountains; the rest of the pool is left
+/// out (it becomes the sideboard).
+fn deck_file(dir: &Path, who: &str, pool: &[String], spells: usize, lands: usize) -> PathBuf {
+    let mut text = String::new();
+    for name in &pool[..spells] {
+        text.push_str(&format!("1 {name}\n"));
+    }
+    text.push_str(&format!("{lands} Mountain\n"));
+    let file = dir.join(format!("{who}-sealed.txt"));
+    std::fs::write(&file, text).unwrap();
+    file
+}
+
+fn sealed_pair(relay: &Relay, dir: &Path, cards: u32) -> (Player, Player) {
+    let (host_record, guest_record) = (dir.join("host.journal"), dir.join("guest.journal"));
+    let cards = cards.to_string();
+    let host_args = ["host", "--pool", &cube(), "--limited", "sealed", "--cards", &cards];
+    let mut host_args: Vec<&str> = host_args.to_vec();
+    host_args.extend(["--record", host_record.to_str().unwrap()]);
+    let mut host = Player::spawn_bringing("host", &relay.url(), &host_args);
+    let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
+    let guest_args = ["join", &code, "--pool", &cube(), "--record", guest_record.to_str().unwrap()];
+    let guest = Player::spawn_bringing("guest", &relay.url(), &guest_args);
+    (host, guest)
+}
+
+#[test]
+fn a_sealed_match_from_a_cube_is_dealt_built_played_and_verified() {
+    let dir = tempfile::tempdir().unwrap();
+    let relay = Relay::start();
+    let (mut host, mut guest) = sealed_pair(&relay, dir.path(), 30);
+    let mut pools = Vec::new();
+    for player in [&mut host, &mut guest] {
+        let limited = player.expect_event("limited");
+        assert_eq!(limited["format"], serde_json::json!({"sealed": {"cards": 30}}));
+        let pool = pool_cards(&player.expect_event("pool"));
+        assert_eq!(pool.len(), 30);
+        pools.push(pool);
+    }
+    // A singleton cube: the two pools share no card.
+    assert!(pools[0].iter().all(|card| !pools[1].contains(card)), "{pools:?}");
+
+    // A card outside the pool is refused, naming it; nothing is sent.
+    let cheat = dir.path().join("cheat.txt");
+    std::fs::write(&cheat, format!("1 {}\n2 Black Lotus\n16 Mountain\n", pools[1][0])).unwrap();
+    host.send(&format!("build {}", cheat.display()));
+    let refused = host.expect_event("error");
+    assert_eq!(refused["kind"], "not_in_pool");
+    let message = refused["message"].as_str().unwrap();
+    assert!(message.contains("2 Black Lotus") && message.contains(&pools[1][0]), "{message}");
+
+    for (player, (who, pool)) in [&mut host, &mut guest].into_iter().zip([("host", &pools[0]), ("guest", &pools[1])]) {
+        let file = deck_file(dir.path(), who, pool, 23, 17);
+        player.send(&format!("build {}", file.display()));
+    }
+    for player in [&mut host, &mut guest] {
+        player.expect_event("ready");
+    }
+    host.send("draw 7");
+    guest.send("draw 7");
+    host.wait_idle();
+    guest.wait_idle();
+    let table = host.table();
+    assert_eq!(zone_cards(&table, "host library").len(), 40 - 7);
+    assert_eq!(zone_cards(&table, "host sideboard").len(), 30 - 23);
+    for id in zone_cards(&table, "host hand") {
+        let name = host.learned_name(id).expect("the host knows its hand");
+        assert!(pools[0].contains(&name) || name == "Mountain", "{name} is no card of the host's pool");
+        assert!(guest.learned_name(id).is_none(), "the guest does not see the host's hand");
+    }
+    host.wait_idle();
+    guest.wait_idle();
+    assert_eq!(public(&host.table()), public(&guest.table()));
+
+    host.send("end");
+    guest.send("end");
+    host.expect_event("audited");
+    guest.expect_event("audited");
+    for player in [&mut host, &mut guest] {
+        player.wait_idle();
+        player.send("quit");
+        assert!(player.wait_exit().success());
+    }
+    assert!(host.seen.iter().chain(&guest.seen).all(|event| event["event"] != "alert"));
+    for who in ["host", "guest"] {
+        let output = Command::new(fairdeck_binary())
+            .arg("verify")
+            .arg(dir.path().join(format!("{who}.journal")))
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success() && text.contains("no breach"), "{who}: {text}");
+    }
+}
+
+#[test]
+fn a_guest_with_another_pool_file_is_told_both_hashes_before_anything_is_dealt() {
+    let dir = tempfile::tempdir().unwrap();
+    let relay = Relay::start();
+    let other = dir.path().join("other-cube.txt");
+    std::fs::write(&other, std::fs::read_to_string(cube()).unwrap() + "1 Black Lotus\n").unwrap();
+    let mut host = Player::spawn_bringing(
+        "host",
+        &relay.url(),
+        &["host", "--pool", &cube(), "--limited", "sealed", "--cards", "20"],
+    );
+    let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
+    let mut guest = Player::spawn_bringing("guest", &relay.url(), &["join", &code, "--pool", other.to_str().unwrap()]);
+    for player in [&mut host, &mut guest] {
+        let alert = player.expect_event("alert");
+        assert_eq!(alert["kind"], "incompatible");
+        assert_eq!(alert["misbehaviour"], true);
+        assert!(alert["detail"].as_str().unwrap().contains("same file"), "{alert}");
+    }
+    assert!(host.seen.iter().chain(&guest.seen).all(|event| event["event"] != "pool"));
+}
+
+#[test]
+fn a_guest_killed_while_building_resumes_with_its_pool_and_the_match_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let relay = Relay::start();
+    let (mut host, mut guest) = sealed_pair(&relay, dir.path(), 20);
+    let guest_pool = pool_cards(&guest.expect_event("pool"));
+    let host_pool = pool_cards(&host.expect_event("pool"));
+    guest.wait_idle();
+    guest.kill();
+    let data = guest.data();
+    let mut guest = Player::resume("guest", data, &[]);
+    let resumed = pool_cards(&guest.expect_event("pool"));
+    assert_eq!(resumed, guest_pool, "the resumed guest is shown the same pool");
+    let host_deck = deck_file(dir.path(), "host", &host_pool, 15, 10);
+    let guest_deck = deck_file(dir.path(), "guest", &guest_pool, 15, 10);
+    host.send(&format!("build {}", host_deck.display()));
+    guest.send(&format!("build {}", guest_deck.display()));
+    for player in [&mut host, &mut guest] {
+        player.expect_event("ready");
+        player.wait_idle();
+    }
+    assert_eq!(public(&host.table()), public(&guest.table()));
+}
