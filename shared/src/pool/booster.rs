@@ -56,7 +56,7 @@ pub enum PlanError {
     TooManyBoosters(usize),
     /// A sheet needs a stack over `MAX_STACK_CARDS`.
     #[error(
-        "sheet {sheet}: its reduced total weight is {reduced_weight}, so {slots} cards need a stack of {cards}: \
+        "sheet {sheet}: reduced total weight {reduced_weight}, {slots} slot(s) to deal: a stack of {cards} cards, \
          at most {MAX_STACK_CARDS}"
     )]
     StackTooLarge {
