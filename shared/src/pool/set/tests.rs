@@ -179,6 +179,9 @@ fn limits_are_checked_where_the_data_enters() {
     let card = json!({"name": "Forest", "rarity": "common", "uuid": "a1"});
     *pointer(&mut file, "/data/cards") = Value::Array(vec![card; super::MAX_CARDS + 1]);
     assert_eq!(refusal(&file), "data.cards: has 20001 entries: at most 20000");
+    // Nesting deep enough to exhaust the stack is refused by serde_json's depth limit, not a crash.
+    let deep = "[".repeat(100_000) + &"]".repeat(100_000);
+    assert_eq!(refusal_of(deep.as_bytes()).problem, Problem::NotJson);
     // A hostile key is shortened in the message.
     let mut file = minimal();
     *pointer(&mut file, "/data/booster/draft/sheets/common/cards") = json!({"\"".repeat(1000): 1});
