@@ -5,7 +5,9 @@
 //! weights), the whole sheet repeated as often as needed to cover all the slots. Once both players have shuffled
 //! a stack, every position of it holds card c with probability w_c / W, so dealing each booster's slots from the
 //! top of the stack, in order and without replacement, gives every slot the sheet's odds. Within one plan a
-//! sheet's card comes up no more often than its share of the stack allows, as in a printed sheet.
+//! sheet's card comes up no more often than its share of the stack allows, as in a printed sheet; and when the
+//! sheet is repeated, one booster may hold the same card twice (MTGJSON's `allowDuplicates: false` is not kept:
+//! keeping it would mean skipping cards already seen, which the players could not do without seeing them).
 
 use std::num::NonZeroU64;
 
@@ -121,19 +123,17 @@ impl BoosterKind {
 
 impl Sheet {
     fn stack(&self, index: usize, deals: Vec<Deal>) -> Result<SheetStack, PlanError> {
-        let divisor = self.cards.iter().fold(0u64, |divisor, (_, weight)| divisor.gcd(&weight.get()));
-        // The weights are positive, so the gcd is too, and it divides the total exactly.
-        let reduced_weight = self.total_weight.get() / divisor.max(1);
+        // The weights are positive, so their gcd is too (`max` only spells it out), and it divides the total.
+        let divisor = self.cards.iter().fold(0u64, |divisor, (_, weight)| divisor.gcd(&weight.get())).max(1);
+        let reduced_weight = self.total_weight.get() / divisor;
         let slots: u64 = deals.iter().map(|deal| deal.count as u64).sum();
         let copies = slots.div_ceil(reduced_weight);
         let cards = u128::from(copies) * u128::from(reduced_weight);
         if cards > u128::from(MAX_STACK_CARDS) {
             return Err(PlanError::StackTooLarge { sheet: self.name.clone(), reduced_weight, slots, cards });
         }
-        let one_copy = self
-            .cards
-            .iter()
-            .flat_map(|&(card, weight)| std::iter::repeat_n(card, (weight.get() / divisor.max(1)) as usize));
+        let one_copy =
+            self.cards.iter().flat_map(|&(card, weight)| std::iter::repeat_n(card, (weight.get() / divisor) as usize));
         let cards = std::iter::repeat_n(one_copy, copies as usize).flatten().collect();
         Ok(SheetStack { sheet: index, cards, deals })
     }
