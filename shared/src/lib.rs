@@ -18,6 +18,7 @@ pub mod ids;
 pub mod journal;
 #[cfg(feature = "testing")]
 pub mod pair;
+pub mod pool;
 pub mod serde_hex;
 pub mod table;
 pub mod wire;
