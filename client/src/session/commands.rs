@@ -118,7 +118,8 @@ impl SessionCore {
             Gate::Always => true,
             Gate::SetUp => set_up,
             Gate::Settled => set_up && (halted || !self.engine.is_busy()),
-            Gate::Idle => halted || (set_up && self.is_idle()),
+            // A player building its limited deck is what the table waits on: nothing else is pending.
+            Gate::Idle => halted || ((set_up || self.engine.is_building()) && self.is_idle()),
             Gate::Acknowledged => {
                 // Let what we sent reach the peer before leaving the room, but not forever (the peer may be
                 // away): the core's timer brings us back here until the grace runs out. With the link down

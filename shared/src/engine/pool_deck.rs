@@ -104,6 +104,12 @@ impl<G: Group> Engine<G> {
         self.limited.as_ref()?.stack.as_ref()
     }
 
+    /// Limited play: this player's pool is dealt and its deck for this game not built yet (`Intent::Build`): the
+    /// engine waits on its player, not on the opponent.
+    pub fn is_building(&self) -> bool {
+        self.stack().is_some_and(|stack| stack.own.is_some()) && !self.game.catalogues.contains_key(&self.seat)
+    }
+
     /// `Intent::Build`: this player's first deck of a limited match, from its pool.
     pub(super) fn build(&mut self, deck: DeckList) -> Result<(), IntentError> {
         if self.game.catalogues.contains_key(&self.seat) {
