@@ -23,13 +23,8 @@ impl<G: Group> Engine<G> {
         if !self.game.catalogues.contains_key(&peer) {
             return Some(Awaited::Deck);
         }
-        for (number, unlock) in &self.game.unlocks {
-            if let Some((holder, cards)) = unlock.steps.front()
-                && *holder == peer
-                && !self.unlock_blocked(*number)
-            {
-                return Some(Awaited::Strip { cards: cards.clone() });
-            }
+        if let Some(cards) = self.game.unlocks.due_from(peer) {
+            return Some(Awaited::Strip { cards: cards.to_vec() });
         }
         for (library, run) in &self.game.shuffles {
             let theirs = match run.relock_first {
@@ -74,14 +69,7 @@ impl<G: Group> Engine<G> {
                     cards * (element + 1024) + 2 * cards * (crate::crypto::MAX_NAME_LEN + 8)
                 }),
             MessageKind::Strip => {
-                let cards: usize = self
-                    .game
-                    .unlocks
-                    .values()
-                    .flat_map(|unlock| &unlock.steps)
-                    .filter(|(holder, _)| *holder == peer)
-                    .map(|(_, cards)| cards.len())
-                    .sum();
+                let cards = self.game.unlocks.owed_by(peer);
                 (cards > 0).then(|| cards * (5 * element + 256))
             }
             // Per card: its output and relocked form, three proof elements and two proof scalars;

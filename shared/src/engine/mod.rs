@@ -30,6 +30,7 @@ mod state;
 mod testing;
 mod the75;
 mod unlock;
+mod unlock_run;
 
 pub use crate::wire::Awaited;
 pub use api::{

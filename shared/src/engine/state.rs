@@ -5,9 +5,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use super::fault::ActionError;
 use super::phase::GamePhase;
 use super::round::RandomRound;
+use super::unlock_run::Unlocks;
 use crate::crypto::{BackId, CardInstance, Catalogue, Group, KeyCommitment, LockKey, ProofContext};
 use crate::ids::{GameId, Seat};
-use crate::table::{Card, CardId, Knowledge, Table, ZoneId};
+use crate::table::{Card, CardId, Table, ZoneId};
 use crate::wire::{Action, DeckDifference, Envelope, KeyRef};
 
 /// A card's current cryptographic form: the element everyone sees, and whose layers are on it.
@@ -22,19 +23,6 @@ pub(super) fn index(seat: Seat) -> usize {
         Seat::Host => 0,
         Seat::Guest => 1,
     }
-}
-
-/// Cards being unlocked: each holder strips its cards in turn, then the learners read them.
-///
-/// Everything here is planned when the action is applied, in the game's order, from the
-/// *planned* layers (what will be left once every earlier unlock is done), so both engines
-/// plan alike however their messages interleave. Unlocks of one card then run first-come,
-/// first-served.
-#[derive(Clone, Debug)]
-pub(super) struct Unlock {
-    pub(super) cards: Vec<CardId>,
-    pub(super) steps: VecDeque<(Seat, Vec<CardId>)>,
-    pub(super) learners: Vec<Knowledge>,
 }
 
 /// The cards of one back in a library, as a shuffle step takes them.
@@ -88,7 +76,7 @@ pub(super) struct GameState<G: Group> {
     /// Each seat's locked deck as it was sent, for the end-of-game audit.
     pub(super) deck_elements: HashMap<Seat, Vec<(G::Element, BackId)>>,
     pub(super) identities: HashMap<CardId, CardInstance>,
-    pub(super) unlocks: BTreeMap<u64, Unlock>,
+    pub(super) unlocks: Unlocks,
     pub(super) shuffles: BTreeMap<Seat, ShuffleRun>,
     pub(super) randoms: BTreeMap<u64, RandomRound>,
     /// The guest's proposals awaiting the host's answer, by message number.
@@ -224,8 +212,7 @@ impl<G: Group> GameState<G> {
 
     /// Whether cards of a library are still being unlocked (a shuffle step waits for them).
     pub(super) fn library_unlocking(&self, library: Seat) -> bool {
-        let cards = self.table.zone(ZoneId::library(library));
-        self.unlocks.values().any(|u| u.cards.iter().any(|c| cards.contains(c)))
+        self.unlocks.names_any(self.table.zone(ZoneId::library(library)))
     }
 
     pub(super) fn current_key(&self, holder: Seat, library: Seat) -> Option<KeyRef> {
