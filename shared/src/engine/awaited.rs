@@ -3,7 +3,7 @@
 use super::Engine;
 use super::api::AlertKind;
 use super::fault::Fault;
-use super::state::ShuffleRun;
+use super::shuffle_run::{ShufflePart, ShuffleRun};
 use crate::crypto::Group;
 use crate::ids::Seat;
 use crate::table::ZoneId;
@@ -26,10 +26,11 @@ impl<G: Group> Engine<G> {
         if let Some(cards) = self.game.unlocks.due_from(peer) {
             return Some(Awaited::Strip { cards: cards.to_vec() });
         }
-        for (library, run) in &self.game.shuffles {
-            let theirs = match run.relock_first {
-                Some(holder) => holder == peer,
-                None => run.steps.front() == Some(&peer) && !self.game.library_unlocking(*library),
+        for (library, run) in self.game.shuffles.iter() {
+            let theirs = match run.due_from(peer) {
+                Some(ShufflePart::Relock) => true,
+                Some(ShufflePart::Step) => !self.game.library_unlocking(*library),
+                None => false,
             };
             if theirs {
                 return Some(Awaited::Shuffle { library: *library });
@@ -74,18 +75,14 @@ impl<G: Group> Engine<G> {
             }
             // Per card: its output and relocked form, three proof elements and two proof scalars;
             // per back, five elements and four scalars more, and a back has a card at least.
-            MessageKind::ShuffleStep => awaited(
-                &mut self
-                    .game
-                    .shuffles
-                    .iter()
-                    .filter(|(_, run)| run.relock_first.is_none() && run.steps.front() == Some(&peer)),
-            )
-            .map(|cards| cards.max(1) * (10 * (element + 64) + 6 * scalar)),
-            MessageKind::Relock => {
-                awaited(&mut self.game.shuffles.iter().filter(|(_, run)| run.relock_first == Some(peer)))
-                    .map(|cards| cards.max(1) * (5 * element + 256))
+            MessageKind::ShuffleStep => {
+                awaited(&mut self.game.shuffles.iter().filter(|(_, run)| run.due_from(peer) == Some(ShufflePart::Step)))
+                    .map(|cards| cards.max(1) * (10 * (element + 64) + 6 * scalar))
             }
+            MessageKind::Relock => awaited(
+                &mut self.game.shuffles.iter().filter(|(_, run)| run.due_from(peer) == Some(ShufflePart::Relock)),
+            )
+            .map(|cards| cards.max(1) * (5 * element + 256)),
             MessageKind::Audit => Some(scalar),
             // The other kinds carry no group element: bounded by MAX_MESSAGE_LEN alone.
             _ => return Ok(()),

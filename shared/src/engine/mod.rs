@@ -25,6 +25,7 @@ mod round;
 mod rules;
 mod setup;
 mod shuffle;
+mod shuffle_run;
 mod state;
 #[cfg(feature = "testing")]
 mod testing;
