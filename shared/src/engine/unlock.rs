@@ -41,7 +41,7 @@ impl<G: Group> Engine<G> {
 
     /// Runs every unlock that can run: sends this engine's strips when it is its turn, and
     /// reads the cards of unlocks whose strips are all in.
-    pub(super) fn advance_unlocks(&mut self) {
+    fn advance_unlocks(&mut self) {
         while let Some(effect) = self.game.unlocks.next(self.seat) {
             match effect {
                 UnlockEffect::Strip { unlock, cards } => self.send_strips(unlock, &cards),
