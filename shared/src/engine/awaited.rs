@@ -3,7 +3,7 @@
 use super::Engine;
 use super::api::AlertKind;
 use super::fault::Fault;
-use super::state::ShuffleRun;
+use super::shuffle_run::{ShufflePart, ShuffleRun};
 use crate::crypto::Group;
 use crate::ids::Seat;
 use crate::table::ZoneId;
@@ -26,18 +26,14 @@ impl<G: Group> Engine<G> {
         if !self.game.catalogues.contains_key(&peer) {
             return Some(Awaited::Deck);
         }
-        for (number, unlock) in &self.game.unlocks {
-            if let Some((holder, cards)) = unlock.steps.front()
-                && *holder == peer
-                && !self.unlock_blocked(*number)
-            {
-                return Some(Awaited::Strip { cards: cards.clone() });
-            }
+        if let Some(cards) = self.game.unlocks.due_from(peer) {
+            return Some(Awaited::Strip { cards: cards.to_vec() });
         }
-        for (library, run) in &self.game.shuffles {
-            let theirs = match run.relock_first {
-                Some(holder) => holder == peer,
-                None => run.steps.front() == Some(&peer) && !self.game.library_unlocking(*library),
+        for (library, run) in self.game.shuffles.iter() {
+            let theirs = match run.due_from(peer) {
+                Some(ShufflePart::Relock) => true,
+                Some(ShufflePart::Step) => !self.game.library_unlocking(*library),
+                None => false,
             };
             if theirs {
                 return Some(Awaited::Shuffle { library: *library });
@@ -77,30 +73,19 @@ impl<G: Group> Engine<G> {
                     cards * (element + 1024) + 2 * cards * (crate::crypto::MAX_NAME_LEN + 8)
                 }),
             MessageKind::Strip => {
-                let cards: usize = self
-                    .game
-                    .unlocks
-                    .values()
-                    .flat_map(|unlock| &unlock.steps)
-                    .filter(|(holder, _)| *holder == peer)
-                    .map(|(_, cards)| cards.len())
-                    .sum();
+                let cards = self.game.unlocks.owed_by(peer);
                 (cards > 0).then(|| cards * (5 * element + 256))
             }
             // Per card: its output and relocked form, three proof elements and two proof scalars;
             // per back, five elements and four scalars more, and a back has a card at least.
-            MessageKind::ShuffleStep => awaited(
-                &mut self
-                    .game
-                    .shuffles
-                    .iter()
-                    .filter(|(_, run)| run.relock_first.is_none() && run.steps.front() == Some(&peer)),
-            )
-            .map(|cards| cards.max(1) * (10 * (element + 64) + 6 * scalar)),
-            MessageKind::Relock => {
-                awaited(&mut self.game.shuffles.iter().filter(|(_, run)| run.relock_first == Some(peer)))
-                    .map(|cards| cards.max(1) * (5 * element + 256))
+            MessageKind::ShuffleStep => {
+                awaited(&mut self.game.shuffles.iter().filter(|(_, run)| run.due_from(peer) == Some(ShufflePart::Step)))
+                    .map(|cards| cards.max(1) * (10 * (element + 64) + 6 * scalar))
             }
+            MessageKind::Relock => awaited(
+                &mut self.game.shuffles.iter().filter(|(_, run)| run.due_from(peer) == Some(ShufflePart::Relock)),
+            )
+            .map(|cards| cards.max(1) * (5 * element + 256)),
             MessageKind::Audit => Some(scalar),
             MessageKind::StackShuffle | MessageKind::StackDeal => self.stack_bound(kind, element, scalar),
             // Per card, its source and form, and a difference that names each card of two decks; two proofs.

@@ -27,11 +27,13 @@ mod round;
 mod rules;
 mod setup;
 mod shuffle;
+mod shuffle_run;
 mod state;
 #[cfg(feature = "testing")]
 mod testing;
 mod the75;
 mod unlock;
+mod unlock_run;
 
 pub use crate::wire::Awaited;
 pub use api::{

@@ -4,7 +4,7 @@ use super::Engine;
 use super::api::{AlertKind, ChosenBy, Event, GameEnd};
 use super::fault::Fault;
 use super::round::{RandomKind, RandomRound, RoundError};
-use super::state::{Arrangement, LossTold, single_loser};
+use super::state::{LossTold, single_loser};
 use crate::crypto::{BackId, Coin, Group, ProofError, SharedSeed, Verified};
 use crate::ids::Seat;
 use crate::table::{Knowledge, ZoneId};
@@ -140,9 +140,7 @@ impl<G: Group> Engine<G> {
                 // Seed 000's deck shuffle: the backs' order from the shared state. Within a
                 // back the order it gives is public and changes nothing: the steps hid it.
                 let order = crate::hash_rng::deck_shuffle(&backs, &mut seed.rng(), &mut seed.rng());
-                let run = self.game.run_mut(library);
-                run.arrangement = Arrangement::Drawn(order.into_iter().map(|i| i as u32).collect());
-                self.finish_run_if_done(library);
+                self.arrangement_drawn(library, order.into_iter().map(|i| i as u32).collect());
             }
             RandomKind::ShowRandom(hand) => {
                 // The check refuses to show a random card of an empty hand: there is always one to pick.

@@ -1,13 +1,12 @@
 //! Library shuffles: relocks, shuffle steps with their proofs, and the arrangement of several backs.
 
-use std::collections::VecDeque;
-
 use super::Engine;
 use super::api::{AlertKind, Event};
 use super::fault::Fault;
 use super::round::RandomKind;
 use super::setup::SETUP_SHUFFLES;
-use super::state::{Arrangement, BackGroup, ShuffleRun, UnseenReorder, index};
+use super::shuffle_run::{Arrangement, OutOfTurn, ShuffleEffect, ShufflePart, ShuffleRun};
+use super::state::{BackGroup, UnseenReorder, index};
 use crate::crypto::{Group, LockKey, Locked, ProofContext, Shuffled, Verified};
 use crate::ids::Seat;
 use crate::table::{CardId, Knowledge, ZoneId};
@@ -17,37 +16,18 @@ impl<G: Group> Engine<G> {
     /// A full shuffle with fresh locks: whoever might know cards is hidden from by the
     /// other player's step.
     pub(super) fn start_shuffle(&mut self, library: Seat, number: u64) {
-        let owner_known = self
-            .game
-            .table
-            .zone(ZoneId::library(library))
-            .iter()
-            .any(|id| self.game.table.card(*id).is_some_and(|c| c.known_to.knows(library)));
-        let other_known = self
-            .game
-            .table
-            .zone(ZoneId::library(library))
-            .iter()
-            .any(|id| self.game.table.card(*id).is_some_and(|c| c.known_to.knows(library.opponent())));
-        let mut steps = VecDeque::new();
-        if other_known {
-            steps.push_back(library);
-        }
-        if owner_known || steps.is_empty() {
-            steps.push_back(library.opponent());
-        }
-        // The first stepper relocks its own cards in its step; the other one must do it before.
-        let other = steps[0].opponent();
-        let current = self.game.current_key(other, library);
-        let stale = self
-            .game
-            .table
-            .zone(ZoneId::library(library))
-            .iter()
-            .any(|id| self.game.planned[id][index(other)] != current);
-        let relock_first = stale.then_some(other);
         let arrangement = self.start_arrangement(library, number + 1);
-        self.game.shuffles.insert(library, ShuffleRun { relock_first, steps, arrangement, own_step: None });
+        let cards = self.game.table.zone(ZoneId::library(library));
+        let known = cards
+            .iter()
+            .filter_map(|id| self.game.table.card(*id))
+            .fold(Knowledge::NOBODY, |known, card| known.union(card.known_to));
+        let stale = |holder| {
+            let current = self.game.current_key(holder, library);
+            cards.iter().any(|id| self.game.planned[id][index(holder)] != current)
+        };
+        let run = ShuffleRun::plan(library, known, stale, arrangement);
+        self.game.shuffles.insert(library, run);
     }
 
     /// Relocks this player's stale cards of a library and tells the other player.
@@ -56,7 +36,6 @@ impl<G: Group> Engine<G> {
         let context = self.game.context(seq, format!("relock/{}", library.id_byte()));
         let relock = self.relock_stale(library, &context);
         self.out.send::<G>(&Message::Relock { library, relock });
-        self.game.run_mut(library).relock_first = None;
     }
 
     /// Brings every card of `library` to this player's current key, with proofs.
@@ -128,14 +107,15 @@ impl<G: Group> Engine<G> {
 
     pub(super) fn receive_relock(&mut self, seq: u64, library: Seat, groups: Vec<RelockGroup<G>>) -> Result<(), Fault> {
         let peer = self.seat.opponent();
-        let due = self.game.shuffles.get(&library).is_some_and(|run| run.relock_first == Some(peer));
-        if !due || self.game.library_unlocking(library) {
-            return Err(Fault::new(AlertKind::Unexpected, "a relock out of turn"));
+        let out_of_turn = |OutOfTurn| Fault::new(AlertKind::Unexpected, "a relock out of turn");
+        if self.game.shuffles.due_from(library, peer) != Some(ShufflePart::Relock)
+            || self.game.library_unlocking(library)
+        {
+            return Err(out_of_turn(OutOfTurn));
         }
         let context = self.game.context(seq, format!("relock/{}", library.id_byte()));
         self.accept_relock(library, &groups, &context)?;
-        self.game.run_mut(library).relock_first = None;
-        Ok(())
+        self.game.shuffles.take(library, peer, ShufflePart::Relock).map_err(out_of_turn)
     }
 
     /// This player's step of a library's shuffle run: relock, lock with a fresh key, permute each
@@ -168,10 +148,11 @@ impl<G: Group> Engine<G> {
         let new_ref = KeyRef { holder: seat, library, epoch: current.map_or(0, |k| k.epoch + 1) };
         let step = ShuffleStep { library, relock, fresh: fresh_commitment, shuffles, combined };
         self.out.send::<G>(&Message::ShuffleStep { step });
-        self.game.run_mut(library).own_step = Some(seq);
+        self.game.shuffles.own_step_sent(library, seq);
         self.game.commitments.insert(new_ref, new_key.commitment().clone());
         self.game.keys.insert(new_ref, new_key);
-        self.finish_shuffle_step(library, new_ref, outputs);
+        self.place_shuffled(library, new_ref, outputs);
+        self.finish_run_if_done(library);
     }
 
     /// The library's back groups with their current forms, each with the proof context of
@@ -194,13 +175,12 @@ impl<G: Group> Engine<G> {
     pub(super) fn receive_shuffle_step(&mut self, seq: u64, step: ShuffleStep<G>) -> Result<(), Fault> {
         let peer = self.seat.opponent();
         let library = step.library;
-        let run = self
-            .game
-            .shuffles
-            .get(&library)
-            .ok_or_else(|| Fault::new(AlertKind::Unexpected, "a shuffle step for a library nobody is shuffling"))?;
-        if run.relock_first.is_some() || run.steps.front() != Some(&peer) {
-            return Err(Fault::new(AlertKind::Unexpected, "a shuffle step out of turn"));
+        if !self.game.shuffles.contains(library) {
+            return Err(Fault::new(AlertKind::Unexpected, "a shuffle step for a library nobody is shuffling"));
+        }
+        let out_of_turn = |OutOfTurn| Fault::new(AlertKind::Unexpected, "a shuffle step out of turn");
+        if self.game.shuffles.due_from(library, peer) != Some(ShufflePart::Step) {
+            return Err(out_of_turn(OutOfTurn));
         }
         if self.game.library_unlocking(library) {
             return Err(Fault::new(AlertKind::Unexpected, "a shuffle step before the library's reveals were done"));
@@ -246,20 +226,17 @@ impl<G: Group> Engine<G> {
         let new_ref = KeyRef { holder: peer, library, epoch: current.map_or(0, |k| k.epoch + 1) };
         // The stepper's key on the library is now current × fresh (proven), or fresh the first time.
         let new_commitment = combined.map_or(step.fresh, Verified::into_inner);
+        self.game.shuffles.take(library, peer, ShufflePart::Step).map_err(out_of_turn)?;
         self.game.commitments.insert(new_ref, new_commitment);
-        self.finish_shuffle_step(library, new_ref, outputs);
+        self.place_shuffled(library, new_ref, outputs);
+        self.finish_run_if_done(library);
         Ok(())
     }
 
     /// Puts a verified shuffle step's output in place (each back's cards, in the library's order, and what its
     /// shuffle made of them): the stepper's layer is the new key, and only the stepper can still tell which card
     /// went where.
-    pub(super) fn finish_shuffle_step(
-        &mut self,
-        library: Seat,
-        new_ref: KeyRef,
-        outputs: Vec<(Vec<CardId>, Verified<Shuffled<G>>)>,
-    ) {
+    fn place_shuffled(&mut self, library: Seat, new_ref: KeyRef, outputs: Vec<(Vec<CardId>, Verified<Shuffled<G>>)>) {
         let stepper = new_ref.holder;
         let outputs =
             outputs.into_iter().flat_map(|(cards, shuffled)| cards.into_iter().zip(shuffled.into_inner().cards));
@@ -272,32 +249,26 @@ impl<G: Group> Engine<G> {
             let card = self.game.known_card_mut(id);
             // Only the stepper could follow a card it knew through its own permutation, and
             // runs are planned so that the other player's step comes after any such card
-            // (see `start_shuffle`): once the run ends, nobody knows any card of it.
+            // (see `ShuffleRun::plan`): once the run ends, nobody knows any card of it.
             card.known_to = Knowledge::NOBODY;
             self.game.identities.remove(&id);
         }
         self.game.current_keys.insert((stepper, library), new_ref.epoch);
-        self.game.run_mut(library).steps.pop_front();
-        self.finish_run_if_done(library);
     }
 
     /// A run is done when its last step is in and its backs' arrangement is drawn: the
     /// library takes the arrangement, and play (or set-up) goes on. The arrangement is an order
     /// of the library as it was when drawn, and no card enters or leaves a library while its run
     /// lasts (the rules refuse such actions as stale), so the library takes it.
-    pub(super) fn finish_run_if_done(&mut self, library: Seat) {
-        let done = |run: &ShuffleRun| run.steps.is_empty() && !matches!(run.arrangement, Arrangement::Drawing);
-        if !self.game.shuffles.get(&library).is_some_and(done) {
-            return;
-        }
-        let Some(run) = self.game.shuffles.remove(&library) else { return };
-        if let Arrangement::Drawn(order) = run.arrangement {
+    fn finish_run_if_done(&mut self, library: Seat) {
+        let Some(end) = self.game.shuffles.end_if_done(library) else { return };
+        if let Some(order) = end.order {
             let before = self.game.table.zone(ZoneId::library(library)).to_vec();
             self.game.table.permute(ZoneId::library(library), &order).expect("an order of this library");
             // The host completes the run only once the guest's last step reaches it: until
             // then its table, and the turn digest it sends, have the library's old order.
             if self.seat == Seat::Guest
-                && let Some(seq) = run.own_step
+                && let Some(seq) = end.own_step
                 && seq >= self.out.peer_ack
             {
                 self.game.unseen_reorders.push(UnseenReorder { seq, library, before });
@@ -333,14 +304,20 @@ impl<G: Group> Engine<G> {
         Arrangement::Drawing
     }
 
+    /// The random round drew where `library`'s backs lie (`order`, the library's new order): the run may be done.
+    pub(super) fn arrangement_drawn(&mut self, library: Seat, order: Vec<u32>) {
+        self.game.shuffles.arrangement_drawn(library, order);
+        self.finish_run_if_done(library);
+    }
+
     /// The first library whose shuffle run waits on this player, and whether for a relock
-    /// (else for a step).
-    pub(super) fn next_own_shuffle_part(&self) -> Option<(Seat, bool)> {
-        self.game.shuffles.iter().filter(|(library, _)| !self.game.library_unlocking(**library)).find_map(
-            |(library, run)| match run.relock_first {
-                Some(holder) => (holder == self.seat).then_some((*library, true)),
-                None => (run.steps.front() == Some(&self.seat)).then_some((*library, false)),
-            },
-        )
+    /// (else for a step): the run counts it as made, so the caller makes it now.
+    pub(super) fn next_own_shuffle_part(&mut self) -> Option<(Seat, bool)> {
+        // A run waits for its library's reveals.
+        let unlocking: Vec<Seat> = Seat::BOTH.into_iter().filter(|l| self.game.library_unlocking(*l)).collect();
+        match self.game.shuffles.next(self.seat, |library| unlocking.contains(&library))? {
+            ShuffleEffect::Relock { library } => Some((library, true)),
+            ShuffleEffect::Step { library } => Some((library, false)),
+        }
     }
 }

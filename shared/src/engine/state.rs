@@ -1,13 +1,17 @@
 //! The state of one game of a match: table, card forms and keys, and the exchanges under way.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::fault::ActionError;
 use super::phase::GamePhase;
 use super::round::RandomRound;
+use super::shuffle_run::ShuffleRuns;
+// Set-up plans its shuffle runs by naming them from here.
+pub(super) use super::shuffle_run::ShuffleRun;
+use super::unlock_run::Unlocks;
 use crate::crypto::{BackId, CardInstance, Catalogue, Group, KeyCommitment, LockKey, ProofContext};
 use crate::ids::{GameId, Seat};
-use crate::table::{Card, CardId, Knowledge, Table, ZoneId};
+use crate::table::{Card, CardId, Table, ZoneId};
 use crate::wire::{Action, DeckDifference, Envelope, KeyRef};
 
 /// A card's current cryptographic form: the element everyone sees, and whose layers are on it.
@@ -24,48 +28,11 @@ pub(super) fn index(seat: Seat) -> usize {
     }
 }
 
-/// Cards being unlocked: each holder strips its cards in turn, then the learners read them.
-///
-/// Everything here is planned when the action is applied, in the game's order, from the
-/// *planned* layers (what will be left once every earlier unlock is done), so both engines
-/// plan alike however their messages interleave. Unlocks of one card then run first-come,
-/// first-served.
-#[derive(Clone, Debug)]
-pub(super) struct Unlock {
-    pub(super) cards: Vec<CardId>,
-    pub(super) steps: VecDeque<(Seat, Vec<CardId>)>,
-    pub(super) learners: Vec<Knowledge>,
-}
-
 /// The cards of one back in a library, as a shuffle step takes them.
 pub(super) struct BackGroup<G: Group> {
     pub(super) cards: Vec<CardId>,
     pub(super) inputs: Vec<G::Element>,
     pub(super) context: ProofContext,
-}
-
-/// Where the backs of a library lie after a shuffle run.
-#[cfg_attr(fuzzing, derive(Clone))]
-pub(super) enum Arrangement {
-    /// One back only: nothing to draw.
-    Single,
-    /// Drawn in common by a random round that has not settled yet.
-    Drawing,
-    /// The library's new order (`Table::permute`), which puts its backs where the random
-    /// round drew them.
-    Drawn(Vec<u32>),
-}
-
-#[cfg_attr(fuzzing, derive(Clone))]
-pub(super) struct ShuffleRun {
-    /// A player who must first relock its stale cards: every permutation needs both
-    /// players' layers uniform across the library, or layers would follow the wrong cards.
-    pub(super) relock_first: Option<Seat>,
-    pub(super) steps: VecDeque<Seat>,
-    pub(super) arrangement: Arrangement,
-    /// This player's last shuffle step in the run, by message number: the host completes
-    /// the run only once it has it.
-    pub(super) own_step: Option<u64>,
 }
 
 /// One game of a match: its table, keys, cards and exchanges.
@@ -88,8 +55,8 @@ pub(super) struct GameState<G: Group> {
     /// Each seat's locked deck as it was sent, for the end-of-game audit.
     pub(super) deck_elements: HashMap<Seat, Vec<(G::Element, BackId)>>,
     pub(super) identities: HashMap<CardId, CardInstance>,
-    pub(super) unlocks: BTreeMap<u64, Unlock>,
-    pub(super) shuffles: BTreeMap<Seat, ShuffleRun>,
+    pub(super) unlocks: Unlocks,
+    pub(super) shuffles: ShuffleRuns,
     pub(super) randoms: BTreeMap<u64, RandomRound>,
     /// The guest's proposals awaiting the host's answer, by message number.
     pub(super) proposals: BTreeMap<u64, Action>,
@@ -174,11 +141,6 @@ impl<G: Group> GameState<G> {
         self.forms.get_mut(&id).expect("every card gets its form when it enters the table")
     }
 
-    /// The shuffle run of `library`, for a part that was called because one is under way.
-    pub(super) fn run_mut(&mut self, library: Seat) -> &mut ShuffleRun {
-        self.shuffles.get_mut(&library).expect("called only while the library's shuffle run exists")
-    }
-
     pub(super) fn new(number: u32, phase: GamePhase) -> Self {
         GameState {
             number,
@@ -219,13 +181,12 @@ impl<G: Group> GameState<G> {
     }
 
     pub(super) fn library_locked(&self, library: Seat) -> bool {
-        self.shuffles.contains_key(&library)
+        self.shuffles.contains(library)
     }
 
     /// Whether cards of a library are still being unlocked (a shuffle step waits for them).
     pub(super) fn library_unlocking(&self, library: Seat) -> bool {
-        let cards = self.table.zone(ZoneId::library(library));
-        self.unlocks.values().any(|u| u.cards.iter().any(|c| cards.contains(c)))
+        self.unlocks.names_any(self.table.zone(ZoneId::library(library)))
     }
 
     pub(super) fn current_key(&self, holder: Seat, library: Seat) -> Option<KeyRef> {

@@ -1,13 +1,13 @@
 //! Unlocking cards: each holder strips its layers in turn, then the learners read them.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 use super::Engine;
 use super::api::{AlertKind, Event};
 use super::fault::Fault;
-use super::state::{Unlock, index};
+use super::state::index;
+use super::unlock_run::{StripRefusal, UnlockEffect, UnlockRun};
 use crate::crypto::{Group, Stripped, Verified};
-use crate::ids::Seat;
 use crate::table::{CardId, Knowledge};
 use crate::wire::{KeyRef, Message, StripGroup};
 
@@ -25,71 +25,39 @@ impl<G: Group> Engine<G> {
         if cards.is_empty() {
             return;
         }
-        let both = audience == Knowledge::BOTH;
-        let mut steps = VecDeque::new();
-        for holder in Seat::BOTH {
-            let due: Vec<CardId> = cards
-                .iter()
-                .copied()
-                .filter(|id| (both || !audience.knows(holder)) && self.game.planned[id][index(holder)].is_some())
-                .collect();
-            for id in &due {
+        let run = UnlockRun::plan(cards, audience, |id, holder| self.game.planned[&id][index(holder)].is_some());
+        for (holder, due) in run.steps() {
+            for id in due {
                 self.game.planned.entry(*id).or_insert([None, None])[index(holder)] = None;
             }
-            if !due.is_empty() {
-                steps.push_back((holder, due));
-            }
         }
-        let learners: Vec<Knowledge> = cards
-            .iter()
-            .map(|id| match self.game.planned[id] {
-                [None, None] => Knowledge::BOTH,
-                [Some(_), None] => Knowledge::only(Seat::Host),
-                [None, Some(_)] => Knowledge::only(Seat::Guest),
-                [Some(_), Some(_)] => Knowledge::NOBODY,
-            })
-            .collect();
-        for (id, learners) in cards.iter().zip(&learners) {
-            let card = self.game.known_card_mut(*id);
-            card.known_to = card.known_to.union(*learners);
+        for (id, learners) in run.learners() {
+            let card = self.game.known_card_mut(id);
+            card.known_to = card.known_to.union(learners);
         }
-        self.game.unlocks.insert(number, Unlock { cards, steps, learners });
+        self.game.unlocks.start(number, run);
         self.advance_unlocks();
     }
 
-    /// Whether an earlier unlock of one of the same cards is still under way.
-    pub(super) fn unlock_blocked(&self, number: u64) -> bool {
-        let cards = &self.game.unlocks[&number].cards;
-        self.game.unlocks.range(..number).any(|(_, earlier)| earlier.cards.iter().any(|c| cards.contains(c)))
-    }
-
     /// Runs every unlock that can run: sends this engine's strips when it is its turn, and
-    /// finishes unlocks whose strips are all in.
-    pub(super) fn advance_unlocks(&mut self) {
-        loop {
-            let runnable = self.game.unlocks.keys().copied().find(|&number| {
-                !self.unlock_blocked(number)
-                    && self.game.unlocks[&number].steps.front().is_none_or(|(holder, _)| *holder == self.seat)
-            });
-            let Some(number) = runnable else { return };
-            let unlock = &self.game.unlocks[&number];
-            match unlock.steps.front() {
-                None => self.finish_unlock(number),
-                Some((_, cards)) => {
-                    let cards = cards.clone();
-                    self.send_strips(number, &cards);
-                }
+    /// reads the cards of unlocks whose strips are all in.
+    fn advance_unlocks(&mut self) {
+        while let Some(effect) = self.game.unlocks.next(self.seat) {
+            match effect {
+                UnlockEffect::Strip { unlock, cards } => self.send_strips(unlock, &cards),
+                UnlockEffect::Read { cards } => self.read_unlocked(cards),
             }
         }
     }
 
-    pub(super) fn send_strips(&mut self, number: u64, cards: &[CardId]) {
+    /// This player's strip of `cards` for unlock `number`, with its proofs.
+    fn send_strips(&mut self, number: u64, cards: &[CardId]) {
         let seq = self.out.next_seq();
         let context = self.game.context(seq, format!("unlock/{number}"));
         let mut groups: BTreeMap<KeyRef, Vec<CardId>> = BTreeMap::new();
         for id in cards {
             // This player's step names only cards its planned layer is on, and no earlier unlock of them is
-            // under way (`unlock_blocked`), so the layer is on each one now.
+            // under way (the machine holds a blocked unlock back), so the layer is on each one now.
             let key = self.game.forms[id].layers[index(self.seat)].expect("planned strips are of present layers");
             groups.entry(key).or_default().push(*id);
         }
@@ -104,20 +72,12 @@ impl<G: Group> Engine<G> {
             stripped.push((key, cards, forms));
         }
         self.out.send::<G>(&Message::Strip { unlock: number, groups: strip_groups });
-        self.apply_strips(number, stripped);
+        self.apply_strips(stripped);
     }
 
     pub(super) fn receive_strip(&mut self, seq: u64, number: u64, groups: Vec<StripGroup<G>>) -> Result<(), Fault> {
         let peer = self.seat.opponent();
-        let unlock = self
-            .game
-            .unlocks
-            .get(&number)
-            .ok_or_else(|| Fault::new(AlertKind::Unexpected, format!("strip for unknown unlock {number}")))?;
-        let due = match unlock.steps.front() {
-            Some((holder, due)) if *holder == peer && !self.unlock_blocked(number) => due,
-            _ => return Err(Fault::new(AlertKind::Unexpected, format!("strip out of turn for unlock {number}"))),
-        };
+        let due = self.game.unlocks.due(number, peer).map_err(|refusal| strip_fault(number, refusal))?;
         // Each due card with the opponent's layer on it, which a strip must name (planned strips are of present
         // layers, so every one has it).
         let mut due: BTreeMap<CardId, Option<KeyRef>> =
@@ -130,10 +90,7 @@ impl<G: Group> Engine<G> {
             }
             for id in &group.cards {
                 if due.remove(id) != Some(Some(group.key)) {
-                    return Err(Fault::new(
-                        AlertKind::Unexpected,
-                        format!("strip of card {id} that is not due, or with the wrong key"),
-                    ));
+                    return Err(strip_fault(number, StripRefusal::NotDue(*id)));
                 }
             }
             if group.cards.is_empty() {
@@ -147,25 +104,21 @@ impl<G: Group> Engine<G> {
                 .map_err(|e| Fault::new(AlertKind::BadProof, format!("strip for unlock {number}: {e}")))?;
             stripped.push((group.key, group.cards, verified));
         }
-        if let Some(id) = due.keys().next() {
-            return Err(Fault::new(AlertKind::Unexpected, format!("strip of unlock {number} misses card {id}")));
-        }
-        self.apply_strips(number, stripped);
+        let cards: Vec<CardId> = stripped.iter().flat_map(|(_, cards, _)| cards.iter().copied()).collect();
+        self.game.unlocks.take_strip(number, peer, &cards).map_err(|refusal| strip_fault(number, refusal))?;
+        self.apply_strips(stripped);
         self.advance_unlocks();
         Ok(())
     }
 
     /// Takes one layer off each group's cards: the forms a strip proof vouches for.
-    pub(super) fn apply_strips(&mut self, number: u64, stripped: Vec<(KeyRef, Vec<CardId>, Verified<Stripped<G>>)>) {
+    fn apply_strips(&mut self, stripped: Vec<(KeyRef, Vec<CardId>, Verified<Stripped<G>>)>) {
         for (key, cards, forms) in stripped {
             for (id, element) in cards.into_iter().zip(forms.into_inner().cards) {
                 let form = self.game.form_mut(id);
                 form.element = element;
                 form.layers[index(key.holder)] = None;
             }
-        }
-        if let Some(unlock) = self.game.unlocks.get_mut(&number) {
-            unlock.steps.pop_front();
         }
     }
 
@@ -182,10 +135,9 @@ impl<G: Group> Engine<G> {
         })
     }
 
-    /// All strips are in: the learners read each card's point from its owner's catalogue.
-    pub(super) fn finish_unlock(&mut self, number: u64) {
-        let Some(unlock) = self.game.unlocks.remove(&number) else { return };
-        for (id, learners) in unlock.cards.into_iter().zip(unlock.learners) {
+    /// All strips of an unlock are in: the learners read each card's point from its owner's catalogue.
+    fn read_unlocked(&mut self, cards: Vec<(CardId, Knowledge)>) {
+        for (id, learners) in cards {
             if !learners.knows(self.seat) || self.game.identities.contains_key(&id) {
                 continue;
             }
@@ -227,4 +179,15 @@ impl<G: Group> Engine<G> {
             }
         }
     }
+}
+
+/// The alert for a strip that does not fit the unlocks under way.
+fn strip_fault(number: u64, refusal: StripRefusal) -> Fault {
+    let detail = match refusal {
+        StripRefusal::Unknown => format!("strip for unknown unlock {number}"),
+        StripRefusal::OutOfTurn => format!("strip out of turn for unlock {number}"),
+        StripRefusal::NotDue(id) => format!("strip of card {id} that is not due, or with the wrong key"),
+        StripRefusal::Missing(id) => format!("strip of unlock {number} misses card {id}"),
+    };
+    Fault::new(AlertKind::Unexpected, detail)
 }
