@@ -85,10 +85,10 @@ fn each_player_is_dealt_its_own_pool_unseen_by_the_other() {
     let host = pool_of(&pair, Seat::Host);
     let guest = pool_of(&pair, Seat::Guest);
     assert_eq!((host.len(), guest.len()), (20, 20));
-    let cube: HashSet<String> = cube(60).cards.into_iter().collect();
+    let listed: HashSet<String> = cube(60).cards.into_iter().collect();
     let dealt: HashSet<&String> = host.iter().chain(&guest).collect();
     assert_eq!(dealt.len(), 40, "the pools share no card of a singleton cube");
-    assert!(dealt.iter().all(|card| cube.contains(*card)));
+    assert!(dealt.iter().all(|card| listed.contains(*card)));
     // Neither engine holds a single identity before any deck: nothing of either pool was revealed to the other.
     for seat in Seat::BOTH {
         assert!(pair.engine(seat).identities().is_empty());
@@ -96,14 +96,10 @@ fn each_player_is_dealt_its_own_pool_unseen_by_the_other() {
     }
     // Another seed deals other pools: the deal follows both players' shuffles, not the file's order.
     let mut other =
-        Pair::<Ristretto255>::limited(config(Seat::Host, cube_list(), 20), config(Seat::Guest, cube_list(), 20), 33);
+        Pair::<Ristretto255>::limited(config(Seat::Host, cube(60), 20), config(Seat::Guest, cube(60), 20), 33);
     other.drive();
     assert_ne!(pool_of(&other, Seat::Host), host);
-    assert_ne!(host[..], cube_list().cards[..20]);
-}
-
-fn cube_list() -> PoolList {
-    cube(60)
+    assert_ne!(host[..], cube(60).cards[..20]);
 }
 
 #[test]
@@ -154,7 +150,6 @@ fn a_build_naming_cards_outside_the_pool_is_refused_with_them() {
     let mut expected = vec![(2, "Black Lotus".to_string()), (1, guest_card)];
     expected.sort_by(|a, b| a.1.cmp(&b.1));
     assert_eq!(refused, IntentError::NotInPool(expected));
-    assert!(pair.engine(Seat::Host).journal().inputs.len() > 0);
     // Nothing went out: the guest still waits for the host's deck.
     assert_eq!(pair.drive(), 0);
 }

@@ -1,6 +1,6 @@
 //! Set-up of a game: the sealed decks, their proofs, and the first shuffles; a new game of the match.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 use rand_core::Rng;
 use sha2::{Digest, Sha256};
@@ -9,7 +9,8 @@ use super::Engine;
 use super::api::{AlertKind, DeckError, DeckList, Event};
 use super::fault::Fault;
 use super::phase::{Agreed, GamePhase};
-use super::state::{Form, GameState, ShuffleRun, index};
+use super::shuffle_run::ShuffleRun;
+use super::state::{Form, GameState, index};
 use crate::crypto::{
     BackId, CardInstance, Catalogue, DleqProof, Group, KeyCommitment, LockKey, Locked, Verified, random_permutation,
 };
@@ -331,9 +332,9 @@ impl<G: Group> Engine<G> {
     }
 
     pub(super) fn start_setup_shuffle(&mut self, library: Seat) {
-        // Only the opponent's shuffle matters at set-up: the owner knows every card anyway.
-        let steps = VecDeque::from([library.opponent()]);
+        // Only the opponent's shuffle matters at set-up: the owner knows every card anyway, and no layer is stale.
         let arrangement = self.start_arrangement(library, 0);
-        self.game.shuffles.insert(library, ShuffleRun { relock_first: None, steps, arrangement, own_step: None });
+        let run = ShuffleRun::plan(library, Knowledge::only(library), |_| false, arrangement);
+        self.game.shuffles.insert(library, run);
     }
 }

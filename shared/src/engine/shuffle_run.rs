@@ -21,18 +21,17 @@ pub(super) enum Arrangement {
     Drawn(Vec<u32>),
 }
 
-/// One library's shuffle run. Set-up builds its runs directly (one step, the opponent's); every other change goes
-/// through the methods here.
+/// One library's shuffle run: every change goes through the methods here.
 #[cfg_attr(fuzzing, derive(Clone))]
 pub(super) struct ShuffleRun {
     /// A player who must first relock its stale cards: every permutation needs both
     /// players' layers uniform across the library, or layers would follow the wrong cards.
-    pub(super) relock_first: Option<Seat>,
-    pub(super) steps: VecDeque<Seat>,
-    pub(super) arrangement: Arrangement,
+    relock_first: Option<Seat>,
+    steps: VecDeque<Seat>,
+    arrangement: Arrangement,
     /// This player's last shuffle step in the run, by message number: the host completes
     /// the run only once it has it.
-    pub(super) own_step: Option<u64>,
+    own_step: Option<u64>,
 }
 
 impl ShuffleRun {

@@ -7,7 +7,7 @@ use super::phase::GamePhase;
 use super::round::RandomRound;
 use super::shuffle_run::ShuffleRuns;
 // Set-up plans its shuffle runs by naming them from here.
-pub(super) use super::shuffle_run::ShuffleRun;
+
 use super::unlock_run::Unlocks;
 use crate::crypto::{BackId, CardInstance, Catalogue, Group, KeyCommitment, LockKey, ProofContext};
 use crate::ids::{GameId, Seat};
