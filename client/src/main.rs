@@ -116,7 +116,7 @@ struct GameArgs {
     /// the pool). The pools are dealt from it; `build DECKFILE` then takes your deck from your pool.
     #[arg(long, value_name = "FILE")]
     pool: Option<std::path::PathBuf>,
-    /// Hosting limited play: the format [possible values: sealed].
+    /// Hosting limited play: the format.
     #[arg(long, value_name = "FORMAT", requires = "pool")]
     limited: Option<LimitedKind>,
     /// Sealed: how many cards of the pool each player is dealt.
@@ -134,6 +134,17 @@ struct GameArgs {
 enum LimitedKind {
     /// Sealed deck: each player is dealt `--cards` cards of the pool, unseen by the other.
     Sealed,
+    /// Uniform deck: both build from the whole pool file, each choice hidden from the other.
+    Uniform,
+}
+
+impl LimitedKind {
+    fn format(self, cards: u32) -> LimitedFormat {
+        match self {
+            LimitedKind::Sealed => LimitedFormat::Sealed { cards },
+            LimitedKind::Uniform => LimitedFormat::Uniform,
+        }
+    }
 }
 
 impl GameArgs {
@@ -141,10 +152,10 @@ impl GameArgs {
     fn brought(&self, host: bool) -> Result<Brought, String> {
         match (&self.deck, &self.pool, self.limited) {
             (Some(deck), _, _) => Ok(Brought::Deck(deck.clone())),
-            (None, Some(file), Some(LimitedKind::Sealed)) if host => {
-                Ok(Brought::Pool { file: file.clone(), format: Some(LimitedFormat::Sealed { cards: self.cards }) })
+            (None, Some(file), Some(kind)) if host => {
+                Ok(Brought::Pool { file: file.clone(), format: Some(kind.format(self.cards)) })
             }
-            (None, Some(_), None) if host => Err("hosting with --pool needs --limited FORMAT (sealed)".into()),
+            (None, Some(_), None) if host => Err("hosting with --pool needs --limited FORMAT (sealed, uniform)".into()),
             (None, Some(_), Some(_)) => Err("the host chooses the format: join with --pool FILE alone".into()),
             (None, Some(file), None) => Ok(Brought::Pool { file: file.clone(), format: None }),
             (None, None, _) => Err("a deck (--deck FILE) or a pool (--pool FILE) is needed".into()),

@@ -390,7 +390,8 @@ fn samples() -> Vec<(String, String)> {
     for dir in [root.join("../examples"), root.join("tests/decks")] {
         for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
             let path = entry.unwrap().path();
-            if path.extension().is_some_and(|e| e == "md") {
+            // The read-me, and folders such as `examples/pools` (pool files, not decks).
+            if path.extension().is_some_and(|e| e == "md") || path.is_dir() {
                 continue;
             }
             let name = path.file_name().unwrap().to_string_lossy().into_owned();

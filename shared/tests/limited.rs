@@ -252,3 +252,45 @@ fn a_deck_card_that_is_not_a_pool_card_is_an_alert_with_the_signed_deck_as_evide
     let verdict = check::<Ristretto255>(pair.engine(Seat::Guest).journal()).unwrap();
     assert!(matches!(verdict, Verdict::Breach { by: Seat::Host, .. }), "{verdict:?}");
 }
+
+#[test]
+fn uniform_players_build_from_the_whole_list_and_neither_learns_the_others_choice_before_the_audit() {
+    let list = cube(40);
+    let host = LimitedConfig { pool: list.clone(), format: Some(LimitedFormat::Uniform) };
+    let guest = LimitedConfig { pool: list.clone(), format: None };
+    let mut pair = Pair::<Ristretto255>::limited(host, guest, 4);
+    pair.drive();
+    let pools = Seat::BOTH.map(|seat| pool_of(&pair, seat));
+    for pool in &pools {
+        assert_eq!(counted(pool.iter().map(String::as_str)), counted(list.cards.iter().map(String::as_str)));
+    }
+    assert_ne!(pools[0], list.cards, "each player's pool is its own shuffle of the list");
+    // Both take the same first ten cards of the list: in uniform play a card is everyone's.
+    let chosen = &list.cards[..10];
+    for seat in Seat::BOTH {
+        pair.intent(seat, Intent::Build(deck(chosen, 10, 5))).unwrap();
+    }
+    pair.drive();
+    assert!(Seat::BOTH.into_iter().all(|seat| pair.engine(seat).is_ready()));
+    assert_consistent(&pair);
+    for seat in Seat::BOTH {
+        let engine = pair.engine(seat);
+        let theirs = engine.identities().values().filter(|card| card.owner != seat).count();
+        assert_eq!(theirs, 0, "{seat:?} knows none of the opponent's cards");
+        let side = ZoneId::new(seat, ZoneKind::Sideboard);
+        assert_eq!(engine.table().zone(side).len(), 0, "a uniform deck's sideboard is what its file says");
+    }
+    for seat in Seat::BOTH {
+        pair.intent(seat, Intent::EndGame).unwrap();
+    }
+    pair.drive();
+    for seat in Seat::BOTH {
+        assert!(misbehaviour(&pair, seat).is_empty(), "{:?}", misbehaviour(&pair, seat));
+        let audited = pair
+            .events(seat)
+            .iter()
+            .any(|e| matches!(e, Event::Audited { seat: s, deck } if *s != seat && deck.len() == 15));
+        assert!(audited, "{seat:?} audited the opponent's 15 cards");
+        assert!(matches!(check::<Ristretto255>(pair.engine(seat).journal()), Ok(Verdict::Clean(_))));
+    }
+}

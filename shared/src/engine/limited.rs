@@ -46,8 +46,10 @@ pub(super) struct Stack<G: Group> {
     pub(super) dealt: [Option<Vec<G::Element>>; 2],
     /// The place in the pool file of each card dealt to this player, in the order of the deal.
     pub(super) own: Option<Vec<u32>>,
-    /// How many cards each player is dealt.
+    /// How many cards each player's pool holds.
     pub(super) deal: u32,
+    /// The format, which says how the pools come out of the stack.
+    pub(super) format: LimitedFormat,
 }
 
 /// Checks a limited match's pool and format before anything is sent.
@@ -72,9 +74,14 @@ pub(super) fn check_config<G: Group>(seat: Seat, config: &LimitedConfig) -> Resu
 
 /// Whether `format` can deal from a pool of `cards` cards: the cards it deals in all, if not.
 fn fits(format: LimitedFormat, cards: usize) -> Result<(), usize> {
-    let dealt = format.dealt();
-    let needed = 2 * dealt as usize;
-    if dealt == 0 || dealt > MAX_DEAL || needed > cards { Err(needed) } else { Ok(()) }
+    match format {
+        LimitedFormat::Sealed { cards: dealt } => {
+            let needed = 2 * dealt as usize;
+            if dealt == 0 || dealt > MAX_DEAL || needed > cards { Err(needed) } else { Ok(()) }
+        }
+        LimitedFormat::Uniform if cards == 0 => Err(1),
+        LimitedFormat::Uniform => Ok(()),
+    }
 }
 
 /// The stack positions dealt to `seat`: the host's first.
@@ -146,17 +153,47 @@ impl<G: Group> Engine<G> {
             steps: 0,
             dealt: [None, None],
             own: None,
-            deal: format.dealt(),
+            deal: format.dealt(limited.pool.cards.len()),
+            format,
         });
         self.out.emit(Event::LimitedAgreed { format, pool });
-        if self.seat == Seat::Host {
+        if !format.deals_from_one_stack() {
+            self.send_own_list();
+        } else if self.seat == Seat::Host {
             self.send_stack_shuffle();
         }
         Ok(())
     }
 
-    fn stack_mut(&mut self) -> Option<&mut Stack<G>> {
-        self.limited.as_mut().and_then(|limited| limited.stack.as_mut())
+    /// Uniform play: this player's own lock and shuffle of the whole list, which is its pool: the opponent holds an
+    /// unlinkable permutation of the list, so the positions a deck names say nothing of its cards.
+    fn send_own_list(&mut self) {
+        let me = self.seat;
+        let context = self.game.context(self.out.next_seq(), stack_purpose(me, "list"));
+        let Some(stack) = self.limited.as_mut().and_then(|limited| limited.stack.as_mut()) else { return };
+        let (shuffle, shuffled) = stack.key.lock_and_shuffle(&stack.points, &context, &mut self.rng);
+        let key = stack.key.commitment().clone();
+        self.out.send::<G>(&Message::StackShuffle { key, shuffle });
+        self.take_own_pool(shuffled.into_inner().cards);
+    }
+
+    /// This player's pool, as forms under its own layer alone: it strips its layer and reads each card by its point.
+    fn take_own_pool(&mut self, forms: Vec<G::Element>) {
+        let me = self.seat;
+        let limited = self.limited.as_mut().expect("a pool is a limited match's");
+        let stack = limited.stack.as_mut().expect("a pool is dealt from the stack");
+        let by_point: HashMap<&G::Element, u32> = stack.points.iter().zip(0..).collect();
+        // Every layer but this player's was proven, and its own it made: each form is one pool point under its key.
+        let own: Vec<u32> = stack
+            .key
+            .strip(&forms)
+            .iter()
+            .map(|point| *by_point.get(point).expect("a proven form of the stack is a pool card"))
+            .collect();
+        stack.dealt[super::state::index(me)] = Some(forms);
+        let cards = own.iter().map(|&index| limited.pool.cards[index as usize].clone()).collect();
+        stack.own = Some(own);
+        self.out.emit(Event::Pool { cards });
     }
 
     /// This player's lock and shuffle of the stack; the guest's is the last, after which the deal goes out.
@@ -182,6 +219,9 @@ impl<G: Group> Engine<G> {
         shuffle: ProvenShuffle<G>,
     ) -> Result<(), Fault> {
         let peer = self.seat.opponent();
+        if self.stack().is_some_and(|stack| !stack.format.deals_from_one_stack()) {
+            return self.receive_peer_list(seq, key, shuffle);
+        }
         let context = self.game.context(seq, stack_purpose(peer, "shuffle"));
         let turn = if peer == Seat::Host { 0 } else { 1 };
         let Some(stack) = self.limited.as_mut().and_then(|l| l.stack.as_mut()).filter(|stack| stack.steps == turn)
@@ -202,6 +242,33 @@ impl<G: Group> Engine<G> {
             Seat::Host => self.send_stack_deal(),
         }
         Ok(())
+    }
+
+    /// Uniform play: the opponent's lock and shuffle of the whole list, its pool, checked against the list's points.
+    fn receive_peer_list(&mut self, seq: u64, key: KeyCommitment<G>, shuffle: ProvenShuffle<G>) -> Result<(), Fault> {
+        let peer = self.seat.opponent();
+        let context = self.game.context(seq, stack_purpose(peer, "list"));
+        let Some(stack) = self
+            .limited
+            .as_mut()
+            .and_then(|limited| limited.stack.as_mut())
+            .filter(|stack| stack.dealt[super::state::index(peer)].is_none())
+        else {
+            return Err(Fault::new(AlertKind::Unexpected, "a second list shuffle"));
+        };
+        if shuffle.cards.len() != stack.points.len() {
+            return Err(Fault::new(AlertKind::Malformed, "a list shuffle of another number of cards"));
+        }
+        let shuffled = key
+            .verify_shuffle(&stack.points, shuffle, &context, &mut self.rng)
+            .map_err(|e| Fault::new(AlertKind::BadProof, format!("the opponent's shuffle of the list: {e}")))?;
+        stack.dealt[super::state::index(peer)] = Some(shuffled.into_inner().cards);
+        stack.peer_key = Some(key);
+        Ok(())
+    }
+
+    pub(super) fn stack(&self) -> Option<&Stack<G>> {
+        self.limited.as_ref()?.stack.as_ref()
     }
 
     /// Strips this player's layer off the positions dealt to the opponent, with proof.
@@ -228,7 +295,12 @@ impl<G: Group> Engine<G> {
     ) -> Result<(), Fault> {
         let me = self.seat;
         let context = self.game.context(seq, stack_purpose(me.opponent(), "deal"));
-        let Some(stack) = self.stack_mut().filter(|stack| stack.steps == 2 && stack.own.is_none()) else {
+        let Some(stack) = self
+            .limited
+            .as_mut()
+            .and_then(|limited| limited.stack.as_mut())
+            .filter(|stack| stack.steps == 2 && stack.own.is_none())
+        else {
             return Err(Fault::new(AlertKind::Unexpected, "a stack-deal out of turn"));
         };
         let range = positions(me, stack.deal);
@@ -240,18 +312,7 @@ impl<G: Group> Engine<G> {
         let stripped = peer_key
             .verify_strip(locked, forms, &proof, &context)
             .map_err(|e| Fault::new(AlertKind::BadProof, format!("the deal of this player's pool: {e}")))?;
-        let forms = stripped.into_inner().cards;
-        let by_point: HashMap<&G::Element, u32> = stack.points.iter().zip(0..).collect();
-        // Both layers were proven, so each form is one pool point under this player's key alone.
-        let own: Option<Vec<u32>> = stack.key.strip(&forms).iter().map(|point| by_point.get(point).copied()).collect();
-        stack.dealt[super::state::index(me)] = Some(forms);
-        let Some(own) = own else {
-            return Err(Fault::new(AlertKind::Unexpected, "a dealt card is no card of the pool"));
-        };
-        stack.own = Some(own.clone());
-        let pool = &self.limited.as_ref().expect("the stack is the limited match's").pool;
-        let cards = own.iter().map(|&index| pool.cards[index as usize].clone()).collect();
-        self.out.emit(Event::Pool { cards });
+        self.take_own_pool(stripped.into_inner().cards);
         Ok(())
     }
 
@@ -260,6 +321,9 @@ impl<G: Group> Engine<G> {
         let Some(limited) = &self.limited else { return false };
         match &limited.stack {
             None => true,
+            Some(stack) if !stack.format.deals_from_one_stack() => {
+                stack.dealt[super::state::index(self.seat.opponent())].is_none()
+            }
             Some(stack) => {
                 let their_shuffle = if self.seat == Seat::Host { 1 } else { 0 };
                 stack.steps == their_shuffle || (stack.steps == 2 && stack.own.is_none())
@@ -271,10 +335,13 @@ impl<G: Group> Engine<G> {
     pub(super) fn stack_bound(&self, kind: wire::MessageKind, element: usize, scalar: usize) -> Option<usize> {
         let stack = self.limited.as_ref()?.stack.as_ref()?;
         let their_shuffle = if self.seat == Seat::Host { 1 } else { 0 };
+        let shuffle_bound = |cards: usize| cards.max(1) * (10 * (element + 64) + 6 * scalar);
+        if !stack.format.deals_from_one_stack() {
+            let owed = stack.dealt[super::state::index(self.seat.opponent())].is_none();
+            return (kind == wire::MessageKind::StackShuffle && owed).then(|| shuffle_bound(stack.points.len()));
+        }
         match kind {
-            wire::MessageKind::StackShuffle if stack.steps == their_shuffle => {
-                Some(stack.cards.len().max(1) * (10 * (element + 64) + 6 * scalar))
-            }
+            wire::MessageKind::StackShuffle if stack.steps == their_shuffle => Some(shuffle_bound(stack.cards.len())),
             wire::MessageKind::StackDeal if stack.steps == 2 && stack.own.is_none() => {
                 Some(stack.deal as usize * (element + 8) + 4 * element)
             }

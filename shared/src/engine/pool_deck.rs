@@ -15,7 +15,6 @@ use sha2::{Digest, Sha256};
 use super::Engine;
 use super::api::{AlertKind, DeckCard, DeckList, IntentError};
 use super::fault::Fault;
-use super::limited::Stack;
 use super::setup::{OwnDeck, PeerDeck};
 use super::state::index;
 use crate::crypto::{BackId, CardInstance, Catalogue, DleqProof, Group, KeyCommitment, LockKey, basic_point};
@@ -44,9 +43,10 @@ struct Split {
 }
 
 impl Split {
-    /// Checks a deck's sources against a deal of `deal` cards: the library's pool cards, then its basic lands; the
-    /// sideboard's pool cards; every pool position exactly once.
-    fn of(library: &[DeckSource], sideboard: &[DeckSource], deal: u32) -> Result<Split, &'static str> {
+    /// Checks a deck's sources against a pool of `deal` cards: the library's pool cards, then its basic lands; the
+    /// sideboard's pool cards; no pool position twice, and every one of them when the pool was `dealt` from a stack
+    /// both shuffled (a uniform pool is a whole list, of which a deck takes what it likes).
+    fn of(library: &[DeckSource], sideboard: &[DeckSource], deal: u32, dealt: bool) -> Result<Split, &'static str> {
         let mut pool = Vec::new();
         let mut basics = Vec::new();
         for source in library {
@@ -64,8 +64,11 @@ impl Split {
             }
         }
         let distinct: HashSet<u32> = pool.iter().copied().collect();
-        if pool.len() != deal as usize || distinct.len() != pool.len() || pool.iter().any(|&p| p >= deal) {
-            return Err("the deck does not hold every card of the pool exactly once");
+        if distinct.len() != pool.len() || pool.iter().any(|&p| p >= deal) {
+            return Err("the deck names a pool card twice, or one the pool does not have");
+        }
+        if dealt && pool.len() != deal as usize {
+            return Err("the deck does not hold every card of the pool");
         }
         Ok(Split { pool, basics, library_pool })
     }
@@ -100,10 +103,6 @@ fn instance(stack_id: &[u8; 32], owner: Seat, name: &str, what: &str, number: u3
 }
 
 impl<G: Group> Engine<G> {
-    fn stack(&self) -> Option<&Stack<G>> {
-        self.limited.as_ref()?.stack.as_ref()
-    }
-
     /// Limited play: this player's pool is dealt and its deck for this game not built yet (`Intent::Build`): the
     /// engine waits on its player, not on the opponent.
     pub fn is_building(&self) -> bool {
@@ -165,8 +164,11 @@ impl<G: Group> Engine<G> {
         if !missing.is_empty() {
             return Err(IntentError::NotInPool(missing.into_iter().map(|(name, n)| (n, name.to_string())).collect()));
         }
-        let rest: Vec<u32> = (0..own.len() as u32).filter(|&slot| unused[slot as usize].is_some()).collect();
-        sideboard.extend(rest.into_iter().map(DeckSource::Pool));
+        // A dealt pool is bound whole to every deck: what the library leaves out is the sideboard.
+        if self.stack().is_some_and(|stack| stack.format.deals_from_one_stack()) {
+            let rest = (0..own.len() as u32).filter(|&slot| unused[slot as usize].is_some());
+            sideboard.extend(rest.map(DeckSource::Pool));
+        }
         library.extend(basics);
         if library.len() + sideboard.len() > wire::max_deck_len::<G>() {
             return Err(IntentError::Invalid(format!("a deck holds at most {} cards", wire::max_deck_len::<G>())));
@@ -225,7 +227,8 @@ impl<G: Group> Engine<G> {
         let limited = self.limited.as_ref().expect("a pool deck is a limited match's");
         let (library, sideboard) = limited.sources.clone().expect("a pool deck is sent once chosen");
         let stack = limited.stack.as_ref().expect("a pool deck comes after the deal");
-        let split = Split::of(&library, &sideboard, stack.deal).expect("a chosen deck holds the pool once");
+        let split = Split::of(&library, &sideboard, stack.deal, stack.format.deals_from_one_stack())
+            .expect("a chosen deck holds the pool once");
         let dealt = stack.dealt[index(seat)].as_ref().expect("this player's deal came before it chose");
         let own = stack.own.clone().expect("this player's deal came before it chose");
         let seq = self.out.next_seq();
@@ -277,7 +280,7 @@ impl<G: Group> Engine<G> {
         if self.game.catalogues.contains_key(&peer) {
             return Err(Fault::new(AlertKind::Unexpected, "a deck out of turn"));
         }
-        let split = Split::of(&library, &sideboard, stack.deal)
+        let split = Split::of(&library, &sideboard, stack.deal, stack.format.deals_from_one_stack())
             .map_err(|why| Fault::new(AlertKind::Unexpected, format!("a pool-deck: {why}")))?;
         let total = library.len() + sideboard.len();
         if library.is_empty() || total > wire::max_deck_len::<G>() || forms.len() != total {

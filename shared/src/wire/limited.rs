@@ -19,14 +19,24 @@ pub enum LimitedFormat {
         /// How many cards each player is dealt.
         cards: u32,
     },
+    /// Uniform deck (seed 004, 4.6): both players build from the whole pool file, a public list; which cards each
+    /// chose stays hidden from the other until the audit.
+    Uniform,
 }
 
 impl LimitedFormat {
-    /// How many cards of the stack each player is dealt.
-    pub fn dealt(self) -> u32 {
+    /// How many cards each player's pool holds, from a pool file of `listed` cards.
+    pub fn dealt(self, listed: usize) -> u32 {
         match self {
             LimitedFormat::Sealed { cards } => cards,
+            LimitedFormat::Uniform => listed as u32,
         }
+    }
+
+    /// Whether the two pools are dealt from one stack both shuffled (disjoint), rather than each player's being the
+    /// whole list.
+    pub fn deals_from_one_stack(self) -> bool {
+        matches!(self, LimitedFormat::Sealed { .. })
     }
 }
 
@@ -34,6 +44,7 @@ impl fmt::Display for LimitedFormat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             LimitedFormat::Sealed { cards } => write!(f, "sealed, {cards} cards each"),
+            LimitedFormat::Uniform => write!(f, "uniform, both building from the whole list"),
         }
     }
 }
