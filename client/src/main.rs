@@ -8,8 +8,7 @@ use fairdeck::command::help::script_help;
 use fairdeck::config;
 use fairdeck::play::Play;
 use fairdeck::practice::Practice;
-use fairdeck::session::{Brought, DEFAULT_RELAY, Options, Role};
-use fairdeck_shared::wire::LimitedFormat;
+use fairdeck::session::{Brought, DEFAULT_RELAY, Offer, Options, Role};
 
 /// fairdeck: a two-player card table where neither player has to trust the other, nor the server.
 /// `host` and `join` open the terminal table (`fairdeck host --help` lists its keys), or with --script
@@ -119,9 +118,12 @@ struct GameArgs {
     /// Hosting limited play: the format.
     #[arg(long, value_name = "FORMAT", requires = "pool")]
     limited: Option<LimitedKind>,
-    /// Sealed: how many cards of the pool each player is dealt.
+    /// Sealed from a cube: how many cards of the pool each player is dealt.
     #[arg(long, value_name = "N", default_value_t = 45, requires = "limited")]
     cards: u32,
+    /// Sealed from an MTGJSON set file: how many boosters each player opens.
+    #[arg(long, value_name = "N", default_value_t = 6, requires = "limited")]
+    boosters: u32,
     /// Your name, shown to the opponent [default: the configuration file's name, else host or guest].
     #[arg(long, value_name = "NAME")]
     name: Option<String>,
@@ -132,17 +134,18 @@ struct GameArgs {
 /// The limited formats `--limited` offers.
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum LimitedKind {
-    /// Sealed deck: each player is dealt `--cards` cards of the pool, unseen by the other.
+    /// Sealed deck: each player is dealt `--cards` cards of a cube, or opens `--boosters` boosters of a set,
+    /// unseen by the other.
     Sealed,
     /// Uniform deck: both build from the whole pool file, each choice hidden from the other.
     Uniform,
 }
 
 impl LimitedKind {
-    fn format(self, cards: u32) -> LimitedFormat {
+    fn offer(self, cards: u32, boosters: u32) -> Offer {
         match self {
-            LimitedKind::Sealed => LimitedFormat::Sealed { cards },
-            LimitedKind::Uniform => LimitedFormat::Uniform,
+            LimitedKind::Sealed => Offer::Sealed { cards, boosters },
+            LimitedKind::Uniform => Offer::Uniform,
         }
     }
 }
@@ -153,11 +156,11 @@ impl GameArgs {
         match (&self.deck, &self.pool, self.limited) {
             (Some(deck), _, _) => Ok(Brought::Deck(deck.clone())),
             (None, Some(file), Some(kind)) if host => {
-                Ok(Brought::Pool { file: file.clone(), format: Some(kind.format(self.cards)) })
+                Ok(Brought::Pool { file: file.clone(), offer: Some(kind.offer(self.cards, self.boosters)) })
             }
             (None, Some(_), None) if host => Err("hosting with --pool needs --limited FORMAT (sealed, uniform)".into()),
             (None, Some(_), Some(_)) => Err("the host chooses the format: join with --pool FILE alone".into()),
-            (None, Some(file), None) => Ok(Brought::Pool { file: file.clone(), format: None }),
+            (None, Some(file), None) => Ok(Brought::Pool { file: file.clone(), offer: None }),
             (None, None, _) => Err("a deck (--deck FILE) or a pool (--pool FILE) is needed".into()),
         }
     }

@@ -12,6 +12,7 @@ use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::{Group, Ristretto255};
 use fairdeck_shared::engine::{
     AlertKind, DeckCard, DeckList, Engine, EngineConfig, Event, Intent, IntentError, LimitedConfig, PoolList,
+    PoolSource,
 };
 use fairdeck_shared::journal::{Verdict, check};
 use fairdeck_shared::pair::Pair;
@@ -21,7 +22,11 @@ use fairdeck_shared::wire::{self, Action, LimitedFormat, Message, PoolHash};
 const SEED: u8 = 9;
 
 fn cube(cards: usize) -> PoolList {
-    PoolList { hash: PoolHash([7; 32]), cards: (0..cards).map(|i| format!("Cube card {i}")).collect() }
+    PoolList { hash: PoolHash([7; 32]), source: PoolSource::Cube(cube_cards(cards)) }
+}
+
+fn cube_cards(cards: usize) -> Vec<String> {
+    (0..cards).map(|i| format!("Cube card {i}")).collect()
 }
 
 fn config(seat: Seat, pool: PoolList, dealt: u32) -> LimitedConfig {
@@ -85,7 +90,7 @@ fn each_player_is_dealt_its_own_pool_unseen_by_the_other() {
     let host = pool_of(&pair, Seat::Host);
     let guest = pool_of(&pair, Seat::Guest);
     assert_eq!((host.len(), guest.len()), (20, 20));
-    let listed: HashSet<String> = cube(60).cards.into_iter().collect();
+    let listed: HashSet<String> = cube_cards(60).into_iter().collect();
     let dealt: HashSet<&String> = host.iter().chain(&guest).collect();
     assert_eq!(dealt.len(), 40, "the pools share no card of a singleton cube");
     assert!(dealt.iter().all(|card| listed.contains(*card)));
@@ -99,7 +104,7 @@ fn each_player_is_dealt_its_own_pool_unseen_by_the_other() {
         Pair::<Ristretto255>::limited(config(Seat::Host, cube(60), 20), config(Seat::Guest, cube(60), 20), 33);
     other.drive();
     assert_ne!(pool_of(&other, Seat::Host), host);
-    assert_ne!(host[..], cube(60).cards[..20]);
+    assert_ne!(host[..], cube_cards(60)[..20]);
 }
 
 #[test]
@@ -261,12 +266,13 @@ fn uniform_players_build_from_the_whole_list_and_neither_learns_the_others_choic
     let mut pair = Pair::<Ristretto255>::limited(host, guest, 4);
     pair.drive();
     let pools = Seat::BOTH.map(|seat| pool_of(&pair, seat));
+    let listed = cube_cards(40);
     for pool in &pools {
-        assert_eq!(counted(pool.iter().map(String::as_str)), counted(list.cards.iter().map(String::as_str)));
+        assert_eq!(counted(pool.iter().map(String::as_str)), counted(listed.iter().map(String::as_str)));
     }
-    assert_ne!(pools[0], list.cards, "each player's pool is its own shuffle of the list");
+    assert_ne!(pools[0], listed, "each player's pool is its own shuffle of the list");
     // Both take the same first ten cards of the list: in uniform play a card is everyone's.
-    let chosen = &list.cards[..10];
+    let chosen = &listed[..10];
     for seat in Seat::BOTH {
         pair.intent(seat, Intent::Build(deck(chosen, 10, 5))).unwrap();
     }
@@ -293,4 +299,72 @@ fn uniform_players_build_from_the_whole_list_and_neither_learns_the_others_choic
         assert!(audited, "{seat:?} audited the opponent's 15 cards");
         assert!(matches!(check::<Ristretto255>(pair.engine(seat).journal()), Ok(Verdict::Clean(_))));
     }
+}
+
+const SMALL_SET: &[u8] = include_bytes!("../../examples/pools/small-set.json");
+
+fn set_pool() -> PoolList {
+    PoolList { hash: PoolHash([9; 32]), source: PoolSource::Set(SMALL_SET.to_vec()) }
+}
+
+#[test]
+fn sealed_boosters_of_a_set_are_opened_unseen_and_follow_the_layouts() {
+    let set = fairdeck_shared::pool::SetFile::parse(SMALL_SET).unwrap();
+    let kind = set.boosters().get("draft").expect("the fixture has draft boosters");
+    let sizes: Vec<u64> = kind.layouts().iter().map(|layout| layout.contents().iter().map(|(_, n)| n).sum()).collect();
+    let format = LimitedFormat::SealedBoosters { boosters: 3 };
+    let host = LimitedConfig { pool: set_pool(), format: Some(format) };
+    let guest = LimitedConfig { pool: set_pool(), format: None };
+    let mut pair = Pair::<Ristretto255>::limited(host, guest, 12);
+    pair.drive();
+    let names: HashSet<&str> = set.cards().iter().map(|card| card.name.as_str()).collect();
+    for seat in Seat::BOTH {
+        let pool = pool_of(&pair, seat);
+        // Three boosters, each of one of the layouts' sizes.
+        let mut possible = HashSet::new();
+        for a in &sizes {
+            for b in &sizes {
+                for c in &sizes {
+                    possible.insert(a + b + c);
+                }
+            }
+        }
+        assert!(possible.contains(&(pool.len() as u64)), "{} cards in three boosters", pool.len());
+        assert!(pool.iter().all(|card| names.contains(card.as_str())));
+        assert!(misbehaviour(&pair, seat).is_empty(), "{:?}", misbehaviour(&pair, seat));
+        assert!(pair.engine(seat).identities().is_empty(), "nothing of either pool is revealed");
+    }
+    let pools = Seat::BOTH.map(|seat| pool_of(&pair, seat));
+    for seat in Seat::BOTH {
+        pair.intent(seat, Intent::Build(deck(&pools[seat as usize], 10, 7))).unwrap();
+    }
+    pair.drive();
+    assert!(Seat::BOTH.into_iter().all(|seat| pair.engine(seat).is_ready()));
+    assert_consistent(&pair);
+    for seat in Seat::BOTH {
+        pair.intent(seat, Intent::EndGame).unwrap();
+    }
+    pair.drive();
+    for seat in Seat::BOTH {
+        assert!(misbehaviour(&pair, seat).is_empty(), "{:?}", misbehaviour(&pair, seat));
+        assert!(matches!(check::<Ristretto255>(pair.engine(seat).journal()), Ok(Verdict::Clean(_))));
+    }
+}
+
+#[test]
+fn a_format_that_does_not_fit_the_pool_file_is_refused_before_anything_is_sent() {
+    let config = EngineConfig { name: "Host".into(), software: "test".into() };
+    let boosters_of_a_cube =
+        LimitedConfig { pool: cube(60), format: Some(LimitedFormat::SealedBoosters { boosters: 6 }) };
+    let refused = Engine::<Ristretto255>::new_limited(Seat::Host, config.clone(), boosters_of_a_cube, [1; 32]);
+    assert!(matches!(refused, Err(fairdeck_shared::engine::PoolError::WrongFile { .. })));
+    let sealed_of_a_set = LimitedConfig { pool: set_pool(), format: Some(LimitedFormat::Sealed { cards: 10 }) };
+    let refused = Engine::<Ristretto255>::new_limited(Seat::Host, config.clone(), sealed_of_a_set, [1; 32]);
+    assert!(matches!(refused, Err(fairdeck_shared::engine::PoolError::WrongFile { .. })));
+    let broken = LimitedConfig {
+        pool: PoolList { hash: PoolHash([1; 32]), source: PoolSource::Set(b"{\"data\": {".to_vec()) },
+        format: None,
+    };
+    let refused = Engine::<Ristretto255>::new_limited(Seat::Guest, config, broken, [1; 32]);
+    assert!(matches!(refused, Err(fairdeck_shared::engine::PoolError::Set(_))), "a set file that does not read");
 }

@@ -161,3 +161,37 @@ fn a_guest_killed_while_building_resumes_with_its_pool_and_the_match_goes_on() {
     }
     assert_eq!(public(&host.table()), public(&guest.table()));
 }
+
+#[test]
+fn sealed_boosters_of_a_set_file_are_opened_built_and_played() {
+    let dir = tempfile::tempdir().unwrap();
+    let relay = Relay::start();
+    let set = example("pools/small-set.json").to_str().unwrap().to_string();
+    let host_args = ["host", "--pool", &set, "--limited", "sealed", "--boosters", "3"];
+    let mut host = Player::spawn_bringing("host", &relay.url(), &host_args);
+    let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
+    let mut guest = Player::spawn_bringing("guest", &relay.url(), &["join", &code, "--pool", &set]);
+    let mut pools = Vec::new();
+    for player in [&mut host, &mut guest] {
+        assert_eq!(player.expect_event("limited")["format"], serde_json::json!({"sealed-boosters": {"boosters": 3}}));
+        let pool = pool_cards(&player.expect_event("pool"));
+        assert!(pool.len() >= 3 * 10, "three boosters: {pool:?}");
+        pools.push(pool);
+    }
+    for (player, (who, pool)) in [&mut host, &mut guest].into_iter().zip([("host", &pools[0]), ("guest", &pools[1])]) {
+        let file = deck_file(dir.path(), who, pool, 20, 10);
+        player.send(&format!("build {}", file.display()));
+    }
+    for player in [&mut host, &mut guest] {
+        player.expect_event("ready");
+    }
+    host.send("draw 7");
+    host.wait_idle();
+    guest.wait_idle();
+    assert_eq!(public(&host.table()), public(&guest.table()));
+    host.send("end");
+    guest.send("end");
+    host.expect_event("audited");
+    guest.expect_event("audited");
+    assert!(host.seen.iter().chain(&guest.seen).all(|event| event["event"] != "alert"));
+}

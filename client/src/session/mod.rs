@@ -58,7 +58,7 @@ pub use crate::command::{Browsing, purpose_name};
 pub use door::WRONG_CODES_PER_CODE;
 pub use error::SessionError;
 pub use frontend::{Frontend, Output};
-pub use start::{Brought, DEFAULT_RELAY, Options, Role, run};
+pub use start::{Brought, DEFAULT_RELAY, Offer, Options, Role, run};
 pub use wait_clock::{
     AbsenceClock, AbsenceNews, FORFEIT_GRACE, FORFEIT_GRACE_VARIABLE, FORFEIT_HINT_AFTER, WAIT_SHOWN_AFTER, WaitClock,
     WaitNews, Waiting,

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::Ristretto255;
-use fairdeck_shared::engine::{Engine, EngineConfig, Event, LimitedConfig, PoolList};
+use fairdeck_shared::engine::{Engine, EngineConfig, Event, LimitedConfig, PoolList, PoolSource};
 use fairdeck_shared::journal::{self, Journal};
 use fairdeck_shared::wire::{LimitedFormat, PoolHash};
 use sha2::{Digest, Sha256};
@@ -34,8 +34,27 @@ pub const DEFAULT_RELAY: &str = "ws://127.0.0.1:7171/v1";
 pub enum Brought {
     /// A deck file: constructed play.
     Deck(PathBuf),
-    /// A pool file (a cube list) for limited play: the host's with the format it offers.
-    Pool { file: PathBuf, format: Option<LimitedFormat> },
+    /// A pool file (a cube list, or an MTGJSON set file) for limited play: the host's with the format it offers.
+    Pool { file: PathBuf, offer: Option<Offer> },
+}
+
+/// The limited format a host offers, as its command line asks for it: what it deals depends on the pool file.
+#[derive(Clone, Copy, Debug)]
+pub enum Offer {
+    /// Sealed: `cards` cards of a cube each, or `boosters` boosters of a set each.
+    Sealed { cards: u32, boosters: u32 },
+    /// Uniform: both build from the whole cube list.
+    Uniform,
+}
+
+impl Offer {
+    fn format(self, source: &PoolSource) -> LimitedFormat {
+        match (self, source) {
+            (Offer::Sealed { boosters, .. }, PoolSource::Set(_)) => LimitedFormat::SealedBoosters { boosters },
+            (Offer::Sealed { cards, .. }, PoolSource::Cube(_)) => LimitedFormat::Sealed { cards },
+            (Offer::Uniform, _) => LimitedFormat::Uniform,
+        }
+    }
 }
 
 /// Which seat to take.
@@ -73,12 +92,16 @@ pub(super) fn read_deck(path: &Path) -> Result<Deck, SessionError> {
     parse_deck(&file_name, &text).map_err(|e| deck_error(e.to_string()))
 }
 
-/// Reads a pool file: any deck file, each copy a card of the pool (main deck, sideboard and commanders alike), and
-/// the hash of its bytes, which both players' files must share.
+/// Reads a pool file: an MTGJSON set file (JSON, which the engine reads), or any deck file, each copy a card of the
+/// pool (main deck, sideboard and commanders alike); and the hash of its bytes, which both players' files must share.
 pub(super) fn read_pool(path: &Path) -> Result<PoolList, SessionError> {
     let pool_error = |reason: String| SessionError::Deck { path: path.display().to_string(), reason };
     let bytes = std::fs::read(path).map_err(|e| pool_error(e.to_string()))?;
-    let text = String::from_utf8(bytes.clone()).map_err(|_| pool_error("the file is not UTF-8 text".into()))?;
+    let hash = PoolHash(Sha256::digest(&bytes).into());
+    if bytes.trim_ascii_start().starts_with(b"{") {
+        return Ok(PoolList { hash, source: PoolSource::Set(bytes) });
+    }
+    let text = String::from_utf8(bytes).map_err(|_| pool_error("the file is not UTF-8 text".into()))?;
     let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let deck = parse_deck(&file_name, &text).map_err(|e| pool_error(e.to_string()))?;
     let list = deck.to_deck_list();
@@ -87,8 +110,7 @@ pub(super) fn read_pool(path: &Path) -> Result<PoolList, SessionError> {
     if cards.is_empty() {
         return Err(pool_error("the pool file holds no card".into()));
     }
-    let hash = PoolHash(Sha256::digest(&bytes).into());
-    Ok(PoolList { hash, cards })
+    Ok(PoolList { hash, source: PoolSource::Cube(cards) })
 }
 
 /// Runs a session to its end: `Ok` after `quit` (or the end of input), else the fatal error.
@@ -113,9 +135,10 @@ pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), Ses
             front.show(deck_output, &engine)?;
             engine
         }
-        Brought::Pool { file, format } => {
+        Brought::Pool { file, offer } => {
             let pool = read_pool(file)?;
-            let limited = LimitedConfig { pool, format: *format };
+            let format = offer.map(|offer| offer.format(&pool.source));
+            let limited = LimitedConfig { pool, format };
             Engine::<Ristretto255>::new_limited(seat, config, limited, os_seed())
                 .map_err(|e| SessionError::Deck { path: file.display().to_string(), reason: e.to_string() })?
         }

@@ -31,13 +31,22 @@ pub struct DeckList {
     pub label: String,
 }
 
-/// The pool file of a limited match, as the client read it: its hash, and its cards, one entry per copy.
+/// The pool file of a limited match, as the client read it: its hash, and what it holds.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PoolList {
     /// The SHA-256 of the file's bytes, which both players must share.
     pub hash: PoolHash,
-    /// Every card of the file, one entry per copy, in the file's order: the stack both players lock and shuffle.
-    pub cards: Vec<String>,
+    /// The file's cards.
+    pub source: PoolSource,
+}
+
+/// What a pool file holds.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum PoolSource {
+    /// A cube list: every card, one entry per copy, in the file's order (the stack both players lock and shuffle).
+    Cube(Vec<String>),
+    /// An MTGJSON set file, as its bytes (`pool::SetFile` reads it): its boosters are dealt.
+    Set(Vec<u8>),
 }
 
 /// A limited match: the pool both players hold and, from the host, the format it offers.
@@ -74,6 +83,20 @@ pub enum PoolError {
     /// A card name the catalogue cannot seal.
     #[error("card name {0:?} in the pool is empty or too long")]
     BadName(String),
+    /// A set file that does not read.
+    #[error("{0}")]
+    Set(String),
+    /// A set file with no booster to deal.
+    #[error("the set file has no booster layouts (data.booster) to deal")]
+    NoBoosters,
+    /// A format that does not deal from this kind of pool file.
+    #[error("{format} needs {needs}")]
+    WrongFile {
+        /// The format.
+        format: LimitedFormat,
+        /// What it needs, in words.
+        needs: &'static str,
+    },
 }
 
 /// What the player says about itself in its hello.

@@ -14,6 +14,7 @@
 
 mod api;
 mod awaited;
+mod boosters;
 mod fault;
 mod intent;
 mod journal;
@@ -28,6 +29,7 @@ mod rules;
 mod setup;
 mod shuffle;
 mod shuffle_run;
+mod stack;
 mod state;
 #[cfg(feature = "testing")]
 mod testing;
@@ -38,7 +40,7 @@ mod unlock_run;
 pub use crate::wire::Awaited;
 pub use api::{
     Alert, AlertKind, ChosenBy, DeckCard, DeckError, DeckList, DifferenceCheck, EngineConfig, Event, GameEnd, Intent,
-    IntentError, LimitedConfig, Moved, Place, PoolError, PoolList,
+    IntentError, LimitedConfig, Moved, Place, PoolError, PoolList, PoolSource,
 };
 pub use journal::{Input, JOURNAL_FORMAT, Journal};
 
@@ -109,15 +111,15 @@ impl<G: Group> Engine<G> {
         limited: LimitedConfig,
         rng_seed: [u8; 32],
     ) -> Result<Self, PoolError> {
-        limited::check_config::<G>(seat, &limited)?;
-        Ok(Self::start(seat, config, DeckList::default(), Some(limited), rng_seed))
+        let set = limited::check_config::<G>(seat, &limited)?;
+        Ok(Self::start(seat, config, DeckList::default(), Some((limited, set)), rng_seed))
     }
 
     fn start(
         seat: Seat,
         config: EngineConfig,
         deck: DeckList,
-        limited: Option<LimitedConfig>,
+        limited: Option<(LimitedConfig, Option<crate::pool::SetFile>)>,
         rng_seed: [u8; 32],
     ) -> Self {
         let mut rng = ChaCha20Rng::from_seed(rng_seed);
@@ -132,7 +134,7 @@ impl<G: Group> Engine<G> {
             seat,
             config: config.clone(),
             deck: deck.clone(),
-            limited: limited.clone(),
+            limited: limited.as_ref().map(|(config, _)| config.clone()),
             rng_seed,
             inputs: Vec::new(),
         };
@@ -164,8 +166,8 @@ impl<G: Group> Engine<G> {
             name: engine.config.name.clone(),
         };
         engine.out.send::<G>(&hello);
-        if let Some(limited) = limited {
-            engine.offer_pool(limited);
+        if let Some((limited, set)) = limited {
+            engine.offer_pool(limited, set);
         }
         engine
     }

@@ -125,7 +125,7 @@ impl<G: Group> Engine<G> {
         let Some(own) = self.stack().and_then(|stack| stack.own.clone()) else {
             return Err(IntentError::NotReady);
         };
-        let limited = self.limited.as_ref().expect("a stack is a limited match's");
+        let stack = self.stack().expect("this player's pool came from the stack");
         if !deck.commander.is_empty() {
             return Err(IntentError::Invalid("a limited deck has no commander".into()));
         }
@@ -135,8 +135,7 @@ impl<G: Group> Engine<G> {
         if !wire::deck_label_fits(&deck.label) {
             return Err(IntentError::Invalid("a deck label is printable ASCII, 32 bytes at most".into()));
         }
-        let mut unused: Vec<Option<&str>> =
-            own.iter().map(|&i| Some(limited.pool.cards[i as usize].as_str())).collect();
+        let mut unused: Vec<Option<&str>> = own.iter().map(|&i| Some(stack.names[i as usize].as_str())).collect();
         let mut take = |name: &str| {
             let slot = unused.iter().position(|card| *card == Some(name))?;
             unused[slot] = None;
@@ -175,7 +174,7 @@ impl<G: Group> Engine<G> {
         }
         let names = |sources: &[DeckSource]| -> Vec<DeckCard> {
             let name = |source: &DeckSource| match *source {
-                DeckSource::Pool(slot) => limited.pool.cards[own[slot as usize] as usize].clone(),
+                DeckSource::Pool(slot) => stack.names[own[slot as usize] as usize].clone(),
                 DeckSource::Basic(land) => land.name().to_string(),
             };
             sources.iter().map(|source| DeckCard { name: name(source), back: BackId::default() }).collect()
@@ -194,7 +193,7 @@ impl<G: Group> Engine<G> {
         let limited = self.limited.as_ref().expect("a pool deck is a limited match's");
         let stack = limited.stack.as_ref().expect("a pool deck comes after the deal");
         let id = &stack.match_id.0;
-        let pool_instance = |index: u32| instance(id, owner, &limited.pool.cards[index as usize], "pool", index);
+        let pool_instance = |index: u32| instance(id, owner, &stack.names[index as usize], "pool", index);
         let basics: Vec<(G::Element, CardInstance)> = split
             .numbered()
             .into_iter()
@@ -227,7 +226,7 @@ impl<G: Group> Engine<G> {
         let limited = self.limited.as_ref().expect("a pool deck is a limited match's");
         let (library, sideboard) = limited.sources.clone().expect("a pool deck is sent once chosen");
         let stack = limited.stack.as_ref().expect("a pool deck comes after the deal");
-        let split = Split::of(&library, &sideboard, stack.deal, stack.format.deals_from_one_stack())
+        let split = Split::of(&library, &sideboard, stack.pool_len(seat) as u32, stack.format.deals_from_one_stack())
             .expect("a chosen deck holds the pool once");
         let dealt = stack.dealt[index(seat)].as_ref().expect("this player's deal came before it chose");
         let own = stack.own.clone().expect("this player's deal came before it chose");
@@ -280,7 +279,7 @@ impl<G: Group> Engine<G> {
         if self.game.catalogues.contains_key(&peer) {
             return Err(Fault::new(AlertKind::Unexpected, "a deck out of turn"));
         }
-        let split = Split::of(&library, &sideboard, stack.deal, stack.format.deals_from_one_stack())
+        let split = Split::of(&library, &sideboard, stack.pool_len(peer) as u32, stack.format.deals_from_one_stack())
             .map_err(|why| Fault::new(AlertKind::Unexpected, format!("a pool-deck: {why}")))?;
         let total = library.len() + sideboard.len();
         if library.is_empty() || total > wire::max_deck_len::<G>() || forms.len() != total {

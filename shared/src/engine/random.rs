@@ -142,6 +142,7 @@ impl<G: Group> Engine<G> {
                 let order = crate::hash_rng::deck_shuffle(&backs, &mut seed.rng(), &mut seed.rng());
                 self.arrangement_drawn(library, order.into_iter().map(|i| i as u32).collect());
             }
+            RandomKind::Boosters => self.lay_boosters(seed),
             RandomKind::ShowRandom(hand) => {
                 // The check refuses to show a random card of an empty hand: there is always one to pick.
                 let Some(&card) = seed.rng().pick(&hand) else { return };

@@ -95,7 +95,7 @@ impl<G: Group> Engine<G> {
             }
             Message::Pong => self.out.emit(Event::Pong),
             Message::LimitedPool { pool, format } => self.receive_limited_pool(pool, format)?,
-            Message::StackShuffle { key, shuffle } => self.receive_stack_shuffle(seq, key, shuffle)?,
+            Message::StackShuffle { key, shuffles } => self.receive_stack_shuffle(seq, key, shuffles)?,
             Message::StackDeal { positions, forms, proof } => self.receive_stack_deal(seq, positions, forms, proof)?,
             Message::PoolDeck { key, library, sideboard, forms, pool_proof, basic_proof, label, difference } => {
                 let deck =

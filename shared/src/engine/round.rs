@@ -17,6 +17,8 @@ pub(super) enum RandomKind {
     Chooser,
     /// Where the backs of a library with several backs lie after its shuffle run.
     Arrangement(Seat),
+    /// The layouts of a limited match's boosters.
+    Boosters,
 }
 
 /// A round's message that does not fit it.

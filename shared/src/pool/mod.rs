@@ -8,6 +8,9 @@
 pub mod booster;
 pub mod set;
 
+pub use booster::{BoosterPlan, MAX_PLAN_BOOSTERS, PlanError};
+pub use set::{BoosterKind, SetFile, SetFileError};
+
 use sha2::{Digest, Sha256};
 
 /// The hash both players compare before a limited match: SHA-256 of the pool file's bytes, exactly as read

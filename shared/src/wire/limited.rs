@@ -22,21 +22,19 @@ pub enum LimitedFormat {
     /// Uniform deck (seed 004, 4.6): both players build from the whole pool file, a public list; which cards each
     /// chose stays hidden from the other until the audit.
     Uniform,
+    /// Sealed deck from a set's boosters: each player opens `boosters` boosters of an MTGJSON set file, unseen by
+    /// the other; the layouts are drawn by a shared random round, each sheet a stack both players shuffle.
+    SealedBoosters {
+        /// How many boosters each player opens.
+        boosters: u32,
+    },
 }
 
 impl LimitedFormat {
-    /// How many cards each player's pool holds, from a pool file of `listed` cards.
-    pub fn dealt(self, listed: usize) -> u32 {
-        match self {
-            LimitedFormat::Sealed { cards } => cards,
-            LimitedFormat::Uniform => listed as u32,
-        }
-    }
-
     /// Whether the two pools are dealt from one stack both shuffled (disjoint), rather than each player's being the
     /// whole list.
     pub fn deals_from_one_stack(self) -> bool {
-        matches!(self, LimitedFormat::Sealed { .. })
+        !matches!(self, LimitedFormat::Uniform)
     }
 }
 
@@ -45,6 +43,7 @@ impl fmt::Display for LimitedFormat {
         match self {
             LimitedFormat::Sealed { cards } => write!(f, "sealed, {cards} cards each"),
             LimitedFormat::Uniform => write!(f, "uniform, both building from the whole list"),
+            LimitedFormat::SealedBoosters { boosters } => write!(f, "sealed, {boosters} boosters each"),
         }
     }
 }

@@ -308,8 +308,9 @@ pub enum Message<G: Group> {
     StackShuffle {
         /// The commitment to the sender's stack key.
         key: KeyCommitment<G>,
-        /// The stack locked with that key and permuted, with its proof.
-        shuffle: ProvenShuffle<G>,
+        /// The stack locked with that key, each of its segments (a set's sheets; a cube's stack is one) permuted
+        /// within itself, with one proof per segment.
+        shuffles: Vec<ProvenShuffle<G>>,
     },
     /// The sender strips its stack layer off the positions dealt to the other player, who alone strips the last
     /// layer and learns the cards.
@@ -682,6 +683,9 @@ pub(crate) fn verifying_key(bytes: &[u8; 32]) -> Result<VerifyingKey, WireError>
 /// The random round of the coin that decides who chooses to play or draw: above every action's number (a roll's
 /// or a flip's round is its action's), below the arrangements' rounds.
 pub const CHOOSER_ROUND: u64 = 1 << 62;
+/// The random round that draws the layouts of a limited match's boosters: the match's first game only, before any
+/// action.
+pub const BOOSTER_ROUND: u64 = CHOOSER_ROUND + 1;
 /// The first random round that orders a library's card backs (`ARRANGEMENT_ROUNDS | serial << 1 | library`).
 pub const ARRANGEMENT_ROUNDS: u64 = 1 << 63;
 

@@ -1,0 +1,67 @@
+//! Sealed from a set's boosters: the layouts drawn by a shared random round, then one stack segment per sheet
+//! (`pool::BoosterKind::plan`), each seat dealt its boosters' slots from the top of each segment, in booster order.
+//! The host's boosters are the plan's first half, the guest's the second.
+
+use super::Engine;
+use super::api::AlertKind;
+use super::fault::Fault;
+use super::limited::{booster_kind, max_stack};
+use crate::crypto::{Group, SharedSeed, Verified};
+use crate::pool::BoosterPlan;
+use crate::wire::LimitedFormat;
+
+/// A plan laid out as a stack: the card at each position, the segments (one per sheet), and each seat's positions.
+type Layout = (Vec<String>, Vec<std::ops::Range<usize>>, [Vec<u32>; 2]);
+
+/// The stack of `plan`, `boosters` boosters to each seat, for a set whose card names are `names`.
+fn layout(plan: &BoosterPlan, boosters: usize, names: &[&str]) -> Layout {
+    let mut cards = Vec::new();
+    let mut segments = Vec::new();
+    let mut positions = [Vec::new(), Vec::new()];
+    for stack in &plan.stacks {
+        let start = cards.len();
+        cards.extend(stack.cards.iter().map(|&card| names[card].to_string()));
+        segments.push(start..cards.len());
+        let mut next = start as u32;
+        for deal in &stack.deals {
+            let seat = usize::from(deal.booster >= boosters);
+            positions[seat].extend(next..next + deal.count as u32);
+            next += deal.count as u32;
+        }
+    }
+    (cards, segments, positions)
+}
+
+impl<G: Group> Engine<G> {
+    /// The layouts' round settled: both engines plan the same boosters from its seed and lay out their stack.
+    pub(super) fn lay_boosters(&mut self, seed: Verified<SharedSeed>) {
+        let Some(limited) = &self.limited else { return };
+        let (Some(set), Some(LimitedFormat::SealedBoosters { boosters })) = (&limited.set, limited.agreed_format())
+        else {
+            return;
+        };
+        let kind = booster_kind(set).expect("a set is taken with boosters to deal (check_config)");
+        let mut rng = seed.rng();
+        let planned = kind.plan(2 * boosters as usize, &mut |n| rng.below(n));
+        let names: Vec<&str> = set.cards().iter().map(|card| card.name.as_str()).collect();
+        let laid = planned.map_err(|e| e.to_string()).and_then(|plan| {
+            let laid = layout(&plan, boosters as usize, &names);
+            match laid.0.len() {
+                cards if cards > max_stack::<G>() => {
+                    Err(format!("the boosters need a stack of {cards} cards, at most {}", max_stack::<G>()))
+                }
+                _ => Ok(laid),
+            }
+        });
+        match laid {
+            Ok((cards, segments, positions)) => {
+                let format = LimitedFormat::SealedBoosters { boosters };
+                self.lay_stack(format, cards, segments, positions);
+            }
+            // Both engines plan alike from the same file and seed, so both stop here: nobody is to blame.
+            Err(reason) => {
+                self.raise(Fault::new(AlertKind::Incompatible, format!("the set's boosters: {reason}")), None)
+            }
+        }
+    }
+}
