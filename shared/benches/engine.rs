@@ -1,18 +1,20 @@
 //! The engine's costs, both players together on one thread: the full set-up of two 60-card
 //! decks with 15-card sideboards (decks locked, catalogues sealed, both libraries shuffled
 //! with their proofs, every proof verified), and one draw (request, the opponent's
-//! strip with its proof, its verification, the drawer's own strip and catalogue lookup).
+//! strip with its proof, its verification, the drawer's own strip and catalogue lookup). Limited play: the deal
+//! of two sealed pools from a 90-card cube (both shuffles of the stack with their proofs, both deals), and one
+//! build (both decks relocked from the pools with their proofs, checked, and both libraries shuffled).
 //!
 //! `cargo bench -p fairdeck-shared --bench engine`; figures go in docs/PERFORMANCE.md.
 
 use std::time::{Duration, Instant};
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::{Group, Modp2048, Ristretto255};
-use fairdeck_shared::engine::Intent;
+use fairdeck_shared::engine::{DeckCard, DeckList, Event, Intent, LimitedConfig, PoolList};
 use fairdeck_shared::pair::{Pair, numbered_deck};
-use fairdeck_shared::wire::Action;
+use fairdeck_shared::wire::{Action, LimitedFormat, PoolHash};
 
 fn ready_pair<G: Group>(library: usize, sideboard: usize) -> Pair<G> {
     let mut pair =
@@ -60,5 +62,55 @@ fn modp2048(c: &mut Criterion) {
     bench_suite::<Modp2048>(c, true);
 }
 
-criterion_group!(benches, ristretto255, modp2048);
+/// Two engines of a sealed match from a singleton cube of `cube` cards, each dealt `dealt`, both pools dealt.
+fn dealt_pair(cube: usize, dealt: u32) -> Pair<Ristretto255> {
+    let pool = PoolList { hash: PoolHash([7; 32]), cards: (0..cube).map(|i| format!("Cube card {i}")).collect() };
+    let host = LimitedConfig { pool: pool.clone(), format: Some(LimitedFormat::Sealed { cards: dealt }) };
+    let mut pair = Pair::limited(host, LimitedConfig { pool, format: None }, 5);
+    pair.drive();
+    assert!(Seat::BOTH.into_iter().all(|seat| pair.engine(seat).is_building()));
+    pair
+}
+
+/// `seat`'s deck: the first `spells` cards of its pool and `lands` Mountains (the rest of the pool its sideboard).
+fn pool_deck(pair: &Pair<Ristretto255>, seat: Seat, spells: usize, lands: usize) -> DeckList {
+    let pool = pair
+        .events(seat)
+        .iter()
+        .find_map(|event| match event {
+            Event::Pool { cards } => Some(cards),
+            _ => None,
+        })
+        .expect("a dealt pair's pools are dealt");
+    let names = pool[..spells].iter().map(String::as_str).chain(std::iter::repeat_n("Mountain", lands));
+    let library = names.map(|name| DeckCard { name: name.into(), back: 0 }).collect();
+    DeckList { library, sideboard: vec![], commander: vec![], label: "sealed".into() }
+}
+
+fn limited(c: &mut Criterion) {
+    let mut group = c.benchmark_group("limited");
+    group.sample_size(10).warm_up_time(Duration::from_millis(1)).measurement_time(Duration::from_secs(2));
+    group.bench_function("sealed_deal/45+45_of_90", |b| b.iter(|| dealt_pair(90, 45)));
+    group.bench_function("pool_deck/23+17_of_45", |b| {
+        b.iter_batched(
+            || {
+                let pair = dealt_pair(90, 45);
+                let decks = Seat::BOTH.map(|seat| pool_deck(&pair, seat, 23, 17));
+                (pair, decks)
+            },
+            |(mut pair, decks)| {
+                for (seat, deck) in Seat::BOTH.into_iter().zip(decks) {
+                    pair.intent(seat, Intent::Build(deck)).unwrap();
+                }
+                pair.drive();
+                assert!(pair.host.is_ready() && pair.guest.is_ready());
+                pair
+            },
+            BatchSize::PerIteration,
+        )
+    });
+    group.finish();
+}
+
+criterion_group!(benches, ristretto255, modp2048, limited);
 criterion_main!(benches);
