@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::{Group, Modp2048, Ristretto255};
-use fairdeck_shared::engine::{DeckCard, DeckList, Event, Intent, LimitedConfig, PoolList};
+use fairdeck_shared::engine::{DeckCard, DeckList, Event, Intent, LimitedConfig, PoolList, PoolSource};
 use fairdeck_shared::pair::{Pair, numbered_deck};
 use fairdeck_shared::wire::{Action, LimitedFormat, PoolHash};
 
@@ -64,7 +64,10 @@ fn modp2048(c: &mut Criterion) {
 
 /// Two engines of a sealed match from a singleton cube of `cube` cards, each dealt `dealt`, both pools dealt.
 fn dealt_pair(cube: usize, dealt: u32) -> Pair<Ristretto255> {
-    let pool = PoolList { hash: PoolHash([7; 32]), cards: (0..cube).map(|i| format!("Cube card {i}")).collect() };
+    let pool = PoolList {
+        hash: PoolHash([7; 32]),
+        source: PoolSource::Cube((0..cube).map(|i| format!("Cube card {i}")).collect()),
+    };
     let host = LimitedConfig { pool: pool.clone(), format: Some(LimitedFormat::Sealed { cards: dealt }) };
     let mut pair = Pair::limited(host, LimitedConfig { pool, format: None }, 5);
     pair.drive();
