@@ -75,6 +75,18 @@ fn dealt_pair(cube: usize, dealt: u32) -> Pair<Ristretto255> {
     pair
 }
 
+/// Two engines of a sealed match from the boosters of the shipped small set, each opening `boosters`, both pools
+/// dealt.
+fn boosters_pair(boosters: u32) -> Pair<Ristretto255> {
+    let set = include_bytes!("../../examples/pools/small-set.json").to_vec();
+    let pool = PoolList { hash: PoolHash([9; 32]), source: PoolSource::Set(set) };
+    let host = LimitedConfig { pool: pool.clone(), format: Some(LimitedFormat::SealedBoosters { boosters }) };
+    let mut pair = Pair::limited(host, LimitedConfig { pool, format: None }, 5);
+    pair.drive();
+    assert!(Seat::BOTH.into_iter().all(|seat| pair.engine(seat).is_building()));
+    pair
+}
+
 /// `seat`'s deck: the first `spells` cards of its pool and `lands` Mountains (the rest of the pool its sideboard).
 fn pool_deck(pair: &Pair<Ristretto255>, seat: Seat, spells: usize, lands: usize) -> DeckList {
     let pool = pair
@@ -94,6 +106,7 @@ fn limited(c: &mut Criterion) {
     let mut group = c.benchmark_group("limited");
     group.sample_size(10).warm_up_time(Duration::from_millis(1)).measurement_time(Duration::from_secs(2));
     group.bench_function("sealed_deal/45+45_of_90", |b| b.iter(|| dealt_pair(90, 45)));
+    group.bench_function("sealed_boosters/6+6_of_small_set", |b| b.iter(|| boosters_pair(6)));
     group.bench_function("pool_deck/23+17_of_45", |b| {
         b.iter_batched(
             || {

@@ -60,8 +60,8 @@ pub use error::SessionError;
 pub use frontend::{Frontend, Output};
 pub use start::{Brought, DEFAULT_RELAY, Offer, Options, Role, run};
 pub use wait_clock::{
-    AbsenceClock, AbsenceNews, FORFEIT_GRACE, FORFEIT_GRACE_VARIABLE, FORFEIT_HINT_AFTER, WAIT_SHOWN_AFTER, WaitClock,
-    WaitNews, Waiting,
+    AbsenceClock, AbsenceNews, BUILD_HINT_AFTER, FORFEIT_GRACE, FORFEIT_GRACE_VARIABLE, FORFEIT_HINT_AFTER,
+    WAIT_SHOWN_AFTER, WaitClock, WaitNews, Waiting, forfeit_hint_after,
 };
 
 #[cfg(test)]

@@ -12,6 +12,14 @@ pub const WAIT_SHOWN_AFTER: Duration = Duration::from_secs(5);
 /// After this long waiting on the opponent for one exchange, the player is told that `forfeit` ends the game
 /// (scripts get one `waiting` event): an honest client answers within a second or two, even on a slow link.
 pub const FORFEIT_HINT_AFTER: Duration = Duration::from_secs(60);
+/// After this long waiting on the opponent to build its limited deck, the player is told that `forfeit` ends the
+/// game: building is a person's work, which sealed events give half an hour and more.
+pub const BUILD_HINT_AFTER: Duration = Duration::from_secs(45 * 60);
+
+/// How long a wait for `awaited` runs before the player is told that `forfeit` ends the game.
+pub fn forfeit_hint_after(awaited: &Awaited) -> Duration {
+    if *awaited == Awaited::Build { BUILD_HINT_AFTER } else { FORFEIT_HINT_AFTER }
+}
 
 /// How long the opponent must have been away from the relay before `forfeit` may claim the game against its
 /// absence: time to come back after a crash (`fairdeck resume`) or a network that dropped for a moment. Only
@@ -83,7 +91,7 @@ impl WaitClock {
             current.shown = Some(waiting.seconds);
             news.push(WaitNews::Count(Some(waiting.clone())));
         }
-        if !current.overdue_told && FORFEIT_HINT_AFTER <= waited {
+        if !current.overdue_told && forfeit_hint_after(&current.awaited) <= waited {
             current.overdue_told = true;
             news.push(WaitNews::Overdue(waiting));
         }

@@ -13,7 +13,7 @@ use super::overlay::{render_confirm_quit, render_help};
 use super::table_view::{Side, SideView};
 use super::view::{Overlay, PeerState, RelayLink, View};
 use super::{board, library_view};
-use crate::session::FORFEIT_HINT_AFTER;
+use crate::session::forfeit_hint_after;
 use crate::text::wrap;
 
 /// The mark before an alert in the log, so it stands out even without colour.
@@ -139,7 +139,11 @@ fn render_status(frame: &mut Frame, area: Rect, view: &View) {
     let mut spans = vec![Span::from(format!(" ● {state} ")).fg(colour).bold()];
     // First after the connection: a stalled game is what the player must see, even on a narrow screen.
     if let Some(waiting) = &view.waiting {
-        let hint = if FORFEIT_HINT_AFTER.as_secs() <= waiting.seconds { " — forfeit ends the game" } else { "" };
+        let hint = if forfeit_hint_after(&waiting.awaited).as_secs() <= waiting.seconds {
+            " — forfeit ends the game"
+        } else {
+            ""
+        };
         let text = format!("│ waiting for {}: {} ({} s){hint} ", table.opponent.name, waiting.awaited, waiting.seconds);
         spans.push(Span::from(text).fg(Color::Yellow).bold());
     }

@@ -24,7 +24,9 @@ impl<G: Group> Engine<G> {
             return Some(Awaited::Stack);
         }
         if !self.game.catalogues.contains_key(&peer) {
-            return Some(Awaited::Deck);
+            // In a limited match's first game the opponent's player builds its deck; later ones come at once.
+            let building = self.limited.is_some() && self.game.number == 1;
+            return Some(if building { Awaited::Build } else { Awaited::Deck });
         }
         if let Some(cards) = self.game.unlocks.due_from(peer) {
             return Some(Awaited::Strip { cards: cards.to_vec() });

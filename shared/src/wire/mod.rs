@@ -721,6 +721,8 @@ pub enum Awaited {
     Return,
     /// Its part of dealing a limited match's pools: its pool file's hash, its shuffle of the stack, or its deal.
     Stack,
+    /// Its first deck of a limited match, which its player builds from its pool: a person's work, not an exchange.
+    Build,
 }
 
 impl std::fmt::Display for Awaited {
@@ -742,6 +744,7 @@ impl std::fmt::Display for Awaited {
             Awaited::Answer { proposal } => write!(f, "its answer to the proposal in message {proposal}"),
             Awaited::Return => write!(f, "its return to the game"),
             Awaited::Stack => write!(f, "its part of dealing the pools"),
+            Awaited::Build => write!(f, "its deck, built from its pool"),
         }
     }
 }
