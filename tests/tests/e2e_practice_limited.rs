@@ -28,7 +28,8 @@ fn a_sealed_practice_deals_both_pools_and_the_goldfish_builds_its_own_deck() {
     assert_eq!(pool.len(), 30);
 
     // The player builds as in any sealed match: 23 cards of its pool and 17 Mountains.
-    let deck = std::env::temp_dir().join(format!("fairdeck-practice-limited-{}.txt", std::process::id()));
+    let decks = tempfile::tempdir().expect("temp dir");
+    let deck = decks.path().join("sealed.txt");
     let mut text: String = pool[..23].iter().map(|name| format!("1 {name}\n")).collect();
     text.push_str("17 Mountain\n");
     std::fs::write(&deck, text).unwrap();
@@ -36,7 +37,6 @@ fn a_sealed_practice_deals_both_pools_and_the_goldfish_builds_its_own_deck() {
     let connected = player.seen.iter().find(|v| v["event"] == "connected").cloned();
     assert_eq!(connected.expect("the goldfish came")["name"], "Goldfish");
     player.expect_event("ready");
-    std::fs::remove_file(&deck).unwrap();
 
     player.send("draw 7");
     player.wait_idle();
