@@ -49,7 +49,8 @@ enum Command {
     },
     /// Practice alone: the table against a built-in opponent, the goldfish, which plays the protocol honestly
     /// (locks, shuffles, strips, proofs) with a copy of your deck and does nothing else, over a relay inside
-    /// this program. Nothing is saved: a practice game ends with the program.
+    /// this program. In limited play (--pool FILE --limited sealed) it is dealt a pool of its own and builds its
+    /// deck from it by itself. Nothing is saved: a practice game ends with the program.
     #[command(after_help = game_help())]
     Practice(PracticeArgs),
     /// List the saved games: opponent, start, last move, whether each goes on, and whether a fairdeck has it
@@ -170,8 +171,18 @@ impl GameArgs {
 struct PracticeArgs {
     /// Your deck file (plain text, Arena, .dec, .mwDeck, .dck, Cockatrice .cod, MTGO .dek); the goldfish plays a
     /// copy of it.
-    #[arg(long, value_name = "FILE")]
-    deck: std::path::PathBuf,
+    #[arg(long, value_name = "FILE", required_unless_present = "pool", conflicts_with = "pool")]
+    deck: Option<std::path::PathBuf>,
+    /// Limited play: the pool file (a cube list in any deck format). You and the goldfish are each dealt a pool
+    /// from it; `build DECKFILE` takes your deck from yours, and the goldfish builds its own.
+    #[arg(long, value_name = "FILE", requires = "limited")]
+    pool: Option<std::path::PathBuf>,
+    /// Limited play: the format [possible values: sealed].
+    #[arg(long, value_name = "FORMAT", requires = "pool")]
+    limited: Option<LimitedKind>,
+    /// Sealed: how many cards of the pool each player is dealt.
+    #[arg(long, value_name = "N", default_value_t = 45, requires = "limited")]
+    cards: u32,
     /// Your name [default: the configuration file's name, else host].
     #[arg(long, value_name = "NAME")]
     name: Option<String>,
@@ -234,12 +245,22 @@ fn play(role: Role, name: Option<String>, args: SessionArgs) -> ExitCode {
 
 /// `fairdeck practice`: the player hosts a game that the goldfish joins, over a relay of the game's own.
 fn practice(args: PracticeArgs) -> ExitCode {
+    // clap requires a deck, or a pool with its format.
+    let brought = match (args.deck, args.pool, args.limited) {
+        (Some(deck), _, _) => Brought::Deck(deck),
+        (None, Some(file), Some(LimitedKind::Sealed)) => {
+            Brought::Pool { file, format: Some(LimitedFormat::Sealed { cards: args.cards }) }
+        }
+        (None, _, _) => {
+            return usage_error("practice needs a deck (--deck FILE) or a pool (--pool FILE --limited FORMAT)");
+        }
+    };
     let config = match prepare(args.script) {
         Ok(config) => config,
         Err(exit) => return exit,
     };
     let name = config::choose(args.name, config.name.as_deref(), "host");
-    match Practice::start(args.deck, name, args.record) {
+    match Practice::start(brought, name, args.record) {
         Ok(practice) => open_table(practice, args.script),
         Err(error) => {
             eprintln!("fairdeck: {:#}", anyhow::Error::from(error));

@@ -5,7 +5,7 @@
 //! `cargo test --workspace` already did) and takes the path Cargo reports. Every wait is bounded, so a
 //! failure reports the events seen instead of hanging.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::io::{BufRead, BufReader, Write};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -291,8 +291,14 @@ impl Player {
     /// Starts `fairdeck practice --deck DECK --script` (a game against the built-in opponent, over a relay of
     /// its own), with `temp` as its temporary folder (`TMPDIR`).
     pub fn practice(name: &'static str, deck: &Path, temp: &Path) -> Player {
+        Player::practice_bringing(name, &["--deck".as_ref(), deck.as_os_str()], temp)
+    }
+
+    /// Starts `fairdeck practice --script` with `args` (what the player brings: `--deck FILE`, or `--pool FILE
+    /// --limited sealed ...`), with `temp` as its temporary folder (`TMPDIR`).
+    pub fn practice_bringing(name: &'static str, args: &[&OsStr], temp: &Path) -> Player {
         let mut command = Command::new(fairdeck_binary());
-        command.args(["practice", "--script", "--deck"]).arg(deck).env("TMPDIR", temp);
+        command.args(["practice", "--script"]).args(args).env("TMPDIR", temp);
         Player::launch_command(name, command, Arc::new(tempfile::tempdir().expect("temp dir")))
     }
 

@@ -3,6 +3,8 @@
 //! off the player's cards, shuffles under proof and takes part in every random round, all by itself. Its front
 //! end issues no table action; it only gives the answers the engine leaves to a player:
 //!
+//! - limited play, its pool dealt: it builds its deck with `build`, as a player does, from a deck file it writes
+//!   ([`limited_deck`]);
 //! - a new game asked for: it agrees, with the same deck;
 //! - a request to see its cards: it refuses, showing nothing as it does nothing. Its hand is empty unless the
 //!   player put cards there (it never draws), and no player may reveal cards of its library, which it does not
@@ -14,10 +16,12 @@
 //! Anything else (chat, the turn passed to it, its cards moved) it lets be.
 
 use std::collections::VecDeque;
+use std::fmt::Write;
 use std::path::PathBuf;
 
 use fairdeck_shared::crypto::Ristretto255;
 use fairdeck_shared::engine::{Engine, Event};
+use fairdeck_shared::wire::BasicLand;
 use tokio::sync::{oneshot, watch};
 
 use crate::command::table;
@@ -25,14 +29,21 @@ use crate::session::{self, Brought, Frontend, Options, Output, Role, SessionErro
 
 /// The goldfish's name at the table.
 pub(super) const NAME: &str = "Goldfish";
+/// Limited play: the pool cards the goldfish's deck takes, and the deck's size with its basic lands.
+const LIMITED_SPELLS: usize = 23;
+const LIMITED_DECK: usize = 40;
+/// The basic land that fills its limited deck: it casts nothing, so no colour is better than another.
+const LIMITED_LAND: BasicLand = BasicLand::Wastes;
 
 /// Where the goldfish plays, but for the code, which the player's session makes.
 pub(super) struct Place {
-    /// Its deck: a copy of the player's deck file (see `practice`).
-    pub(super) deck: PathBuf,
+    /// The player's deck file, or its pool file with no format (the host offers it).
+    pub(super) brought: Brought,
     pub(super) relay: String,
     /// Where its session saves the game: the practice game's temporary folder.
     pub(super) games: PathBuf,
+    /// Limited play: where it writes the deck it builds, for its `build`.
+    pub(super) build: PathBuf,
 }
 
 /// Joins the game of the code that `code` brings and plays until the player quits (`quit` becomes true, or its
@@ -46,14 +57,15 @@ pub(super) async fn play(
 ) -> Result<(), SessionError> {
     let Ok(code) = code.await else { return Ok(()) };
     let options = Options {
-        role: Role::Join { code, brought: Brought::Deck(place.deck) },
+        role: Role::Join { code, brought: place.brought },
         relay: Some(place.relay),
         games: place.games,
         name: NAME.to_string(),
         record: None,
         ca: None,
     };
-    let mut goldfish = Goldfish { answers: VecDeque::new(), quit, leaving: false, failed: None };
+    let mut goldfish =
+        Goldfish { answers: VecDeque::new(), quit, leaving: false, failed: None, held: None, build: place.build };
     session::run(options, &mut goldfish).await?;
     match goldfish.failed {
         Some(reason) => Err(SessionError::Halted(reason)),
@@ -69,6 +81,10 @@ struct Goldfish {
     leaving: bool,
     /// Why it cannot go on, if it cannot.
     failed: Option<String>,
+    /// Its choice to play or draw, made before the set-up is done: held until it is (see `show`).
+    held: Option<String>,
+    /// Where it writes its limited deck.
+    build: PathBuf,
 }
 
 impl Goldfish {
@@ -87,6 +103,32 @@ impl Goldfish {
             _ => None,
         }
     }
+
+    /// Its pool dealt: writes its deck from `pool` and builds it, through the same `build` as a player's.
+    fn build(&mut self, pool: &[String]) {
+        match std::fs::write(&self.build, limited_deck(pool)) {
+            Ok(()) => self.answers.push_back(format!("{} {}", table::BUILD.name, self.build.display())),
+            Err(error) => {
+                let file = self.build.display();
+                self.failed.get_or_insert_with(|| format!("cannot write its deck file {file}: {error}"));
+            }
+        }
+    }
+}
+
+/// The goldfish's limited deck, as a plain-text deck file: the first [`LIMITED_SPELLS`] cards of its pool as dealt
+/// (a random pick, the deal being shuffled), or the whole pool if smaller, and basic lands up to [`LIMITED_DECK`]
+/// cards. The rest of the pool is its sideboard.
+fn limited_deck(pool: &[String]) -> String {
+    let spells = &pool[..pool.len().min(LIMITED_SPELLS)];
+    let mut text = String::new();
+    for name in spells {
+        let _ = writeln!(text, "1 {name}");
+    }
+    // Never under 17: a deck takes at most 23 pool cards.
+    let lands = LIMITED_DECK - spells.len();
+    let _ = writeln!(text, "{lands} {}", LIMITED_LAND.name());
+    text
 }
 
 impl Frontend for Goldfish {
@@ -105,7 +147,20 @@ impl Frontend for Goldfish {
 
     fn show(&mut self, output: Output, engine: &Engine<Ristretto255>) -> std::io::Result<()> {
         match &output {
-            Output::Engine(event) => self.answers.extend(Goldfish::answer(event, engine)),
+            Output::Engine(Event::Pool { cards }) => self.build(cards),
+            Output::Engine(event) => {
+                let answer = Goldfish::answer(event, engine);
+                // `draw-first` waits in the session's queue until the set-up is done, and every line behind it
+                // too: in limited play the set-up waits on the goldfish's `build`, which would be stuck behind it.
+                if matches!(event, Event::Chooser { .. }) && !engine.is_ready() {
+                    self.held = answer;
+                } else {
+                    self.answers.extend(answer);
+                }
+                if matches!(event, Event::Ready) {
+                    self.answers.extend(self.held.take());
+                }
+            }
             Output::PeerGone { .. } => self.leaving = true,
             Output::CommandError { command, message, .. } => {
                 self.failed.get_or_insert_with(|| format!("its answer `{command}` was refused: {message}"));
@@ -136,7 +191,12 @@ mod tests {
 
     fn new_goldfish() -> (Goldfish, watch::Sender<bool>) {
         let (quit, receiver) = watch::channel(false);
-        (Goldfish { answers: VecDeque::new(), quit: receiver, leaving: false, failed: None }, quit)
+        let build = PathBuf::from("/nonexistent/goldfish-deck.txt");
+        (Goldfish { answers: VecDeque::new(), quit: receiver, leaving: false, failed: None, held: None, build }, quit)
+    }
+
+    fn pool(cards: usize) -> Vec<String> {
+        (1..=cards).map(|n| format!("Card {n}")).collect()
     }
 
     /// What the goldfish says after being shown `outputs`: its lines until it waits.
@@ -158,7 +218,6 @@ mod tests {
     async fn it_answers_what_the_engine_leaves_to_a_player_and_nothing_else() {
         let (mut goldfish, _quit) = new_goldfish();
         let outputs = vec![
-            Output::Engine(Event::Ready),
             Output::Engine(Event::Chat { from: Seat::Host, text: "hello".into() }),
             Output::Engine(Event::RevealRequested { zone: ZoneId::hand(Seat::Guest), count: None }),
             Output::Engine(Event::RevealRequested { zone: ZoneId::library(Seat::Guest), count: Some(3) }),
@@ -171,6 +230,8 @@ mod tests {
             // The player chooses: nothing to say. The goldfish chooses: the player plays first.
             Output::Engine(Event::Chooser { seat: Seat::Host, by: ChosenBy::Coin }),
             Output::Engine(Event::Chooser { seat: Seat::Guest, by: ChosenBy::Coin }),
+            // Its choice is held until the set-up is done.
+            Output::Engine(Event::Ready),
         ];
         assert_eq!(
             answers(&mut goldfish, outputs).await,
@@ -203,5 +264,47 @@ mod tests {
             goldfish.failed.as_deref(),
             Some("its answer `new-game` was refused: a new game is already asked for")
         );
+    }
+
+    #[test]
+    fn its_limited_deck_is_the_first_23_pool_cards_and_basic_lands_to_40() {
+        for (dealt, spells) in [(45, 23), (23, 23), (10, 10)] {
+            let pool = pool(dealt);
+            let deck = crate::deck::parse_deck("goldfish.txt", &limited_deck(&pool)).unwrap();
+            assert_eq!(deck.main_count(), 40, "{dealt} dealt");
+            assert_eq!(deck.sideboard_count(), 0, "the rest of the pool is left out: the engine sideboards it");
+            let names: Vec<&str> = deck.main.iter().map(|entry| entry.name.as_str()).collect();
+            let lands = crate::deck::DeckEntry { count: 40 - spells as u32, name: "Wastes".into() };
+            assert_eq!(names[..spells], pool[..spells], "{dealt} dealt");
+            assert_eq!(deck.main[spells..], [lands], "{dealt} dealt");
+        }
+    }
+
+    #[tokio::test]
+    async fn its_pool_dealt_it_builds_from_the_deck_file_it_wrote() {
+        let folder = tempfile::tempdir().unwrap();
+        let (mut goldfish, _quit) = new_goldfish();
+        goldfish.build = folder.path().join("goldfish-deck.txt");
+        let dealt = Output::Engine(Event::Pool { cards: pool(30) });
+        let lines = answers(&mut goldfish, vec![dealt]).await;
+        assert_eq!(lines, [format!("build {}", goldfish.build.display())]);
+        assert_eq!(std::fs::read_to_string(&goldfish.build).unwrap(), limited_deck(&pool(30)));
+        assert!(goldfish.failed.is_none());
+
+        // The coin made it the chooser before the deal: its choice waits for the set-up, so that its build, which
+        // the set-up waits on, goes first.
+        let (mut goldfish, _quit) = new_goldfish();
+        goldfish.build = folder.path().join("goldfish-deck.txt");
+        let chooser = Output::Engine(Event::Chooser { seat: Seat::Guest, by: ChosenBy::Coin });
+        let dealt = Output::Engine(Event::Pool { cards: pool(30) });
+        assert_eq!(answers(&mut goldfish, vec![chooser, dealt]).await, [format!("build {}", goldfish.build.display())]);
+        assert_eq!(answers(&mut goldfish, vec![Output::Engine(Event::Ready)]).await, ["draw-first"]);
+
+        // A deck file it cannot write: it stops, saying why, rather than leave the table waiting on its build.
+        let (mut goldfish, _quit) = new_goldfish();
+        let lines = answers(&mut goldfish, vec![Output::Engine(Event::Pool { cards: pool(30) })]).await;
+        assert!(lines.is_empty(), "{lines:?}");
+        let reason = goldfish.failed.as_deref().unwrap();
+        assert!(reason.starts_with("cannot write its deck file /nonexistent/goldfish-deck.txt"), "{reason}");
     }
 }

@@ -9,7 +9,8 @@
 //! forwarding while either computes.
 //!
 //! The goldfish's deck is the player's deck file: every check a deck goes through passes, and the opponent's
-//! library is the size of a real one. Both games are saved, as any session saves, but in a temporary folder that
+//! library is the size of a real one. In limited play it joins with the player's pool file instead: it is dealt its
+//! own pool as any guest is, and builds its deck from it by itself (see [`goldfish`]). Both games are saved, as any session saves, but in a temporary folder that
 //! goes when the practice ends: a practice game cannot be resumed (its opponent and relay end with this
 //! process), so it never appears in `fairdeck games` or is picked up by `fairdeck resume`.
 
@@ -55,9 +56,10 @@ pub struct Practice {
 }
 
 impl Practice {
-    /// Opens a practice game for the player `name` with the deck file `deck`; `record` as `--record`. The deck is
-    /// read when the game starts, so that a bad one is reported as in any game.
-    pub fn start(deck: PathBuf, name: String, record: Option<PathBuf>) -> Result<Practice, PracticeError> {
+    /// Opens a practice game for the player `name`, who hosts with what it `brought` (a deck file, or a pool file
+    /// and its format); `record` as `--record`. The file is read when the game starts, so that a bad one is
+    /// reported as in any game.
+    pub fn start(brought: Brought, name: String, record: Option<PathBuf>) -> Result<Practice, PracticeError> {
         let folder = tempfile::Builder::new().prefix("fairdeck-practice-").tempdir().map_err(PracticeError::Folder)?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(PRACTICE_THREADS)
@@ -66,15 +68,25 @@ impl Practice {
             .build()
             .map_err(PracticeError::Runtime)?;
         let relay = runtime.block_on(LocalRelay::start(&folder.path().join("relay"))).map_err(PracticeError::Relay)?;
+        // The goldfish brings the same file; the format is the host's to offer.
+        let goldfish_brings = match &brought {
+            Brought::Deck(deck) => Brought::Deck(deck.clone()),
+            Brought::Pool { file, .. } => Brought::Pool { file: file.clone(), format: None },
+        };
+        let goldfish = goldfish::Place {
+            brought: goldfish_brings,
+            relay: relay.url().to_string(),
+            games: folder.path().join("goldfish"),
+            build: folder.path().join("goldfish-deck.txt"),
+        };
         let player = Options {
-            role: Role::Host { brought: Brought::Deck(deck.clone()) },
+            role: Role::Host { brought },
             relay: Some(relay.url().to_string()),
             games: folder.path().join("player"),
             name,
             record,
             ca: None,
         };
-        let goldfish = goldfish::Place { deck, relay: relay.url().to_string(), games: folder.path().join("goldfish") };
         Ok(Practice { player, goldfish, relay, runtime: Background(Some(runtime)), folder })
     }
 }
