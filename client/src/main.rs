@@ -183,6 +183,9 @@ struct PracticeArgs {
     /// Sealed: how many cards of the pool each player is dealt.
     #[arg(long, value_name = "N", default_value_t = 45, requires = "limited")]
     cards: u32,
+    /// Sealed from an MTGJSON set file: how many boosters each player opens.
+    #[arg(long, value_name = "N", default_value_t = 6, requires = "limited")]
+    boosters: u32,
     /// Your name [default: the configuration file's name, else host].
     #[arg(long, value_name = "NAME")]
     name: Option<String>,
@@ -248,9 +251,7 @@ fn practice(args: PracticeArgs) -> ExitCode {
     // clap requires a deck, or a pool with its format.
     let brought = match (args.deck, args.pool, args.limited) {
         (Some(deck), _, _) => Brought::Deck(deck),
-        (None, Some(file), Some(LimitedKind::Sealed)) => {
-            Brought::Pool { file, format: Some(LimitedFormat::Sealed { cards: args.cards }) }
-        }
+        (None, Some(file), Some(kind)) => Brought::Pool { file, offer: Some(kind.offer(args.cards, args.boosters)) },
         (None, _, _) => {
             return usage_error("practice needs a deck (--deck FILE) or a pool (--pool FILE --limited FORMAT)");
         }

@@ -71,7 +71,7 @@ impl Practice {
         // The goldfish brings the same file; the format is the host's to offer.
         let goldfish_brings = match &brought {
             Brought::Deck(deck) => Brought::Deck(deck.clone()),
-            Brought::Pool { file, .. } => Brought::Pool { file: file.clone(), format: None },
+            Brought::Pool { file, .. } => Brought::Pool { file: file.clone(), offer: None },
         };
         let goldfish = goldfish::Place {
             brought: goldfish_brings,
