@@ -15,6 +15,7 @@ use crate::pool::{BoosterKind, MAX_PLAN_BOOSTERS, SetFile};
 use crate::wire::{self, BOOSTER_ROUND, DeckSource, LimitedFormat, MAX_DEAL, MAX_POOL_LEN, Message, PoolHash};
 
 /// A limited match's side of the engine: kept for the whole match, since every game's deck comes from the pool.
+#[cfg_attr(fuzzing, derive(Clone))]
 pub(super) struct Limited<G: Group> {
     pub(super) pool: PoolList,
     /// The set file of `pool`, read, when it is one.

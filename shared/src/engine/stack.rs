@@ -25,6 +25,7 @@ use crate::ids::{GameId, Seat};
 use crate::wire::{self, LimitedFormat, Message};
 
 /// The shared stack and the deal.
+#[cfg_attr(fuzzing, derive(Clone))]
 pub(super) struct Stack<G: Group> {
     /// The id of the match's first game, which every pool card's point is bound to.
     pub(super) match_id: GameId,
