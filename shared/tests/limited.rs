@@ -368,3 +368,87 @@ fn a_format_that_does_not_fit_the_pool_file_is_refused_before_anything_is_sent()
     let refused = Engine::<Ristretto255>::new_limited(Seat::Guest, config, broken, [1; 32]);
     assert!(matches!(refused, Err(fairdeck_shared::engine::PoolError::Set(_))), "a set file that does not read");
 }
+
+/// Delivers messages in order until the host's message `seq` is the next on its way, and takes it out.
+fn until_host_message(pair: &mut Pair<Ristretto255>, seq: u64) -> Option<fairdeck_shared::pair::InFlight> {
+    loop {
+        let next = pair.queue.iter().position(|m| {
+            m.from == Seat::Host && wire::decode_envelope(&m.bytes).is_ok_and(|envelope| envelope.seq == seq)
+        });
+        if let Some(at) = next {
+            return pair.queue.remove(at);
+        }
+        if !pair.step() {
+            return None;
+        }
+    }
+}
+
+#[test]
+fn mutated_limited_messages_are_refused_never_panicked_on() {
+    // The host's messages of an honest sealed match after its limited-pool (which the puppet that reseals sends
+    // itself), to its pool-deck.
+    let mut tried = 0;
+    for seq in 2..=9u64 {
+        for at in [0usize, 1, 5, 17, 40, 77, 150, 333] {
+            let mut pair = sealed(60, 20);
+            if seq >= 4 {
+                // Its pool-deck needs a build; the pools come first.
+                pair.drive();
+                let pool = pool_of(&pair, Seat::Host);
+                pair.intent(Seat::Host, Intent::Build(deck(&pool, 8, 2))).unwrap();
+            }
+            let Some(message) = until_host_message(&mut pair, seq) else { continue };
+            let mut body = wire::decode_envelope(&message.bytes).unwrap().body;
+            let Some(byte) = body.get_mut(at) else { continue };
+            *byte ^= 0x5a;
+            tried += 1;
+            let bytes = reseal(&pair, seq, body);
+            pair.deliver(fairdeck_shared::pair::InFlight { from: Seat::Host, bytes });
+            pair.drive();
+            // Refused with an alert, or (a change that still reads as an honest message) taken: never a panic, and
+            // the guest's engine answers afterwards.
+            let _ = pair.intent(Seat::Guest, Intent::Ping);
+        }
+    }
+    assert!(tried > 20, "only {tried} mutations reached the guest");
+}
+
+#[test]
+fn no_message_makes_a_player_strip_the_stack_for_the_other_beyond_its_deal() {
+    let mut pair = sealed(60, 20);
+    pair.drive();
+    // Each honest engine stripped its layer once, off exactly the other's positions.
+    for (seat, positions) in [(Seat::Host, 20..40u32), (Seat::Guest, 0..20u32)] {
+        let deals: Vec<Vec<u32>> = pair
+            .engine(seat)
+            .record()
+            .iter()
+            .filter(|(from, _)| *from == seat)
+            .filter_map(|(_, envelope)| match wire::decode_body::<Ristretto255>(&envelope.body) {
+                Ok(Message::StackDeal { positions, .. }) => Some(positions),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(deals, vec![positions.collect::<Vec<u32>>()], "{seat:?}'s deals");
+    }
+    // A host that sends its deal again (or any stack message after the deal) is refused: nothing asks the guest for
+    // more.
+    let again = pair
+        .engine(Seat::Host)
+        .record()
+        .iter()
+        .filter(|(from, _)| *from == Seat::Host)
+        .find_map(|(_, envelope)| match wire::decode_body::<Ristretto255>(&envelope.body) {
+            Ok(message @ Message::StackDeal { .. }) => Some(message),
+            _ => None,
+        })
+        .unwrap();
+    let seq = pair.engine(Seat::Host).record().iter().filter(|(from, _)| *from == Seat::Host).count() as u64;
+    let ack = pair.ack_of(Seat::Host, seq);
+    pair.host.send_unchecked(wire::encode_body(&again), ack);
+    pair.collect();
+    pair.drive();
+    let alerts = misbehaviour(&pair, Seat::Guest);
+    assert!(alerts.iter().any(|alert| alert.contains("stack-deal")), "{alerts:?}");
+}
