@@ -452,3 +452,99 @@ fn no_message_makes_a_player_strip_the_stack_for_the_other_beyond_its_deal() {
     let alerts = misbehaviour(&pair, Seat::Guest);
     assert!(alerts.iter().any(|alert| alert.contains("stack-deal")), "{alerts:?}");
 }
+
+fn grid_pair(grids: u32) -> Pair<Ristretto255> {
+    let host = LimitedConfig { pool: cube(60), format: Some(LimitedFormat::Grid { grids }) };
+    let mut pair = Pair::<Ristretto255>::limited(host, LimitedConfig { pool: cube(60), format: None }, 21);
+    pair.drive();
+    pair
+}
+
+/// The last grid `seat` was shown, and who picks from it.
+fn shown_grid(pair: &Pair<Ristretto255>, seat: Seat) -> Option<(u32, Vec<Option<String>>, Option<Seat>)> {
+    pair.events(seat).iter().rev().find_map(|event| match event {
+        Event::Grid { grid, cells, picker } => Some((*grid, cells.clone(), *picker)),
+        _ => None,
+    })
+}
+
+/// The first row, then column, with a card left.
+fn open_line(cells: &[Option<String>]) -> wire::GridLine {
+    let lines = (0..3).map(wire::GridLine::Row).chain((0..3).map(wire::GridLine::Column));
+    lines.into_iter().find(|line| line.cells().iter().any(|&cell| cells[cell].is_some())).unwrap()
+}
+
+fn picked(pair: &Pair<Ristretto255>, seat: Seat) -> Vec<(Seat, u32, Vec<String>)> {
+    pair.events(seat)
+        .iter()
+        .filter_map(|event| match event {
+            Event::Picked { by, grid, cards, .. } => Some((*by, *grid, cards.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_grid_draft_shows_both_the_same_grids_and_each_pick_joins_the_pickers_pool() {
+    let mut pair = grid_pair(4);
+    for _ in 0..8 {
+        let (host_view, guest_view) = (shown_grid(&pair, Seat::Host), shown_grid(&pair, Seat::Guest));
+        assert_eq!(host_view, guest_view, "both see the same grid");
+        let (_, cells, picker) = host_view.expect("a grid is shown");
+        let picker = picker.expect("someone picks");
+        // Out of turn, and an empty line, are refused, and nothing is sent.
+        let refused = pair.intent(picker.opponent(), Intent::Pick(open_line(&cells)));
+        assert!(matches!(refused, Err(IntentError::Invalid(_))), "{refused:?}");
+        pair.intent(picker, Intent::Pick(open_line(&cells))).unwrap();
+        pair.drive();
+    }
+    assert_eq!(picked(&pair, Seat::Host), picked(&pair, Seat::Guest));
+    let picks = picked(&pair, Seat::Host);
+    assert_eq!(picks.len(), 8);
+    // The first pick of each grid is the host's in even grids, the guest's in odd ones, and takes three cards.
+    for (grid, pair_of_picks) in picks.chunks(2).enumerate() {
+        let first = if grid % 2 == 0 { Seat::Host } else { Seat::Guest };
+        assert_eq!((pair_of_picks[0].0, pair_of_picks[1].0), (first, first.opponent()));
+        assert_eq!(pair_of_picks[0].2.len(), 3);
+    }
+    for seat in Seat::BOTH {
+        let mut taken: Vec<String> =
+            picks.iter().filter(|(by, ..)| *by == seat).flat_map(|(_, _, cards)| cards.clone()).collect();
+        let mut pool = pool_of(&pair, seat);
+        taken.sort();
+        pool.sort();
+        assert_eq!(pool, taken, "{seat:?}'s pool is what it took");
+        assert!(misbehaviour(&pair, seat).is_empty(), "{:?}", misbehaviour(&pair, seat));
+    }
+    let pools = Seat::BOTH.map(|seat| pool_of(&pair, seat));
+    for seat in Seat::BOTH {
+        pair.intent(seat, Intent::Build(deck(&pools[seat as usize], 6, 10))).unwrap();
+    }
+    pair.drive();
+    assert!(Seat::BOTH.into_iter().all(|seat| pair.engine(seat).is_ready()));
+    for seat in Seat::BOTH {
+        pair.intent(seat, Intent::EndGame).unwrap();
+    }
+    pair.drive();
+    for seat in Seat::BOTH {
+        assert!(misbehaviour(&pair, seat).is_empty(), "{:?}", misbehaviour(&pair, seat));
+        assert!(matches!(check::<Ristretto255>(pair.engine(seat).journal()), Ok(Verdict::Clean(_))));
+    }
+}
+
+#[test]
+fn a_pick_of_a_line_not_offered_is_an_alert() {
+    let mut pair = grid_pair(2);
+    let (_, cells, _) = shown_grid(&pair, Seat::Host).unwrap();
+    let line = open_line(&cells);
+    pair.intent(Seat::Host, Intent::Pick(line)).unwrap();
+    pair.drive();
+    // The guest's turn: it takes the same row again, which holds nothing now.
+    let seq = pair.engine(Seat::Guest).record().iter().filter(|(from, _)| *from == Seat::Guest).count() as u64;
+    let ack = pair.ack_of(Seat::Guest, seq);
+    pair.guest.send_unchecked(wire::encode_body(&Message::<Ristretto255>::GridPick { grid: 0, line }), ack);
+    pair.collect();
+    pair.drive();
+    let alerts = misbehaviour(&pair, Seat::Host);
+    assert!(alerts.iter().any(|alert| alert.contains("not offered")), "{alerts:?}");
+}

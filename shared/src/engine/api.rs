@@ -3,7 +3,7 @@
 use crate::crypto::{BackId, CardInstance, Coin, Dice, MAX_NAME_LEN};
 use crate::ids::Seat;
 use crate::table::{CardId, ZoneId};
-use crate::wire::{Action, Awaited, DeckDifference, Envelope, LimitedFormat, PoolHash};
+use crate::wire::{Action, Awaited, DeckDifference, Envelope, GridLine, LimitedFormat, PoolHash};
 
 /// A card of a deck list.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -149,6 +149,8 @@ pub enum Intent {
     /// Limited play: this player's deck for the first game, built from its pool and basic lands (the rest of the
     /// pool goes to the sideboard). Refused with the cards not in the pool.
     Build(DeckList),
+    /// Grid draft: take this row or column of the grid shown (what is left of it), in this player's turn.
+    Pick(GridLine),
 }
 
 /// Where a card lies, as far as a player can tell without knowing it.
@@ -349,9 +351,30 @@ pub enum Event {
         /// The pool file's hash.
         pool: PoolHash,
     },
-    /// Limited play: this player's pool is dealt: its cards, in the order of the deal, unseen by the opponent.
+    /// Limited play: this player's pool is dealt (or drafted): its cards, in the order of the deal.
     Pool {
         /// The cards' names.
+        cards: Vec<String>,
+    },
+    /// Grid draft: grid `grid` (from 0) as it stands, row by row, a taken cell `None`; `picker` takes a row or a
+    /// column next (none once both picked).
+    Grid {
+        /// The grid's number.
+        grid: u32,
+        /// Its nine cells.
+        cells: Vec<Option<String>>,
+        /// Who picks next.
+        picker: Option<Seat>,
+    },
+    /// Grid draft: `by` took `line` of grid `grid`: these cards.
+    Picked {
+        /// Who took them.
+        by: Seat,
+        /// The grid's number.
+        grid: u32,
+        /// The row or column.
+        line: GridLine,
+        /// The cards taken (the line's cards not taken before).
         cards: Vec<String>,
     },
 }

@@ -20,6 +20,9 @@ impl<G: Group> Engine<G> {
         if self.phase.peer_key().is_none() {
             return Some(Awaited::Hello);
         }
+        if let Some(awaited) = self.awaiting_grid() {
+            return Some(awaited);
+        }
         if self.awaiting_stack() {
             return Some(Awaited::Stack);
         }
@@ -90,6 +93,7 @@ impl<G: Group> Engine<G> {
             .map(|cards| cards.max(1) * (5 * element + 256)),
             MessageKind::Audit => Some(scalar),
             MessageKind::StackShuffle | MessageKind::StackDeal => self.stack_bound(kind, element, scalar),
+            MessageKind::GridReveal => self.grid_reveal_awaited().then_some(9 * (element + 8) + 4 * element),
             // Per card, its source and form, and a difference that names each card of two decks; two proofs.
             MessageKind::PoolDeck => (!self.game.catalogues.contains_key(&peer) && self.limited.is_some()).then(|| {
                 let cards = wire::max_deck_len::<G>();

@@ -7,12 +7,15 @@ use std::ops::Range;
 use super::Engine;
 use super::api::{AlertKind, Event, LimitedConfig, PoolError, PoolList, PoolSource};
 use super::fault::Fault;
+use super::grid::GridDraft;
 use super::round::RandomKind;
 use super::stack::Stack;
 use crate::crypto::Group;
 use crate::ids::Seat;
 use crate::pool::{BoosterKind, MAX_PLAN_BOOSTERS, SetFile};
-use crate::wire::{self, BOOSTER_ROUND, DeckSource, LimitedFormat, MAX_DEAL, MAX_POOL_LEN, Message, PoolHash};
+use crate::wire::{
+    self, BOOSTER_ROUND, DeckSource, LimitedFormat, MAX_DEAL, MAX_GRIDS, MAX_POOL_LEN, Message, PoolHash,
+};
 
 /// A limited match's side of the engine: kept for the whole match, since every game's deck comes from the pool.
 #[cfg_attr(fuzzing, derive(Clone))]
@@ -28,6 +31,8 @@ pub(super) struct Limited<G: Group> {
     pub(super) stack: Option<Stack<G>>,
     /// Where each card of this player's current deck comes from (library, sideboard), once it built one.
     pub(super) sources: Option<(Vec<DeckSource>, Vec<DeckSource>)>,
+    /// A grid draft under way.
+    pub(super) grid: Option<GridDraft<G>>,
 }
 
 impl<G: Group> Limited<G> {
@@ -71,7 +76,9 @@ pub(super) fn check_config<G: Group>(seat: Seat, config: &LimitedConfig) -> Resu
         (Seat::Host, Some(format)) => {
             let needs = match (format, &set) {
                 (LimitedFormat::SealedBoosters { .. }, None) => Some("an MTGJSON set file"),
-                (LimitedFormat::Sealed { .. } | LimitedFormat::Uniform, Some(_)) => Some("a cube list"),
+                (LimitedFormat::Sealed { .. } | LimitedFormat::Uniform | LimitedFormat::Grid { .. }, Some(_)) => {
+                    Some("a cube list")
+                }
                 _ => None,
             };
             if let Some(needs) = needs {
@@ -98,6 +105,10 @@ fn fits(format: LimitedFormat, cards: usize) -> Result<(), usize> {
             let needed = 2 * boosters as usize;
             if boosters == 0 || needed > MAX_PLAN_BOOSTERS { Err(needed) } else { Ok(()) }
         }
+        LimitedFormat::Grid { grids } => {
+            let needed = 9 * grids as usize;
+            if grids == 0 || grids > MAX_GRIDS || needed > cards { Err(needed) } else { Ok(()) }
+        }
     }
 }
 
@@ -105,8 +116,15 @@ impl<G: Group> Engine<G> {
     /// Starts a limited match: the pool's hash (and the host's format) goes out right after the hello.
     pub(super) fn offer_pool(&mut self, config: LimitedConfig, set: Option<SetFile>) {
         let message = Message::LimitedPool { pool: config.pool.hash, format: config.format };
-        self.limited =
-            Some(Limited { pool: config.pool, set, format: config.format, agreed: false, stack: None, sources: None });
+        self.limited = Some(Limited {
+            pool: config.pool,
+            set,
+            format: config.format,
+            agreed: false,
+            stack: None,
+            sources: None,
+            grid: None,
+        });
         self.out.send::<G>(&message);
     }
 
@@ -152,13 +170,16 @@ impl<G: Group> Engine<G> {
             (LimitedFormat::Sealed { cards: dealt }, Some(cards)) if fits(format, cards.len()).is_ok() => {
                 Some((cards, [0..dealt, dealt..2 * dealt].map(Range::collect)))
             }
-            (LimitedFormat::Uniform, Some(cards)) if fits(format, cards.len()).is_ok() => {
+            (LimitedFormat::Uniform | LimitedFormat::Grid { .. }, Some(cards)) if fits(format, cards.len()).is_ok() => {
                 Some((cards, [vec![], vec![]]))
             }
             _ => return Err(Fault::new(AlertKind::Malformed, format!("{format} cannot be dealt from this pool file"))),
         };
         limited.format = Some(format);
         limited.agreed = true;
+        if let LimitedFormat::Grid { grids } = format {
+            limited.grid = Some(GridDraft::new(grids));
+        }
         self.out.emit(Event::LimitedAgreed { format, pool });
         match laid {
             None => self.start_random(BOOSTER_ROUND, Seat::Host, RandomKind::Boosters),

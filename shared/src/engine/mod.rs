@@ -16,6 +16,7 @@ mod api;
 mod awaited;
 mod boosters;
 mod fault;
+mod grid;
 mod intent;
 mod journal;
 mod limited;

@@ -97,6 +97,8 @@ impl<G: Group> Engine<G> {
             Message::LimitedPool { pool, format } => self.receive_limited_pool(pool, format)?,
             Message::StackShuffle { key, shuffles } => self.receive_stack_shuffle(seq, key, shuffles)?,
             Message::StackDeal { positions, forms, proof } => self.receive_stack_deal(seq, positions, forms, proof)?,
+            Message::GridReveal { grid, forms, proof } => self.receive_grid_reveal(seq, grid, forms, proof)?,
+            Message::GridPick { grid, line } => self.receive_grid_pick(grid, line)?,
             Message::PoolDeck { key, library, sideboard, forms, pool_proof, basic_proof, label, difference } => {
                 let deck =
                     ReceivedPoolDeck { key, library, sideboard, forms, pool_proof, basic_proof, label, difference };

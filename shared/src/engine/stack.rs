@@ -56,7 +56,13 @@ pub(super) struct Stack<G: Group> {
 impl<G: Group> Stack<G> {
     /// How many cards `seat`'s pool holds.
     pub(super) fn pool_len(&self, seat: Seat) -> usize {
-        if self.format.deals_from_one_stack() { self.positions[index(seat)].len() } else { self.points.len() }
+        if self.format.is_draft() {
+            self.dealt[index(seat)].as_ref().map_or(0, Vec::len)
+        } else if self.format.deals_from_one_stack() {
+            self.positions[index(seat)].len()
+        } else {
+            self.points.len()
+        }
     }
 
     /// Whether the opponent of `seat` owes its shuffle or its deal.
@@ -65,7 +71,8 @@ impl<G: Group> Stack<G> {
             return self.dealt[index(seat.opponent())].is_none();
         }
         let their_shuffle = if seat == Seat::Host { 1 } else { 0 };
-        self.steps == their_shuffle || (self.steps == 2 && self.own.is_none())
+        // A draft's reveals and picks after the shuffles are the draft's to tell (`grid.rs`).
+        self.steps == their_shuffle || (self.steps == 2 && self.own.is_none() && !self.format.is_draft())
     }
 
     /// The most bytes the opponent's stack message of `kind` could take now, or `None` if none is awaited.
@@ -75,11 +82,21 @@ impl<G: Group> Stack<G> {
         let owed_list = !self.format.deals_from_one_stack() && self.dealt[index(seat.opponent())].is_none();
         match kind {
             wire::MessageKind::StackShuffle if owed_list || self.steps == their_shuffle => Some(shuffle),
-            wire::MessageKind::StackDeal if self.steps == 2 && self.own.is_none() => {
+            wire::MessageKind::StackDeal if self.steps == 2 && self.own.is_none() && !self.format.is_draft() => {
                 Some(self.positions[index(seat)].len() * (element + 8) + 4 * element)
             }
             _ => None,
         }
+    }
+
+    /// Whether both players' shuffles are in.
+    pub(super) fn is_shuffled(&self) -> bool {
+        self.steps == 2
+    }
+
+    /// The forms at the stack positions `range`.
+    pub(super) fn cards_at(&self, range: Range<usize>) -> &[G::Element] {
+        &self.cards[range]
     }
 
     /// The forms at `seat`'s positions.
@@ -215,9 +232,10 @@ impl<G: Group> Engine<G> {
         stack.steps += 1;
         let key = stack.key.commitment().clone();
         let last = stack.steps == 2;
+        let draft = stack.format.is_draft();
         self.out.send::<G>(&Message::StackShuffle { key, shuffles });
         if last {
-            self.send_stack_deal();
+            self.after_shuffles(draft);
         }
     }
 
@@ -249,11 +267,17 @@ impl<G: Group> Engine<G> {
         }
         stack.cards = forms;
         stack.steps += 1;
+        let draft = stack.format.is_draft();
         match me {
             Seat::Guest => self.send_stack_shuffle(),
-            Seat::Host => self.send_stack_deal(),
+            Seat::Host => self.after_shuffles(draft),
         }
         Ok(())
+    }
+
+    /// Both shuffles are in: the deal of the other's positions, or a draft's first grid.
+    fn after_shuffles(&mut self, draft: bool) {
+        if draft { self.reveal_grid() } else { self.send_stack_deal() }
     }
 
     /// Strips this player's layer off the positions dealt to the opponent, with proof.

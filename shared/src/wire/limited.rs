@@ -28,6 +28,46 @@ pub enum LimitedFormat {
         /// How many boosters each player opens.
         boosters: u32,
     },
+    /// Grid draft from a cube: `grids` times, nine cards of the stack are shown to both as a 3×3 grid; one player
+    /// takes a row or a column, the other a row or a column of what is left, the rest is set aside. The first to
+    /// pick alternates, the host first.
+    Grid {
+        /// How many grids.
+        grids: u32,
+    },
+}
+
+/// Most grids of a grid draft.
+pub const MAX_GRIDS: u32 = 100;
+
+/// A row or a column of a grid draft's 3×3 grid (0 to 2, top to bottom and left to right).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GridLine {
+    /// A row.
+    Row(u8),
+    /// A column.
+    Column(u8),
+}
+
+impl GridLine {
+    /// The grid's cells (`0..9`, row by row) on this line; none for a line beyond the grid.
+    pub fn cells(self) -> Vec<usize> {
+        match self {
+            GridLine::Row(row) if row < 3 => (0..3).map(|column| 3 * usize::from(row) + column).collect(),
+            GridLine::Column(column) if column < 3 => (0..3).map(|row| 3 * row + usize::from(column)).collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+impl fmt::Display for GridLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GridLine::Row(row) => write!(f, "row {}", row + 1),
+            GridLine::Column(column) => write!(f, "column {}", column + 1),
+        }
+    }
 }
 
 impl LimitedFormat {
@@ -35,6 +75,11 @@ impl LimitedFormat {
     /// whole list.
     pub fn deals_from_one_stack(self) -> bool {
         !matches!(self, LimitedFormat::Uniform)
+    }
+
+    /// Whether the pools are drafted from cards shown to both, rather than dealt unseen.
+    pub fn is_draft(self) -> bool {
+        matches!(self, LimitedFormat::Grid { .. })
     }
 }
 
@@ -44,6 +89,7 @@ impl fmt::Display for LimitedFormat {
             LimitedFormat::Sealed { cards } => write!(f, "sealed, {cards} cards each"),
             LimitedFormat::Uniform => write!(f, "uniform, both building from the whole list"),
             LimitedFormat::SealedBoosters { boosters } => write!(f, "sealed, {boosters} boosters each"),
+            LimitedFormat::Grid { grids } => write!(f, "grid draft, {grids} grids"),
         }
     }
 }

@@ -17,7 +17,7 @@ mod difference;
 mod limited;
 pub use action::{Action, ArrowTarget, PeekPurpose};
 pub use difference::{CardCounts, DeckDifference, card_counts};
-pub use limited::{BasicLand, DeckSource, LimitedFormat, MAX_DEAL, MAX_POOL_LEN, PoolHash};
+pub use limited::{BasicLand, DeckSource, GridLine, LimitedFormat, MAX_DEAL, MAX_GRIDS, MAX_POOL_LEN, PoolHash};
 
 /// Version 7: limited play (`limited-pool`, `stack-shuffle`, `stack-deal`, `pool-deck`). Version 6: a new-game request names the loser of the game it leaves, as its sender saw it (the agreed loser
 /// chooses to play or draw); a deck says how its cards differ from its sender's deck in the match's first game. Version 5: a shuffle step carries a non-interactive proof of its shuffle (a linear-size argument), and the
@@ -343,6 +343,23 @@ pub enum Message<G: Group> {
         /// How the deck differs from the sender's first deck of the match.
         difference: DeckDifference,
     },
+    /// Grid draft: the sender strips its stack layer off grid `grid`'s nine positions, with proof, so that the other
+    /// player, stripping its own, reads the grid; both do, and both read it.
+    GridReveal {
+        /// The grid's number, from 0.
+        grid: u32,
+        /// Each of the grid's nine positions with the sender's layer off, row by row.
+        forms: Vec<G::Element>,
+        /// One proof that the sender's stack key made every form.
+        proof: DleqProof<G>,
+    },
+    /// Grid draft: the sender, whose turn it is, takes this row or column of grid `grid` (what is left of it).
+    GridPick {
+        /// The grid's number.
+        grid: u32,
+        /// The row or column.
+        line: GridLine,
+    },
 }
 
 impl<G: Group> Message<G> {
@@ -372,6 +389,8 @@ impl<G: Group> Message<G> {
             Message::StackShuffle { .. } => MessageKind::StackShuffle,
             Message::StackDeal { .. } => MessageKind::StackDeal,
             Message::PoolDeck { .. } => MessageKind::PoolDeck,
+            Message::GridReveal { .. } => MessageKind::GridReveal,
+            Message::GridPick { .. } => MessageKind::GridPick,
         }
     }
 }
@@ -428,6 +447,10 @@ pub enum MessageKind {
     StackDeal,
     /// A `pool-deck`.
     PoolDeck,
+    /// A `grid-reveal`.
+    GridReveal,
+    /// A `grid-pick`.
+    GridPick,
 }
 
 impl MessageKind {
@@ -457,6 +480,8 @@ impl MessageKind {
             MessageKind::StackShuffle => "stack-shuffle",
             MessageKind::StackDeal => "stack-deal",
             MessageKind::PoolDeck => "pool-deck",
+            MessageKind::GridReveal => "grid-reveal",
+            MessageKind::GridPick => "grid-pick",
         }
     }
 }
@@ -723,6 +748,8 @@ pub enum Awaited {
     Stack,
     /// Its first deck of a limited match, which its player builds from its pool: a person's work, not an exchange.
     Build,
+    /// Its pick of a row or column of a grid draft's grid: a person's choice, not an exchange.
+    Pick,
 }
 
 impl std::fmt::Display for Awaited {
@@ -745,6 +772,7 @@ impl std::fmt::Display for Awaited {
             Awaited::Return => write!(f, "its return to the game"),
             Awaited::Stack => write!(f, "its part of dealing the pools"),
             Awaited::Build => write!(f, "its deck, built from its pool"),
+            Awaited::Pick => write!(f, "its pick of the grid"),
         }
     }
 }
