@@ -119,17 +119,27 @@ struct GameArgs {
     /// Hosting limited play: the format.
     #[arg(long, value_name = "FORMAT", requires = "pool")]
     limited: Option<LimitedKind>,
+    #[command(flatten)]
+    counts: Counts,
+    /// Your name, shown to the opponent [default: the configuration file's name, else host or guest].
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
+    #[command(flatten)]
+    session: SessionArgs,
+}
+
+/// How much a limited format deals, as `host` and `practice` take it.
+#[derive(clap::Args)]
+struct Counts {
     /// Sealed from a cube: how many cards of the pool each player is dealt.
     #[arg(long, value_name = "N", default_value_t = 45, requires = "limited")]
     cards: u32,
     /// Sealed from an MTGJSON set file: how many boosters each player opens.
     #[arg(long, value_name = "N", default_value_t = 6, requires = "limited")]
     boosters: u32,
-    /// Your name, shown to the opponent [default: the configuration file's name, else host or guest].
-    #[arg(long, value_name = "NAME")]
-    name: Option<String>,
-    #[command(flatten)]
-    session: SessionArgs,
+    /// Grid draft: how many grids of nine cards (a cube of at least nine times as many cards).
+    #[arg(long, value_name = "N", default_value_t = 10, requires = "limited")]
+    grids: u32,
 }
 
 /// The limited formats `--limited` offers.
@@ -140,13 +150,16 @@ enum LimitedKind {
     Sealed,
     /// Uniform deck: both build from the whole pool file, each choice hidden from the other.
     Uniform,
+    /// Grid draft: `--grids` grids of nine cards shown to both, each player taking a row or a column in turn.
+    Grid,
 }
 
 impl LimitedKind {
-    fn offer(self, cards: u32, boosters: u32) -> Offer {
+    fn offer(self, counts: &Counts) -> Offer {
         match self {
-            LimitedKind::Sealed => Offer::Sealed { cards, boosters },
+            LimitedKind::Sealed => Offer::Sealed { cards: counts.cards, boosters: counts.boosters },
             LimitedKind::Uniform => Offer::Uniform,
+            LimitedKind::Grid => Offer::Grid { grids: counts.grids },
         }
     }
 }
@@ -157,9 +170,11 @@ impl GameArgs {
         match (&self.deck, &self.pool, self.limited) {
             (Some(deck), _, _) => Ok(Brought::Deck(deck.clone())),
             (None, Some(file), Some(kind)) if host => {
-                Ok(Brought::Pool { file: file.clone(), offer: Some(kind.offer(self.cards, self.boosters)) })
+                Ok(Brought::Pool { file: file.clone(), offer: Some(kind.offer(&self.counts)) })
             }
-            (None, Some(_), None) if host => Err("hosting with --pool needs --limited FORMAT (sealed, uniform)".into()),
+            (None, Some(_), None) if host => {
+                Err("hosting with --pool needs --limited FORMAT (sealed, uniform, grid)".into())
+            }
             (None, Some(_), Some(_)) => Err("the host chooses the format: join with --pool FILE alone".into()),
             (None, Some(file), None) => Ok(Brought::Pool { file: file.clone(), offer: None }),
             (None, None, _) => Err("a deck (--deck FILE) or a pool (--pool FILE) is needed".into()),
@@ -180,12 +195,8 @@ struct PracticeArgs {
     /// Limited play: the format [possible values: sealed].
     #[arg(long, value_name = "FORMAT", requires = "pool")]
     limited: Option<LimitedKind>,
-    /// Sealed: how many cards of the pool each player is dealt.
-    #[arg(long, value_name = "N", default_value_t = 45, requires = "limited")]
-    cards: u32,
-    /// Sealed from an MTGJSON set file: how many boosters each player opens.
-    #[arg(long, value_name = "N", default_value_t = 6, requires = "limited")]
-    boosters: u32,
+    #[command(flatten)]
+    counts: Counts,
     /// Your name [default: the configuration file's name, else host].
     #[arg(long, value_name = "NAME")]
     name: Option<String>,
@@ -251,7 +262,7 @@ fn practice(args: PracticeArgs) -> ExitCode {
     // clap requires a deck, or a pool with its format.
     let brought = match (args.deck, args.pool, args.limited) {
         (Some(deck), _, _) => Brought::Deck(deck),
-        (None, Some(file), Some(kind)) => Brought::Pool { file, offer: Some(kind.offer(args.cards, args.boosters)) },
+        (None, Some(file), Some(kind)) => Brought::Pool { file, offer: Some(kind.offer(&args.counts)) },
         (None, _, _) => {
             return usage_error("practice needs a deck (--deck FILE) or a pool (--pool FILE --limited FORMAT)");
         }

@@ -201,6 +201,20 @@ enum ScriptEvent {
     Pool {
         cards: Vec<(u32, String)>,
     },
+    /// Grid draft: grid `grid` (from 0) as it stands, its nine cells row by row (`null` when taken), and who picks
+    /// next (`null` once both picked).
+    Grid {
+        grid: u32,
+        cells: Vec<Option<String>>,
+        picker: Option<&'static str>,
+    },
+    /// Grid draft: `by` took `line` (`{"row":N}` or `{"column":N}`, from 0) of grid `grid`: these cards.
+    Picked {
+        by: &'static str,
+        grid: u32,
+        line: fairdeck_shared::wire::GridLine,
+        cards: Vec<String>,
+    },
     /// A deck entered the game with its owner's label; `changed` since the previous game.
     DeckLabel {
         seat: &'static str,
@@ -322,6 +336,8 @@ fn engine_event(event: Event, engine: &Engine<Ristretto255>) -> ScriptEvent {
         Event::AuditMissing { seat, game } => ScriptEvent::AuditMissing { seat: seat.name(), game },
         Event::LimitedAgreed { format, pool } => ScriptEvent::Limited { format, pool: pool.to_string() },
         Event::Pool { cards } => ScriptEvent::Pool { cards: crate::deck::counted(&cards) },
+        Event::Grid { grid, cells, picker } => ScriptEvent::Grid { grid, cells, picker: picker.map(Seat::name) },
+        Event::Picked { by, grid, line, cards } => ScriptEvent::Picked { by: by.name(), grid, line, cards },
         Event::Alert(alert) => ScriptEvent::Alert {
             kind: alert.kind.name(),
             detail: alert.detail,

@@ -45,6 +45,8 @@ pub enum Offer {
     Sealed { cards: u32, boosters: u32 },
     /// Uniform: both build from the whole cube list.
     Uniform,
+    /// Grid draft of `grids` grids from a cube.
+    Grid { grids: u32 },
 }
 
 impl Offer {
@@ -53,6 +55,7 @@ impl Offer {
             (Offer::Sealed { boosters, .. }, PoolSource::Set(_)) => LimitedFormat::SealedBoosters { boosters },
             (Offer::Sealed { cards, .. }, PoolSource::Cube(_)) => LimitedFormat::Sealed { cards },
             (Offer::Uniform, _) => LimitedFormat::Uniform,
+            (Offer::Grid { grids }, _) => LimitedFormat::Grid { grids },
         }
     }
 }

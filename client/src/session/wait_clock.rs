@@ -16,9 +16,17 @@ pub const FORFEIT_HINT_AFTER: Duration = Duration::from_secs(60);
 /// game: building is a person's work, which sealed events give half an hour and more.
 pub const BUILD_HINT_AFTER: Duration = Duration::from_secs(45 * 60);
 
-/// How long a wait for `awaited` runs before the player is told that `forfeit` ends the game.
+/// After this long waiting on the opponent's pick of a grid draft, the player is told that `forfeit` ends the game.
+pub const PICK_HINT_AFTER: Duration = Duration::from_secs(5 * 60);
+
+/// How long a wait for `awaited` runs before the player is told that `forfeit` ends the game: a person's build or
+/// pick is given its time, an exchange of the programs a minute.
 pub fn forfeit_hint_after(awaited: &Awaited) -> Duration {
-    if *awaited == Awaited::Build { BUILD_HINT_AFTER } else { FORFEIT_HINT_AFTER }
+    match awaited {
+        Awaited::Build => BUILD_HINT_AFTER,
+        Awaited::Pick => PICK_HINT_AFTER,
+        _ => FORFEIT_HINT_AFTER,
+    }
 }
 
 /// How long the opponent must have been away from the relay before `forfeit` may claim the game against its

@@ -164,6 +164,10 @@ fn describe<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
         Event::LimitedAgreed { format, pool } => {
             line(LogKind::Notice, format!("Limited play: {format}, from pool file {pool}; dealing the pools"))
         }
+        Event::Grid { grid, cells, picker } => line(LogKind::Notice, grid_words(*grid, cells, *picker, words)),
+        Event::Picked { by, grid, line: taken, cards } => {
+            line(LogKind::Notice, format!("{} took {taken} of grid {}: {}", words.who(*by), grid + 1, cards.join(", ")))
+        }
         Event::Pool { cards } => {
             let counted: Vec<String> =
                 crate::deck::counted(cards).into_iter().map(|(n, name)| format!("{n} {name}")).collect();
@@ -175,6 +179,24 @@ fn describe<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
         // it has its words.
         Event::Applied { .. } | Event::Pong => None,
     }
+}
+
+/// A grid as it stands, row by row (`·` for a taken cell), and who picks next.
+fn grid_words<G: Group>(grid: u32, cells: &[Option<String>], picker: Option<Seat>, words: &Words<G>) -> String {
+    let rows: Vec<String> = cells
+        .chunks(3)
+        .enumerate()
+        .map(|(row, cells)| {
+            let names: Vec<&str> = cells.iter().map(|cell| cell.as_deref().unwrap_or("·")).collect();
+            format!("row {}: {}", row + 1, names.join(" | "))
+        })
+        .collect();
+    let next = match picker {
+        Some(seat) if seat == words.engine.seat() => "your pick: pick row N or pick column N".to_string(),
+        Some(seat) => format!("{} picks", words.who(seat)),
+        None => "both picked".to_string(),
+    };
+    format!("Grid {} ({next}) — {}", grid + 1, rows.join("; "))
 }
 
 /// A card this player learned, if it is news: the opponent's cards, and those of one's own library (a peek); one's
