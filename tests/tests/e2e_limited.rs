@@ -195,3 +195,61 @@ fn sealed_boosters_of_a_set_file_are_opened_built_and_played() {
     guest.expect_event("audited");
     assert!(host.seen.iter().chain(&guest.seen).all(|event| event["event"] != "alert"));
 }
+
+/// A `{"row":N}` or `{"column":N}` line of a grid event's cells with a card left, as a `pick` command.
+fn open_line(cells: &[Value]) -> String {
+    let lines = (0..3).map(|n| ("row", n)).chain((0..3).map(|n| ("column", n)));
+    for (kind, n) in lines {
+        let cell = |i: usize| if kind == "row" { 3 * n + i } else { 3 * i + n };
+        if (0..3).any(|i| !cells[cell(i)].is_null()) {
+            return format!("pick {kind} {}", n + 1);
+        }
+    }
+    panic!("an empty grid: {cells:?}")
+}
+
+#[test]
+fn a_grid_draft_from_a_cube_is_picked_built_and_played() {
+    let dir = tempfile::tempdir().unwrap();
+    let relay = Relay::start();
+    let host_args = ["host", "--pool", &cube(), "--limited", "grid", "--grids", "4"];
+    let mut host = Player::spawn_bringing("host", &relay.url(), &host_args);
+    let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
+    let mut guest = Player::spawn_bringing("guest", &relay.url(), &["join", &code, "--pool", &cube()]);
+    for player in [&mut host, &mut guest] {
+        assert_eq!(player.expect_event("limited")["format"], serde_json::json!({"grid": {"grids": 4}}));
+    }
+    let mut picks = 0;
+    while picks < 8 {
+        let grid = host.expect_event("grid");
+        let shown = guest.expect_event("grid");
+        assert_eq!(grid, shown, "both see the same grid");
+        let Some(picker) = grid["picker"].as_str() else { continue };
+        let line = open_line(grid["cells"].as_array().unwrap());
+        let (picking, waiting) = if picker == "host" { (&mut host, &mut guest) } else { (&mut guest, &mut host) };
+        // Out of turn is refused.
+        waiting.send(&line);
+        assert_eq!(waiting.expect_event("error")["kind"], "refused");
+        picking.send(&line);
+        let taken = picking.expect_event("picked");
+        assert_eq!(waiting.expect_event("picked"), taken);
+        picks += 1;
+    }
+    let mut pools = Vec::new();
+    for player in [&mut host, &mut guest] {
+        pools.push(pool_cards(&player.expect_event("pool")));
+    }
+    assert!(pools.iter().all(|pool| (8..=12).contains(&pool.len())), "{pools:?}");
+    for (player, (who, pool)) in [&mut host, &mut guest].into_iter().zip([("host", &pools[0]), ("guest", &pools[1])]) {
+        let file = deck_file(dir.path(), who, pool, 5, 10);
+        player.send(&format!("build {}", file.display()));
+    }
+    for player in [&mut host, &mut guest] {
+        player.expect_event("ready");
+    }
+    host.send("draw 3");
+    host.wait_idle();
+    guest.wait_idle();
+    assert_eq!(public(&host.table()), public(&guest.table()));
+    assert!(host.seen.iter().chain(&guest.seen).all(|event| event["event"] != "alert"));
+}

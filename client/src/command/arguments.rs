@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use fairdeck_shared::crypto::Dice;
 use fairdeck_shared::table::{CardId, Placement, Position, PowerToughness, ZoneId, ZoneKind};
-use fairdeck_shared::wire::{Action, PeekPurpose};
+use fairdeck_shared::wire::{Action, GridLine, PeekPurpose};
 
 use super::resolve::CardRef;
 use super::spec::{Amount, Args, ArrowTo, CardAct, Command, Placing, TableAct, TopWatch};
@@ -244,6 +244,16 @@ pub fn counter(a: &Args) -> Result<Command, String> {
 pub fn new_game(a: &Args) -> Result<Command, String> {
     // The rest of the line whole: a file name may hold spaces.
     Ok(Command::NewGame((!a.rest.is_empty()).then(|| PathBuf::from(a.rest))))
+}
+
+pub fn pick(a: &Args) -> Result<Command, String> {
+    let number = |n: &str| n.parse::<u8>().ok().filter(|n| (1..=3).contains(n)).map(|n| n - 1);
+    let line = match a.words[..] {
+        ["row", n] => number(n).map(GridLine::Row),
+        ["column" | "col", n] => number(n).map(GridLine::Column),
+        _ => None,
+    };
+    line.map(Command::Pick).ok_or_else(|| a.usage_with("N is 1, 2 or 3"))
 }
 
 pub fn build(a: &Args) -> Result<Command, String> {

@@ -30,6 +30,7 @@ impl Command {
             | Command::Forfeit
             | Command::NewGame(_)
             | Command::Build(_)
+            | Command::Pick(_)
             | Command::NewCode
             | Command::Table => Gate::Always,
             Command::Act(_)

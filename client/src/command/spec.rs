@@ -8,7 +8,7 @@ use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::Group;
 use fairdeck_shared::engine::Engine;
 use fairdeck_shared::table::{Card, CardId, Placement, Position, PowerToughness, ZoneId, ZoneKind};
-use fairdeck_shared::wire::{Action, ArrowTarget, PeekPurpose};
+use fairdeck_shared::wire::{Action, ArrowTarget, GridLine, PeekPurpose};
 
 use super::resolve::{CardError, CardRef, Reach, resolve_in};
 
@@ -39,6 +39,8 @@ pub enum Command {
     NewGame(Option<PathBuf>),
     /// Limited play: this player's first deck, from the deck file's cards of its pool and basic lands.
     Build(PathBuf),
+    /// Grid draft: take this row or column of the grid shown.
+    Pick(GridLine),
     /// End the game on the opponent's silence: it forfeits.
     Forfeit,
     /// Ask the opponent to show its zone (the top N cards, or all).

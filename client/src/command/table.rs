@@ -59,6 +59,7 @@ pub static COMMANDS: &[&Spec] = &[
     &FORFEIT,
     &NEW_GAME,
     &BUILD,
+    &PICK,
     &NEW_CODE,
     &TABLE,
     &WAIT,
@@ -468,6 +469,15 @@ pub static NEW_GAME: Spec = Spec {
     example: "new-game side.txt",
     keys: &[],
     parse: read::new_game,
+};
+
+pub static PICK: Spec = Spec {
+    name: "pick",
+    args: "row N | column N",
+    about: "grid draft: take row or column N (1 to 3) of the grid shown, in your turn",
+    example: "pick row 2",
+    keys: &[],
+    parse: read::pick,
 };
 
 pub static BUILD: Spec = Spec {

@@ -61,6 +61,9 @@ fn run(command: Command, session: &mut SessionCore, line: &str) -> Flow {
         Command::Forfeit => session.forfeit(line),
         Command::NewGame(file) => session.new_game(file.as_deref(), line),
         Command::Build(file) => session.build(&file, line),
+        Command::Pick(grid_line) => {
+            session.intent(Intent::Pick(grid_line), line);
+        }
         Command::NewCode => session.new_code(line),
         Command::Table => session.show(Output::Table),
         Command::Wait => session.show(Output::Idle),
