@@ -5,7 +5,7 @@
 use fairdeck_shared::wire::{Action, PeekPurpose};
 
 use super::arguments as read;
-use super::spec::{Command, Key, Local, Placing, Spec, TopWatch};
+use super::spec::{BuildStep, Command, Key, Local, Placing, Spec, TopWatch};
 
 /// The terminal table's own command: a pile on the screen. Scripted mode does not take it.
 pub static VIEW: Local =
@@ -59,6 +59,10 @@ pub static COMMANDS: &[&Spec] = &[
     &FORFEIT,
     &NEW_GAME,
     &BUILD,
+    &ADD,
+    &REMOVE,
+    &BASICS,
+    &POOL,
     &NEW_CODE,
     &TABLE,
     &WAIT,
@@ -185,7 +189,7 @@ pub static GRAVE: Spec = Spec {
 pub static DONE: Spec = Spec {
     name: "done",
     args: "",
-    about: "close the search (shuffling your library), scry or surveil",
+    about: "close the search (shuffling your library), scry or surveil; in limited play, else: write the deck built from your pool to a deck file and send it (before the first game, or after a game: sideboarding)",
     example: "done",
     keys: &[],
     parse: |a| a.none(Command::Done),
@@ -477,6 +481,42 @@ pub static BUILD: Spec = Spec {
     example: "build sealed.txt",
     keys: &[],
     parse: read::build,
+};
+
+pub static ADD: Spec = Spec {
+    name: "add",
+    args: "[N] NAME",
+    about: "limited play: N copies (default 1) of a card of your pool into your deck; a name's start is enough, and a basic land is always there",
+    example: "add 2 lightning bolt",
+    keys: &[Key::Prefills('a')],
+    parse: |a| read::build_card(a, BuildStep::Add),
+};
+
+pub static REMOVE: Spec = Spec {
+    name: "remove",
+    args: "[N] NAME",
+    about: "limited play: N copies (default 1) of a card out of your deck, back to the sideboard",
+    example: "remove 1 lightning bolt",
+    keys: &[Key::Prefills('x')],
+    parse: |a| read::build_card(a, BuildStep::Remove),
+};
+
+pub static BASICS: Spec = Spec {
+    name: "basics",
+    args: "N LAND [N LAND...]",
+    about: "limited play: your deck's basic lands are these (Plains, Island, Swamp, Mountain, Forest, Wastes), no others",
+    example: "basics 8 Mountain 9 Island",
+    keys: &[],
+    parse: read::basics,
+};
+
+pub static POOL: Spec = Spec {
+    name: "pool",
+    args: "",
+    about: "limited play: your pool by name, with how many of each are in your deck",
+    example: "pool",
+    keys: &[],
+    parse: |a| a.none(Command::Building(BuildStep::ShowPool)),
 };
 
 pub static NEW_CODE: Spec = Spec {

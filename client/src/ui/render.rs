@@ -120,7 +120,7 @@ fn render_prompt(frame: &mut Frame, area: Rect, view: &View) {
     } else if view.leaving {
         frame.render_widget(Paragraph::new("Leaving the game…").italic(), area);
     } else {
-        frame.render_widget(Paragraph::new(super::keys::hint_line()).fg(Color::Gray), area);
+        frame.render_widget(Paragraph::new(super::keys::hint_line(view.building)).fg(Color::Gray), area);
     }
 }
 
