@@ -281,7 +281,8 @@ const POOL_NAMES_PER_LINE: usize = 16;
 /// How the deck built from the pool stands: `Deck: 23 cards + 17 lands (pool: 22 left)`.
 pub fn building_words(tally: Tally) -> String {
     let Tally { cards, lands, left } = tally;
-    format!("Deck: {cards} cards + {lands} lands (pool: {left} left)")
+    let count = |n: u32, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    format!("Deck: {} + {} (pool: {left} left)", count(cards, "card", "cards"), count(lands, "land", "lands"))
 }
 
 /// `pool`'s lines: a head, then one name a line (`2 Lightning Bolt (1 in deck)`), or for a pool of many names
