@@ -189,7 +189,7 @@ pub static GRAVE: Spec = Spec {
 pub static DONE: Spec = Spec {
     name: "done",
     args: "",
-    about: "close the search (shuffling your library), scry or surveil; in limited play, else: write the deck built from your pool to a deck file and send it (before the first game, or after a game: sideboarding)",
+    about: "close the search (shuffling), scry or surveil; limited play: send your deck",
     example: "done",
     keys: &[],
     parse: |a| a.none(Command::Done),
@@ -486,7 +486,7 @@ pub static BUILD: Spec = Spec {
 pub static ADD: Spec = Spec {
     name: "add",
     args: "[N] NAME",
-    about: "limited play: N copies (default 1) of a card of your pool into your deck; a name's start is enough, and a basic land is always there",
+    about: "limited play: N copies into your deck",
     example: "add 2 lightning bolt",
     keys: &[Key::Prefills('a')],
     parse: |a| read::build_card(a, BuildStep::Add),
@@ -495,7 +495,7 @@ pub static ADD: Spec = Spec {
 pub static REMOVE: Spec = Spec {
     name: "remove",
     args: "[N] NAME",
-    about: "limited play: N copies (default 1) of a card out of your deck, back to the sideboard",
+    about: "limited play: N copies out of your deck",
     example: "remove 1 lightning bolt",
     keys: &[Key::Prefills('x')],
     parse: |a| read::build_card(a, BuildStep::Remove),
@@ -503,8 +503,8 @@ pub static REMOVE: Spec = Spec {
 
 pub static BASICS: Spec = Spec {
     name: "basics",
-    args: "N LAND [N LAND...]",
-    about: "limited play: your deck's basic lands are these (Plains, Island, Swamp, Mountain, Forest, Wastes), no others",
+    args: "N LAND...",
+    about: "limited play: your basic lands",
     example: "basics 8 Mountain 9 Island",
     keys: &[],
     parse: read::basics,
@@ -513,7 +513,7 @@ pub static BASICS: Spec = Spec {
 pub static POOL: Spec = Spec {
     name: "pool",
     args: "",
-    about: "limited play: your pool by name, with how many of each are in your deck",
+    about: "limited play: your pool and deck",
     example: "pool",
     keys: &[],
     parse: |a| a.none(Command::Building(BuildStep::ShowPool)),
