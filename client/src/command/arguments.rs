@@ -5,10 +5,10 @@ use std::path::PathBuf;
 
 use fairdeck_shared::crypto::Dice;
 use fairdeck_shared::table::{CardId, Placement, Position, PowerToughness, ZoneId, ZoneKind};
-use fairdeck_shared::wire::{Action, GridLine, PeekPurpose};
+use fairdeck_shared::wire::{Action, BasicLand, GridLine, PeekPurpose};
 
 use super::resolve::CardRef;
-use super::spec::{Amount, Args, ArrowTo, CardAct, Command, Placing, TableAct, TopWatch};
+use super::spec::{Amount, Args, ArrowTo, BuildStep, CardAct, Command, Placing, TableAct, TopWatch};
 
 pub fn draw(a: &Args) -> Result<Command, String> {
     Ok(Command::Act(Action::Draw { count: one_number(a)? }))
@@ -259,6 +259,41 @@ pub fn pick(a: &Args) -> Result<Command, String> {
 pub fn build(a: &Args) -> Result<Command, String> {
     // The rest of the line whole, as `new-game`'s.
     if a.rest.is_empty() { Err(a.usage()) } else { Ok(Command::Build(PathBuf::from(a.rest))) }
+}
+
+/// `add [N] NAME` and `remove [N] NAME`: the name as typed, in quotes or bare.
+pub fn build_card(a: &Args, step: fn(u32, String) -> BuildStep) -> Result<Command, String> {
+    let (count, name) = match a.words[..] {
+        [first, ref name @ ..] if !name.is_empty() && first.chars().all(|c| c.is_ascii_digit()) => {
+            (first.parse::<u32>().map_err(|_| a.usage_with("N a whole number"))?, name)
+        }
+        ref name => (1, name),
+    };
+    let name = name.join(" ");
+    let name = name.strip_prefix('"').and_then(|n| n.strip_suffix('"')).unwrap_or(&name).trim();
+    if count == 0 || name.is_empty() {
+        return Err(a.usage_with("N of 1 or more"));
+    }
+    Ok(Command::Building(step(count, name.to_string())))
+}
+
+/// `basics N LAND [N LAND...]`.
+pub fn basics(a: &Args) -> Result<Command, String> {
+    if a.words.is_empty() || !a.words.len().is_multiple_of(2) {
+        return Err(a.usage());
+    }
+    let land_names = BasicLand::ALL.map(BasicLand::name).join(", ");
+    let mut lands: Vec<(u32, BasicLand)> = Vec::new();
+    for pair in a.words.chunks(2) {
+        let count = pair[0].parse::<u32>().map_err(|_| a.usage_with("N a whole number"))?;
+        let land =
+            BasicLand::named(pair[1]).ok_or_else(|| format!("{:?} is not a basic land: {land_names}", pair[1]))?;
+        if lands.iter().any(|&(_, named)| named == land) {
+            return Err(format!("{} is named twice", land.name()));
+        }
+        lands.push((count, land));
+    }
+    Ok(Command::Building(BuildStep::Basics(lands)))
 }
 
 pub fn say(a: &Args) -> Result<Command, String> {

@@ -12,7 +12,8 @@ pub enum Gate {
     /// Once the set-up is done (both libraries shuffled), or the game stopped, so that the engine says why not.
     SetUp,
     /// Once the set-up is done and no exchange is under way: cards are named as this player knows them once
-    /// its peeks are answered.
+    /// its peeks are answered. (`done` with no search, scry or surveil open, in a limited match, sends the deck
+    /// built from the pool: the session opens its gate at once.)
     Settled,
     /// Once nothing is in flight: no exchange, nothing unsent or unacknowledged (`wait`).
     Idle,
@@ -31,6 +32,7 @@ impl Command {
             | Command::NewGame(_)
             | Command::Build(_)
             | Command::Pick(_)
+            | Command::Building(_)
             | Command::NewCode
             | Command::Table => Gate::Always,
             Command::Act(_)
@@ -66,7 +68,9 @@ mod tests {
     #[test]
     fn each_kind_of_command_waits_for_what_it_needs() {
         // Talking and asking need no table; table actions wait for the set-up.
-        for line in ["say hi", "ask hand", "refuse hand", "table", "forfeit", "new-game", "new-code"] {
+        for line in
+            ["say hi", "ask hand", "refuse hand", "table", "forfeit", "new-game", "new-code", "add 2 bolt", "pool"]
+        {
             assert_eq!(gate(line), Gate::Always, "{line}");
         }
         for line in ["draw 1", "tap 3", "life 20", "token Goblin", "always-look", "end"] {

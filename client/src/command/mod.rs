@@ -25,7 +25,7 @@ pub use error::ErrorKind;
 pub use gate::Gate;
 pub use resolve::CardRef;
 pub use spec::{
-    Amount, Args, ArrowTo, CardAct, Command, Entered, Key, Local, Parsed, Placing, Spec, TableAct, TopWatch,
+    Amount, Args, ArrowTo, BuildStep, CardAct, Command, Entered, Key, Local, Parsed, Placing, Spec, TableAct, TopWatch,
     commander_damage_from,
 };
 pub use table::COMMANDS;

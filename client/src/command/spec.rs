@@ -8,7 +8,7 @@ use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::Group;
 use fairdeck_shared::engine::Engine;
 use fairdeck_shared::table::{Card, CardId, Placement, Position, PowerToughness, ZoneId, ZoneKind};
-use fairdeck_shared::wire::{Action, ArrowTarget, GridLine, PeekPurpose};
+use fairdeck_shared::wire::{Action, ArrowTarget, BasicLand, GridLine, PeekPurpose};
 
 use super::resolve::{CardError, CardRef, Reach, resolve_in};
 
@@ -41,6 +41,8 @@ pub enum Command {
     Build(PathBuf),
     /// Grid draft: take this row or column of the grid shown.
     Pick(GridLine),
+    /// Limited play: the deck built at the table from the pool changed, or the pool shown (`done` sends it).
+    Building(BuildStep),
     /// End the game on the opponent's silence: it forfeits.
     Forfeit,
     /// Ask the opponent to show its zone (the top N cards, or all).
@@ -69,6 +71,20 @@ pub enum Command {
     Table,
     Wait,
     Quit,
+}
+
+/// Limited play: one step of building the deck from the pool at the table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BuildStep {
+    /// This many more copies of the card named (a pool card's name, any case, or the one it begins; or a basic
+    /// land).
+    Add(u32, String),
+    /// This many copies of the card named out of the deck.
+    Remove(u32, String),
+    /// The deck's basic lands are these, no others.
+    Basics(Vec<(u32, BasicLand)>),
+    /// The pool by name, with how many of each are in the deck.
+    ShowPool,
 }
 
 /// A command whose actions depend on the table as it stands when it runs, not when it was typed.

@@ -5,7 +5,7 @@
 use fairdeck_shared::wire::{Action, PeekPurpose};
 
 use super::arguments as read;
-use super::spec::{Command, Key, Local, Placing, Spec, TopWatch};
+use super::spec::{BuildStep, Command, Key, Local, Placing, Spec, TopWatch};
 
 /// The terminal table's own command: a pile on the screen. Scripted mode does not take it.
 pub static VIEW: Local =
@@ -60,6 +60,10 @@ pub static COMMANDS: &[&Spec] = &[
     &NEW_GAME,
     &BUILD,
     &PICK,
+    &ADD,
+    &REMOVE,
+    &BASICS,
+    &POOL,
     &NEW_CODE,
     &TABLE,
     &WAIT,
@@ -186,7 +190,7 @@ pub static GRAVE: Spec = Spec {
 pub static DONE: Spec = Spec {
     name: "done",
     args: "",
-    about: "close the search (shuffling your library), scry or surveil",
+    about: "close the search (shuffling), scry or surveil; limited play: send your deck",
     example: "done",
     keys: &[],
     parse: |a| a.none(Command::Done),
@@ -487,6 +491,42 @@ pub static BUILD: Spec = Spec {
     example: "build sealed.txt",
     keys: &[],
     parse: read::build,
+};
+
+pub static ADD: Spec = Spec {
+    name: "add",
+    args: "[N] NAME",
+    about: "limited play: N copies into your deck",
+    example: "add 2 lightning bolt",
+    keys: &[Key::Prefills('a')],
+    parse: |a| read::build_card(a, BuildStep::Add),
+};
+
+pub static REMOVE: Spec = Spec {
+    name: "remove",
+    args: "[N] NAME",
+    about: "limited play: N copies out of your deck",
+    example: "remove 1 lightning bolt",
+    keys: &[Key::Prefills('x')],
+    parse: |a| read::build_card(a, BuildStep::Remove),
+};
+
+pub static BASICS: Spec = Spec {
+    name: "basics",
+    args: "N LAND...",
+    about: "limited play: your basic lands",
+    example: "basics 8 Mountain 9 Island",
+    keys: &[],
+    parse: read::basics,
+};
+
+pub static POOL: Spec = Spec {
+    name: "pool",
+    args: "",
+    about: "limited play: your pool and deck",
+    example: "pool",
+    keys: &[],
+    parse: |a| a.none(Command::Building(BuildStep::ShowPool)),
 };
 
 pub static NEW_CODE: Spec = Spec {

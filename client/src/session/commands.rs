@@ -4,23 +4,30 @@
 //! what it does are [`crate::command`]'s; here are the queue, the gates as the session judges them, and what
 //! commands share: an intent handed to the engine, a refusal shown.
 
-use std::path::Path;
-use std::time::Duration;
+use std::fs::OpenOptions;
+use std::io::{ErrorKind as IoErrorKind, Write as _};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use fairdeck_shared::crypto::CardInstance;
 use fairdeck_shared::engine::{Input, Intent, IntentError};
 use fairdeck_shared::table::{Placement, PowerToughness, ZoneId, ZoneKind};
-use fairdeck_shared::wire::Action;
+use fairdeck_shared::wire::{Action, PoolHash};
 use rand::Rng;
 
+use super::building::{deck_file_name, deck_text};
 use super::claim::LinkAction;
 use super::frontend::Output;
 use super::start::read_deck;
 use super::state::{Flow, SessionCore};
-use crate::command::{self, Amount, Command, Entered, ErrorKind, Gate, table};
+use crate::command::{self, Amount, BuildStep, Command, Entered, ErrorKind, Gate, table};
+use crate::deck::Deck;
+use crate::save::games_dir;
 
 /// How long `quit` waits for the peer to acknowledge what was sent.
 const QUIT_GRACE: Duration = Duration::from_secs(5);
+/// Deck files built from one pool in one day, at most: each gets a name of its own.
+const DECK_FILES_PER_DAY: u32 = 1000;
 
 /// Does what `command` asks, its gate open: an intent for the engine, or what the session does itself; `line` is
 /// quoted by a refusal. A refusal is shown, not returned: the session goes on.
@@ -54,6 +61,7 @@ fn run(command: Command, session: &mut SessionCore, line: &str) -> Flow {
         Command::Browse(purpose, count) => session.open_browsing(purpose, count, line),
         Command::Take(card, zone) => session.take_browsed(card, zone, line),
         Command::Place(placing, cards) => session.place_browsed(placing, &cards, line),
+        Command::Done if session.done_builds() => session.finish_build(line),
         Command::Done => session.close_browsing(line),
         Command::RevealHand => session.reveal_hand(line),
         Command::RevealTop => session.reveal_top(line),
@@ -64,6 +72,7 @@ fn run(command: Command, session: &mut SessionCore, line: &str) -> Flow {
         Command::Pick(grid_line) => {
             session.intent(Intent::Pick(grid_line), line);
         }
+        Command::Building(step) => session.building(step, line),
         Command::NewCode => session.new_code(line),
         Command::Table => session.show(Output::Table),
         Command::Wait => session.show(Output::Idle),
@@ -94,7 +103,7 @@ impl SessionCore {
     pub(super) fn run_queue(&mut self) -> Flow {
         let Some(Entered { parsed, .. }) = self.queue.front() else { return Flow::Blocked };
         if let Ok(parsed) = parsed
-            && !self.may_run(parsed.command.gate())
+            && !self.may_run(self.gate(&parsed.command))
         {
             return Flow::Blocked;
         }
@@ -111,6 +120,19 @@ impl SessionCore {
             self.link_actions.push_back(LinkAction::Leave(None));
         }
         flow
+    }
+
+    /// When `command` may run: its own gate, but for a `done` that sends the deck built from the pool, at once.
+    fn gate(&self, command: &Command) -> Gate {
+        match command {
+            Command::Done if self.done_builds() => Gate::Always,
+            command => command.gate(),
+        }
+    }
+
+    /// Whether `done` sends the deck built from the pool: in limited play, with no search, scry or surveil open.
+    fn done_builds(&self) -> bool {
+        self.browsing.is_none() && self.limited.build().is_some()
     }
 
     /// Whether a command waiting at `gate` may run now.
@@ -162,6 +184,50 @@ impl SessionCore {
                 self.intent(Intent::Build(deck.to_deck_list()), line);
             }
             Err(error) => self.refuse(ErrorKind::BadDeck, line, error.to_string()),
+        }
+    }
+
+    /// `add`, `remove`, `basics` and `pool`: the deck built from the pool changed, or the pool shown.
+    fn building(&mut self, step: BuildStep, line: &str) {
+        let build = match self.limited.build_mut() {
+            Ok(build) => build,
+            Err(message) => return self.refuse(ErrorKind::Refused, line, message),
+        };
+        let shown = match step {
+            BuildStep::Add(count, name) => build.add(count, &name).map(Output::Building),
+            BuildStep::Remove(count, name) => build.remove(count, &name).map(Output::Building),
+            BuildStep::Basics(lands) => Ok(Output::Building(build.set_basics(&lands))),
+            BuildStep::ShowPool => Ok(Output::PoolListed { cards: build.listing() }),
+        };
+        match shown {
+            Ok(output) => self.show(output),
+            Err((kind, message)) => self.refuse(kind, line, message),
+        }
+    }
+
+    /// `done` in limited play: the deck built is written to a deck file of its own and sent, as the first game's
+    /// deck or, once a game is over, the next one's (sideboarding). A deck the engine refuses leaves no file.
+    fn finish_build(&mut self, line: &str) {
+        let first = self.engine.is_building();
+        if !first && !self.engine.is_ended() {
+            let message = "your deck for this game is in: sideboard once the game is over (`end`)".to_string();
+            return self.refuse(ErrorKind::Refused, line, message);
+        }
+        let Some(build) = self.limited.build() else { return self.close_browsing(line) };
+        let deck = match build.deck() {
+            Ok(deck) => deck,
+            Err((kind, message)) => return self.refuse(kind, line, message),
+        };
+        let path = match write_deck_file(&deck, self.limited.pool_hash()) {
+            Ok(path) => path,
+            Err(message) => return self.refuse(ErrorKind::Refused, line, message),
+        };
+        let list = deck.to_deck_list();
+        let intent = if first { Intent::Build(list) } else { Intent::NewGame(Some(list)) };
+        if self.intent(intent, line) {
+            self.show(Output::DeckWritten(path));
+        } else {
+            let _already_refused = std::fs::remove_file(&path);
         }
     }
 
@@ -224,6 +290,12 @@ impl SessionCore {
     /// Hands an intent to the engine; a refusal is shown. Whether the engine took it.
     pub(super) fn intent(&mut self, intent: Intent, line: &str) -> bool {
         let Err(error) = self.engine.handle(Input::Intent { intent: intent.clone() }) else {
+            // A limited deck taken, from `done` or a deck file: the next build starts from it.
+            if let Intent::Build(deck) | Intent::NewGame(Some(deck)) = &intent
+                && let Ok(build) = self.limited.build_mut()
+            {
+                build.follow(deck);
+            }
             self.show(Output::Taken(intent));
             return true;
         };
@@ -241,4 +313,29 @@ impl SessionCore {
     pub(super) fn refuse(&mut self, kind: ErrorKind, line: &str, message: String) {
         self.show(Output::CommandError { kind, command: line.to_string(), message });
     }
+}
+
+/// Writes `deck` as a new plain-text deck file in `$XDG_DATA_HOME/fairdeck/decks` (else
+/// `$HOME/.local/share/fairdeck/decks`), named by the day and the pool file's hash; returns its path.
+fn write_deck_file(deck: &Deck, pool: Option<PoolHash>) -> Result<PathBuf, String> {
+    let games = games_dir(|name| std::env::var_os(name))
+        .ok_or("cannot tell where to write the deck file: neither XDG_DATA_HOME nor HOME is set")?;
+    let dir = games.parent().unwrap_or(&games).join("decks");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot make the folder {}: {e}", dir.display()))?;
+    let now = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
+    let day = now.get(..10).unwrap_or(&now);
+    let text = deck_text(deck);
+    for number in 1..=DECK_FILES_PER_DAY {
+        let path = dir.join(deck_file_name(day, pool, number));
+        // A new file each time: the decks built earlier stay as they were.
+        match OpenOptions::new().write(true).create_new(true).open(&path) {
+            Ok(mut file) => {
+                file.write_all(text.as_bytes()).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+                return Ok(path);
+            }
+            Err(error) if error.kind() == IoErrorKind::AlreadyExists => continue,
+            Err(error) => return Err(format!("cannot write {}: {error}", path.display())),
+        }
+    }
+    Err(format!("{} holds {DECK_FILES_PER_DAY} deck files of this pool from today already", dir.display()))
 }

@@ -10,6 +10,7 @@ use fairdeck_shared::engine::{Engine, Event, Intent};
 use fairdeck_shared::wire::PeekPurpose;
 use serde::Serialize;
 
+use super::building::{PoolLine, Tally};
 use super::wait_clock::{AbsenceNews, WaitNews, Waiting};
 use crate::command::{Browsing, ErrorKind, TopWatch};
 
@@ -109,6 +110,16 @@ pub enum Output {
     /// The top card of the library is from now on kept looked at or revealed, or (`None`) no longer.
     #[serde(serialize_with = "json::watch")]
     TopWatch(Option<TopWatch>),
+    /// Limited play: how the deck built from the pool stands after `add`, `remove` or `basics`: pool cards in
+    /// it, basic lands, pool cards left for the sideboard.
+    Building(Tally),
+    /// Limited play, `pool`: the pool by name, with how many of each are in the deck.
+    PoolListed {
+        cards: Vec<PoolLine>,
+    },
+    /// Limited play, `done`: the deck built was written to this deck file, and sent.
+    #[serde(serialize_with = "json::file")]
+    DeckWritten(PathBuf),
     /// The answer to `wait`: no exchange is pending.
     Idle,
     /// How long the engine has waited on the opponent, once past

@@ -20,6 +20,7 @@
 //! | `reconnect.rs` | taking the seat back (resume token, else rendezvous) on a backoff timer, commands going on |
 //! | `claim.rs` | how a seat is claimed, what the relay answered, what the core asks of the link |
 //! | `door.rs` | hosting, until the code is proved: guests with a wrong code, `new-code` |
+//! | `building.rs` | limited play: the deck built from the pool at the table (`add`, `remove`, `basics`, `pool`, `done`) |
 //! | `browse.rs`, `top_card.rs` | searching, scrying, surveilling ([`Browsing`] is `command/`'s), revealing; the top card watched |
 //! | `wait_clock.rs` | the wait on the opponent ([`WaitClock`], [`Waiting`]) and its absence ([`AbsenceClock`]) |
 //!
@@ -36,6 +37,7 @@
 //! | `error.rs` | [`SessionError`] |
 
 mod browse;
+mod building;
 mod claim;
 mod commands;
 mod core;
@@ -55,6 +57,7 @@ mod top_card;
 mod wait_clock;
 
 pub use crate::command::{Browsing, purpose_name};
+pub use building::{PoolLine, Tally};
 pub use door::WRONG_CODES_PER_CODE;
 pub use error::SessionError;
 pub use frontend::{Frontend, Output};

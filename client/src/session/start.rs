@@ -236,14 +236,15 @@ async fn resume<F: Frontend>(file: Option<PathBuf>, options: &Options, front: &m
     let tls = client_config(relay.ca.as_deref())?;
     let moves = engine.actions_applied();
     front.show(Output::Restored { path: path.clone(), moves, relay: relay.url.clone() }, &engine)?;
-    for event in limited {
-        front.show(Output::Engine(event), &engine)?;
-    }
     let channel = saved.restore_channel(os_seed());
     let mut core = SessionCore::new(engine, channel, LinkState::Closed, relay, os_seed(), Instant::now());
     core.announced = true;
     core.saved(save.path().to_path_buf());
     core.opponent = saved.standing.opponent.clone();
+    // Through the session, so that its deck building starts from the pool again.
+    for event in limited {
+        core.show(Output::Engine(event));
+    }
     let mut driver = Driver { link: Link::Closed, tls, saver: Saver::new(options.games.clone(), Some(save)) };
     let outcome = match core.reach_seat() {
         Ok(()) => driver.run(&mut core, front).await,

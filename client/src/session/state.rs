@@ -12,6 +12,7 @@ use rand::Rng;
 use rand_chacha::ChaCha20Rng;
 use rand_chacha::rand_core::SeedableRng;
 
+use super::building::Limited;
 use super::claim::{Claim, LinkAction};
 use super::error::SessionError;
 use super::frontend::Output;
@@ -60,6 +61,8 @@ pub(super) struct SessionCore {
     pub browsing: Option<Browsing>,
     /// Whether the top card of the library is kept looked at or revealed (`always-look`, `always-reveal`).
     pub top_watch: Option<TopWatch>,
+    /// Limited play: the pool as dealt and the deck being built from it.
+    pub limited: Limited,
     /// The time of the input being handled: the core reads no clock.
     pub now: Instant,
     /// The core's randomness, from the seed it was given: new key exchanges' seeds, new code words, token nonces.
@@ -107,6 +110,7 @@ impl SessionCore {
             absence: AbsenceClock::new(forfeit_grace()),
             browsing: None,
             top_watch: None,
+            limited: Limited::default(),
             now,
             rng: ChaCha20Rng::from_seed(seed),
             stage: Stage::Pump,
@@ -133,6 +137,9 @@ impl SessionCore {
 
     /// Tells the player `output` (the driver shows it with the engine as it stands then).
     pub fn show(&mut self, output: Output) {
+        if let Output::Engine(event) = &output {
+            self.limited.see(event);
+        }
         self.outputs.push_back(output);
     }
 

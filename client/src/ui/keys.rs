@@ -28,14 +28,24 @@ const VIEW_USAGE: &str = "view [opponent] PILE";
 
 /// The commands whose first key the hint line names, in its order.
 const HINTED: [&Spec; 4] = [&table::DRAW, &table::SHUFFLE, &table::PLAY, &table::TAP];
+/// While building a limited deck: the commands whose first key the hint line names, then those it names to type.
+const HINTED_BUILDING: [&Spec; 2] = [&table::ADD, &table::REMOVE];
+const TYPED_BUILDING: [&Spec; 3] = [&table::BASICS, &table::POOL, &table::DONE];
 
-/// The hint line under the table while the command line is closed: a few keys of the table, then the others.
-pub fn hint_line() -> String {
-    let mut hints: Vec<String> = HINTED
+/// The hint line under the table while the command line is closed: a few keys of the table, then the others;
+/// while `building` a limited deck, the building commands.
+pub fn hint_line(building: bool) -> String {
+    let hinted: &[&Spec] = if building { &HINTED_BUILDING } else { &HINTED };
+    let mut hints: Vec<String> = hinted
         .iter()
         .filter_map(|spec| shortcuts().find(|s| s.spec.name == spec.name).map(|s| format!("{} {}", s.key, spec.name)))
         .collect();
-    hints.extend([": command".to_string(), "? help".to_string(), format!("q {}", QUIT.name)]);
+    let command = if building {
+        format!(": {}", TYPED_BUILDING.map(|spec| spec.name).join(", "))
+    } else {
+        ": command".to_string()
+    };
+    hints.extend([command, "? help".to_string(), format!("q {}", QUIT.name)]);
     format!("Keys: {}", hints.join(" · "))
 }
 
@@ -241,7 +251,8 @@ mod tests {
 
     #[test]
     fn the_hint_line_names_keys_of_the_table() {
-        assert_eq!(hint_line(), "Keys: d draw · s shuffle · p play · t tap · : command · ? help · q quit");
+        assert_eq!(hint_line(false), "Keys: d draw · s shuffle · p play · t tap · : command · ? help · q quit");
+        assert_eq!(hint_line(true), "Keys: a add · x remove · : basics, pool, done · ? help · q quit");
         assert_eq!(VIEW_USAGE, format!("{} {}", VIEW.name, VIEW.args));
     }
 }

@@ -13,8 +13,8 @@ use fairdeck_shared::engine::{Alert, ChosenBy, DifferenceCheck, Engine, Event, G
 use fairdeck_shared::table::{CardId, ZoneId};
 use fairdeck_shared::wire::{Action, Awaited, DeckDifference, PeekPurpose};
 
-pub use self::words::table_lines;
 use self::words::{Words, top_cards};
+pub use self::words::{building_words, pool_lines, table_lines};
 
 /// One line of the log.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -171,7 +171,7 @@ fn describe<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
         Event::Pool { cards } => {
             let counted: Vec<String> =
                 crate::deck::counted(cards).into_iter().map(|(n, name)| format!("{n} {name}")).collect();
-            let build = "type build DECKFILE with cards of it and basic lands";
+            let build = "build your deck with add, remove, basics, then done; or build DECKFILE";
             line(LogKind::Notice, format!("Your pool ({} cards; {build}): {}", cards.len(), counted.join(", ")))
         }
         // Actions are told with the alert that came before them (`Story::lines`); an answer to a ping says

@@ -18,8 +18,9 @@ const COLUMN_WIDTH: u16 = 76;
 const MIN_COLUMN_WIDTH: u16 = 50;
 /// The most columns side by side.
 const MAX_COLUMNS: u16 = 3;
-/// The width of the usage column (a longer usage pushes its description along).
-const USAGE_WIDTH: usize = 24;
+/// The width of the usage column (a longer usage pushes its description along): narrow enough that the whole
+/// help fits one page of a 200×50 terminal.
+const USAGE_WIDTH: usize = 22;
 /// Where a command's description starts: after the key column (4) and the usage column with its space.
 const ABOUT_COLUMN: usize = 4 + 1 + USAGE_WIDTH + 1;
 /// The fewest columns a help entry's text gets beside its head: narrower, the head takes a row of its own.

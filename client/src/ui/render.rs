@@ -45,6 +45,9 @@ pub fn render(frame: &mut Frame, view: &View) {
     }
 }
 
+/// The set-up panel's stage while the player builds its limited deck (short enough for an 80-column screen).
+const BUILDING_STAGE: &str = "Build your deck from your pool, then done";
+
 /// The set-up panel: the code to share while waiting, the stage, and a progress bar.
 fn render_setup(frame: &mut Frame, area: Rect, view: &View) {
     let block = Block::bordered().title(" Setting up the table ");
@@ -64,7 +67,9 @@ fn render_setup(frame: &mut Frame, area: Rect, view: &View) {
         (None, _) => Line::from("Joined the game"),
     };
     frame.render_widget(Paragraph::new(first_line), first);
-    frame.render_widget(Paragraph::new(view.setup.stage()), second);
+    // The table waits on this player while it builds its deck: the stage says so, not the shuffles.
+    let stage = if view.building { BUILDING_STAGE.to_string() } else { view.setup.stage() };
+    frame.render_widget(Paragraph::new(stage), second);
     let ratio = view.setup.ratio().clamp(0.0, 1.0);
     let gauge = Gauge::default().gauge_style(Style::new().fg(Color::Green)).ratio(ratio);
     frame.render_widget(gauge, bar);
@@ -120,7 +125,7 @@ fn render_prompt(frame: &mut Frame, area: Rect, view: &View) {
     } else if view.leaving {
         frame.render_widget(Paragraph::new("Leaving the game…").italic(), area);
     } else {
-        frame.render_widget(Paragraph::new(super::keys::hint_line()).fg(Color::Gray), area);
+        frame.render_widget(Paragraph::new(super::keys::hint_line(view.building)).fg(Color::Gray), area);
     }
 }
 

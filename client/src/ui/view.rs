@@ -12,7 +12,7 @@ use fairdeck_shared::table::CardId;
 use fairdeck_shared::wire::PeekPurpose;
 
 use super::arrows::Arrows;
-use super::log::{LogKind, LogLine, Story, table_lines};
+use super::log::{LogKind, LogLine, Story, building_words, pool_lines, table_lines};
 use super::table_view::{CardView, Side, TableView, clean};
 use crate::command::{Spec, TopWatch, table};
 use crate::session::{Browsing, Output, WRONG_CODES_PER_CODE, Waiting, purpose_name};
@@ -58,6 +58,11 @@ pub struct View {
     pub arrows: Arrows,
     /// How this game was lost, as the engine told it.
     pub game_end: Option<GameEnd>,
+    /// Limited play: whether the player builds its deck from the pool now (before the first game, or between
+    /// games): the key hint line names the building commands.
+    pub building: bool,
+    /// Limited play: whether this player's pool was dealt.
+    pool_dealt: bool,
     /// What the log keeps to tell the events.
     story: Story,
     /// How many inputs the engine had taken when `table` was built from it.
@@ -375,6 +380,8 @@ impl View {
             library: None,
             arrows: Arrows::default(),
             game_end: None,
+            building: false,
+            pool_dealt: false,
             story: Story::default(),
             table_inputs: None,
         }
@@ -391,6 +398,9 @@ impl View {
     /// Takes in one output of the session; `engine` is the table after it. The view follows one engine, the
     /// session's, throughout.
     pub fn apply<G: Group>(&mut self, output: &Output, engine: &Engine<G>) {
+        if let Output::Engine(Event::Pool { .. }) = output {
+            self.pool_dealt = true;
+        }
         self.follow_engine(engine);
         let opponent = self.table.opponent.name.clone();
         match output {
@@ -442,6 +452,13 @@ impl View {
             Output::CommandError { command, message, .. } => {
                 self.log.push(LogKind::Error, format!("{command}: {message}"));
             }
+            Output::Building(tally) => self.notice(building_words(*tally)),
+            Output::PoolListed { cards } => {
+                for text in pool_lines(cards) {
+                    self.notice(text);
+                }
+            }
+            Output::DeckWritten(path) => self.notice(format!("Your deck is written to {}", path.display())),
             Output::Idle => self.notice("No exchange is pending"),
             Output::Browsing(open) => {
                 let scroll = self.library.as_ref().map_or(0, |shown| shown.scroll);
@@ -485,6 +502,7 @@ impl View {
             self.table_inputs = Some(inputs);
         }
         self.halted = engine.halted().map(str::to_string);
+        self.building = engine.is_building() || (self.pool_dealt && engine.is_ended());
         let ready = engine.is_ready();
         if self.setup.ready && !ready {
             // The next game of a match starts its set-up afresh.

@@ -577,3 +577,23 @@ fn a_chat_line_reads_the_same_on_both_sides() {
     assert_eq!(ada, [LogLine { kind: LogKind::Chat, text: "<Ada> good luck".into() }]);
     assert_eq!(bea, [LogLine { kind: LogKind::Chat, text: "<Ada> good luck".into() }]);
 }
+
+#[test]
+fn the_deck_built_from_the_pool_is_counted_and_the_pool_listed_with_what_is_in_the_deck() {
+    use crate::session::{PoolLine, Tally};
+    use crate::ui::log::{building_words, pool_lines};
+
+    assert_eq!(building_words(Tally { cards: 23, lands: 17, left: 22 }), "Deck: 23 cards + 17 lands (pool: 22 left)");
+    assert_eq!(building_words(Tally { cards: 1, lands: 1, left: 0 }), "Deck: 1 card + 1 land (pool: 0 left)");
+    let line = |name: &str, copies, in_deck| PoolLine { name: name.into(), copies, in_deck };
+    let small = [line("Counterspell", 2, 1), line("Duress", 1, 0)];
+    assert_eq!(pool_lines(&small), ["Your pool: 3 cards, 1 in your deck", "2 Counterspell (1 in deck)", "1 Duress"]);
+    // Past what the log shows at 80×24, the names go one after another, wrapped by the log.
+    let many: Vec<PoolLine> = (0..20).map(|i| line(&format!("Card {i:02}"), 1, u32::from(i == 0))).collect();
+    let lines = pool_lines(&many);
+    assert_eq!(lines.len(), 1);
+    assert!(
+        lines[0].starts_with("Your pool: 20 cards, 1 in your deck: 1 Card 00 (1 in deck), 1 Card 01, "),
+        "{lines:?}"
+    );
+}

@@ -9,6 +9,7 @@ use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
 use fairdeck_shared::wire::{Action, ArrowTarget, PeekPurpose};
 
 use crate::command::commander_damage_from;
+use crate::session::{PoolLine, Tally};
 use crate::ui::table_view::{SideView, TableView, ZONE_ORDER};
 
 /// Names seats, zones and cards for the engine's player.
@@ -276,6 +277,33 @@ impl<G: Group> Words<'_, G> {
 }
 
 /// The whole table in a few lines: the turn, then each side's life, numbers and zone counts.
+/// Pools of at most this many names are listed one name a line: the log of an 80×24 screen shows them whole.
+const POOL_NAMES_PER_LINE: usize = 16;
+
+/// How the deck built from the pool stands: `Deck: 23 cards + 17 lands (pool: 22 left)`.
+pub fn building_words(tally: Tally) -> String {
+    let Tally { cards, lands, left } = tally;
+    let count = |n: u32, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    format!("Deck: {} + {} (pool: {left} left)", count(cards, "card", "cards"), count(lands, "land", "lands"))
+}
+
+/// `pool`'s lines: a head, then one name a line (`2 Lightning Bolt (1 in deck)`), or for a pool of many names
+/// the names one after another, which the log wraps.
+pub fn pool_lines(pool: &[PoolLine]) -> Vec<String> {
+    let copies: u32 = pool.iter().map(|line| line.copies).sum();
+    let in_deck: u32 = pool.iter().map(|line| line.in_deck).sum();
+    let head = format!("Your pool: {copies} cards, {in_deck} in your deck");
+    let name = |line: &PoolLine| match line.in_deck {
+        0 => format!("{} {}", line.copies, line.name),
+        n => format!("{} {} ({n} in deck)", line.copies, line.name),
+    };
+    if pool.len() <= POOL_NAMES_PER_LINE {
+        std::iter::once(head).chain(pool.iter().map(name)).collect()
+    } else {
+        vec![format!("{head}: {}", pool.iter().map(name).collect::<Vec<_>>().join(", "))]
+    }
+}
+
 pub fn table_lines(table: &TableView) -> Vec<String> {
     let turn = match table.my_turn {
         None => "before the first turn".to_string(),
