@@ -14,7 +14,7 @@ use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::{Group, Modp2048, Ristretto255};
 use fairdeck_shared::engine::{DeckCard, DeckList, Event, Intent, LimitedConfig, PoolList, PoolSource};
 use fairdeck_shared::pair::{Pair, numbered_deck};
-use fairdeck_shared::wire::{Action, LimitedFormat, PoolHash};
+use fairdeck_shared::wire::{Action, GridLine, LimitedFormat, PoolHash};
 
 fn ready_pair<G: Group>(library: usize, sideboard: usize) -> Pair<G> {
     let mut pair =
@@ -87,6 +87,18 @@ fn boosters_pair(boosters: u32) -> Pair<Ristretto255> {
     pair
 }
 
+/// Two engines of a grid draft of `grids` grids from a 90-card cube, the first grid shown to both.
+fn grid_pair(grids: u32) -> Pair<Ristretto255> {
+    let pool = PoolList {
+        hash: PoolHash([7; 32]),
+        source: PoolSource::Cube((0..90).map(|i| format!("Cube card {i}")).collect()),
+    };
+    let host = LimitedConfig { pool: pool.clone(), format: Some(LimitedFormat::Grid { grids }) };
+    let mut pair = Pair::limited(host, LimitedConfig { pool, format: None }, 5);
+    pair.drive();
+    pair
+}
+
 /// `seat`'s deck: the first `spells` cards of its pool and `lands` Mountains (the rest of the pool its sideboard).
 fn pool_deck(pair: &Pair<Ristretto255>, seat: Seat, spells: usize, lands: usize) -> DeckList {
     let pool = pair
@@ -107,6 +119,24 @@ fn limited(c: &mut Criterion) {
     group.sample_size(10).warm_up_time(Duration::from_millis(1)).measurement_time(Duration::from_secs(2));
     group.bench_function("sealed_deal/45+45_of_90", |b| b.iter(|| dealt_pair(90, 45)));
     group.bench_function("sealed_boosters/6+6_of_small_set", |b| b.iter(|| boosters_pair(6)));
+    // A grid's second pick: both engines take it in, then both reveal the next grid, check each other's reveal and
+    // read it — the most a pick costs.
+    group.bench_function("grid_pick/second", |b| {
+        b.iter_batched(
+            || {
+                let mut pair = grid_pair(2);
+                pair.intent(Seat::Host, Intent::Pick(GridLine::Row(0))).unwrap();
+                pair.drive();
+                pair
+            },
+            |mut pair| {
+                pair.intent(Seat::Guest, Intent::Pick(GridLine::Row(1))).unwrap();
+                pair.drive();
+                pair
+            },
+            BatchSize::PerIteration,
+        )
+    });
     group.bench_function("pool_deck/23+17_of_45", |b| {
         b.iter_batched(
             || {

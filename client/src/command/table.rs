@@ -478,7 +478,7 @@ pub static NEW_GAME: Spec = Spec {
 pub static PICK: Spec = Spec {
     name: "pick",
     args: "row N | column N",
-    about: "grid draft: take row or column N (1 to 3) of the grid shown, in your turn",
+    about: "grid draft: take a row or column",
     example: "pick row 2",
     keys: &[],
     parse: read::pick,
@@ -487,7 +487,7 @@ pub static PICK: Spec = Spec {
 pub static BUILD: Spec = Spec {
     name: "build",
     args: "DECKFILE",
-    about: "limited play: your deck from your pool (cards of the pool and basic lands; the rest of the pool is your sideboard)",
+    about: "your deck from a file of pool cards",
     example: "build sealed.txt",
     keys: &[],
     parse: read::build,

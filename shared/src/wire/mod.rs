@@ -19,7 +19,7 @@ pub use action::{Action, ArrowTarget, PeekPurpose};
 pub use difference::{CardCounts, DeckDifference, card_counts};
 pub use limited::{BasicLand, DeckSource, GridLine, LimitedFormat, MAX_DEAL, MAX_GRIDS, MAX_POOL_LEN, PoolHash};
 
-/// Version 7: limited play (`limited-pool`, `stack-shuffle`, `stack-deal`, `pool-deck`). Version 6: a new-game request names the loser of the game it leaves, as its sender saw it (the agreed loser
+/// Version 7: limited play (`limited-pool`, `stack-shuffle`, `stack-deal`, `pool-deck`, `grid-reveal`, `grid-pick`). Version 6: a new-game request names the loser of the game it leaves, as its sender saw it (the agreed loser
 /// chooses to play or draw); a deck says how its cards differ from its sender's deck in the match's first game. Version 5: a shuffle step carries a non-interactive proof of its shuffle (a linear-size argument), and the
 /// `shuffle-challenge` and `shuffle-response` messages are gone; the command zone, commanders and a deck label in
 /// the deck message; concede, attach, arrows, untap all, the choice to play or draw, a token's power and
