@@ -548,3 +548,80 @@ fn a_pick_of_a_line_not_offered_is_an_alert() {
     let alerts = misbehaviour(&pair, Seat::Host);
     assert!(alerts.iter().any(|alert| alert.contains("not offered")), "{alerts:?}");
 }
+
+fn winston_pair(cards: u32) -> Pair<Ristretto255> {
+    let host = LimitedConfig { pool: cube(60), format: Some(LimitedFormat::Winston { cards }) };
+    let mut pair = Pair::<Ristretto255>::limited(host, LimitedConfig { pool: cube(60), format: None }, 31);
+    pair.drive();
+    pair
+}
+
+/// Who looks at which pile now, as `seat` was last told.
+fn looking(pair: &Pair<Ristretto255>, seat: Seat) -> Option<(Seat, u8)> {
+    pair.events(seat).iter().rev().find_map(|event| match event {
+        Event::Winston { looking, .. } => Some(*looking),
+        _ => None,
+    })?
+}
+
+#[test]
+fn a_winston_draft_shares_out_every_card_and_shows_each_player_only_what_it_looked_at() {
+    let mut pair = winston_pair(24);
+    let mut turns = 0;
+    while let Some((seat, pile)) = looking(&pair, Seat::Host) {
+        assert_eq!(looking(&pair, Seat::Guest), Some((seat, pile)), "both engines agree on whose turn it is");
+        // Out of turn is refused, and nothing is sent.
+        assert!(pair.intent(seat.opponent(), Intent::Pile(wire::PileChoice::Take)).is_err());
+        // Take every other pile looked at, pass the rest (a pass of the last pile takes the stack's top card).
+        let choice = if turns % 2 == 0 { wire::PileChoice::Pass } else { wire::PileChoice::Take };
+        if pair.intent(seat, Intent::Pile(choice)).is_err() {
+            pair.intent(seat, Intent::Pile(wire::PileChoice::Take)).unwrap();
+        }
+        pair.drive();
+        turns += 1;
+        assert!(turns < 200, "the draft ends");
+    }
+    let pools = Seat::BOTH.map(|seat| pool_of(&pair, seat));
+    assert_eq!(pools[0].len() + pools[1].len(), 24, "every card of the draft went to a pool: {pools:?}");
+    assert!(pools[0].iter().all(|card| !pools[1].contains(card)));
+    for seat in Seat::BOTH {
+        // What the other took unseen by this player is a count, never names.
+        for event in pair.events(seat) {
+            if let Event::PileTaken { by, cards, count, .. } = event {
+                assert!(*by == seat || cards.is_empty(), "{seat:?} told the names of {by:?}'s cards");
+                assert!(*by != seat || cards.len() as u32 == *count);
+            }
+            if let Event::PileShown { cards, .. } = event {
+                assert!(cards.iter().all(|card| !card.is_empty()));
+            }
+        }
+        assert!(misbehaviour(&pair, seat).is_empty(), "{:?}", misbehaviour(&pair, seat));
+    }
+    for seat in Seat::BOTH {
+        pair.intent(seat, Intent::Build(deck(&pools[seat as usize], 4, 10))).unwrap();
+    }
+    pair.drive();
+    assert!(Seat::BOTH.into_iter().all(|seat| pair.engine(seat).is_ready()));
+    for seat in Seat::BOTH {
+        pair.intent(seat, Intent::EndGame).unwrap();
+    }
+    pair.drive();
+    for seat in Seat::BOTH {
+        assert!(misbehaviour(&pair, seat).is_empty(), "{:?}", misbehaviour(&pair, seat));
+        assert!(matches!(check::<Ristretto255>(pair.engine(seat).journal()), Ok(Verdict::Clean(_))));
+    }
+}
+
+#[test]
+fn a_winston_choice_of_a_pile_not_offered_is_an_alert() {
+    let mut pair = winston_pair(12);
+    // The host looks at pile 0; the guest answers for pile 2 in its place.
+    let seq = pair.engine(Seat::Guest).record().iter().filter(|(from, _)| *from == Seat::Guest).count() as u64;
+    let ack = pair.ack_of(Seat::Guest, seq);
+    let choice = Message::<Ristretto255>::WinstonChoice { pile: 2, choice: wire::PileChoice::Take };
+    pair.guest.send_unchecked(wire::encode_body(&choice), ack);
+    pair.collect();
+    pair.drive();
+    let alerts = misbehaviour(&pair, Seat::Host);
+    assert!(alerts.iter().any(|alert| alert.contains("not offered")), "{alerts:?}");
+}

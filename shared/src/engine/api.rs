@@ -3,7 +3,7 @@
 use crate::crypto::{BackId, CardInstance, Coin, Dice, MAX_NAME_LEN};
 use crate::ids::Seat;
 use crate::table::{CardId, ZoneId};
-use crate::wire::{Action, Awaited, DeckDifference, Envelope, GridLine, LimitedFormat, PoolHash};
+use crate::wire::{Action, Awaited, DeckDifference, Envelope, GridLine, LimitedFormat, PileChoice, PoolHash};
 
 /// A card of a deck list.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -151,6 +151,8 @@ pub enum Intent {
     Build(DeckList),
     /// Grid draft: take this row or column of the grid shown (what is left of it), in this player's turn.
     Pick(GridLine),
+    /// Winston draft: take or pass the pile this player looks at, in its turn.
+    Pile(PileChoice),
 }
 
 /// Where a card lies, as far as a player can tell without knowing it.
@@ -365,6 +367,35 @@ pub enum Event {
         cells: Vec<Option<String>>,
         /// Who picks next.
         picker: Option<Seat>,
+    },
+    /// Winston draft: where the draft stands: each pile's size, the cards left in the stack, whose turn it is and
+    /// the pile it looks at (none once the draft is over).
+    Winston {
+        /// The three piles' sizes.
+        piles: [u32; 3],
+        /// Cards left in the stack.
+        stack: u32,
+        /// Whose turn, and the pile it looks at.
+        looking: Option<(Seat, u8)>,
+    },
+    /// Winston draft: the cards of the pile this player looks at, now that it may read them all.
+    PileShown {
+        /// The pile, 0 to 2.
+        pile: u8,
+        /// Its cards.
+        cards: Vec<String>,
+    },
+    /// Winston draft: `by` took `count` cards: pile `pile`, or (none) the stack's top card unseen; `cards` names them
+    /// to the taker only (empty for the other player, who learns how many).
+    PileTaken {
+        /// Who took them.
+        by: Seat,
+        /// The pile, or none for the stack's top card.
+        pile: Option<u8>,
+        /// How many cards.
+        count: u32,
+        /// Their names, to the taker.
+        cards: Vec<String>,
     },
     /// Grid draft: `by` took `line` of grid `grid`: these cards.
     Picked {

@@ -68,6 +68,7 @@ impl<G: Group> Engine<G> {
                 self.build(deck)?;
             }
             Intent::Pick(line) => self.pick(line)?,
+            Intent::Pile(choice) => self.choose_pile(choice)?,
             Intent::Chat(text) => {
                 if text.len() > MAX_TEXT_LEN {
                     return Err(IntentError::Invalid(format!("chat lines are at most {MAX_TEXT_LEN} bytes")));

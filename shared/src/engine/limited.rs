@@ -10,6 +10,7 @@ use super::fault::Fault;
 use super::grid::GridDraft;
 use super::round::RandomKind;
 use super::stack::Stack;
+use super::winston::WinstonDraft;
 use crate::crypto::Group;
 use crate::ids::Seat;
 use crate::pool::{BoosterKind, MAX_PLAN_BOOSTERS, SetFile};
@@ -33,6 +34,8 @@ pub(super) struct Limited<G: Group> {
     pub(super) sources: Option<(Vec<DeckSource>, Vec<DeckSource>)>,
     /// A grid draft under way.
     pub(super) grid: Option<GridDraft<G>>,
+    /// A Winston draft under way.
+    pub(super) winston: Option<WinstonDraft<G>>,
 }
 
 impl<G: Group> Limited<G> {
@@ -76,9 +79,13 @@ pub(super) fn check_config<G: Group>(seat: Seat, config: &LimitedConfig) -> Resu
         (Seat::Host, Some(format)) => {
             let needs = match (format, &set) {
                 (LimitedFormat::SealedBoosters { .. }, None) => Some("an MTGJSON set file"),
-                (LimitedFormat::Sealed { .. } | LimitedFormat::Uniform | LimitedFormat::Grid { .. }, Some(_)) => {
-                    Some("a cube list")
-                }
+                (
+                    LimitedFormat::Sealed { .. }
+                    | LimitedFormat::Uniform
+                    | LimitedFormat::Grid { .. }
+                    | LimitedFormat::Winston { .. },
+                    Some(_),
+                ) => Some("a cube list"),
                 _ => None,
             };
             if let Some(needs) = needs {
@@ -109,6 +116,14 @@ fn fits(format: LimitedFormat, cards: usize) -> Result<(), usize> {
             let needed = 9 * grids as usize;
             if grids == 0 || grids > MAX_GRIDS || needed > cards { Err(needed) } else { Ok(()) }
         }
+        // Three piles to start, and no more than the cube.
+        LimitedFormat::Winston { cards: drafted } => {
+            if drafted < 3 || drafted as usize > cards {
+                Err(drafted.max(3) as usize)
+            } else {
+                Ok(())
+            }
+        }
     }
 }
 
@@ -124,6 +139,7 @@ impl<G: Group> Engine<G> {
             stack: None,
             sources: None,
             grid: None,
+            winston: None,
         });
         self.out.send::<G>(&message);
     }
@@ -170,15 +186,19 @@ impl<G: Group> Engine<G> {
             (LimitedFormat::Sealed { cards: dealt }, Some(cards)) if fits(format, cards.len()).is_ok() => {
                 Some((cards, [0..dealt, dealt..2 * dealt].map(Range::collect)))
             }
-            (LimitedFormat::Uniform | LimitedFormat::Grid { .. }, Some(cards)) if fits(format, cards.len()).is_ok() => {
+            (LimitedFormat::Uniform | LimitedFormat::Grid { .. } | LimitedFormat::Winston { .. }, Some(cards))
+                if fits(format, cards.len()).is_ok() =>
+            {
                 Some((cards, [vec![], vec![]]))
             }
             _ => return Err(Fault::new(AlertKind::Malformed, format!("{format} cannot be dealt from this pool file"))),
         };
         limited.format = Some(format);
         limited.agreed = true;
-        if let LimitedFormat::Grid { grids } = format {
-            limited.grid = Some(GridDraft::new(grids));
+        match format {
+            LimitedFormat::Grid { grids } => limited.grid = Some(GridDraft::new(grids)),
+            LimitedFormat::Winston { cards } => limited.winston = Some(WinstonDraft::new(cards)),
+            _ => {}
         }
         self.out.emit(Event::LimitedAgreed { format, pool });
         match laid {

@@ -37,6 +37,7 @@ mod testing;
 mod the75;
 mod unlock;
 mod unlock_run;
+mod winston;
 
 pub use crate::wire::Awaited;
 pub use api::{

@@ -275,9 +275,13 @@ impl<G: Group> Engine<G> {
         Ok(())
     }
 
-    /// Both shuffles are in: the deal of the other's positions, or a draft's first grid.
+    /// Both shuffles are in: the deal of the other's positions, or a draft's first grid or first reveals.
     fn after_shuffles(&mut self, draft: bool) {
-        if draft { self.reveal_grid() } else { self.send_stack_deal() }
+        match self.limited.as_ref() {
+            Some(limited) if draft && limited.grid.is_some() => self.reveal_grid(),
+            Some(_) if draft => self.advance_winston(),
+            _ => self.send_stack_deal(),
+        }
     }
 
     /// Strips this player's layer off the positions dealt to the opponent, with proof.

@@ -35,6 +35,23 @@ pub enum LimitedFormat {
         /// How many grids.
         grids: u32,
     },
+    /// Winston draft from a cube: `cards` cards of the stack in play, three piles of them face down; in turn each
+    /// player looks at the first pile and takes it or passes it (a card of the stack added to it) and looks at the
+    /// next; passing the last pile takes the stack's top card unseen. The host first.
+    Winston {
+        /// How many cards of the stack are drafted.
+        cards: u32,
+    },
+}
+
+/// A Winston drafter's answer to the pile it looks at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PileChoice {
+    /// Take the whole pile.
+    Take,
+    /// Leave it, a card of the stack added to it, and look at the next (after the last: take the stack's top card).
+    Pass,
 }
 
 /// Most grids of a grid draft.
@@ -79,7 +96,7 @@ impl LimitedFormat {
 
     /// Whether the pools are drafted from cards shown to both, rather than dealt unseen.
     pub fn is_draft(self) -> bool {
-        matches!(self, LimitedFormat::Grid { .. })
+        matches!(self, LimitedFormat::Grid { .. } | LimitedFormat::Winston { .. })
     }
 }
 
@@ -90,6 +107,7 @@ impl fmt::Display for LimitedFormat {
             LimitedFormat::Uniform => write!(f, "uniform, both building from the whole list"),
             LimitedFormat::SealedBoosters { boosters } => write!(f, "sealed, {boosters} boosters each"),
             LimitedFormat::Grid { grids } => write!(f, "grid draft, {grids} grids"),
+            LimitedFormat::Winston { cards } => write!(f, "Winston draft, {cards} cards"),
         }
     }
 }

@@ -17,7 +17,9 @@ mod difference;
 mod limited;
 pub use action::{Action, ArrowTarget, PeekPurpose};
 pub use difference::{CardCounts, DeckDifference, card_counts};
-pub use limited::{BasicLand, DeckSource, GridLine, LimitedFormat, MAX_DEAL, MAX_GRIDS, MAX_POOL_LEN, PoolHash};
+pub use limited::{
+    BasicLand, DeckSource, GridLine, LimitedFormat, MAX_DEAL, MAX_GRIDS, MAX_POOL_LEN, PileChoice, PoolHash,
+};
 
 /// Version 7: limited play (`limited-pool`, `stack-shuffle`, `stack-deal`, `pool-deck`, `grid-reveal`, `grid-pick`). Version 6: a new-game request names the loser of the game it leaves, as its sender saw it (the agreed loser
 /// chooses to play or draw); a deck says how its cards differ from its sender's deck in the match's first game. Version 5: a shuffle step carries a non-interactive proof of its shuffle (a linear-size argument), and the
@@ -360,6 +362,23 @@ pub enum Message<G: Group> {
         /// The row or column.
         line: GridLine,
     },
+    /// Winston draft: the sender strips its stack layer off these positions for the other player, who alone reads
+    /// them: the positions of the pile it looks at that it has not seen, or the stack's top card it takes unseen.
+    WinstonReveal {
+        /// The positions, as owed, in order.
+        positions: Vec<u32>,
+        /// Each with the sender's layer off.
+        forms: Vec<G::Element>,
+        /// One proof that the sender's stack key made every form.
+        proof: DleqProof<G>,
+    },
+    /// Winston draft: the sender, whose turn it is, takes or passes pile `pile`, which it looks at.
+    WinstonChoice {
+        /// The pile, 0 to 2.
+        pile: u8,
+        /// Take or pass.
+        choice: PileChoice,
+    },
 }
 
 impl<G: Group> Message<G> {
@@ -391,6 +410,8 @@ impl<G: Group> Message<G> {
             Message::PoolDeck { .. } => MessageKind::PoolDeck,
             Message::GridReveal { .. } => MessageKind::GridReveal,
             Message::GridPick { .. } => MessageKind::GridPick,
+            Message::WinstonReveal { .. } => MessageKind::WinstonReveal,
+            Message::WinstonChoice { .. } => MessageKind::WinstonChoice,
         }
     }
 }
@@ -451,6 +472,10 @@ pub enum MessageKind {
     GridReveal,
     /// A `grid-pick`.
     GridPick,
+    /// A `winston-reveal`.
+    WinstonReveal,
+    /// A `winston-choice`.
+    WinstonChoice,
 }
 
 impl MessageKind {
@@ -482,6 +507,8 @@ impl MessageKind {
             MessageKind::PoolDeck => "pool-deck",
             MessageKind::GridReveal => "grid-reveal",
             MessageKind::GridPick => "grid-pick",
+            MessageKind::WinstonReveal => "winston-reveal",
+            MessageKind::WinstonChoice => "winston-choice",
         }
     }
 }
@@ -748,7 +775,8 @@ pub enum Awaited {
     Stack,
     /// Its first deck of a limited match, which its player builds from its pool: a person's work, not an exchange.
     Build,
-    /// Its pick of a row or column of a grid draft's grid: a person's choice, not an exchange.
+    /// Its pick of a row or column of a grid draft's grid, or its choice of a Winston pile: a person's choice, not an
+    /// exchange.
     Pick,
 }
 

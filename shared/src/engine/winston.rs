@@ -1,0 +1,316 @@
+//! Winston draft: after both players shuffled the stack, its top `cards` positions are drafted through three piles
+//! (docs/PROTOCOL.md, "Winston draft").
+//!
+//! Both engines run the same machine: the piles (lists of stack positions), the stack's next position, whose turn
+//! it is and the pile it looks at. What a player may read is what the other revealed to it: whenever a player comes
+//! to a pile holding positions it has not seen (or takes the stack's top card unseen), those positions are owed to
+//! it, and the other player's engine strips its layer off them at once, with proof, for it alone. A card taken joins
+//! its taker's pool in that form, under the taker's layer alone, which both hold: decks are built and checked as in
+//! sealed. The other player learns how many cards were taken, and from which pile, not which cards it never saw.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+use super::Engine;
+use super::api::{AlertKind, Event, IntentError};
+use super::fault::Fault;
+use super::state::index;
+use crate::crypto::{DleqProof, Group};
+use crate::ids::Seat;
+use crate::wire::{Awaited, Message, PileChoice};
+
+/// The draft under way.
+#[cfg_attr(fuzzing, derive(Clone))]
+pub(super) struct WinstonDraft<G: Group> {
+    /// The stack's next position, and its end.
+    next: u32,
+    end: u32,
+    piles: [Vec<u32>; 3],
+    /// Whose turn it is, and the pile it looks at; none once the draft is over.
+    looking: Option<(Seat, usize)>,
+    /// Each seat's positions revealed to it so far (host, guest): the form under its layer alone.
+    revealed: [BTreeMap<u32, G::Element>; 2],
+    /// Positions each seat is owed a reveal of, in the order owed (host, guest).
+    owed: [VecDeque<Vec<u32>>; 2],
+    /// Each seat's picks, in order; a card taken unseen is read once revealed.
+    picked: [Vec<u32>; 2],
+    /// This player's card taken unseen, named once revealed.
+    blind: Option<u32>,
+}
+
+impl<G: Group> WinstonDraft<G> {
+    pub(super) fn new(cards: u32) -> Self {
+        let mut draft = WinstonDraft {
+            next: 3,
+            end: cards,
+            piles: [vec![0], vec![1], vec![2]],
+            looking: None,
+            revealed: [BTreeMap::new(), BTreeMap::new()],
+            owed: [VecDeque::new(), VecDeque::new()],
+            picked: [Vec::new(), Vec::new()],
+            blind: None,
+        };
+        draft.arrive(Seat::Host, 0);
+        draft
+    }
+
+    /// The stack's top position, drawn.
+    fn draw(&mut self) -> Option<u32> {
+        (self.next < self.end).then(|| {
+            self.next += 1;
+            self.next - 1
+        })
+    }
+
+    /// `seat` comes to the first pile from `from` on that holds a card: owed what it has not seen of it. With none
+    /// left, the turn passes, or the draft is over.
+    fn arrive(&mut self, seat: Seat, from: usize) {
+        match (from..3).find(|&pile| !self.piles[pile].is_empty()) {
+            Some(pile) => {
+                let unseen: Vec<u32> = self.piles[pile].iter().copied().filter(|p| !self.is_seen(seat, *p)).collect();
+                if !unseen.is_empty() {
+                    self.owed[index(seat)].push_back(unseen);
+                }
+                self.looking = Some((seat, pile));
+            }
+            None => self.looking = None,
+        }
+    }
+
+    /// Whether `seat` was revealed `position`, or is owed it.
+    fn is_seen(&self, seat: Seat, position: u32) -> bool {
+        self.revealed[index(seat)].contains_key(&position)
+            || self.owed[index(seat)].iter().flatten().any(|p| *p == position)
+    }
+
+    /// Whether `seat` may choose now: its turn, at a pile it can read whole.
+    fn may_choose(&self, seat: Seat) -> Option<usize> {
+        let (turn, pile) = self.looking?;
+        (turn == seat && self.piles[pile].iter().all(|p| self.revealed[index(seat)].contains_key(p))).then_some(pile)
+    }
+
+    /// Whether passing `pile` is allowed: a later pile, or the stack, has a card.
+    fn may_pass(&self, pile: usize) -> bool {
+        self.next < self.end || (pile + 1..3).any(|later| !self.piles[later].is_empty())
+    }
+
+    /// Applies `seat`'s choice of `pile`: what it took (the positions, and whether unseen).
+    fn choose(&mut self, seat: Seat, pile: usize, choice: PileChoice) -> (Vec<u32>, bool) {
+        match choice {
+            PileChoice::Take => {
+                let taken = std::mem::take(&mut self.piles[pile]);
+                let refill = self.draw();
+                self.piles[pile].extend(refill);
+                self.picked[index(seat)].extend(&taken);
+                self.arrive(seat.opponent(), 0);
+                (taken, false)
+            }
+            PileChoice::Pass => {
+                let card = self.draw();
+                self.piles[pile].extend(card);
+                if (pile + 1..3).any(|later| !self.piles[later].is_empty()) {
+                    self.arrive(seat, pile + 1);
+                    return (Vec::new(), false);
+                }
+                // The last pile passed: the stack's top card, unseen, owed to the taker.
+                let top = self.draw().expect("a pass is allowed only with a card left (may_pass)");
+                self.picked[index(seat)].push(top);
+                if !self.is_seen(seat, top) {
+                    self.owed[index(seat)].push_back(vec![top]);
+                }
+                self.arrive(seat.opponent(), 0);
+                (vec![top], true)
+            }
+        }
+    }
+
+    fn done(&self) -> bool {
+        self.looking.is_none() && self.owed.iter().all(VecDeque::is_empty)
+    }
+}
+
+fn reveal_purpose(seat: Seat, positions: &[u32]) -> String {
+    format!("stack/{}/winston/{}", seat.id_byte(), positions.first().copied().unwrap_or_default())
+}
+
+impl<G: Group> Engine<G> {
+    fn winston(&self) -> Option<&WinstonDraft<G>> {
+        self.limited.as_ref()?.winston.as_ref()
+    }
+
+    /// After any change: sends what this player owes the opponent, tells where the draft stands, shows this player
+    /// its pile once readable, and ends the draft once every pick is read.
+    pub(super) fn advance_winston(&mut self) {
+        let peer = self.seat.opponent();
+        if !self.stack().is_some_and(|stack| stack.is_shuffled()) {
+            return;
+        }
+        while let Some(positions) =
+            self.limited.as_mut().and_then(|l| l.winston.as_mut()).and_then(|w| w.owed[index(peer)].pop_front())
+        {
+            self.send_winston_reveal(positions);
+        }
+        let Some(draft) = self.winston() else { return };
+        let piles = draft.piles.clone().map(|pile| pile.len() as u32);
+        let looking = draft.looking.map(|(seat, pile)| (seat, pile as u8));
+        let state = Event::Winston { piles, stack: draft.end - draft.next, looking };
+        let shown = draft.may_choose(self.seat).map(|pile| {
+            let cards = draft.piles[pile].iter().map(|&p| self.winston_name(p)).collect();
+            Event::PileShown { pile: pile as u8, cards }
+        });
+        let done = draft.done();
+        self.out.emit(state);
+        if let Some(shown) = shown {
+            self.out.emit(shown);
+        }
+        if done {
+            self.finish_winston();
+        }
+    }
+
+    /// The name of the card at `position`, which this player was revealed.
+    fn winston_name(&self, position: u32) -> String {
+        let (Some(stack), Some(draft)) = (self.stack(), self.winston()) else { return String::new() };
+        let form = &draft.revealed[index(self.seat)][&position];
+        let point = &stack.key.strip(std::slice::from_ref(form))[0];
+        // A revealed form is a stack point under this player's key alone, both layers proven.
+        let at = stack.points.iter().position(|p| p == point).expect("a revealed form is a stack point");
+        stack.names[at].clone()
+    }
+
+    /// Strips this player's layer off `positions` for the opponent, with proof.
+    fn send_winston_reveal(&mut self, positions: Vec<u32>) {
+        let peer = self.seat.opponent();
+        let context = self.game.context(self.out.next_seq(), reveal_purpose(self.seat, &positions));
+        let Some(limited) = self.limited.as_mut() else { return };
+        let (Some(stack), Some(draft)) = (limited.stack.as_ref(), limited.winston.as_mut()) else { return };
+        let locked: Vec<G::Element> =
+            positions.iter().map(|&p| stack.cards_at(p as usize..p as usize + 1)[0].clone()).collect();
+        let (stripped, proof) = stack.key.strip_with_proof(&locked, &context, &mut self.rng);
+        let forms = stripped.into_inner().cards;
+        draft.revealed[index(peer)].extend(positions.iter().copied().zip(forms.iter().cloned()));
+        self.out.send::<G>(&Message::WinstonReveal { positions, forms, proof });
+    }
+
+    /// The opponent's reveal of what this player is owed first: checked against the stack and its stack key.
+    pub(super) fn receive_winston_reveal(
+        &mut self,
+        seq: u64,
+        positions: Vec<u32>,
+        forms: Vec<G::Element>,
+        proof: DleqProof<G>,
+    ) -> Result<(), Fault> {
+        let me = self.seat;
+        let context = self.game.context(seq, reveal_purpose(me.opponent(), &positions));
+        let Some(limited) = self.limited.as_mut() else {
+            return Err(Fault::new(AlertKind::Unexpected, "a winston-reveal outside a Winston draft"));
+        };
+        let (Some(stack), Some(draft)) = (limited.stack.as_ref(), limited.winston.as_mut()) else {
+            return Err(Fault::new(AlertKind::Unexpected, "a winston-reveal outside a Winston draft"));
+        };
+        if !stack.is_shuffled() || draft.owed[index(me)].front() != Some(&positions) || forms.len() != positions.len() {
+            return Err(Fault::new(AlertKind::Unexpected, "a winston-reveal of other cards than owed"));
+        }
+        let key = stack.peer_key.as_ref().expect("the opponent's key came with its shuffle: the stack is shuffled");
+        let locked: Vec<G::Element> =
+            positions.iter().map(|&p| stack.cards_at(p as usize..p as usize + 1)[0].clone()).collect();
+        let stripped = key
+            .verify_strip(&locked, forms, &proof, &context)
+            .map_err(|e| Fault::new(AlertKind::BadProof, format!("a Winston reveal: {e}")))?;
+        draft.owed[index(me)].pop_front();
+        draft.revealed[index(me)].extend(positions.iter().copied().zip(stripped.into_inner().cards));
+        if let Some(blind) = draft.blind.filter(|p| positions.contains(p)) {
+            draft.blind = None;
+            let cards = vec![self.winston_name(blind)];
+            self.out.emit(Event::PileTaken { by: me, pile: None, count: 1, cards });
+        }
+        self.advance_winston();
+        Ok(())
+    }
+
+    /// `Intent::Pile`: this player takes or passes the pile it looks at, in its turn.
+    pub(super) fn choose_pile(&mut self, choice: PileChoice) -> Result<(), IntentError> {
+        let Some(draft) = self.winston() else {
+            return Err(IntentError::Invalid("there is no Winston draft".into()));
+        };
+        let Some(pile) = draft.may_choose(self.seat) else {
+            return Err(IntentError::Invalid("it is not your turn to look at a pile".into()));
+        };
+        if choice == PileChoice::Pass && !draft.may_pass(pile) {
+            return Err(IntentError::Invalid("the stack is empty: take this pile".into()));
+        }
+        self.out.send::<G>(&Message::WinstonChoice { pile: pile as u8, choice });
+        self.apply_pile_choice(self.seat, pile, choice);
+        Ok(())
+    }
+
+    /// The opponent's choice: its turn, the pile it looks at (which it could read whole), a pass only if allowed.
+    pub(super) fn receive_winston_choice(&mut self, pile: u8, choice: PileChoice) -> Result<(), Fault> {
+        let peer = self.seat.opponent();
+        let fits = self.winston().is_some_and(|draft| {
+            draft.looking == Some((peer, usize::from(pile)))
+                && draft.piles[usize::from(pile)].iter().all(|p| draft.revealed[index(peer)].contains_key(p))
+                && (choice == PileChoice::Take || draft.may_pass(usize::from(pile)))
+        });
+        if !fits {
+            return Err(Fault::new(AlertKind::Unexpected, format!("a choice of pile {pile} not offered")));
+        }
+        self.apply_pile_choice(peer, usize::from(pile), choice);
+        Ok(())
+    }
+
+    fn apply_pile_choice(&mut self, by: Seat, pile: usize, choice: PileChoice) {
+        let me = self.seat;
+        let Some(draft) = self.limited.as_mut().and_then(|l| l.winston.as_mut()) else { return };
+        let (taken, unseen) = draft.choose(by, pile, choice);
+        if unseen && by == me {
+            // Named once the opponent reveals it.
+            draft.blind = taken.first().copied();
+        }
+        if !taken.is_empty() && !(unseen && by == me) {
+            let cards = if by == me { taken.iter().map(|&p| self.winston_name(p)).collect() } else { Vec::new() };
+            let pile = (!unseen).then_some(pile as u8);
+            self.out.emit(Event::PileTaken { by, pile, count: taken.len() as u32, cards });
+        }
+        self.advance_winston();
+    }
+
+    /// Every pick read: each seat's pool is its picks, in the forms revealed to it, and this player is told its own.
+    fn finish_winston(&mut self) {
+        let Some(limited) = self.limited.as_mut() else { return };
+        let (Some(stack), Some(draft)) = (limited.stack.as_mut(), limited.winston.take()) else { return };
+        let by_point: HashMap<&G::Element, u32> = stack.points.iter().zip(0..).collect();
+        for seat in Seat::BOTH {
+            let revealed = &draft.revealed[index(seat)];
+            stack.dealt[index(seat)] = Some(draft.picked[index(seat)].iter().map(|p| revealed[p].clone()).collect());
+        }
+        let mine = stack.dealt[index(self.seat)].as_ref().expect("just set");
+        let own: Vec<u32> = stack
+            .key
+            .strip(mine)
+            .iter()
+            .map(|point| *by_point.get(point).expect("a revealed form is a stack point"))
+            .collect();
+        let cards = own.iter().map(|&point| stack.names[point as usize].clone()).collect();
+        stack.own = Some(own);
+        self.out.emit(Event::Pool { cards });
+    }
+
+    /// What the opponent owes in a Winston draft: a reveal, or its choice.
+    pub(super) fn awaiting_winston(&self) -> Option<Awaited> {
+        let draft = self.winston()?;
+        if !self.stack().is_some_and(|stack| stack.is_shuffled()) {
+            return None;
+        }
+        if !draft.owed[index(self.seat)].is_empty() {
+            return Some(Awaited::Stack);
+        }
+        draft.may_choose(self.seat.opponent()).map(|_| Awaited::Pick)
+    }
+
+    /// The most positions the opponent may reveal now, if it owes any.
+    pub(super) fn winston_reveal_awaited(&self) -> Option<usize> {
+        let shuffled = self.stack().is_some_and(|stack| stack.is_shuffled());
+        let owed = self.winston()?.owed[index(self.seat)].front()?;
+        shuffled.then_some(owed.len())
+    }
+}
