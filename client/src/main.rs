@@ -131,9 +131,10 @@ struct GameArgs {
 /// How much a limited format deals, as `host` and `practice` take it.
 #[derive(clap::Args)]
 struct Counts {
-    /// Sealed from a cube: how many cards of the pool each player is dealt.
-    #[arg(long, value_name = "N", default_value_t = 45, requires = "limited")]
-    cards: u32,
+    /// Sealed from a cube: how many cards of the pool each player is dealt [default: 45]; Winston draft: how many
+    /// cards of the cube are drafted [default: the whole cube, at most 90].
+    #[arg(long, value_name = "N", requires = "limited")]
+    cards: Option<u32>,
     /// Sealed from an MTGJSON set file: how many boosters each player opens.
     #[arg(long, value_name = "N", default_value_t = 6, requires = "limited")]
     boosters: u32,
@@ -152,12 +153,15 @@ enum LimitedKind {
     Uniform,
     /// Grid draft: `--grids` grids of nine cards shown to both, each player taking a row or a column in turn.
     Grid,
+    /// Winston draft: three piles of the cube's cards, each player in turn taking a pile or passing it.
+    Winston,
 }
 
 impl LimitedKind {
     fn offer(self, counts: &Counts) -> Offer {
         match self {
-            LimitedKind::Sealed => Offer::Sealed { cards: counts.cards, boosters: counts.boosters },
+            LimitedKind::Sealed => Offer::Sealed { cards: counts.cards.unwrap_or(45), boosters: counts.boosters },
+            LimitedKind::Winston => Offer::Winston { cards: counts.cards },
             LimitedKind::Uniform => Offer::Uniform,
             LimitedKind::Grid => Offer::Grid { grids: counts.grids },
         }
@@ -173,7 +177,7 @@ impl GameArgs {
                 Ok(Brought::Pool { file: file.clone(), offer: Some(kind.offer(&self.counts)) })
             }
             (None, Some(_), None) if host => {
-                Err("hosting with --pool needs --limited FORMAT (sealed, uniform, grid)".into())
+                Err("hosting with --pool needs --limited FORMAT (sealed, uniform, grid, winston)".into())
             }
             (None, Some(_), Some(_)) => Err("the host chooses the format: join with --pool FILE alone".into()),
             (None, Some(file), None) => Ok(Brought::Pool { file: file.clone(), offer: None }),

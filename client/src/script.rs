@@ -215,6 +215,27 @@ enum ScriptEvent {
         line: fairdeck_shared::wire::GridLine,
         cards: Vec<String>,
     },
+    /// Winston draft: the piles' sizes, the cards left in the stack, who looks (`null` once over) at which pile (0 to
+    /// 2).
+    Winston {
+        piles: [u32; 3],
+        stack: u32,
+        looking: Option<&'static str>,
+        pile: Option<u8>,
+    },
+    /// Winston draft: the cards of the pile this player looks at.
+    PileShown {
+        pile: u8,
+        cards: Vec<String>,
+    },
+    /// Winston draft: `by` took `count` cards, of pile `pile` or (`null`) the stack's top card; `cards` names them
+    /// to the taker only.
+    PileTaken {
+        by: &'static str,
+        pile: Option<u8>,
+        count: u32,
+        cards: Vec<String>,
+    },
     /// A deck entered the game with its owner's label; `changed` since the previous game.
     DeckLabel {
         seat: &'static str,
@@ -338,6 +359,14 @@ fn engine_event(event: Event, engine: &Engine<Ristretto255>) -> ScriptEvent {
         Event::Pool { cards } => ScriptEvent::Pool { cards: crate::deck::counted(&cards) },
         Event::Grid { grid, cells, picker } => ScriptEvent::Grid { grid, cells, picker: picker.map(Seat::name) },
         Event::Picked { by, grid, line, cards } => ScriptEvent::Picked { by: by.name(), grid, line, cards },
+        Event::Winston { piles, stack, looking } => ScriptEvent::Winston {
+            piles,
+            stack,
+            looking: looking.map(|(seat, _)| seat.name()),
+            pile: looking.map(|(_, pile)| pile),
+        },
+        Event::PileShown { pile, cards } => ScriptEvent::PileShown { pile, cards },
+        Event::PileTaken { by, pile, count, cards } => ScriptEvent::PileTaken { by: by.name(), pile, count, cards },
         Event::Alert(alert) => ScriptEvent::Alert {
             kind: alert.kind.name(),
             detail: alert.detail,

@@ -572,8 +572,9 @@ fn a_winston_draft_shares_out_every_card_and_shows_each_player_only_what_it_look
         assert_eq!(looking(&pair, Seat::Guest), Some((seat, pile)), "both engines agree on whose turn it is");
         // Out of turn is refused, and nothing is sent.
         assert!(pair.intent(seat.opponent(), Intent::Pile(wire::PileChoice::Take)).is_err());
-        // Take every other pile looked at, pass the rest (a pass of the last pile takes the stack's top card).
-        let choice = if turns % 2 == 0 { wire::PileChoice::Pass } else { wire::PileChoice::Take };
+        // Pass three looks in four, so that piles grow and the last pile is passed too (taking the stack's top card
+        // unseen), and take the fourth.
+        let choice = if turns % 4 == 3 { wire::PileChoice::Take } else { wire::PileChoice::Pass };
         if pair.intent(seat, Intent::Pile(choice)).is_err() {
             pair.intent(seat, Intent::Pile(wire::PileChoice::Take)).unwrap();
         }
@@ -583,6 +584,8 @@ fn a_winston_draft_shares_out_every_card_and_shows_each_player_only_what_it_look
     }
     let pools = Seat::BOTH.map(|seat| pool_of(&pair, seat));
     assert_eq!(pools[0].len() + pools[1].len(), 24, "every card of the draft went to a pool: {pools:?}");
+    let unseen = pair.events(Seat::Host).iter().filter(|e| matches!(e, Event::PileTaken { pile: None, .. })).count();
+    assert!(unseen > 0, "a card was taken from the stack unseen");
     assert!(pools[0].iter().all(|card| !pools[1].contains(card)));
     for seat in Seat::BOTH {
         // What the other took unseen by this player is a count, never names.

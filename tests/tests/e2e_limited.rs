@@ -253,3 +253,62 @@ fn a_grid_draft_from_a_cube_is_picked_built_and_played() {
     assert_eq!(public(&host.table()), public(&guest.table()));
     assert!(host.seen.iter().chain(&guest.seen).all(|event| event["event"] != "alert"));
 }
+
+#[test]
+fn a_winston_draft_from_a_cube_is_drafted_built_and_played() {
+    let dir = tempfile::tempdir().unwrap();
+    let relay = Relay::start();
+    let host_args = ["host", "--pool", &cube(), "--limited", "winston", "--cards", "18"];
+    let mut host = Player::spawn_bringing("host", &relay.url(), &host_args);
+    let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
+    let mut guest = Player::spawn_bringing("guest", &relay.url(), &["join", &code, "--pool", &cube()]);
+    for player in [&mut host, &mut guest] {
+        assert_eq!(player.expect_event("limited")["format"], serde_json::json!({"winston": {"cards": 18}}));
+    }
+    let mut looks = 0;
+    loop {
+        // Once both programs are idle (each waits on a player's choice, or the draft is over), the host's last
+        // `winston` event is where the draft stands.
+        host.wait_idle();
+        guest.wait_idle();
+        host.wait_idle();
+        if host.seen.iter().any(|v| v["event"] == "pool") {
+            break;
+        }
+        let state = host.seen.iter().rev().find(|v| v["event"] == "winston").unwrap().clone();
+        let looker = state["looking"].as_str().expect("someone looks until the pool is told");
+        let pile = state["pile"].as_u64().unwrap();
+        let player = if looker == "host" { &mut host } else { &mut guest };
+        assert_eq!(player.seen.iter().rev().find(|v| v["event"] == "pile_shown").unwrap()["pile"], pile);
+        // Pass the first pile of every other look while the stack has cards, take the rest.
+        let stack = state["stack"].as_u64().unwrap();
+        let choice = if looks % 2 == 0 && pile == 0 && stack > 0 { "pile pass" } else { "pile take" };
+        player.send(choice);
+        looks += 1;
+        assert!(looks < 100, "the draft ends");
+    }
+    let host_pool = pool_cards(host.seen.iter().find(|v| v["event"] == "pool").unwrap());
+    // The guest's pool came before its last `idle`.
+    let guest_pool = pool_cards(guest.seen.iter().find(|v| v["event"] == "pool").unwrap());
+    assert_eq!(host_pool.len() + guest_pool.len(), 18, "{host_pool:?} {guest_pool:?}");
+    // The guest was told the host took cards, never which ones it had not looked at.
+    for taken in guest.seen.iter().filter(|v| v["event"] == "pile_taken" && v["by"] == "host") {
+        for card in taken["cards"].as_array().unwrap() {
+            assert!(host_pool.contains(&card.as_str().unwrap().to_string()));
+        }
+    }
+    for (player, (who, pool)) in [&mut host, &mut guest].into_iter().zip([("host", &host_pool), ("guest", &guest_pool)])
+    {
+        let file = deck_file(dir.path(), who, pool, 3, 10);
+        player.send(&format!("build {}", file.display()));
+    }
+    for player in [&mut host, &mut guest] {
+        player.expect_event("ready");
+    }
+    host.wait_idle();
+    guest.wait_idle();
+    assert_eq!(public(&host.table()), public(&guest.table()));
+    let wrong: Vec<&Value> =
+        host.seen.iter().chain(&guest.seen).filter(|v| v["event"] == "alert" || v["event"] == "error").collect();
+    assert!(wrong.is_empty(), "{wrong:?}");
+}

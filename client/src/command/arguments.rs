@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use fairdeck_shared::crypto::Dice;
 use fairdeck_shared::table::{CardId, Placement, Position, PowerToughness, ZoneId, ZoneKind};
-use fairdeck_shared::wire::{Action, BasicLand, GridLine, PeekPurpose};
+use fairdeck_shared::wire::{Action, BasicLand, GridLine, PeekPurpose, PileChoice};
 
 use super::resolve::CardRef;
 use super::spec::{Amount, Args, ArrowTo, BuildStep, CardAct, Command, Placing, TableAct, TopWatch};
@@ -254,6 +254,14 @@ pub fn pick(a: &Args) -> Result<Command, String> {
         _ => None,
     };
     line.map(Command::Pick).ok_or_else(|| a.usage_with("N is 1, 2 or 3"))
+}
+
+pub fn pile(a: &Args) -> Result<Command, String> {
+    match a.words[..] {
+        ["take"] => Ok(Command::Pile(PileChoice::Take)),
+        ["pass"] => Ok(Command::Pile(PileChoice::Pass)),
+        _ => Err(a.usage()),
+    }
 }
 
 pub fn build(a: &Args) -> Result<Command, String> {

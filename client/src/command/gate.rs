@@ -32,6 +32,7 @@ impl Command {
             | Command::NewGame(_)
             | Command::Build(_)
             | Command::Pick(_)
+            | Command::Pile(_)
             | Command::Building(_)
             | Command::NewCode
             | Command::Table => Gate::Always,

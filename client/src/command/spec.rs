@@ -8,7 +8,7 @@ use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::Group;
 use fairdeck_shared::engine::Engine;
 use fairdeck_shared::table::{Card, CardId, Placement, Position, PowerToughness, ZoneId, ZoneKind};
-use fairdeck_shared::wire::{Action, ArrowTarget, BasicLand, GridLine, PeekPurpose};
+use fairdeck_shared::wire::{Action, ArrowTarget, BasicLand, GridLine, PeekPurpose, PileChoice};
 
 use super::resolve::{CardError, CardRef, Reach, resolve_in};
 
@@ -41,6 +41,8 @@ pub enum Command {
     Build(PathBuf),
     /// Grid draft: take this row or column of the grid shown.
     Pick(GridLine),
+    /// Winston draft: take or pass the pile looked at.
+    Pile(PileChoice),
     /// Limited play: the deck built at the table from the pool changed, or the pool shown (`done` sends it).
     Building(BuildStep),
     /// End the game on the opponent's silence: it forfeits.

@@ -60,6 +60,7 @@ pub static COMMANDS: &[&Spec] = &[
     &NEW_GAME,
     &BUILD,
     &PICK,
+    &PILE,
     &ADD,
     &REMOVE,
     &BASICS,
@@ -482,6 +483,15 @@ pub static PICK: Spec = Spec {
     example: "pick row 2",
     keys: &[],
     parse: read::pick,
+};
+
+pub static PILE: Spec = Spec {
+    name: "pile",
+    args: "take | pass",
+    about: "Winston draft: take or pass the pile",
+    example: "pile take",
+    keys: &[],
+    parse: read::pile,
 };
 
 pub static BUILD: Spec = Spec {

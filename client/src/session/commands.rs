@@ -72,6 +72,9 @@ fn run(command: Command, session: &mut SessionCore, line: &str) -> Flow {
         Command::Pick(grid_line) => {
             session.intent(Intent::Pick(grid_line), line);
         }
+        Command::Pile(choice) => {
+            session.intent(Intent::Pile(choice), line);
+        }
         Command::Building(step) => session.building(step, line),
         Command::NewCode => session.new_code(line),
         Command::Table => session.show(Output::Table),
@@ -143,8 +146,11 @@ impl SessionCore {
             Gate::Always => true,
             Gate::SetUp => set_up,
             Gate::Settled => set_up && (halted || !self.engine.is_busy()),
-            // A player building its limited deck is what the table waits on: nothing else is pending.
-            Gate::Idle => halted || ((set_up || self.engine.is_building()) && self.is_idle()),
+            // A player building its limited deck, or picking in a draft, is what the table waits on: nothing else is pending.
+            Gate::Idle => {
+                let player = self.engine.is_building() || self.engine.waits_on_a_pick();
+                halted || ((set_up || player) && self.is_idle())
+            }
             Gate::Acknowledged => {
                 // Let what we sent reach the peer before leaving the room, but not forever (the peer may be
                 // away): the core's timer brings us back here until the grace runs out. With the link down

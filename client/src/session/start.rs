@@ -47,6 +47,8 @@ pub enum Offer {
     Uniform,
     /// Grid draft of `grids` grids from a cube.
     Grid { grids: u32 },
+    /// Winston draft of `cards` cards of a cube (the whole cube, at most 90, when none is given).
+    Winston { cards: Option<u32> },
 }
 
 impl Offer {
@@ -56,6 +58,13 @@ impl Offer {
             (Offer::Sealed { cards, .. }, PoolSource::Cube(_)) => LimitedFormat::Sealed { cards },
             (Offer::Uniform, _) => LimitedFormat::Uniform,
             (Offer::Grid { grids }, _) => LimitedFormat::Grid { grids },
+            (Offer::Winston { cards }, source) => {
+                let listed = match source {
+                    PoolSource::Cube(cards) => cards.len() as u32,
+                    PoolSource::Set(_) => 0,
+                };
+                LimitedFormat::Winston { cards: cards.unwrap_or(listed.min(90)) }
+            }
         }
     }
 }

@@ -168,6 +168,18 @@ fn describe<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
         Event::Picked { by, grid, line: taken, cards } => {
             line(LogKind::Notice, format!("{} took {taken} of grid {}: {}", words.who(*by), grid + 1, cards.join(", ")))
         }
+        Event::Winston { piles, stack, looking } => {
+            line(LogKind::Notice, winston_words(*piles, *stack, *looking, words))
+        }
+        Event::PileShown { pile, cards } => {
+            line(LogKind::Notice, format!("Pile {} holds: {} (pile take, or pile pass)", pile + 1, cards.join(", ")))
+        }
+        Event::PileTaken { by, pile, count, cards } => {
+            let from =
+                pile.map_or_else(|| "the top card of the stack".to_string(), |pile| format!("pile {}", pile + 1));
+            let what = if cards.is_empty() { format!("{count} card(s)") } else { cards.join(", ") };
+            line(LogKind::Notice, format!("{} took {from}: {what}", words.who(*by)))
+        }
         Event::Pool { cards } => {
             let counted: Vec<String> =
                 crate::deck::counted(cards).into_iter().map(|(n, name)| format!("{n} {name}")).collect();
@@ -178,6 +190,16 @@ fn describe<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
         // nothing to the player. Every event is listed, so an event the engine gains does not compile here until
         // it has its words.
         Event::Applied { .. } | Event::Pong => None,
+    }
+}
+
+/// Where a Winston draft stands: the piles, the stack, and who looks at which pile.
+fn winston_words<G: Group>(piles: [u32; 3], stack: u32, looking: Option<(Seat, u8)>, words: &Words<G>) -> String {
+    let sizes = format!("piles {} · {} · {}, stack {stack}", piles[0], piles[1], piles[2]);
+    match looking {
+        Some((seat, pile)) if seat == words.engine.seat() => format!("Winston: {sizes}; you look at pile {}", pile + 1),
+        Some((seat, pile)) => format!("Winston: {sizes}; {} looks at pile {}", words.who(seat), pile + 1),
+        None => format!("Winston: {sizes}; the draft is over"),
     }
 }
 

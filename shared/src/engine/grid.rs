@@ -251,6 +251,11 @@ impl<G: Group> Engine<G> {
         (grid.picker() == Some(self.seat.opponent())).then_some(Awaited::Pick)
     }
 
+    /// Whether the grid draft shows a grid both read, waiting on a pick.
+    pub(super) fn grid_waits_on_a_pick(&self) -> bool {
+        self.grid().is_some_and(|grid| grid.cells.is_some() && !grid.done())
+    }
+
     /// Whether the opponent may send a grid-reveal now (nine forms and a proof).
     pub(super) fn grid_reveal_awaited(&self) -> bool {
         let shuffled = self.stack().is_some_and(|stack| stack.is_shuffled());

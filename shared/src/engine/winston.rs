@@ -295,6 +295,13 @@ impl<G: Group> Engine<G> {
         self.out.emit(Event::Pool { cards });
     }
 
+    /// Whether a draft is under way with nothing owed by either engine: it waits on a player's pick or choice.
+    pub fn waits_on_a_pick(&self) -> bool {
+        let shuffled = self.stack().is_some_and(|stack| stack.is_shuffled());
+        let winston = self.winston().is_some_and(|draft| draft.owed.iter().all(VecDeque::is_empty));
+        shuffled && (winston || self.grid_waits_on_a_pick())
+    }
+
     /// What the opponent owes in a Winston draft: a reveal, or its choice.
     pub(super) fn awaiting_winston(&self) -> Option<Awaited> {
         let draft = self.winston()?;
