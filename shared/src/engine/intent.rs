@@ -61,14 +61,7 @@ impl<G: Group> Engine<G> {
                 self.out.send::<G>(&Message::NewGame { loser });
                 self.start_new_game_if_agreed();
             }
-            Intent::Build(deck) => {
-                if self.limited.is_none() {
-                    return Err(IntentError::Invalid("only a limited match builds its deck from a pool".into()));
-                }
-                self.build(deck)?;
-            }
-            Intent::Pick(line) => self.pick(line)?,
-            Intent::Pile(choice) => self.choose_pile(choice)?,
+            Intent::Build(_) | Intent::Pick(_) | Intent::Pile(_) => self.take_limited_intent(intent)?,
             Intent::Chat(text) => {
                 if text.len() > MAX_TEXT_LEN {
                     return Err(IntentError::Invalid(format!("chat lines are at most {MAX_TEXT_LEN} bytes")));

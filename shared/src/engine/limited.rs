@@ -5,7 +5,7 @@
 use std::ops::Range;
 
 use super::Engine;
-use super::api::{AlertKind, Event, LimitedConfig, PoolError, PoolList, PoolSource};
+use super::api::{AlertKind, Event, Intent, IntentError, LimitedConfig, PoolError, PoolList, PoolSource};
 use super::fault::Fault;
 use super::grid::GridDraft;
 use super::round::RandomKind;
@@ -209,6 +209,19 @@ impl<G: Group> Engine<G> {
             }
         }
         Ok(())
+    }
+
+    /// A limited match's own intents: the first deck's build, a grid draft's pick, a Winston draft's choice.
+    pub(super) fn take_limited_intent(&mut self, intent: Intent) -> Result<(), IntentError> {
+        if self.limited.is_none() {
+            return Err(IntentError::Invalid("this is not a limited match".into()));
+        }
+        match intent {
+            Intent::Build(deck) => self.build(deck),
+            Intent::Pick(line) => self.pick(line),
+            Intent::Pile(choice) => self.choose_pile(choice),
+            _ => Err(IntentError::Invalid("not an intent of limited play".into())),
+        }
     }
 
     /// Whether the opponent owes a step of dealing the pools: its pool hash, its side of the layouts' round (which

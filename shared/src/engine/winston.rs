@@ -265,8 +265,7 @@ impl<G: Group> Engine<G> {
         if unseen && by == me {
             // Named once the opponent reveals it.
             draft.blind = taken.first().copied();
-        }
-        if !taken.is_empty() && !(unseen && by == me) {
+        } else if !taken.is_empty() {
             let cards = if by == me { taken.iter().map(|&p| self.winston_name(p)).collect() } else { Vec::new() };
             let pile = (!unseen).then_some(pile as u8);
             self.out.emit(Event::PileTaken { by, pile, count: taken.len() as u32, cards });
