@@ -21,7 +21,7 @@ use std::path::PathBuf;
 
 use fairdeck_shared::crypto::Ristretto255;
 use fairdeck_shared::engine::{Engine, Event};
-use fairdeck_shared::wire::BasicLand;
+use fairdeck_shared::wire::{BasicLand, GridLine};
 use tokio::sync::{oneshot, watch};
 
 use crate::command::table;
@@ -100,6 +100,10 @@ impl Goldfish {
             }
             // Chosen by the coin, it lets the player play first: the game being practised is the player's.
             Event::Chooser { seat, .. } if *seat == engine.seat() => Some(table::DRAW_FIRST.name.to_string()),
+            // Drafting, in its turn: a line of the grid with a card left, or every Winston pile it looks at (a take
+            // is never refused, where a pass may be).
+            Event::Grid { cells, picker: Some(seat), .. } if *seat == engine.seat() => grid_pick(cells),
+            Event::PileShown { .. } => Some(format!("{} take", table::PILE.name)),
             _ => None,
         }
     }
@@ -119,6 +123,21 @@ impl Goldfish {
 /// The goldfish's limited deck, as a plain-text deck file: the first [`LIMITED_SPELLS`] cards of its pool as dealt
 /// (a random pick, the deal being shuffled), or the whole pool if smaller, and basic lands up to [`LIMITED_DECK`]
 /// cards. The rest of the pool is its sideboard.
+/// A line of the grid with a card left: among them, the one the grid's cards (which both players' shuffles laid out
+/// at random) point to.
+fn grid_pick(cells: &[Option<String>]) -> Option<String> {
+    let lines = (0..3).map(GridLine::Row).chain((0..3).map(GridLine::Column));
+    let left = |line: &GridLine| line.cells().iter().any(|&cell| cells.get(cell).is_some_and(Option::is_some));
+    let open: Vec<GridLine> = lines.filter(left).collect();
+    let seed = cells.iter().flatten().map(String::len).sum::<usize>();
+    let line = open.get(seed % open.len().max(1))?;
+    let (kind, n) = match line {
+        GridLine::Row(n) => ("row", n),
+        GridLine::Column(n) => ("column", n),
+    };
+    Some(format!("{} {kind} {}", table::PICK.name, n + 1))
+}
+
 fn limited_deck(pool: &[String]) -> String {
     let spells = &pool[..pool.len().min(LIMITED_SPELLS)];
     let mut text = String::new();
@@ -212,6 +231,29 @@ mod tests {
             lines.push(line);
         }
         lines
+    }
+
+    #[tokio::test]
+    async fn drafting_it_picks_a_line_with_cards_left_in_its_turn_and_takes_every_pile_it_looks_at() {
+        let (mut goldfish, _quit) = new_goldfish();
+        let mut cells: Vec<Option<String>> = (0..9).map(|i| Some(format!("Card {i}"))).collect();
+        for cell in [0, 1, 2, 3, 6] {
+            cells[cell] = None;
+        }
+        let outputs = vec![
+            // The player's turn: nothing to say.
+            Output::Engine(Event::Grid { grid: 0, cells: cells.clone(), picker: Some(Seat::Host) }),
+            Output::Engine(Event::Grid { grid: 0, cells, picker: Some(Seat::Guest) }),
+            Output::Engine(Event::PileShown { pile: 1, cards: vec!["Card 1".into()] }),
+        ];
+        let lines = answers(&mut goldfish, outputs).await;
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        // Row 1 and column 1 are empty; any other line holds a card.
+        assert!(
+            ["pick row 2", "pick row 3", "pick column 2", "pick column 3"].contains(&lines[0].as_str()),
+            "{lines:?}"
+        );
+        assert_eq!(lines[1], "pile take");
     }
 
     #[tokio::test]
