@@ -161,7 +161,10 @@ impl<G: Group> Engine<G> {
         let Some(grid) = self.grid() else {
             return Err(IntentError::Invalid("there is no grid draft".into()));
         };
-        if grid.cells.is_none() || grid.done() {
+        if grid.done() {
+            return Err(IntentError::Invalid("the grid draft is over".into()));
+        }
+        if grid.cells.is_none() {
             return Err(IntentError::NotReady);
         }
         if grid.picker() != Some(self.seat) {

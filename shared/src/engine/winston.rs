@@ -230,7 +230,7 @@ impl<G: Group> Engine<G> {
     /// `Intent::Pile`: this player takes or passes the pile it looks at, in its turn.
     pub(super) fn choose_pile(&mut self, choice: PileChoice) -> Result<(), IntentError> {
         let Some(draft) = self.winston() else {
-            return Err(IntentError::Invalid("there is no Winston draft".into()));
+            return Err(IntentError::Invalid("there is no Winston draft under way".into()));
         };
         let Some(pile) = draft.may_choose(self.seat) else {
             return Err(IntentError::Invalid("it is not your turn to look at a pile".into()));
