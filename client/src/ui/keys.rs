@@ -7,7 +7,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::library_view;
 use super::log::LogKind;
-use super::view::{Overlay, Panel, View};
+use super::view::{Overlay, Panel, Stage, View};
 use crate::command::table::{self, QUIT, VIEW};
 use crate::command::{Spec, shortcuts};
 
@@ -31,10 +31,17 @@ const HINTED: [&Spec; 4] = [&table::DRAW, &table::SHUFFLE, &table::PLAY, &table:
 /// While building a limited deck: the commands whose first key the hint line names, then those it names to type.
 const HINTED_BUILDING: [&Spec; 2] = [&table::ADD, &table::REMOVE];
 const TYPED_BUILDING: [&Spec; 3] = [&table::BASICS, &table::POOL, &table::DONE];
+/// While drafting: the commands it names to type.
+const TYPED_DRAFTING: [&Spec; 2] = [&table::PICK, &table::PILE];
 
 /// The hint line under the table while the command line is closed: a few keys of the table, then the others;
-/// while `building` a limited deck, the building commands.
-pub fn hint_line(building: bool) -> String {
+/// while building a limited deck, the building commands; while drafting, the draft's.
+pub fn hint_line(stage: Stage) -> String {
+    if stage == Stage::Drafting {
+        let typed = TYPED_DRAFTING.map(|spec| format!("{} {}", spec.name, spec.args)).join(", ");
+        return format!("Keys: : {typed} · ? help · q {}", QUIT.name);
+    }
+    let building = stage == Stage::Building;
     let hinted: &[&Spec] = if building { &HINTED_BUILDING } else { &HINTED };
     let mut hints: Vec<String> = hinted
         .iter()
@@ -251,8 +258,12 @@ mod tests {
 
     #[test]
     fn the_hint_line_names_keys_of_the_table() {
-        assert_eq!(hint_line(false), "Keys: d draw · s shuffle · p play · t tap · : command · ? help · q quit");
-        assert_eq!(hint_line(true), "Keys: a add · x remove · : basics, pool, done · ? help · q quit");
+        assert_eq!(
+            hint_line(Stage::Playing),
+            "Keys: d draw · s shuffle · p play · t tap · : command · ? help · q quit"
+        );
+        assert_eq!(hint_line(Stage::Building), "Keys: a add · x remove · : basics, pool, done · ? help · q quit");
+        assert_eq!(hint_line(Stage::Drafting), "Keys: : pick row N | column N, pile take | pass · ? help · q quit");
         assert_eq!(VIEW_USAGE, format!("{} {}", VIEW.name, VIEW.args));
     }
 }

@@ -11,7 +11,7 @@ use ratatui::widgets::{Block, Gauge, Paragraph};
 use super::log::{LogKind, lost_by};
 use super::overlay::{render_confirm_quit, render_help};
 use super::table_view::{Side, SideView};
-use super::view::{Overlay, PeerState, RelayLink, View};
+use super::view::{Overlay, PeerState, RelayLink, Stage, View};
 use super::{board, library_view};
 use crate::session::forfeit_hint_after;
 use crate::text::wrap;
@@ -47,6 +47,7 @@ pub fn render(frame: &mut Frame, view: &View) {
 
 /// The set-up panel's stage while the player builds its limited deck (short enough for an 80-column screen).
 const BUILDING_STAGE: &str = "Build your deck from your pool, then done";
+const DRAFTING_STAGE: &str = "Drafting: the log shows what you may pick";
 
 /// The set-up panel: the code to share while waiting, the stage, and a progress bar.
 fn render_setup(frame: &mut Frame, area: Rect, view: &View) {
@@ -68,7 +69,11 @@ fn render_setup(frame: &mut Frame, area: Rect, view: &View) {
     };
     frame.render_widget(Paragraph::new(first_line), first);
     // The table waits on this player while it builds its deck: the stage says so, not the shuffles.
-    let stage = if view.building { BUILDING_STAGE.to_string() } else { view.setup.stage() };
+    let stage = match view.stage {
+        Stage::Building => BUILDING_STAGE.to_string(),
+        Stage::Drafting => DRAFTING_STAGE.to_string(),
+        Stage::Playing => view.setup.stage(),
+    };
     frame.render_widget(Paragraph::new(stage), second);
     let ratio = view.setup.ratio().clamp(0.0, 1.0);
     let gauge = Gauge::default().gauge_style(Style::new().fg(Color::Green)).ratio(ratio);
@@ -125,7 +130,7 @@ fn render_prompt(frame: &mut Frame, area: Rect, view: &View) {
     } else if view.leaving {
         frame.render_widget(Paragraph::new("Leaving the game…").italic(), area);
     } else {
-        frame.render_widget(Paragraph::new(super::keys::hint_line(view.building)).fg(Color::Gray), area);
+        frame.render_widget(Paragraph::new(super::keys::hint_line(view.stage)).fg(Color::Gray), area);
     }
 }
 

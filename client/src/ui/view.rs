@@ -58,15 +58,26 @@ pub struct View {
     pub arrows: Arrows,
     /// How this game was lost, as the engine told it.
     pub game_end: Option<GameEnd>,
-    /// Limited play: whether the player builds its deck from the pool now (before the first game, or between
-    /// games): the key hint line names the building commands.
-    pub building: bool,
+    /// What the table is about (a game, building a limited deck between games or before the first, a draft): its
+    /// hint line and set-up panel say so.
+    pub stage: Stage,
     /// Limited play: whether this player's pool was dealt.
     pool_dealt: bool,
     /// What the log keeps to tell the events.
     story: Story,
     /// How many inputs the engine had taken when `table` was built from it.
     table_inputs: Option<usize>,
+}
+
+/// What the table is about, for its hint line and set-up panel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// A game: the table's keys.
+    Playing,
+    /// A limited deck being built from the pool.
+    Building,
+    /// A grid or Winston draft under way.
+    Drafting,
 }
 
 /// A deck's label (its hash) as shown at the start of a game, and whether it differs from the last game's.
@@ -380,7 +391,7 @@ impl View {
             library: None,
             arrows: Arrows::default(),
             game_end: None,
-            building: false,
+            stage: Stage::Playing,
             pool_dealt: false,
             story: Story::default(),
             table_inputs: None,
@@ -502,7 +513,14 @@ impl View {
             self.table_inputs = Some(inputs);
         }
         self.halted = engine.halted().map(str::to_string);
-        self.building = engine.is_building() || (self.pool_dealt && engine.is_ended());
+        let building = engine.is_building() || (self.pool_dealt && engine.is_ended());
+        self.stage = if engine.is_drafting() {
+            Stage::Drafting
+        } else if building {
+            Stage::Building
+        } else {
+            Stage::Playing
+        };
         let ready = engine.is_ready();
         if self.setup.ready && !ready {
             // The next game of a match starts its set-up afresh.

@@ -26,6 +26,10 @@ impl<G: Group> Engine<G> {
         if self.awaiting_stack() {
             return Some(Awaited::Stack);
         }
+        if self.is_drafting() {
+            // This player's own pick: nothing is owed by the opponent.
+            return None;
+        }
         if !self.game.catalogues.contains_key(&peer) {
             // In a limited match's first game the opponent's player builds its deck; later ones come at once.
             let building = self.limited.is_some() && self.game.number == 1;

@@ -64,7 +64,8 @@ impl<G: Group> GridDraft<G> {
         line.cells().into_iter().filter(|&cell| !self.taken[cell]).collect()
     }
 
-    fn done(&self) -> bool {
+    /// Whether every grid was picked.
+    pub(super) fn is_done(&self) -> bool {
         self.current >= self.grids
     }
 }
@@ -110,7 +111,11 @@ impl<G: Group> Engine<G> {
         let (Some(stack), Some(grid)) = (limited.stack.as_ref(), limited.grid.as_mut()) else {
             return Err(Fault::new(AlertKind::Unexpected, "a grid-reveal outside a grid draft"));
         };
-        if !stack.is_shuffled() || grid.done() || number != grid.current || grid.peer_off.is_some() || forms.len() != 9
+        if !stack.is_shuffled()
+            || grid.is_done()
+            || number != grid.current
+            || grid.peer_off.is_some()
+            || forms.len() != 9
         {
             return Err(Fault::new(AlertKind::Unexpected, format!("a grid-reveal of grid {number} out of turn")));
         }
@@ -161,7 +166,7 @@ impl<G: Group> Engine<G> {
         let Some(grid) = self.grid() else {
             return Err(IntentError::Invalid("there is no grid draft".into()));
         };
-        if grid.done() {
+        if grid.is_done() {
             return Err(IntentError::Invalid("the grid draft is over".into()));
         }
         if grid.cells.is_none() {
@@ -184,7 +189,7 @@ impl<G: Group> Engine<G> {
         let peer = self.seat.opponent();
         let offered = self.grid().is_some_and(|grid| {
             grid.cells.is_some()
-                && !grid.done()
+                && !grid.is_done()
                 && grid.current == number
                 && grid.picker() == Some(peer)
                 && !grid.open_cells(line).is_empty()
@@ -232,7 +237,7 @@ impl<G: Group> Engine<G> {
         }
         let own = std::mem::take(&mut grid.own);
         *grid = GridDraft { own, current: grid.current + 1, ..GridDraft::new(grid.grids) };
-        if !grid.done() {
+        if !grid.is_done() {
             return self.reveal_grid();
         }
         stack.dealt[index(self.seat.opponent())].get_or_insert_with(Vec::new);
@@ -245,7 +250,7 @@ impl<G: Group> Engine<G> {
     /// What the opponent owes in a grid draft, if anything: its reveal of the current grid, or its pick.
     pub(super) fn awaiting_grid(&self) -> Option<Awaited> {
         let grid = self.grid()?;
-        if grid.done() || grid.mine_off.is_none() {
+        if grid.is_done() || grid.mine_off.is_none() {
             return None;
         }
         if grid.peer_off.is_none() {
@@ -256,12 +261,12 @@ impl<G: Group> Engine<G> {
 
     /// Whether the grid draft shows a grid both read, waiting on a pick.
     pub(super) fn grid_waits_on_a_pick(&self) -> bool {
-        self.grid().is_some_and(|grid| grid.cells.is_some() && !grid.done())
+        self.grid().is_some_and(|grid| grid.cells.is_some() && !grid.is_done())
     }
 
     /// Whether the opponent may send a grid-reveal now (nine forms and a proof).
     pub(super) fn grid_reveal_awaited(&self) -> bool {
         let shuffled = self.stack().is_some_and(|stack| stack.is_shuffled());
-        shuffled && self.grid().is_some_and(|grid| !grid.done() && grid.peer_off.is_none())
+        shuffled && self.grid().is_some_and(|grid| !grid.is_done() && grid.peer_off.is_none())
     }
 }

@@ -224,6 +224,12 @@ impl<G: Group> Engine<G> {
         }
     }
 
+    /// Whether a grid or Winston draft is under way: the table waits on the players' picks.
+    pub fn is_drafting(&self) -> bool {
+        let Some(limited) = &self.limited else { return false };
+        limited.winston.is_some() || limited.grid.as_ref().is_some_and(|grid| !grid.is_done())
+    }
+
     /// Whether the opponent owes a step of dealing the pools: its pool hash, its side of the layouts' round (which
     /// `awaiting_opponent` finds among the random rounds), its shuffle or its deal.
     pub(super) fn awaiting_stack(&self) -> bool {

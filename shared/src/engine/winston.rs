@@ -35,7 +35,13 @@ pub(super) struct WinstonDraft<G: Group> {
     picked: [Vec<u32>; 2],
     /// This player's card taken unseen, named once revealed.
     blind: Option<u32>,
+    /// The state last told (piles' sizes, stack, who looks where), so that it is told once per change; and the
+    /// state in which this player was last shown its pile, so that a look is shown once.
+    told: Option<Told>,
+    shown: Option<Told>,
 }
+
+type Told = ([u32; 3], u32, Option<(Seat, u8)>);
 
 impl<G: Group> WinstonDraft<G> {
     pub(super) fn new(cards: u32) -> Self {
@@ -48,6 +54,8 @@ impl<G: Group> WinstonDraft<G> {
             owed: [VecDeque::new(), VecDeque::new()],
             picked: [Vec::new(), Vec::new()],
             blind: None,
+            told: None,
+            shown: None,
         };
         draft.arrive(Seat::Host, 0);
         draft
@@ -152,13 +160,22 @@ impl<G: Group> Engine<G> {
         let Some(draft) = self.winston() else { return };
         let piles = draft.piles.clone().map(|pile| pile.len() as u32);
         let looking = draft.looking.map(|(seat, pile)| (seat, pile as u8));
-        let state = Event::Winston { piles, stack: draft.end - draft.next, looking };
-        let shown = draft.may_choose(self.seat).map(|pile| {
+        let now = (piles, draft.end - draft.next, looking);
+        let state = (draft.told != Some(now)).then_some(Event::Winston { piles, stack: now.1, looking });
+        let shown = draft.may_choose(self.seat).filter(|_| draft.shown != Some(now)).map(|pile| {
             let cards = draft.piles[pile].iter().map(|&p| self.winston_name(p)).collect();
             Event::PileShown { pile: pile as u8, cards }
         });
         let done = draft.done();
-        self.out.emit(state);
+        if let Some(draft) = self.limited.as_mut().and_then(|l| l.winston.as_mut()) {
+            draft.told = Some(now);
+            if shown.is_some() {
+                draft.shown = Some(now);
+            }
+        }
+        if let Some(state) = state {
+            self.out.emit(state);
+        }
         if let Some(shown) = shown {
             self.out.emit(shown);
         }
