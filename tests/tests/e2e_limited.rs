@@ -254,6 +254,54 @@ fn a_grid_draft_from_a_cube_is_picked_built_and_played() {
     assert!(host.seen.iter().chain(&guest.seen).all(|event| event["event"] != "alert"));
 }
 
+/// Drives a Winston draft for at most `looks` choices: once both programs are idle (each waits on a player's choice,
+/// or the draft is over), the host's last `winston` event is where the draft stands, and the player who looks passes
+/// the first pile of every other look while the stack has cards and takes the rest. Whether the pools came.
+fn draft_winston(host: &mut Player, guest: &mut Player, looks: usize) -> bool {
+    for look in 0..looks {
+        host.wait_idle();
+        guest.wait_idle();
+        host.wait_idle();
+        if host.seen.iter().any(|v| v["event"] == "pool") {
+            return true;
+        }
+        let state = host.seen.iter().rev().find(|v| v["event"] == "winston").unwrap().clone();
+        let looker = state["looking"].as_str().expect("someone looks until the pool is told");
+        let pile = state["pile"].as_u64().unwrap();
+        let player = if looker == "host" { &mut *host } else { &mut *guest };
+        assert_eq!(player.seen.iter().rev().find(|v| v["event"] == "pile_shown").unwrap()["pile"], pile);
+        let stack = state["stack"].as_u64().unwrap();
+        let choice = if look % 2 == 0 && pile == 0 && stack > 0 { "pile pass" } else { "pile take" };
+        player.send(choice);
+    }
+    false
+}
+
+#[test]
+fn a_host_killed_in_a_winston_draft_resumes_where_it_stood_and_the_draft_ends() {
+    let relay = Relay::start();
+    let host_args = ["host", "--pool", &cube(), "--limited", "winston", "--cards", "15"];
+    let mut host = Player::spawn_bringing("host", &relay.url(), &host_args);
+    let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
+    let mut guest = Player::spawn_bringing("guest", &relay.url(), &["join", &code, "--pool", &cube()]);
+    assert!(!draft_winston(&mut host, &mut guest, 5), "the draft goes on");
+    host.wait_idle();
+    host.kill();
+    let mut host = Player::resume("host", host.data(), &[]);
+    // Told again where the draft stands, and the pile it looks at if it is its turn.
+    let state = host.expect_event("winston");
+    if state["looking"] == "host" {
+        host.expect_event("pile_shown");
+    }
+    assert!(draft_winston(&mut host, &mut guest, 100), "the draft ends after the resume");
+    let pools: Vec<Vec<String>> =
+        [&host, &guest].map(|player| pool_cards(player.seen.iter().find(|v| v["event"] == "pool").unwrap())).into();
+    assert_eq!(pools[0].len() + pools[1].len(), 15, "{pools:?}");
+    let wrong: Vec<&Value> =
+        host.seen.iter().chain(&guest.seen).filter(|v| v["event"] == "alert" || v["event"] == "error").collect();
+    assert!(wrong.is_empty(), "{wrong:?}");
+}
+
 #[test]
 fn a_winston_draft_from_a_cube_is_drafted_built_and_played() {
     let dir = tempfile::tempdir().unwrap();
@@ -265,28 +313,7 @@ fn a_winston_draft_from_a_cube_is_drafted_built_and_played() {
     for player in [&mut host, &mut guest] {
         assert_eq!(player.expect_event("limited")["format"], serde_json::json!({"winston": {"cards": 18}}));
     }
-    let mut looks = 0;
-    loop {
-        // Once both programs are idle (each waits on a player's choice, or the draft is over), the host's last
-        // `winston` event is where the draft stands.
-        host.wait_idle();
-        guest.wait_idle();
-        host.wait_idle();
-        if host.seen.iter().any(|v| v["event"] == "pool") {
-            break;
-        }
-        let state = host.seen.iter().rev().find(|v| v["event"] == "winston").unwrap().clone();
-        let looker = state["looking"].as_str().expect("someone looks until the pool is told");
-        let pile = state["pile"].as_u64().unwrap();
-        let player = if looker == "host" { &mut host } else { &mut guest };
-        assert_eq!(player.seen.iter().rev().find(|v| v["event"] == "pile_shown").unwrap()["pile"], pile);
-        // Pass the first pile of every other look while the stack has cards, take the rest.
-        let stack = state["stack"].as_u64().unwrap();
-        let choice = if looks % 2 == 0 && pile == 0 && stack > 0 { "pile pass" } else { "pile take" };
-        player.send(choice);
-        looks += 1;
-        assert!(looks < 100, "the draft ends");
-    }
+    assert!(draft_winston(&mut host, &mut guest, 100), "the draft ends");
     let host_pool = pool_cards(host.seen.iter().find(|v| v["event"] == "pool").unwrap());
     // The guest's pool came before its last `idle`.
     let guest_pool = pool_cards(guest.seen.iter().find(|v| v["event"] == "pool").unwrap());

@@ -227,14 +227,15 @@ async fn resume<F: Frontend>(file: Option<PathBuf>, options: &Options, front: &m
     // The lock first: a game another process plays is refused before anything is read, shown or sent.
     let (save, saved) = SaveFile::open(&path)?;
     let restore_error = |reason: String| SessionError::Restore { path: path.display().to_string(), reason };
-    // A limited match's format and pool are told again: the player builds and sideboards from them.
     let mut limited = Vec::new();
     let keep = |event: Event| {
-        if matches!(event, Event::LimitedAgreed { .. } | Event::Pool { .. }) {
+        let drafting = matches!(event, Event::Grid { .. } | Event::Winston { .. } | Event::PileShown { .. });
+        if drafting || matches!(event, Event::LimitedAgreed { .. } | Event::Pool { .. }) {
             limited.push(event);
         }
     };
     let engine = journal::replay::<Ristretto255>(&saved.journal, keep).map_err(|e| restore_error(e.to_string()))?;
+    let limited = limited_standing(limited);
     let mut relay = saved.standing.relay.clone();
     if let Some(url) = options.relay.clone().filter(|url| *url != relay.url) {
         // Another relay knows no token of this game: the players meet at the rendezvous there.
@@ -260,6 +261,22 @@ async fn resume<F: Frontend>(file: Option<PathBuf>, options: &Options, front: &m
         Err(error) => Err(error),
     };
     finish(outcome, &core, options)
+}
+
+/// What a resumed limited match tells again, of its events replayed: the format and the pool (the player builds and
+/// sideboards from them) and, in a draft, where it stands: the last grid, the last state of the Winston piles, and
+/// the pile this player looks at, if it was shown after that state.
+fn limited_standing(events: Vec<Event>) -> Vec<Event> {
+    let last = |wanted: fn(&Event) -> bool| events.iter().rposition(wanted);
+    let grid = last(|e| matches!(e, Event::Grid { .. }));
+    let piles = last(|e| matches!(e, Event::Winston { .. }));
+    let shown =
+        last(|e| matches!(e, Event::PileShown { .. })).filter(|&shown| piles.is_some_and(|piles| piles < shown));
+    let kept = |at: usize, event: &Event| match event {
+        Event::LimitedAgreed { .. } | Event::Pool { .. } => true,
+        _ => [grid, piles, shown].contains(&Some(at)),
+    };
+    events.iter().enumerate().filter(|(at, event)| kept(*at, event)).map(|(_, event)| event.clone()).collect()
 }
 
 /// Ends a session: the journal goes to `--record`'s file, whatever the outcome.
