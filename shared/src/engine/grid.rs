@@ -6,8 +6,6 @@
 //! player's layer alone: a card a player takes joins its pool in the form under its own layer, which the opponent
 //! holds (its own strip), exactly as a sealed deal leaves it, so decks are built and checked as in sealed.
 
-use std::collections::HashMap;
-
 use super::Engine;
 use super::api::{AlertKind, Event, IntentError};
 use super::fault::Fault;
@@ -31,22 +29,11 @@ pub(super) struct GridDraft<G: Group> {
     taken: [bool; 9],
     /// Picks made of the current grid.
     picks: u8,
-    /// The point index of each card this player took, in the order taken.
-    own: Vec<u32>,
 }
 
 impl<G: Group> GridDraft<G> {
     pub(super) fn new(grids: u32) -> Self {
-        GridDraft {
-            grids,
-            current: 0,
-            mine_off: None,
-            peer_off: None,
-            cells: None,
-            taken: [false; 9],
-            picks: 0,
-            own: Vec::new(),
-        }
+        GridDraft { grids, current: 0, mine_off: None, peer_off: None, cells: None, taken: [false; 9], picks: 0 }
     }
 
     /// Who picks next from the current grid: the host first in even grids, the guest in odd ones.
@@ -137,15 +124,7 @@ impl<G: Group> Engine<G> {
         let Some(peer_off) = grid.peer_off.as_ref().filter(|_| grid.mine_off.is_some() && grid.cells.is_none()) else {
             return;
         };
-        let by_point: HashMap<&G::Element, u32> = stack.points.iter().zip(0..).collect();
-        // Both layers came off under proof, from forms the shuffles proved: each is a stack point.
-        let cells: Vec<u32> = stack
-            .key
-            .strip(peer_off)
-            .iter()
-            .map(|point| *by_point.get(point).expect("a proven form of the stack is a stack point"))
-            .collect();
-        grid.cells = Some(cells);
+        grid.cells = Some(stack.read(peer_off));
         self.show_grid();
     }
 
@@ -215,9 +194,6 @@ impl<G: Group> Engine<G> {
         let forms = if by == me { peer_off } else { mine_off };
         let dealt = stack.dealt[index(by)].get_or_insert_with(Vec::new);
         dealt.extend(open.iter().map(|&cell| forms[cell].clone()));
-        if by == me {
-            grid.own.extend(open.iter().map(|&cell| cells[cell]));
-        }
         let cards = open.iter().map(|&cell| stack.names[cells[cell] as usize].clone()).collect();
         for &cell in &open {
             grid.taken[cell] = true;
@@ -235,16 +211,14 @@ impl<G: Group> Engine<G> {
         if grid.picker().is_some() {
             return self.show_grid();
         }
-        let own = std::mem::take(&mut grid.own);
-        *grid = GridDraft { own, current: grid.current + 1, ..GridDraft::new(grid.grids) };
+        *grid = GridDraft { current: grid.current + 1, ..GridDraft::new(grid.grids) };
         if !grid.is_done() {
             return self.reveal_grid();
         }
+        // Every grid picked: the forms each player took are its pool.
         stack.dealt[index(self.seat.opponent())].get_or_insert_with(Vec::new);
-        stack.dealt[index(self.seat)].get_or_insert_with(Vec::new);
-        let cards = grid.own.iter().map(|&point| stack.names[point as usize].clone()).collect();
-        stack.own = Some(grid.own.clone());
-        self.out.emit(Event::Pool { cards });
+        let mine = stack.dealt[index(self.seat)].take().unwrap_or_default();
+        self.take_own_pool(mine);
     }
 
     /// What the opponent owes in a grid draft, if anything: its reveal of the current grid, or its pick.

@@ -101,7 +101,21 @@ impl<G: Group> Stack<G> {
 
     /// The forms at `seat`'s positions.
     fn at_positions(&self, seat: Seat) -> Vec<G::Element> {
-        self.positions[index(seat)].iter().map(|&p| self.cards[p as usize].clone()).collect()
+        self.forms_at(&self.positions[index(seat)])
+    }
+
+    /// The forms at the stack positions `positions`, in their order.
+    pub(super) fn forms_at(&self, positions: &[u32]) -> Vec<G::Element> {
+        positions.iter().map(|&p| self.cards[p as usize].clone()).collect()
+    }
+
+    /// The point index (place in the pool file) of each of `forms`, which are under this player's layer alone: it
+    /// strips its layer and finds each point. Every other layer came off under proof, from forms the shuffles proved,
+    /// so each is a stack point.
+    pub(super) fn read(&self, forms: &[G::Element]) -> Vec<u32> {
+        let by_point: HashMap<&G::Element, u32> = self.points.iter().zip(0..).collect();
+        let points = self.key.strip(forms);
+        points.iter().map(|point| *by_point.get(point).expect("a proven form of the stack is a stack point")).collect()
     }
 }
 
@@ -204,17 +218,10 @@ impl<G: Group> Engine<G> {
         self.take_own_pool(forms);
     }
 
-    /// This player's pool, as forms under its own layer alone: it strips its layer and reads each card by its point.
-    fn take_own_pool(&mut self, forms: Vec<G::Element>) {
+    /// This player's pool, as forms under its own layer alone (dealt, or drafted): it reads each card, and is told.
+    pub(super) fn take_own_pool(&mut self, forms: Vec<G::Element>) {
         let Some(stack) = self.limited.as_mut().and_then(|limited| limited.stack.as_mut()) else { return };
-        let by_point: HashMap<&G::Element, u32> = stack.points.iter().zip(0..).collect();
-        // Every layer but this player's was proven, and its own it made: each form is one stack point under its key.
-        let own: Vec<u32> = stack
-            .key
-            .strip(&forms)
-            .iter()
-            .map(|point| *by_point.get(point).expect("a proven form of the stack is a stack point"))
-            .collect();
+        let own = stack.read(&forms);
         stack.dealt[index(self.seat)] = Some(forms);
         let cards = own.iter().map(|&position| stack.names[position as usize].clone()).collect();
         stack.own = Some(own);

@@ -8,7 +8,7 @@
 //! its taker's pool in that form, under the taker's layer alone, which both hold: decks are built and checked as in
 //! sealed. The other player learns how many cards were taken, and from which pile, not which cards it never saw.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 use super::Engine;
 use super::api::{AlertKind, Event, IntentError};
@@ -187,11 +187,8 @@ impl<G: Group> Engine<G> {
     /// The name of the card at `position`, which this player was revealed.
     fn winston_name(&self, position: u32) -> String {
         let (Some(stack), Some(draft)) = (self.stack(), self.winston()) else { return String::new() };
-        let form = &draft.revealed[index(self.seat)][&position];
-        let point = &stack.key.strip(std::slice::from_ref(form))[0];
-        // A revealed form is a stack point under this player's key alone, both layers proven.
-        let at = stack.points.iter().position(|p| p == point).expect("a revealed form is a stack point");
-        stack.names[at].clone()
+        let form = draft.revealed[index(self.seat)][&position].clone();
+        stack.names[stack.read(&[form])[0] as usize].clone()
     }
 
     /// Strips this player's layer off `positions` for the opponent, with proof.
@@ -200,8 +197,7 @@ impl<G: Group> Engine<G> {
         let context = self.game.context(self.out.next_seq(), reveal_purpose(self.seat, &positions));
         let Some(limited) = self.limited.as_mut() else { return };
         let (Some(stack), Some(draft)) = (limited.stack.as_ref(), limited.winston.as_mut()) else { return };
-        let locked: Vec<G::Element> =
-            positions.iter().map(|&p| stack.cards_at(p as usize..p as usize + 1)[0].clone()).collect();
+        let locked = stack.forms_at(&positions);
         let (stripped, proof) = stack.key.strip_with_proof(&locked, &context, &mut self.rng);
         let forms = stripped.into_inner().cards;
         draft.revealed[index(peer)].extend(positions.iter().copied().zip(forms.iter().cloned()));
@@ -228,8 +224,7 @@ impl<G: Group> Engine<G> {
             return Err(Fault::new(AlertKind::Unexpected, "a winston-reveal of other cards than owed"));
         }
         let key = stack.peer_key.as_ref().expect("the opponent's key came with its shuffle: the stack is shuffled");
-        let locked: Vec<G::Element> =
-            positions.iter().map(|&p| stack.cards_at(p as usize..p as usize + 1)[0].clone()).collect();
+        let locked = stack.forms_at(&positions);
         let stripped = key
             .verify_strip(&locked, forms, &proof, &context)
             .map_err(|e| Fault::new(AlertKind::BadProof, format!("a Winston reveal: {e}")))?;
@@ -294,21 +289,13 @@ impl<G: Group> Engine<G> {
     fn finish_winston(&mut self) {
         let Some(limited) = self.limited.as_mut() else { return };
         let (Some(stack), Some(draft)) = (limited.stack.as_mut(), limited.winston.take()) else { return };
-        let by_point: HashMap<&G::Element, u32> = stack.points.iter().zip(0..).collect();
-        for seat in Seat::BOTH {
+        let picks = |seat: Seat| -> Vec<G::Element> {
             let revealed = &draft.revealed[index(seat)];
-            stack.dealt[index(seat)] = Some(draft.picked[index(seat)].iter().map(|p| revealed[p].clone()).collect());
-        }
-        let mine = stack.dealt[index(self.seat)].as_ref().expect("just set");
-        let own: Vec<u32> = stack
-            .key
-            .strip(mine)
-            .iter()
-            .map(|point| *by_point.get(point).expect("a revealed form is a stack point"))
-            .collect();
-        let cards = own.iter().map(|&point| stack.names[point as usize].clone()).collect();
-        stack.own = Some(own);
-        self.out.emit(Event::Pool { cards });
+            draft.picked[index(seat)].iter().map(|p| revealed[p].clone()).collect()
+        };
+        stack.dealt[index(self.seat.opponent())] = Some(picks(self.seat.opponent()));
+        let mine = picks(self.seat);
+        self.take_own_pool(mine);
     }
 
     /// Whether a draft is under way with nothing owed by either engine: it waits on a player's pick or choice.
