@@ -64,6 +64,27 @@ fn deck(pool: &[String], spells: usize, lands: usize) -> DeckList {
     DeckList { library: cards(&names), sideboard: vec![], commander: vec![], label: "sealed".into() }
 }
 
+/// Both players build their deck, and the game is set up.
+fn build_both(pair: &mut Pair<Ristretto255>, decks: [DeckList; 2]) {
+    for (seat, deck) in Seat::BOTH.into_iter().zip(decks) {
+        pair.intent(seat, Intent::Build(deck)).unwrap();
+    }
+    pair.drive();
+    assert!(Seat::BOTH.into_iter().all(|seat| pair.engine(seat).is_ready()));
+}
+
+/// Both players end the game: no alert on either side, and both journals check clean.
+fn end_clean(pair: &mut Pair<Ristretto255>) {
+    for seat in Seat::BOTH {
+        pair.intent(seat, Intent::EndGame).unwrap();
+    }
+    pair.drive();
+    for seat in Seat::BOTH {
+        assert!(misbehaviour(pair, seat).is_empty(), "{:?}", misbehaviour(pair, seat));
+        assert!(matches!(check::<Ristretto255>(pair.engine(seat).journal()), Ok(Verdict::Clean(_))));
+    }
+}
+
 fn counted<'a>(names: impl Iterator<Item = &'a str>) -> BTreeMap<&'a str, usize> {
     let mut counts = BTreeMap::new();
     for name in names {
@@ -273,11 +294,7 @@ fn uniform_players_build_from_the_whole_list_and_neither_learns_the_others_choic
     assert_ne!(pools[0], listed, "each player's pool is its own shuffle of the list");
     // Both take the same first ten cards of the list: in uniform play a card is everyone's.
     let chosen = &listed[..10];
-    for seat in Seat::BOTH {
-        pair.intent(seat, Intent::Build(deck(chosen, 10, 5))).unwrap();
-    }
-    pair.drive();
-    assert!(Seat::BOTH.into_iter().all(|seat| pair.engine(seat).is_ready()));
+    build_both(&mut pair, Seat::BOTH.map(|_| deck(chosen, 10, 5)));
     assert_consistent(&pair);
     for seat in Seat::BOTH {
         let engine = pair.engine(seat);
@@ -286,18 +303,13 @@ fn uniform_players_build_from_the_whole_list_and_neither_learns_the_others_choic
         let side = ZoneId::new(seat, ZoneKind::Sideboard);
         assert_eq!(engine.table().zone(side).len(), 0, "a uniform deck's sideboard is what its file says");
     }
+    end_clean(&mut pair);
     for seat in Seat::BOTH {
-        pair.intent(seat, Intent::EndGame).unwrap();
-    }
-    pair.drive();
-    for seat in Seat::BOTH {
-        assert!(misbehaviour(&pair, seat).is_empty(), "{:?}", misbehaviour(&pair, seat));
         let audited = pair
             .events(seat)
             .iter()
             .any(|e| matches!(e, Event::Audited { seat: s, deck } if *s != seat && deck.len() == 15));
         assert!(audited, "{seat:?} audited the opponent's 15 cards");
-        assert!(matches!(check::<Ristretto255>(pair.engine(seat).journal()), Ok(Verdict::Clean(_))));
     }
 }
 
@@ -335,20 +347,9 @@ fn sealed_boosters_of_a_set_are_opened_unseen_and_follow_the_layouts() {
         assert!(pair.engine(seat).identities().is_empty(), "nothing of either pool is revealed");
     }
     let pools = Seat::BOTH.map(|seat| pool_of(&pair, seat));
-    for seat in Seat::BOTH {
-        pair.intent(seat, Intent::Build(deck(&pools[seat as usize], 10, 7))).unwrap();
-    }
-    pair.drive();
-    assert!(Seat::BOTH.into_iter().all(|seat| pair.engine(seat).is_ready()));
+    build_both(&mut pair, Seat::BOTH.map(|seat| deck(&pools[seat as usize], 10, 7)));
     assert_consistent(&pair);
-    for seat in Seat::BOTH {
-        pair.intent(seat, Intent::EndGame).unwrap();
-    }
-    pair.drive();
-    for seat in Seat::BOTH {
-        assert!(misbehaviour(&pair, seat).is_empty(), "{:?}", misbehaviour(&pair, seat));
-        assert!(matches!(check::<Ristretto255>(pair.engine(seat).journal()), Ok(Verdict::Clean(_))));
-    }
+    end_clean(&mut pair);
 }
 
 #[test]
@@ -517,19 +518,8 @@ fn a_grid_draft_shows_both_the_same_grids_and_each_pick_joins_the_pickers_pool()
         assert!(misbehaviour(&pair, seat).is_empty(), "{:?}", misbehaviour(&pair, seat));
     }
     let pools = Seat::BOTH.map(|seat| pool_of(&pair, seat));
-    for seat in Seat::BOTH {
-        pair.intent(seat, Intent::Build(deck(&pools[seat as usize], 6, 10))).unwrap();
-    }
-    pair.drive();
-    assert!(Seat::BOTH.into_iter().all(|seat| pair.engine(seat).is_ready()));
-    for seat in Seat::BOTH {
-        pair.intent(seat, Intent::EndGame).unwrap();
-    }
-    pair.drive();
-    for seat in Seat::BOTH {
-        assert!(misbehaviour(&pair, seat).is_empty(), "{:?}", misbehaviour(&pair, seat));
-        assert!(matches!(check::<Ristretto255>(pair.engine(seat).journal()), Ok(Verdict::Clean(_))));
-    }
+    build_both(&mut pair, Seat::BOTH.map(|seat| deck(&pools[seat as usize], 6, 10)));
+    end_clean(&mut pair);
 }
 
 #[test]
@@ -600,19 +590,8 @@ fn a_winston_draft_shares_out_every_card_and_shows_each_player_only_what_it_look
         }
         assert!(misbehaviour(&pair, seat).is_empty(), "{:?}", misbehaviour(&pair, seat));
     }
-    for seat in Seat::BOTH {
-        pair.intent(seat, Intent::Build(deck(&pools[seat as usize], 4, 10))).unwrap();
-    }
-    pair.drive();
-    assert!(Seat::BOTH.into_iter().all(|seat| pair.engine(seat).is_ready()));
-    for seat in Seat::BOTH {
-        pair.intent(seat, Intent::EndGame).unwrap();
-    }
-    pair.drive();
-    for seat in Seat::BOTH {
-        assert!(misbehaviour(&pair, seat).is_empty(), "{:?}", misbehaviour(&pair, seat));
-        assert!(matches!(check::<Ristretto255>(pair.engine(seat).journal()), Ok(Verdict::Clean(_))));
-    }
+    build_both(&mut pair, Seat::BOTH.map(|seat| deck(&pools[seat as usize], 4, 10)));
+    end_clean(&mut pair);
 }
 
 #[test]

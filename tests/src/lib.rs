@@ -439,6 +439,16 @@ impl Drop for Player {
     }
 }
 
+/// The `[count, name]` pairs of a `pool` event, one name per copy.
+pub fn pool_cards(pool: &Value) -> Vec<String> {
+    let mut cards = Vec::new();
+    for pair in pool["cards"].as_array().expect("pool cards") {
+        let count = pair[0].as_u64().unwrap();
+        cards.extend(std::iter::repeat_n(pair[1].as_str().unwrap().to_string(), count as usize));
+    }
+    cards
+}
+
 /// The card ids of a zone (such as `host hand`) in a table event.
 pub fn zone_cards(table: &Value, zone: &str) -> Vec<u64> {
     table["zones"][zone]["cards"]

@@ -4,21 +4,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use fairdeck_e2e::{Player, Relay, example, fairdeck_binary, public, zone_cards};
+use fairdeck_e2e::{Player, Relay, example, fairdeck_binary, pool_cards, public, zone_cards};
 use serde_json::Value;
 
 fn cube() -> String {
     example("pools/cube-90.txt").to_str().unwrap().to_string()
-}
-
-/// The `[count, name]` pairs of a `pool` event, one name per copy.
-fn pool_cards(pool: &Value) -> Vec<String> {
-    let mut cards = Vec::new();
-    for pair in pool["cards"].as_array().expect("pool cards") {
-        let count = pair[0].as_u64().unwrap();
-        cards.extend(std::iter::repeat_n(pair[1].as_str().unwrap().to_string(), count as usize));
-    }
-    cards
 }
 
 /// A deck file in `dir`: the first `spells` cards of the pool and `lands` Mountains; the rest of the pool is left
@@ -32,6 +22,19 @@ fn deck_file(dir: &Path, who: &str, pool: &[String], spells: usize, lands: usize
     let file = dir.join(format!("{who}-sealed.txt"));
     std::fs::write(&file, text).unwrap();
     file
+}
+
+/// Each player writes a deck of `spells` cards of its pool and `lands` Mountains into `dir`, builds it, and the game
+/// is set up.
+fn build_both(dir: &Path, players: [&mut Player; 2], pools: [&[String]; 2], spells: usize, lands: usize) {
+    let [host, guest] = players;
+    for (player, (who, pool)) in [&mut *host, &mut *guest].into_iter().zip([("host", pools[0]), ("guest", pools[1])]) {
+        let file = deck_file(dir, who, pool, spells, lands);
+        player.send(&format!("build {}", file.display()));
+    }
+    for player in [host, guest] {
+        player.expect_event("ready");
+    }
 }
 
 fn sealed_pair(relay: &Relay, dir: &Path, cards: u32) -> (Player, Player) {
@@ -72,13 +75,7 @@ fn a_sealed_match_from_a_cube_is_dealt_built_played_and_verified() {
     let message = refused["message"].as_str().unwrap();
     assert!(message.contains("2 Black Lotus") && message.contains(&pools[1][0]), "{message}");
 
-    for (player, (who, pool)) in [&mut host, &mut guest].into_iter().zip([("host", &pools[0]), ("guest", &pools[1])]) {
-        let file = deck_file(dir.path(), who, pool, 23, 17);
-        player.send(&format!("build {}", file.display()));
-    }
-    for player in [&mut host, &mut guest] {
-        player.expect_event("ready");
-    }
+    build_both(dir.path(), [&mut host, &mut guest], [&pools[0], &pools[1]], 23, 17);
     host.send("draw 7");
     guest.send("draw 7");
     host.wait_idle();
@@ -151,12 +148,8 @@ fn a_guest_killed_while_building_resumes_with_its_pool_and_the_match_goes_on() {
     let mut guest = Player::resume("guest", data, &[]);
     let resumed = pool_cards(&guest.expect_event("pool"));
     assert_eq!(resumed, guest_pool, "the resumed guest is shown the same pool");
-    let host_deck = deck_file(dir.path(), "host", &host_pool, 15, 10);
-    let guest_deck = deck_file(dir.path(), "guest", &guest_pool, 15, 10);
-    host.send(&format!("build {}", host_deck.display()));
-    guest.send(&format!("build {}", guest_deck.display()));
+    build_both(dir.path(), [&mut host, &mut guest], [&host_pool, &guest_pool], 15, 10);
     for player in [&mut host, &mut guest] {
-        player.expect_event("ready");
         player.wait_idle();
     }
     assert_eq!(public(&host.table()), public(&guest.table()));
@@ -178,13 +171,7 @@ fn sealed_boosters_of_a_set_file_are_opened_built_and_played() {
         assert!(pool.len() >= 3 * 10, "three boosters: {pool:?}");
         pools.push(pool);
     }
-    for (player, (who, pool)) in [&mut host, &mut guest].into_iter().zip([("host", &pools[0]), ("guest", &pools[1])]) {
-        let file = deck_file(dir.path(), who, pool, 20, 10);
-        player.send(&format!("build {}", file.display()));
-    }
-    for player in [&mut host, &mut guest] {
-        player.expect_event("ready");
-    }
+    build_both(dir.path(), [&mut host, &mut guest], [&pools[0], &pools[1]], 20, 10);
     host.send("draw 7");
     host.wait_idle();
     guest.wait_idle();
@@ -240,13 +227,7 @@ fn a_grid_draft_from_a_cube_is_picked_built_and_played() {
         pools.push(pool_cards(&player.expect_event("pool")));
     }
     assert!(pools.iter().all(|pool| (8..=12).contains(&pool.len())), "{pools:?}");
-    for (player, (who, pool)) in [&mut host, &mut guest].into_iter().zip([("host", &pools[0]), ("guest", &pools[1])]) {
-        let file = deck_file(dir.path(), who, pool, 5, 10);
-        player.send(&format!("build {}", file.display()));
-    }
-    for player in [&mut host, &mut guest] {
-        player.expect_event("ready");
-    }
+    build_both(dir.path(), [&mut host, &mut guest], [&pools[0], &pools[1]], 5, 10);
     host.send("draw 3");
     host.wait_idle();
     guest.wait_idle();
@@ -324,14 +305,7 @@ fn a_winston_draft_from_a_cube_is_drafted_built_and_played() {
             assert!(host_pool.contains(&card.as_str().unwrap().to_string()));
         }
     }
-    for (player, (who, pool)) in [&mut host, &mut guest].into_iter().zip([("host", &host_pool), ("guest", &guest_pool)])
-    {
-        let file = deck_file(dir.path(), who, pool, 3, 10);
-        player.send(&format!("build {}", file.display()));
-    }
-    for player in [&mut host, &mut guest] {
-        player.expect_event("ready");
-    }
+    build_both(dir.path(), [&mut host, &mut guest], [&host_pool, &guest_pool], 3, 10);
     host.wait_idle();
     guest.wait_idle();
     assert_eq!(public(&host.table()), public(&guest.table()));

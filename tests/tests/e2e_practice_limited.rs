@@ -3,18 +3,8 @@
 
 use std::process::{Command, Stdio};
 
-use fairdeck_e2e::{Player, example, fairdeck_binary, zone_cards};
+use fairdeck_e2e::{Player, example, fairdeck_binary, pool_cards, zone_cards};
 use serde_json::Value;
-
-/// The `[count, name]` pairs of a `pool` event, one name per copy.
-fn pool_cards(pool: &Value) -> Vec<String> {
-    let mut cards = Vec::new();
-    for pair in pool["cards"].as_array().expect("pool cards") {
-        let count = pair[0].as_u64().unwrap();
-        cards.extend(std::iter::repeat_n(pair[1].as_str().unwrap().to_string(), count as usize));
-    }
-    cards
-}
 
 #[test]
 fn a_sealed_practice_deals_both_pools_and_the_goldfish_builds_its_own_deck() {
