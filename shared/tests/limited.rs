@@ -235,10 +235,13 @@ fn messages_in_any_interleaving_deal_the_same_pools() {
 /// The host's message `seq` replaced by `body`, sealed after its earlier ones by a puppet built as the pair builds
 /// the host.
 fn reseal(pair: &Pair<Ristretto255>, seq: u64, body: Vec<u8>) -> Vec<u8> {
+    reseal_as(pair, config(Seat::Host, cube(60), 20), SEED, seq, body)
+}
+
+/// As `reseal`, for a host of `limited` built with `seed`.
+fn reseal_as(pair: &Pair<Ristretto255>, limited: LimitedConfig, seed: u8, seq: u64, body: Vec<u8>) -> Vec<u8> {
     let config = EngineConfig { name: "Host".into(), software: "fairdeck-test".into() };
-    let mut puppet =
-        Engine::<Ristretto255>::new_limited(Seat::Host, config, self::config(Seat::Host, cube(60), 20), [SEED; 32])
-            .unwrap();
+    let mut puppet = Engine::<Ristretto255>::new_limited(Seat::Host, config, limited, [seed; 32]).unwrap();
     let sent: Vec<_> = pair.host.record().iter().filter(|(seat, _)| *seat == Seat::Host).map(|(_, e)| e).collect();
     for envelope in &sent[2..seq as usize] {
         puppet.send_unchecked(envelope.body.clone(), pair.ack_of(Seat::Host, envelope.seq));
@@ -606,4 +609,157 @@ fn a_winston_choice_of_a_pile_not_offered_is_an_alert() {
     pair.drive();
     let alerts = misbehaviour(&pair, Seat::Host);
     assert!(alerts.iter().any(|alert| alert.contains("not offered")), "{alerts:?}");
+}
+
+fn draft_pair(packs: u32, cards: u32, seed: u8) -> Pair<Ristretto255> {
+    let host = LimitedConfig { pool: cube(60), format: Some(LimitedFormat::Draft { packs, cards }) };
+    let mut pair = Pair::<Ristretto255>::limited(host, LimitedConfig { pool: cube(60), format: None }, seed);
+    pair.drive();
+    pair
+}
+
+/// The packs `seat` was shown, in order.
+fn packs_shown(pair: &Pair<Ristretto255>, seat: Seat) -> Vec<(u32, Vec<String>)> {
+    let shown = pair.events(seat).iter().filter_map(|event| match event {
+        Event::Pack { pack, cards } => Some((*pack, cards.clone())),
+        _ => None,
+    });
+    shown.collect()
+}
+
+/// Both players take card `pick(seat, pack size)` of each pack shown, until the pools are drafted; `guest_first`
+/// delivers the guest's messages before the host's.
+fn draft_through(pair: &mut Pair<Ristretto255>, guest_first: bool, pick: impl Fn(Seat, usize) -> u32) {
+    let mut taken = [0usize; 2];
+    for _ in 0..500 {
+        let mut moved = false;
+        for seat in Seat::BOTH {
+            let shown = packs_shown(pair, seat);
+            if shown.len() > taken[seat as usize] {
+                let size = shown[taken[seat as usize]].1.len();
+                pair.intent(seat, Intent::TakeCard(pick(seat, size))).unwrap();
+                taken[seat as usize] += 1;
+                moved = true;
+            }
+        }
+        if guest_first {
+            while pair.step_from(Seat::Guest) || pair.step_from(Seat::Host) {}
+        } else {
+            pair.drive();
+        }
+        if !moved {
+            return;
+        }
+    }
+    panic!("the draft ends");
+}
+
+/// The stack positions `seat` sent in messages of one kind.
+fn sent_positions(pair: &Pair<Ristretto255>, seat: Seat, pick: bool) -> Vec<u32> {
+    let sent = pair.engine(seat).record().iter().filter(|(from, _)| *from == seat);
+    sent.flat_map(|(_, envelope)| match wire::decode_body::<Ristretto255>(&envelope.body) {
+        Ok(Message::PackPick { position, .. }) if pick => vec![position],
+        Ok(Message::StackReveal { positions, .. }) if !pick => positions,
+        _ => vec![],
+    })
+    .collect()
+}
+
+#[test]
+fn a_booster_draft_passes_every_pack_and_shows_nobody_a_card_before_its_pack_comes() {
+    let mut pair = draft_pair(2, 5, 41);
+    draft_through(&mut pair, false, |seat, size| if seat == Seat::Host { 0 } else { size as u32 - 1 });
+    let pools = Seat::BOTH.map(|seat| pool_of(&pair, seat));
+    assert_eq!(pools.map(|pool| pool.len()), [10, 10], "two packs of five each, both passed: {pools:?}");
+    assert!(pools[0].iter().all(|card| !pools[1].contains(card)));
+    for seat in Seat::BOTH {
+        let shown = packs_shown(&pair, seat);
+        // Each player picks from its own pack, the other's, its own, ... down to one card, in both rounds.
+        let sizes: Vec<usize> = shown.iter().map(|(_, cards)| cards.len()).collect();
+        assert_eq!(sizes, [5, 4, 3, 2, 1, 5, 4, 3, 2, 1], "{seat:?}'s packs");
+        // The card the other took first from its own pack never came to this player: it never read it.
+        let peer = seat.opponent();
+        let first_picks: Vec<String> = packs_shown(&pair, peer)
+            .iter()
+            .zip(pair.events(peer).iter().filter_map(|event| match event {
+                Event::CardTaken { by, card: Some(card), .. } if *by == peer => Some(card.clone()),
+                _ => None,
+            }))
+            .filter(|((_, cards), _)| cards.len() == 5)
+            .map(|(_, card)| card)
+            .collect();
+        assert_eq!(first_picks.len(), 2);
+        for (_, cards) in &shown {
+            assert!(first_picks.iter().all(|card| !cards.contains(card)), "{seat:?} saw {first_picks:?}");
+        }
+        // The other's picks are never named to this player.
+        let named = pair.events(seat).iter().any(|e| matches!(e, Event::CardTaken { by, card: Some(_), .. } if *by == peer));
+        assert!(!named);
+        // Nothing the other picked first from its own pack was revealed by it at all.
+        let revealed = sent_positions(&pair, peer, false);
+        let picked = sent_positions(&pair, peer, true);
+        assert!(!revealed.contains(&picked[0]), "{peer:?} revealed its first pick");
+    }
+    build_both(&mut pair, Seat::BOTH.map(|seat| deck(&pools[seat as usize], 6, 10)));
+    end_clean(&mut pair);
+}
+
+#[test]
+fn a_booster_draft_drafts_the_same_pools_whichever_messages_arrive_first() {
+    let pick = |seat: Seat, size: usize| if seat == Seat::Host { (size / 2) as u32 } else { 0 };
+    let mut straight = draft_pair(3, 4, 43);
+    draft_through(&mut straight, false, pick);
+    let mut guest_first = draft_pair(3, 4, 43);
+    draft_through(&mut guest_first, true, pick);
+    for seat in Seat::BOTH {
+        assert_eq!(pool_of(&straight, seat), pool_of(&guest_first, seat));
+        assert!(misbehaviour(&guest_first, seat).is_empty(), "{:?}", misbehaviour(&guest_first, seat));
+    }
+}
+
+#[test]
+fn a_pick_of_a_card_not_offered_is_an_alert() {
+    // The host's first pack is pack 0; the guest picks from it, then from its own with a position of pack 0.
+    for (pack, position) in [(0u32, 1u32), (1, 2)] {
+        let mut pair = draft_pair(1, 5, 45);
+        let seq = pair.engine(Seat::Guest).record().iter().filter(|(from, _)| *from == Seat::Guest).count() as u64;
+        let ack = pair.ack_of(Seat::Guest, seq);
+        let pick = Message::<Ristretto255>::PackPick { pack, position };
+        pair.guest.send_unchecked(wire::encode_body(&pick), ack);
+        pair.collect();
+        pair.drive();
+        let alerts = misbehaviour(&pair, Seat::Host);
+        assert!(alerts.iter().any(|alert| alert.contains("not offered")), "{alerts:?}");
+    }
+}
+
+#[test]
+fn a_pass_that_swaps_a_card_is_an_alert() {
+    for swap_form in [false, true] {
+        let mut pair = draft_pair(1, 5, 47);
+        pair.intent(Seat::Host, Intent::TakeCard(2)).unwrap();
+        // The host's pass: its pick, then its reveal of the rest of the pack to the guest.
+        let genuine = pair.queue.pop_back().expect("the pass is on its way");
+        let envelope = wire::decode_envelope(&genuine.bytes).unwrap();
+        let Ok(Message::StackReveal { mut positions, mut forms, proof }) =
+            wire::decode_body::<Ristretto255>(&envelope.body)
+        else {
+            panic!("the pass reveals the rest of the pack");
+        };
+        if swap_form {
+            // The same positions, two cards' forms swapped.
+            forms.swap(0, 1);
+        } else {
+            // The card taken passed in place of one kept.
+            positions[0] = sent_positions(&pair, Seat::Host, true)[0];
+        }
+        let body = wire::encode_body(&Message::StackReveal { positions, forms, proof });
+        let host = LimitedConfig { pool: cube(60), format: Some(LimitedFormat::Draft { packs: 1, cards: 5 }) };
+        let bytes = reseal_as(&pair, host, 47, envelope.seq, body);
+        pair.deliver(fairdeck_shared::pair::InFlight { from: Seat::Host, bytes });
+        pair.drive();
+        let alerts = misbehaviour(&pair, Seat::Guest);
+        let expected = if swap_form { "reveal of stack positions" } else { "other cards than owed" };
+        assert!(alerts.iter().any(|alert| alert.contains(expected)), "{alerts:?}");
+    }
 }

@@ -153,6 +153,9 @@ pub enum Intent {
     Pick(GridLine),
     /// Winston draft: take or pass the pile this player looks at, in its turn.
     Pile(PileChoice),
+    /// Booster draft: take card `n` (from 0, in the order `Event::Pack` lists them) of the pack this player picks
+    /// from now.
+    TakeCard(u32),
 }
 
 /// Where a card lies, as far as a player can tell without knowing it.
@@ -396,6 +399,34 @@ pub enum Event {
         count: u32,
         /// Their names, to the taker.
         cards: Vec<String>,
+    },
+    /// Booster draft: where the draft stands: the round (from 0) of `rounds`, the packs waiting with each seat
+    /// (host, guest) and how many cards each has taken.
+    Packs {
+        /// The round under way.
+        round: u32,
+        /// How many rounds in all.
+        rounds: u32,
+        /// Packs waiting with each seat.
+        waiting: [u32; 2],
+        /// Cards each seat has taken.
+        picks: [u32; 2],
+    },
+    /// Booster draft: the pack this player picks from now, every card of it readable: its cards, in order.
+    Pack {
+        /// The pack's number.
+        pack: u32,
+        /// Its cards.
+        cards: Vec<String>,
+    },
+    /// Booster draft: `by` took a card of pack `pack`, named to the taker only.
+    CardTaken {
+        /// Who took it.
+        by: Seat,
+        /// The pack's number.
+        pack: u32,
+        /// The card, to its taker.
+        card: Option<String>,
     },
     /// Grid draft: `by` took `line` of grid `grid`: these cards.
     Picked {

@@ -1,51 +1,57 @@
-//! Sealed from a set's boosters: the layouts drawn by a shared random round, then one stack segment per sheet
-//! (`pool::BoosterKind::plan`), each seat dealt its boosters' slots from the top of each segment, in booster order.
-//! The host's boosters are the plan's first half, the guest's the second.
+//! A set's boosters: the layouts drawn by a shared random round, then one stack segment per sheet
+//! (`pool::BoosterKind::plan`), each booster's slots taken from the top of each segment, in booster order. The host's
+//! boosters are the plan's first half, the guest's the second: dealt to them in sealed, opened by them round after
+//! round in a booster draft.
 
 use super::Engine;
 use super::api::AlertKind;
 use super::fault::Fault;
 use super::limited::{booster_kind, max_stack};
+use super::packs::PackDraft;
 use crate::crypto::{Group, SharedSeed, Verified};
 use crate::pool::BoosterPlan;
 use crate::wire::LimitedFormat;
 
-/// A plan laid out as a stack: the card at each position, the segments (one per sheet), and each seat's positions.
-type Layout = (Vec<String>, Vec<std::ops::Range<usize>>, [Vec<u32>; 2]);
+/// A plan laid out as a stack: the card at each position, the segments (one per sheet), and each booster's
+/// positions.
+type Layout = (Vec<String>, Vec<std::ops::Range<usize>>, Vec<Vec<u32>>);
 
-/// The stack of `plan`, `boosters` boosters to each seat, for a set whose card names are `names`.
-fn layout(plan: &BoosterPlan, boosters: usize, names: &[&str]) -> Layout {
+/// The stack of `plan`, for a set whose card names are `names`.
+fn layout(plan: &BoosterPlan, names: &[&str]) -> Layout {
     let mut cards = Vec::new();
     let mut segments = Vec::new();
-    let mut positions = [Vec::new(), Vec::new()];
+    let mut boosters: Vec<Vec<u32>> = Vec::new();
     for stack in &plan.stacks {
         let start = cards.len();
         cards.extend(stack.cards.iter().map(|&card| names[card].to_string()));
         segments.push(start..cards.len());
         let mut next = start as u32;
         for deal in &stack.deals {
-            let seat = usize::from(deal.booster >= boosters);
-            positions[seat].extend(next..next + deal.count as u32);
+            if boosters.len() <= deal.booster {
+                boosters.resize_with(deal.booster + 1, Vec::new);
+            }
+            boosters[deal.booster].extend(next..next + deal.count as u32);
             next += deal.count as u32;
         }
     }
-    (cards, segments, positions)
+    (cards, segments, boosters)
 }
 
 impl<G: Group> Engine<G> {
     /// The layouts' round settled: both engines plan the same boosters from its seed and lay out their stack.
     pub(super) fn lay_boosters(&mut self, seed: Verified<SharedSeed>) {
         let Some(limited) = &self.limited else { return };
-        let (Some(set), Some(LimitedFormat::SealedBoosters { boosters })) = (&limited.set, limited.agreed_format())
-        else {
-            return;
+        let (Some(set), Some(format)) = (&limited.set, limited.agreed_format()) else { return };
+        let boosters = match format {
+            LimitedFormat::SealedBoosters { boosters } | LimitedFormat::BoosterDraft { packs: boosters } => boosters,
+            _ => return,
         };
         let kind = booster_kind(set).expect("a set is taken with boosters to deal (check_config)");
         let mut rng = seed.rng();
         let planned = kind.plan(2 * boosters as usize, &mut |n| rng.below(n));
         let names: Vec<&str> = set.cards().iter().map(|card| card.name.as_str()).collect();
         let laid = planned.map_err(|e| e.to_string()).and_then(|plan| {
-            let laid = layout(&plan, boosters as usize, &names);
+            let laid = layout(&plan, &names);
             match laid.0.len() {
                 cards if cards > max_stack::<G>() => {
                     Err(format!("the boosters need a stack of {cards} cards, at most {}", max_stack::<G>()))
@@ -54,8 +60,19 @@ impl<G: Group> Engine<G> {
             }
         });
         match laid {
-            Ok((cards, segments, positions)) => {
-                let format = LimitedFormat::SealedBoosters { boosters };
+            Ok((cards, segments, mut opened)) => {
+                opened.resize_with(2 * boosters as usize, Vec::new);
+                let guests = opened.split_off(boosters as usize);
+                let positions = if let LimitedFormat::BoosterDraft { .. } = format {
+                    // Round `r` opens the host's booster `r` and the guest's.
+                    let packs = opened.into_iter().zip(guests).flat_map(|(host, guest)| [host, guest]).collect();
+                    if let Some(limited) = self.limited.as_mut() {
+                        limited.packs = Some(PackDraft::new(packs));
+                    }
+                    [Vec::new(), Vec::new()]
+                } else {
+                    [opened.concat(), guests.concat()]
+                };
                 self.lay_stack(format, cards, segments, positions);
             }
             // Both engines plan alike from the same file and seed, so both stop here: nobody is to blame.

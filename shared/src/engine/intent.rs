@@ -61,7 +61,9 @@ impl<G: Group> Engine<G> {
                 self.out.send::<G>(&Message::NewGame { loser });
                 self.start_new_game_if_agreed();
             }
-            Intent::Build(_) | Intent::Pick(_) | Intent::Pile(_) => self.take_limited_intent(intent)?,
+            Intent::Build(_) | Intent::Pick(_) | Intent::Pile(_) | Intent::TakeCard(_) => {
+                self.take_limited_intent(intent)?
+            }
             Intent::Chat(text) => {
                 if text.len() > MAX_TEXT_LEN {
                     return Err(IntentError::Invalid(format!("chat lines are at most {MAX_TEXT_LEN} bytes")));

@@ -8,6 +8,7 @@ use super::Engine;
 use super::api::{AlertKind, Event, Intent, IntentError, LimitedConfig, PoolError, PoolList, PoolSource};
 use super::fault::Fault;
 use super::grid::GridDraft;
+use super::packs::PackDraft;
 use super::round::RandomKind;
 use super::stack::Stack;
 use super::winston::WinstonDraft;
@@ -15,7 +16,7 @@ use crate::crypto::Group;
 use crate::ids::Seat;
 use crate::pool::{BoosterKind, MAX_PLAN_BOOSTERS, SetFile};
 use crate::wire::{
-    self, BOOSTER_ROUND, DeckSource, LimitedFormat, MAX_DEAL, MAX_GRIDS, MAX_POOL_LEN, Message, PoolHash,
+    self, BOOSTER_ROUND, DeckSource, LimitedFormat, MAX_DEAL, MAX_GRIDS, MAX_PACKS, MAX_POOL_LEN, Message, PoolHash,
 };
 
 /// A limited match's side of the engine: kept for the whole match, since every game's deck comes from the pool.
@@ -36,6 +37,8 @@ pub(super) struct Limited<G: Group> {
     pub(super) grid: Option<GridDraft<G>>,
     /// A Winston draft under way.
     pub(super) winston: Option<WinstonDraft<G>>,
+    /// A booster draft under way.
+    pub(super) packs: Option<PackDraft<G>>,
 }
 
 impl<G: Group> Limited<G> {
@@ -78,12 +81,15 @@ pub(super) fn check_config<G: Group>(seat: Seat, config: &LimitedConfig) -> Resu
         (Seat::Host, None) => Err(PoolError::NoFormat),
         (Seat::Host, Some(format)) => {
             let needs = match (format, &set) {
-                (LimitedFormat::SealedBoosters { .. }, None) => Some("an MTGJSON set file"),
+                (LimitedFormat::SealedBoosters { .. } | LimitedFormat::BoosterDraft { .. }, None) => {
+                    Some("an MTGJSON set file")
+                }
                 (
                     LimitedFormat::Sealed { .. }
                     | LimitedFormat::Uniform
                     | LimitedFormat::Grid { .. }
-                    | LimitedFormat::Winston { .. },
+                    | LimitedFormat::Winston { .. }
+                    | LimitedFormat::Draft { .. },
                     Some(_),
                 ) => Some("a cube list"),
                 _ => None,
@@ -108,9 +114,13 @@ fn fits(format: LimitedFormat, cards: usize) -> Result<(), usize> {
         }
         LimitedFormat::Uniform if cards == 0 => Err(1),
         LimitedFormat::Uniform => Ok(()),
-        LimitedFormat::SealedBoosters { boosters } => {
-            let needed = 2 * boosters as usize;
-            if boosters == 0 || needed > MAX_PLAN_BOOSTERS { Err(needed) } else { Ok(()) }
+        LimitedFormat::SealedBoosters { boosters: packs } | LimitedFormat::BoosterDraft { packs } => {
+            let needed = 2 * packs as usize;
+            if packs == 0 || needed > MAX_PLAN_BOOSTERS { Err(needed) } else { Ok(()) }
+        }
+        LimitedFormat::Draft { packs, cards: size } => {
+            let needed = 2 * packs as usize * size as usize;
+            if packs == 0 || packs > MAX_PACKS || size == 0 || needed > cards { Err(needed) } else { Ok(()) }
         }
         LimitedFormat::Grid { grids } => {
             let needed = 9 * grids as usize;
@@ -140,6 +150,7 @@ impl<G: Group> Engine<G> {
             sources: None,
             grid: None,
             winston: None,
+            packs: None,
         });
         self.out.send::<G>(&message);
     }
@@ -182,12 +193,21 @@ impl<G: Group> Engine<G> {
         // A cube's stack: its cards, and the positions dealt to each seat; none for a set's boosters, whose stack
         // waits for the layouts.
         let laid = match (format, cube) {
-            (LimitedFormat::SealedBoosters { .. }, None) if fits(format, 0).is_ok() => None,
+            (LimitedFormat::SealedBoosters { .. } | LimitedFormat::BoosterDraft { .. }, None)
+                if fits(format, 0).is_ok() =>
+            {
+                None
+            }
             (LimitedFormat::Sealed { cards: dealt }, Some(cards)) if fits(format, cards.len()).is_ok() => {
                 Some((cards, [0..dealt, dealt..2 * dealt].map(Range::collect)))
             }
-            (LimitedFormat::Uniform | LimitedFormat::Grid { .. } | LimitedFormat::Winston { .. }, Some(cards))
-                if fits(format, cards.len()).is_ok() =>
+            (
+                LimitedFormat::Uniform
+                | LimitedFormat::Grid { .. }
+                | LimitedFormat::Winston { .. }
+                | LimitedFormat::Draft { .. },
+                Some(cards),
+            ) if fits(format, cards.len()).is_ok() =>
             {
                 Some((cards, [vec![], vec![]]))
             }
@@ -198,6 +218,10 @@ impl<G: Group> Engine<G> {
         match format {
             LimitedFormat::Grid { grids } => limited.grid = Some(GridDraft::new(grids)),
             LimitedFormat::Winston { cards } => limited.winston = Some(WinstonDraft::new(cards)),
+            LimitedFormat::Draft { packs, cards } => {
+                let pack = |p: u32| (p * cards..(p + 1) * cards).collect();
+                limited.packs = Some(PackDraft::new((0..2 * packs).map(pack).collect()));
+            }
             _ => {}
         }
         self.out.emit(Event::LimitedAgreed { format, pool });
@@ -211,7 +235,8 @@ impl<G: Group> Engine<G> {
         Ok(())
     }
 
-    /// A limited match's own intents: the first deck's build, a grid draft's pick, a Winston draft's choice.
+    /// A limited match's own intents: the first deck's build, a grid draft's pick, a Winston draft's choice, a booster
+    /// draft's pick.
     pub(super) fn take_limited_intent(&mut self, intent: Intent) -> Result<(), IntentError> {
         if self.limited.is_none() {
             return Err(IntentError::Invalid("this is not a limited match".into()));
@@ -220,14 +245,15 @@ impl<G: Group> Engine<G> {
             Intent::Build(deck) => self.build(deck),
             Intent::Pick(line) => self.pick(line),
             Intent::Pile(choice) => self.choose_pile(choice),
+            Intent::TakeCard(n) => self.take_card(n),
             _ => Err(IntentError::Invalid("not an intent of limited play".into())),
         }
     }
 
-    /// Whether a grid or Winston draft is under way: the table waits on the players' picks.
+    /// Whether a draft is under way: the table waits on the players' picks.
     pub fn is_drafting(&self) -> bool {
         let Some(limited) = &self.limited else { return false };
-        limited.winston.is_some() || limited.grid.as_ref().is_some_and(|grid| !grid.is_done())
+        limited.winston.is_some() || limited.packs.is_some() || limited.grid.as_ref().is_some_and(|g| !g.is_done())
     }
 
     /// Whether the opponent owes a step of dealing the pools: its pool hash, its side of the layouts' round (which

@@ -286,7 +286,7 @@ impl<G: Group> Engine<G> {
     fn after_shuffles(&mut self, draft: bool) {
         match self.limited.as_ref() {
             Some(limited) if draft && limited.grid.is_some() => self.reveal_grid(),
-            Some(_) if draft => self.advance_winston(),
+            Some(_) if draft => self.advance_draft(),
             _ => self.send_stack_deal(),
         }
     }

@@ -2,19 +2,17 @@
 //! (docs/PROTOCOL.md, "Winston draft").
 //!
 //! Both engines run the same machine: the piles (lists of stack positions), the stack's next position, whose turn
-//! it is and the pile it looks at. What a player may read is what the other revealed to it: whenever a player comes
-//! to a pile holding positions it has not seen (or takes the stack's top card unseen), those positions are owed to
-//! it, and the other player's engine strips its layer off them at once, with proof, for it alone. A card taken joins
-//! its taker's pool in that form, under the taker's layer alone, which both hold: decks are built and checked as in
-//! sealed. The other player learns how many cards were taken, and from which pile, not which cards it never saw.
-
-use std::collections::{BTreeMap, VecDeque};
+//! it is and the pile it looks at. What a player may read is what the other revealed to it (`reveals.rs`): whenever
+//! a player comes to a pile holding positions it has not seen (or takes the stack's top card unseen), those
+//! positions are owed to it. The other player learns how many cards were taken, and from which pile, not which
+//! cards it never saw.
 
 use super::Engine;
 use super::api::{AlertKind, Event, IntentError};
 use super::fault::Fault;
+use super::reveals::Reveals;
 use super::state::index;
-use crate::crypto::{DleqProof, Group};
+use crate::crypto::Group;
 use crate::ids::Seat;
 use crate::wire::{Awaited, Message, PileChoice};
 
@@ -27,10 +25,8 @@ pub(super) struct WinstonDraft<G: Group> {
     piles: [Vec<u32>; 3],
     /// Whose turn it is, and the pile it looks at; none once the draft is over.
     looking: Option<(Seat, usize)>,
-    /// Each seat's positions revealed to it so far (host, guest): the form under its layer alone.
-    revealed: [BTreeMap<u32, G::Element>; 2],
-    /// Positions each seat is owed a reveal of, in the order owed (host, guest).
-    owed: [VecDeque<Vec<u32>>; 2],
+    /// What each seat was revealed, and is owed.
+    pub(super) reveals: Reveals<G>,
     /// Each seat's picks, in order; a card taken unseen is read once revealed.
     picked: [Vec<u32>; 2],
     /// This player's card taken unseen, named once revealed.
@@ -50,8 +46,7 @@ impl<G: Group> WinstonDraft<G> {
             end: cards,
             piles: [vec![0], vec![1], vec![2]],
             looking: None,
-            revealed: [BTreeMap::new(), BTreeMap::new()],
-            owed: [VecDeque::new(), VecDeque::new()],
+            reveals: Reveals::new(),
             picked: [Vec::new(), Vec::new()],
             blind: None,
             told: None,
@@ -74,26 +69,17 @@ impl<G: Group> WinstonDraft<G> {
     fn arrive(&mut self, seat: Seat, from: usize) {
         match (from..3).find(|&pile| !self.piles[pile].is_empty()) {
             Some(pile) => {
-                let unseen: Vec<u32> = self.piles[pile].iter().copied().filter(|p| !self.is_seen(seat, *p)).collect();
-                if !unseen.is_empty() {
-                    self.owed[index(seat)].push_back(unseen);
-                }
+                self.reveals.owe(seat, &self.piles[pile]);
                 self.looking = Some((seat, pile));
             }
             None => self.looking = None,
         }
     }
 
-    /// Whether `seat` was revealed `position`, or is owed it.
-    fn is_seen(&self, seat: Seat, position: u32) -> bool {
-        self.revealed[index(seat)].contains_key(&position)
-            || self.owed[index(seat)].iter().flatten().any(|p| *p == position)
-    }
-
     /// Whether `seat` may choose now: its turn, at a pile it can read whole.
     fn may_choose(&self, seat: Seat) -> Option<usize> {
         let (turn, pile) = self.looking?;
-        (turn == seat && self.piles[pile].iter().all(|p| self.revealed[index(seat)].contains_key(p))).then_some(pile)
+        (turn == seat && self.reveals.reads(seat, &self.piles[pile])).then_some(pile)
     }
 
     /// Whether passing `pile` is allowed: a later pile, or the stack, has a card.
@@ -122,9 +108,7 @@ impl<G: Group> WinstonDraft<G> {
                 // The last pile passed: the stack's top card, unseen, owed to the taker.
                 let top = self.draw().expect("a pass is allowed only with a card left (may_pass)");
                 self.picked[index(seat)].push(top);
-                if !self.is_seen(seat, top) {
-                    self.owed[index(seat)].push_back(vec![top]);
-                }
+                self.reveals.owe(seat, &[top]);
                 self.arrive(seat.opponent(), 0);
                 (vec![top], true)
             }
@@ -132,12 +116,8 @@ impl<G: Group> WinstonDraft<G> {
     }
 
     fn done(&self) -> bool {
-        self.looking.is_none() && self.owed.iter().all(VecDeque::is_empty)
+        self.looking.is_none() && self.reveals.is_quiet()
     }
-}
-
-fn reveal_purpose(seat: Seat, positions: &[u32]) -> String {
-    format!("stack/{}/winston/{}", seat.id_byte(), positions.first().copied().unwrap_or_default())
 }
 
 impl<G: Group> Engine<G> {
@@ -148,22 +128,18 @@ impl<G: Group> Engine<G> {
     /// After any change: sends what this player owes the opponent, tells where the draft stands, shows this player
     /// its pile once readable, and ends the draft once every pick is read.
     pub(super) fn advance_winston(&mut self) {
-        let peer = self.seat.opponent();
         if !self.stack().is_some_and(|stack| stack.is_shuffled()) {
             return;
         }
-        while let Some(positions) =
-            self.limited.as_mut().and_then(|l| l.winston.as_mut()).and_then(|w| w.owed[index(peer)].pop_front())
-        {
-            self.send_winston_reveal(positions);
-        }
+        self.send_owed_reveals();
+        self.show_blind_take();
         let Some(draft) = self.winston() else { return };
         let piles = draft.piles.clone().map(|pile| pile.len() as u32);
         let looking = draft.looking.map(|(seat, pile)| (seat, pile as u8));
         let now = (piles, draft.end - draft.next, looking);
         let state = (draft.told != Some(now)).then_some(Event::Winston { piles, stack: now.1, looking });
         let shown = draft.may_choose(self.seat).filter(|_| draft.shown != Some(now)).map(|pile| {
-            let cards = draft.piles[pile].iter().map(|&p| self.winston_name(p)).collect();
+            let cards = self.revealed_names(&draft.piles[pile]);
             Event::PileShown { pile: pile as u8, cards }
         });
         let done = draft.done();
@@ -184,59 +160,16 @@ impl<G: Group> Engine<G> {
         }
     }
 
-    /// The name of the card at `position`, which this player was revealed.
-    fn winston_name(&self, position: u32) -> String {
-        let (Some(stack), Some(draft)) = (self.stack(), self.winston()) else { return String::new() };
-        let form = draft.revealed[index(self.seat)][&position].clone();
-        stack.names[stack.read(&[form])[0] as usize].clone()
-    }
-
-    /// Strips this player's layer off `positions` for the opponent, with proof.
-    fn send_winston_reveal(&mut self, positions: Vec<u32>) {
-        let peer = self.seat.opponent();
-        let context = self.game.context(self.out.next_seq(), reveal_purpose(self.seat, &positions));
-        let Some(limited) = self.limited.as_mut() else { return };
-        let (Some(stack), Some(draft)) = (limited.stack.as_ref(), limited.winston.as_mut()) else { return };
-        let locked = stack.forms_at(&positions);
-        let (stripped, proof) = stack.key.strip_with_proof(&locked, &context, &mut self.rng);
-        let forms = stripped.into_inner().cards;
-        draft.revealed[index(peer)].extend(positions.iter().copied().zip(forms.iter().cloned()));
-        self.out.send::<G>(&Message::WinstonReveal { positions, forms, proof });
-    }
-
-    /// The opponent's reveal of what this player is owed first: checked against the stack and its stack key.
-    pub(super) fn receive_winston_reveal(
-        &mut self,
-        seq: u64,
-        positions: Vec<u32>,
-        forms: Vec<G::Element>,
-        proof: DleqProof<G>,
-    ) -> Result<(), Fault> {
+    /// This player's card taken unseen, named once the opponent revealed it.
+    fn show_blind_take(&mut self) {
         let me = self.seat;
-        let context = self.game.context(seq, reveal_purpose(me.opponent(), &positions));
-        let Some(limited) = self.limited.as_mut() else {
-            return Err(Fault::new(AlertKind::Unexpected, "a winston-reveal outside a Winston draft"));
-        };
-        let (Some(stack), Some(draft)) = (limited.stack.as_ref(), limited.winston.as_mut()) else {
-            return Err(Fault::new(AlertKind::Unexpected, "a winston-reveal outside a Winston draft"));
-        };
-        if !stack.is_shuffled() || draft.owed[index(me)].front() != Some(&positions) || forms.len() != positions.len() {
-            return Err(Fault::new(AlertKind::Unexpected, "a winston-reveal of other cards than owed"));
-        }
-        let key = stack.peer_key.as_ref().expect("the opponent's key came with its shuffle: the stack is shuffled");
-        let locked = stack.forms_at(&positions);
-        let stripped = key
-            .verify_strip(&locked, forms, &proof, &context)
-            .map_err(|e| Fault::new(AlertKind::BadProof, format!("a Winston reveal: {e}")))?;
-        draft.owed[index(me)].pop_front();
-        draft.revealed[index(me)].extend(positions.iter().copied().zip(stripped.into_inner().cards));
-        if let Some(blind) = draft.blind.filter(|p| positions.contains(p)) {
+        let Some(draft) = self.winston() else { return };
+        let Some(blind) = draft.blind.filter(|p| draft.reveals.reads(me, &[*p])) else { return };
+        let cards = self.revealed_names(&[blind]);
+        if let Some(draft) = self.limited.as_mut().and_then(|l| l.winston.as_mut()) {
             draft.blind = None;
-            let cards = vec![self.winston_name(blind)];
-            self.out.emit(Event::PileTaken { by: me, pile: None, count: 1, cards });
         }
-        self.advance_winston();
-        Ok(())
+        self.out.emit(Event::PileTaken { by: me, pile: None, count: 1, cards });
     }
 
     /// `Intent::Pile`: this player takes or passes the pile it looks at, in its turn.
@@ -260,7 +193,7 @@ impl<G: Group> Engine<G> {
         let peer = self.seat.opponent();
         let fits = self.winston().is_some_and(|draft| {
             draft.looking == Some((peer, usize::from(pile)))
-                && draft.piles[usize::from(pile)].iter().all(|p| draft.revealed[index(peer)].contains_key(p))
+                && draft.reveals.reads(peer, &draft.piles[usize::from(pile)])
                 && (choice == PileChoice::Take || draft.may_pass(usize::from(pile)))
         });
         if !fits {
@@ -278,31 +211,24 @@ impl<G: Group> Engine<G> {
             // Named once the opponent reveals it.
             draft.blind = taken.first().copied();
         } else if !taken.is_empty() {
-            let cards = if by == me { taken.iter().map(|&p| self.winston_name(p)).collect() } else { Vec::new() };
+            let cards = if by == me { self.revealed_names(&taken) } else { Vec::new() };
             let pile = (!unseen).then_some(pile as u8);
             self.out.emit(Event::PileTaken { by, pile, count: taken.len() as u32, cards });
         }
         self.advance_winston();
     }
 
-    /// Every pick read: each seat's pool is its picks, in the forms revealed to it, and this player is told its own.
+    /// Every pick read: the pools are the picks.
     fn finish_winston(&mut self) {
-        let Some(limited) = self.limited.as_mut() else { return };
-        let (Some(stack), Some(draft)) = (limited.stack.as_mut(), limited.winston.take()) else { return };
-        let picks = |seat: Seat| -> Vec<G::Element> {
-            let revealed = &draft.revealed[index(seat)];
-            draft.picked[index(seat)].iter().map(|p| revealed[p].clone()).collect()
-        };
-        stack.dealt[index(self.seat.opponent())] = Some(picks(self.seat.opponent()));
-        let mine = picks(self.seat);
-        self.take_own_pool(mine);
+        let Some(draft) = self.limited.as_mut().and_then(|l| l.winston.take()) else { return };
+        self.take_drafted_pools(&draft.reveals, &draft.picked);
     }
 
     /// Whether a draft is under way with nothing owed by either engine: it waits on a player's pick or choice.
     pub fn waits_on_a_pick(&self) -> bool {
         let shuffled = self.stack().is_some_and(|stack| stack.is_shuffled());
-        let winston = self.winston().is_some_and(|draft| draft.owed.iter().all(VecDeque::is_empty));
-        shuffled && (winston || self.grid_waits_on_a_pick())
+        let winston = self.winston().is_some_and(|draft| draft.reveals.is_quiet());
+        shuffled && (winston || self.grid_waits_on_a_pick() || self.packs_wait_on_a_pick())
     }
 
     /// What the opponent owes in a Winston draft: a reveal, or its choice.
@@ -311,16 +237,9 @@ impl<G: Group> Engine<G> {
         if !self.stack().is_some_and(|stack| stack.is_shuffled()) {
             return None;
         }
-        if !draft.owed[index(self.seat)].is_empty() {
+        if draft.reveals.is_owed(self.seat) {
             return Some(Awaited::Stack);
         }
         draft.may_choose(self.seat.opponent()).map(|_| Awaited::Pick)
-    }
-
-    /// The most positions the opponent may reveal now, if it owes any.
-    pub(super) fn winston_reveal_awaited(&self) -> Option<usize> {
-        let shuffled = self.stack().is_some_and(|stack| stack.is_shuffled());
-        let owed = self.winston()?.owed[index(self.seat)].front()?;
-        shuffled.then_some(owed.len())
     }
 }

@@ -42,6 +42,21 @@ pub enum LimitedFormat {
         /// How many cards of the stack are drafted.
         cards: u32,
     },
+    /// Booster draft for two from a cube: `packs` rounds; in each, each player opens a pack of `cards` cards of the
+    /// stack, takes one card and passes the rest to the other, who takes one and passes it back, until both packs
+    /// are empty. The host's pack is opened first in the stack's order.
+    Draft {
+        /// How many packs each player opens.
+        packs: u32,
+        /// How many cards a pack holds.
+        cards: u32,
+    },
+    /// Booster draft for two from a set's boosters: as `Draft`, each pack one of the set's boosters, the layouts
+    /// drawn as for sealed.
+    BoosterDraft {
+        /// How many boosters each player opens.
+        packs: u32,
+    },
 }
 
 /// A Winston drafter's answer to the pile it looks at.
@@ -56,6 +71,8 @@ pub enum PileChoice {
 
 /// Most grids of a grid draft.
 pub const MAX_GRIDS: u32 = 100;
+/// Most packs each player opens in a booster draft.
+pub const MAX_PACKS: u32 = 24;
 
 /// A row or a column of a grid draft's 3×3 grid (0 to 2, top to bottom and left to right).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -96,7 +113,13 @@ impl LimitedFormat {
 
     /// Whether the pools are drafted from cards shown to both, rather than dealt unseen.
     pub fn is_draft(self) -> bool {
-        matches!(self, LimitedFormat::Grid { .. } | LimitedFormat::Winston { .. })
+        matches!(
+            self,
+            LimitedFormat::Grid { .. }
+                | LimitedFormat::Winston { .. }
+                | LimitedFormat::Draft { .. }
+                | LimitedFormat::BoosterDraft { .. }
+        )
     }
 }
 
@@ -108,6 +131,8 @@ impl fmt::Display for LimitedFormat {
             LimitedFormat::SealedBoosters { boosters } => write!(f, "sealed, {boosters} boosters each"),
             LimitedFormat::Grid { grids } => write!(f, "grid draft, {grids} grids"),
             LimitedFormat::Winston { cards } => write!(f, "Winston draft, {cards} cards"),
+            LimitedFormat::Draft { packs, cards } => write!(f, "booster draft, {packs} packs of {cards} cards each"),
+            LimitedFormat::BoosterDraft { packs } => write!(f, "booster draft, {packs} boosters each"),
         }
     }
 }

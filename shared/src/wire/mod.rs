@@ -18,7 +18,7 @@ mod limited;
 pub use action::{Action, ArrowTarget, PeekPurpose};
 pub use difference::{CardCounts, DeckDifference, card_counts};
 pub use limited::{
-    BasicLand, DeckSource, GridLine, LimitedFormat, MAX_DEAL, MAX_GRIDS, MAX_POOL_LEN, PileChoice, PoolHash,
+    BasicLand, DeckSource, GridLine, LimitedFormat, MAX_DEAL, MAX_GRIDS, MAX_PACKS, MAX_POOL_LEN, PileChoice, PoolHash,
 };
 
 /// Version 7: limited play (`limited-pool`, `stack-shuffle`, `stack-deal`, `pool-deck`, `grid-reveal`, `grid-pick`). Version 6: a new-game request names the loser of the game it leaves, as its sender saw it (the agreed loser
@@ -28,7 +28,7 @@ pub use limited::{
 /// toughness, and why a player looks at their library. Version 4: envelopes and bodies in a binary encoding
 /// (postcard), about a quarter of their JSON size. Version 3 made what a forfeit claim names a typed value
 /// (`Awaited`); version 2 had the hello sign the sender's seat.
-pub const PROTOCOL_VERSION: u32 = 7;
+pub const PROTOCOL_VERSION: u32 = 8;
 /// The largest message body accepted (a 300-card modp2048 shuffle step with its relocks is about 0.6 MB).
 pub const MAX_MESSAGE_LEN: usize = 8 << 20;
 /// Longest chat line, player name, value key or phase name, in bytes.
@@ -362,9 +362,10 @@ pub enum Message<G: Group> {
         /// The row or column.
         line: GridLine,
     },
-    /// Winston draft: the sender strips its stack layer off these positions for the other player, who alone reads
-    /// them: the positions of the pile it looks at that it has not seen, or the stack's top card it takes unseen.
-    WinstonReveal {
+    /// Winston or booster draft: the sender strips its stack layer off these positions for the other player, who
+    /// alone reads them: the positions of the pile it looks at that it has not seen, or the stack's top card it
+    /// takes unseen; the cards of a pack it comes to that it has not seen.
+    StackReveal {
         /// The positions, as owed, in order.
         positions: Vec<u32>,
         /// Each with the sender's layer off.
@@ -378,6 +379,14 @@ pub enum Message<G: Group> {
         pile: u8,
         /// Take or pass.
         choice: PileChoice,
+    },
+    /// Booster draft: the sender takes the card at stack position `position` of pack `pack`, the first pack it
+    /// holds; the rest of the pack goes to the other player.
+    PackPick {
+        /// The pack's number.
+        pack: u32,
+        /// The stack position taken.
+        position: u32,
     },
 }
 
@@ -410,8 +419,9 @@ impl<G: Group> Message<G> {
             Message::PoolDeck { .. } => MessageKind::PoolDeck,
             Message::GridReveal { .. } => MessageKind::GridReveal,
             Message::GridPick { .. } => MessageKind::GridPick,
-            Message::WinstonReveal { .. } => MessageKind::WinstonReveal,
+            Message::StackReveal { .. } => MessageKind::StackReveal,
             Message::WinstonChoice { .. } => MessageKind::WinstonChoice,
+            Message::PackPick { .. } => MessageKind::PackPick,
         }
     }
 }
@@ -472,10 +482,12 @@ pub enum MessageKind {
     GridReveal,
     /// A `grid-pick`.
     GridPick,
-    /// A `winston-reveal`.
-    WinstonReveal,
+    /// A `stack-reveal`.
+    StackReveal,
     /// A `winston-choice`.
     WinstonChoice,
+    /// A `pack-pick`.
+    PackPick,
 }
 
 impl MessageKind {
@@ -507,8 +519,9 @@ impl MessageKind {
             MessageKind::PoolDeck => "pool-deck",
             MessageKind::GridReveal => "grid-reveal",
             MessageKind::GridPick => "grid-pick",
-            MessageKind::WinstonReveal => "winston-reveal",
+            MessageKind::StackReveal => "stack-reveal",
             MessageKind::WinstonChoice => "winston-choice",
+            MessageKind::PackPick => "pack-pick",
         }
     }
 }
