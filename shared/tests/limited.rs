@@ -618,6 +618,31 @@ fn draft_pair(packs: u32, cards: u32, seed: u8) -> Pair<Ristretto255> {
     pair
 }
 
+#[test]
+fn a_booster_draft_of_a_sets_boosters_drafts_every_card_of_them() {
+    let host = LimitedConfig { pool: set_pool(), format: Some(LimitedFormat::BoosterDraft { packs: 2 }) };
+    let mut pair = Pair::<Ristretto255>::limited(host, LimitedConfig { pool: set_pool(), format: None }, 49);
+    pair.drive();
+    draft_through(&mut pair, false, |_, size| size as u32 - 1);
+    // Every booster opened (four, each shown first whole to its opener) went to the pools, card by card.
+    let opened: usize = Seat::BOTH
+        .iter()
+        .flat_map(|&seat| {
+            let mut seen = BTreeMap::new();
+            for (pack, cards) in packs_shown(&pair, seat) {
+                seen.entry(pack).or_insert(cards.len());
+            }
+            seen.into_iter().filter(move |(pack, _)| pack % 2 == seat as u32).map(|(_, size)| size)
+        })
+        .sum();
+    let pools = Seat::BOTH.map(|seat| pool_of(&pair, seat));
+    assert!(opened > 4);
+    assert_eq!(pools[0].len() + pools[1].len(), opened);
+    for seat in Seat::BOTH {
+        assert!(misbehaviour(&pair, seat).is_empty(), "{:?}", misbehaviour(&pair, seat));
+    }
+}
+
 /// The packs `seat` was shown, in order.
 fn packs_shown(pair: &Pair<Ristretto255>, seat: Seat) -> Vec<(u32, Vec<String>)> {
     let shown = pair.events(seat).iter().filter_map(|event| match event {
@@ -670,7 +695,7 @@ fn a_booster_draft_passes_every_pack_and_shows_nobody_a_card_before_its_pack_com
     let mut pair = draft_pair(2, 5, 41);
     draft_through(&mut pair, false, |seat, size| if seat == Seat::Host { 0 } else { size as u32 - 1 });
     let pools = Seat::BOTH.map(|seat| pool_of(&pair, seat));
-    assert_eq!(pools.map(|pool| pool.len()), [10, 10], "two packs of five each, both passed: {pools:?}");
+    assert_eq!([pools[0].len(), pools[1].len()], [10, 10], "two packs of five each, both passed: {pools:?}");
     assert!(pools[0].iter().all(|card| !pools[1].contains(card)));
     for seat in Seat::BOTH {
         let shown = packs_shown(&pair, seat);
@@ -756,6 +781,8 @@ fn a_pass_that_swaps_a_card_is_an_alert() {
         let body = wire::encode_body(&Message::StackReveal { positions, forms, proof });
         let host = LimitedConfig { pool: cube(60), format: Some(LimitedFormat::Draft { packs: 1, cards: 5 }) };
         let bytes = reseal_as(&pair, host, 47, envelope.seq, body);
+        // The pick goes first, as sent.
+        pair.drive();
         pair.deliver(fairdeck_shared::pair::InFlight { from: Seat::Host, bytes });
         pair.drive();
         let alerts = misbehaviour(&pair, Seat::Guest);
