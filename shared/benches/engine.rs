@@ -99,6 +99,18 @@ fn grid_pair(grids: u32) -> Pair<Ristretto255> {
     pair
 }
 
+/// Two engines of a booster draft of three packs of fifteen from a 90-card cube, both first packs shown.
+fn booster_draft_pair() -> Pair<Ristretto255> {
+    let pool = PoolList {
+        hash: PoolHash([7; 32]),
+        source: PoolSource::Cube((0..90).map(|i| format!("Cube card {i}")).collect()),
+    };
+    let host = LimitedConfig { pool: pool.clone(), format: Some(LimitedFormat::Draft { packs: 3, cards: 15 }) };
+    let mut pair = Pair::limited(host, LimitedConfig { pool, format: None }, 5);
+    pair.drive();
+    pair
+}
+
 /// `seat`'s deck: the first `spells` cards of its pool and `lands` Mountains (the rest of the pool its sideboard).
 fn pool_deck(pair: &Pair<Ristretto255>, seat: Seat, spells: usize, lands: usize) -> DeckList {
     let pool = pair
@@ -131,6 +143,19 @@ fn limited(c: &mut Criterion) {
             },
             |mut pair| {
                 pair.intent(Seat::Guest, Intent::Pick(GridLine::Row(1))).unwrap();
+                pair.drive();
+                pair
+            },
+            BatchSize::PerIteration,
+        )
+    });
+    // A pack's first pick, the costliest: the pick, and the reveal of the fourteen cards left to the other player,
+    // who checks it and reads them.
+    group.bench_function("booster_draft_pick/first_of_15", |b| {
+        b.iter_batched(
+            booster_draft_pair,
+            |mut pair| {
+                pair.intent(Seat::Host, Intent::TakeCard(0)).unwrap();
                 pair.drive();
                 pair
             },
