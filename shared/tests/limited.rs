@@ -525,6 +525,37 @@ fn a_grid_draft_shows_both_the_same_grids_and_each_pick_joins_the_pickers_pool()
     end_clean(&mut pair);
 }
 
+/// The forms `seat` sent in messages: its grid reveals' strips, or its pool shuffle's outputs.
+fn sent_forms(pair: &Pair<Ristretto255>, seat: Seat, pool_shuffle: bool) -> Vec<Vec<u8>> {
+    let sent = pair.engine(seat).record().iter().filter(|(from, _)| *from == seat);
+    let forms = sent.flat_map(|(_, envelope)| match wire::decode_body::<Ristretto255>(&envelope.body) {
+        Ok(Message::GridReveal { forms, .. }) if !pool_shuffle => forms,
+        Ok(Message::PoolShuffle { forms, .. }) if pool_shuffle => forms,
+        _ => vec![],
+    });
+    forms.map(|form| Ristretto255::encode_element(&form)).collect()
+}
+
+#[test]
+fn a_drafted_pool_is_shuffled_by_its_owner_so_a_deck_does_not_tell_which_cards_seen_drafted_it_kept() {
+    let mut pair = grid_pair(2);
+    for _ in 0..4 {
+        let (_, cells, picker) = shown_grid(&pair, Seat::Host).expect("a grid is shown");
+        pair.intent(picker.unwrap(), Intent::Pick(open_line(&cells))).unwrap();
+        pair.drive();
+    }
+    // Every card of a grid draft is public, and the guest holds the host's picks in the forms it stripped for it.
+    // The host's pool, which its decks name positions of, is none of those forms: a deck's positions cannot be
+    // matched to the picks the guest saw.
+    let drafted = sent_forms(&pair, Seat::Guest, false);
+    let pool = sent_forms(&pair, Seat::Host, true);
+    assert_eq!(pool.len(), pool_of(&pair, Seat::Host).len());
+    assert!(pool.iter().all(|form| !drafted.contains(form)), "the host's pool is in the forms the guest drafted");
+    let pools = Seat::BOTH.map(|seat| pool_of(&pair, seat));
+    build_both(&mut pair, Seat::BOTH.map(|seat| deck(&pools[seat as usize], 3, 10)));
+    end_clean(&mut pair);
+}
+
 #[test]
 fn a_pick_of_a_line_not_offered_is_an_alert() {
     let mut pair = grid_pair(2);
@@ -718,7 +749,8 @@ fn a_booster_draft_passes_every_pack_and_shows_nobody_a_card_before_its_pack_com
             assert!(first_picks.iter().all(|card| !cards.contains(card)), "{seat:?} saw {first_picks:?}");
         }
         // The other's picks are never named to this player.
-        let named = pair.events(seat).iter().any(|e| matches!(e, Event::CardTaken { by, card: Some(_), .. } if *by == peer));
+        let named =
+            pair.events(seat).iter().any(|e| matches!(e, Event::CardTaken { by, card: Some(_), .. } if *by == peer));
         assert!(!named);
         // Nothing the other picked first from its own pack was revealed by it at all.
         let revealed = sent_positions(&pair, peer, false);

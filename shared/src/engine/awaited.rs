@@ -20,7 +20,9 @@ impl<G: Group> Engine<G> {
         if self.phase.peer_key().is_none() {
             return Some(Awaited::Hello);
         }
-        if let Some(awaited) = self.awaiting_grid().or_else(|| self.awaiting_winston()).or_else(|| self.awaiting_packs()) {
+        if let Some(awaited) =
+            self.awaiting_grid().or_else(|| self.awaiting_winston()).or_else(|| self.awaiting_packs())
+        {
             return Some(awaited);
         }
         if self.awaiting_stack() {
@@ -96,7 +98,9 @@ impl<G: Group> Engine<G> {
             )
             .map(|cards| cards.max(1) * (5 * element + 256)),
             MessageKind::Audit => Some(scalar),
-            MessageKind::StackShuffle | MessageKind::StackDeal => self.stack_bound(kind, element, scalar),
+            MessageKind::StackShuffle | MessageKind::StackDeal | MessageKind::PoolShuffle => {
+                self.stack_bound(kind, element, scalar)
+            }
             MessageKind::GridReveal => self.grid_reveal_awaited().then_some(9 * (element + 8) + 4 * element),
             MessageKind::StackReveal => self.stack_reveal_awaited().map(|n| n * (element + 16) + 4 * element),
             // Per card, its source and form, and a difference that names each card of two decks; two proofs.

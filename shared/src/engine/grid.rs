@@ -215,10 +215,10 @@ impl<G: Group> Engine<G> {
         if !grid.is_done() {
             return self.reveal_grid();
         }
-        // Every grid picked: the forms each player took are its pool.
-        stack.dealt[index(self.seat.opponent())].get_or_insert_with(Vec::new);
+        // Every grid picked: the forms each player took are its pool, shuffled by its owner.
+        let theirs = stack.dealt[index(self.seat.opponent())].take().unwrap_or_default();
         let mine = stack.dealt[index(self.seat)].take().unwrap_or_default();
-        self.take_own_pool(mine);
+        self.shuffle_drafted_pools(mine, theirs);
     }
 
     /// What the opponent owes in a grid draft, if anything: its reveal of the current grid, or its pick.

@@ -9,6 +9,7 @@ use super::api::{AlertKind, Event, Intent, IntentError, LimitedConfig, PoolError
 use super::fault::Fault;
 use super::grid::GridDraft;
 use super::packs::PackDraft;
+use super::reveals::Reveals;
 use super::round::RandomKind;
 use super::stack::Stack;
 use super::winston::WinstonDraft;
@@ -45,6 +46,18 @@ impl<G: Group> Limited<G> {
     /// The format both agreed on, once the opponent's pool hash matched.
     pub(super) fn agreed_format(&self) -> Option<LimitedFormat> {
         self.format.filter(|_| self.agreed)
+    }
+}
+
+impl<G: Group> Limited<G> {
+    /// The shuffled stack and the reveals of the draft under way, if it deals by reveals.
+    pub(super) fn stack_and_reveals(&mut self) -> Option<(&Stack<G>, &mut Reveals<G>)> {
+        let reveals = match (self.winston.as_mut(), self.packs.as_mut()) {
+            (Some(winston), _) => &mut winston.reveals,
+            (None, Some(packs)) => &mut packs.reveals,
+            (None, None) => return None,
+        };
+        Some((self.stack.as_ref().filter(|stack| stack.is_shuffled())?, reveals))
     }
 }
 
@@ -207,10 +220,7 @@ impl<G: Group> Engine<G> {
                 | LimitedFormat::Winston { .. }
                 | LimitedFormat::Draft { .. },
                 Some(cards),
-            ) if fits(format, cards.len()).is_ok() =>
-            {
-                Some((cards, [vec![], vec![]]))
-            }
+            ) if fits(format, cards.len()).is_ok() => Some((cards, [vec![], vec![]])),
             _ => return Err(Fault::new(AlertKind::Malformed, format!("{format} cannot be dealt from this pool file"))),
         };
         limited.format = Some(format);

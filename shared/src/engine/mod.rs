@@ -24,6 +24,7 @@ mod output;
 mod packs;
 mod phase;
 mod pool_deck;
+mod pool_shuffle;
 mod random;
 mod receive;
 mod reveals;

@@ -234,7 +234,9 @@ impl<G: Group> Engine<G> {
         let context = |what: &str| self.game.context(seq, format!("pool-deck/{}/{what}", seat.id_byte()));
         let key = LockKey::<G>::generate(&mut self.rng);
         let inputs: Vec<G::Element> = split.pool.iter().map(|&slot| dealt[slot as usize].clone()).collect();
-        let (relocked, pool_proof) = key.relock_with_proof(Some(&stack.key), &inputs, &context("pool"), &mut self.rng);
+        // A drafted pool is under its pool key once shuffled (`pool_shuffle.rs`), a dealt one under the stack key.
+        let from = stack.pool_key.as_ref().unwrap_or(&stack.key);
+        let (relocked, pool_proof) = key.relock_with_proof(Some(from), &inputs, &context("pool"), &mut self.rng);
         let points: Vec<G::Element> = split
             .numbered()
             .into_iter()
@@ -299,7 +301,8 @@ impl<G: Group> Engine<G> {
         let basic_forms = forms.split_off(pool_in_library);
         forms.extend(sideboard_forms);
         let inputs: Vec<G::Element> = split.pool.iter().map(|&slot| dealt[slot as usize].clone()).collect();
-        let stack_key = stack.peer_key.as_ref().expect("the opponent's stack key came before the deal");
+        let stack_key = stack.peer_pool_key.as_ref().or(stack.peer_key.as_ref());
+        let stack_key = stack_key.expect("the opponent's stack key came before the deal");
         let proof = pool_proof.ok_or_else(|| Fault::new(AlertKind::Malformed, "a pool-deck without its relock"))?;
         let relocked = key
             .verify_relock(Some(stack_key), &inputs, forms, &proof, &context("pool"))

@@ -10,8 +10,6 @@ use std::collections::{BTreeMap, VecDeque};
 use super::Engine;
 use super::api::AlertKind;
 use super::fault::Fault;
-use super::limited::Limited;
-use super::stack::Stack;
 use super::state::index;
 use crate::crypto::{DleqProof, Group};
 use crate::ids::Seat;
@@ -75,18 +73,6 @@ fn reveal_purpose(seat: Seat, positions: &[u32]) -> String {
     format!("stack/{}/reveal/{}", seat.id_byte(), positions.first().copied().unwrap_or_default())
 }
 
-impl<G: Group> Limited<G> {
-    /// The shuffled stack and the reveals of the draft under way, if it deals by reveals.
-    fn stack_and_reveals(&mut self) -> Option<(&Stack<G>, &mut Reveals<G>)> {
-        let reveals = match (self.winston.as_mut(), self.packs.as_mut()) {
-            (Some(winston), _) => &mut winston.reveals,
-            (None, Some(packs)) => &mut packs.reveals,
-            (None, None) => return None,
-        };
-        Some((self.stack.as_ref().filter(|stack| stack.is_shuffled())?, reveals))
-    }
-}
-
 impl<G: Group> Engine<G> {
     fn reveals(&self) -> Option<&Reveals<G>> {
         let limited = self.limited.as_ref()?;
@@ -121,7 +107,7 @@ impl<G: Group> Engine<G> {
     ) -> Result<(), Fault> {
         let me = self.seat;
         let context = self.game.context(seq, reveal_purpose(me.opponent(), &positions));
-        let Some((stack, reveals)) = self.limited.as_mut().and_then(Limited::stack_and_reveals) else {
+        let Some((stack, reveals)) = self.limited.as_mut().and_then(|limited| limited.stack_and_reveals()) else {
             return Err(Fault::new(AlertKind::Unexpected, "a stack-reveal outside a draft that deals by reveals"));
         };
         if reveals.owed[index(me)].front() != Some(&positions) || forms.len() != positions.len() {
@@ -153,14 +139,11 @@ impl<G: Group> Engine<G> {
         points.into_iter().map(|point| stack.names[point as usize].clone()).collect()
     }
 
-    /// The draft is over: each seat's pool is its picks, in the forms revealed to it, and this player is told its
-    /// own.
+    /// The draft is over: each seat's pool is its picks, in the forms revealed to it, each shuffled by its owner
+    /// (`pool_shuffle.rs`).
     pub(super) fn take_drafted_pools(&mut self, reveals: &Reveals<G>, picked: &[Vec<u32>; 2]) {
-        let peer = self.seat.opponent();
-        let Some(stack) = self.limited.as_mut().and_then(|limited| limited.stack.as_mut()) else { return };
-        stack.dealt[index(peer)] = Some(reveals.forms(peer, &picked[index(peer)]));
         let mine = reveals.forms(self.seat, &picked[index(self.seat)]);
-        self.take_own_pool(mine);
+        self.shuffle_drafted_pools(mine, reveals.forms(self.seat.opponent(), &picked[index(self.seat.opponent())]));
     }
 
     /// The most positions the opponent may reveal now, if it owes any.

@@ -49,6 +49,11 @@ pub(super) struct Stack<G: Group> {
     pub(super) dealt: [Option<Vec<G::Element>>; 2],
     /// The stack position each card of this player's pool started at, in the order of its pool.
     pub(super) own: Option<Vec<u32>>,
+    /// After a draft: this player's pool key, and the opponent's (`pool_shuffle.rs`); decks are relocked from these.
+    pub(super) pool_key: Option<LockKey<G>>,
+    pub(super) peer_pool_key: Option<KeyCommitment<G>>,
+    /// After a draft: the opponent's drafted forms, until its pool shuffle of them comes.
+    pub(super) peer_drafted: Option<Vec<G::Element>>,
     /// The format, which says how the pools come out of the stack.
     pub(super) format: LimitedFormat,
 }
@@ -71,8 +76,10 @@ impl<G: Group> Stack<G> {
             return self.dealt[index(seat.opponent())].is_none();
         }
         let their_shuffle = if seat == Seat::Host { 1 } else { 0 };
-        // A draft's reveals and picks after the shuffles are the draft's to tell (`grid.rs`).
-        self.steps == their_shuffle || (self.steps == 2 && self.own.is_none() && !self.format.is_draft())
+        // A draft's reveals and picks after the shuffles are the draft's to tell (`grid.rs`); then its pool shuffle.
+        self.steps == their_shuffle
+            || (self.steps == 2 && self.own.is_none() && !self.format.is_draft())
+            || self.peer_drafted.is_some()
     }
 
     /// The most bytes the opponent's stack message of `kind` could take now, or `None` if none is awaited.
@@ -85,6 +92,9 @@ impl<G: Group> Stack<G> {
             wire::MessageKind::StackDeal if self.steps == 2 && self.own.is_none() && !self.format.is_draft() => {
                 Some(self.positions[index(seat)].len() * (element + 8) + 4 * element)
             }
+            wire::MessageKind::PoolShuffle => self.peer_drafted.as_ref().map(|drafted| {
+                (drafted.len().max(1) + 1) * (10 * (element + 64) + 6 * scalar) + drafted.len() * (element + 8)
+            }),
             _ => None,
         }
     }
@@ -113,8 +123,13 @@ impl<G: Group> Stack<G> {
     /// strips its layer and finds each point. Every other layer came off under proof, from forms the shuffles proved,
     /// so each is a stack point.
     pub(super) fn read(&self, forms: &[G::Element]) -> Vec<u32> {
+        self.read_under(&self.key, forms)
+    }
+
+    /// As `read`, for forms under `key` alone.
+    pub(super) fn read_under(&self, key: &LockKey<G>, forms: &[G::Element]) -> Vec<u32> {
         let by_point: HashMap<&G::Element, u32> = self.points.iter().zip(0..).collect();
-        let points = self.key.strip(forms);
+        let points = key.strip(forms);
         points.iter().map(|point| *by_point.get(point).expect("a proven form of the stack is a stack point")).collect()
     }
 }
@@ -191,6 +206,9 @@ impl<G: Group> Engine<G> {
             steps: 0,
             dealt: [None, None],
             own: None,
+            pool_key: None,
+            peer_pool_key: None,
+            peer_drafted: None,
             format,
         };
         let Some(limited) = self.limited.as_mut() else { return };
@@ -218,10 +236,11 @@ impl<G: Group> Engine<G> {
         self.take_own_pool(forms);
     }
 
-    /// This player's pool, as forms under its own layer alone (dealt, or drafted): it reads each card, and is told.
+    /// This player's pool, as forms under its own layer alone (dealt, or a drafted pool under its pool key): it
+    /// reads each card, and is told.
     pub(super) fn take_own_pool(&mut self, forms: Vec<G::Element>) {
         let Some(stack) = self.limited.as_mut().and_then(|limited| limited.stack.as_mut()) else { return };
-        let own = stack.read(&forms);
+        let own = stack.read_under(stack.pool_key.as_ref().unwrap_or(&stack.key), &forms);
         stack.dealt[index(self.seat)] = Some(forms);
         let cards = own.iter().map(|&position| stack.names[position as usize].clone()).collect();
         stack.own = Some(own);

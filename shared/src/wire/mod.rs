@@ -388,6 +388,19 @@ pub enum Message<G: Group> {
         /// The stack position taken.
         position: u32,
     },
+    /// After a draft: the sender's drafted pool, which the other player saw in part, locked with a new pool key and
+    /// shuffled, then its stack layer stripped: the pool its decks are built from, in an order the other cannot link
+    /// to the picks, so a deck does not tell which of the cards it saw drafted are in the library.
+    PoolShuffle {
+        /// The commitment to the sender's pool key.
+        key: KeyCommitment<G>,
+        /// The lock and shuffle of the drafted forms, with its proof.
+        shuffle: ProvenShuffle<G>,
+        /// The shuffle's outputs with the sender's stack layer off: each under the pool key alone.
+        forms: Vec<G::Element>,
+        /// One proof that the sender's stack key made every form.
+        proof: DleqProof<G>,
+    },
 }
 
 impl<G: Group> Message<G> {
@@ -422,6 +435,7 @@ impl<G: Group> Message<G> {
             Message::StackReveal { .. } => MessageKind::StackReveal,
             Message::WinstonChoice { .. } => MessageKind::WinstonChoice,
             Message::PackPick { .. } => MessageKind::PackPick,
+            Message::PoolShuffle { .. } => MessageKind::PoolShuffle,
         }
     }
 }
@@ -488,6 +502,8 @@ pub enum MessageKind {
     WinstonChoice,
     /// A `pack-pick`.
     PackPick,
+    /// A `pool-shuffle`.
+    PoolShuffle,
 }
 
 impl MessageKind {
@@ -522,6 +538,7 @@ impl MessageKind {
             MessageKind::StackReveal => "stack-reveal",
             MessageKind::WinstonChoice => "winston-choice",
             MessageKind::PackPick => "pack-pick",
+            MessageKind::PoolShuffle => "pool-shuffle",
         }
     }
 }
