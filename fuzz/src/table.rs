@@ -16,6 +16,9 @@
 //! randomness, the end of a game and its audit, forfeit claims, new games with a sideboarded
 //! deck), and which of the cheater's coming messages to rewrite, with what edits.
 //!
+//! Limited play too: from a booster draft of a small cube (fresh, mid-draft, and drafted), the players take cards,
+//! build decks from their pools and play on.
+//!
 //! What is checked, beyond no panic:
 //! - a rewritten proof never verifies: a message whose proven content (elements, proofs,
 //!   openings, a deck key) the rewrite changed, or that no longer decodes, is refused with an
@@ -31,10 +34,10 @@ use std::collections::BTreeMap;
 
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::{Dice, Group};
-use fairdeck_shared::engine::{Alert, DeckList, Engine, Event, Intent};
+use fairdeck_shared::engine::{Alert, DeckCard, DeckList, Engine, Event, Intent, LimitedConfig, PoolList, PoolSource};
 use fairdeck_shared::pair::{InFlight, Pair, numbered_deck};
 use fairdeck_shared::table::{Placement, Position, ZoneId, ZoneKind};
-use fairdeck_shared::wire::{self, Ack, Action, Message, RelockGroup};
+use fairdeck_shared::wire::{self, Ack, Action, LimitedFormat, Message, PoolHash, RelockGroup};
 use serde_json::{Value, json};
 
 use crate::Choices;
@@ -88,8 +91,42 @@ impl<G: Group> Checkpoints<G> {
         pair.intent(Seat::Guest, Intent::NewGame(Some(sideboarded[1].clone()))).expect("a new game");
         pair.drive();
         pairs.push(checked(&pair));
+        pairs.extend(limited_checkpoints());
         Checkpoints { pairs, sideboarded }
     }
+}
+
+/// A booster draft of a twelve-card cube, one round of two packs of four: fresh, its first packs shown, and both
+/// pools drafted.
+fn limited_checkpoints<G: Group>() -> Vec<Pair<G>> {
+    let cube = PoolList {
+        hash: PoolHash([3; 32]),
+        source: PoolSource::Cube((0..12).map(|i| format!("Cube card {i}")).collect()),
+    };
+    let host = LimitedConfig { pool: cube.clone(), format: Some(LimitedFormat::Draft { packs: 1, cards: 4 }) };
+    let mut pair = Pair::<G>::limited(host, LimitedConfig { pool: cube, format: None }, SEED);
+    let mut pairs = vec![pair.clone()];
+    pair.drive();
+    pairs.push(pair.clone());
+    while Seat::BOTH.into_iter().any(|seat| pool(&pair, seat).is_none()) {
+        for seat in Seat::BOTH {
+            let _ = pair.intent(seat, Intent::TakeCard(0));
+        }
+        pair.drive();
+    }
+    for pair in &pairs {
+        assert!(Seat::BOTH.into_iter().all(|seat| misbehaviour(pair.events(seat)).is_empty()));
+    }
+    pairs.push(pair);
+    pairs
+}
+
+/// `seat`'s pool, once drafted.
+fn pool<G: Group>(pair: &Pair<G>, seat: Seat) -> Option<&Vec<String>> {
+    pair.events(seat).iter().find_map(|event| match event {
+        Event::Pool { cards } => Some(cards),
+        _ => None,
+    })
 }
 
 /// A checkpoint: set-up done and nothing amiss.
@@ -155,6 +192,12 @@ fn proven<G: Group>(message: &Message<G>) -> Value {
         Message::ShuffleStep { step } => json!([relocks(&step.relock), step.fresh, step.shuffles, step.combined]),
         Message::RandomOpen { opening, .. } => json!(opening),
         Message::Audit { deck_key } => json!(deck_key),
+        Message::StackShuffle { shuffles, .. } => json!(shuffles),
+        Message::StackDeal { forms, proof, .. }
+        | Message::GridReveal { forms, proof, .. }
+        | Message::StackReveal { forms, proof, .. } => json!([forms, proof]),
+        Message::PoolShuffle { shuffle, forms, proof, .. } => json!([shuffle, forms, proof]),
+        Message::PoolDeck { forms, pool_proof, basic_proof, .. } => json!([forms, pool_proof, basic_proof]),
         _ => Value::Null,
     }
 }
@@ -302,7 +345,7 @@ impl<G: Group> Run<'_, G> {
                 placement: Placement { x: 1, y: 1, face_down },
             })
         };
-        let intent = match choices.below(20) {
+        let intent = match choices.below(22) {
             0 => Intent::Act(Action::Draw { count: 1 + u32::from(pick % 3) }),
             // A card back into the library: its next shuffle relocks first.
             1 => match move_to(ZoneId::library(seat), false) {
@@ -340,6 +383,17 @@ impl<G: Group> Run<'_, G> {
             17 => Intent::ClaimAbandoned,
             18 if pick & 1 == 0 => Intent::NewGame(None),
             18 => Intent::NewGame(Some(self.sideboarded[usize::from(seat == Seat::Guest)].clone())),
+            19 => Intent::TakeCard(u32::from(pick % 5)),
+            // A deck of the first cards of the pool and Mountains.
+            20 => match pool(&self.pair, seat) {
+                Some(cards) => {
+                    let spells = cards.iter().take(1 + usize::from(pick % 3)).map(String::as_str);
+                    let names = spells.chain(std::iter::repeat_n("Mountain", 5));
+                    let library = names.map(|name| DeckCard { name: name.into(), back: 0 }).collect();
+                    Intent::Build(DeckList { library, sideboard: vec![], commander: vec![], label: "draft".into() })
+                }
+                None => return,
+            },
             _ => match (pick % 4, played) {
                 (0, _) => Intent::Act(Action::Concede),
                 (1, _) => Intent::Act(Action::PlayOrDraw { play: pick & 4 == 0 }),
