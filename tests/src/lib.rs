@@ -465,3 +465,28 @@ pub fn public(table: &Value) -> (Value, Value, Value, Value, Value) {
     let [zones, players, cards, applied, turn] = fields;
     (zones, players, cards, applied, turn)
 }
+
+/// Waits until nothing is in flight either way (the host, the guest, the host again idle), then checks that both
+/// tables are equal and that neither player has seen an alert. The host's table.
+pub fn settle(host: &mut Player, guest: &mut Player) -> Value {
+    host.wait_idle();
+    guest.wait_idle();
+    host.wait_idle();
+    let table = host.table();
+    assert_eq!(public(&table), public(&guest.table()), "both tables are equal");
+    let alerts: Vec<&Value> = host.seen.iter().chain(&guest.seen).filter(|e| e["event"] == "alert").collect();
+    assert!(alerts.is_empty(), "no alert: {alerts:#?}");
+    table
+}
+
+/// `fairdeck verify JOURNAL` finds no breach of the protocol.
+pub fn verify_clean(journal: &Path) {
+    let output = Command::new(fairdeck_binary()).arg("verify").arg(journal).output().expect("run fairdeck verify");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && text.contains("no breach"),
+        "verify {}: {}\n{text}",
+        journal.display(),
+        output.status
+    );
+}

@@ -1,14 +1,38 @@
-//! Limited play end to end: two `fairdeck --script` processes deal sealed pools from a cube over a real relay,
-//! build their decks from them, play, and both journals verify clean.
+//! Limited play end to end: two `fairdeck --script` processes deal sealed pools (from a cube, from a set's boosters)
+//! or draft them (a grid draft, a Winston draft) over a real relay, build their decks from them and play a game;
+//! both tables are compared after every step, no alert is raised, and both journals verify clean.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use fairdeck_e2e::{Player, Relay, example, fairdeck_binary, pool_cards, public, zone_cards};
+use fairdeck_e2e::{Player, Relay, example, pool_cards, settle, verify_clean, zone_cards};
 use serde_json::Value;
 
 fn cube() -> String {
     example("pools/cube-90.txt").to_str().unwrap().to_string()
+}
+
+/// Where `who` (`host` or `guest`) records its journal in `dir`.
+fn journal(dir: &Path, who: &str) -> PathBuf {
+    dir.join(format!("{who}.journal"))
+}
+
+/// The host offers limited play from `pool` in `format` (the words after `--limited`) and the guest joins with the
+/// same pool file; each records its journal in `dir`.
+fn pair(relay: &Relay, dir: &Path, pool: &str, format: &[&str]) -> (Player, Player) {
+    let record = |who| journal(dir, who).to_str().unwrap().to_string();
+    let (host_record, guest_record) = (record("host"), record("guest"));
+    let mut host_args = vec!["host", "--pool", pool, "--limited"];
+    host_args.extend(format);
+    host_args.extend(["--record", &host_record]);
+    let mut host = Player::spawn_bringing("host", &relay.url(), &host_args);
+    let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
+    let guest_args = ["join", &code, "--pool", pool, "--record", &guest_record];
+    (host, Player::spawn_bringing("guest", &relay.url(), &guest_args))
+}
+
+/// Brings a killed player back with `fairdeck resume`, recording its journal where it did.
+fn resume(name: &'static str, killed: &Player, dir: &Path) -> Player {
+    Player::resume(name, killed.data(), &["--record", journal(dir, name).to_str().unwrap()])
 }
 
 /// A deck file in `dir`: the first `spells` cards of the pool and `lands` Mountains; the rest of the pool is left
@@ -37,24 +61,60 @@ fn build_both(dir: &Path, players: [&mut Player; 2], pools: [&[String]; 2], spel
     }
 }
 
-fn sealed_pair(relay: &Relay, dir: &Path, cards: u32) -> (Player, Player) {
-    let (host_record, guest_record) = (dir.join("host.journal"), dir.join("guest.journal"));
-    let cards = cards.to_string();
-    let host_args = ["host", "--pool", &cube(), "--limited", "sealed", "--cards", &cards];
-    let mut host_args: Vec<&str> = host_args.to_vec();
-    host_args.extend(["--record", host_record.to_str().unwrap()]);
-    let mut host = Player::spawn_bringing("host", &relay.url(), &host_args);
-    let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
-    let guest_args = ["join", &code, "--pool", &cube(), "--record", guest_record.to_str().unwrap()];
-    let guest = Player::spawn_bringing("guest", &relay.url(), &guest_args);
-    (host, guest)
+/// The first steps of a game, both tables compared after every one: each player draws seven, the host plays a card
+/// of its hand, the guest shuffles its library and reveals a card of its hand. The host's last table.
+fn play(host: &mut Player, guest: &mut Player) -> Value {
+    let library = zone_cards(&settle(host, guest), "host library").len();
+    host.send("draw 7");
+    let table = settle(host, guest);
+    let hand = zone_cards(&table, "host hand");
+    assert_eq!((hand.len(), zone_cards(&table, "host library").len()), (7, library - 7));
+    guest.send("draw 7");
+    let guest_hand = zone_cards(&settle(host, guest), "guest hand");
+    assert_eq!(guest_hand.len(), 7);
+
+    // Played, a card is public: the guest learns what it is.
+    let played = hand[0];
+    assert!(guest.learned_name(played).is_none(), "the guest does not see the host's hand");
+    host.send(&format!("play {played} at 0,0"));
+    let table = settle(host, guest);
+    assert_eq!(zone_cards(&table, "host play"), [played]);
+    assert_eq!(guest.learned_name(played), Some(host.learned_name(played).expect("the host knows its hand")));
+
+    guest.send("shuffle");
+    settle(host, guest);
+    assert!(host.seen.iter().any(|e| e["event"] == "shuffled" && e["library"] == "guest"), "the host is told");
+
+    let shown = guest_hand[0];
+    guest.send(&format!("reveal {shown}"));
+    let table = settle(host, guest);
+    assert_eq!(host.learned_name(shown), Some(guest.learned_name(shown).expect("the guest knows its hand")));
+    table
+}
+
+/// Ends the game (each audits the other's deck) and quits both: both tables are equal to the end, both exit cleanly,
+/// neither saw an alert, and both journals in `dir` verify clean.
+fn finish(mut host: Player, mut guest: Player, dir: &Path) {
+    host.send("end");
+    guest.send("end");
+    host.expect_event("audited");
+    guest.expect_event("audited");
+    settle(&mut host, &mut guest);
+    for player in [&mut host, &mut guest] {
+        player.send("quit");
+        assert!(player.wait_exit().success());
+    }
+    assert!(host.seen.iter().chain(&guest.seen).all(|event| event["event"] != "alert"));
+    for who in ["host", "guest"] {
+        verify_clean(&journal(dir, who));
+    }
 }
 
 #[test]
 fn a_sealed_match_from_a_cube_is_dealt_built_played_and_verified() {
     let dir = tempfile::tempdir().unwrap();
     let relay = Relay::start();
-    let (mut host, mut guest) = sealed_pair(&relay, dir.path(), 30);
+    let (mut host, mut guest) = pair(&relay, dir.path(), &cube(), &["sealed", "--cards", "30"]);
     let mut pools = Vec::new();
     for player in [&mut host, &mut guest] {
         let limited = player.expect_event("limited");
@@ -76,41 +136,14 @@ fn a_sealed_match_from_a_cube_is_dealt_built_played_and_verified() {
     assert!(message.contains("2 Black Lotus") && message.contains(&pools[1][0]), "{message}");
 
     build_both(dir.path(), [&mut host, &mut guest], [&pools[0], &pools[1]], 23, 17);
-    host.send("draw 7");
-    guest.send("draw 7");
-    host.wait_idle();
-    guest.wait_idle();
-    let table = host.table();
+    let table = play(&mut host, &mut guest);
     assert_eq!(zone_cards(&table, "host library").len(), 40 - 7);
     assert_eq!(zone_cards(&table, "host sideboard").len(), 30 - 23);
-    for id in zone_cards(&table, "host hand") {
-        let name = host.learned_name(id).expect("the host knows its hand");
+    for id in zone_cards(&table, "host hand").into_iter().chain(zone_cards(&table, "host play")) {
+        let name = host.learned_name(id).expect("the host knows its cards");
         assert!(pools[0].contains(&name) || name == "Mountain", "{name} is no card of the host's pool");
-        assert!(guest.learned_name(id).is_none(), "the guest does not see the host's hand");
     }
-    host.wait_idle();
-    guest.wait_idle();
-    assert_eq!(public(&host.table()), public(&guest.table()));
-
-    host.send("end");
-    guest.send("end");
-    host.expect_event("audited");
-    guest.expect_event("audited");
-    for player in [&mut host, &mut guest] {
-        player.wait_idle();
-        player.send("quit");
-        assert!(player.wait_exit().success());
-    }
-    assert!(host.seen.iter().chain(&guest.seen).all(|event| event["event"] != "alert"));
-    for who in ["host", "guest"] {
-        let output = Command::new(fairdeck_binary())
-            .arg("verify")
-            .arg(dir.path().join(format!("{who}.journal")))
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&output.stdout);
-        assert!(output.status.success() && text.contains("no breach"), "{who}: {text}");
-    }
+    finish(host, guest, dir.path());
 }
 
 #[test]
@@ -139,20 +172,17 @@ fn a_guest_with_another_pool_file_is_told_both_hashes_before_anything_is_dealt()
 fn a_guest_killed_while_building_resumes_with_its_pool_and_the_match_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     let relay = Relay::start();
-    let (mut host, mut guest) = sealed_pair(&relay, dir.path(), 20);
+    let (mut host, mut guest) = pair(&relay, dir.path(), &cube(), &["sealed", "--cards", "20"]);
     let guest_pool = pool_cards(&guest.expect_event("pool"));
     let host_pool = pool_cards(&host.expect_event("pool"));
     guest.wait_idle();
     guest.kill();
-    let data = guest.data();
-    let mut guest = Player::resume("guest", data, &[]);
+    let mut guest = resume("guest", &guest, dir.path());
     let resumed = pool_cards(&guest.expect_event("pool"));
     assert_eq!(resumed, guest_pool, "the resumed guest is shown the same pool");
     build_both(dir.path(), [&mut host, &mut guest], [&host_pool, &guest_pool], 15, 10);
-    for player in [&mut host, &mut guest] {
-        player.wait_idle();
-    }
-    assert_eq!(public(&host.table()), public(&guest.table()));
+    play(&mut host, &mut guest);
+    finish(host, guest, dir.path());
 }
 
 #[test]
@@ -160,10 +190,7 @@ fn sealed_boosters_of_a_set_file_are_opened_built_and_played() {
     let dir = tempfile::tempdir().unwrap();
     let relay = Relay::start();
     let set = example("pools/small-set.json").to_str().unwrap().to_string();
-    let host_args = ["host", "--pool", &set, "--limited", "sealed", "--boosters", "3"];
-    let mut host = Player::spawn_bringing("host", &relay.url(), &host_args);
-    let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
-    let mut guest = Player::spawn_bringing("guest", &relay.url(), &["join", &code, "--pool", &set]);
+    let (mut host, mut guest) = pair(&relay, dir.path(), &set, &["sealed", "--boosters", "3"]);
     let mut pools = Vec::new();
     for player in [&mut host, &mut guest] {
         assert_eq!(player.expect_event("limited")["format"], serde_json::json!({"sealed-boosters": {"boosters": 3}}));
@@ -172,15 +199,8 @@ fn sealed_boosters_of_a_set_file_are_opened_built_and_played() {
         pools.push(pool);
     }
     build_both(dir.path(), [&mut host, &mut guest], [&pools[0], &pools[1]], 20, 10);
-    host.send("draw 7");
-    host.wait_idle();
-    guest.wait_idle();
-    assert_eq!(public(&host.table()), public(&guest.table()));
-    host.send("end");
-    guest.send("end");
-    host.expect_event("audited");
-    guest.expect_event("audited");
-    assert!(host.seen.iter().chain(&guest.seen).all(|event| event["event"] != "alert"));
+    play(&mut host, &mut guest);
+    finish(host, guest, dir.path());
 }
 
 /// A `{"row":N}` or `{"column":N}` line of a grid event's cells with a card left, as a `pick` command.
@@ -199,10 +219,7 @@ fn open_line(cells: &[Value]) -> String {
 fn a_grid_draft_from_a_cube_is_picked_built_and_played() {
     let dir = tempfile::tempdir().unwrap();
     let relay = Relay::start();
-    let host_args = ["host", "--pool", &cube(), "--limited", "grid", "--grids", "4"];
-    let mut host = Player::spawn_bringing("host", &relay.url(), &host_args);
-    let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
-    let mut guest = Player::spawn_bringing("guest", &relay.url(), &["join", &code, "--pool", &cube()]);
+    let (mut host, mut guest) = pair(&relay, dir.path(), &cube(), &["grid", "--grids", "4"]);
     for player in [&mut host, &mut guest] {
         assert_eq!(player.expect_event("limited")["format"], serde_json::json!({"grid": {"grids": 4}}));
     }
@@ -228,11 +245,8 @@ fn a_grid_draft_from_a_cube_is_picked_built_and_played() {
     }
     assert!(pools.iter().all(|pool| (8..=12).contains(&pool.len())), "{pools:?}");
     build_both(dir.path(), [&mut host, &mut guest], [&pools[0], &pools[1]], 5, 10);
-    host.send("draw 3");
-    host.wait_idle();
-    guest.wait_idle();
-    assert_eq!(public(&host.table()), public(&guest.table()));
-    assert!(host.seen.iter().chain(&guest.seen).all(|event| event["event"] != "alert"));
+    play(&mut host, &mut guest);
+    finish(host, guest, dir.path());
 }
 
 /// Drives a Winston draft for at most `looks` choices: once both programs are idle (each waits on a player's choice,
@@ -259,16 +273,14 @@ fn draft_winston(host: &mut Player, guest: &mut Player, looks: usize) -> bool {
 }
 
 #[test]
-fn a_host_killed_in_a_winston_draft_resumes_where_it_stood_and_the_draft_ends() {
+fn a_host_killed_in_a_winston_draft_resumes_where_it_stood_and_the_match_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
     let relay = Relay::start();
-    let host_args = ["host", "--pool", &cube(), "--limited", "winston", "--cards", "15"];
-    let mut host = Player::spawn_bringing("host", &relay.url(), &host_args);
-    let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
-    let mut guest = Player::spawn_bringing("guest", &relay.url(), &["join", &code, "--pool", &cube()]);
+    let (mut host, mut guest) = pair(&relay, dir.path(), &cube(), &["winston", "--cards", "15"]);
     assert!(!draft_winston(&mut host, &mut guest, 5), "the draft goes on");
     host.wait_idle();
     host.kill();
-    let mut host = Player::resume("host", host.data(), &[]);
+    let mut host = resume("host", &host, dir.path());
     // Told again where the draft stands, and the pile it looks at if it is its turn.
     let state = host.expect_event("winston");
     if state["looking"] == "host" {
@@ -281,16 +293,17 @@ fn a_host_killed_in_a_winston_draft_resumes_where_it_stood_and_the_draft_ends() 
     let wrong: Vec<&Value> =
         host.seen.iter().chain(&guest.seen).filter(|v| v["event"] == "alert" || v["event"] == "error").collect();
     assert!(wrong.is_empty(), "{wrong:?}");
+    // Every look takes at least one card and the looks alternate: each pool holds one card at least.
+    build_both(dir.path(), [&mut host, &mut guest], [&pools[0], &pools[1]], 1, 12);
+    play(&mut host, &mut guest);
+    finish(host, guest, dir.path());
 }
 
 #[test]
 fn a_winston_draft_from_a_cube_is_drafted_built_and_played() {
     let dir = tempfile::tempdir().unwrap();
     let relay = Relay::start();
-    let host_args = ["host", "--pool", &cube(), "--limited", "winston", "--cards", "18"];
-    let mut host = Player::spawn_bringing("host", &relay.url(), &host_args);
-    let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
-    let mut guest = Player::spawn_bringing("guest", &relay.url(), &["join", &code, "--pool", &cube()]);
+    let (mut host, mut guest) = pair(&relay, dir.path(), &cube(), &["winston", "--cards", "18"]);
     for player in [&mut host, &mut guest] {
         assert_eq!(player.expect_event("limited")["format"], serde_json::json!({"winston": {"cards": 18}}));
     }
@@ -305,11 +318,10 @@ fn a_winston_draft_from_a_cube_is_drafted_built_and_played() {
             assert!(host_pool.contains(&card.as_str().unwrap().to_string()));
         }
     }
-    build_both(dir.path(), [&mut host, &mut guest], [&host_pool, &guest_pool], 3, 10);
-    host.wait_idle();
-    guest.wait_idle();
-    assert_eq!(public(&host.table()), public(&guest.table()));
     let wrong: Vec<&Value> =
         host.seen.iter().chain(&guest.seen).filter(|v| v["event"] == "alert" || v["event"] == "error").collect();
     assert!(wrong.is_empty(), "{wrong:?}");
+    build_both(dir.path(), [&mut host, &mut guest], [&host_pool, &guest_pool], 3, 10);
+    play(&mut host, &mut guest);
+    finish(host, guest, dir.path());
 }
