@@ -1,11 +1,12 @@
 //! Building a limited deck at the table end to end: two `fairdeck --script` processes are dealt sealed pools from a
 //! cube, build their decks with `add`, `remove`, `basics` and `done`, play, and sideboard from the pool between
-//! games; each deck built is a deck file `fairdeck deck` reads back.
+//! games; each deck built is a deck file `fairdeck deck` reads back. Both tables are compared once each game is set
+//! up, and both journals verify clean.
 
 use std::path::Path;
 use std::process::Command;
 
-use fairdeck_e2e::{Player, Relay, example, fairdeck_binary, zone_cards};
+use fairdeck_e2e::{Player, Relay, example, fairdeck_binary, settle, verify_clean, zone_cards};
 use serde_json::{Value, json};
 
 /// Each player brings this many cards of the pool into the deck, and this many Mountains and Islands.
@@ -15,17 +16,21 @@ const ISLANDS: u32 = 4;
 /// Cards dealt to each player.
 const DEAL: u32 = 20;
 
-fn sealed_pair(relay: &Relay) -> (Player, Player) {
+/// Sealed pools of `DEAL` cards from the cube; each player records its journal in `dir`.
+fn sealed_pair(relay: &Relay, dir: &Path) -> (Player, Player) {
     let cube = example("pools/cube-90.txt");
     let cube = cube.to_str().unwrap();
     let deal = DEAL.to_string();
+    let record = |who: &str| dir.join(format!("{who}.journal")).to_str().unwrap().to_string();
+    let (host_record, guest_record) = (record("host"), record("guest"));
     let mut host = Player::spawn_bringing(
         "host",
         &relay.url(),
-        &["host", "--pool", cube, "--limited", "sealed", "--cards", &deal],
+        &["host", "--pool", cube, "--limited", "sealed", "--cards", &deal, "--record", &host_record],
     );
     let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
-    let guest = Player::spawn_bringing("guest", &relay.url(), &["join", &code, "--pool", cube]);
+    let guest =
+        Player::spawn_bringing("guest", &relay.url(), &["join", &code, "--pool", cube, "--record", &guest_record]);
     (host, guest)
 }
 
@@ -74,8 +79,9 @@ fn build(player: &mut Player, pool: &[String]) {
 
 #[test]
 fn both_players_build_at_the_table_play_and_sideboard_from_the_pool() {
+    let dir = tempfile::tempdir().unwrap();
     let relay = Relay::start();
-    let (mut host, mut guest) = sealed_pair(&relay);
+    let (mut host, mut guest) = sealed_pair(&relay, dir.path());
     let pools = [pool_names(&mut host), pool_names(&mut guest)];
 
     // The cube is a singleton: a second copy is refused saying how many the pool holds; nothing changed.
@@ -111,8 +117,7 @@ fn both_players_build_at_the_table_play_and_sideboard_from_the_pool() {
         assert_eq!(total(&side), u64::from(DEAL) - SPELLS as u64);
         assert!(side.contains(&(1, pool[SPELLS].clone())), "the card removed is in the sideboard: {side:?}");
     }
-    host.wait_idle();
-    let table = host.table();
+    let table = settle(&mut host, &mut guest);
     assert_eq!(zone_cards(&table, "host library").len(), SPELLS + (MOUNTAINS + ISLANDS) as usize);
     assert_eq!(zone_cards(&table, "host sideboard").len(), DEAL as usize - SPELLS);
 
@@ -138,17 +143,26 @@ fn both_players_build_at_the_table_play_and_sideboard_from_the_pool() {
     guest.send("new-game");
     for player in [&mut host, &mut guest] {
         player.expect_event("ready");
-        player.wait_idle();
     }
-    let table = host.table();
+    let table = settle(&mut host, &mut guest);
     assert_eq!(zone_cards(&table, "host library").len(), SPELLS + 10);
     assert_eq!(zone_cards(&table, "host sideboard").len(), DEAL as usize - SPELLS);
     let (main, side) = read_back(&second);
     assert!(main.contains(&(10, "Mountain".to_string())) && !main.iter().any(|(_, name)| name == "Island"), "{main:?}");
     assert!(side.contains(&(1, pools[0][0].clone())), "{side:?}");
     for player in [&mut host, &mut guest] {
+        player.send("end");
+    }
+    for player in [&mut host, &mut guest] {
+        player.expect_event("audited");
+    }
+    settle(&mut host, &mut guest);
+    for player in [&mut host, &mut guest] {
         player.send("quit");
         assert!(player.wait_exit().success());
     }
     assert!(host.seen.iter().chain(&guest.seen).all(|event| event["event"] != "alert"));
+    for who in ["host", "guest"] {
+        verify_clean(&dir.path().join(format!("{who}.journal")));
+    }
 }
