@@ -6,7 +6,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use fairdeck_e2e::{FORFEIT_GRACE_SECS, Player, RelayProcess, deck, fairdeck_binary, public, zone_cards};
+use fairdeck_e2e::{FORFEIT_GRACE_SECS, Player, RelayProcess, deck, fairdeck_binary, public, verify_clean, zone_cards};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use serde_json::Value;
@@ -61,12 +61,6 @@ fn finish(mut host: Player, mut guest: Player, dir: &Path) {
     for who in ["host", "guest"] {
         verify_clean(&dir.join(format!("{who}.journal")));
     }
-}
-
-fn verify_clean(journal: &Path) {
-    let output = Command::new(fairdeck_binary()).arg("verify").arg(journal).output().expect("run fairdeck verify");
-    let text = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "verify {}: {}\n{text}", journal.display(), output.status);
 }
 
 /// Cards the table counts for both players: nothing lost, nothing applied twice.
