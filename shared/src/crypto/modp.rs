@@ -7,6 +7,7 @@
 
 use std::sync::LazyLock;
 
+use crypto_bigint::{JacobiSymbol, Odd, U2048};
 use num_bigint::BigUint;
 use num_traits::{One, Zero};
 use rand_core::CryptoRng;
@@ -58,6 +59,18 @@ pub static P: LazyLock<BigUint> = LazyLock::new(|| BigUint::from_bytes_be(&P_BYT
 pub static Q: LazyLock<BigUint> = LazyLock::new(|| (&*P - 1u32) >> 1);
 
 const LEN: usize = 256;
+
+/// p, for the Jacobi symbol.
+static P_ODD: LazyLock<Odd<U2048>> =
+    LazyLock::new(|| Odd::new(U2048::from_be_slice(&P_BYTES)).expect("the prime p is odd"));
+
+/// Whether `x` (the big-endian bytes of a number below p) is a quadratic residue modulo p, by its Legendre symbol,
+/// computed as a Jacobi symbol. For the safe prime p = 2q + 1 the non-zero quadratic residues are exactly the
+/// subgroup of order q, so this is the check x^q = 1 at a small part of its cost. Variable time: received elements
+/// are public.
+fn is_quadratic_residue(x: &[u8]) -> bool {
+    U2048::from_be_slice(x).jacobi_symbol_vartime(&P_ODD) == JacobiSymbol::One
+}
 
 /// The modp2048 suite.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -262,7 +275,7 @@ impl Group for Modp2048 {
         if x <= BigUint::one() || x >= p_minus_one {
             return Err(DecodeError::OutOfRange);
         }
-        if !x.modpow(&Q, &P).is_one() {
+        if !is_quadratic_residue(bytes) {
             return Err(DecodeError::NotInSubgroup);
         }
         Ok(ModpElement(x))
@@ -309,5 +322,41 @@ mod tests {
                 elements.iter().zip(&scalars).fold(BigUint::one(), |acc, (e, s)| acc * e.0.modpow(&s.0, &P) % &*P);
             assert_eq!(product_of_powers(&scalars, &refs), expected, "{count} terms");
         }
+    }
+
+    /// The subgroup check as it was, by a full exponentiation.
+    fn in_subgroup_by_power(x: &BigUint) -> bool {
+        x.modpow(&Q, &P).is_one()
+    }
+
+    #[test]
+    fn the_legendre_symbol_accepts_exactly_the_subgroup() {
+        use rand_chacha::ChaCha20Rng;
+        use rand_core::{Rng, SeedableRng};
+        let mut rng = ChaCha20Rng::from_seed([20; 32]);
+        let mut candidates: Vec<BigUint> = Vec::new();
+        // Random numbers below p, their squares (all in the subgroup) and their negatives (p ≡ 3 mod 4, so −1 is not
+        // a residue: exactly one of x and −x is).
+        for _ in 0..200 {
+            let mut bytes = [0u8; LEN];
+            rng.fill_bytes(&mut bytes);
+            let x = BigUint::from_bytes_be(&bytes) % &*P;
+            candidates.push(&x * &x % &*P);
+            candidates.push(&*P - &x);
+            candidates.push(x);
+        }
+        // Crafted: the ends of the range, small numbers, the generator 2 and −2, q, q ± 1, a power of two.
+        for small in 0u32..40 {
+            candidates.push(BigUint::from(small));
+            candidates.push(&*P - small);
+        }
+        candidates.extend([Q.clone(), &*Q + 1u32, &*Q - 1u32, BigUint::one() << 2047u32]);
+        let mut members = 0;
+        for x in candidates.into_iter().filter(|x| *x < *P) {
+            let bytes = to_fixed(&x);
+            assert_eq!(is_quadratic_residue(&bytes), in_subgroup_by_power(&x), "disagree on {x:x}");
+            members += usize::from(in_subgroup_by_power(&x));
+        }
+        assert!(members > 200, "both kinds were tried: {members} members");
     }
 }
