@@ -478,9 +478,9 @@ pub static NEW_GAME: Spec = Spec {
 
 pub static PICK: Spec = Spec {
     name: "pick",
-    args: "row N | column N",
-    about: "grid draft: take a row or column",
-    example: "pick row 2",
+    args: "N | NAME | row N | column N",
+    about: "booster draft: take card N (or named) of the pack shown; grid draft: take a row or column",
+    example: "pick 3",
     keys: &[],
     parse: read::pick,
 };
