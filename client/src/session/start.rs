@@ -165,7 +165,8 @@ pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), Ses
             let pool_error = |reason: String| SessionError::Deck { path: file.display().to_string(), reason };
             let format = offer.map(|offer| offer.format(&pool.source)).transpose().map_err(pool_error)?;
             let limited = LimitedConfig { pool, format };
-            Engine::<Ristretto255>::new_limited(seat, config, limited, os_seed()).map_err(|e| pool_error(e.to_string()))?
+            Engine::<Ristretto255>::new_limited(seat, config, limited, os_seed())
+                .map_err(|e| pool_error(e.to_string()))?
         }
     };
 
