@@ -190,14 +190,20 @@ fn a_booster_draft_of_a_set_opens_a_booster_each_and_each_pool_is_a_booster_of_c
 }
 
 #[test]
-fn a_pack_size_is_refused_with_a_set_file() {
+fn a_draft_the_pool_file_cannot_give_is_refused_before_the_relay_is_reached() {
     let relay = Relay::start();
-    let set = pool_file("pools/small-set.json");
-    let args = ["host", "--pool", &set, "--limited", "draft", "--pack-size", "10"];
-    let mut host = Player::spawn_bringing("host", &relay.url(), &args);
-    let status = host.wait_exit();
-    assert!(!status.success());
-    let said = host.seen.iter().find(|v| v["event"] == "fatal" || v["event"] == "error").cloned();
-    let said = said.unwrap_or_else(|| panic!("no error told: {:#?}", host.seen));
-    assert!(said.to_string().contains("--pack-size"), "{said}");
+    let (set, cube) = (pool_file("pools/small-set.json"), pool_file("pools/cube-90.txt"));
+    for (pool, draft_args, said) in [
+        (&set, &["--pack-size", "10"][..], "--pack-size is for a cube"),
+        (&cube, &["--packs", "4"][..], "the pool has 90 cards, and booster draft, 4 packs of 15 cards each deals 120"),
+    ] {
+        let mut args = vec!["host", "--pool", pool, "--limited", "draft"];
+        args.extend(draft_args);
+        let mut host = Player::spawn_bringing("host", &relay.url(), &args);
+        assert!(!host.wait_exit().success());
+        let [error] = &host.seen[..] else { panic!("one error event: {:#?}", host.seen) };
+        assert_eq!((&error["event"], &error["kind"]), (&"error".into(), &"pool".into()), "{error}");
+        let message = error["message"].as_str().unwrap();
+        assert!(message.contains("cannot give this match") && message.contains(said), "{message}");
+    }
 }

@@ -162,7 +162,7 @@ pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), Ses
         }
         Brought::Pool { file, offer } => {
             let pool = read_pool(file)?;
-            let pool_error = |reason: String| SessionError::Deck { path: file.display().to_string(), reason };
+            let pool_error = |reason: String| SessionError::Pool { path: file.display().to_string(), reason };
             let format = offer.map(|offer| offer.format(&pool.source)).transpose().map_err(pool_error)?;
             let limited = LimitedConfig { pool, format };
             Engine::<Ristretto255>::new_limited(seat, config, limited, os_seed())
