@@ -693,7 +693,8 @@ fn a_booster_draft_passes_every_pack_and_shows_nobody_a_card_before_its_pack_com
             assert!(first_picks.iter().all(|card| !cards.contains(card)), "{seat:?} saw {first_picks:?}");
         }
         // The other's picks are never named to this player.
-        let named = pair.events(seat).iter().any(|e| matches!(e, Event::CardTaken { by, card: Some(_), .. } if *by == peer));
+        let named =
+            pair.events(seat).iter().any(|e| matches!(e, Event::CardTaken { by, card: Some(_), .. } if *by == peer));
         assert!(!named);
         // Nothing the other picked first from its own pack was revealed by it at all.
         let revealed = sent_positions(&pair, peer, false);

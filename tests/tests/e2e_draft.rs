@@ -33,6 +33,11 @@ fn pack_to_pick(player: &Player, seat: &str) -> Option<Value> {
     (!taken).then(|| player.seen[at].clone())
 }
 
+/// The `card_taken` event of `player`'s own pick (the other's may come before it).
+fn took(player: &mut Player, seat: &str) -> Value {
+    player.expect("its card_taken", |v| v["event"] == "card_taken" && v["by"] == seat)
+}
+
 /// Drives the draft until both pools come: once both programs are idle (each waits on a pick, or is done), each
 /// player with a pack to pick from takes a card of it, by its number or by its name in turn. The pools.
 fn draft(host: &mut Player, guest: &mut Player) -> [Vec<String>; 2] {
@@ -53,8 +58,7 @@ fn draft(host: &mut Player, guest: &mut Player) -> [Vec<String>; 2] {
                 format!("pick {}", cards[0].as_str().unwrap().to_uppercase())
             };
             player.send(&pick);
-            let taken = player.expect_event("card_taken");
-            assert_eq!(taken["by"], seat, "{taken}");
+            let taken = took(player, seat);
             let wanted = if step % 2 == 0 { &cards[cards.len() - 1] } else { &cards[0] };
             assert_eq!(&taken["card"], wanted, "{pick} took the card it names");
         }
@@ -206,4 +210,29 @@ fn a_draft_the_pool_file_cannot_give_is_refused_before_the_relay_is_reached() {
         let message = error["message"].as_str().unwrap();
         assert!(message.contains("cannot give this match") && message.contains(said), "{message}");
     }
+}
+
+#[test]
+fn a_host_killed_in_a_booster_draft_resumes_with_its_pack_and_the_draft_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let relay = Relay::start();
+    let cube = pool_file("pools/cube-90.txt");
+    let (mut host, mut guest) = draft_pair(&relay, dir.path(), &cube, &["--packs", "1", "--pack-size", "6"]);
+    // Both take the first card of the pack they opened: each then holds the other's.
+    for (player, seat) in [(&mut host, "host"), (&mut guest, "guest")] {
+        player.expect_event("pack");
+        player.send("pick 1");
+        took(player, seat);
+    }
+    let passed = host.expect_event("pack");
+    assert_eq!(passed["pack"], 1, "{passed}");
+    host.wait_idle();
+    host.kill();
+    let mut host = Player::resume("host", host.data(), &[]);
+    // Told again where the draft stands and the pack it has yet to pick from.
+    assert_eq!(host.expect_event("pack"), passed);
+    assert!(host.seen.iter().any(|v| v["event"] == "packs"), "{:#?}", host.seen);
+    let pools = draft(&mut host, &mut guest);
+    assert!(pools.iter().all(|pool| pool.len() == 6), "{pools:?}");
+    nothing_wrong(&host, &guest);
 }

@@ -20,7 +20,9 @@ impl<G: Group> Engine<G> {
         if self.phase.peer_key().is_none() {
             return Some(Awaited::Hello);
         }
-        if let Some(awaited) = self.awaiting_grid().or_else(|| self.awaiting_winston()).or_else(|| self.awaiting_packs()) {
+        if let Some(awaited) =
+            self.awaiting_grid().or_else(|| self.awaiting_winston()).or_else(|| self.awaiting_packs())
+        {
             return Some(awaited);
         }
         if self.awaiting_stack() {

@@ -207,10 +207,7 @@ impl<G: Group> Engine<G> {
                 | LimitedFormat::Winston { .. }
                 | LimitedFormat::Draft { .. },
                 Some(cards),
-            ) if fits(format, cards.len()).is_ok() =>
-            {
-                Some((cards, [vec![], vec![]]))
-            }
+            ) if fits(format, cards.len()).is_ok() => Some((cards, [vec![], vec![]])),
             _ => return Err(Fault::new(AlertKind::Malformed, format!("{format} cannot be dealt from this pool file"))),
         };
         limited.format = Some(format);

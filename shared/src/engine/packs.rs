@@ -169,9 +169,9 @@ impl<G: Group> Engine<G> {
     /// The opponent's pick: of the first pack waiting with it, which it could read whole, a card still in it.
     pub(super) fn receive_pack_pick(&mut self, pack: u32, position: u32) -> Result<(), Fault> {
         let peer = self.seat.opponent();
-        let fits = self.packs().is_some_and(|draft| {
-            draft.ready(peer) == Some(pack) && draft.packs[pack as usize].contains(&position)
-        });
+        let fits = self
+            .packs()
+            .is_some_and(|draft| draft.ready(peer) == Some(pack) && draft.packs[pack as usize].contains(&position));
         if !fits {
             return Err(Fault::new(
                 AlertKind::Unexpected,

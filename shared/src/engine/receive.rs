@@ -99,7 +99,9 @@ impl<G: Group> Engine<G> {
             Message::StackDeal { positions, forms, proof } => self.receive_stack_deal(seq, positions, forms, proof)?,
             Message::GridReveal { grid, forms, proof } => self.receive_grid_reveal(seq, grid, forms, proof)?,
             Message::GridPick { grid, line } => self.receive_grid_pick(grid, line)?,
-            Message::StackReveal { positions, forms, proof } => self.receive_stack_reveal(seq, positions, forms, proof)?,
+            Message::StackReveal { positions, forms, proof } => {
+                self.receive_stack_reveal(seq, positions, forms, proof)?
+            }
             Message::WinstonChoice { pile, choice } => self.receive_winston_choice(pile, choice)?,
             Message::PackPick { pack, position } => self.receive_pack_pick(pack, position)?,
             Message::PoolDeck { key, library, sideboard, forms, pool_proof, basic_proof, label, difference } => {
