@@ -479,7 +479,7 @@ pub static NEW_GAME: Spec = Spec {
 pub static PICK: Spec = Spec {
     name: "pick",
     args: "N | NAME | row N | column N",
-    about: "booster draft: take card N (or named) of the pack shown; grid draft: take a row or column",
+    about: "draft: take a card of the pack, or a grid line",
     example: "pick 3",
     keys: &[],
     parse: read::pick,
