@@ -49,8 +49,8 @@ enum Command {
     },
     /// Practice alone: the table against a built-in opponent, the goldfish, which plays the protocol honestly
     /// (locks, shuffles, strips, proofs) with a copy of your deck and does nothing else, over a relay inside
-    /// this program. In limited play (--pool FILE --limited sealed) it is dealt a pool of its own and builds its
-    /// deck from it by itself. Nothing is saved: a practice game ends with the program.
+    /// this program. In limited play (--pool FILE --limited FORMAT) it is dealt or drafts a pool of its own and
+    /// builds its deck from it by itself. Nothing is saved: a practice game ends with the program.
     #[command(after_help = game_help())]
     Practice(PracticeArgs),
     /// List the saved games: opponent, start, last move, whether each goes on, and whether a fairdeck has it
@@ -141,6 +141,13 @@ struct Counts {
     /// Grid draft: how many grids of nine cards (a cube of at least nine times as many cards).
     #[arg(long, value_name = "N", default_value_t = 10, requires = "limited")]
     grids: u32,
+    /// Booster draft: how many packs each player opens, one a round.
+    #[arg(long, value_name = "N", default_value_t = 3, requires = "limited")]
+    packs: u32,
+    /// Booster draft from a cube: how many cards a pack holds [default: 15]. A set's booster holds what the set
+    /// says: not with a set file.
+    #[arg(long, value_name = "N", requires = "limited")]
+    pack_size: Option<u32>,
 }
 
 /// The limited formats `--limited` offers.
@@ -155,6 +162,9 @@ enum LimitedKind {
     Grid,
     /// Winston draft: three piles of the cube's cards, each player in turn taking a pile or passing it.
     Winston,
+    /// Booster draft: each player opens `--packs` packs, one a round, of `--pack-size` cards of a cube or a
+    /// set's boosters; each takes a card and passes the rest to the other, until the packs are empty.
+    Draft,
 }
 
 impl LimitedKind {
@@ -164,6 +174,7 @@ impl LimitedKind {
             LimitedKind::Winston => Offer::Winston { cards: counts.cards },
             LimitedKind::Uniform => Offer::Uniform,
             LimitedKind::Grid => Offer::Grid { grids: counts.grids },
+            LimitedKind::Draft => Offer::Draft { packs: counts.packs, cards: counts.pack_size },
         }
     }
 }
@@ -177,7 +188,7 @@ impl GameArgs {
                 Ok(Brought::Pool { file: file.clone(), offer: Some(kind.offer(&self.counts)) })
             }
             (None, Some(_), None) if host => {
-                Err("hosting with --pool needs --limited FORMAT (sealed, uniform, grid, winston)".into())
+                Err("hosting with --pool needs --limited FORMAT (sealed, uniform, grid, winston, draft)".into())
             }
             (None, Some(_), Some(_)) => Err("the host chooses the format: join with --pool FILE alone".into()),
             (None, Some(file), None) => Ok(Brought::Pool { file: file.clone(), offer: None }),
@@ -196,7 +207,7 @@ struct PracticeArgs {
     /// from it; `build DECKFILE` takes your deck from yours, and the goldfish builds its own.
     #[arg(long, value_name = "FILE", requires = "limited")]
     pool: Option<std::path::PathBuf>,
-    /// Limited play: the format [possible values: sealed].
+    /// Limited play: the format.
     #[arg(long, value_name = "FORMAT", requires = "pool")]
     limited: Option<LimitedKind>,
     #[command(flatten)]

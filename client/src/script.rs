@@ -236,6 +236,25 @@ enum ScriptEvent {
         count: u32,
         cards: Vec<String>,
     },
+    /// Booster draft: round `round` (from 0) of `rounds`; the packs waiting with, and the cards taken by, the host
+    /// and the guest.
+    Packs {
+        round: u32,
+        rounds: u32,
+        waiting: [u32; 2],
+        picks: [u32; 2],
+    },
+    /// Booster draft: the pack `pack` this player picks from now: its cards, in the order `pick N` counts (from 1).
+    Pack {
+        pack: u32,
+        cards: Vec<String>,
+    },
+    /// Booster draft: `by` took a card of pack `pack`; `card` names it to the taker only (`null` for the other).
+    CardTaken {
+        by: &'static str,
+        pack: u32,
+        card: Option<String>,
+    },
     /// A deck entered the game with its owner's label; `changed` since the previous game.
     DeckLabel {
         seat: &'static str,
@@ -367,6 +386,9 @@ fn engine_event(event: Event, engine: &Engine<Ristretto255>) -> ScriptEvent {
         },
         Event::PileShown { pile, cards } => ScriptEvent::PileShown { pile, cards },
         Event::PileTaken { by, pile, count, cards } => ScriptEvent::PileTaken { by: by.name(), pile, count, cards },
+        Event::Packs { round, rounds, waiting, picks } => ScriptEvent::Packs { round, rounds, waiting, picks },
+        Event::Pack { pack, cards } => ScriptEvent::Pack { pack, cards },
+        Event::CardTaken { by, pack, card } => ScriptEvent::CardTaken { by: by.name(), pack, card },
         Event::Alert(alert) => ScriptEvent::Alert {
             kind: alert.kind.name(),
             detail: alert.detail,

@@ -1,6 +1,8 @@
 //! `fairdeck practice` in limited play, end to end: a real `fairdeck practice --script --pool FILE --limited sealed`
-//! process, whose goldfish is dealt its own pool from the same file and builds its deck from it by itself.
+//! process, whose goldfish is dealt its own pool from the same file and builds its deck from it by itself; and
+//! `--limited draft`, where the goldfish drafts the packs passed to it.
 
+use std::ffi::OsStr;
 use std::process::{Command, Stdio};
 
 use fairdeck_e2e::{Player, example, fairdeck_binary, pool_cards, zone_cards};
@@ -55,6 +57,43 @@ fn a_sealed_practice_deals_both_pools_and_the_goldfish_builds_its_own_deck() {
 }
 
 #[test]
+fn the_goldfish_drafts_boosters_beside_the_player_until_the_pools_come() {
+    let temp = tempfile::tempdir().expect("temp dir");
+    let cube = example("pools/cube-90.txt");
+    let args: [&OsStr; 8] = [
+        "--pool".as_ref(),
+        cube.as_os_str(),
+        "--limited".as_ref(),
+        "draft".as_ref(),
+        "--packs".as_ref(),
+        "2".as_ref(),
+        "--pack-size".as_ref(),
+        "3".as_ref(),
+    ];
+    let mut player = Player::practice_bringing("player", &args, temp.path());
+    assert_eq!(player.expect_event("limited")["format"], serde_json::json!({"draft": {"packs": 2, "cards": 3}}));
+    // Each pack shown is picked from; the goldfish picks from those passed to it by itself.
+    let mut picks = 0;
+    let pool = loop {
+        let shown = player.expect("a pack or the pool", |v| v["event"] == "pack" || v["event"] == "pool");
+        if shown["event"] == "pool" {
+            break pool_cards(&shown);
+        }
+        player.send("pick 1");
+        picks += 1;
+    };
+    // A pack of 3 opened by each, round after round: 2 of one's own and 1 of the goldfish's.
+    assert_eq!((picks, pool.len()), (6, 6), "{pool:?}");
+    let goldfish_picks = player.seen.iter().filter(|v| v["event"] == "card_taken" && v["by"] == "guest").count();
+    assert_eq!(goldfish_picks, 6);
+    player.send("quit");
+    assert!(player.wait_exit().success(), "exit 0; saw {:#?}", player.seen);
+    let unwanted: Vec<&Value> =
+        player.seen.iter().filter(|v| ["alert", "error"].contains(&v["event"].as_str().unwrap())).collect();
+    assert!(unwanted.is_empty(), "no alert, no error: {unwanted:#?}");
+}
+
+#[test]
 fn a_practice_needs_a_deck_or_a_pool_with_its_format() {
     let cube = example("pools/cube-90.txt");
     let cube = cube.to_str().unwrap();
@@ -62,7 +101,7 @@ fn a_practice_needs_a_deck_or_a_pool_with_its_format() {
         (&[][..], "--deck <FILE>"),
         (&["--pool", cube][..], "--limited <FORMAT>"),
         (&["--deck", cube, "--pool", cube, "--limited", "sealed"][..], "cannot be used with"),
-        (&["--pool", cube, "--limited", "draft"][..], "invalid value 'draft'"),
+        (&["--pool", cube, "--limited", "rochester"][..], "invalid value 'rochester'"),
     ] {
         let output = Command::new(fairdeck_binary())
             .args(["practice", "--script"])

@@ -8,7 +8,7 @@ use fairdeck_shared::table::{CardId, Placement, Position, PowerToughness, ZoneId
 use fairdeck_shared::wire::{Action, BasicLand, GridLine, PeekPurpose, PileChoice};
 
 use super::resolve::CardRef;
-use super::spec::{Amount, Args, ArrowTo, BuildStep, CardAct, Command, Placing, TableAct, TopWatch};
+use super::spec::{Amount, Args, ArrowTo, BuildStep, CardAct, Command, PackCard, Placing, TableAct, TopWatch};
 
 pub fn draw(a: &Args) -> Result<Command, String> {
     Ok(Command::Act(Action::Draw { count: one_number(a)? }))
@@ -246,14 +246,20 @@ pub fn new_game(a: &Args) -> Result<Command, String> {
     Ok(Command::NewGame((!a.rest.is_empty()).then(|| PathBuf::from(a.rest))))
 }
 
+/// `pick row N` and `pick column N` (a grid draft), `pick N` and `pick NAME` (a booster draft's pack).
 pub fn pick(a: &Args) -> Result<Command, String> {
     let number = |n: &str| n.parse::<u8>().ok().filter(|n| (1..=3).contains(n)).map(|n| n - 1);
-    let line = match a.words[..] {
-        ["row", n] => number(n).map(GridLine::Row),
-        ["column" | "col", n] => number(n).map(GridLine::Column),
-        _ => None,
-    };
-    line.map(Command::Pick).ok_or_else(|| a.usage_with("N is 1, 2 or 3"))
+    let usage = || a.usage_with("row and column N are 1, 2 or 3; a pack's N from 1");
+    match a.words[..] {
+        ["row", n] => number(n).map(|n| Command::Pick(GridLine::Row(n))).ok_or_else(usage),
+        ["column" | "col", n] => number(n).map(|n| Command::Pick(GridLine::Column(n))).ok_or_else(usage),
+        [n] if n.chars().all(|c| c.is_ascii_digit()) => {
+            n.parse::<u32>().ok().filter(|&n| n > 0).map(|n| Command::TakeCard(PackCard::Number(n))).ok_or_else(usage)
+        }
+        [] => Err(usage()),
+        // The rest of the line whole: a card's name holds spaces, and may be quoted.
+        _ => Ok(Command::TakeCard(PackCard::Name(a.rest.trim_matches('"').to_string()))),
+    }
 }
 
 pub fn pile(a: &Args) -> Result<Command, String> {

@@ -33,6 +33,7 @@ impl Command {
             | Command::Build(_)
             | Command::Pick(_)
             | Command::Pile(_)
+            | Command::TakeCard(_)
             | Command::Building(_)
             | Command::NewCode
             | Command::Table => Gate::Always,

@@ -25,8 +25,8 @@ pub use error::ErrorKind;
 pub use gate::Gate;
 pub use resolve::CardRef;
 pub use spec::{
-    Amount, Args, ArrowTo, BuildStep, CardAct, Command, Entered, Key, Local, Parsed, Placing, Spec, TableAct, TopWatch,
-    commander_damage_from,
+    Amount, Args, ArrowTo, BuildStep, CardAct, Command, Entered, Key, Local, PackCard, Parsed, Placing, Spec, TableAct,
+    TopWatch, commander_damage_from,
 };
 pub use table::COMMANDS;
 
@@ -111,6 +111,20 @@ mod tests {
         for shortcut in shortcuts().filter(|s| !s.prefill) {
             assert_eq!(shortcut.line.split_whitespace().next(), Some(shortcut.spec.name));
             assert!(parse(&shortcut.line, Seat::Host).is_ok(), "{}", shortcut.line);
+        }
+    }
+
+    #[test]
+    fn pick_reads_a_grid_line_or_a_card_of_the_pack_by_number_or_name() {
+        use fairdeck_shared::wire::GridLine;
+        let host = Seat::Host;
+        assert_eq!(parse("pick row 2", host), Ok(Command::Pick(GridLine::Row(1))));
+        assert_eq!(parse("pick column 3", host), Ok(Command::Pick(GridLine::Column(2))));
+        assert_eq!(parse("pick 12", host), Ok(Command::TakeCard(PackCard::Number(12))));
+        assert_eq!(parse("pick lightning bolt", host), Ok(Command::TakeCard(PackCard::Name("lightning bolt".into()))));
+        assert_eq!(parse("pick \"Fire // Ice\"", host), Ok(Command::TakeCard(PackCard::Name("Fire // Ice".into()))));
+        for wrong in ["pick", "pick 0", "pick row 4", "pick column x"] {
+            assert!(parse(wrong, host).is_err(), "{wrong}");
         }
     }
 

@@ -43,6 +43,8 @@ pub enum Command {
     Pick(GridLine),
     /// Winston draft: take or pass the pile looked at.
     Pile(PileChoice),
+    /// Booster draft: take this card of the pack shown.
+    TakeCard(PackCard),
     /// Limited play: the deck built at the table from the pool changed, or the pool shown (`done` sends it).
     Building(BuildStep),
     /// End the game on the opponent's silence: it forfeits.
@@ -87,6 +89,15 @@ pub enum BuildStep {
     Basics(Vec<(u32, BasicLand)>),
     /// The pool by name, with how many of each are in the deck.
     ShowPool,
+}
+
+/// Booster draft: a card of the pack shown, as `pick` names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PackCard {
+    /// Its number in the pack as shown, from 1.
+    Number(u32),
+    /// Its name, any case.
+    Name(String),
 }
 
 /// A command whose actions depend on the table as it stands when it runs, not when it was typed.

@@ -478,9 +478,9 @@ pub static NEW_GAME: Spec = Spec {
 
 pub static PICK: Spec = Spec {
     name: "pick",
-    args: "row N | column N",
-    about: "grid draft: take a row or column",
-    example: "pick row 2",
+    args: "N | NAME | row N | column N",
+    about: "draft: take a card of the pack, or a grid line",
+    example: "pick 3",
     keys: &[],
     parse: read::pick,
 };

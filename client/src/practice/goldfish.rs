@@ -100,10 +100,11 @@ impl Goldfish {
             }
             // Chosen by the coin, it lets the player play first: the game being practised is the player's.
             Event::Chooser { seat, .. } if *seat == engine.seat() => Some(table::DRAW_FIRST.name.to_string()),
-            // Drafting, in its turn: a line of the grid with a card left, or every Winston pile it looks at (a take
-            // is never refused, where a pass may be).
+            // Drafting, in its turn: a line of the grid with a card left, every Winston pile it looks at (a take
+            // is never refused, where a pass may be), a card of every pack shown to it.
             Event::Grid { cells, picker: Some(seat), .. } if *seat == engine.seat() => grid_pick(cells),
             Event::PileShown { .. } => Some(format!("{} take", table::PILE.name)),
+            Event::Pack { cards, .. } => pack_pick(cards),
             _ => None,
         }
     }
@@ -120,9 +121,12 @@ impl Goldfish {
     }
 }
 
-/// The goldfish's limited deck, as a plain-text deck file: the first [`LIMITED_SPELLS`] cards of its pool as dealt
-/// (a random pick, the deal being shuffled), or the whole pool if smaller, and basic lands up to [`LIMITED_DECK`]
-/// cards. The rest of the pool is its sideboard.
+/// A card of the pack: the one its cards (which both players' shuffles laid out at random) point to, as for a grid.
+fn pack_pick(cards: &[String]) -> Option<String> {
+    let seed = cards.iter().map(String::len).sum::<usize>();
+    (!cards.is_empty()).then(|| format!("{} {}", table::PICK.name, seed % cards.len() + 1))
+}
+
 /// A line of the grid with a card left: among them, the one the grid's cards (which both players' shuffles laid out
 /// at random) point to.
 fn grid_pick(cells: &[Option<String>]) -> Option<String> {
@@ -138,6 +142,9 @@ fn grid_pick(cells: &[Option<String>]) -> Option<String> {
     Some(format!("{} {kind} {}", table::PICK.name, n + 1))
 }
 
+/// The goldfish's limited deck, as a plain-text deck file: the first [`LIMITED_SPELLS`] cards of its pool as dealt
+/// (a random pick, the deal being shuffled), or the whole pool if smaller, and basic lands up to [`LIMITED_DECK`]
+/// cards. The rest of the pool is its sideboard.
 fn limited_deck(pool: &[String]) -> String {
     let spells = &pool[..pool.len().min(LIMITED_SPELLS)];
     let mut text = String::new();
@@ -234,7 +241,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn drafting_it_picks_a_line_with_cards_left_in_its_turn_and_takes_every_pile_it_looks_at() {
+    async fn drafting_it_picks_a_line_with_cards_left_in_its_turn_takes_every_pile_and_a_card_of_every_pack() {
         let (mut goldfish, _quit) = new_goldfish();
         let mut cells: Vec<Option<String>> = (0..9).map(|i| Some(format!("Card {i}"))).collect();
         for cell in [0, 1, 2, 3, 6] {
@@ -245,9 +252,13 @@ mod tests {
             Output::Engine(Event::Grid { grid: 0, cells: cells.clone(), picker: Some(Seat::Host) }),
             Output::Engine(Event::Grid { grid: 0, cells, picker: Some(Seat::Guest) }),
             Output::Engine(Event::PileShown { pile: 1, cards: vec!["Card 1".into()] }),
+            // Another's pick of a pack: nothing to say. A pack shown to it: a card of it.
+            Output::Engine(Event::CardTaken { by: Seat::Host, pack: 0, card: None }),
+            Output::Engine(Event::Pack { pack: 1, cards: vec!["Card 1".into(), "Card 2".into(), "Card 3".into()] }),
         ];
         let lines = answers(&mut goldfish, outputs).await;
-        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert_eq!(lines.len(), 3, "{lines:?}");
+        assert!(["pick 1", "pick 2", "pick 3"].contains(&lines[2].as_str()), "{lines:?}");
         // Row 1 and column 1 are empty; any other line holds a card.
         assert!(
             ["pick row 2", "pick row 3", "pick column 2", "pick column 3"].contains(&lines[0].as_str()),

@@ -1,6 +1,7 @@
 //! Building a limited deck from the pool at the table (`add`, `remove`, `basics`, `pool`, `done`): the pool as
 //! the engine dealt it, the cards of it the player put in its deck and its basic lands, counted by name. No I/O:
-//! the session shows what it answers, writes the deck file and hands the deck to the engine.
+//! the session shows what it answers, writes the deck file and hands the deck to the engine. And the pack a booster
+//! draft shows, which `pick N` and `pick NAME` read.
 
 use std::collections::BTreeMap;
 
@@ -8,25 +9,56 @@ use fairdeck_shared::engine::{DeckList, Event};
 use fairdeck_shared::wire::{BasicLand, PoolHash};
 use serde::Serialize;
 
-use crate::command::ErrorKind;
+use crate::command::{ErrorKind, PackCard};
 use crate::deck::{Deck, DeckEntry};
 
 /// What the session knows of its limited match for building: the pool file's hash (for the deck file's name) and,
-/// once dealt, the build. Both come from the engine's events.
+/// once dealt, the build; in a booster draft, the pack shown to pick from (`pick` reads it). All come from the
+/// engine's events.
 #[derive(Debug, Default)]
 pub struct Limited {
     pool_hash: Option<PoolHash>,
     build: Option<Build>,
+    pack: Option<Vec<String>>,
 }
 
 impl Limited {
-    /// Takes in an engine event: the limited match agreed (the pool file's hash), the pool dealt (a new build).
+    /// Takes in an engine event: the limited match agreed (the pool file's hash), the pool dealt (a new build), a
+    /// pack shown, or taken from by this player (its card named to it alone).
     pub fn see(&mut self, event: &Event) {
         match event {
             Event::LimitedAgreed { pool, .. } => self.pool_hash = Some(*pool),
-            Event::Pool { cards } => self.build = Some(Build::new(cards)),
+            Event::Pool { cards } => {
+                self.build = Some(Build::new(cards));
+                self.pack = None;
+            }
+            Event::Pack { cards, .. } => self.pack = Some(cards.clone()),
+            Event::CardTaken { card: Some(_), .. } => self.pack = None,
             _ => {}
         }
+    }
+
+    /// The card `pick` means in the pack shown, from 0 as the engine counts: by its number, else its name (any
+    /// case; the first of copies).
+    pub fn pack_card(&self, card: &PackCard) -> Result<u32, Refusal> {
+        let Some(pack) = &self.pack else {
+            return Err((ErrorKind::Refused, "no pack is shown to pick from: the next comes when it is passed".into()));
+        };
+        let listing = || pack.iter().enumerate().map(|(n, card)| format!("{} {card}", n + 1)).collect::<Vec<_>>();
+        let found = match card {
+            PackCard::Number(n) => n.checked_sub(1).filter(|&n| (n as usize) < pack.len()),
+            PackCard::Name(name) => {
+                let wanted = name.trim().to_lowercase();
+                pack.iter().position(|card| card.to_lowercase() == wanted).map(|n| n as u32)
+            }
+        };
+        found.ok_or_else(|| {
+            let wanted = match card {
+                PackCard::Number(n) => format!("no card {n}"),
+                PackCard::Name(name) => format!("no card named {name:?}"),
+            };
+            (ErrorKind::UnknownCard, format!("the pack holds {wanted}: {}", listing().join(", ")))
+        })
     }
 
     /// The pool file's hash, once the match is agreed.
@@ -247,6 +279,7 @@ pub fn deck_file_name(day: &str, pool: Option<PoolHash>, number: u32) -> String 
 
 #[cfg(test)]
 mod tests {
+    use fairdeck_shared::Seat;
     use fairdeck_shared::engine::DeckCard;
 
     use super::*;
@@ -329,6 +362,27 @@ mod tests {
         let library = vec![card("Goblin Guide"), card("Mountain"), card("Mountain"), card("Island")];
         build.follow(&DeckList { library, sideboard: vec![], commander: vec![], label: String::new() });
         assert_eq!(build.tally(), Tally { cards: 2, lands: 2, left: 4 });
+    }
+
+    #[test]
+    fn pick_finds_a_card_of_the_pack_shown_until_this_player_takes_from_it() {
+        let mut limited = Limited::default();
+        let none = limited.pack_card(&PackCard::Number(1)).unwrap_err();
+        assert_eq!(none.0, ErrorKind::Refused, "{none:?}");
+        let cards = vec!["Lightning Bolt".to_string(), "Counterspell".into(), "Lightning Bolt".into()];
+        limited.see(&Event::Pack { pack: 3, cards });
+        assert_eq!(limited.pack_card(&PackCard::Number(2)), Ok(1));
+        assert_eq!(limited.pack_card(&PackCard::Name(" lightning BOLT".into())), Ok(0));
+        let (kind, message) = limited.pack_card(&PackCard::Number(4)).unwrap_err();
+        assert_eq!(kind, ErrorKind::UnknownCard);
+        assert!(message.contains("no card 4") && message.contains("2 Counterspell"), "{message}");
+        let (_, message) = limited.pack_card(&PackCard::Name("Bolt".into())).unwrap_err();
+        assert!(message.contains("no card named \"Bolt\""), "{message}");
+        // The other player's pick leaves the pack shown; this player's takes it away.
+        limited.see(&Event::CardTaken { by: Seat::Host, pack: 2, card: None });
+        assert_eq!(limited.pack_card(&PackCard::Number(3)), Ok(2));
+        limited.see(&Event::CardTaken { by: Seat::Guest, pack: 3, card: Some("Counterspell".into()) });
+        assert_eq!(limited.pack_card(&PackCard::Number(1)).unwrap_err().0, ErrorKind::Refused);
     }
 
     #[test]

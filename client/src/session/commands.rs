@@ -75,6 +75,12 @@ fn run(command: Command, session: &mut SessionCore, line: &str) -> Flow {
         Command::Pile(choice) => {
             session.intent(Intent::Pile(choice), line);
         }
+        Command::TakeCard(card) => match session.limited.pack_card(&card) {
+            Ok(n) => {
+                session.intent(Intent::TakeCard(n), line);
+            }
+            Err((kind, message)) => session.refuse(kind, line, message),
+        },
         Command::Building(step) => session.building(step, line),
         Command::NewCode => session.new_code(line),
         Command::Table => session.show(Output::Table),

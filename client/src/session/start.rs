@@ -49,11 +49,17 @@ pub enum Offer {
     Grid { grids: u32 },
     /// Winston draft of `cards` cards of a cube (the whole cube, at most 90, when none is given).
     Winston { cards: Option<u32> },
+    /// Booster draft of `packs` packs each: of `cards` cards of a cube (15 when none is given), or a set's boosters.
+    Draft { packs: u32, cards: Option<u32> },
 }
 
+/// A cube's pack in a booster draft, unless the host says otherwise: a booster's size.
+const PACK_SIZE: u32 = 15;
+
 impl Offer {
-    fn format(self, source: &PoolSource) -> LimitedFormat {
-        match (self, source) {
+    /// The format offered from the pool file read; refused when the file cannot give what was asked.
+    fn format(self, source: &PoolSource) -> Result<LimitedFormat, String> {
+        Ok(match (self, source) {
             (Offer::Sealed { boosters, .. }, PoolSource::Set(_)) => LimitedFormat::SealedBoosters { boosters },
             (Offer::Sealed { cards, .. }, PoolSource::Cube(_)) => LimitedFormat::Sealed { cards },
             (Offer::Uniform, _) => LimitedFormat::Uniform,
@@ -65,7 +71,14 @@ impl Offer {
                 };
                 LimitedFormat::Winston { cards: cards.unwrap_or(listed.min(90)) }
             }
-        }
+            (Offer::Draft { packs, cards }, PoolSource::Cube(_)) => {
+                LimitedFormat::Draft { packs, cards: cards.unwrap_or(PACK_SIZE) }
+            }
+            (Offer::Draft { packs, cards: None }, PoolSource::Set(_)) => LimitedFormat::BoosterDraft { packs },
+            (Offer::Draft { cards: Some(_), .. }, PoolSource::Set(_)) => {
+                return Err("--pack-size is for a cube: a set's boosters hold what the set file says".into());
+            }
+        })
     }
 }
 
@@ -149,10 +162,11 @@ pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), Ses
         }
         Brought::Pool { file, offer } => {
             let pool = read_pool(file)?;
-            let format = offer.map(|offer| offer.format(&pool.source));
+            let pool_error = |reason: String| SessionError::Pool { path: file.display().to_string(), reason };
+            let format = offer.map(|offer| offer.format(&pool.source)).transpose().map_err(pool_error)?;
             let limited = LimitedConfig { pool, format };
             Engine::<Ristretto255>::new_limited(seat, config, limited, os_seed())
-                .map_err(|e| SessionError::Deck { path: file.display().to_string(), reason: e.to_string() })?
+                .map_err(|e| pool_error(e.to_string()))?
         }
     };
 
@@ -229,13 +243,21 @@ async fn resume<F: Frontend>(file: Option<PathBuf>, options: &Options, front: &m
     let restore_error = |reason: String| SessionError::Restore { path: path.display().to_string(), reason };
     let mut limited = Vec::new();
     let keep = |event: Event| {
-        let drafting = matches!(event, Event::Grid { .. } | Event::Winston { .. } | Event::PileShown { .. });
+        let drafting = matches!(
+            event,
+            Event::Grid { .. }
+                | Event::Winston { .. }
+                | Event::PileShown { .. }
+                | Event::Packs { .. }
+                | Event::Pack { .. }
+                | Event::CardTaken { .. }
+        );
         if drafting || matches!(event, Event::LimitedAgreed { .. } | Event::Pool { .. }) {
             limited.push(event);
         }
     };
     let engine = journal::replay::<Ristretto255>(&saved.journal, keep).map_err(|e| restore_error(e.to_string()))?;
-    let limited = limited_standing(limited);
+    let limited = limited_standing(limited, engine.seat());
     let mut relay = saved.standing.relay.clone();
     if let Some(url) = options.relay.clone().filter(|url| *url != relay.url) {
         // Another relay knows no token of this game: the players meet at the rendezvous there.
@@ -264,17 +286,21 @@ async fn resume<F: Frontend>(file: Option<PathBuf>, options: &Options, front: &m
 }
 
 /// What a resumed limited match tells again, of its events replayed: the format and the pool (the player builds and
-/// sideboards from them) and, in a draft, where it stands: the last grid, the last state of the Winston piles, and
-/// the pile this player looks at, if it was shown after that state.
-fn limited_standing(events: Vec<Event>) -> Vec<Event> {
-    let last = |wanted: fn(&Event) -> bool| events.iter().rposition(wanted);
-    let grid = last(|e| matches!(e, Event::Grid { .. }));
-    let piles = last(|e| matches!(e, Event::Winston { .. }));
+/// sideboards from them) and, in a draft, where it stands: the last grid, the last state of the Winston piles and
+/// the pile this player looks at, if it was shown after that state; the last standing of a booster draft and the
+/// pack `seat` picks from, if it took no card since it was shown.
+fn limited_standing(events: Vec<Event>, seat: Seat) -> Vec<Event> {
+    let last = |wanted: &dyn Fn(&Event) -> bool| events.iter().rposition(wanted);
+    let grid = last(&|e| matches!(e, Event::Grid { .. }));
+    let piles = last(&|e| matches!(e, Event::Winston { .. }));
     let shown =
-        last(|e| matches!(e, Event::PileShown { .. })).filter(|&shown| piles.is_some_and(|piles| piles < shown));
+        last(&|e| matches!(e, Event::PileShown { .. })).filter(|&shown| piles.is_some_and(|piles| piles < shown));
+    let standing = last(&|e| matches!(e, Event::Packs { .. }));
+    let taken = last(&|e| matches!(e, Event::CardTaken { by, .. } if *by == seat));
+    let pack = last(&|e| matches!(e, Event::Pack { .. })).filter(|&pack| taken.is_none_or(|taken| taken < pack));
     let kept = |at: usize, event: &Event| match event {
         Event::LimitedAgreed { .. } | Event::Pool { .. } => true,
-        _ => [grid, piles, shown].contains(&Some(at)),
+        _ => [grid, piles, shown, standing, pack].contains(&Some(at)),
     };
     events.iter().enumerate().filter(|(at, event)| kept(*at, event)).map(|(_, event)| event.clone()).collect()
 }
@@ -311,6 +337,23 @@ mod tests {
     use fairdeck_shared::engine::{DeckCard, DeckList};
 
     use super::*;
+
+    #[test]
+    fn a_resumed_booster_draft_shows_its_standing_and_the_pack_this_player_has_yet_to_pick_from() {
+        let standing = |picks: u32| Event::Packs { round: 0, rounds: 1, waiting: [1, 1], picks: [picks, picks] };
+        let pack = |pack: u32| Event::Pack { pack, cards: vec!["Opt".into()] };
+        let taken = |by: Seat, pack: u32| Event::CardTaken { by, pack, card: None };
+        let host = Seat::Host;
+        // Taken from: only the standing is told again.
+        let events = vec![standing(0), pack(0), taken(host, 0), standing(1)];
+        assert_eq!(limited_standing(events, host), vec![standing(1)]);
+        // The opponent's pick leaves this player's pack to pick from.
+        let events = vec![standing(0), pack(0), taken(Seat::Guest, 1), standing(1)];
+        assert_eq!(limited_standing(events, host), vec![pack(0), standing(1)]);
+        // A pack shown after this player's last pick.
+        let events = vec![standing(0), pack(0), taken(host, 0), pack(1), standing(1)];
+        assert_eq!(limited_standing(events, host), vec![pack(1), standing(1)]);
+    }
 
     #[cfg(unix)]
     #[test]

@@ -263,7 +263,10 @@ mod tests {
             "Keys: d draw · s shuffle · p play · t tap · : command · ? help · q quit"
         );
         assert_eq!(hint_line(Stage::Building), "Keys: a add · x remove · : basics, pool, done · ? help · q quit");
-        assert_eq!(hint_line(Stage::Drafting), "Keys: : pick row N | column N, pile take | pass · ? help · q quit");
+        assert_eq!(
+            hint_line(Stage::Drafting),
+            "Keys: : pick N | NAME | row N | column N, pile take | pass · ? help · q quit"
+        );
         assert_eq!(VIEW_USAGE, format!("{} {}", VIEW.name, VIEW.args));
     }
 }

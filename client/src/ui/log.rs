@@ -180,6 +180,14 @@ fn describe<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
             let what = if cards.is_empty() { format!("{count} card(s)") } else { cards.join(", ") };
             line(LogKind::Notice, format!("{} took {from}: {what}", words.who(*by)))
         }
+        Event::Packs { round, rounds, waiting, picks } => {
+            line(LogKind::Notice, packs_words(*round, *rounds, *waiting, *picks, words))
+        }
+        Event::Pack { pack, cards } => line(LogKind::Notice, pack_words(*pack, cards)),
+        Event::CardTaken { by, pack, card } => {
+            let what = card.clone().unwrap_or_else(|| "a card".to_string());
+            line(LogKind::Notice, format!("{} took {what} from pack {}", words.who(*by), pack + 1))
+        }
         Event::Pool { cards } => {
             let counted: Vec<String> =
                 crate::deck::counted(cards).into_iter().map(|(n, name)| format!("{n} {name}")).collect();
@@ -201,6 +209,26 @@ fn winston_words<G: Group>(piles: [u32; 3], stack: u32, looking: Option<(Seat, u
         Some((seat, pile)) => format!("Winston: {sizes}; {} looks at pile {}", words.who(seat), pile + 1),
         None => format!("Winston: {sizes}; the draft is over"),
     }
+}
+
+/// Where a booster draft stands: the round, then this player's picks and packs waiting, then the opponent's.
+fn packs_words<G: Group>(round: u32, rounds: u32, waiting: [u32; 2], picks: [u32; 2], words: &Words<G>) -> String {
+    let [mine, theirs] = [words.engine.seat(), words.engine.seat().opponent()].map(|seat| {
+        let at = if seat == Seat::Host { 0 } else { 1 };
+        format!("{} {} taken, {} waiting", words.name(seat), picks[at], packs(waiting[at]))
+    });
+    format!("Booster draft, round {} of {rounds}: {mine}; {theirs}", round + 1)
+}
+
+/// "1 pack", "2 packs".
+fn packs(n: u32) -> String {
+    if n == 1 { "1 pack".to_string() } else { format!("{n} packs") }
+}
+
+/// The pack to pick from, its cards numbered as `pick N` counts them.
+fn pack_words(pack: u32, cards: &[String]) -> String {
+    let numbered: Vec<String> = cards.iter().enumerate().map(|(n, card)| format!("{} {card}", n + 1)).collect();
+    format!("Pack {}, {} cards (pick N or pick NAME): {}", pack + 1, cards.len(), numbered.join(" · "))
 }
 
 /// A grid as it stands, row by row (`·` for a taken cell), and who picks next.

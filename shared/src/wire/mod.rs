@@ -805,8 +805,8 @@ pub enum Awaited {
     Stack,
     /// Its first deck of a limited match, which its player builds from its pool: a person's work, not an exchange.
     Build,
-    /// Its pick of a row or column of a grid draft's grid, or its choice of a Winston pile: a person's choice, not an
-    /// exchange.
+    /// Its pick of a row or column of a grid draft's grid, its choice of a Winston pile, or its pick of a booster
+    /// draft's pack: a person's choice, not an exchange.
     Pick,
 }
 
@@ -830,7 +830,7 @@ impl std::fmt::Display for Awaited {
             Awaited::Return => write!(f, "its return to the game"),
             Awaited::Stack => write!(f, "its part of dealing the pools"),
             Awaited::Build => write!(f, "its deck, built from its pool"),
-            Awaited::Pick => write!(f, "its pick of the grid"),
+            Awaited::Pick => write!(f, "its pick in the draft"),
         }
     }
 }

@@ -597,3 +597,29 @@ fn the_deck_built_from_the_pool_is_counted_and_the_pool_listed_with_what_is_in_t
         "{lines:?}"
     );
 }
+
+#[test]
+fn a_booster_draft_tells_the_standing_the_pack_numbered_and_who_took_a_card() {
+    let mut game = Game::new();
+    let cards: Vec<String> = ["Lightning Bolt", "Counterspell", "Giant Growth"].map(String::from).into();
+    let events = [
+        Event::Packs { round: 1, rounds: 3, waiting: [1, 2], picks: [16, 15] },
+        Event::Pack { pack: 3, cards },
+        Event::CardTaken { by: Seat::Host, pack: 3, card: Some("Counterspell".into()) },
+        Event::CardTaken { by: Seat::Guest, pack: 2, card: None },
+    ];
+    let [ada, _] = game.lines(|game| {
+        for event in events {
+            game.views[0].apply(&Output::Engine(event), game.pair.engine(Seat::Host));
+        }
+    });
+    assert_eq!(
+        texts(&ada),
+        [
+            "Booster draft, round 2 of 3: you 16 taken, 1 pack waiting; Bea 15 taken, 2 packs waiting",
+            "Pack 4, 3 cards (pick N or pick NAME): 1 Lightning Bolt · 2 Counterspell · 3 Giant Growth",
+            "You took Counterspell from pack 4",
+            "Bea took a card from pack 3",
+        ]
+    );
+}

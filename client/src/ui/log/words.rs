@@ -262,7 +262,7 @@ impl<G: Group> Words<'_, G> {
             }
             Intent::NewGame(_) => format!("You asked for a new game: it starts when {them} asks too"),
             // A pick is told by its event, with the cards it took.
-            Intent::Pick(_) | Intent::Pile(_) => return None,
+            Intent::Pick(_) | Intent::Pile(_) | Intent::TakeCard(_) => return None,
             Intent::Build(deck) => format!(
                 "You built your deck from your pool: {} cards in the library, the rest of the pool in the sideboard",
                 deck.library.len()
