@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use fairdeck_e2e::{Player, Relay, deck, example, public, settle, sideboarded_burn, zone_cards};
+use fairdeck_e2e::{Player, Relay, deck, example, settle, sideboarded_burn, zone_cards};
 use serde_json::Value;
 
 /// Two players at one table, each a `fairdeck --script` process.
