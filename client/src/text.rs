@@ -26,6 +26,11 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
     rows
 }
 
+/// "1 card", "2 cards": a count and its noun, which takes an `s` in the plural.
+pub fn counted(n: usize, noun: &str) -> String {
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -39,5 +44,12 @@ mod tests {
             let joined: String = rows.concat().chars().filter(|c| *c != ' ').collect();
             assert_eq!(joined, text.replace(' ', ""));
         }
+    }
+
+    #[test]
+    fn a_count_of_one_takes_the_singular() {
+        assert_eq!(super::counted(1, "card"), "1 card");
+        assert_eq!(super::counted(0, "pack"), "0 packs");
+        assert_eq!(super::counted(14, "card"), "14 cards");
     }
 }

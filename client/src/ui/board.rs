@@ -111,11 +111,7 @@ fn render_panel(
 
 /// A play area's title: whose, and how many cards, which its bottom border may count out of sight.
 fn play_title(whose: &str, cards: &[PlayedCard]) -> String {
-    format!(" {whose} play area · {} ", cards_word(cards.len()))
-}
-
-fn cards_word(n: usize) -> String {
-    if n == 1 { "1 card".to_string() } else { format!("{n} cards") }
+    format!(" {whose} play area · {} ", crate::text::counted(cards.len(), "card"))
 }
 
 /// The side's name and life: the other values go in the side's rows, which wrap where a title would be cut.
@@ -301,7 +297,7 @@ pub fn render_pile(frame: &mut Frame, area: Rect, view: &View, pile: Pile) {
     };
     let popup = centered(area, width, content.want().all);
     frame.render_widget(Clear, popup);
-    let title = format!(" {} · {} ", pile.name(&view.table), cards_word(cards.len()));
+    let title = format!(" {} · {} ", pile.name(&view.table), crate::text::counted(cards.len(), "card"));
     let block = Block::bordered()
         .title(title)
         .title_bottom(Line::from(" Esc closes ").right_aligned())

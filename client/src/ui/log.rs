@@ -215,20 +215,21 @@ fn winston_words<G: Group>(piles: [u32; 3], stack: u32, looking: Option<(Seat, u
 fn packs_words<G: Group>(round: u32, rounds: u32, waiting: [u32; 2], picks: [u32; 2], words: &Words<G>) -> String {
     let [mine, theirs] = [words.engine.seat(), words.engine.seat().opponent()].map(|seat| {
         let at = if seat == Seat::Host { 0 } else { 1 };
-        format!("{} {} taken, {} waiting", words.name(seat), picks[at], packs(waiting[at]))
+        format!(
+            "{} {} taken, {} waiting",
+            words.name(seat),
+            picks[at],
+            crate::text::counted(waiting[at] as usize, "pack")
+        )
     });
     format!("Booster draft, round {} of {rounds}: {mine}; {theirs}", round + 1)
-}
-
-/// "1 pack", "2 packs".
-fn packs(n: u32) -> String {
-    if n == 1 { "1 pack".to_string() } else { format!("{n} packs") }
 }
 
 /// The pack to pick from, its cards numbered as `pick N` counts them.
 fn pack_words(pack: u32, cards: &[String]) -> String {
     let numbered: Vec<String> = cards.iter().enumerate().map(|(n, card)| format!("{} {card}", n + 1)).collect();
-    format!("Pack {}, {} cards (pick N or pick NAME): {}", pack + 1, cards.len(), numbered.join(" · "))
+    let size = crate::text::counted(cards.len(), "card");
+    format!("Pack {}, {size} (pick N or pick NAME): {}", pack + 1, numbered.join(" · "))
 }
 
 /// A grid as it stands, row by row (`·` for a taken cell), and who picks next.
