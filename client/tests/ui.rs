@@ -12,10 +12,10 @@ use fairdeck::ui::table_view::Side;
 use fairdeck::ui::view::{Overlay, Pile};
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::{CardInstance, Ristretto255};
-use fairdeck_shared::engine::{DeckCard, DeckList, Event, Intent};
+use fairdeck_shared::engine::{DeckCard, DeckList, Event, Intent, LimitedConfig, PoolList, PoolSource};
 use fairdeck_shared::pair::{Pair, numbered_deck};
 use fairdeck_shared::table::{CardId, ZoneId, ZoneKind};
-use fairdeck_shared::wire::Action;
+use fairdeck_shared::wire::{Action, LimitedFormat, PoolHash};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
@@ -311,6 +311,18 @@ fn set_up_shows_the_code_then_a_progress_bar() {
         view.apply(&Output::Engine(event.clone()), &pair.host);
     }
     assert!(!screen(&draw(&view, WIDTH, HEIGHT)).contains("Setting up the table"));
+}
+
+#[test]
+fn a_draft_shows_its_stage_and_no_gauge_standing_still() {
+    let cube =
+        PoolList { hash: PoolHash([3; 32]), source: PoolSource::Cube((0..30).map(|i| format!("Card {i}")).collect()) };
+    let host = LimitedConfig { pool: cube.clone(), format: Some(LimitedFormat::Draft { packs: 1, cards: 5 }) };
+    let mut pair = Pair::<Ristretto255>::limited(host, LimitedConfig { pool: cube, format: None }, 7);
+    pair.drive();
+    let text = screen(&draw(&view_of(&pair, Seat::Host), 80, 24));
+    assert!(text.contains("Drafting: the log shows what you may pick"), "{text}");
+    assert!(!text.contains('%'), "no progress bar while drafting:\n{text}");
 }
 
 #[test]

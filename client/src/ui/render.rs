@@ -75,9 +75,12 @@ fn render_setup(frame: &mut Frame, area: Rect, view: &View) {
         Stage::Playing => view.setup.stage(),
     };
     frame.render_widget(Paragraph::new(stage), second);
-    let ratio = view.setup.ratio().clamp(0.0, 1.0);
-    let gauge = Gauge::default().gauge_style(Style::new().fg(Color::Green)).ratio(ratio);
-    frame.render_widget(gauge, bar);
+    // A draft or a build is the players' to finish: no gauge stands still at half way meanwhile.
+    if view.stage == Stage::Playing {
+        let ratio = view.setup.ratio().clamp(0.0, 1.0);
+        let gauge = Gauge::default().gauge_style(Style::new().fg(Color::Green)).ratio(ratio);
+        frame.render_widget(gauge, bar);
+    }
 }
 
 /// The log, newest at the bottom, wrapped to the pane, scrolled as the player asked.
