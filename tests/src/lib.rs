@@ -490,3 +490,21 @@ pub fn verify_clean(journal: &Path) {
         output.status
     );
 }
+
+/// Ends the game (each audits the other's deck) and quits both: both tables are equal to the end, both exit cleanly,
+/// neither saw an alert, and both `journals` (host, guest) verify clean.
+pub fn end_and_verify(mut host: Player, mut guest: Player, journals: [&Path; 2]) {
+    host.send("end");
+    guest.send("end");
+    host.expect_event("audited");
+    guest.expect_event("audited");
+    settle(&mut host, &mut guest);
+    for player in [&mut host, &mut guest] {
+        player.send("quit");
+        assert!(player.wait_exit().success());
+    }
+    assert!(host.seen.iter().chain(&guest.seen).all(|event| event["event"] != "alert"));
+    for journal in journals {
+        verify_clean(journal);
+    }
+}

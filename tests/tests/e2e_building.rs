@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use fairdeck_e2e::{Player, Relay, example, fairdeck_binary, settle, verify_clean, zone_cards};
+use fairdeck_e2e::{Player, Relay, end_and_verify, example, fairdeck_binary, settle, zone_cards};
 use serde_json::{Value, json};
 
 /// Each player brings this many cards of the pool into the deck, and this many Mountains and Islands.
@@ -150,19 +150,5 @@ fn both_players_build_at_the_table_play_and_sideboard_from_the_pool() {
     let (main, side) = read_back(&second);
     assert!(main.contains(&(10, "Mountain".to_string())) && !main.iter().any(|(_, name)| name == "Island"), "{main:?}");
     assert!(side.contains(&(1, pools[0][0].clone())), "{side:?}");
-    for player in [&mut host, &mut guest] {
-        player.send("end");
-    }
-    for player in [&mut host, &mut guest] {
-        player.expect_event("audited");
-    }
-    settle(&mut host, &mut guest);
-    for player in [&mut host, &mut guest] {
-        player.send("quit");
-        assert!(player.wait_exit().success());
-    }
-    assert!(host.seen.iter().chain(&guest.seen).all(|event| event["event"] != "alert"));
-    for who in ["host", "guest"] {
-        verify_clean(&dir.path().join(format!("{who}.journal")));
-    }
+    end_and_verify(host, guest, [&dir.path().join("host.journal"), &dir.path().join("guest.journal")]);
 }

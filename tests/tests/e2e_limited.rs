@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use fairdeck_e2e::{Player, Relay, example, pool_cards, settle, verify_clean, zone_cards};
+use fairdeck_e2e::{Player, Relay, end_and_verify, example, pool_cards, settle, zone_cards};
 use serde_json::Value;
 
 fn cube() -> String {
@@ -92,22 +92,9 @@ fn play(host: &mut Player, guest: &mut Player) -> Value {
     table
 }
 
-/// Ends the game (each audits the other's deck) and quits both: both tables are equal to the end, both exit cleanly,
-/// neither saw an alert, and both journals in `dir` verify clean.
-fn finish(mut host: Player, mut guest: Player, dir: &Path) {
-    host.send("end");
-    guest.send("end");
-    host.expect_event("audited");
-    guest.expect_event("audited");
-    settle(&mut host, &mut guest);
-    for player in [&mut host, &mut guest] {
-        player.send("quit");
-        assert!(player.wait_exit().success());
-    }
-    assert!(host.seen.iter().chain(&guest.seen).all(|event| event["event"] != "alert"));
-    for who in ["host", "guest"] {
-        verify_clean(&journal(dir, who));
-    }
+/// Ends the game and quits both (`end_and_verify`), both journals in `dir` verified.
+fn finish(host: Player, guest: Player, dir: &Path) {
+    end_and_verify(host, guest, [&journal(dir, "host"), &journal(dir, "guest")]);
 }
 
 #[test]
