@@ -4,6 +4,7 @@
 //! and scripted.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use fairdeck_shared::wire::LimitedFormat;
 
 use super::library_view;
 use super::log::LogKind;
@@ -31,15 +32,18 @@ const HINTED: [&Spec; 4] = [&table::DRAW, &table::SHUFFLE, &table::PLAY, &table:
 /// While building a limited deck: the commands whose first key the hint line names, then those it names to type.
 const HINTED_BUILDING: [&Spec; 2] = [&table::ADD, &table::REMOVE];
 const TYPED_BUILDING: [&Spec; 3] = [&table::BASICS, &table::POOL, &table::DONE];
-/// While drafting: the commands it names to type.
-const TYPED_DRAFTING: [&Spec; 2] = [&table::PICK, &table::PILE];
 
 /// The hint line under the table while the command line is closed: a few keys of the table, then the others;
 /// while building a limited deck, the building commands; while drafting, the draft's.
 pub fn hint_line(stage: Stage) -> String {
-    if stage == Stage::Drafting {
-        let typed = TYPED_DRAFTING.map(|spec| format!("{} {}", spec.name, spec.args)).join(", ");
-        return format!("Keys: : {typed} · ? help · q {}", QUIT.name);
+    if let Stage::Drafting(format) = stage {
+        // The draft's own command, with the arguments its format takes.
+        let (spec, args) = match format {
+            LimitedFormat::Grid { .. } => (&table::PICK, "row N | column N"),
+            LimitedFormat::Winston { .. } => (&table::PILE, table::PILE.args),
+            _ => (&table::PICK, "N | NAME"),
+        };
+        return format!("Keys: : {} {args} · ? help · q {}", spec.name, QUIT.name);
     }
     let building = stage == Stage::Building;
     let hinted: &[&Spec] = if building { &HINTED_BUILDING } else { &HINTED };
@@ -263,10 +267,10 @@ mod tests {
             "Keys: d draw · s shuffle · p play · t tap · : command · ? help · q quit"
         );
         assert_eq!(hint_line(Stage::Building), "Keys: a add · x remove · : basics, pool, done · ? help · q quit");
-        assert_eq!(
-            hint_line(Stage::Drafting),
-            "Keys: : pick N | NAME | row N | column N, pile take | pass · ? help · q quit"
-        );
+        let drafting = |format| hint_line(Stage::Drafting(format));
+        assert_eq!(drafting(LimitedFormat::Grid { grids: 2 }), "Keys: : pick row N | column N · ? help · q quit");
+        assert_eq!(drafting(LimitedFormat::Winston { cards: 45 }), "Keys: : pile take | pass · ? help · q quit");
+        assert_eq!(drafting(LimitedFormat::Draft { packs: 3, cards: 15 }), "Keys: : pick N | NAME · ? help · q quit");
         assert_eq!(VIEW_USAGE, format!("{} {}", VIEW.name, VIEW.args));
     }
 }

@@ -71,7 +71,7 @@ fn render_setup(frame: &mut Frame, area: Rect, view: &View) {
     // The table waits on this player while it builds its deck: the stage says so, not the shuffles.
     let stage = match view.stage {
         Stage::Building => BUILDING_STAGE.to_string(),
-        Stage::Drafting => DRAFTING_STAGE.to_string(),
+        Stage::Drafting(_) => DRAFTING_STAGE.to_string(),
         Stage::Playing => view.setup.stage(),
     };
     frame.render_widget(Paragraph::new(stage), second);

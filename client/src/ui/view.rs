@@ -9,7 +9,7 @@ use std::path::Path;
 use fairdeck_shared::crypto::Group;
 use fairdeck_shared::engine::{Engine, Event, GameEnd};
 use fairdeck_shared::table::CardId;
-use fairdeck_shared::wire::PeekPurpose;
+use fairdeck_shared::wire::{LimitedFormat, PeekPurpose};
 
 use super::arrows::Arrows;
 use super::log::{LogKind, LogLine, Story, building_words, pool_lines, table_lines};
@@ -76,8 +76,8 @@ pub enum Stage {
     Playing,
     /// A limited deck being built from the pool.
     Building,
-    /// A grid or Winston draft under way.
-    Drafting,
+    /// A draft under way, of this format.
+    Drafting(LimitedFormat),
 }
 
 /// A deck's label (its hash) as shown at the start of a game, and whether it differs from the last game's.
@@ -514,8 +514,8 @@ impl View {
         }
         self.halted = engine.halted().map(str::to_string);
         let building = engine.is_building() || (self.pool_dealt && engine.is_ended());
-        self.stage = if engine.is_drafting() {
-            Stage::Drafting
+        self.stage = if let Some(format) = engine.drafting() {
+            Stage::Drafting(format)
         } else if building {
             Stage::Building
         } else {

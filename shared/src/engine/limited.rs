@@ -260,6 +260,12 @@ impl<G: Group> Engine<G> {
         }
     }
 
+    /// The draft under way, if any: its format, which says what a player picks with.
+    pub fn drafting(&self) -> Option<LimitedFormat> {
+        let limited = self.limited.as_ref()?;
+        limited.format.filter(|_| self.is_drafting())
+    }
+
     /// Whether a draft is under way: the table waits on the players' picks.
     pub fn is_drafting(&self) -> bool {
         let Some(limited) = &self.limited else { return false };
