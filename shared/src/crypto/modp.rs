@@ -7,6 +7,7 @@
 
 use std::sync::LazyLock;
 
+use crypto_bigint::modular::{FixedMontyForm, FixedMontyParams};
 use crypto_bigint::{JacobiSymbol, Odd, U2048};
 use num_bigint::BigUint;
 use num_traits::{One, Zero};
@@ -64,6 +65,10 @@ const LEN: usize = 256;
 static P_ODD: LazyLock<Odd<U2048>> =
     LazyLock::new(|| Odd::new(U2048::from_be_slice(&P_BYTES)).expect("the prime p is odd"));
 
+/// Numbers modulo p in Montgomery form, for the multi-exponentiation's many products.
+type Monty = FixedMontyForm<{ U2048::LIMBS }>;
+static MONTY: LazyLock<FixedMontyParams<{ U2048::LIMBS }>> = LazyLock::new(|| FixedMontyParams::new_vartime(*P_ODD));
+
 /// Whether `x` (the big-endian bytes of a number below p) is a quadratic residue modulo p, by its Legendre symbol,
 /// computed as a Jacobi symbol. For the safe prime p = 2q + 1 the non-zero quadratic residues are exactly the
 /// subgroup of order q, so this is the check x^q = 1 at a small part of its cost. Variable time: received elements
@@ -119,42 +124,44 @@ fn expand(domain: &[u8], input: &[u8], len: usize) -> Vec<u8> {
 /// Π elementᵢ^scalarᵢ mod p, the multi-exponentiation, by Straus's interleaved fixed-window method: one chain of
 /// squarings shared by every term, and per term a table of its first 2^w powers, so `m` exponents of 2048 bits cost
 /// about 2048 squarings and `m·(2048/w + 2^w)` multiplications instead of `m` separate exponentiations of about
-/// 2048 + 2048/w each. Plain num-bigint multiplications and remainders; a single term is num-bigint's `modpow`.
+/// 2048 + 2048/w each. The products in Montgomery form (crypto-bigint), which spares each a long division; a single
+/// term is num-bigint's `modpow`. Variable time in the exponents: proofs' challenges and responses are public.
 fn product_of_powers(scalars: &[ModpScalar], elements: &[&ModpElement]) -> BigUint {
-    let p = &*P;
     if let ([scalar], [element]) = (scalars, elements) {
-        return element.0.modpow(&scalar.0, p);
+        return element.0.modpow(&scalar.0, &P);
     }
+    let params = &*MONTY;
     let window: u64 = if elements.len() < 32 { 4 } else { 5 };
-    let tables: Vec<Vec<BigUint>> = elements
+    let tables: Vec<Vec<Monty>> = elements
         .iter()
         .map(|element| {
-            let mut table = vec![BigUint::one(), element.0.clone()];
+            let base = Monty::new(&U2048::from_be_slice(&to_fixed(&element.0)), params);
+            let mut table = vec![Monty::one(params), base];
             for power in 2..1usize << window {
-                let next = &table[power - 1] * &element.0 % p;
+                let next = table[power - 1].mul(&base);
                 table.push(next);
             }
             table
         })
         .collect();
     let bits = scalars.iter().map(|scalar| scalar.0.bits()).max().unwrap_or(0);
-    let mut product = BigUint::one();
+    let mut product = Monty::one(params);
+    let mut started = false;
     for digit_index in (0..bits.div_ceil(window)).rev() {
-        if !product.is_one() {
-            for _ in 0..window {
-                product = &product * &product % p;
-            }
+        if started {
+            product = product.square_repeat_vartime(window as u32);
         }
         for (scalar, table) in scalars.iter().zip(&tables) {
             let digit = (0..window)
                 .filter(|bit| scalar.0.bit(digit_index * window + bit))
                 .fold(0usize, |digit, bit| digit | 1 << bit);
             if digit != 0 {
-                product = product * &table[digit] % p;
+                product = product.mul(&table[digit]);
+                started = true;
             }
         }
     }
-    product
+    BigUint::from_bytes_be(&product.retrieve().to_be_bytes())
 }
 
 impl Group for Modp2048 {
