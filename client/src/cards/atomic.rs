@@ -20,19 +20,21 @@ pub const MAX_TEXT_BYTES: usize = 8 << 10;
 
 /// The file's `meta`: which build of MTGJSON it is.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(expecting = "an object of \"date\" and \"version\"")]
 pub(super) struct Meta {
     pub date: String,
     pub version: String,
 }
 
 #[derive(Deserialize)]
+#[serde(expecting = "an object of \"meta\" and \"data\"")]
 struct AtomicFile {
     meta: Meta,
     data: BTreeMap<String, Vec<AtomicFace>>,
 }
 
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", expecting = "a card face object")]
 struct AtomicFace {
     name: String,
     face_name: Option<String>,
