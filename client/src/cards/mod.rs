@@ -3,11 +3,13 @@
 //!
 //! `input.rs` opens the file a player gives (plain JSON, or gzip, bzip2 or xz, as MTGJSON publishes it) within
 //! size limits; `atomic.rs` reads MTGJSON's shape into [`Card`]s, refusing a bad file with its JSON path;
-//! `store.rs` writes the compact database atomically and reads one card back without decoding the rest;
+//! `store.rs` writes the compact database atomically and reads one card back without decoding the rest, its
+//! names found in place through `index.rs`;
 //! `suggest.rs` finds the nearest real names for a typo; `show.rs` prints a card as text or JSON.
 //! Nothing else in fairdeck needs the database: without one, every other command works as before.
 
 mod atomic;
+mod index;
 mod input;
 mod show;
 mod store;

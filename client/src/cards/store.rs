@@ -1,11 +1,11 @@
 //! The database file, `cards.db`: written whole to a temporary file beside it and renamed over it, so a
 //! crash or a bad import never leaves half a database; read back one card at a time.
 //!
-//! Layout: the magic line `fairdeck-cards\n`, then three parts each preceded by its length (u32, little
-//! endian) and encoded with postcard: the [`Header`]; the index, every name a card is found by (its full name,
-//! and each face's name for a card of several faces) sorted by its lowercase form, each with its card's number,
-//! then where each card starts in the last part; and the cards, one after the other. A lookup reads the
-//! header and index (well under a megabyte for all of MTGJSON) and decodes one card.
+//! Layout: the magic line `fairdeck-cards\n`; the [`Header`] (postcard), preceded by its length (u32, little
+//! endian); the index (`index.rs`: every name a card is found by, its full name and each face's name for a card
+//! of several faces, sorted by lowercase form, then where each card starts), preceded by its length; and the
+//! cards (postcard), one after the other. A lookup reads the header and index (about a megabyte for all of
+//! MTGJSON), binary-searches the names in place and decodes one card.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -15,6 +15,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use super::atomic::Meta;
+use super::index::Index;
 use super::{Card, CardsError, MAX_CARDS, MAX_FACES};
 
 const MAGIC: &[u8] = b"fairdeck-cards\n";
@@ -47,15 +48,6 @@ pub struct Imported {
     pub header: Header,
     pub path: PathBuf,
     pub file_bytes: u64,
-}
-
-#[derive(Serialize, Deserialize)]
-struct Index<'a> {
-    /// (name as printed, card number), sorted by the name's lowercase form, each lowercase form once.
-    #[serde(borrow)]
-    names: Vec<(&'a str, u32)>,
-    /// Where each card starts in the cards part, then the part's length.
-    starts: Vec<u32>,
 }
 
 /// The database, opened: its header and index read, its cards read when asked for.
@@ -102,10 +94,9 @@ fn encode(header: &Header, cards: &[Card]) -> Result<Vec<u8>, String> {
     // A card's full name wins over another card's face of the same name: full names come first.
     names.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
     names.dedup_by(|later, first| later.0 == first.0);
-    let index = Index { names: names.iter().map(|&(_, _, name, number)| (name, number)).collect(), starts };
+    let names: Vec<(&str, u32)> = names.iter().map(|&(_, _, name, number)| (name, number)).collect();
     let mut bytes = MAGIC.to_vec();
-    for part in [postcard::to_stdvec(header), postcard::to_stdvec(&index)] {
-        let part = part.map_err(|e| e.to_string())?;
+    for part in [postcard::to_stdvec(header).map_err(|e| e.to_string())?, super::index::encode(&names, &starts)?] {
         bytes.extend(u32::try_from(part.len()).map_err(|_| "the index is too large")?.to_le_bytes());
         bytes.extend(part);
     }
@@ -140,9 +131,8 @@ impl Database {
         }
         let index = read_part(&mut file, file_bytes).map_err(damaged)?;
         let cards_at = file.stream_position().map_err(|e| damaged(e.to_string()))?;
-        let database = Self { path: path.to_path_buf(), file, header, index, cards_at, file_bytes };
-        database.index()?;
-        Ok(database)
+        Index::parse(&index, header.cards).map_err(damaged)?;
+        Ok(Self { path: path.to_path_buf(), file, header, index, cards_at, file_bytes })
     }
 
     /// What the database is.
@@ -158,34 +148,21 @@ impl Database {
     /// The card named `name`, by its full name or a face's name, in any case; else the nearest names.
     pub fn find(&mut self, name: &str) -> Result<Card, CardsError> {
         let key = name.trim().to_lowercase();
-        let index = self.index()?;
-        let found = index.names.binary_search_by(|(entry, _)| entry.to_lowercase().as_str().cmp(key.as_str()));
-        let Ok(at) = found else {
-            let suggestions = super::nearest(&key, index.names.iter().map(|(entry, _)| *entry));
+        let damaged = |reason: String| CardsError::Damaged { path: self.path.display().to_string(), reason };
+        let index = Index::parse(&self.index, self.header.cards).map_err(damaged)?;
+        let Some(number) = index.find(&key).map_err(damaged)? else {
+            let suggestions = super::nearest(&key, index.names().map_err(damaged)?.into_iter());
             return Err(CardsError::Unknown { name: name.trim().to_string(), suggestions });
         };
-        let number = index.names[at].1 as usize;
-        let (start, end) = (index.starts[number], index.starts[number + 1]);
+        let (start, end) = index.card_range(number).map_err(damaged)?;
         self.card(start, end)
-    }
-
-    /// The index, checked: card numbers and starts within the file.
-    fn index(&self) -> Result<Index<'_>, CardsError> {
-        let damaged = |reason: String| CardsError::Damaged { path: self.path.display().to_string(), reason };
-        let index: Index = postcard::from_bytes(&self.index).map_err(|e| damaged(format!("its index: {e}")))?;
-        let cards_bytes = self.file_bytes - self.cards_at;
-        let ordered = index.starts.windows(2).all(|pair| pair[0] <= pair[1]);
-        let in_file = index.starts.last().is_some_and(|&end| u64::from(end) <= cards_bytes);
-        let count_matches = index.starts.len() == self.header.cards as usize + 1;
-        let numbers_fit = index.names.iter().all(|&(_, number)| number < self.header.cards);
-        if !(ordered && in_file && count_matches && numbers_fit) {
-            return Err(damaged("its index does not match its cards".into()));
-        }
-        Ok(index)
     }
 
     fn card(&mut self, start: u32, end: u32) -> Result<Card, CardsError> {
         let damaged = |reason: String| CardsError::Damaged { path: self.path.display().to_string(), reason };
+        if self.cards_at + u64::from(end) > self.file_bytes {
+            return Err(damaged("a card lies past its end".into()));
+        }
         let mut bytes = vec![0u8; (end - start) as usize];
         self.file.seek(SeekFrom::Start(self.cards_at + u64::from(start))).map_err(|e| damaged(e.to_string()))?;
         self.file.read_exact(&mut bytes).map_err(|e| damaged(e.to_string()))?;
@@ -263,7 +240,7 @@ mod tests {
         let whole = std::fs::read(&path).unwrap();
         for cut in [3, MAGIC.len() + 2, whole.len() / 2] {
             std::fs::write(&path, &whole[..cut]).unwrap();
-            let error = Database::open(&path).and_then(|mut db| db.find("Mountain")).unwrap_err();
+            let error = Database::open(&path).and_then(|mut db| db.find("Wear // Tear")).unwrap_err();
             assert!(matches!(error, CardsError::Damaged { .. }), "{cut}: {error}");
         }
         let mut other_format = whole.clone();
