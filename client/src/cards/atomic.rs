@@ -56,8 +56,8 @@ pub(super) fn parse(json: &[u8]) -> Result<(Meta, Vec<Card>), String> {
         let inner = error.into_inner();
         if path.is_empty() || path == "." { inner.to_string() } else { format!("at {path}: {inner}") }
     })?;
-    if file.data.len() > MAX_CARDS {
-        return Err(format!("at data: {} cards: at most {MAX_CARDS}", file.data.len()));
+    if file.data.is_empty() || file.data.len() > MAX_CARDS {
+        return Err(format!("at data: {} cards: at least 1, at most {MAX_CARDS}", file.data.len()));
     }
     check_text(&file.meta.date, "meta.date")?;
     check_text(&file.meta.version, "meta.version")?;
@@ -99,9 +99,14 @@ fn card(name: String, faces: Vec<AtomicFace>) -> Result<Card, String> {
     Ok(Card { name, faces })
 }
 
+/// A field's length, and no control character but the line breaks of oracle text: the text is printed to a
+/// terminal, where an escape sequence would act.
 fn check_text(text: &str, place: &str) -> Result<(), String> {
     if text.len() > MAX_TEXT_BYTES {
         return Err(format!("at {place}: a text of {} bytes: at most {MAX_TEXT_BYTES}", text.len()));
+    }
+    if let Some(control) = text.chars().find(|&c| c.is_control() && c != '\n') {
+        return Err(format!("at {place}: a control character ({control:?}) in {text:?}"));
     }
     Ok(())
 }
@@ -172,7 +177,7 @@ mod tests {
             r#"{{"meta":{{"date":"d","version":"v"}},"data":{{"X":[{{"name":"X","type":"Land","text":"{}"}}]}}}}"#,
             "a".repeat(MAX_TEXT_BYTES + 1)
         );
-        let cases: [(&[u8], &str); 6] = [
+        let cases: [(&[u8], &str); 8] = [
             (
                 br#"{"meta":{"date":"d","version":"v"},"data":{"Goblin Guide":[{"name":"Goblin Guide"}]}}"#,
                 r#"at data["Goblin Guide"][0]: missing field `type`"#,
@@ -185,6 +190,11 @@ mod tests {
             (br#"{"meta":{"date":"d","version":"v"},"data":{"X":[]}}"#, r#"at data["X"]: 0 faces"#),
             (br#"{"meta":{"date":"d","version":"v"},"data":{"#, "EOF while parsing"),
             (long.as_bytes(), r#"at data["X"][0]: a text of 8193 bytes"#),
+            (br#"{"meta":{"date":"d","version":"v"},"data":{}}"#, "at data: 0 cards: at least 1"),
+            (
+                br#"{"meta":{"date":"d","version":"v"},"data":{"X":[{"name":"X","type":"Land","text":"\u001b[2J"}]}}"#,
+                r#"at data["X"][0]: a control character ('\u{1b}')"#,
+            ),
         ];
         for (json, needle) in cases {
             let error = parse(json).unwrap_err();

@@ -130,3 +130,27 @@ pub fn show_card(database: &Path, name: &str, json: bool) -> anyhow::Result<Stri
     let card = Database::open(database)?.find(name)?;
     if json { Ok(to_json(&card)?) } else { Ok(to_text(&card)) }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_database_lives_in_the_data_folder() {
+        let at = |vars: &[(&str, &str)]| {
+            let vars: Vec<(String, OsString)> = vars.iter().map(|(k, v)| (k.to_string(), OsString::from(v))).collect();
+            cards_dir(|name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()))
+        };
+        assert_eq!(at(&[("HOME", "/home/ada"), ("XDG_DATA_HOME", "/xdg")]), Some(PathBuf::from("/xdg/fairdeck/cards")));
+        assert_eq!(at(&[("HOME", "/home/ada")]), Some(PathBuf::from("/home/ada/.local/share/fairdeck/cards")));
+        assert_eq!(at(&[("XDG_DATA_HOME", "relative")]), None);
+    }
+
+    #[test]
+    fn suggestions_are_said_as_a_question() {
+        let names = |names: &[&str]| names.iter().map(|name| name.to_string()).collect::<Vec<_>>();
+        assert_eq!(did_you_mean(&[]), "");
+        assert_eq!(did_you_mean(&names(&["Goblin Guide"])), "; did you mean Goblin Guide?");
+        assert_eq!(did_you_mean(&names(&["A", "B", "C"])), "; did you mean A, B or C?");
+    }
+}
