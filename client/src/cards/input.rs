@@ -68,7 +68,7 @@ pub(super) fn read(path: &Path) -> Result<Vec<u8>, CardsError> {
             return Err(fail(format!("the file is {kind}: unpack it, or import the .json, .gz, .bz2 or .xz file")));
         }
     };
-    read_bounded(reader, compression).map_err(fail)
+    read_bounded(reader, compression, MAX_JSON_BYTES).map_err(fail)
 }
 
 /// Fills `start` as far as the file goes: a file shorter than a magic number is still read (and refused as JSON).
@@ -83,15 +83,15 @@ fn read_start(file: &mut impl Read, start: &mut [u8]) -> std::io::Result<usize> 
     Ok(filled)
 }
 
-/// Reads `reader` to its end, refusing more than [`MAX_JSON_BYTES`].
-fn read_bounded(reader: impl Read, compression: Compression) -> Result<Vec<u8>, String> {
+/// Reads `reader` to its end, refusing more than `limit` bytes.
+fn read_bounded(reader: impl Read, compression: Compression, limit: u64) -> Result<Vec<u8>, String> {
     let mut json = Vec::new();
-    reader.take(MAX_JSON_BYTES + 1).read_to_end(&mut json).map_err(|e| match compression {
+    reader.take(limit + 1).read_to_end(&mut json).map_err(|e| match compression {
         Compression::Plain => e.to_string(),
         _ => format!("cannot decompress it ({compression:?}): {e}").to_lowercase(),
     })?;
-    if json.len() as u64 > MAX_JSON_BYTES {
-        return Err(format!("its JSON is longer than {MAX_JSON_BYTES} bytes"));
+    if json.len() as u64 > limit {
+        return Err(format!("its JSON is longer than {limit} bytes"));
     }
     Ok(json)
 }
@@ -140,6 +140,17 @@ mod tests {
         }
         let missing = read(Path::new("/nonexistent/AtomicCards.json")).unwrap_err().to_string();
         assert!(missing.starts_with("cannot read /nonexistent/AtomicCards.json: "), "{missing}");
+    }
+
+    #[test]
+    fn a_file_that_expands_past_the_limit_is_refused() {
+        let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        gzip.write_all(&vec![b' '; 1 << 20]).unwrap();
+        let small = gzip.finish().unwrap();
+        assert!(small.len() < 5_000, "{}", small.len());
+        let expanded = |limit| read_bounded(flate2::read::GzDecoder::new(small.as_slice()), Compression::Gzip, limit);
+        assert_eq!(expanded(1 << 20).unwrap().len(), 1 << 20);
+        assert_eq!(expanded((1 << 20) - 1).unwrap_err(), "its JSON is longer than 1048575 bytes");
     }
 
     #[test]
