@@ -8,11 +8,12 @@ const MAX_SUGGESTIONS: usize = 3;
 pub fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    // Three rows of the classic table: two back for a swap, the last, and the one being filled.
+    // Three rows of the classic table, reused: two back for a swap, the last, and the one being filled.
     let mut before: Vec<usize> = vec![0; b.len() + 1];
     let mut last: Vec<usize> = (0..=b.len()).collect();
+    let mut row: Vec<usize> = vec![0; b.len() + 1];
     for i in 1..=a.len() {
-        let mut row = vec![i; b.len() + 1];
+        row[0] = i;
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
             row[j] = (last[j] + 1).min(row[j - 1] + 1).min(last[j - 1] + cost);
@@ -20,7 +21,8 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
                 row[j] = row[j].min(before[j - 2] + 1);
             }
         }
-        before = std::mem::replace(&mut last, row);
+        std::mem::swap(&mut before, &mut last);
+        std::mem::swap(&mut last, &mut row);
     }
     last[b.len()]
 }
