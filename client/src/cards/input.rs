@@ -43,6 +43,17 @@ impl Compression {
             Self::Plain
         }
     }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Plain => "plain",
+            Self::Gzip => "gzip",
+            Self::Bzip2 => "bzip2",
+            Self::Xz => "xz",
+            Self::Zip => "zip",
+            Self::Zstd => "zstd",
+        }
+    }
 }
 
 /// The JSON of `path`, decompressed, at most [`MAX_JSON_BYTES`] long.
@@ -64,8 +75,10 @@ pub(super) fn read(path: &Path) -> Result<Vec<u8>, CardsError> {
         Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(whole)),
         Compression::Xz => Box::new(lzma_rust2::XzReader::new_mem_limit(whole, true, XZ_MEMORY_KIB)),
         Compression::Zip | Compression::Zstd => {
-            let kind = if compression == Compression::Zip { "a zip archive" } else { "zstd-compressed" };
-            return Err(fail(format!("the file is {kind}: unpack it, or import the .json, .gz, .bz2 or .xz file")));
+            let name = compression.name();
+            return Err(fail(format!(
+                "the file is {name}-compressed: unpack it, or import the .json, .gz, .bz2 or .xz file"
+            )));
         }
     };
     read_bounded(reader, compression, MAX_JSON_BYTES).map_err(fail)
@@ -88,7 +101,7 @@ fn read_bounded(reader: impl Read, compression: Compression, limit: u64) -> Resu
     let mut json = Vec::new();
     reader.take(limit + 1).read_to_end(&mut json).map_err(|e| match compression {
         Compression::Plain => e.to_string(),
-        _ => format!("cannot decompress it ({compression:?}): {e}").to_lowercase(),
+        _ => format!("cannot decompress it ({}): {e}", compression.name()),
     })?;
     if json.len() as u64 > limit {
         return Err(format!("its JSON is longer than {limit} bytes"));
@@ -131,7 +144,7 @@ mod tests {
         cut.truncate(cut.len() / 2);
         let cases: [(&[u8], &str); 3] = [
             (&cut, "cannot decompress it (gzip)"),
-            (b"PK\x03\x04rest", "a zip archive"),
+            (b"PK\x03\x04rest", "the file is zip-compressed: unpack it"),
             (&[0x28, 0xb5, 0x2f, 0xfd], "zstd"),
         ];
         for (bytes, needle) in cases {
