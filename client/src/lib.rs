@@ -1,5 +1,6 @@
 //! The fairdeck client: the command-line program's library.
 
+pub mod cards;
 pub mod channel;
 pub mod code;
 pub mod command;

@@ -78,6 +78,35 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The card database (MTGJSON's AtomicCards, kept in $XDG_DATA_HOME/fairdeck/cards): without a subcommand,
+    /// what it holds (MTGJSON's build and date, where it was imported from, how many cards, its size).
+    Cards {
+        #[command(subcommand)]
+        action: Option<CardsCommand>,
+    },
+    /// Print a card's oracle text from the card database: name, mana cost, type line, text, power/toughness or
+    /// loyalty, and every face of a double-faced card. NAME is the full name (`Fire // Ice`) or a face's, in
+    /// any case; an unknown name is an error naming the nearest real ones.
+    Card {
+        /// The card's name (quotes are not needed: the words are joined).
+        #[arg(required = true, num_args = 1..)]
+        name: Vec<String>,
+        /// Print {"name", "mana_cost", "type", "text", "power", "toughness", "loyalty", "faces": [...]} instead,
+        /// null where absent.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum CardsCommand {
+    /// Replace the card database with MTGJSON's AtomicCards file: plain .json, or .json.gz, .json.bz2 or
+    /// .json.xz as MTGJSON publishes it. A file that is not AtomicCards is refused with the place of the fault,
+    /// and the database stays as it was.
+    Import {
+        /// The AtomicCards file.
+        file: std::path::PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
@@ -399,20 +428,16 @@ fn main() -> ExitCode {
                 }
             };
         }
-        Command::Journal(JournalCommand::Show { file }) => fairdeck::journal::show_file(&file).and_then(|json| {
-            let mut stdout = std::io::stdout().lock();
-            writeln!(stdout, "{json}").map_err(anyhow::Error::from)
-        }),
-        Command::Deck { file, json } => fairdeck::deck::show_file(&file, json).and_then(|text| {
-            let mut stdout = std::io::stdout().lock();
-            writeln!(stdout, "{text}").map_err(anyhow::Error::from)
-        }),
+        Command::Journal(JournalCommand::Show { file }) => fairdeck::journal::show_file(&file).and_then(print_line),
+        Command::Deck { file, json } => fairdeck::deck::show_file(&file, json).and_then(print_line),
         Command::Rng(RngCommand::Shuffle { shared_seed, state, count }) => {
-            fairdeck::rng::shuffle_json(&shared_seed, &state, count).and_then(|json| {
-                let mut stdout = std::io::stdout().lock();
-                writeln!(stdout, "{json}").map_err(anyhow::Error::from)
-            })
+            fairdeck::rng::shuffle_json(&shared_seed, &state, count).and_then(print_line)
         }
+        Command::Cards { action } => cards(action).and_then(print_line),
+        Command::Card { name, json } => fairdeck::cards::database_path_from_env()
+            .map_err(anyhow::Error::from)
+            .and_then(|database| fairdeck::cards::show_card(&database, &name.join(" "), json))
+            .and_then(print_line),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -422,6 +447,23 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `fairdeck cards [import FILE]`.
+fn cards(action: Option<CardsCommand>) -> anyhow::Result<String> {
+    let database = fairdeck::cards::database_path_from_env()?;
+    let text = match action {
+        None => fairdeck::cards::status_text(&database)?,
+        Some(CardsCommand::Import { file }) => {
+            fairdeck::cards::imported_text(&fairdeck::cards::import_file(&file, &database)?)
+        }
+    };
+    Ok(text)
+}
+
+fn print_line(text: String) -> anyhow::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{text}").map_err(anyhow::Error::from)
 }
 
 /// `fairdeck games`: one line per saved game, the most recently played first.
