@@ -121,7 +121,7 @@ fn describe<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
         }
         Event::Flipped { by, coin } => line(LogKind::Action, format!("{} flipped a coin: {coin}", words.who(*by))),
         Event::ShownAtRandom { by, card } => {
-            line(LogKind::Action, format!("{} shows {} at random", words.who(*by), words.card(*card, None)))
+            line(LogKind::Action, format!("{} showed {} at random", words.who(*by), words.card(*card, None)))
         }
         Event::Chat { from, text } => line(LogKind::Chat, format!("<{}> {text}", words.name(*from))),
         Event::RevealRequested { zone, count } => {

@@ -366,14 +366,14 @@ fn taking_from_your_library_is_one_alert_in_the_tables_words() {
         ada,
         [LogLine {
             kind: LogKind::Alert,
-            text: "Bea took the top card of your library into their hand, face down".into()
+            text: "Bea took the top card of your library into their hand, unseen by you".into()
         }]
     );
     let taken = game.pair.guest.table().zone(ZoneId::hand(Seat::Guest))[0];
     assert_eq!(
         texts(&bea),
         [
-            "You took the top card of Ada's library into your hand, face down".to_string(),
+            "You took the top card of Ada's library into your hand, unseen by Ada".to_string(),
             format!("You see {} (your hand)", game.card(Seat::Guest, taken)),
         ]
     );
@@ -622,4 +622,16 @@ fn a_booster_draft_tells_the_standing_the_pack_numbered_and_who_took_a_card() {
             "Bea took a card from pack 3",
         ]
     );
+}
+
+#[test]
+fn a_card_shown_at_random_is_told_in_the_past_to_both() {
+    let mut game = Game::new();
+    game.draw(Seat::Host, 3);
+    let [ada, bea] = game.lines(|game| game.act(Seat::Host, Action::ShowRandom));
+    let shown = |lines: &[LogLine], who: &str| {
+        lines.iter().any(|line| line.text.starts_with(&format!("{who} showed ")) && line.text.ends_with(" at random"))
+    };
+    assert!(shown(&ada, "You"), "{:?}", texts(&ada));
+    assert!(shown(&bea, "Ada"), "{:?}", texts(&bea));
 }

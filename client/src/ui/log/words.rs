@@ -132,11 +132,13 @@ impl<G: Group> Words<'_, G> {
                 let audience = to.map(|seat| format!(" to {}", self.name(seat))).unwrap_or_default();
                 format!("{who} revealed {}{audience}", names.join(", "))
             }
+            // The taker sees the cards (its next line names them); the library's owner does not.
             Action::TakeFromLibrary { count } => format!(
-                "{who} took the top {} of {} into {}, face down",
+                "{who} took the top {} of {} into {}, unseen by {}",
                 top_cards(*count),
                 self.zone(ZoneId::library(by.opponent()), actor),
-                self.zone(ZoneId::hand(by), actor)
+                self.zone(ZoneId::hand(by), actor),
+                self.name(by.opponent())
             ),
             Action::ShowRandom => {
                 format!("{who} asked to show a random card of {}", self.zone(ZoneId::hand(by), actor))
