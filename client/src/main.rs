@@ -59,11 +59,11 @@ enum Command {
     /// Recompute fairdeck's public random numbers, so anyone can check a shuffle.
     #[command(subcommand)]
     Rng(RngCommand),
-    /// Replay a game's journal (saved with --record) and say whether the opponent broke the
-    /// protocol, with the evidence. Exit code 0: no breach; 3: a breach, proven; 4: the journal
-    /// does not hold together.
+    /// Replay a game's journal (saved with --record, or the game's save) and say whether the
+    /// opponent broke the protocol, with the evidence. Exit code 0: no breach; 3: a breach,
+    /// proven; 4: the journal does not hold together.
     Verify {
-        /// The journal file.
+        /// The journal file, or a save (`fairdeck games` lists them).
         file: std::path::PathBuf,
     },
     /// Read a game's journal (saved with --record).

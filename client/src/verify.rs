@@ -1,4 +1,4 @@
-//! `fairdeck verify`: a saved journal's verdict, for anyone to reach alone.
+//! `fairdeck verify`: a saved journal's verdict (or a save's, which holds the journal), for anyone to reach alone.
 
 use std::path::Path;
 
@@ -26,10 +26,16 @@ impl Finding {
     }
 }
 
-/// Reads the journal at `path`, replays it and says what it shows, in words.
+/// Reads the journal at `path` (a journal written by `--record`, or a game's save), replays it and says what it
+/// shows, in words.
 pub fn verify_file(path: &Path) -> anyhow::Result<(Finding, String)> {
     let text = std::fs::read(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
-    let journal = journal::decode(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let journal = match journal::decode(&text) {
+        Ok(journal) => journal,
+        Err(not_journal) => crate::save::load(path).map(|saved| saved.journal).map_err(|not_save| {
+            anyhow::anyhow!("{}: neither a journal ({not_journal}) nor a save ({not_save})", path.display())
+        })?,
+    };
     let verdict = match journal.suite {
         Suite::Ristretto255 => check::<Ristretto255>(&journal),
         Suite::Modp2048 => check::<Modp2048>(&journal),

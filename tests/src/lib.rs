@@ -485,9 +485,10 @@ pub fn verify_clean(journal: &Path) {
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success() && text.contains("no breach"),
-        "verify {}: {}\n{text}",
+        "verify {}: {}\n{text}{}",
         journal.display(),
-        output.status
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
     );
 }
 

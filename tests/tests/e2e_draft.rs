@@ -2,10 +2,9 @@
 //! boosters, over a real relay, pick through `pick N` and `pick NAME` until their pools come, build, play, and both
 //! journals verify clean.
 
-use std::path::Path;
-use std::process::Command;
+use std::path::{Path, PathBuf};
 
-use fairdeck_e2e::{Player, Relay, example, fairdeck_binary, pool_cards, public};
+use fairdeck_e2e::{Player, Relay, end_and_verify, example, pool_cards, settle, verify_clean};
 use serde_json::Value;
 
 fn pool_file(name: &str) -> String {
@@ -141,25 +140,16 @@ fn a_booster_draft_from_a_cube_is_picked_built_played_and_verified() {
         player.expect_event("ready");
         player.send("draw 7");
     }
-    host.wait_idle();
-    guest.wait_idle();
-    host.wait_idle();
-    assert_eq!(public(&host.table()), public(&guest.table()));
-    host.send("end");
-    guest.send("end");
-    host.expect_event("audited");
-    guest.expect_event("audited");
-    for player in [&mut host, &mut guest] {
-        player.wait_idle();
-        player.send("quit");
-        assert!(player.wait_exit().success());
-    }
+    settle(&mut host, &mut guest);
     nothing_wrong(&host, &guest);
-    for who in ["host", "guest"] {
-        let journal = dir.path().join(format!("{who}.journal"));
-        let output = Command::new(fairdeck_binary()).arg("verify").arg(journal).output().unwrap();
-        let text = String::from_utf8_lossy(&output.stdout);
-        assert!(output.status.success() && text.contains("no breach"), "{who}: {text}");
+    let saves: Vec<PathBuf> = host.saves().into_iter().chain(guest.saves()).collect();
+    assert_eq!(saves.len(), 2, "{saves:?}");
+    // The saves' folders outlive the players.
+    let _folders = [host.data(), guest.data()];
+    end_and_verify(host, guest, [&dir.path().join("host.journal"), &dir.path().join("guest.journal")]);
+    // A game's save holds its journal: `verify` reads it as well.
+    for save in saves {
+        verify_clean(&save);
     }
 }
 
