@@ -167,6 +167,28 @@ enum ScriptEvent {
     RevealRefused {
         zone: String,
     },
+    /// `by` asks to undo its action number `action` (`undone`); the other answers `undo accept` or `undo refuse`.
+    UndoAsked {
+        by: &'static str,
+        action: u64,
+        undone: Action,
+    },
+    /// `by` refused to undo action number `action`.
+    UndoRefused {
+        by: &'static str,
+        action: u64,
+    },
+    /// `asker`'s request to undo action number `action` lapsed: another action came first.
+    UndoLapsed {
+        asker: &'static str,
+        action: u64,
+    },
+    /// Action number `action`, `actor`'s, was undone by consent: the table is as before it.
+    Undone {
+        actor: &'static str,
+        action: u64,
+        undone: Action,
+    },
     NewGameRequested,
     ForfeitClaimed {
         by: &'static str,
@@ -356,6 +378,10 @@ fn engine_event(event: Event, engine: &Engine<Ristretto255>) -> ScriptEvent {
         Event::Chat { from, text } => ScriptEvent::Chat { from: from.name(), text },
         Event::RevealRequested { zone, count } => ScriptEvent::RevealRequested { zone: zone.to_string(), count },
         Event::RevealRefused { zone } => ScriptEvent::RevealRefused { zone: zone.to_string() },
+        Event::UndoAsked { by, action, undone } => ScriptEvent::UndoAsked { by: by.name(), action, undone },
+        Event::UndoRefused { by, action } => ScriptEvent::UndoRefused { by: by.name(), action },
+        Event::UndoLapsed { asker, action } => ScriptEvent::UndoLapsed { asker: asker.name(), action },
+        Event::Undone { actor, action, undone } => ScriptEvent::Undone { actor: actor.name(), action, undone },
         Event::NewGameRequested => ScriptEvent::NewGameRequested,
         Event::ForfeitClaimed { by, awaited } => {
             ScriptEvent::ForfeitClaimed { by: by.name(), awaited: awaited.to_string() }

@@ -345,7 +345,7 @@ impl<G: Group> Run<'_, G> {
                 placement: Placement { x: 1, y: 1, face_down },
             })
         };
-        let intent = match choices.below(22) {
+        let intent = match choices.below(23) {
             0 => Intent::Act(Action::Draw { count: 1 + u32::from(pick % 3) }),
             // A card back into the library: its next shuffle relocks first.
             1 => match move_to(ZoneId::library(seat), false) {
@@ -384,6 +384,9 @@ impl<G: Group> Run<'_, G> {
             18 if pick & 1 == 0 => Intent::NewGame(None),
             18 => Intent::NewGame(Some(self.sideboarded[usize::from(seat == Seat::Guest)].clone())),
             19 => Intent::TakeCard(u32::from(pick % 5)),
+            // Undo by consent: asking often fails (the last action is not undoable, or not this player's).
+            21 if pick & 1 == 0 => Intent::AskUndo,
+            21 => Intent::AnswerUndo(pick & 2 == 0),
             // A deck of the first cards of the pool and Mountains.
             20 => match pool(&self.pair, seat) {
                 Some(cards) => {

@@ -145,6 +145,9 @@ fn intent_for<G: Group>(pair: &Pair<G>, choice: &Choice) -> Intent {
         21 => return Intent::ClaimForfeit,
         // Rare: the end of the game with the deck's audit, which may cross a concession or a new game.
         29 if choice.b.is_multiple_of(8) => return Intent::EndGame,
+        // Undo by consent, asked and answered at random: the request may cross any action.
+        29 if choice.b.is_multiple_of(3) => return Intent::AskUndo,
+        29 => return Intent::AnswerUndo(choice.b.is_multiple_of(2)),
         _ => Action::Draw { count: small },
     };
     Intent::Act(action)

@@ -2099,3 +2099,52 @@ fn nothing_is_journaled_after_a_halt() {
     assert!(game.pair.intent(Seat::Host, Intent::Ping).is_err());
     assert_eq!(game.engine(Seat::Host).journal().inputs.len(), kept);
 }
+
+/// The host's last action: a card of its hand played face up and tapped. Both undoable.
+fn host_taps_a_card() -> Game<Ristretto255> {
+    let mut game = Game::<Ristretto255>::ready(8);
+    game.play(Seat::Host, Action::Draw { count: 1 });
+    let card = game.hand(Seat::Host)[0];
+    let to = ZoneId::new(Seat::Host, ZoneKind::Play);
+    game.play(Seat::Host, Action::Move { card, to, position: Position::Top, placement: Placement::default() });
+    game.play(Seat::Host, Action::Tap { card, tapped: true });
+    game.assert_honest();
+    game
+}
+
+#[test]
+fn an_undo_nobody_asked_for_is_caught() {
+    // The guest undoes the host's tap without the host's asking.
+    let mut game = host_taps_a_card();
+    let action = game.engine(Seat::Guest).actions_applied() - 1;
+    let seen = game.engine(Seat::Guest).actions_applied();
+    let forged = game.forge_next(Seat::Guest, &Message::Act { action: Action::Undo { action }, seen, digest: None });
+    game.deliver(Seat::Guest, forged.clone());
+    game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Forbidden);
+}
+
+#[test]
+fn a_request_to_undo_a_draw_or_the_other_players_action_is_caught() {
+    // A draw cannot be undone: no honest engine asks. Nor does one ask about its opponent's action.
+    let mut game = Game::<Ristretto255>::ready(8);
+    game.play(Seat::Host, Action::Draw { count: 1 });
+    let action = game.engine(Seat::Host).actions_applied() - 1;
+    let forged = game.forge_next(Seat::Host, &Message::UndoAsk { action });
+    game.deliver(Seat::Host, forged.clone());
+    game.assert_caught_forgery(Seat::Host, &forged, AlertKind::Unexpected);
+
+    let mut game = host_taps_a_card();
+    let action = game.engine(Seat::Guest).actions_applied() - 1;
+    let forged = game.forge_next(Seat::Guest, &Message::UndoAsk { action });
+    game.deliver(Seat::Guest, forged.clone());
+    game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Unexpected);
+}
+
+#[test]
+fn a_request_to_undo_an_action_not_taken_is_caught() {
+    let mut game = host_taps_a_card();
+    let action = game.engine(Seat::Host).actions_applied() + 3;
+    let forged = game.forge_next(Seat::Host, &Message::UndoAsk { action });
+    game.deliver(Seat::Host, forged.clone());
+    game.assert_caught_forgery(Seat::Host, &forged, AlertKind::Unexpected);
+}

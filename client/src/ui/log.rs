@@ -124,19 +124,12 @@ fn describe<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
             line(LogKind::Action, format!("{} showed {} at random", words.who(*by), words.card(*card, None)))
         }
         Event::Chat { from, text } => line(LogKind::Chat, format!("<{}> {text}", words.name(*from))),
-        Event::RevealRequested { zone, count } => {
-            // Only a request: nothing is shown unless this player reveals it.
-            let what = count.map(|n| format!("the top {} of ", top_cards(n))).unwrap_or_default();
-            let (zone_words, kind) = (words.zone(*zone, None), zone.kind.name());
-            line(
-                LogKind::Alert,
-                format!("{them} asks to see {what}{zone_words}: reveal cards to them, or refuse {kind}"),
-            )
-        }
-        Event::RevealRefused { zone } => line(
-            LogKind::Notice,
-            format!("{} refused to show {}", words.who(zone.owner), words.zone(*zone, Some(zone.owner))),
-        ),
+        Event::RevealRequested { .. }
+        | Event::RevealRefused { .. }
+        | Event::UndoAsked { .. }
+        | Event::UndoRefused { .. }
+        | Event::UndoLapsed { .. }
+        | Event::Undone { .. } => request_line(event, words),
         Event::NewGameRequested => {
             line(LogKind::Notice, format!("{them} asks for a new game (type new-game [DECKFILE] to agree)"))
         }
@@ -198,6 +191,46 @@ fn describe<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
         // nothing to the player. Every event is listed, so an event the engine gains does not compile here until
         // it has its words.
         Event::Applied { .. } | Event::Pong => None,
+    }
+}
+
+/// The log line for a request of one player's to the other (to see cards, to undo an action) and its answer.
+fn request_line<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
+    let line = |kind, text: String| Some(LogLine { kind, text });
+    let them = words.name(words.engine.seat().opponent());
+    match event {
+        Event::RevealRequested { zone, count } => {
+            // Only a request: nothing is shown unless this player reveals it.
+            let what = count.map(|n| format!("the top {} of ", top_cards(n))).unwrap_or_default();
+            let (zone_words, kind) = (words.zone(*zone, None), zone.kind.name());
+            line(
+                LogKind::Alert,
+                format!("{them} asks to see {what}{zone_words}: reveal cards to them, or refuse {kind}"),
+            )
+        }
+        Event::RevealRefused { zone } => line(
+            LogKind::Notice,
+            format!("{} refused to show {}", words.who(zone.owner), words.zone(*zone, Some(zone.owner))),
+        ),
+        Event::UndoAsked { by, undone, .. } => {
+            let what = words.action(*by, undone, &[]).unwrap_or_else(|| undone.name().into());
+            match *by == words.engine.seat() {
+                true => line(LogKind::Notice, format!("You asked {them} to undo your last action: {what}")),
+                false => line(LogKind::Alert, format!("{them} asks to undo: {what} (undo accept, or undo refuse)")),
+            }
+        }
+        Event::UndoRefused { by, .. } => {
+            line(LogKind::Notice, format!("{} refused to undo the action", words.who(*by)))
+        }
+        Event::UndoLapsed { asker, .. } => line(
+            LogKind::Notice,
+            format!("The request to undo {} last action lapsed: another action came first", words.owner_word(*asker)),
+        ),
+        Event::Undone { actor, undone, .. } => {
+            let what = words.action(*actor, undone, &[]).unwrap_or_else(|| undone.name().into());
+            line(LogKind::Action, format!("Undone by consent: {what}"))
+        }
+        _ => None,
     }
 }
 

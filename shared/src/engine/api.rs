@@ -2,7 +2,7 @@
 
 use crate::crypto::{BackId, CardInstance, Coin, Dice, MAX_NAME_LEN};
 use crate::ids::Seat;
-use crate::table::{CardId, ZoneId};
+use crate::table::{Card, CardId, ZoneId, ZoneKind};
 use crate::wire::{Action, Awaited, DeckDifference, Envelope, GridLine, LimitedFormat, PileChoice, PoolHash};
 
 /// A card of a deck list.
@@ -156,6 +156,12 @@ pub enum Intent {
     /// Booster draft: take card `n` (from 0, in the order `Event::Pack` lists them) of the pack this player picks
     /// from now.
     TakeCard(u32),
+    /// Ask the opponent to undo this player's last action, which must be the last one applied and undoable
+    /// (`Engine::undoable`). The opponent's answer comes as `Event::Undone` or `Event::UndoRefused`.
+    AskUndo,
+    /// Answer the opponent's request to undo its last action: `true` undoes it (an `undo` action of this player's),
+    /// `false` refuses.
+    AnswerUndo(bool),
 }
 
 /// Where a card lies, as far as a player can tell without knowing it.
@@ -165,6 +171,13 @@ pub struct Place {
     pub zone: ZoneId,
     /// Whether it lies face down in a play area (elsewhere, always `false`).
     pub face_down: bool,
+}
+
+impl Place {
+    /// Where a card lies as the players see it: its zone, and whether it lies face down in play.
+    pub(crate) fn of(card: &Card) -> Place {
+        Place { zone: card.zone, face_down: card.zone.kind == ZoneKind::Play && card.placement.face_down }
+    }
 }
 
 /// A card an action put somewhere: where it lay before, where it lies now.
@@ -273,6 +286,41 @@ pub enum Event {
     RevealRefused {
         /// The zone.
         zone: ZoneId,
+    },
+    /// A player asks to undo its action number `action`, the last one applied: this player (`undo-ask` sent) or the
+    /// opponent (then `Intent::AnswerUndo` answers it).
+    UndoAsked {
+        /// The player who asks: the one who took the action.
+        by: Seat,
+        /// The action's number in the game's order.
+        action: u64,
+        /// The action it would undo.
+        undone: Action,
+    },
+    /// A player refused to undo action number `action`.
+    UndoRefused {
+        /// The player who refused.
+        by: Seat,
+        /// The action's number.
+        action: u64,
+    },
+    /// The request to undo action number `action` lapsed unanswered: another action came first, and only the last
+    /// action can be undone.
+    UndoLapsed {
+        /// The player who asked.
+        asker: Seat,
+        /// The action's number.
+        action: u64,
+    },
+    /// Action number `action` was undone by consent: the table is as it was before it. An `Applied` event of the
+    /// `undo` action follows, with the cards it put back.
+    Undone {
+        /// The player whose action it was (who asked).
+        actor: Seat,
+        /// The action's number.
+        action: u64,
+        /// The action undone.
+        undone: Action,
     },
     /// A player claimed that the other one forfeits the game, having stopped answering
     /// `awaited`. The game is over for both; the claim is in the record.
@@ -567,6 +615,35 @@ pub enum IntentError {
 fn missing_words(missing: &[(u32, String)]) -> String {
     let words: Vec<String> = missing.iter().map(|(count, name)| format!("{count} {name}")).collect();
     words.join(", ")
+}
+
+/// Why the last action cannot be undone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum NotUndoable {
+    /// No action has been taken in this game.
+    #[error("nothing has been done yet in this game")]
+    NoAction,
+    /// The last action is the opponent's: only the player who took an action asks to undo it.
+    #[error("the last action is the opponent's: only your own last action can be undone")]
+    NotYours,
+    /// It moved, showed or shuffled cards someone could not see: what was seen cannot be unseen.
+    #[error("it touched hidden cards (a draw, a library, a reveal, a shuffle): what was seen cannot be unseen")]
+    HiddenCards,
+    /// It drew on chance: taking the chance again would be choosing it.
+    #[error("it was a roll or a flip: a chance taken again is a chance chosen")]
+    Chance,
+    /// It passed the turn, chose who plays, or conceded.
+    #[error("it changed the turn or ended the game")]
+    Turn,
+    /// It created a token: move the token away instead.
+    #[error("it created a token: move the token away instead")]
+    Token,
+    /// An arrow leaves nothing on the table.
+    #[error("an arrow leaves nothing to undo")]
+    NothingKept,
+    /// It was itself an undo.
+    #[error("it was an undo; do the action again instead")]
+    Undo,
 }
 
 /// Why a deck list cannot be played.

@@ -61,6 +61,8 @@ impl<G: Group> Engine<G> {
                 self.out.send::<G>(&Message::NewGame { loser });
                 self.start_new_game_if_agreed();
             }
+            Intent::AskUndo => self.ask_undo()?,
+            Intent::AnswerUndo(accept) => self.answer_undo(accept)?,
             Intent::Build(_) | Intent::Pick(_) | Intent::Pile(_) | Intent::TakeCard(_) => {
                 self.take_limited_intent(intent)?
             }

@@ -38,6 +38,7 @@ mod state;
 #[cfg(feature = "testing")]
 mod testing;
 mod the75;
+mod undo;
 mod unlock;
 mod unlock_run;
 mod winston;
@@ -45,7 +46,7 @@ mod winston;
 pub use crate::wire::Awaited;
 pub use api::{
     Alert, AlertKind, ChosenBy, DeckCard, DeckError, DeckList, DifferenceCheck, EngineConfig, Event, GameEnd, Intent,
-    IntentError, LimitedConfig, Moved, Place, PoolError, PoolList, PoolSource,
+    IntentError, LimitedConfig, Moved, NotUndoable, Place, PoolError, PoolList, PoolSource,
 };
 pub use journal::{Input, JOURNAL_FORMAT, Journal};
 

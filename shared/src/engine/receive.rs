@@ -21,21 +21,7 @@ impl<G: Group> Engine<G> {
         if let Message::Deck { .. } | Message::PoolDeck { .. } = message {
             self.phase.new_deck_received();
         }
-        if self.game.phase.is_ended_by_peer()
-            && matches!(
-                message,
-                Message::Act { .. }
-                    | Message::Audit { .. }
-                    | Message::ForfeitClaim { .. }
-                    | Message::RevealRequest { .. }
-                    | Message::RevealRefuse { .. }
-            )
-        {
-            return Err(Fault::new(
-                AlertKind::Unexpected,
-                format!("a {} after the opponent ended the game", message.kind()),
-            ));
-        }
+        self.check_not_after_end(&message)?;
         let peer = self.seat.opponent();
         match message {
             Message::Hello { protocol, software, suite, seat, nonce, name, .. } => {
@@ -86,6 +72,8 @@ impl<G: Group> Engine<G> {
             // Only a request: nothing is seen unless this player reveals, so it is an event, not an alert.
             Message::RevealRequest { zone, count } => self.out.emit(Event::RevealRequested { zone, count }),
             Message::RevealRefuse { zone } => self.out.emit(Event::RevealRefused { zone }),
+            Message::UndoAsk { action } => self.receive_undo_ask(action)?,
+            Message::UndoRefuse { action } => self.receive_undo_refuse(action),
             Message::Chat { text } => {
                 check_text("chat", &text)?;
                 self.out.emit(Event::Chat { from: peer, text });
@@ -281,6 +269,26 @@ impl<G: Group> Engine<G> {
         } else {
             Err(Fault::new(AlertKind::Unexpected, "only the host accepts or rejects actions"))
         }
+    }
+
+    /// What the opponent sends after ending the game (its `audit`, a concession's end) is only the end's follow-up:
+    /// no action, audit, claim or request.
+    fn check_not_after_end(&self, message: &Message<G>) -> Result<(), Fault> {
+        let late = matches!(
+            message,
+            Message::Act { .. }
+                | Message::Audit { .. }
+                | Message::ForfeitClaim { .. }
+                | Message::RevealRequest { .. }
+                | Message::RevealRefuse { .. }
+        );
+        if self.game.phase.is_ended_by_peer() && late {
+            return Err(Fault::new(
+                AlertKind::Unexpected,
+                format!("a {} after the opponent ended the game", message.kind()),
+            ));
+        }
+        Ok(())
     }
 
     pub(super) fn receive_act(

@@ -7,6 +7,7 @@ use super::api::{AlertKind, Event, GameEnd, Moved, Place};
 use super::fault::{ActionError, Fault, check_text};
 use super::round::RandomKind;
 use super::state::{Form, index};
+use super::undo::LastAction;
 use crate::crypto::{CardInstance, Group, MAX_NAME_LEN};
 use crate::ids::Seat;
 use crate::table::{
@@ -130,6 +131,7 @@ impl<G: Group> Engine<G> {
             }
             Action::PlayOrDraw { .. } => self.check_play_or_draw(actor),
             Action::AddCard { card, to, .. } => self.check_token(actor, card, *to),
+            Action::Undo { action } => self.check_undo(actor, *action),
         }
     }
 
@@ -316,6 +318,8 @@ impl<G: Group> Engine<G> {
         let CheckedAction { actor, action } = checked;
         let number = self.game.actions_applied;
         self.game.actions_applied += 1;
+        let restore = self.restore_for(actor, &action);
+        self.lapse_undo_request(&action);
         self.alert_changed_in_place(actor, &action);
         let mut moved = Vec::new();
         let effect = match &action {
@@ -367,7 +371,7 @@ impl<G: Group> Engine<G> {
             }
             Action::AddCard { card, to, placement, power_toughness } => {
                 let id = self.add_public_card(card, *to, *placement, *power_toughness);
-                moved.push(Moved { card: id, from: None, to: place_of(as_checked(self.game.table.card(id))) });
+                moved.push(Moved { card: id, from: None, to: Place::of(as_checked(self.game.table.card(id))) });
                 Effect::None
             }
             Action::Concede => {
@@ -388,7 +392,12 @@ impl<G: Group> Engine<G> {
                 self.apply_turn_change(actor, &action);
                 Effect::None
             }
+            Action::Undo { .. } => {
+                moved = self.apply_undo();
+                Effect::None
+            }
         };
+        self.game.last = Some(LastAction { number, actor, action: action.clone(), restore });
         Applied { number, actor, action, effect, moved }
     }
 
@@ -501,15 +510,10 @@ impl<G: Group> Engine<G> {
 
     /// Moves a card the action was checked for, and says where it lay before and lies now.
     fn move_checked(&mut self, card: CardId, to: ZoneId, position: Position, placement: Placement) -> Moved {
-        let from = place_of(as_checked(self.game.table.card(card)));
+        let from = Place::of(as_checked(self.game.table.card(card)));
         as_checked(self.game.table.move_card(card, to, position, placement).ok());
-        Moved { card, from: Some(from), to: place_of(as_checked(self.game.table.card(card))) }
+        Moved { card, from: Some(from), to: Place::of(as_checked(self.game.table.card(card))) }
     }
-}
-
-/// Where a card lies as the players see it: its zone, and whether it lies face down in play.
-fn place_of(card: &Card) -> Place {
-    Place { zone: card.zone, face_down: card.zone.kind == ZoneKind::Play && card.placement.face_down }
 }
 
 impl<G: Group> Engine<G> {

@@ -8,6 +8,7 @@ use super::round::RandomRound;
 use super::shuffle_run::ShuffleRuns;
 // Set-up plans its shuffle runs by naming them from here.
 
+use super::undo::LastAction;
 use super::unlock_run::Unlocks;
 use crate::crypto::{BackId, CardInstance, Catalogue, Group, KeyCommitment, LockKey, ProofContext};
 use crate::ids::{GameId, Seat};
@@ -61,6 +62,10 @@ pub(super) struct GameState<G: Group> {
     /// The guest's proposals awaiting the host's answer, by message number.
     pub(super) proposals: BTreeMap<u64, Action>,
     pub(super) actions_applied: u64,
+    /// The last action applied, with how to undo it (`undo.rs`).
+    pub(super) last: Option<LastAction>,
+    /// The number of the last action, once its player asked to undo it; cleared by any action applied.
+    pub(super) undo_asked: Option<u64>,
     /// Cards to draw once this player's mulligan shuffle is done.
     pub(super) mulligan_draw: Option<u32>,
     /// Tokens and commanders, public from their creation: read by point like catalogue entries.
@@ -160,6 +165,8 @@ impl<G: Group> GameState<G> {
             randoms: Default::default(),
             proposals: Default::default(),
             actions_applied: 0,
+            last: None,
+            undo_asked: None,
             mulligan_draw: None,
             tokens: Default::default(),
             commanders: Default::default(),

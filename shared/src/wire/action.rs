@@ -142,6 +142,12 @@ pub enum Action {
         /// The chooser plays first; `false`: it draws, and the opponent plays first.
         play: bool,
     },
+    /// Undo the opponent's action number `action`, at its asking (`undo-ask`): the table goes back to how it was
+    /// before it. Only the last action applied, and only one that moved no hidden card and drew on no chance.
+    Undo {
+        /// The number, in the game's order, of the action undone.
+        action: u64,
+    },
 }
 
 /// Why a player looks at the top of their own library: what the opponent's log says.
@@ -195,6 +201,7 @@ impl Action {
             Action::Arrow { .. } => "arrow",
             Action::Concede => "concede",
             Action::PlayOrDraw { .. } => "play-or-draw",
+            Action::Undo { .. } => "undo",
         }
     }
 }

@@ -28,7 +28,7 @@ pub use limited::{
 /// toughness, and why a player looks at their library. Version 4: envelopes and bodies in a binary encoding
 /// (postcard), about a quarter of their JSON size. Version 3 made what a forfeit claim names a typed value
 /// (`Awaited`); version 2 had the hello sign the sender's seat.
-pub const PROTOCOL_VERSION: u32 = 8;
+pub const PROTOCOL_VERSION: u32 = 9;
 /// The largest message body accepted (a 300-card modp2048 shuffle step with its relocks is about 0.6 MB).
 pub const MAX_MESSAGE_LEN: usize = 8 << 20;
 /// Longest chat line, player name, value key or phase name, in bytes.
@@ -401,6 +401,17 @@ pub enum Message<G: Group> {
         /// One proof that the sender's stack key made every form.
         proof: DleqProof<G>,
     },
+    /// The sender asks to undo its action number `action`, the last one applied: the other player accepts (with an
+    /// `undo` action of its own) or refuses.
+    UndoAsk {
+        /// The action's number in the game's order.
+        action: u64,
+    },
+    /// The sender will not undo action number `action`, which the other player asked to undo.
+    UndoRefuse {
+        /// The action's number.
+        action: u64,
+    },
 }
 
 impl<G: Group> Message<G> {
@@ -436,6 +447,8 @@ impl<G: Group> Message<G> {
             Message::WinstonChoice { .. } => MessageKind::WinstonChoice,
             Message::PackPick { .. } => MessageKind::PackPick,
             Message::PoolShuffle { .. } => MessageKind::PoolShuffle,
+            Message::UndoAsk { .. } => MessageKind::UndoAsk,
+            Message::UndoRefuse { .. } => MessageKind::UndoRefuse,
         }
     }
 }
@@ -504,6 +517,10 @@ pub enum MessageKind {
     PackPick,
     /// A `pool-shuffle`.
     PoolShuffle,
+    /// An `undo-ask`.
+    UndoAsk,
+    /// An `undo-refuse`.
+    UndoRefuse,
 }
 
 impl MessageKind {
@@ -539,6 +556,8 @@ impl MessageKind {
             MessageKind::WinstonChoice => "winston-choice",
             MessageKind::PackPick => "pack-pick",
             MessageKind::PoolShuffle => "pool-shuffle",
+            MessageKind::UndoAsk => "undo-ask",
+            MessageKind::UndoRefuse => "undo-refuse",
         }
     }
 }

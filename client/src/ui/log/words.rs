@@ -184,6 +184,8 @@ impl<G: Group> Words<'_, G> {
                 format!("{who} pointed from {} to {}", self.card(*from, actor), self.name(*seat))
             }
             Action::Concede => format!("{who} conceded the game"),
+            // Told by its `Undone` event, with the action it undid.
+            Action::Undo { .. } => return None,
             Action::PlayOrDraw { play: true } => format!("{who} chose to play first"),
             Action::PlayOrDraw { play: false } => {
                 let first =
@@ -263,8 +265,10 @@ impl<G: Group> Words<'_, G> {
                 format!("You asked {them} to show {what}{}", self.zone(*zone, Some(zone.owner)))
             }
             Intent::NewGame(_) => format!("You asked for a new game: it starts when {them} asks too"),
-            // A pick is told by its event, with the cards it took.
-            Intent::Pick(_) | Intent::Pile(_) | Intent::TakeCard(_) => return None,
+            // A pick is told by its event, with the cards it took; an undo asked or answered too.
+            Intent::Pick(_) | Intent::Pile(_) | Intent::TakeCard(_) | Intent::AskUndo | Intent::AnswerUndo(_) => {
+                return None;
+            }
             Intent::Build(deck) => format!(
                 "You built your deck from your pool: {} cards in the library, the rest of the pool in the sideboard",
                 deck.library.len()
