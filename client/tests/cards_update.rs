@@ -208,6 +208,25 @@ fn a_wrong_checksum_is_refused_and_the_database_kept() {
 }
 
 #[test]
+fn a_checked_file_that_is_not_atomic_cards_is_refused_by_its_url() {
+    let mut broken_xz = fixture_xz();
+    let middle = broken_xz.len() / 2;
+    broken_xz[middle..].fill(0);
+    let cases: [(&[u8], &str); 2] =
+        [(b"not JSON", " is not an AtomicCards file: "), (&broken_xz, ": cannot decompress it (xz): ")];
+    for (file, needle) in cases {
+        let server = Server::start(published(Served::Whole(file.to_vec()), &sha256_hex(file)));
+        let (data, database, before) = older_database();
+        let url = server.url(FILE);
+        let error = failed(fairdeck(data.path(), &["cards", "update", "--url", &url, "--ca", &server.ca()]));
+        let named = if needle.starts_with(':') { format!("cannot read {url}") } else { url.clone() };
+        assert!(error.starts_with(&format!("fairdeck: {named}{needle}")), "{error}");
+        assert_eq!(std::fs::read(&database).unwrap(), before);
+        assert_eq!(cards_folder(data.path()), ["cards.db"]);
+    }
+}
+
+#[test]
 fn an_interrupted_download_leaves_the_old_database_and_no_file_behind() {
     let xz = fixture_xz();
     let half = xz.len() / 2;

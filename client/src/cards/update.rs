@@ -75,7 +75,11 @@ pub fn update(url: &str, ca: Option<&Path>, database: &Path, progress: bool) -> 
             actual: hex::encode(actual),
         });
     }
-    let imported = super::import(download.path(), uri.to_string(), database)?;
+    let imported = super::import(download.path(), uri.to_string(), database).map_err(|error| match error {
+        // The temporary file is gone by the time the player reads this: name the URL instead.
+        CardsError::Read { reason, .. } => CardsError::Read { path: uri.to_string(), reason },
+        other => other,
+    })?;
     Ok(Updated { imported, sha256: hex::encode(actual) })
 }
 
