@@ -107,6 +107,17 @@ enum CardsCommand {
         /// The AtomicCards file.
         file: std::path::PathBuf,
     },
+    /// Download MTGJSON's AtomicCards over HTTPS (a progress bar on a terminal), check it against the SHA-256
+    /// published beside it (URL.sha256), and replace the card database with it. A wrong checksum or a broken
+    /// download is refused, and the database stays as it was.
+    Update {
+        /// Where to download it from: https:// only (plain http:// could not vouch for the file).
+        #[arg(long, default_value = fairdeck::cards::MTGJSON_URL)]
+        url: String,
+        /// Also trust this PEM file's CA certificates (a mirror with a private CA), besides the public ones.
+        #[arg(long, value_name = "FILE")]
+        ca: Option<std::path::PathBuf>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -449,13 +460,17 @@ fn main() -> ExitCode {
     }
 }
 
-/// `fairdeck cards [import FILE]`.
+/// `fairdeck cards [import FILE | update]`.
 fn cards(action: Option<CardsCommand>) -> anyhow::Result<String> {
     let database = fairdeck::cards::database_path_from_env()?;
     let text = match action {
         None => fairdeck::cards::status_text(&database)?,
         Some(CardsCommand::Import { file }) => {
             fairdeck::cards::imported_text(&fairdeck::cards::import_file(&file, &database)?)
+        }
+        Some(CardsCommand::Update { url, ca }) => {
+            let progress = std::io::stderr().is_terminal();
+            fairdeck::cards::updated_text(&fairdeck::cards::update(&url, ca.as_deref(), &database, progress)?)
         }
     };
     Ok(text)

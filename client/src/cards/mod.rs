@@ -5,7 +5,8 @@
 //! size limits; `atomic.rs` reads MTGJSON's shape into [`Card`]s, refusing a bad file with its JSON path;
 //! `store.rs` writes the compact database atomically and reads one card back without decoding the rest, its
 //! names found in place through `index.rs`;
-//! `suggest.rs` finds the nearest real names for a typo; `show.rs` prints a card as text or JSON.
+//! `suggest.rs` finds the nearest real names for a typo; `show.rs` prints a card as text or JSON; `update.rs`
+//! downloads MTGJSON's file over HTTPS, checks its published SHA-256 and imports it.
 //! Nothing else in fairdeck needs the database: without one, every other command works as before.
 
 mod atomic;
@@ -14,6 +15,7 @@ mod input;
 mod show;
 mod store;
 mod suggest;
+mod update;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -22,9 +24,10 @@ use serde::{Deserialize, Serialize};
 
 pub use atomic::{MAX_CARDS, MAX_FACES, MAX_TEXT_BYTES};
 pub use input::{MAX_INPUT_BYTES, MAX_JSON_BYTES};
-pub use show::{imported_text, to_json, to_text};
+pub use show::{imported_text, to_json, to_text, updated_text};
 pub use store::{Database, Header, Imported};
 pub use suggest::{edit_distance, nearest};
+pub use update::{MTGJSON_URL, Updated, update};
 
 /// The database's file name inside the cards folder.
 pub const DATABASE_FILE: &str = "cards.db";
@@ -67,7 +70,10 @@ pub struct Face {
 pub enum CardsError {
     #[error("cannot tell where the card database goes: neither XDG_DATA_HOME nor HOME is set")]
     NoDataDir,
-    #[error("no card database in {0}: import MTGJSON's AtomicCards file with `fairdeck cards import FILE`")]
+    #[error(
+        "no card database in {0}: download MTGJSON's AtomicCards with `fairdeck cards update`, or import the file \
+         with `fairdeck cards import FILE`"
+    )]
     NoDatabase(String),
     #[error("cannot read {path}: {reason}")]
     Read { path: String, reason: String },
@@ -79,6 +85,20 @@ pub enum CardsError {
     Damaged { path: String, reason: String },
     #[error("no card named {name:?} in the card database{}", did_you_mean(.suggestions))]
     Unknown { name: String, suggestions: Vec<String> },
+    #[error(
+        "refusing {0}: the card database is downloaded over https:// only, since its checksum would come over the \
+         same unauthenticated connection and vouch for nothing"
+    )]
+    NotHttps(String),
+    #[error("cannot download {url}: {reason} (the previous database, if any, is kept)")]
+    Download { url: String, reason: String },
+    #[error(
+        "{url} does not match the SHA-256 published beside it (published {published}, downloaded {actual}): \
+         refused, and the previous database, if any, is kept"
+    )]
+    Checksum { url: String, published: String, actual: String },
+    #[error(transparent)]
+    Ca(#[from] crate::tls::CaError),
 }
 
 /// "; did you mean Goblin Guide?", or nothing without a suggestion.
@@ -104,12 +124,18 @@ pub fn database_path_from_env() -> Result<PathBuf, CardsError> {
 /// `fairdeck cards import FILE`: reads the AtomicCards file and replaces the database at `database` with it,
 /// atomically; a bad file leaves the previous database as it was.
 pub fn import_file(file: &Path, database: &Path) -> Result<Imported, CardsError> {
+    let source = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
+    import(file, source.display().to_string(), database)
+}
+
+/// Reads the AtomicCards file `file` and replaces the database with it, recording `source` (the file's path or
+/// the URL it was downloaded from) as where it came from, and naming it in a refusal.
+fn import(file: &Path, source: String, database: &Path) -> Result<Imported, CardsError> {
     let json = input::read(file)?;
     let (meta, cards) =
-        atomic::parse(&json).map_err(|reason| CardsError::Malformed { path: file.display().to_string(), reason })?;
+        atomic::parse(&json).map_err(|reason| CardsError::Malformed { path: source.clone(), reason })?;
     drop(json);
-    let source = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
-    store::write(database, meta, source.display().to_string(), &cards)
+    store::write(database, meta, source, &cards)
 }
 
 /// `fairdeck cards`: what the database holds, or that there is none.
@@ -117,8 +143,8 @@ pub fn status_text(database: &Path) -> Result<String, CardsError> {
     match Database::open(database) {
         Ok(db) => Ok(show::status(db.header(), database, db.file_bytes())),
         Err(CardsError::NoDatabase(_)) => Ok(format!(
-            "No card database in {}.\nImport MTGJSON's AtomicCards file (plain, .gz, .bz2 or .xz) with \
-             `fairdeck cards import FILE`.",
+            "No card database in {}.\nDownload MTGJSON's AtomicCards with `fairdeck cards update`, or import the \
+             file (plain, .gz, .bz2 or .xz) with `fairdeck cards import FILE`.",
             database.display()
         )),
         Err(error) => Err(error),

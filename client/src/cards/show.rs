@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::{Card, Face, Header, Imported};
+use super::{Card, Face, Header, Imported, Updated};
 
 /// `fairdeck card NAME --json`: the card's own fields, then every face (one for most cards). A card of
 /// several faces has its full name and `null` in its other fields: they are the faces'.
@@ -110,6 +110,11 @@ pub fn imported_text(imported: &Imported) -> String {
         imported.path.display(),
         size(imported.file_bytes),
     )
+}
+
+/// `fairdeck cards update`: what was imported, and the checksum that vouched for it.
+pub fn updated_text(updated: &Updated) -> String {
+    format!("{}\nSHA-256 {}, as published beside it", imported_text(&updated.imported), updated.sha256)
 }
 
 /// 12.3 MB, 45.6 KB or 789 bytes.
