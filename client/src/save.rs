@@ -163,6 +163,8 @@ struct Record {
     opponent: Option<String>,
     /// Actions applied to the table so far.
     moves: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    record: Option<PathBuf>,
 }
 
 #[derive(Clone, Default, Serialize, Deserialize)]
@@ -182,6 +184,8 @@ pub struct Standing {
     pub status: Status,
     pub opponent: Option<String>,
     pub moves: u64,
+    /// Where the game's journal goes when a session of it ends (`--record`), kept for `fairdeck resume`.
+    pub record: Option<PathBuf>,
 }
 
 /// A save read back: everything to rebuild the engine and the channel.
@@ -369,6 +373,7 @@ impl SaveFile {
             status: standing.status,
             opponent: standing.opponent.clone(),
             moves: standing.moves,
+            record: standing.record.clone(),
         };
         let json = serde_json::to_vec(&record).expect("a save record serializes");
         let (chain, bytes) = line(&self.cursor.chain, &json);
@@ -483,12 +488,13 @@ pub fn load(path: &Path) -> Result<Saved, SaveError> {
             status,
             opponent,
             moves,
+            record,
         } = record;
         channel
             .follow(progress, frames, (partial_keep, partial_add), peer_runs)
             .map_err(|reason| damaged(number, reason))?;
         journal.inputs.extend(inputs);
-        last = Some((at, Standing { relay, status, opponent, moves }));
+        last = Some((at, Standing { relay, status, opponent, moves, record }));
     }
     let Some((at, standing)) = last else {
         return Err(damaged(2, "the file ends after its header (the game never got going)"));

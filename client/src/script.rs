@@ -497,7 +497,7 @@ mod tests {
             Output::WrongCodeTried { attempts: 2, reopened: true },
             Output::Paired,
             Output::Saved("/tmp/g.fairdeck".into()),
-            Output::Restored { path: "/tmp/g.fairdeck".into(), moves: 4, relay: "ws://r".into() },
+            Output::Restored { path: "/tmp/g.fairdeck".into(), moves: 4, relay: "ws://r".into(), history: vec![] },
             Output::Rendezvous { peer_here: false },
             Output::ChannelEstablished,
             Output::PeerAway { hold_ms: 60000 },

@@ -56,6 +56,7 @@ fn standing() -> Standing {
         status: Status::Playing,
         opponent: Some("Ada".into()),
         moves: 0,
+        record: None,
     }
 }
 

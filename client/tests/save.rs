@@ -59,6 +59,7 @@ fn standing(moves: u64) -> Standing {
         status: Status::Playing,
         opponent: Some("Ada".into()),
         moves,
+        record: None,
     }
 }
 

@@ -900,9 +900,28 @@ fn a_restored_game_shows_both_decks_labels() {
     pair.drive();
     // A resumed program's view: the events that told the labels were replayed before it existed.
     let mut view = View::new("ws://127.0.0.1:7171/v1");
-    let restored = Output::Restored { path: "game.fairdeck".into(), moves: 3, relay: "ws://127.0.0.1:7171/v1".into() };
+    let relay = "ws://127.0.0.1:7171/v1".to_string();
+    let restored = Output::Restored { path: "game.fairdeck".into(), moves: 3, relay: relay.clone(), history: vec![] };
     view.apply(&restored, &pair.host);
     let buffer = draw(&view, WIDTH, HEIGHT);
     assert!(find(&buffer, "deck hostdeck").is_some(), "{}", screen(&buffer));
     assert!(find(&buffer, "deck guestdek").is_some(), "{}", screen(&buffer));
+}
+
+#[test]
+fn a_restored_game_tells_its_log_again_from_the_saved_events() {
+    let mut pair = Pair::<Ristretto255>::new(numbered_deck("Host", 10, 2), numbered_deck("Guest", 10, 2), 8);
+    pair.drive();
+    pair.intent(Seat::Host, Intent::Act(Action::Draw { count: 2 })).unwrap();
+    pair.intent(Seat::Guest, Intent::Chat("good luck".into())).unwrap();
+    pair.drive();
+    let history = pair.events(Seat::Host).to_vec();
+    let mut view = View::new("ws://127.0.0.1:7171/v1");
+    let relay = "ws://127.0.0.1:7171/v1".to_string();
+    view.apply(&Output::Restored { path: "game.fairdeck".into(), moves: 1, relay, history }, &pair.host);
+    let lines: Vec<&str> = view.log.lines().iter().map(|line| line.text.as_str()).collect();
+    for said in ["the table is ready", "You drew 2 cards", "<Guest> good luck", "Game restored from game.fairdeck"] {
+        assert!(lines.iter().any(|line| line.contains(said)), "{said:?} not in {lines:#?}");
+    }
+    assert!(lines.last().unwrap().starts_with("Game restored"), "{lines:#?}");
 }

@@ -60,6 +60,10 @@ pub enum Output {
         path: PathBuf,
         moves: u64,
         relay: String,
+        /// The game's events so far, replayed from the save, for the terminal's log (a script has its own record).
+        /// The events of a draft's standing are not among them: the session shows them again, as they stand.
+        #[serde(skip)]
+        history: Vec<Event>,
     },
     /// At the game's rendezvous on the relay: the opponent is there too, or it is awaited.
     Rendezvous {

@@ -24,6 +24,7 @@ impl SessionCore {
             status,
             opponent: self.opponent.clone(),
             moves: self.engine.actions_applied(),
+            record: self.record.clone(),
         }
     }
 }

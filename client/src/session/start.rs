@@ -198,11 +198,12 @@ pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), Ses
     let relay = RelayPlace { url: relay_url, ca: absolute(options.ca.as_deref()), token: Some(token) };
     let mut core = SessionCore::new(engine, channel, LinkState::Up, relay, os_seed(), Instant::now());
     core.code = Some(code);
+    core.record = absolute(options.record.as_deref());
     for line in early {
         core.take_line(line);
     }
     let mut driver = Driver { link: Link::Up(Box::new(ws)), tls, saver: Saver::new(options.games.clone(), None) };
-    finish(driver.run(&mut core, front).await, &core, &options)
+    finish(driver.run(&mut core, front).await, &core)
 }
 
 /// Runs `work` while reading the player's lines: `None` if the player's first line was `quit`, else the lines read
@@ -241,7 +242,7 @@ async fn resume<F: Frontend>(file: Option<PathBuf>, options: &Options, front: &m
     // The lock first: a game another process plays is refused before anything is read, shown or sent.
     let (save, saved) = SaveFile::open(&path)?;
     let restore_error = |reason: String| SessionError::Restore { path: path.display().to_string(), reason };
-    let mut limited = Vec::new();
+    let (mut limited, mut history) = (Vec::new(), Vec::new());
     let keep = |event: Event| {
         let drafting = matches!(
             event,
@@ -254,6 +255,8 @@ async fn resume<F: Frontend>(file: Option<PathBuf>, options: &Options, front: &m
         );
         if drafting || matches!(event, Event::LimitedAgreed { .. } | Event::Pool { .. }) {
             limited.push(event);
+        } else {
+            history.push(event);
         }
     };
     let engine = journal::replay::<Ristretto255>(&saved.journal, keep).map_err(|e| restore_error(e.to_string()))?;
@@ -267,12 +270,14 @@ async fn resume<F: Frontend>(file: Option<PathBuf>, options: &Options, front: &m
     }
     let tls = client_config(relay.ca.as_deref())?;
     let moves = engine.actions_applied();
-    front.show(Output::Restored { path: path.clone(), moves, relay: relay.url.clone() }, &engine)?;
+    front.show(Output::Restored { path: path.clone(), moves, relay: relay.url.clone(), history }, &engine)?;
     let channel = saved.restore_channel(os_seed());
     let mut core = SessionCore::new(engine, channel, LinkState::Closed, relay, os_seed(), Instant::now());
     core.announced = true;
     core.saved(save.path().to_path_buf());
     core.opponent = saved.standing.opponent.clone();
+    // A game recorded with --record is recorded still, unless this session names another file.
+    core.record = absolute(options.record.as_deref()).or(saved.standing.record.clone());
     // Through the session, so that its deck building starts from the pool again.
     for event in limited {
         core.show(Output::Engine(event));
@@ -282,7 +287,7 @@ async fn resume<F: Frontend>(file: Option<PathBuf>, options: &Options, front: &m
         Ok(()) => driver.run(&mut core, front).await,
         Err(error) => Err(error),
     };
-    finish(outcome, &core, options)
+    finish(outcome, &core)
 }
 
 /// What a resumed limited match tells again, of its events replayed: the format and the pool (the player builds and
@@ -306,8 +311,8 @@ fn limited_standing(events: Vec<Event>, seat: Seat) -> Vec<Event> {
 }
 
 /// Ends a session: the journal goes to `--record`'s file, whatever the outcome.
-fn finish(outcome: Result<(), SessionError>, core: &SessionCore, options: &Options) -> Result<(), SessionError> {
-    if let Some(path) = &options.record {
+fn finish(outcome: Result<(), SessionError>, core: &SessionCore) -> Result<(), SessionError> {
+    if let Some(path) = &core.record {
         write_journal(path, core.engine().journal())?;
     }
     outcome

@@ -53,6 +53,8 @@ pub(super) struct SessionCore {
     pub saved_at: Option<PathBuf>,
     /// The opponent's name, from its hello.
     pub opponent: Option<String>,
+    /// Where the journal goes when the session ends (`--record`, or the resumed game's own), absolute.
+    pub record: Option<PathBuf>,
     /// Whether the relay says the opponent holds its seat: a game whose opponent left can be claimed, once
     /// `absence` says the grace passed. Set with [`SessionCore::peer_is_here`].
     pub peer_here: bool,
@@ -106,6 +108,7 @@ impl SessionCore {
             wrong_codes: 0,
             saved_at: None,
             opponent: None,
+            record: None,
             peer_here: false,
             absence: AbsenceClock::new(forfeit_grace()),
             browsing: None,

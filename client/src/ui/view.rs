@@ -431,7 +431,7 @@ impl View {
                 let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
                 self.notice(format!("The game is saved as it goes ({file}): after a crash, fairdeck resume goes on"));
             }
-            Output::Restored { path, moves, relay } => self.restored(path, *moves, relay, engine),
+            Output::Restored { path, moves, relay, history } => self.restored(path, *moves, relay, history, engine),
             Output::Rendezvous { peer_here } => self.rendezvous(*peer_here, &opponent),
             Output::ChannelEstablished => {
                 self.setup.channel = true;
@@ -556,17 +556,27 @@ impl View {
     }
 
     /// A saved game was read back: set-up is long done, and the log's memory starts from the table as it stands.
-    fn restored<G: Group>(&mut self, path: &Path, moves: u64, relay: &str, engine: &Engine<G>) {
+    /// A saved game read back: its log told again from its events (with the table as it stands now), then where
+    /// it goes on.
+    fn restored<G: Group>(&mut self, path: &Path, moves: u64, relay: &str, history: &[Event], engine: &Engine<G>) {
+        self.story = Story::default();
+        for event in history {
+            self.apply_event(event, engine);
+        }
+        self.arrows = Default::default();
+        // A save of an older game may not hold the events that told a label: the engine knows it still.
+        let me = engine.seat();
+        for (side, seat) in [me, me.opponent()].into_iter().enumerate() {
+            if self.deck_labels[side].is_none() {
+                let label = engine.deck_label(seat).map(|label| DeckLabel { label: clean(label), changed: false });
+                self.deck_labels[side] = label;
+            }
+        }
         self.setup.channel = true;
         self.setup.hello = true;
         self.code = None;
         self.relay = RelayLink::Connecting;
         self.relay_url = relay.to_string();
-        self.story = Story::default();
-        // The labels' events were replayed unseen; whether a deck changed is not kept.
-        let me = engine.seat();
-        self.deck_labels = [me, me.opponent()]
-            .map(|seat| engine.deck_label(seat).map(|label| DeckLabel { label: clean(label), changed: false }));
         self.notice(format!("Game restored from {} after {moves} moves", path.display()));
     }
 
