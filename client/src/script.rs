@@ -171,6 +171,7 @@ enum ScriptEvent {
     UndoAsked {
         by: &'static str,
         action: u64,
+        #[serde(serialize_with = "tagged_action")]
         undone: Action,
     },
     /// `by` refused to undo action number `action`.
@@ -187,6 +188,7 @@ enum ScriptEvent {
     Undone {
         actor: &'static str,
         action: u64,
+        #[serde(serialize_with = "tagged_action")]
         undone: Action,
     },
     NewGameRequested,

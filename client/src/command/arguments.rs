@@ -8,7 +8,9 @@ use fairdeck_shared::table::{CardId, Placement, Position, PowerToughness, ZoneId
 use fairdeck_shared::wire::{Action, BasicLand, GridLine, PeekPurpose, PileChoice};
 
 use super::resolve::CardRef;
-use super::spec::{Amount, Args, ArrowTo, BuildStep, CardAct, Command, PackCard, Placing, TableAct, TopWatch};
+use super::spec::{
+    Amount, Args, ArrowTo, BuildStep, CardAct, Command, PackCard, Placing, TableAct, TopWatch, UndoStep,
+};
 
 pub fn draw(a: &Args) -> Result<Command, String> {
     Ok(Command::Act(Action::Draw { count: one_number(a)? }))
@@ -74,6 +76,16 @@ pub fn ask(a: &Args) -> Result<Command, String> {
 pub fn refuse(a: &Args) -> Result<Command, String> {
     let [zone] = a.words[..] else { return Err(a.usage()) };
     Ok(Command::Refuse(ZoneId::new(a.seat, zone_kind(zone)?)))
+}
+
+pub fn undo(a: &Args) -> Result<Command, String> {
+    let step = match a.words[..] {
+        [] => UndoStep::Ask,
+        ["accept" | "yes"] => UndoStep::Accept,
+        ["refuse" | "no"] => UndoStep::Refuse,
+        _ => return Err(a.usage()),
+    };
+    Ok(Command::Undo(step))
 }
 
 pub fn life(a: &Args) -> Result<Command, String> {

@@ -2,7 +2,7 @@
 //! of the table chooses its kind by what its parser returns, so an entry whose parser returns an existing kind
 //! needs nothing here.
 
-use super::spec::Command;
+use super::spec::{Command, UndoStep};
 
 /// When a queued command may run; until then it waits, and the commands behind it too.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,6 +28,7 @@ impl Command {
             Command::Chat(_)
             | Command::Ask(..)
             | Command::Refuse(_)
+            | Command::Undo(UndoStep::Accept | UndoStep::Refuse)
             | Command::Forfeit
             | Command::NewGame(_)
             | Command::Build(_)
@@ -50,7 +51,9 @@ impl Command {
             | Command::Done
             | Command::RevealHand
             | Command::RevealTop => Gate::Settled,
-            Command::Wait => Gate::Idle,
+            // Once this player's own actions are in the game's order (a guest's proposals answered): else the
+            // request would name an older action.
+            Command::Wait | Command::Undo(UndoStep::Ask) => Gate::Idle,
             Command::Quit => Gate::Acknowledged,
         }
     }

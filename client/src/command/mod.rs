@@ -26,7 +26,7 @@ pub use gate::Gate;
 pub use resolve::CardRef;
 pub use spec::{
     Amount, Args, ArrowTo, BuildStep, CardAct, Command, Entered, Key, Local, PackCard, Parsed, Placing, Spec, TableAct,
-    TopWatch, commander_damage_from,
+    TopWatch, UndoStep, commander_damage_from,
 };
 pub use table::COMMANDS;
 

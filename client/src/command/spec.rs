@@ -53,6 +53,8 @@ pub enum Command {
     Ask(ZoneId, Option<u32>),
     /// Decline the opponent's request to see one of this player's zones.
     Refuse(ZoneId),
+    /// Undo by consent: ask to undo this player's last action, or answer the opponent's request.
+    Undo(UndoStep),
     /// Look at the top N cards of the library (all of it for a search) for `purpose`, in a view that stays open
     /// until `done`.
     Browse(PeekPurpose, Option<u32>),
@@ -89,6 +91,17 @@ pub enum BuildStep {
     Basics(Vec<(u32, BasicLand)>),
     /// The pool by name, with how many of each are in the deck.
     ShowPool,
+}
+
+/// A step of an undo by consent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UndoStep {
+    /// Ask the opponent to undo this player's last action.
+    Ask,
+    /// Undo the opponent's last action, which it asked to undo.
+    Accept,
+    /// Refuse the opponent's request.
+    Refuse,
 }
 
 /// Booster draft: a card of the pack shown, as `pick` names it.

@@ -37,6 +37,7 @@ pub static COMMANDS: &[&Spec] = &[
     &MULLIGAN,
     &ASK,
     &REFUSE,
+    &UNDO,
     &TAKE_FROM_LIBRARY,
     &NEXT_TURN,
     &TAP,
@@ -285,6 +286,15 @@ pub static REFUSE: Spec = Spec {
     example: "refuse hand",
     keys: &[],
     parse: read::refuse,
+};
+
+pub static UNDO: Spec = Spec {
+    name: "undo",
+    args: "[accept|refuse]",
+    about: "ask the opponent to undo your last action (not a draw, shuffle, reveal or roll), or answer its request",
+    example: "undo accept",
+    keys: &[],
+    parse: read::undo,
 };
 
 pub static TAKE_FROM_LIBRARY: Spec = Spec {

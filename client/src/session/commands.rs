@@ -20,7 +20,7 @@ use super::claim::LinkAction;
 use super::frontend::Output;
 use super::start::read_deck;
 use super::state::{Flow, SessionCore};
-use crate::command::{self, Amount, BuildStep, Command, Entered, ErrorKind, Gate, table};
+use crate::command::{self, Amount, BuildStep, Command, Entered, ErrorKind, Gate, UndoStep, table};
 use crate::deck::Deck;
 use crate::save::games_dir;
 
@@ -40,6 +40,8 @@ fn run(command: Command, session: &mut SessionCore, line: &str) -> Flow {
         Command::Chat(text) => give(Intent::Chat(text)),
         Command::Ask(zone, count) => give(Intent::RequestReveal { zone, count }),
         Command::Refuse(zone) => give(Intent::RefuseReveal { zone }),
+        Command::Undo(UndoStep::Ask) => give(Intent::AskUndo),
+        Command::Undo(step) => give(Intent::AnswerUndo(step == UndoStep::Accept)),
         Command::End => give(Intent::EndGame),
         Command::OnCard(card, act) => {
             let engine = &session.engine;
