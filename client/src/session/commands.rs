@@ -29,8 +29,8 @@ const QUIT_GRACE: Duration = Duration::from_secs(5);
 /// Deck files built from one pool in one day, at most: each gets a name of its own.
 const DECK_FILES_PER_DAY: u32 = 1000;
 
-/// Does what `command` asks, its gate open: an intent for the engine, or what the session does itself; `line` is
-/// quoted by a refusal. A refusal is shown, not returned: the session goes on.
+/// Does what the parsed line asks, its gate open: an intent for the engine, or what the session does itself; `line`
+/// is quoted by a refusal. A refusal is shown, not returned: the session goes on.
 fn run(Parsed { spec, command }: Parsed, session: &mut SessionCore, line: &str) -> Flow {
     let mut give = |intent| {
         session.intent(intent, line);
