@@ -375,7 +375,8 @@ fn the_status_line_shows_connection_opponent_turn_and_life() {
     let mut pair = ready_pair();
     act(&mut pair, Seat::Host, "life 17");
     act(&mut pair, Seat::Guest, "life 20");
-    act(&mut pair, Seat::Host, "next-turn");
+    pair.intent(Seat::Host, Intent::Act(Action::NextTurn)).unwrap();
+    pair.drive();
     let mut view = view_of(&pair, Seat::Host);
     let status = rows(&draw(&view, WIDTH, HEIGHT)).last().unwrap().clone();
     assert!(status.contains("● connected"), "{status}");

@@ -150,3 +150,64 @@ fn a_script_typed_all_at_once_runs_in_order_before_its_quit() {
     assert_eq!(zone_cards(&last, "host hand").len(), 7, "the draw ran before the quit");
     assert!(player.wait_exit().success(), "exit 0; saw {:#?}", player.seen);
 }
+
+#[test]
+fn a_practice_game_mulligans_plays_without_a_spot_reveals_its_library_and_passes_turns() {
+    let temp = tempfile::tempdir().expect("temp dir");
+    let mut player = Player::practice("player", &deck("burn.txt"), temp.path());
+    player.expect_event("ready");
+
+    // The London mulligan: seven new cards, then two of them to the bottom, by name and by id, the last bottommost.
+    player.send("draw 7");
+    player.send("mulligan");
+    player.wait_idle();
+    let hand = zone_cards(&player.table(), "host hand");
+    assert_eq!(hand.len(), 7);
+    let name = player.learned_name(hand[0]).expect("the player knows its hand");
+    player.send(&format!("bottom {name}, #{}", hand[1]));
+    player.wait_idle();
+    let table = player.table();
+    let library = zone_cards(&table, "host library");
+    assert_eq!(library.len(), 55);
+    assert_eq!(player.learned_name(library[53]), Some(name));
+    assert_eq!(library[54], hand[1]);
+    let hand = zone_cards(&table, "host hand");
+    assert_eq!(hand.len(), 5);
+
+    // Played with no spot: the next free ones, in a row.
+    player.send(&format!("play {}", hand[0]));
+    player.send(&format!("play {} at 1,0", hand[1]));
+    player.send(&format!("play {}", hand[2]));
+    player.wait_idle();
+    let table = player.table();
+    let spot = |id: u64| {
+        let card = &table["cards"][id.to_string()];
+        (card["x"].as_i64().unwrap(), card["y"].as_i64().unwrap())
+    };
+    assert_eq!([spot(hand[0]), spot(hand[1]), spot(hand[2])], [(0, 0), (1, 0), (2, 0)]);
+
+    // `reveal library 3`: the three top cards, unseen yet, looked at and then shown to the goldfish in one reveal.
+    let top = zone_cards(&table, "host library")[..3].to_vec();
+    player.send("reveal library 3");
+    let shown = player.expect("the reveal", |v| v["event"] == "applied" && v["action"]["action"] == "reveal");
+    assert_eq!(shown["action"]["cards"], serde_json::json!(top));
+    assert_eq!(shown["action"]["to"], "guest");
+
+    // `next-turn` passes the turn with the phase back at untap; taking it back, `untap-draw` untaps and draws.
+    let turn = player.table()["turn"].as_u64().unwrap();
+    player.send(&format!("tap {}", hand[0]));
+    player.send("phase end");
+    player.send("next-turn untap-draw");
+    let refused = player.expect_event("error");
+    assert!(refused["message"].as_str().unwrap().contains("own turn"), "{refused}");
+    player.send("next-turn");
+    player.expect("the phase reset", |v| v["event"] == "applied" && v["action"]["phase"] == "untap");
+    player.send("next-turn untap-draw");
+    player.wait_idle();
+    let table = player.table();
+    assert_eq!(table["turn"].as_u64(), Some(turn + 2));
+    assert_eq!(table["cards"][hand[0].to_string()]["tapped"], false);
+    assert_eq!(zone_cards(&table, "host hand").len(), 3, "three played of five, one drawn");
+    player.send("quit");
+    assert!(player.wait_exit().success(), "exit 0; saw {:#?}", player.seen);
+}

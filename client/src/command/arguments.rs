@@ -9,7 +9,7 @@ use fairdeck_shared::wire::{Action, BasicLand, GridLine, PeekPurpose, PileChoice
 
 use super::resolve::CardRef;
 use super::spec::{
-    Amount, Args, ArrowTo, BuildStep, CardAct, Command, PackCard, Placing, TableAct, TopWatch, UndoStep,
+    Amount, Args, ArrowTo, BuildStep, CardAct, Command, PackCard, Placing, Spot, TableAct, TopWatch, UndoStep,
 };
 
 pub fn draw(a: &Args) -> Result<Command, String> {
@@ -41,8 +41,14 @@ pub fn take(a: &Args) -> Result<Command, String> {
     Ok(Command::Take(card_ref(a, card)?, zone))
 }
 
-/// `top`, `bottom` and `grave`: cards by id or by name, a name of several words in double quotes.
+/// `top`, `bottom` and `grave`: cards by id or by name, a name of several words in double quotes; or, the cards
+/// parted by commas, each name as typed (`Mountain, Lava Spike`; a name holding a comma in double quotes).
 pub fn place(a: &Args, placing: Placing) -> Result<Command, String> {
+    let parts = outside_quotes(a.rest, ',');
+    if parts.len() > 1 {
+        let card = |part: &str| card_ref(a, &part.split_whitespace().collect::<Vec<_>>());
+        return Ok(Command::Place(placing, parts.into_iter().map(card).collect::<Result<_, _>>()?));
+    }
     let mut cards = Vec::new();
     let mut rest = a.rest;
     while let Some(start) = rest.find(|c: char| !c.is_whitespace()) {
@@ -149,6 +155,16 @@ pub fn token(a: &Args) -> Result<Command, String> {
     Ok(Command::Token { name, power_toughness, placement })
 }
 
+/// `next-turn [untap-draw]`.
+pub fn next_turn(a: &Args) -> Result<Command, String> {
+    let untap_draw = match a.words[..] {
+        [] => false,
+        ["untap-draw"] => true,
+        _ => return Err(a.usage()),
+    };
+    Ok(Command::OnTable(TableAct::NextTurn { untap_draw }))
+}
+
 pub fn phase(a: &Args) -> Result<Command, String> {
     if a.rest.is_empty() {
         return Err(a.usage_with("such as untap, upkeep, draw, main1, combat, main2, end"));
@@ -180,15 +196,21 @@ fn split_at_to<'w>(a: &'w Args) -> Result<(&'w [&'w str], &'w [&'w str]), String
 }
 
 pub fn play(a: &Args) -> Result<Command, String> {
-    // Read from the end: the card's name, before ` at `, may hold any word.
+    // Read from the end: `[at X,Y] [facedown]`, and the card's name before them, which may hold any word.
     let (face_down, words) = match a.words.split_last() {
         Some((&"facedown", words)) => (true, words),
         _ => (false, &a.words[..]),
     };
-    let [card @ .., "at", xy] = words else { return Err(a.usage()) };
-    let (x, y) = position(a, xy)?;
+    let (spot, card) = match words {
+        // `at` before anything but a position is a word of the name (`Hit at Dawn`).
+        [card @ .., "at", xy] if xy.starts_with(|c: char| c.is_ascii_digit() || "+-,".contains(c)) => {
+            let (x, y) = position(a, xy)?;
+            (Spot::At { x, y }, card)
+        }
+        card => (Spot::Next, card),
+    };
     let area = ZoneId::new(a.seat, ZoneKind::Play);
-    Ok(Command::OnCard(card_ref(a, card)?, CardAct::Play { area, placement: Placement { x, y, face_down } }))
+    Ok(Command::OnCard(card_ref(a, card)?, CardAct::Play { area, spot, face_down }))
 }
 
 pub fn move_card(a: &Args) -> Result<Command, String> {
@@ -211,10 +233,17 @@ pub fn move_card(a: &Args) -> Result<Command, String> {
 }
 
 pub fn reveal(a: &Args) -> Result<Command, String> {
-    // `hand` and `top` are the zones; a card of that name is written in quotes.
+    // `hand`, `top` and `library` are the zones; a card of that name is written in quotes.
     let (card, to) = match a.words[..] {
         ["hand"] => return Ok(Command::RevealHand),
         ["top"] => return Ok(Command::RevealTop),
+        ["library"] => return Ok(Command::OnTable(TableAct::RevealLibrary { count: None, looked: false })),
+        ["library", n] if n.chars().all(|c| c.is_ascii_digit()) => {
+            return match n.parse::<u32>() {
+                Ok(0) | Err(_) => Err(a.usage_with("library N, N of 1 or more")),
+                Ok(count) => Ok(Command::OnTable(TableAct::RevealLibrary { count: Some(count), looked: false })),
+            };
+        }
         [ref card @ .., "to", "opponent"] => (card, Some(a.seat.opponent())),
         ref card => (card, None),
     };
@@ -324,6 +353,26 @@ pub fn basics(a: &Args) -> Result<Command, String> {
 
 pub fn say(a: &Args) -> Result<Command, String> {
     if a.rest.is_empty() { Err(a.usage()) } else { Ok(Command::Chat(a.rest.to_string())) }
+}
+
+/// `text` parted at each `separator` outside double quotes (one part, the whole, if there is none or a quote is
+/// left open).
+fn outside_quotes(text: &str, separator: char) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut start, mut quoted) = (0, false);
+    for (i, c) in text.char_indices() {
+        if c == '"' {
+            quoted = !quoted;
+        } else if c == separator && !quoted {
+            parts.push(&text[start..i]);
+            start = i + c.len_utf8();
+        }
+    }
+    if quoted {
+        return vec![text];
+    }
+    parts.push(&text[start..]);
+    parts
 }
 
 /// `X,Y` on a play area.

@@ -14,6 +14,7 @@ mod browsing;
 mod error;
 mod gate;
 pub mod help;
+mod mulligan;
 pub mod resolve;
 mod spec;
 pub mod table;
@@ -23,10 +24,11 @@ use fairdeck_shared::Seat;
 pub use browsing::{Browsing, purpose_name};
 pub use error::ErrorKind;
 pub use gate::Gate;
+pub use mulligan::hand_to_bottom;
 pub use resolve::CardRef;
 pub use spec::{
-    Amount, Args, ArrowTo, BuildStep, CardAct, Command, Entered, Key, Local, PackCard, Parsed, Placing, Spec, TableAct,
-    TopWatch, UndoStep, commander_damage_from,
+    Amount, Args, ArrowTo, BuildStep, CardAct, Command, Entered, Key, Local, PackCard, Parsed, Placing, Spec, Spot,
+    TableAct, TopWatch, UndoStep, commander_damage_from,
 };
 pub use table::COMMANDS;
 
@@ -186,7 +188,8 @@ mod tests {
                 CardRef::Id(CardId(3)),
                 CardAct::Play {
                     area: ZoneId::new(host, ZoneKind::Play),
-                    placement: Placement { x: 10, y: -2, face_down: true }
+                    spot: Spot::At { x: 10, y: -2 },
+                    face_down: true
                 }
             ))
         );
@@ -216,6 +219,57 @@ mod tests {
                 CardRef::Id(CardId(7)),
                 CardAct::Move { to: ZoneId::new(host, ZoneKind::Command), position: Position::Top }
             ))
+        );
+    }
+
+    #[test]
+    fn play_takes_the_next_free_spot_unless_told_where() {
+        let host = Seat::Host;
+        let area = ZoneId::new(host, ZoneKind::Play);
+        let play = |card: &str, spot, face_down| {
+            Ok(Command::OnCard(CardRef::Name(card.into()), CardAct::Play { area, spot, face_down }))
+        };
+        assert_eq!(parse("play goblin guide", host), play("goblin guide", Spot::Next, false));
+        assert_eq!(parse("play goblin guide facedown", host), play("goblin guide", Spot::Next, true));
+        assert_eq!(parse("play Hit at Dawn", host), play("Hit at Dawn", Spot::Next, false));
+        assert_eq!(parse("play Hit at Dawn at -1,2", host), play("Hit at Dawn", Spot::At { x: -1, y: 2 }, false));
+        assert_eq!(parse("play bolt at 3,x", host), Err("usage: play CARD [at X,Y] [facedown]".into()));
+        assert_eq!(parse("play facedown", host), Err("usage: play CARD [at X,Y] [facedown]".into()));
+    }
+
+    #[test]
+    fn reveal_library_next_turn_and_bottom_of_the_hand_parse() {
+        let host = Seat::Host;
+        let reveal = |count| Ok(Command::OnTable(TableAct::RevealLibrary { count, looked: false }));
+        assert_eq!(parse("reveal library 3", host), reveal(Some(3)));
+        assert_eq!(parse("reveal library", host), reveal(None));
+        assert!(parse("reveal library 0", host).is_err());
+        // A card of that name, in quotes or with more words.
+        assert_eq!(
+            parse("reveal \"library\"", host),
+            Ok(Command::OnCard(CardRef::Name("library".into()), CardAct::Reveal { to: None }))
+        );
+        assert_eq!(
+            parse("reveal library of alexandria", host),
+            Ok(Command::OnCard(CardRef::Name("library of alexandria".into()), CardAct::Reveal { to: None }))
+        );
+        assert_eq!(parse("next-turn", host), Ok(Command::OnTable(TableAct::NextTurn { untap_draw: false })));
+        assert_eq!(parse("next-turn untap-draw", host), Ok(Command::OnTable(TableAct::NextTurn { untap_draw: true })));
+        assert_eq!(parse("next-turn now", host), Err("usage: next-turn [untap-draw]".into()));
+        let name = |text: &str| CardRef::Name(text.into());
+        assert_eq!(
+            parse("bottom Mountain, Lava Spike", host),
+            Ok(Command::Place(Placing::Bottom, vec![name("Mountain"), name("Lava Spike")]))
+        );
+        assert_eq!(
+            parse("bottom \"Krenko, Mob Boss\" , #12", host),
+            Ok(Command::Place(Placing::Bottom, vec![name("Krenko, Mob Boss"), CardRef::Id(CardId(12))]))
+        );
+        assert_eq!(parse("bottom Mountain,", host), Err("usage: bottom CARD...".into()));
+        // Without a comma, as before: each word or quoted name one card.
+        assert_eq!(
+            parse("bottom Mountain \"Lava Spike\"", host),
+            Ok(Command::Place(Placing::Bottom, vec![name("Mountain"), name("Lava Spike")]))
         );
     }
 
@@ -347,7 +401,7 @@ mod tests {
         assert_eq!(parse("tap #bolt", host), Err("\"#bolt\" is not a card id".into()));
         assert_eq!(parse("tap \"\"", host), Err("usage: tap CARD".into()));
         assert_eq!(parse("move graveyard", host), Err("usage: move CARD [opponent] ZONE [top|bottom]".into()));
-        assert_eq!(parse("play at 1,0", host), Err("usage: play CARD at X,Y [facedown]".into()));
+        assert_eq!(parse("play at 1,0", host), Err("usage: play CARD [at X,Y] [facedown]".into()));
         assert_eq!(parse("reveal to opponent", host), Err("usage: reveal CARD [to opponent] | hand | top".into()));
     }
 

@@ -6,14 +6,16 @@
 //! whatever the case and spacing. Each command looks in zones in groups, best first ([`Reach`]): the first group
 //! holding a match decides; in it an exact name beats a start. Copies of one name in one zone are one choice
 //! (the first in the zone's order: the top of a pile; for `tap` an untapped one, for `untap` a tapped one);
-//! anything else is ambiguous and refused with the candidates.
+//! anything else is ambiguous and refused with the candidates. A command that may find either player's cards in
+//! one group (`move`, `command`) takes the cards owned by the player whose zone they go to, if any match: a
+//! card goes back to its owner's zones, so `command krenko` in a mirror match finds the player's own Krenko.
 
 use std::fmt;
 
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::Group;
 use fairdeck_shared::engine::Engine;
-use fairdeck_shared::table::{Card, CardId, ZoneId, ZoneKind};
+use fairdeck_shared::table::{Card, CardId, Table, ZoneId, ZoneKind};
 
 use super::error::ErrorKind;
 
@@ -34,8 +36,8 @@ const LISTED: usize = 8;
 pub enum Reach {
     /// `play`: your hand and command zone, then your graveyard, exile and library, then your sideboard.
     ToPlay,
-    /// `move`: your hand and play area, then every other zone but the sideboards, then those; never the
-    /// destination itself.
+    /// `move`, `command`: your hand and play area, then every other zone but the sideboards, then those; never
+    /// the destination itself. In each, the cards the destination's owner owns come first.
     Anywhere { but: ZoneId },
     /// `reveal`: your hand, then your play area, library and sideboard.
     Unseen,
@@ -45,6 +47,8 @@ pub enum Reach {
     Commander,
     /// `take`, `top`, `bottom`, `grave`: your library.
     Library,
+    /// `bottom` with no scry open (the London mulligan): your hand.
+    Hand,
 }
 
 impl Reach {
@@ -74,6 +78,15 @@ impl Reach {
                 vec![vec![ZoneId::new(seat.opponent(), Command)], vec![ZoneId::new(seat.opponent(), Play)]]
             }
             Reach::Library => vec![mine(&[Library])],
+            Reach::Hand => vec![mine(&[Hand])],
+        }
+    }
+
+    /// Whose cards come first among the matches of one group, if anyone's.
+    fn owner_first(self) -> Option<Seat> {
+        match self {
+            Reach::Anywhere { but } => Some(but.owner),
+            _ => None,
         }
     }
 
@@ -86,6 +99,7 @@ impl Reach {
             Reach::InPlay => "either play area",
             Reach::Commander => "the opponent's command zone or play area",
             Reach::Library => "your library",
+            Reach::Hand => "your hand",
         }
     }
 }
@@ -173,6 +187,12 @@ pub fn resolve_in<G: Group>(
                 }
             }
         }
+        if let Some(owner) = reach.owner_first()
+            && exact.iter().chain(&started).any(|c| owned_by(table, c.id, owner))
+        {
+            exact.retain(|c| owned_by(table, c.id, owner));
+            started.retain(|c| owned_by(table, c.id, owner));
+        }
         let found = if exact.is_empty() { started } else { exact };
         let Some(first) = found.first() else { continue };
         if found.iter().any(|c| c.zone != first.zone || c.name != first.name) {
@@ -182,6 +202,10 @@ pub fn resolve_in<G: Group>(
         return Ok(found.iter().find(preferred).unwrap_or(first).id);
     }
     Err(CardError::Unknown { name: name.clone(), reach })
+}
+
+fn owned_by(table: &Table, card: CardId, owner: Seat) -> bool {
+    table.card(card).is_some_and(|card| card.owner == owner)
 }
 
 /// Lower case, single spaces: how names are compared.
@@ -376,6 +400,30 @@ mod tests {
         assert_eq!(find(&pair, Seat::Host, "counter guide +1/+1 1"), Ok(first));
         // The guest sees the Guides in the host's play area: by name, after its own (none).
         assert_eq!(find(&pair, Seat::Guest, "untap guide"), Ok(first));
+    }
+
+    #[test]
+    fn command_and_move_take_the_cards_of_the_destinations_owner_first() {
+        // A mirror match: each has a Krenko in play.
+        let krenko = "Krenko, Mob Boss";
+        let mut pair = Pair::new(deck(&[krenko, "Mountain"], &[]), deck(&[krenko, "Mountain"], &[]), 6);
+        pair.drive();
+        act(&mut pair, Seat::Host, "draw 2");
+        act(&mut pair, Seat::Guest, "draw 2");
+        act(&mut pair, Seat::Host, "play krenko");
+        act(&mut pair, Seat::Guest, "play krenko");
+        let host_krenko = named(&pair, Seat::Host, ZoneId::new(Seat::Host, ZoneKind::Play), krenko)[0];
+        let guest_krenko = named(&pair, Seat::Guest, ZoneId::new(Seat::Guest, ZoneKind::Play), krenko)[0];
+        // Killed, the host's Krenko is in its graveyard, beside the guest's in play, in one group.
+        act(&mut pair, Seat::Host, "move krenko graveyard");
+        assert_eq!(find(&pair, Seat::Host, "command krenko"), Ok(host_krenko));
+        assert_eq!(find(&pair, Seat::Guest, "command krenko"), Ok(guest_krenko), "its own, in its play area");
+        assert_eq!(find(&pair, Seat::Host, "move krenko exile"), Ok(host_krenko));
+        // To the opponent's zones, the opponent's cards first.
+        assert_eq!(find(&pair, Seat::Host, "move krenko opponent exile"), Ok(guest_krenko));
+        // No card of the owner's matches (its Krenko is where it would go): the others' are found as before.
+        act(&mut pair, Seat::Host, "command krenko");
+        assert_eq!(find(&pair, Seat::Host, "command krenko"), Ok(guest_krenko));
     }
 
     #[test]

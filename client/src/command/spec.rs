@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::Group;
 use fairdeck_shared::engine::Engine;
-use fairdeck_shared::table::{Card, CardId, Placement, Position, PowerToughness, ZoneId, ZoneKind};
+use fairdeck_shared::table::{Card, CardId, Placement, Position, PowerToughness, Table, ZoneId, ZoneKind};
 use fairdeck_shared::wire::{Action, ArrowTarget, BasicLand, GridLine, PeekPurpose, PileChoice};
 
 use super::resolve::{CardError, CardRef, Reach, resolve_in};
@@ -118,7 +118,17 @@ pub enum PackCard {
 pub enum TableAct {
     /// The top N cards of the player's library into its graveyard, one by one (fewer if the library holds fewer).
     Mill(u32),
+    /// The top N cards of the player's library (all of it for `None`) shown to the opponent: the answer to its
+    /// `ask library N`. Cards the player does not know yet it looks at first; the command then runs again,
+    /// `looked`, once the look is answered.
+    RevealLibrary { count: Option<u32>, looked: bool },
+    /// The turn passed and the phase set back to the first; with `untap_draw`, the turn begun is the player's own
+    /// and its cards untap and it draws a card.
+    NextTurn { untap_draw: bool },
 }
+
+/// The phase a turn begins with: the first of those `phase` names.
+pub const FIRST_PHASE: &str = "untap";
 
 impl TableAct {
     /// The actions, from `engine`'s table now; or why there are none.
@@ -136,7 +146,84 @@ impl TableAct {
                     |&card| Action::Move { card, to, position: Position::Top, placement: Placement::default() };
                 Ok(moved.map(action).collect())
             }
+            TableAct::RevealLibrary { count, looked } => {
+                let library = engine.table().zone(ZoneId::library(seat));
+                if library.is_empty() {
+                    return Err("your library is empty".into());
+                }
+                let count = count.map_or(library.len(), |count| library.len().min(count as usize));
+                let cards = library[..count].to_vec();
+                let known = |card: &CardId| engine.table().card(*card).is_some_and(|card| card.known_to.knows(seat));
+                match (cards.iter().all(known), looked) {
+                    (true, _) => Ok(vec![Action::Reveal { cards, to: Some(seat.opponent()) }]),
+                    // Nobody shows a card it has not seen.
+                    (false, false) => {
+                        let count = u32::try_from(count).unwrap_or(u32::MAX);
+                        Ok(vec![Action::Peek { count, purpose: PeekPurpose::Look }])
+                    }
+                    (false, true) => Err("your look at your library was not answered: nothing shown".into()),
+                }
+            }
+            TableAct::NextTurn { untap_draw } => {
+                let mut actions = vec![Action::NextTurn, Action::SetPhase { phase: FIRST_PHASE.into() }];
+                if untap_draw {
+                    // As the engine passes it: to the other of the player whose turn it is (at the first, of the
+                    // player passing it).
+                    let next = engine.table().active.map_or(seat.opponent(), Seat::opponent);
+                    if next != seat {
+                        return Err("this passes the turn to the opponent: untapping and drawing are for the start \
+                                    of your own turn"
+                            .into());
+                    }
+                    actions.extend([Action::UntapAll, Action::Draw { count: 1 }]);
+                }
+                Ok(actions)
+            }
         }
+    }
+
+    /// What runs once `actions`, this command's, are answered, if it has more to do: the reveal of library cards
+    /// its player first had to look at.
+    pub fn then(&self, actions: &[Action]) -> Option<TableAct> {
+        match (self, actions) {
+            (&TableAct::RevealLibrary { count, looked: false }, [Action::Peek { .. }]) => {
+                Some(TableAct::RevealLibrary { count, looked: true })
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Where on its play area a card goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spot {
+    /// Where the command says (`at X,Y`).
+    At { x: i32, y: i32 },
+    /// The first free spot, row by row.
+    Next,
+}
+
+/// Spots in a row of a play area, for cards placed for the player: the board lists a play area by row, then
+/// column.
+const ROW: i32 = 8;
+
+impl Spot {
+    /// The placement on `area` of `table`; for `Next` a spot no card holds there but `moving` (a card already in
+    /// the area leaves its own spot free).
+    pub fn placement(self, table: &Table, area: ZoneId, moving: CardId, face_down: bool) -> Placement {
+        let (x, y) = match self {
+            Spot::At { x, y } => (x, y),
+            Spot::Next => {
+                let taken: Vec<(i32, i32)> = (table.zone(area).iter())
+                    .filter(|&&id| id != moving)
+                    .filter_map(|&id| table.card(id))
+                    .map(|card| (card.placement.x, card.placement.y))
+                    .collect();
+                // One more spot than the cards there: one of them is free.
+                (0..).map(|i| (i % ROW, i / ROW)).find(|spot| !taken.contains(spot)).unwrap_or_default()
+            }
+        };
+        Placement { x, y, face_down }
     }
 }
 
@@ -188,10 +275,11 @@ pub enum ArrowTo {
 /// What a command does to the one card it names, once found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CardAct {
-    /// Into `area`, the player's own play area, at `placement`.
+    /// Into `area`, the player's own play area, at `spot`, face down or not.
     Play {
         area: ZoneId,
-        placement: Placement,
+        spot: Spot,
+        face_down: bool,
     },
     Move {
         to: ZoneId,
@@ -231,8 +319,9 @@ impl CardAct {
     pub fn action<G: Group>(&self, engine: &Engine<G>, card: CardId) -> Result<Action, CardError> {
         let in_play = |card: &CardRef| resolve_in(engine, card, Reach::InPlay, |_| true);
         Ok(match self {
-            CardAct::Play { area, placement } => {
-                Action::Move { card, to: *area, position: Position::Top, placement: *placement }
+            CardAct::Play { area, spot, face_down } => {
+                let placement = spot.placement(engine.table(), *area, card, *face_down);
+                Action::Move { card, to: *area, position: Position::Top, placement }
             }
             CardAct::Move { to, position } => {
                 Action::Move { card, to: *to, position: *position, placement: Placement::default() }
@@ -424,6 +513,121 @@ mod tests {
             assert_eq!(pair.host.table().card(*card).unwrap().known_to, Knowledge::BOTH);
             assert!(pair.guest.identity(*card).is_some(), "the guest knows the milled {card}");
         }
+    }
+
+    fn run(pair: &mut Pair<Ristretto255>, seat: Seat, actions: Vec<Action>) {
+        for action in actions {
+            pair.intent(seat, Intent::Act(action)).unwrap();
+        }
+        pair.drive();
+    }
+
+    /// Plays `card` of the host's hand at `spot`, its card found and its action made as the session does.
+    fn play(pair: &mut Pair<Ristretto255>, card: CardId, spot: Spot) {
+        let act = CardAct::Play { area: ZoneId::new(Seat::Host, ZoneKind::Play), spot, face_down: false };
+        let action = act.action(&pair.host, act.find(&pair.host, &CardRef::Id(card)).unwrap()).unwrap();
+        run(pair, Seat::Host, vec![action]);
+    }
+
+    fn spot_of(pair: &Pair<Ristretto255>, card: CardId) -> (i32, i32) {
+        let placement = pair.guest.table().card(card).unwrap().placement;
+        (placement.x, placement.y)
+    }
+
+    #[test]
+    fn a_card_played_without_a_spot_takes_the_next_free_one_row_by_row() {
+        let mut pair = Pair::new(numbered_deck("Host", 12, 0), numbered_deck("Guest", 5, 0), 4);
+        pair.drive();
+        run(&mut pair, Seat::Host, vec![Action::Draw { count: 12 }]);
+        let hand = pair.host.table().zone(ZoneId::hand(Seat::Host)).to_vec();
+        play(&mut pair, hand[0], Spot::Next);
+        play(&mut pair, hand[1], Spot::At { x: 2, y: 0 });
+        play(&mut pair, hand[2], Spot::Next);
+        assert_eq!(
+            [spot_of(&pair, hand[0]), spot_of(&pair, hand[1]), spot_of(&pair, hand[2])],
+            [(0, 0), (2, 0), (1, 0)]
+        );
+        // A spot left free is taken again; a card already there keeps a spot of its own.
+        let to = ZoneId::new(Seat::Host, ZoneKind::Graveyard);
+        run(
+            &mut pair,
+            Seat::Host,
+            vec![Action::Move { card: hand[0], to, position: Position::Top, placement: Placement::default() }],
+        );
+        play(&mut pair, hand[3], Spot::Next);
+        assert_eq!(spot_of(&pair, hand[3]), (0, 0));
+        play(&mut pair, hand[3], Spot::Next);
+        assert_eq!(spot_of(&pair, hand[3]), (0, 0), "its own spot");
+        for &card in &hand[4..10] {
+            play(&mut pair, card, Spot::Next);
+        }
+        // A row holds eight: the ninth card starts the next.
+        assert_eq!(spot_of(&pair, hand[8]), (7, 0));
+        assert_eq!(spot_of(&pair, hand[9]), (0, 1));
+    }
+
+    /// Runs `act` for `seat` as the session does: its actions, then what it runs once they are answered.
+    fn run_table_act(pair: &mut Pair<Ristretto255>, seat: Seat, act: TableAct) {
+        let mut next = Some(act);
+        while let Some(act) = next {
+            let actions = act.actions(pair.engine(seat)).unwrap();
+            next = act.then(&actions);
+            run(pair, seat, actions);
+        }
+    }
+
+    #[test]
+    fn reveal_library_shows_the_top_cards_to_the_opponent_only_once_looked_at() {
+        let mut pair = ready_pair();
+        let library = pair.guest.table().zone(ZoneId::library(Seat::Guest)).to_vec();
+        let reveal = |count| TableAct::RevealLibrary { count, looked: false };
+        // Unknown cards are looked at first, then shown.
+        let look = reveal(Some(3)).actions(&pair.guest).unwrap();
+        assert_eq!(look, [Action::Peek { count: 3, purpose: PeekPurpose::Look }]);
+        assert_eq!(reveal(Some(3)).then(&look), Some(TableAct::RevealLibrary { count: Some(3), looked: true }));
+        run_table_act(&mut pair, Seat::Guest, reveal(Some(3)));
+        for (i, card) in library.iter().enumerate() {
+            let known = pair.host.table().card(*card).unwrap().known_to;
+            assert_eq!(known, if i < 3 { Knowledge::BOTH } else { Knowledge::NOBODY }, "card {i}");
+            assert_eq!(pair.host.identity(*card).is_some(), i < 3, "card {i}");
+        }
+        assert_eq!(pair.guest.table().zone(ZoneId::library(Seat::Guest)), library, "the library keeps its order");
+        // Known cards are shown at once, and that is all.
+        let shown = reveal(Some(2)).actions(&pair.guest).unwrap();
+        assert_eq!(shown, [Action::Reveal { cards: library[..2].to_vec(), to: Some(Seat::Host) }]);
+        assert_eq!(reveal(Some(2)).then(&shown), None);
+        // More than the library holds, or no count: all of it. Looked at, a card still unknown stops it.
+        let all = [Action::Peek { count: 5, purpose: PeekPurpose::Look }];
+        assert_eq!(reveal(Some(9)).actions(&pair.guest).unwrap(), all);
+        assert_eq!(reveal(None).actions(&pair.guest).unwrap(), all);
+        let looked = TableAct::RevealLibrary { count: None, looked: true };
+        assert!(looked.actions(&pair.guest).is_err_and(|e| e.contains("not answered")));
+        run(&mut pair, Seat::Guest, vec![Action::Draw { count: 5 }]);
+        assert_eq!(reveal(Some(1)).actions(&pair.guest), Err("your library is empty".to_string()));
+    }
+
+    #[test]
+    fn next_turn_sets_the_first_phase_and_taking_the_turn_back_untaps_and_draws() {
+        let mut pair = ready_pair();
+        run(&mut pair, Seat::Host, vec![Action::Draw { count: 1 }]);
+        let card = pair.host.table().zone(ZoneId::hand(Seat::Host))[0];
+        play(&mut pair, card, Spot::Next);
+        run(&mut pair, Seat::Host, vec![Action::Tap { card, tapped: true }, Action::SetPhase { phase: "end".into() }]);
+        // Passing the turn (the first: its own), the host cannot untap and draw: that is the guest's turn beginning.
+        let refused = TableAct::NextTurn { untap_draw: true }.actions(&pair.host);
+        assert!(refused.is_err_and(|e| e.contains("own turn")));
+        let actions = TableAct::NextTurn { untap_draw: false }.actions(&pair.host).unwrap();
+        run(&mut pair, Seat::Host, actions);
+        let table = pair.guest.table();
+        assert_eq!((table.turn, table.active, table.phase.as_str()), (1, Some(Seat::Guest), FIRST_PHASE));
+        run(&mut pair, Seat::Guest, vec![Action::SetPhase { phase: "main2".into() }]);
+        // The guest forgets to pass: the host takes the turn back, untaps and draws.
+        let actions = TableAct::NextTurn { untap_draw: true }.actions(&pair.host).unwrap();
+        run(&mut pair, Seat::Host, actions);
+        let table = pair.guest.table();
+        assert_eq!((table.turn, table.active, table.phase.as_str()), (2, Some(Seat::Host), FIRST_PHASE));
+        assert!(!table.card(card).unwrap().tapped);
+        assert_eq!(table.zone(ZoneId::hand(Seat::Host)).len(), 1);
     }
 
     #[test]

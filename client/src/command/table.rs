@@ -83,8 +83,8 @@ pub static DRAW: Spec = Spec {
 
 pub static PLAY: Spec = Spec {
     name: "play",
-    args: "CARD at X,Y [facedown]",
-    about: "put a card into your play area; by name, from your hand or command zone, else graveyard, exile or library, else sideboard",
+    args: "CARD [at X,Y] [facedown]",
+    about: "put a card into your play area (next free spot unless `at`); by name, from hand or command zone, else graveyard, exile, library, sideboard",
     example: "play #3 at 10,-2 facedown",
     keys: &[Key::Prefills('p')],
     parse: read::play,
@@ -174,8 +174,8 @@ pub static TOP: Spec = Spec {
 pub static BOTTOM: Spec = Spec {
     name: "bottom",
     args: "CARD...",
-    about: "during a scry or surveil: these cards at the bottom of the library, the last bottommost",
-    example: "bottom 12",
+    about: "scried cards, or your hand's with no scry (London mulligan), to your library's bottom, the last lowest",
+    example: "bottom Mountain, Lava Spike",
     keys: &[],
     parse: |a| read::place(a, Placing::Bottom),
 };
@@ -201,7 +201,7 @@ pub static DONE: Spec = Spec {
 pub static REVEAL: Spec = Spec {
     name: "reveal",
     args: "CARD [to opponent] | hand | top",
-    about: "show a card to both players (or to the opponent only); by name, from your hand, else play area, library, sideboard; `hand` shows your hand to the opponent, `top` your library's top card to both",
+    about: "show a card to both (or the opponent only); by name, from hand, else play area, library, sideboard; `hand`, `library N` (its top N): to the opponent; `top`: your top card to both",
     example: "reveal \"Lightning Bolt\" to opponent",
     keys: &[Key::Prefills('r')],
     parse: read::reveal,
@@ -308,11 +308,11 @@ pub static TAKE_FROM_LIBRARY: Spec = Spec {
 
 pub static NEXT_TURN: Spec = Spec {
     name: "next-turn",
-    args: "",
-    about: "pass the turn",
-    example: "next-turn",
+    args: "[untap-draw]",
+    about: "pass the turn, phase: untap; `untap-draw` taking it: untap, draw 1",
+    example: "next-turn untap-draw",
     keys: &[Key::Runs('n')],
-    parse: |a| a.none(Command::Act(Action::NextTurn)),
+    parse: read::next_turn,
 };
 
 pub static TAP: Spec = Spec {
@@ -426,7 +426,7 @@ pub static COMMANDER_DAMAGE: Spec = Spec {
 pub static COMMAND: Spec = Spec {
     name: "command",
     args: "CARD",
-    about: "put your commander back into your command zone; by name, from your hand or play area, else anywhere",
+    about: "put your commander into your command zone; by name, yours first, from your hand or play area, else anywhere",
     example: "command krenko",
     keys: &[],
     parse: read::command_zone,
@@ -480,7 +480,7 @@ pub static FORFEIT: Spec = Spec {
 pub static NEW_GAME: Spec = Spec {
     name: "new-game",
     args: "[DECKFILE]",
-    about: "ask for the next game, with another deck (after sideboarding) or the same one; it starts when the opponent asks too",
+    about: "ask for the next game, with another deck (after sideboarding) or the same; it starts once both ask",
     example: "new-game side.txt",
     keys: &[],
     parse: read::new_game,

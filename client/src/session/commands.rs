@@ -20,7 +20,7 @@ use super::claim::LinkAction;
 use super::frontend::Output;
 use super::start::read_deck;
 use super::state::{Flow, SessionCore};
-use crate::command::{self, Amount, BuildStep, Command, Entered, ErrorKind, Gate, UndoStep, table};
+use crate::command::{self, Amount, BuildStep, Command, Entered, ErrorKind, Gate, Parsed, Placing, UndoStep, table};
 use crate::deck::Deck;
 use crate::save::games_dir;
 
@@ -29,9 +29,9 @@ const QUIT_GRACE: Duration = Duration::from_secs(5);
 /// Deck files built from one pool in one day, at most: each gets a name of its own.
 const DECK_FILES_PER_DAY: u32 = 1000;
 
-/// Does what `command` asks, its gate open: an intent for the engine, or what the session does itself; `line` is
-/// quoted by a refusal. A refusal is shown, not returned: the session goes on.
-fn run(command: Command, session: &mut SessionCore, line: &str) -> Flow {
+/// Does what the parsed line asks, its gate open: an intent for the engine, or what the session does itself; `line`
+/// is quoted by a refusal. A refusal is shown, not returned: the session goes on.
+fn run(Parsed { spec, command }: Parsed, session: &mut SessionCore, line: &str) -> Flow {
     let mut give = |intent| {
         session.intent(intent, line);
     };
@@ -57,11 +57,29 @@ fn run(command: Command, session: &mut SessionCore, line: &str) -> Flow {
             session.put_token(name, power_toughness, placement, line)
         }
         Command::OnTable(act) => match act.actions(&session.engine) {
-            Ok(actions) => session.intents(actions, line),
+            Ok(actions) => {
+                let then = act.then(&actions);
+                if session.intents(actions, line)
+                    && let Some(then) = then
+                {
+                    // First in the queue: it runs once what was just handed in is answered (its gate).
+                    let parsed = Ok(Parsed { spec, command: Command::OnTable(then) });
+                    session.queue.push_front(Entered { line: line.to_string(), parsed });
+                }
+            }
             Err(message) => session.refuse(ErrorKind::Refused, line, message),
         },
         Command::Browse(purpose, count) => session.open_browsing(purpose, count, line),
         Command::Take(card, zone) => session.take_browsed(card, zone, line),
+        // No scry open: the London mulligan's cards from the hand.
+        Command::Place(Placing::Bottom, cards) if session.browsing.is_none() => {
+            match command::hand_to_bottom(&session.engine, &cards) {
+                Ok(actions) => {
+                    session.intents(actions, line);
+                }
+                Err((kind, message)) => session.refuse(kind, line, message),
+            }
+        }
         Command::Place(placing, cards) => session.place_browsed(placing, &cards, line),
         Command::Done if session.done_builds() => session.finish_build(line),
         Command::Done => session.close_browsing(line),
@@ -119,14 +137,14 @@ impl SessionCore {
             return Flow::Blocked;
         }
         let Some(Entered { line, parsed }) = self.queue.pop_front() else { return Flow::Blocked };
-        let command = match parsed {
-            Ok(parsed) => parsed.command,
+        let parsed = match parsed {
+            Ok(parsed) => parsed,
             Err(message) => {
                 self.refuse(ErrorKind::BadCommand, &line, message);
                 return Flow::Ran;
             }
         };
-        let flow = run(command, self, &line);
+        let flow = run(parsed, self, &line);
         if let Flow::Quit = flow {
             self.link_actions.push_back(LinkAction::Leave(None));
         }
@@ -292,13 +310,9 @@ impl SessionCore {
         self.intent(Intent::Act(Action::AddCard { card, to, placement, power_toughness }), line);
     }
 
-    /// Hands `actions` to the engine in turn, stopping at the first it refuses.
-    pub(super) fn intents(&mut self, actions: impl IntoIterator<Item = Action>, line: &str) {
-        for action in actions {
-            if !self.intent(Intent::Act(action), line) {
-                break;
-            }
-        }
+    /// Hands `actions` to the engine in turn, stopping at the first it refuses. Whether it took them all.
+    pub(super) fn intents(&mut self, actions: impl IntoIterator<Item = Action>, line: &str) -> bool {
+        actions.into_iter().all(|action| self.intent(Intent::Act(action), line))
     }
 
     /// Hands an intent to the engine; a refusal is shown. Whether the engine took it.
