@@ -88,7 +88,7 @@ pub struct Engine<G: Group> {
     journal: Journal,
     /// Everything of the game being played, dropped when a new game starts.
     game: GameState<G>,
-    /// Each seat's deck label in the last game its deck entered (host, guest), to tell a changed deck.
+    /// Each seat's deck label in the last game its deck entered (host, guest).
     labels: [Option<String>; 2],
     /// Each seat's deck in the match's first game, card names counted (host, guest): this player's own, and the
     /// opponent's once audited (`the75`).
