@@ -416,6 +416,7 @@ impl View {
         let opponent = self.table.opponent.name.clone();
         match output {
             Output::Deck { hash, main, sideboard, commander } => self.deck_read(hash, *main, *sideboard, commander),
+            Output::DeckWarning { file, warning } => self.log.push(LogKind::Alert, format!("{file}: {warning}")),
             Output::Code(code) => {
                 self.relay = RelayLink::Up;
                 self.code = Some(code.clone());
