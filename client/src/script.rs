@@ -472,6 +472,13 @@ mod tests {
                 file: "burn.txt".into(),
                 warning: DeckWarning { kind: WarningKind::UnknownCard, line: Some(3), message: "no card".into() },
             },
+            Output::Sideboarded {
+                cards_in: vec![(2, "Kor Firewalker".into())],
+                cards_out: vec![(2, "Lava Spike".into())],
+                main: 60,
+                sideboard: 15,
+                hash: "ab".into(),
+            },
             Output::Code("7-violin-ember".into()),
             Output::WrongCodeTried { attempts: 2, reopened: true },
             Output::Paired,
@@ -501,6 +508,7 @@ mod tests {
         let expected = [
             r#"{"event":"deck","hash":"ab","main":60,"sideboard":15,"commander":["Krenko"]}"#.to_string(),
             r#"{"event":"deck_warning","file":"burn.txt","kind":"unknown_card","line":3,"message":"no card"}"#.into(),
+            r#"{"event":"sideboarded","cards_in":[[2,"Kor Firewalker"]],"cards_out":[[2,"Lava Spike"]],"main":60,"sideboard":15,"hash":"ab"}"#.into(),
             r#"{"event":"code","code":"7-violin-ember"}"#.into(),
             r#"{"event":"wrong_code_tried","attempts":2,"reopened":true}"#.into(),
             r#"{"event":"paired"}"#.into(),

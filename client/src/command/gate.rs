@@ -30,6 +30,7 @@ impl Command {
             | Command::Refuse(_)
             | Command::Forfeit
             | Command::NewGame(_)
+            | Command::Sideboard(_)
             | Command::Build(_)
             | Command::Pick(_)
             | Command::Pile(_)

@@ -11,6 +11,7 @@ mod hash;
 mod lines;
 mod name;
 mod show;
+mod sideboard;
 mod xml;
 
 use std::fmt;
@@ -21,6 +22,7 @@ use fairdeck_shared::engine::{DeckCard, DeckList};
 pub use check::{DeckFormatRule, DeckWarning, WarningKind, check_deck, check_deck_here};
 pub use hash::cockatrice_hash;
 pub use show::{show_file, to_json, to_text};
+pub use sideboard::{Swap, Swapped, parse_swap, sideboard, sideboarded_text};
 
 /// Longest card name accepted, in bytes: the engine's catalogue limit.
 pub const MAX_NAME_BYTES: usize = fairdeck_shared::crypto::MAX_NAME_LEN;

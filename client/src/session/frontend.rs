@@ -40,6 +40,15 @@ pub enum Output {
         /// The commanders' names, for the command zone.
         commander: Vec<String>,
     },
+    /// `sideboard`: the cards brought in and taken out (by their names in the deck), and the next game's deck, which
+    /// `new-game` takes: its main deck and sideboard sizes and its hash.
+    Sideboarded {
+        cards_in: Vec<(u32, String)>,
+        cards_out: Vec<(u32, String)>,
+        main: u32,
+        sideboard: u32,
+        hash: String,
+    },
     /// A deck check's warning about the deck file `file` (`fairdeck deck` prints the same): the game goes on.
     DeckWarning {
         file: String,

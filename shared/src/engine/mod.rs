@@ -182,6 +182,11 @@ impl<G: Group> Engine<G> {
         self.seat
     }
 
+    /// This player's deck: the one of the game on, or the one the next game will take.
+    pub fn deck(&self) -> &DeckList {
+        &self.deck
+    }
+
     /// The label of `seat`'s deck as its latest deck message gave it, once one came.
     pub fn deck_label(&self, seat: Seat) -> Option<&str> {
         self.labels[index(seat)].as_deref()
