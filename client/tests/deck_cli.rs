@@ -166,3 +166,34 @@ fn count_mistakes_are_refused_with_the_file_and_line() {
     assert!(stderr.contains(&file.display().to_string()), "{stderr}");
     assert!(stderr.contains("line 2, column 1: `four` is a count in words: write `4 Lava Spike`"), "{stderr}");
 }
+
+/// The reported bug: an 8-card deck hosted without a word. `practice` (as `host` and `join`) shows the checks'
+/// warnings as events before the game, and goes on.
+#[test]
+fn a_game_starts_with_the_decks_warnings_and_goes_on() {
+    use std::io::Write as _;
+    use std::process::Stdio;
+
+    let dir = tempfile::tempdir().unwrap();
+    let (file, data) = mistaken_deck(dir.path());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fairdeck"))
+        .args(["practice", "--deck", &file, "--script"])
+        .env("XDG_DATA_HOME", &data)
+        .env("HOME", &data)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run fairdeck");
+    child.stdin.take().unwrap().write_all(b"quit\n").unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let events: Vec<serde_json::Value> =
+        String::from_utf8(output.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(events[0]["event"], "deck");
+    let warnings: Vec<(&str, &str)> = events
+        .iter()
+        .filter(|e| e["event"] == "deck_warning")
+        .map(|e| (e["kind"].as_str().unwrap(), e["file"].as_str().unwrap()))
+        .collect();
+    assert_eq!(warnings, [("deck_size", file.as_str()), ("unknown_card", &file), ("copies", &file)]);
+}

@@ -18,7 +18,7 @@ use rand::Rng;
 use super::building::{deck_file_name, deck_text};
 use super::claim::LinkAction;
 use super::frontend::Output;
-use super::start::read_deck;
+use super::start::{deck_warnings, read_checked_deck, read_deck};
 use super::state::{Flow, SessionCore};
 use crate::command::{self, Amount, BuildStep, Command, Entered, ErrorKind, Gate, table};
 use crate::deck::{Deck, Swap, Swapped};
@@ -183,9 +183,15 @@ impl SessionCore {
     /// `new-game [DECKFILE]`: asks for the next game, with the deck of that file, or the one `sideboard` left, or
     /// the same one.
     pub(super) fn new_game(&mut self, file: Option<&Path>, line: &str) {
-        match file.map(read_deck).transpose() {
-            Ok(deck) => {
-                let deck = deck.map(|deck| deck.to_deck_list()).or_else(|| self.sideboarded.clone());
+        match file.map(|file| read_checked_deck(file).map(|read| (file, read))).transpose() {
+            Ok(read) => {
+                // A limited deck is checked by its pool, not by a constructed deck's rules.
+                if let Some((file, read)) = &read
+                    && self.limited.pool_hash().is_none()
+                {
+                    deck_warnings(file, read).into_iter().for_each(|warning| self.show(warning));
+                }
+                let deck = read.map(|(_, read)| read.deck.to_deck_list()).or_else(|| self.sideboarded.clone());
                 if self.intent(Intent::NewGame(deck), line) {
                     self.sideboarded = None;
                 }

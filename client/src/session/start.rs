@@ -115,7 +115,7 @@ pub(super) fn read_deck(path: &Path) -> Result<Deck, SessionError> {
 }
 
 /// Reads and parses a deck file, keeping what its checks need.
-fn read_checked_deck(path: &Path) -> Result<ReadDeck, SessionError> {
+pub(super) fn read_checked_deck(path: &Path) -> Result<ReadDeck, SessionError> {
     let deck_error = |reason: String| SessionError::Deck { path: path.display().to_string(), reason };
     let text = std::fs::read_to_string(path).map_err(|e| deck_error(e.to_string()))?;
     let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -162,10 +162,17 @@ fn deck_engine<F: Frontend>(
         commander: deck.commander.iter().map(|entry| entry.name.clone()).collect(),
     };
     front.show(deck_output, &engine)?;
-    for warning in deck::check_deck_here(&read, DeckFormatRule::of(deck, false)) {
-        front.show(Output::DeckWarning { file: path.display().to_string(), warning }, &engine)?;
+    for warning in deck_warnings(path, &read) {
+        front.show(warning, &engine)?;
     }
     Ok(engine)
+}
+
+/// The checks' warnings about a constructed deck read from `path`, as outputs.
+pub(super) fn deck_warnings(path: &Path, read: &ReadDeck) -> Vec<Output> {
+    let file = path.display().to_string();
+    let warnings = deck::check_deck_here(read, DeckFormatRule::of(&read.deck, false));
+    warnings.into_iter().map(|warning| Output::DeckWarning { file: file.clone(), warning }).collect()
 }
 
 /// Runs a session to its end: `Ok` after `quit` (or the end of input), else the fatal error.
