@@ -8,7 +8,7 @@ use fairdeck::command::help::script_help;
 use fairdeck::config;
 use fairdeck::play::Play;
 use fairdeck::practice::Practice;
-use fairdeck::session::{Brought, DEFAULT_RELAY, Offer, Options, Role};
+use fairdeck::session::{Brought, DEFAULT_RELAY, Offer, Options, Role, SessionError};
 
 /// fairdeck: a two-player card table where neither player has to trust the other, nor the server.
 /// `host` and `join` open the terminal table (`fairdeck host --help` lists its keys), or with --script
@@ -70,13 +70,19 @@ enum Command {
     #[command(subcommand)]
     Journal(JournalCommand),
     /// Print a deck file as fairdeck reads it: its sections (commander, main deck, sideboard), counts, names
-    /// and the deck hash Cockatrice shows for it. A file that is not a deck is an error naming its line.
+    /// and the deck hash Cockatrice shows for it, then warnings: its size for its format and, with a card
+    /// database, unknown names (with the nearest real ones) and too many copies. A file that is not a deck is an
+    /// error naming its line.
     Deck {
         /// The deck file (plain text, Arena, .dec, .mwDeck, .dck, Cockatrice .cod, MTGO .dek).
         file: std::path::PathBuf,
-        /// Print {"main": [[count, name], ...], "side": [...], "commander": [...], "hash": "..."} instead.
+        /// Print {"main": [[count, name], ...], "side": [...], "commander": [...], "hash": "...", "warnings":
+        /// [{"kind", "line", "message"}, ...]} instead.
         #[arg(long)]
         json: bool,
+        /// Check it as a limited deck (at least 40 cards, any number of copies) rather than a constructed one.
+        #[arg(long)]
+        limited: bool,
     },
     /// The card database (MTGJSON's AtomicCards, kept in $XDG_DATA_HOME/fairdeck/cards): without a subcommand,
     /// what it holds (MTGJSON's build and date, where it was imported from, how many cards, its size).
@@ -414,7 +420,11 @@ fn main() -> ExitCode {
                 Err(error) => return usage_error(&error),
             };
             let code = match code {
-                Some(code) => code,
+                // A code that can never work is said before anything else is checked (the terminal among them).
+                Some(code) => match fairdeck::code::parse(&code) {
+                    Ok(_) => code,
+                    Err(error) => return usage_error(&SessionError::BadCode(error).to_string()),
+                },
                 None => match ask_code(game.session.script) {
                     Ok(code) => code,
                     Err(exit) => return exit,
@@ -440,7 +450,7 @@ fn main() -> ExitCode {
             };
         }
         Command::Journal(JournalCommand::Show { file }) => fairdeck::journal::show_file(&file).and_then(print_line),
-        Command::Deck { file, json } => fairdeck::deck::show_file(&file, json).and_then(print_line),
+        Command::Deck { file, json, limited } => fairdeck::deck::show_file(&file, json, limited).and_then(print_line),
         Command::Rng(RngCommand::Shuffle { shared_seed, state, count }) => {
             fairdeck::rng::shuffle_json(&shared_seed, &state, count).and_then(print_line)
         }

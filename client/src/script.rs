@@ -489,12 +489,24 @@ mod tests {
         use fairdeck_shared::wire::Awaited;
 
         use crate::command::{ErrorKind, TopWatch};
+        use crate::deck::{DeckWarning, WarningKind};
         use crate::session::Waiting;
 
         let refused =
             Output::CommandError { kind: ErrorKind::BadCommand, command: "dance".into(), message: "no".into() };
         let outputs = vec![
             Output::Deck { hash: "ab".into(), main: 60, sideboard: 15, commander: vec!["Krenko".into()] },
+            Output::DeckWarning {
+                file: "burn.txt".into(),
+                warning: DeckWarning { kind: WarningKind::UnknownCard, line: Some(3), message: "no card".into() },
+            },
+            Output::Sideboarded {
+                cards_in: vec![(2, "Kor Firewalker".into())],
+                cards_out: vec![(2, "Lava Spike".into())],
+                main: 60,
+                sideboard: 15,
+                hash: "ab".into(),
+            },
             Output::Code("7-violin-ember".into()),
             Output::WrongCodeTried { attempts: 2, reopened: true },
             Output::Paired,
@@ -523,6 +535,8 @@ mod tests {
         ];
         let expected = [
             r#"{"event":"deck","hash":"ab","main":60,"sideboard":15,"commander":["Krenko"]}"#.to_string(),
+            r#"{"event":"deck_warning","file":"burn.txt","kind":"unknown_card","line":3,"message":"no card"}"#.into(),
+            r#"{"event":"sideboarded","cards_in":[[2,"Kor Firewalker"]],"cards_out":[[2,"Lava Spike"]],"main":60,"sideboard":15,"hash":"ab"}"#.into(),
             r#"{"event":"code","code":"7-violin-ember"}"#.into(),
             r#"{"event":"wrong_code_tried","attempts":2,"reopened":true}"#.into(),
             r#"{"event":"paired"}"#.into(),

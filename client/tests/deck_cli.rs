@@ -1,9 +1,25 @@
-//! `fairdeck deck FILE [--json]`, run as a user would: the deck as read, and bad files refused.
+//! `fairdeck deck FILE [--json] [--limited]`, run as a user would: the deck as read, its checks' warnings with and
+//! without a card database, and bad files refused.
 
+use std::path::Path;
 use std::process::{Command, Output};
 
+const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/AtomicCards.json");
+
+/// fairdeck with the data folder `data` (which holds no card database unless one was imported into it).
+fn fairdeck_with(data: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fairdeck"))
+        .args(args)
+        .env("XDG_DATA_HOME", data)
+        .env("HOME", data)
+        .output()
+        .expect("run fairdeck")
+}
+
+/// fairdeck with an empty data folder: no card database.
 fn fairdeck(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fairdeck")).args(args).output().expect("run fairdeck")
+    let data = tempfile::tempdir().unwrap();
+    fairdeck_with(data.path(), args)
 }
 
 fn example(file: &str) -> String {
@@ -21,14 +37,15 @@ fn json_of_a_constructed_deck() {
     assert!(text.starts_with(r#"{"main":[[4,"Goblin Guide"],[4,"Monastery Swiftspear"],"#), "{text}");
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
     let keys: Vec<&str> = json.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(keys.len(), 4);
-    for key in ["main", "side", "commander", "hash"] {
+    assert_eq!(keys.len(), 5);
+    for key in ["main", "side", "commander", "hash", "warnings"] {
         assert!(keys.contains(&key), "{key} in {text}");
     }
     let total = |key: &str| json[key].as_array().unwrap().iter().map(|row| row[0].as_u64().unwrap()).sum::<u64>();
     assert_eq!((total("main"), total("side"), total("commander")), (60, 15, 0));
     assert_eq!(json["side"][5], serde_json::json!([2, "Wear // Tear"]));
     assert_eq!(json["hash"], "isr8i2a5");
+    assert_eq!(json["warnings"], serde_json::json!([]));
 }
 
 #[test]
@@ -83,4 +100,100 @@ fn bad_files_are_refused_with_their_line() {
             assert!(stderr.contains(needle) && stderr.contains(&path), "{path}: `{stderr}` should mention `{needle}`");
         }
     }
+}
+
+/// A deck with mistakes a database catches, its file, and a data folder with the fixture database imported.
+fn mistaken_deck(dir: &Path) -> (String, std::path::PathBuf) {
+    let data = dir.join("data");
+    let imported = fairdeck_with(&data, &["cards", "import", FIXTURE]);
+    assert!(imported.status.success(), "{}", String::from_utf8_lossy(&imported.stderr));
+    let file = dir.join("burn.txt");
+    std::fs::write(&file, "4 Goblin Gide\n5 Lightning Bolt\n20 Mountain\n").unwrap();
+    (file.display().to_string(), data)
+}
+
+#[test]
+fn with_a_card_database_unknown_names_and_copies_are_warned_of() {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, data) = mistaken_deck(dir.path());
+    let text = stdout(&fairdeck_with(&data, &["deck", &file]));
+    let warnings: Vec<&str> = text.lines().filter(|l| l.starts_with("warning: ")).collect();
+    assert_eq!(
+        warnings,
+        [
+            format!("warning: {file}: the main deck has 29 cards: a constructed deck has at least 60"),
+            format!(
+                "warning: {file}: line 1: no card named \"Goblin Gide\" in the card database; did you mean Goblin Guide?"
+            ),
+            format!("warning: {file}: line 2: 5 copies of Lightning Bolt: at most 4 in this format"),
+        ],
+        "{text}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&fairdeck_with(&data, &["deck", &file, "--json"]))).unwrap();
+    let kinds: Vec<(&str, &serde_json::Value)> =
+        json["warnings"].as_array().unwrap().iter().map(|w| (w["kind"].as_str().unwrap(), &w["line"])).collect();
+    assert_eq!(kinds, [("deck_size", &serde_json::Value::Null), ("unknown_card", &1.into()), ("copies", &2.into())]);
+}
+
+#[test]
+fn without_a_database_only_the_size_is_warned_of_and_limited_decks_are_smaller() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("eight.txt");
+    std::fs::write(&file, "4 Goblin Guide\n4 Lava Spike\n").unwrap();
+    let file = file.display().to_string();
+    let text = stdout(&fairdeck(&["deck", &file]));
+    assert!(
+        text.trim_end()
+            .ends_with(&format!("\nwarning: {file}: the main deck has 8 cards: a constructed deck has at least 60"))
+    );
+    let text = stdout(&fairdeck(&["deck", &file, "--limited"]));
+    assert!(text.trim_end().ends_with("a limited deck has at least 40"), "{text}");
+    let forty = dir.path().join("forty.txt");
+    std::fs::write(&forty, "17 Mountain\n23 Goblin Guide\n").unwrap();
+    let text = stdout(&fairdeck(&["deck", &forty.display().to_string(), "--limited"]));
+    assert!(!text.contains("warning"), "{text}");
+}
+
+#[test]
+fn count_mistakes_are_refused_with_the_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("typo.txt");
+    std::fs::write(&file, "4 Goblin Guide\nfour Lava Spike\n").unwrap();
+    let output = fairdeck(&["deck", &file.display().to_string()]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(&file.display().to_string()), "{stderr}");
+    assert!(stderr.contains("line 2, column 1: `four` is a count in words: write `4 Lava Spike`"), "{stderr}");
+}
+
+/// The reported bug: an 8-card deck hosted without a word. `practice` (as `host` and `join`) shows the checks'
+/// warnings as events before the game, and goes on.
+#[test]
+fn a_game_starts_with_the_decks_warnings_and_goes_on() {
+    use std::io::Write as _;
+    use std::process::Stdio;
+
+    let dir = tempfile::tempdir().unwrap();
+    let (file, data) = mistaken_deck(dir.path());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fairdeck"))
+        .args(["practice", "--deck", &file, "--script"])
+        .env("XDG_DATA_HOME", &data)
+        .env("HOME", &data)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run fairdeck");
+    child.stdin.take().unwrap().write_all(b"quit\n").unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let events: Vec<serde_json::Value> =
+        String::from_utf8(output.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(events[0]["event"], "deck");
+    let warnings: Vec<(&str, &str)> = events
+        .iter()
+        .filter(|e| e["event"] == "deck_warning")
+        .map(|e| (e["kind"].as_str().unwrap(), e["file"].as_str().unwrap()))
+        .collect();
+    assert_eq!(warnings, [("deck_size", file.as_str()), ("unknown_card", &file), ("copies", &file)]);
 }

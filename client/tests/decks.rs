@@ -7,7 +7,8 @@
 //! plain-text import tests are replayed against fairdeck's reader too.
 
 use fairdeck::deck::{
-    Deck, DeckEntry, DeckFormat, DeckParseError, MAX_NAME_BYTES, cockatrice_hash, detect_format, parse_deck,
+    Deck, DeckEntry, DeckFormat, DeckParseError, MAX_NAME_BYTES, WarningKind, cockatrice_hash, detect_format,
+    parse_deck, read_deck,
 };
 use proptest::prelude::*;
 use sha1::{Digest, Sha1};
@@ -153,6 +154,76 @@ fn lenient_lines_as_cockatrice_reads_them() {
     assert_eq!(deck.main, entries(&[(4, "Lightning Bolt"), (1, "Goblin Guide"), (4, "Lava Spike"), (4, "Rift Bolt")]));
     let deck = parse_deck("deck.dec", "4 Lightning Bolt\nSB: Naturalize\n- a note\n# a comment\n").unwrap();
     assert_eq!((deck.main_count(), deck.sideboard, deck.commander), (4, entries(&[(1, "Naturalize")]), vec![]));
+}
+
+/// Counts in words and mistyped counts, which Cockatrice would take for part of the name, are refused with their
+/// line and column; a name that really starts with a number word takes a count in digits.
+#[test]
+fn counts_in_words_and_mistyped_counts_are_refused() {
+    let text = "4 Goblin Guide\n  four Lava Spike\n";
+    assert_error("deck.txt", text, Some(2), Some(3), "`four` is a count in words: write `4 Lava Spike`");
+    assert_error("deck.txt", "Two Lightning Bolt\n", Some(1), Some(1), "(for a card named \"Two Lightning Bolt\"");
+    assert_error(
+        "deck.txt",
+        "4 Bolt\n4O Goblin Guide\n",
+        Some(2),
+        Some(2),
+        "`4O` is not a count: write `4 Goblin Guide`",
+    );
+    assert_error("deck.dec", "SB: 2l Naturalize\n4 Bolt\n", Some(1), Some(6), "`2l` is not a count");
+    assert_error(
+        "deck.txt",
+        "4 x Goblin Guide\n",
+        Some(1),
+        Some(3),
+        "a lone `x` after the count: write `4x Goblin Guide`",
+    );
+    // The real count forms, and names that begin with a number word behind a count, read as before.
+    let text = "4x Goblin Guide\nx4 Lava Spike\n4X Rift Bolt\n(4) Skullcrack\n4* Boros Charm\n4Lightning Bolt\n\
+                1 Seven Dwarves\n1 One with Nothing\nTwo-Headed Giant\n";
+    let deck = parse_deck("deck.txt", text).unwrap();
+    let names: Vec<(u32, &str)> = deck.main.iter().map(|e| (e.count, e.name.as_str())).collect();
+    assert_eq!(
+        names,
+        [
+            (4, "Goblin Guide"),
+            (4, "Lava Spike"),
+            (4, "Rift Bolt"),
+            (4, "Skullcrack"),
+            (4, "Boros Charm"),
+            (4, "Lightning Bolt"),
+            (1, "Seven Dwarves"),
+            (1, "One with Nothing"),
+            (1, "Two-Headed Giant")
+        ]
+    );
+}
+
+/// Two blank lines no longer send the rest of a list to the sideboard: it stays main deck, with a warning naming
+/// the lines. One blank line (MTGO's and Arena's exports), a `Sideboard` line, or a gap with a comment naming the
+/// sideboard still start one; a lone blank line before more than 15 cards is read so, with a warning.
+#[test]
+fn blank_lines_start_a_sideboard_only_as_real_exports_write_one() {
+    let read = read_deck("deck.txt", "4 Goblin Guide\n4 Lava Spike\n\n\n4 Rift Bolt\n").unwrap();
+    assert_eq!(read.deck.main_count(), 12);
+    assert!(read.deck.sideboard.is_empty());
+    assert_eq!(read.warnings.len(), 1);
+    assert_eq!((read.warnings[0].kind, read.warnings[0].line), (WarningKind::BlankLines, Some(3)));
+    assert!(read.warnings[0].message.starts_with("lines 3–4 are blank: the cards after them are read as main deck"));
+
+    for text in [
+        "4 Goblin Guide\n4 Lava Spike\n\n2 Rift Bolt\n",
+        "4 Goblin Guide\n4 Lava Spike\n\n\nSideboard\n2 Rift Bolt\n",
+        "4 Goblin Guide\n4 Lava Spike\n\n\n// Sideboard\n2 Rift Bolt\n",
+    ] {
+        let read = read_deck("deck.txt", text).unwrap();
+        assert_eq!((read.deck.main_count(), read.deck.sideboard_count()), (8, 2), "{text:?}");
+        assert_eq!(read.warnings, [], "{text:?}");
+    }
+    let read = read_deck("deck.txt", "4 Goblin Guide\n4 Lava Spike\n\n16 Rift Bolt\n").unwrap();
+    assert_eq!(read.deck.sideboard_count(), 16);
+    assert_eq!((read.warnings[0].kind, read.warnings[0].line), (WarningKind::BlankLines, Some(3)));
+    assert!(read.warnings[0].message.contains("a sideboard of 16 cards, more than 15"));
 }
 
 #[test]

@@ -208,9 +208,9 @@ fn shown(shortcut: &Shortcut) -> String {
 fn the_help_overlay_lists_every_shortcut_after_a_question_mark() {
     let pair = ready_pair();
     let mut view = view_of(&pair, Seat::Host);
-    assert!(find(&draw(&view, 200, 50), "Keys and commands").is_none());
+    assert!(find(&draw(&view, 200, 60), "Keys and commands").is_none());
     assert_eq!(handle_key(&mut view, key('?')), None);
-    let buffer = draw(&view, 200, 50);
+    let buffer = draw(&view, 200, 60);
     assert!(find(&buffer, "Keys and commands (any key closes)").is_some(), "{}", screen(&buffer));
     for shortcut in shortcuts() {
         let row = row_with(&buffer, &shown(&shortcut));
@@ -218,7 +218,7 @@ fn the_help_overlay_lists_every_shortcut_after_a_question_mark() {
     }
     // Any key closes it, and does nothing else.
     assert_eq!(handle_key(&mut view, key('d')), None);
-    assert!(find(&draw(&view, 200, 50), "Keys and commands").is_none());
+    assert!(find(&draw(&view, 200, 60), "Keys and commands").is_none());
 }
 
 /// Every page of the `?` help at `width` × `height`, as screens, turning pages with Space until the first
@@ -269,7 +269,7 @@ fn the_help_lists_every_command_and_key_and_fits_80_by_24_in_pages() {
     }
     assert!(everything.contains("CARD is a card's id"), "{everything}");
     // A larger terminal shows it all on one page.
-    assert_eq!(help_pages(&mut view, 200, 50).len(), 1);
+    assert_eq!(help_pages(&mut view, 200, 60).len(), 1);
 }
 
 #[test]

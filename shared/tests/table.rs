@@ -623,7 +623,7 @@ fn scry_and_surveil_reorder_with_rearrange_and_move() {
 }
 
 #[test]
-fn both_deck_labels_are_shown_each_game_and_a_changed_one_is_announced() {
+fn both_deck_labels_are_shown_each_game_and_only_a_deck_off_the_75_is_changed() {
     let host = commander_deck("Host", &[], "HOSTDECK");
     let guest = commander_deck("Guest", &[], "GUEST001");
     let mut pair = ready_with(host.clone(), guest.clone(), 10);
@@ -632,13 +632,17 @@ fn both_deck_labels_are_shown_each_game_and_a_changed_one_is_announced() {
         labels.sort();
         assert_eq!(labels, [(Seat::Host, "HOSTDECK".into(), false), (Seat::Guest, "GUEST001".into(), false)]);
     }
-    // Game 2: the guest sideboards, its label changes; the host keeps its deck.
-    let sideboarded = DeckList { label: "GUEST002".into(), ..guest };
-    new_game(&mut pair, [None, Some(sideboarded)]);
+    // Game 2: the guest sideboards (a card of its library and one of its sideboard change places), so its label,
+    // the deck hash, changes: its cards do not, and the deck is not changed. The host plays a Shock instead of a card.
+    let mut sideboarded = DeckList { label: "GUEST002".into(), ..guest };
+    std::mem::swap(&mut sideboarded.library[0], &mut sideboarded.sideboard[0]);
+    let mut shock = DeckList { label: "HOSTDEC2".into(), ..host };
+    shock.library[0].name = "Shock".into();
+    new_game(&mut pair, [Some(shock), Some(sideboarded)]);
     for seat in Seat::BOTH {
         let mut labels = label_events(&pair, seat)[2..].to_vec();
         labels.sort();
-        assert_eq!(labels, [(Seat::Host, "HOSTDECK".into(), false), (Seat::Guest, "GUEST002".into(), true)]);
+        assert_eq!(labels, [(Seat::Host, "HOSTDEC2".into(), true), (Seat::Guest, "GUEST002".into(), false)]);
     }
 }
 

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use fairdeck_e2e::{Player, Relay, deck, example, settle, sideboarded_burn, zone_cards};
+use fairdeck_e2e::{Player, Relay, deck, example, settle, zone_cards};
 use serde_json::Value;
 
 /// Two players at one table, each a `fairdeck --script` process.
@@ -210,8 +210,6 @@ fn deck_label<'a>(player: &'a Player, seat: &str) -> &'a Value {
 #[test]
 fn a_constructed_match_of_two_games_with_sideboarding() {
     let dir = tempfile::tempdir().unwrap();
-    // The guest swaps two Skullcracks for two Deflecting Palms from its sideboard: the same 75 cards.
-    let sideboarded_file = sideboarded_burn(dir.path());
 
     let relay = Relay::start();
     let mut game = Table::open(&relay, &deck("burn.txt"), &deck("burn.txt"));
@@ -240,12 +238,16 @@ fn a_constructed_match_of_two_games_with_sideboarding() {
     }
     game.settle();
 
-    // Game 2: the guest brings its sideboarded deck (the same 75 cards); the host plays a Shock it did not have
-    // in game 1, in place of a Lightning Bolt.
+    // Game 2: the guest sideboards at the table, two Skullcracks out for two Deflecting Palms (the same 75 cards);
+    // the host plays a Shock it did not have in game 1, in place of a Lightning Bolt.
     let burn = std::fs::read_to_string(deck("burn.txt")).unwrap();
     let off_the_75 = dir.path().join("burn-shock.txt");
     std::fs::write(&off_the_75, burn.replace("4x Lightning Bolt", "3x Lightning Bolt\n1 Shock")).unwrap();
-    game.guest.send(&format!("new-game {}", sideboarded_file.display()));
+    game.guest.send("sideboard in 2 deflecting palm out 2 Skullcrack");
+    let sideboarded = game.guest.expect_event("sideboarded");
+    assert_eq!(sideboarded["cards_in"], serde_json::json!([[2, "Deflecting Palm"]]));
+    assert_eq!((&sideboarded["main"], &sideboarded["sideboard"]), (&60.into(), &15.into()));
+    game.guest.send("new-game");
     game.host.expect_event("new_game_requested");
     game.host.send(&format!("new-game {}", off_the_75.display()));
     for player in [&mut game.host, &mut game.guest] {
@@ -254,7 +256,7 @@ fn a_constructed_match_of_two_games_with_sideboarding() {
     }
     let table = game.settle();
     for player in [&game.host, &game.guest] {
-        assert_eq!(deck_label(player, "guest")["changed"], true, "the sideboarded deck is announced");
+        assert_eq!(deck_label(player, "guest")["changed"], false, "a sideboarded deck is the same 75");
         assert_eq!(deck_label(player, "host")["changed"], true);
         let differs = seen_in_this_game(player, "deck_differs");
         assert_eq!(differs.len(), 1, "only the host's deck is off the 75: {differs:#?}");

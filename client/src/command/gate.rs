@@ -31,6 +31,7 @@ impl Command {
             | Command::Undo(UndoStep::Accept | UndoStep::Refuse)
             | Command::Forfeit
             | Command::NewGame(_)
+            | Command::Sideboard(_)
             | Command::Build(_)
             | Command::Pick(_)
             | Command::Pile(_)

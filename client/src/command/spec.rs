@@ -37,6 +37,8 @@ pub enum Command {
     /// Ask for the next game of the match, with another deck file (after sideboarding) or the
     /// same deck.
     NewGame(Option<PathBuf>),
+    /// Trade cards between the main deck and the sideboard for the next game (`new-game` without a file takes it).
+    Sideboard(crate::deck::Swap),
     /// Limited play: this player's first deck, from the deck file's cards of its pool and basic lands.
     Build(PathBuf),
     /// Grid draft: take this row or column of the grid shown.

@@ -59,6 +59,7 @@ pub static COMMANDS: &[&Spec] = &[
     &END,
     &FORFEIT,
     &NEW_GAME,
+    &SIDEBOARD,
     &BUILD,
     &PICK,
     &PILE,
@@ -484,6 +485,15 @@ pub static NEW_GAME: Spec = Spec {
     example: "new-game side.txt",
     keys: &[],
     parse: read::new_game,
+};
+
+pub static SIDEBOARD: Spec = Spec {
+    name: "sideboard",
+    args: "in CARD out CARD",
+    about: "swap cards with your sideboard for the next game",
+    example: "sideboard in 2 Kor Firewalker out 2 Lava Spike",
+    keys: &[],
+    parse: |a| crate::deck::parse_swap(a.rest).map(Command::Sideboard).map_err(|e| a.usage_with(&e)),
 };
 
 pub static PICK: Spec = Spec {

@@ -6,10 +6,17 @@
 //! Forge's `[main]`…) are read as sections wherever they stand, where Cockatrice would take them for cards named
 //! "Commander" or "About" (see docs/CLIENT.md, "Deck files").
 
-use super::name::read_card_line;
-use super::{Builder, Deck, DeckFormat, DeckParseError, MAX_LINE_BYTES, Zone};
+use super::name::{CardLine, read_card_line};
+use super::{Builder, DeckFormat, DeckParseError, MAX_LINE_BYTES, ReadDeck, WarningKind, Zone};
 
-pub(super) fn parse_lines(format: DeckFormat, text: &str) -> Result<Deck, DeckParseError> {
+/// The most cards a sideboard holds in constructed play: a longer one after a lone blank line may be main deck.
+pub(super) const MAX_SIDEBOARD: u32 = 15;
+
+/// Counts written in words, which no deck program reads as counts: a line starting with one is refused.
+pub(super) const COUNT_WORDS: [&str; 12] =
+    ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"];
+
+pub(super) fn parse_lines(format: DeckFormat, text: &str) -> Result<ReadDeck, DeckParseError> {
     let mut builder = Builder::new(format);
     // Cockatrice trims the whole text first: leading blank lines do not count, but still number the lines.
     let body = text.trim();
@@ -27,6 +34,18 @@ pub(super) fn parse_lines(format: DeckFormat, text: &str) -> Result<Deck, DeckPa
     let sections = lines.iter().enumerate().any(|(i, l)| Some(i) != title && is_card_line(l) && header(l).is_some());
     // The sideboard is marked by `SB:` on its lines, else it follows a header, else a lone blank line.
     let blank_split = if marks || sections { None } else { blank_split(&lines, start) };
+    if let Some(BlankSplit::Several { first, last }) = blank_split {
+        let (first, last) = (first_line_no + first, first_line_no + last);
+        let message = format!(
+            "lines {first}–{last} are blank: the cards after them are read as main deck (a sideboard starts at a \
+             `Sideboard` line, or after one blank line)"
+        );
+        builder.warn(WarningKind::BlankLines, first, message);
+    }
+    let blank_split = match blank_split {
+        Some(BlankSplit::One(at)) => Some(at),
+        _ => None,
+    };
 
     let mut zone = Zone::Main;
     for (i, line) in lines.iter().enumerate() {
@@ -59,6 +78,9 @@ pub(super) fn parse_lines(format: DeckFormat, text: &str) -> Result<Deck, DeckPa
         if let Some(count) = &card.count {
             builder.check_count(count.value, line_no, Some(count.column + shift))?;
         }
+        if let Some((column, message)) = count_mistake(&card) {
+            return Err(builder.error(Some(line_no), Some(column + shift), message));
+        }
         let name_column = Some(card.name_column + shift);
         if card.name.is_empty() {
             let message = match card.count {
@@ -74,7 +96,48 @@ pub(super) fn parse_lines(format: DeckFormat, text: &str) -> Result<Deck, DeckPa
         let card_zone = if card.sideboard { Zone::Side } else { zone };
         builder.add(card_zone, card.count.map_or(1, |c| c.value), card.name, line_no, name_column)?;
     }
+    if let Some(at) = blank_split {
+        let cards = builder.read.deck.sideboard_count();
+        if cards > MAX_SIDEBOARD {
+            let message = format!(
+                "the blank line starts a sideboard of {cards} cards, more than {MAX_SIDEBOARD}: if they are main deck, \
+                 remove the blank line; else write `Sideboard` above them"
+            );
+            builder.warn(WarningKind::BlankLines, first_line_no + at, message);
+        }
+    }
     builder.finish()
+}
+
+/// A count mistyped or written in words, which Cockatrice would read as part of the name: the column (in the
+/// simplified line's terms, as the card's own columns) and what is wrong. A name that really starts with such a word
+/// takes a count in digits (`1 Seven Dwarves`), which this leaves alone.
+fn count_mistake(card: &CardLine) -> Option<(usize, String)> {
+    let (first, rest) = card.name.split_once(' ')?;
+    let column = card.name_column;
+    match &card.count {
+        None => {
+            let number = COUNT_WORDS.iter().position(|word| first.eq_ignore_ascii_case(word))? + 1;
+            let name = &card.name;
+            let message = format!(
+                "`{first}` is a count in words: write `{number} {rest}` (for a card named \"{name}\", `1 {name}`)"
+            );
+            Some((column, message))
+        }
+        // `4O Goblin Guide`: a letter typed for a digit or stuck to the count.
+        Some(count) if card.glued && first.chars().count() == 1 => Some((
+            column,
+            format!(
+                "`{}{first}` is not a count: write `{} {rest}`, with the count in digits",
+                count.value, count.value
+            ),
+        )),
+        // `4 x Goblin Guide`: the `x` of `4x` parted from the count.
+        Some(count) if first.eq_ignore_ascii_case("x") => {
+            Some((column, format!("a lone `{first}` after the count: write `{}x {rest}`", count.value)))
+        }
+        _ => None,
+    }
 }
 
 /// Whitespace as Cockatrice's (ASCII) `\s` has it.
@@ -147,12 +210,30 @@ fn header(line: &str) -> Option<Zone> {
     }
 }
 
+/// Where Cockatrice would start the sideboard of a list marked no other way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BlankSplit {
+    /// At this lone blank line, the convention of MTGO's and Arena's exports (or at a gap with a comment naming the
+    /// sideboard): the sideboard starts there.
+    One(usize),
+    /// At this run of blank lines (first and last), with no comment naming the sideboard: Cockatrice starts a
+    /// sideboard there, but no program writes one so, and players leave such gaps by accident; fairdeck reads on as
+    /// main deck, and warns.
+    Several { first: usize, last: usize },
+}
+
 /// Cockatrice's split of a list marked no other way: the first blank line of the list starts the sideboard,
 /// unless another blank line follows the first card after it (then the blanks only group the main deck).
-fn blank_split(lines: &[&str], start: usize) -> Option<usize> {
+fn blank_split(lines: &[&str], start: usize) -> Option<BlankSplit> {
     let blank = (start + 1..lines.len()).find(|&i| is_blank(lines[i]))?;
     let next_card = (blank + 1..lines.len()).find(|&i| is_card_line(lines[i]))?;
-    (!(next_card + 1..lines.len()).any(|i| is_blank(lines[i]))).then_some(blank)
+    if (next_card + 1..lines.len()).any(|i| is_blank(lines[i])) {
+        return None;
+    }
+    let last = (blank..next_card).take_while(|&i| is_blank(lines[i])).last().unwrap_or(blank);
+    // A comment naming the sideboard in the gap (`// Sideboard (15 cards)`) says what the blanks mean.
+    let named = lines[blank..next_card].iter().any(|l| l.to_lowercase().contains("sideboard"));
+    Some(if last == blank || named { BlankSplit::One(blank) } else { BlankSplit::Several { first: blank, last } })
 }
 
 /// XMage's `NAME:`/`AUTHOR:`/`LAYOUT …` lines, which carry no cards.

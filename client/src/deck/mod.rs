@@ -6,10 +6,12 @@
 //! Every error names the line (and column where it helps) and what was expected, because a player fixing a
 //! deck file needs to know where to look. `show.rs` prints a deck as read, for `fairdeck deck`.
 
+mod check;
 mod hash;
 mod lines;
 mod name;
 mod show;
+mod sideboard;
 mod xml;
 
 use std::fmt;
@@ -17,8 +19,10 @@ use std::path::Path;
 
 use fairdeck_shared::engine::{DeckCard, DeckList};
 
+pub use check::{DeckFormatRule, DeckWarning, WarningKind, check_deck, check_deck_here};
 pub use hash::cockatrice_hash;
 pub use show::{show_file, to_json, to_text};
+pub use sideboard::{Swap, Swapped, parse_swap, sideboard, sideboarded_text};
 
 /// Longest card name accepted, in bytes: the engine's catalogue limit.
 pub const MAX_NAME_BYTES: usize = fairdeck_shared::crypto::MAX_NAME_LEN;
@@ -152,10 +156,32 @@ impl fmt::Display for DeckParseError {
     }
 }
 
+/// A deck as read from its file, with what the reading found worth a second look and the line of each name.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadDeck {
+    pub deck: Deck,
+    /// The file's layout questions (blank lines read as a sideboard or not), in line order.
+    pub warnings: Vec<DeckWarning>,
+    /// Each card name and the line it first stands on, in the file's order.
+    pub lines: Vec<(String, usize)>,
+}
+
+impl ReadDeck {
+    /// The line where `name` first stands, if the file has lines for it.
+    pub fn line_of(&self, name: &str) -> Option<usize> {
+        self.lines.iter().find(|(n, _)| n == name).map(|&(_, line)| line)
+    }
+}
+
 /// Reads a deck file. The format comes from the extension (`.cod`, `.dek`, `.dec`, `.mwDeck`, `.dck`); for
 /// `.txt` and anything else it is sniffed from the content (XML, `.dck` metadata, an Arena `Deck` line).
 pub fn parse_deck(file_name: &str, text: &str) -> Result<Deck, DeckParseError> {
-    parse_deck_as(detect_format(file_name, text), text)
+    read_deck(file_name, text).map(|read| read.deck)
+}
+
+/// Reads a deck file as [`parse_deck`] does, keeping its warnings and lines for [`check_deck`].
+pub fn read_deck(file_name: &str, text: &str) -> Result<ReadDeck, DeckParseError> {
+    read_deck_as(detect_format(file_name, text), text)
 }
 
 /// The format `parse_deck` would use for this file.
@@ -193,6 +219,11 @@ fn sniff(text: &str) -> DeckFormat {
 
 /// Reads `text` as the given format, whatever its file name.
 pub fn parse_deck_as(format: DeckFormat, text: &str) -> Result<Deck, DeckParseError> {
+    read_deck_as(format, text).map(|read| read.deck)
+}
+
+/// Reads `text` as the given format, keeping its warnings and lines.
+pub fn read_deck_as(format: DeckFormat, text: &str) -> Result<ReadDeck, DeckParseError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     match format {
         DeckFormat::Cockatrice | DeckFormat::MtgoDek => xml::parse_xml(format, text),
@@ -213,13 +244,17 @@ enum Zone {
 /// Accumulates entries, enforcing the limits every format shares.
 struct Builder {
     format: DeckFormat,
-    deck: Deck,
+    read: ReadDeck,
     total: u32,
 }
 
 impl Builder {
     fn new(format: DeckFormat) -> Self {
-        Builder { format, deck: Deck::default(), total: 0 }
+        Builder { format, read: ReadDeck::default(), total: 0 }
+    }
+
+    fn warn(&mut self, kind: WarningKind, line: usize, message: String) {
+        self.read.warnings.push(DeckWarning { kind, line: Some(line), message });
     }
 
     fn error(&self, line: Option<usize>, column: Option<usize>, message: impl Into<String>) -> DeckParseError {
@@ -262,12 +297,16 @@ impl Builder {
         if self.total > MAX_DECK_CARDS {
             return Err(self.error(Some(line), None, format!("the deck has more than {MAX_DECK_CARDS} cards")));
         }
+        let deck = &mut self.read.deck;
         let entries = match zone {
-            Zone::Main => &mut self.deck.main,
-            Zone::Side => &mut self.deck.sideboard,
-            Zone::Commander => &mut self.deck.commander,
+            Zone::Main => &mut deck.main,
+            Zone::Side => &mut deck.sideboard,
+            Zone::Commander => &mut deck.commander,
             Zone::Skip => return Ok(()),
         };
+        if !self.read.lines.iter().any(|(n, _)| *n == name) {
+            self.read.lines.push((name.clone(), line));
+        }
         match entries.iter_mut().find(|e| e.name == name) {
             Some(entry) => entry.count += count,
             None => entries.push(DeckEntry { count, name }),
@@ -275,12 +314,12 @@ impl Builder {
         Ok(())
     }
 
-    fn finish(self) -> Result<Deck, DeckParseError> {
-        if self.deck.main.is_empty() {
+    fn finish(self) -> Result<ReadDeck, DeckParseError> {
+        if self.read.deck.main.is_empty() {
             let example = self.format.example();
             return Err(self.error(None, None, format!("the main deck is empty: no card lines such as `{example}`")));
         }
-        Ok(self.deck)
+        Ok(self.read)
     }
 }
 

@@ -13,6 +13,8 @@ pub(super) struct CardLine {
     pub name_column: usize,
     /// The line began with `SB:`.
     pub sideboard: bool,
+    /// The name follows the count with no space between (`4Lightning Bolt`, or the typo `4O Goblin Guide`).
+    pub glued: bool,
 }
 
 pub(super) struct Count {
@@ -41,6 +43,7 @@ pub(super) fn read_card_line(line: &str, marks: bool) -> CardLine {
         s = s[..cut].trim();
     }
     let (count, rest) = split_count(s);
+    let glued = count.is_some() && offset(text, rest) > 0 && !text[..offset(text, rest)].ends_with(' ');
     let count = count
         .map(|digits| Count { value: digits.parse().unwrap_or(u32::MAX), column: simple.column(offset(text, digits)) });
     // Cockatrice leaves the space before a foil mark in the name; no card name ends (or starts) with one.
@@ -49,6 +52,7 @@ pub(super) fn read_card_line(line: &str, marks: bool) -> CardLine {
         name: normalise(rest).trim().to_string(),
         name_column: simple.column(offset(text, rest)),
         sideboard,
+        glued,
     }
 }
 

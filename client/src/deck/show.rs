@@ -1,32 +1,46 @@
-//! `fairdeck deck FILE`: a deck as fairdeck reads it, so a player can check a file before a game.
+//! `fairdeck deck FILE`: a deck as fairdeck reads it and its checks' warnings, so a player can check a file before a
+//! game.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::Context as _;
 
-use super::{Deck, DeckEntry, DeckFormat, cockatrice_hash, detect_format, parse_deck_as};
+use super::{Deck, DeckEntry, DeckFormat, DeckFormatRule, DeckWarning, check_deck_here, cockatrice_hash};
+use super::{detect_format, read_deck_as};
 
-/// Reads the deck file at `path` and prints it as text (`to_text`) or JSON (`to_json`). A file that cannot be
-/// read or is not a deck is an error naming the file, its line and column.
-pub fn show_file(path: &Path, json: bool) -> anyhow::Result<String> {
+/// Reads the deck file at `path`, checks it (as a limited deck if `limited`, with the card database if there is
+/// one) and prints it as text (`to_text`) or JSON (`to_json`). A file that cannot be read or is not a deck is an
+/// error naming the file, its line and column.
+pub fn show_file(path: &Path, json: bool, limited: bool) -> anyhow::Result<String> {
     let bytes = std::fs::read(path).with_context(|| format!("cannot read the deck file {}", path.display()))?;
     let text = String::from_utf8(bytes)
         .map_err(|_| anyhow::anyhow!("{}: not a deck list: the file is not UTF-8 text", path.display()))?;
     let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let format = detect_format(&file_name, &text);
-    let deck = parse_deck_as(format, &text).with_context(|| format!("{}: not a valid {format}", path.display()))?;
-    if json { Ok(to_json(&deck)?) } else { Ok(to_text(&deck, format)) }
+    let read = read_deck_as(format, &text).with_context(|| format!("{}: not a valid {format}", path.display()))?;
+    let warnings = check_deck_here(&read, DeckFormatRule::of(&read.deck, limited));
+    if json {
+        Ok(to_json(&read.deck, &warnings)?)
+    } else {
+        let mut text = to_text(&read.deck, format);
+        for warning in &warnings {
+            let _ = write!(text, "\nwarning: {}: {warning}", path.display());
+        }
+        Ok(text)
+    }
 }
 
-/// `{"main": [[count, name], ...], "side": [...], "commander": [...], "hash": "…"}`, the hash Cockatrice's.
-pub fn to_json(deck: &Deck) -> serde_json::Result<String> {
+/// `{"main": [[count, name], ...], "side": [...], "commander": [...], "hash": "…", "warnings": [...]}`, the hash
+/// Cockatrice's, each warning `{"kind", "line", "message"}`.
+pub fn to_json(deck: &Deck, warnings: &[DeckWarning]) -> serde_json::Result<String> {
     #[derive(serde::Serialize)]
     struct Json<'a> {
         main: Vec<(u32, &'a str)>,
         side: Vec<(u32, &'a str)>,
         commander: Vec<(u32, &'a str)>,
         hash: String,
+        warnings: &'a [DeckWarning],
     }
     fn rows(entries: &[DeckEntry]) -> Vec<(u32, &str)> {
         entries.iter().map(|e| (e.count, e.name.as_str())).collect()
@@ -36,6 +50,7 @@ pub fn to_json(deck: &Deck) -> serde_json::Result<String> {
         side: rows(&deck.sideboard),
         commander: rows(&deck.commander),
         hash: cockatrice_hash(deck),
+        warnings,
     })
 }
 

@@ -6,9 +6,9 @@ use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
 
 use super::name::normalise;
-use super::{Builder, Deck, DeckFormat, DeckParseError, MAX_LINE_BYTES, MAX_NAME_BYTES, Zone};
+use super::{Builder, DeckFormat, DeckParseError, MAX_LINE_BYTES, MAX_NAME_BYTES, ReadDeck, Zone};
 
-pub(super) fn parse_xml(format: DeckFormat, text: &str) -> Result<Deck, DeckParseError> {
+pub(super) fn parse_xml(format: DeckFormat, text: &str) -> Result<ReadDeck, DeckParseError> {
     let mut walk = Walk::new(format);
     let line_at = |pos: u64| {
         let end = usize::try_from(pos).unwrap_or(usize::MAX).min(text.len());
@@ -99,7 +99,7 @@ impl Walk {
     }
 
     /// The file ended at `last_line`: every element must be closed and the root met.
-    fn finish(self, last_line: usize) -> Result<Deck, DeckParseError> {
+    fn finish(self, last_line: usize) -> Result<ReadDeck, DeckParseError> {
         if let Some(unclosed) = self.open.last() {
             return Err(self.builder.error(Some(last_line), None, format!("the file ends inside `<{unclosed}>`")));
         }

@@ -18,10 +18,10 @@ use rand::Rng;
 use super::building::{deck_file_name, deck_text};
 use super::claim::LinkAction;
 use super::frontend::Output;
-use super::start::read_deck;
+use super::start::{deck_warnings, read_checked_deck, read_deck};
 use super::state::{Flow, SessionCore};
 use crate::command::{self, Amount, BuildStep, Command, Entered, ErrorKind, Gate, Parsed, Placing, UndoStep, table};
-use crate::deck::Deck;
+use crate::deck::{Deck, Swap, Swapped};
 use crate::save::games_dir;
 
 /// How long `quit` waits for the peer to acknowledge what was sent.
@@ -88,6 +88,7 @@ fn run(Parsed { spec, command }: Parsed, session: &mut SessionCore, line: &str) 
         Command::WatchTop(watch) => session.set_top_watch(watch),
         Command::Forfeit => session.forfeit(line),
         Command::NewGame(file) => session.new_game(file.as_deref(), line),
+        Command::Sideboard(swap) => session.sideboard(&swap, line),
         Command::Build(file) => session.build(&file, line),
         Command::Pick(grid_line) => {
             session.intent(Intent::Pick(grid_line), line);
@@ -199,13 +200,47 @@ impl SessionCore {
         self.intent(claim, line);
     }
 
-    /// `new-game [DECKFILE]`: asks for the next game, with the deck of that file or the same one.
+    /// `new-game [DECKFILE]`: asks for the next game, with the deck of that file, or the one `sideboard` left, or
+    /// the same one.
     pub(super) fn new_game(&mut self, file: Option<&Path>, line: &str) {
-        match file.map(read_deck).transpose() {
-            Ok(deck) => {
-                self.intent(Intent::NewGame(deck.map(|deck| deck.to_deck_list())), line);
+        match file.map(|file| read_checked_deck(file).map(|read| (file, read))).transpose() {
+            Ok(read) => {
+                // A limited deck is checked by its pool, not by a constructed deck's rules.
+                if let Some((file, read)) = &read
+                    && self.limited.pool_hash().is_none()
+                {
+                    deck_warnings(file, read).into_iter().for_each(|warning| self.show(warning));
+                }
+                let deck = read.map(|(_, read)| read.deck.to_deck_list()).or_else(|| self.sideboarded.clone());
+                if self.intent(Intent::NewGame(deck), line) {
+                    self.sideboarded = None;
+                }
             }
             Err(error) => self.refuse(ErrorKind::BadDeck, line, error.to_string()),
+        }
+    }
+
+    /// `sideboard in … out …`: the next game's deck, cards traded between main deck and sideboard, from the deck
+    /// last sideboarded or else this game's. Limited play sideboards with `add`, `remove` and `done`.
+    pub(super) fn sideboard(&mut self, swap: &Swap, line: &str) {
+        if self.limited.pool_hash().is_some() {
+            let message = "in limited play, change your deck with add and remove, then done".to_string();
+            return self.refuse(ErrorKind::Refused, line, message);
+        }
+        let deck = self.sideboarded.as_ref().unwrap_or(self.engine.deck());
+        match crate::deck::sideboard(deck, swap) {
+            Ok(Swapped { deck, cards_in, cards_out }) => {
+                let output = Output::Sideboarded {
+                    cards_in,
+                    cards_out,
+                    main: deck.library.len() as u32,
+                    sideboard: deck.sideboard.len() as u32,
+                    hash: deck.label.clone(),
+                };
+                self.sideboarded = Some(deck);
+                self.show(output);
+            }
+            Err(message) => self.refuse(ErrorKind::Refused, line, message),
         }
     }
 

@@ -13,6 +13,7 @@ use serde::Serialize;
 use super::building::{PoolLine, Tally};
 use super::wait_clock::{AbsenceNews, WaitNews, Waiting};
 use crate::command::{Browsing, ErrorKind, TopWatch};
+use crate::deck::DeckWarning;
 
 /// The player's side of a session. The session calls `next_line` in every turn of its loop and shows
 /// every output as it happens, with the engine as it stands after it.
@@ -38,6 +39,21 @@ pub enum Output {
         sideboard: u32,
         /// The commanders' names, for the command zone.
         commander: Vec<String>,
+    },
+    /// `sideboard`: the cards brought in and taken out (by their names in the deck), and the next game's deck, which
+    /// `new-game` takes: its main deck and sideboard sizes and its hash.
+    Sideboarded {
+        cards_in: Vec<(u32, String)>,
+        cards_out: Vec<(u32, String)>,
+        main: u32,
+        sideboard: u32,
+        hash: String,
+    },
+    /// A deck check's warning about the deck file `file` (`fairdeck deck` prints the same): the game goes on.
+    DeckWarning {
+        file: String,
+        #[serde(flatten)]
+        warning: DeckWarning,
     },
     /// The code to give the other player (hosting only), again after a wrong code or `new-code`. A secret: a
     /// front end shows it, never logs it.

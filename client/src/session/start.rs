@@ -22,7 +22,7 @@ use super::state::{LinkState, os_seed};
 use crate::channel::{Channel, Side};
 use crate::code::{self, Code};
 use crate::command::{self, Command};
-use crate::deck::{Deck, cockatrice_hash, parse_deck};
+use crate::deck::{self, Deck, DeckFormatRule, ReadDeck, cockatrice_hash, parse_deck};
 use crate::save::{self, RelayPlace, SaveFile};
 use crate::tls::client_config;
 
@@ -111,10 +111,15 @@ pub struct Options {
 
 /// Reads and parses a deck file.
 pub(super) fn read_deck(path: &Path) -> Result<Deck, SessionError> {
+    read_checked_deck(path).map(|read| read.deck)
+}
+
+/// Reads and parses a deck file, keeping what its checks need.
+pub(super) fn read_checked_deck(path: &Path) -> Result<ReadDeck, SessionError> {
     let deck_error = |reason: String| SessionError::Deck { path: path.display().to_string(), reason };
     let text = std::fs::read_to_string(path).map_err(|e| deck_error(e.to_string()))?;
     let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    parse_deck(&file_name, &text).map_err(|e| deck_error(e.to_string()))
+    deck::read_deck(&file_name, &text).map_err(|e| deck_error(e.to_string()))
 }
 
 /// Reads a pool file: an MTGJSON set file (JSON, which the engine reads), or any deck file, each copy a card of the
@@ -138,6 +143,38 @@ pub(super) fn read_pool(path: &Path) -> Result<PoolList, SessionError> {
     Ok(PoolList { hash, source: PoolSource::Cube(cards) })
 }
 
+/// The engine of a constructed match with the deck of the file at `path`, the deck and its checks' warnings shown
+/// to the player (a warning never stops the game: the table enforces no format).
+fn deck_engine<F: Frontend>(
+    path: &Path,
+    seat: Seat,
+    config: EngineConfig,
+    front: &mut F,
+) -> Result<Engine<Ristretto255>, SessionError> {
+    let read = read_checked_deck(path)?;
+    let deck = &read.deck;
+    let engine = Engine::<Ristretto255>::new(seat, config, deck.to_deck_list(), os_seed())
+        .map_err(|e| SessionError::Deck { path: path.display().to_string(), reason: e.to_string() })?;
+    let deck_output = Output::Deck {
+        hash: cockatrice_hash(deck),
+        main: deck.main_count(),
+        sideboard: deck.sideboard_count(),
+        commander: deck.commander.iter().map(|entry| entry.name.clone()).collect(),
+    };
+    front.show(deck_output, &engine)?;
+    for warning in deck_warnings(path, &read) {
+        front.show(warning, &engine)?;
+    }
+    Ok(engine)
+}
+
+/// The checks' warnings about a constructed deck read from `path`, as outputs.
+pub(super) fn deck_warnings(path: &Path, read: &ReadDeck) -> Vec<Output> {
+    let file = path.display().to_string();
+    let warnings = deck::check_deck_here(read, DeckFormatRule::of(&read.deck, false));
+    warnings.into_iter().map(|warning| Output::DeckWarning { file: file.clone(), warning }).collect()
+}
+
 /// Runs a session to its end: `Ok` after `quit` (or the end of input), else the fatal error.
 pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), SessionError> {
     let (seat, brought, code) = match &options.role {
@@ -147,19 +184,7 @@ pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), Ses
     };
     let config = EngineConfig { name: options.name.clone(), software: SOFTWARE.to_string() };
     let engine = match brought {
-        Brought::Deck(path) => {
-            let deck = read_deck(path)?;
-            let engine = Engine::<Ristretto255>::new(seat, config, deck.to_deck_list(), os_seed())
-                .map_err(|e| SessionError::Deck { path: path.display().to_string(), reason: e.to_string() })?;
-            let deck_output = Output::Deck {
-                hash: cockatrice_hash(&deck),
-                main: deck.main_count(),
-                sideboard: deck.sideboard_count(),
-                commander: deck.commander.iter().map(|entry| entry.name.clone()).collect(),
-            };
-            front.show(deck_output, &engine)?;
-            engine
-        }
+        Brought::Deck(path) => deck_engine(path, seat, config, front)?,
         Brought::Pool { file, offer } => {
             let pool = read_pool(file)?;
             let pool_error = |reason: String| SessionError::Pool { path: file.display().to_string(), reason };

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use fairdeck_relay_protocol::ClientMessage;
 use fairdeck_shared::crypto::Ristretto255;
-use fairdeck_shared::engine::Engine;
+use fairdeck_shared::engine::{DeckList, Engine};
 use rand::Rng;
 use rand_chacha::ChaCha20Rng;
 use rand_chacha::rand_core::SeedableRng;
@@ -65,6 +65,8 @@ pub(super) struct SessionCore {
     pub top_watch: Option<TopWatch>,
     /// Limited play: the pool as dealt and the deck being built from it.
     pub limited: Limited,
+    /// The next game's deck as `sideboard` left it, until `new-game` takes it.
+    pub sideboarded: Option<DeckList>,
     /// The time of the input being handled: the core reads no clock.
     pub now: Instant,
     /// The core's randomness, from the seed it was given: new key exchanges' seeds, new code words, token nonces.
@@ -114,6 +116,7 @@ impl SessionCore {
             browsing: None,
             top_watch: None,
             limited: Limited::default(),
+            sideboarded: None,
             now,
             rng: ChaCha20Rng::from_seed(seed),
             stage: Stage::Pump,

@@ -193,6 +193,32 @@ fn a_draw_reaches_the_other_side_and_its_card_comes_back_known() {
     assert_eq!((hand(&table.cores[0]), hand(&table.cores[1])), (1, 1));
 }
 
+/// `sideboard` trades cards for the next game, which `new-game` takes: the same cards, so not a changed deck, though
+/// its hash changed; a deck file with other cards is one.
+#[test]
+fn a_sideboarded_deck_is_not_a_changed_one_and_a_deck_off_the_75_is() {
+    let mut table = Table::ready();
+    table.forget();
+    table.line(Seat::Guest, "sideboard out card 1 in card 7");
+    assert!(table.saw(Seat::Guest, |o| matches!(o, Output::CommandError { .. })), "Card 7 is not in the sideboard");
+    table.line(Seat::Guest, "sideboard out card 1 out card 2");
+    let sideboarded = |o: &Output| matches!(o, Output::Sideboarded { main: 6, sideboard: 2, .. });
+    assert!(table.saw(Seat::Guest, sideboarded));
+    let other = tempfile::NamedTempFile::with_suffix(".txt").unwrap();
+    std::fs::write(other.path(), "8 Other Card\n").unwrap();
+    table.line(Seat::Host, &format!("new-game {}", other.path().display()));
+    table.line(Seat::Guest, "new-game");
+    table.run();
+    let changed = |seat: Seat| move |o: &Output| matches!(o, Output::Engine(Event::DeckLabel { seat: s, changed: true, .. }) if *s == seat);
+    for seat in [Seat::Host, Seat::Guest] {
+        assert!(table.saw(seat, |o| matches!(o, Output::Engine(Event::NewGame { number: 2 }))), "{seat:?}");
+        assert!(table.saw(seat, changed(Seat::Host)), "{seat:?} sees the host's deck off the 75");
+        assert!(!table.saw(seat, changed(Seat::Guest)), "{seat:?} sees the guest's sideboarded deck unchanged");
+    }
+    let guest = table.core(Seat::Guest).engine().deck();
+    assert_eq!((guest.library.len(), guest.sideboard.len()), (6, 2));
+}
+
 #[test]
 fn commands_queued_together_are_each_shown_with_the_table_as_they_left_it() {
     let code = Code::random("7");

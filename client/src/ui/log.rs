@@ -146,7 +146,7 @@ fn describe<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
             format!("{} deck checked out against its sealed list ({} cards)", words.whose(*seat), deck.len()),
         ),
         Event::DeckLabel { seat, label, changed } => {
-            let changed = if *changed { " — a different deck from the last game" } else { "" };
+            let changed = if *changed { " — CHANGED DECK: not the match's 75" } else { "" };
             line(LogKind::Notice, format!("{} deck: {label}{changed}", words.whose(*seat)))
         }
         Event::DeckDiffers { seat, game, difference, check } => {

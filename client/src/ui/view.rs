@@ -416,6 +416,10 @@ impl View {
         let opponent = self.table.opponent.name.clone();
         match output {
             Output::Deck { hash, main, sideboard, commander } => self.deck_read(hash, *main, *sideboard, commander),
+            Output::Sideboarded { cards_in, cards_out, main, sideboard, hash } => {
+                self.notice(crate::deck::sideboarded_text(cards_in, cards_out, *main, *sideboard, hash))
+            }
+            Output::DeckWarning { file, warning } => self.log.push(LogKind::Alert, format!("{file}: {warning}")),
             Output::Code(code) => {
                 self.relay = RelayLink::Up;
                 self.code = Some(code.clone());

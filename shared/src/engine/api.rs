@@ -354,13 +354,14 @@ pub enum Event {
         by: ChosenBy,
     },
     /// A deck entered the game (each player's, at the start of every game) with the label its owner gave it;
-    /// `changed` when the label differs from the one that player's deck had in the previous game of the match.
+    /// `changed` when its cards are not those of that player's deck in the match's first game (then a
+    /// `DeckDiffers` follows); sideboarding alone changes the label but not this.
     DeckLabel {
         /// Whose deck.
         seat: Seat,
         /// Its label, as its owner set it (checked: short, printable ASCII).
         label: String,
-        /// The label differs from that player's deck in the previous game.
+        /// The deck is off the match's 75, by its owner's account.
         changed: bool,
     },
     /// `seat`'s deck for game `game`, a later game of the match, holds other cards than its deck in the match's

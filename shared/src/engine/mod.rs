@@ -89,7 +89,7 @@ pub struct Engine<G: Group> {
     journal: Journal,
     /// Everything of the game being played, dropped when a new game starts.
     game: GameState<G>,
-    /// Each seat's deck label in the last game its deck entered (host, guest), to tell a changed deck.
+    /// Each seat's deck label in the last game its deck entered (host, guest).
     labels: [Option<String>; 2],
     /// Each seat's deck in the match's first game, card names counted (host, guest): this player's own, and the
     /// opponent's once audited (`the75`).
@@ -181,6 +181,11 @@ impl<G: Group> Engine<G> {
     /// This player's seat.
     pub fn seat(&self) -> Seat {
         self.seat
+    }
+
+    /// This player's deck: the one of the game on, or the one the next game will take.
+    pub fn deck(&self) -> &DeckList {
+        &self.deck
     }
 
     /// The label of `seat`'s deck as its latest deck message gave it, once one came.

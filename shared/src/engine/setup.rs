@@ -213,7 +213,7 @@ impl<G: Group> Engine<G> {
 
     /// Tells the interface which deck `seat` brought and how it differs, and starts its library's first shuffle.
     pub(super) fn announce_deck(&mut self, seat: Seat, label: String, difference: DeckDifference) {
-        self.show_label(seat, label);
+        self.show_label(seat, label, !difference.is_empty());
         self.tell_difference(seat, difference);
         self.start_setup_shuffle(seat);
     }
@@ -227,11 +227,10 @@ impl<G: Group> Engine<G> {
         self.game.commanders.insert(owner, commanders);
     }
 
-    /// Tells the interface which deck `seat` brings to this game, and whether it changed since the last one.
-    fn show_label(&mut self, seat: Seat, label: String) {
-        let last = &mut self.labels[index(seat)];
-        let changed = last.as_ref().is_some_and(|last| *last != label);
-        *last = Some(label.clone());
+    /// Tells the interface which deck `seat` brings to this game, and whether it is `changed`: off the match's 75.
+    /// Not whether its label changed: the label is the deck hash, which sideboarding changes too.
+    fn show_label(&mut self, seat: Seat, label: String, changed: bool) {
+        self.labels[index(seat)] = Some(label.clone());
         self.out.emit(Event::DeckLabel { seat, label, changed });
     }
 
