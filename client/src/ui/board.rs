@@ -132,10 +132,14 @@ fn render_panel(
     frame.render_widget(Paragraph::new(rows).block(block), area);
 }
 
-/// Shows the card `id` as selected: its id reversed, where it first shows.
+/// Shows the card `id` as selected: its id reversed, in the column of ids (cyan), not where another card's
+/// arrow names it.
 fn mark_selected(rows: &mut [Line<'static>], id: CardId) {
     let id = id.to_string();
-    let span = rows.iter_mut().flat_map(|row| row.spans.iter_mut()).find(|span| span.content.trim() == id);
+    let span = rows
+        .iter_mut()
+        .flat_map(|row| row.spans.iter_mut())
+        .find(|span| span.style.fg == Some(Color::Cyan) && span.content.trim() == id);
     if let Some(span) = span {
         span.style = span.style.reversed();
     }

@@ -11,7 +11,7 @@ use crate::cards::{CardsError, Database, to_text};
 
 /// What kind of card a name is, as far as the table knows: the board shows creatures first and lands in a
 /// compact row.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     Creature,
     /// Known, and neither a creature nor a land.
