@@ -21,6 +21,8 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
 
+#[path = "ui/board.rs"]
+mod board;
 #[path = "ui/commander.rs"]
 mod commander;
 
@@ -148,8 +150,8 @@ fn zones_hand_and_play_areas_as_each_player_sees_them() {
     let text = screen(&buffer);
 
     // Counts of both sides, in one line each.
-    assert!(text.contains("library 7 · hand 1 · graveyard 0 · exile 0 · sideboard 2"), "{text}");
-    assert!(text.contains("library 8 · hand 1 · graveyard 0 · exile 0 · sideboard 2"), "{text}");
+    assert!(text.contains("library 7 · hand 1 · sideboard 2"), "{text}");
+    assert!(text.contains("library 8 · hand 1 · sideboard 2"), "{text}");
     // The play areas count their cards in their titles.
     assert!(find(&buffer, "┌ Your play area · 2 cards ").is_some(), "{text}");
     assert!(find(&buffer, "┌ Guest's play area · 1 card ").is_some(), "{text}");
@@ -409,11 +411,14 @@ fn the_status_line_shows_a_long_wait_on_the_opponent_and_then_forfeit() {
     let status = |view: &View| rows(&draw(view, 80, 24)).last().unwrap().clone();
     assert!(!status(&view).contains("waiting for"), "{}", status(&view));
 
-    // The session counts the seconds; the view shows them, first after the connection.
+    // The session counts the seconds; the view shows them, first after the connection on a wide screen, and
+    // at 80 columns right after the game's state, which stays whole.
     let waited = |seconds| Output::Waiting(Some(Waiting { awaited: awaited.clone(), seconds }));
     view.apply(&waited(45), &pair.host);
+    let wide = rows(&draw(&view, WIDTH, HEIGHT)).last().unwrap().clone();
+    assert!(wide.contains(&format!("● connected │ waiting for Guest: {awaited} (45 s)")), "{wide}");
     let line = status(&view);
-    assert!(line.contains(&format!("● connected │ waiting for Guest: {awaited} (45 s)")), "{line}");
+    assert!(line.contains("● │ you 20 · Guest 20 │ no turn yet │ — │ waiting for Guest: its strip"), "{line}");
     assert!(!line.contains("forfeit"), "{line}");
     let buffer = draw(&view, 80, 24);
     let (x, y) = find(&buffer, "waiting for Guest").expect("the wait is on screen");
@@ -500,6 +505,8 @@ fn shortcuts_are_commands() {
             handle_key(&mut view, special(KeyCode::Esc));
             assert!(!view.prompt.focused && view.prompt.text.is_empty());
         } else {
+            // A key that runs its command at once asks first, but for untap-all (public, and undone by untapping).
+            let out = if shortcut.key == 'U' { out } else { handle_key(&mut view, key('y')) };
             assert_eq!(out.as_deref(), Some(shortcut.line.as_str()), "key {}", shortcut.key);
             assert!(command::parse(&shortcut.line, Seat::Host).is_ok(), "{}", shortcut.line);
         }
@@ -508,9 +515,10 @@ fn shortcuts_are_commands() {
     let keys = COMMANDS.iter().flat_map(|spec| spec.keys).count();
     assert_eq!(shortcuts().count(), keys);
     assert!(COMMANDS.iter().flat_map(|spec| spec.keys).any(|key| matches!(key, Key::Prefills('D'))));
-    assert_eq!(handle_key(&mut view, key('d')), Some("draw 1".into()));
-    assert_eq!(handle_key(&mut view, key('s')), Some("shuffle".into()));
-    assert_eq!(handle_key(&mut view, key('f')), Some("flip".into()));
+    for (k, line) in [('d', "draw 1"), ('s', "shuffle"), ('f', "flip")] {
+        assert_eq!(handle_key(&mut view, key(k)), None, "{k} asks first");
+        assert_eq!(handle_key(&mut view, special(KeyCode::Enter)), Some(line.into()));
+    }
     // Ctrl-D is not d.
     assert_eq!(handle_key(&mut view, KeyEvent::new(KeyCode::Char('d'), KeyModifiers::CONTROL)), None);
 }
@@ -652,13 +660,21 @@ fn panel_rows(buffer: &Buffer, rect: &PanelRect) -> Vec<String> {
 /// The card ids (#N) in `text`, but for ids that only point at a card shown elsewhere: the host of an attached
 /// card (`on #N:`), an arrow's target (`→ #N`), a commander that dealt damage (`cmdr #N`).
 fn ids_in(text: &str) -> Vec<CardId> {
+    counted_in(text).into_iter().map(|(id, _)| id).collect()
+}
+
+/// As [`ids_in`], with the cards each id stands for: `#12 Mountain ×3` stands for three.
+fn counted_in(text: &str) -> Vec<(CardId, usize)> {
     let parts: Vec<&str> = text.split('#').collect();
     parts
         .windows(2)
         .filter(|pair| !["on ", "→ ", "cmdr "].iter().any(|reference| pair[0].ends_with(reference)))
         .filter_map(|pair| {
             let digits: String = pair[1].chars().take_while(char::is_ascii_digit).collect();
-            digits.parse().ok().map(CardId)
+            let copies = pair[1].split_once('×').map_or(Some(1), |(_, tail)| {
+                tail.chars().take_while(char::is_ascii_digit).collect::<String>().parse().ok()
+            });
+            Some((digits.parse().ok().map(CardId)?, copies?))
         })
         .collect()
 }
@@ -689,12 +705,14 @@ fn accounted_beside(
     let rect = panel(buffer, title);
     let rows = panel_rows(buffer, &rect);
     let text = rows.join("\n");
-    let mut shown: Vec<CardId> = ids_in(&rows[1..rows.len() - 1].join(" "));
-    shown.retain(|id| !beside.contains(id));
+    let mut counted = counted_in(&rows[1..rows.len() - 1].join(" "));
+    counted.retain(|(id, _)| !beside.contains(id));
+    let shown: Vec<CardId> = counted.iter().map(|(id, _)| *id).collect();
     assert!(shown.iter().all(|id| cards.contains(id)), "{title}: {shown:?} not all of {cards:?}\n{text}");
     let backs_shown = text.matches("[▒▒]").count();
     let more = more_in(&rows[rows.len() - 1]);
-    assert_eq!(shown.len() + backs_shown + more, cards.len(), "{title}, {backs} backs:\n{}", screen(buffer));
+    let grouped: usize = counted.iter().map(|(_, copies)| copies).sum();
+    assert_eq!(grouped + backs_shown + more, cards.len(), "{title}, {backs} backs:\n{}", screen(buffer));
     assert!(backs_shown <= backs, "{title}: {backs_shown} backs of {backs}");
     (shown, more)
 }
@@ -747,7 +765,11 @@ fn scrolling_a_hand_and_a_play_area_brings_the_hidden_cards_into_sight() {
     let buffer = draw(&view, 80, 24);
     let (first, more) = accounted(&buffer, "You (Host)", &mine, 0);
     assert!(0 < more && first[0] == mine[0], "{}", screen(&buffer));
-    assert!(row_with(&buffer, &format!("+{more} more ↓")).contains("[ ] scroll"), "the hand has the focus");
+    assert!(
+        row_with(&buffer, &format!("+{more} more ↓")).contains("[ ] scroll"),
+        "the hand has the focus:\n{}",
+        screen(&buffer)
+    );
 
     // ] scrolls the hand a row at a time: the first row goes, hidden cards come, and the count follows.
     handle_key(&mut view, key(']'));
@@ -771,31 +793,32 @@ fn scrolling_a_hand_and_a_play_area_brings_the_hidden_cards_into_sight() {
     let (back, _) = accounted(&draw(&view, 80, 24), "You (Host)", &mine, 0);
     assert!(back.len() != last.len() || back[0] != last[0], "[ did nothing after scrolling past the end");
 
-    // Tab gives the focus (and the room) to your play area; ] scrolls it by a card.
-    // The play area lists cards as they lie: by row, then column.
+    // Tab gives the focus (and the room) to your play area, whole at 80×24 once grouped; ] moves its selection
+    // to the next entry (a card, or copies grouped).
     let play: Vec<CardId> = view.table.me.play.iter().map(|played| played.card.id).collect();
     let before = shown_in(&draw(&view, 80, 24), "Your play area");
     handle_key(&mut view, special(KeyCode::Tab));
     let buffer = draw(&view, 80, 24);
-    let (focused, _) = accounted(&buffer, "Your play area", &play, 0);
-    assert!(before.len() < focused.len(), "{before:?} then {focused:?}:\n{}", screen(&buffer));
+    let (focused, more) = accounted(&buffer, "Your play area", &play, 0);
+    assert!(before.len() < focused.len() && more == 0, "{before:?} then {focused:?}:\n{}", screen(&buffer));
     let (x, y) = find(&buffer, "Your play area").expect("title");
     assert_eq!(buffer[(x - 2, y)].fg, Color::Yellow, "the focused panel's border");
     handle_key(&mut view, key(']'));
-    let buffer = draw(&view, 80, 24);
-    let (scrolled, _) = accounted(&buffer, "Your play area", &play, 0);
-    assert_eq!(scrolled[0], play[1], "{}", screen(&buffer));
-    // A card of two rows comes into sight once two rows are free.
-    let mut buffer = buffer;
-    for _ in 0..2 {
-        if accounted(&buffer, "Your play area", &play, 0).0.iter().any(|id| !focused.contains(id)) {
+    draw(&view, 80, 24);
+    assert_eq!(view.scrolls.selected(fairdeck::ui::view::Panel::MyPlay), Some(focused[1]));
+    // On a screen too short for it, the window follows the selection: a hidden card comes into sight.
+    let short = |view: &View| draw(view, 80, 16);
+    let (top, _) = accounted(&short(&view), "Your play area", &play, 0);
+    let mut buffer = short(&view);
+    for _ in 0..focused.len() {
+        if accounted(&buffer, "Your play area", &play, 0).0.iter().any(|id| !top.contains(id)) {
             break;
         }
         handle_key(&mut view, key(']'));
-        buffer = draw(&view, 80, 24);
+        buffer = short(&view);
     }
     let (scrolled, _) = accounted(&buffer, "Your play area", &play, 0);
-    assert!(scrolled.iter().any(|id| !focused.contains(id)), "{focused:?} then {scrolled:?}:\n{}", screen(&buffer));
+    assert!(scrolled.iter().any(|id| !top.contains(id)), "{top:?} then {scrolled:?}:\n{}", screen(&buffer));
     // The hand keeps its place, and every panel still counts every card.
     every_card_accounted(&buffer, &pair);
     // Shift-Tab goes back to the hand.

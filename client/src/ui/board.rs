@@ -10,6 +10,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::arrows::Target;
+use super::groups::{Entry, group, in_land_row};
 use super::panels::{Chunk, Piece, Want, Window, centered, flow, rows_of, share};
 use super::table_view::{CardView, PlayedCard, Side, SideView, TableView};
 use super::view::{DeckLabel, Panel, Pile, View};
@@ -19,6 +20,8 @@ use crate::command::commander_damage_from;
 const CARD_BACK: &str = "[▒▒]";
 /// Rows after a card's first in a play area or a pile start under its name.
 const NAME_COLUMN: usize = 8;
+/// The narrowest play area that shows where its cards lie (`at 2,1`).
+const POSITIONS_FROM: usize = 60;
 /// The pile view's widest.
 const PILE_WIDTH: u16 = 64;
 
@@ -61,11 +64,16 @@ pub fn render_table(frame: &mut Frame, area: Rect, view: &View) {
     ];
     let at = |panel: Panel| panels.iter().position(|(p, ..)| *p == panel).unwrap_or_default();
     let wants: Vec<Want> = panels.iter().map(|(.., content)| content.want()).collect();
-    // The focused panel is served first; rows no panel needs go to the play areas.
+    // The focused panel is served first, then the opponent's play area (what may attack you is seen without
+    // scrolling); rows no panel needs go to the play areas.
     let focus = view.scrolls.focus();
-    let order: Vec<usize> =
-        std::iter::once(focus).chain(Panel::CYCLE.into_iter().filter(|p| *p != focus)).map(at).collect();
-    let heights = share(area.height, &wants, &order, &[at(Panel::TheirPlay), at(Panel::MyPlay)]);
+    let mut first = vec![focus];
+    if focus != Panel::TheirPlay {
+        first.push(Panel::TheirPlay);
+    }
+    let others = Panel::CYCLE.into_iter().filter(|panel| !first.contains(panel));
+    let order: Vec<usize> = first.iter().copied().chain(others).map(at).collect();
+    let heights = share(area.height, &wants, (&order, first.len()), &[at(Panel::TheirPlay), at(Panel::MyPlay)]);
     let areas = Layout::vertical(heights.iter().map(|h| Constraint::Length(*h))).split(area);
     for ((panel, title, content), area) in panels.into_iter().zip(areas.iter()) {
         let mut block = Block::bordered().title(title);
@@ -98,8 +106,23 @@ fn render_panel(
     let cut = content.head.len().saturating_sub(inner);
     content.head.truncate(inner);
     let room = inner - content.head.len();
-    let window = Window::of(&content.chunks, view.scrolls.offset(panel), room);
-    view.scrolls.set_limit(panel, window.max_offset);
+    let offset = view.scrolls.offset(panel);
+    let mut window = Window::of(&content.chunks, offset, room);
+    // In a play area [ ] move the selection an entry at a time, the window following it; elsewhere they
+    // scroll, and the first card shown is the selected one.
+    let selected = if matches!(panel, Panel::MyPlay | Panel::TheirPlay) {
+        view.scrolls.set_limit(panel, content.chunks.len().saturating_sub(1));
+        content.chunks.get(offset).and_then(|chunk| chunk.first)
+    } else {
+        view.scrolls.set_limit(panel, window.max_offset);
+        window.first
+    };
+    view.scrolls.set_selected(panel, selected);
+    if panel == view.scrolls.focus()
+        && let Some(selected) = selected
+    {
+        mark_selected(&mut window.rows, selected);
+    }
     let hidden_rows = (0 < cut).then(|| format!("{cut} {} hidden", if cut == 1 { "line" } else { "lines" }));
     let signs: Vec<String> = window.more().into_iter().chain(hidden_rows).collect();
     let block =
@@ -107,6 +130,19 @@ fn render_panel(
     let mut rows = content.head;
     rows.extend(window.rows);
     frame.render_widget(Paragraph::new(rows).block(block), area);
+}
+
+/// Shows the card `id` as selected: its id reversed, in the column of ids (cyan), not where another card's
+/// arrow names it.
+fn mark_selected(rows: &mut [Line<'static>], id: CardId) {
+    let id = id.to_string();
+    let span = rows
+        .iter_mut()
+        .flat_map(|row| row.spans.iter_mut())
+        .find(|span| span.style.fg == Some(Color::Cyan) && span.content.trim() == id);
+    if let Some(span) = span {
+        span.style = span.style.reversed();
+    }
 }
 
 /// A play area's title: whose, and how many cards, which its bottom border may count out of sight.
@@ -146,15 +182,12 @@ fn side(table: &TableView, side: &SideView, deck: Option<&DeckLabel>, mine: bool
     let mut head = if facts.is_empty() { Vec::new() } else { rows_of(flow(facts, &dot, width, 0)) };
     if !side.command.is_empty() {
         let mut command = vec![Piece::label(Span::raw("command:").bold())];
-        command.extend(side.command.iter().map(|card| Piece::card(vec![Span::raw(label(card)).fg(Color::Magenta)])));
+        command.extend(
+            side.command.iter().map(|card| Piece::card(card.id, vec![Span::raw(label(card)).fg(Color::Magenta)])),
+        );
         head.extend(rows_of(flow(command, &Span::raw("  "), width, 0)));
     }
-    let counts = side
-        .counts
-        .iter()
-        .filter(|(kind, n)| *kind != ZoneKind::Play && (*kind != ZoneKind::Sideboard || 0 < *n))
-        .map(|(kind, n)| Piece::text(Span::raw(format!("{} {n}", kind.name()))));
-    head.extend(rows_of(flow(counts.collect(), &dot, width, 0)));
+    head.extend(counts(side, &dot, width));
     let tops: Vec<Piece> = [("graveyard", &side.graveyard), ("exile", &side.exile)]
         .into_iter()
         .filter_map(|(pile, cards)| cards.first().map(|card| (pile, card)))
@@ -166,11 +199,12 @@ fn side(table: &TableView, side: &SideView, deck: Option<&DeckLabel>, mine: bool
     let mut hand = vec![Piece::label(Span::raw("hand:").bold())];
     for card in &side.hand {
         hand.push(match (&card.name, mine) {
-            (Some(name), _) => {
-                Piece::card(vec![Span::raw(card.id.to_string()).fg(Color::Cyan), Span::raw(format!(" {name}"))])
-            }
-            (None, true) => Piece::card(vec![Span::raw(card.id.to_string())]),
-            (None, false) => Piece::card(vec![Span::raw(CARD_BACK).fg(Color::Blue)]),
+            (Some(name), _) => Piece::card(
+                card.id,
+                vec![Span::raw(card.id.to_string()).fg(Color::Cyan), Span::raw(format!(" {name}"))],
+            ),
+            (None, true) => Piece::card(card.id, vec![Span::raw(card.id.to_string())]),
+            (None, false) => Piece::card(card.id, vec![Span::raw(CARD_BACK).fg(Color::Blue)]),
         });
     }
     if side.hand.is_empty() {
@@ -178,6 +212,29 @@ fn side(table: &TableView, side: &SideView, deck: Option<&DeckLabel>, mine: bool
     }
     let gap = Span::raw(if mine { "  " } else { " " });
     Content { head, chunks: flow(hand, &gap, width, 0) }
+}
+
+/// A side's zone counts on one row where they fit: the library and hand always, the other piles when they
+/// hold cards (the play area's count is in its own panel's title); in short words on a narrow panel.
+fn counts(side: &SideView, dot: &Span<'static>, width: usize) -> Vec<Line<'static>> {
+    let shown: Vec<(ZoneKind, usize)> = side
+        .counts
+        .iter()
+        .copied()
+        .filter(|(kind, n)| matches!(kind, ZoneKind::Library | ZoneKind::Hand) || (*kind != ZoneKind::Play && 0 < *n))
+        .collect();
+    let row = |short: bool| {
+        let word = |kind: ZoneKind| match (kind, short) {
+            (ZoneKind::Library, true) => "lib",
+            (ZoneKind::Graveyard, true) => "grave",
+            (ZoneKind::Sideboard, true) => "side",
+            _ => kind.name(),
+        };
+        let pieces = shown.iter().map(|(kind, n)| Piece::text(Span::raw(format!("{} {n}", word(*kind)))));
+        rows_of(flow(pieces.collect(), dot, width, 0))
+    };
+    let long = row(false);
+    if long.len() <= 1 { long } else { row(true) }
 }
 
 /// A card on the table by id, and by name where this player knows it.
@@ -204,26 +261,28 @@ fn label(card: &CardView) -> String {
     }
 }
 
-/// A play area: each card by position, with its state and the arrows from it, wrapped whole under its name; a
-/// card attached to another in this area comes right under its host.
+/// A play area in groups ([`group`]): each entry a chunk, wrapped whole under its name, then the lands in a
+/// compact row.
 fn play(view: &View, cards: &[PlayedCard], width: usize) -> Content {
     if cards.is_empty() {
         return Content { head: vec![Line::from("no cards").italic()], chunks: Vec::new() };
     }
     let here = |id| cards.iter().any(|c| c.card.id == id);
-    let hosts: Vec<&PlayedCard> = cards.iter().filter(|card| !card.attached_to.is_some_and(here)).collect();
-    let mut order: Vec<&PlayedCard> = Vec::with_capacity(cards.len());
-    for host in hosts {
-        order.push(host);
-        order.extend(cards.iter().filter(|c| c.attached_to == Some(host.card.id)));
+    let entries = group(cards, &view.book, |id| view.arrows.from(id).next().is_some());
+    let (lands, others): (Vec<Entry>, Vec<Entry>) = entries.into_iter().partition(in_land_row);
+    let mut chunks: Vec<Chunk> = others
+        .iter()
+        .map(|entry| match entry.cards.as_slice() {
+            [card] => played(view, card, card.attached_to.is_some_and(here), width),
+            _ => Chunk::joined(flow(grouped(entry), &Span::raw(" "), width, NAME_COLUMN)),
+        })
+        .collect();
+    if !lands.is_empty() {
+        let mut row = vec![Piece::label(Span::raw("lands:").bold())];
+        row.extend(lands.iter().map(land));
+        chunks.extend(flow(row, &Span::raw("  "), width, 0));
     }
-    // The engine attaches nothing to an attached card; were it so, that card still shows, last.
-    let rest: Vec<&PlayedCard> = cards.iter().filter(|c| !order.iter().any(|o| o.card.id == c.card.id)).collect();
-    order.extend(rest);
-    Content {
-        head: Vec::new(),
-        chunks: order.into_iter().map(|card| played(view, card, card.attached_to.is_some_and(here), width)).collect(),
-    }
+    Content { head: Vec::new(), chunks }
 }
 
 /// A card in play; `host_here`: the card it is attached to, if any, is in the same play area (right above it).
@@ -239,11 +298,14 @@ fn played(view: &View, played: &PlayedCard, host_here: bool, width: usize) -> Ch
         let host = if host_here { host.to_string() } else { known(&view.table, host) };
         pieces.push(Piece::text(Span::raw(format!("└ on {host}:")).fg(Color::Magenta)));
     }
-    pieces.extend(card_pieces(&played.card, name));
+    pieces.extend(card_pieces(&played.card, name, 1));
     if let Some(pt) = played.power_toughness {
         pieces.push(Piece::text(Span::raw(pt.to_string()).bold()));
     }
-    pieces.push(Piece::text(Span::raw(format!("at {},{}", played.x, played.y)).fg(Color::Gray)));
+    // A narrow panel leaves the positions out: the rows are worth more.
+    if POSITIONS_FROM <= width {
+        pieces.push(Piece::text(Span::raw(format!("at {},{}", played.x, played.y)).fg(Color::Gray)));
+    }
     if played.tapped {
         pieces.push(Piece::text(Span::raw("TAPPED").fg(Color::Yellow).bold()));
     }
@@ -265,10 +327,51 @@ fn played(view: &View, played: &PlayedCard, host_here: bool, width: usize) -> Ch
     Chunk::joined(flow(pieces, &Span::raw(" "), width, NAME_COLUMN))
 }
 
-/// A card's id in a column of its own, then its name a word at a time.
-fn card_pieces(card: &CardView, name: &str) -> Vec<Piece> {
+/// Copies of a card: the first one's id, the name, how many and how many of them are tapped.
+fn grouped(entry: &Entry) -> Vec<Piece> {
+    let first = &entry.cards[0];
+    let name = first.card.name.as_deref().unwrap_or("unknown card");
+    let mut pieces = card_pieces(&first.card, name, entry.cards.len());
+    pieces.push(Piece::text(Span::raw(format!("×{}", entry.cards.len())).bold()));
+    if let Some(pt) = first.power_toughness {
+        pieces.push(Piece::text(Span::raw(pt.to_string()).bold()));
+    }
+    if let Some(tapped) = tapped_words(entry) {
+        pieces.push(Piece::text(Span::raw(tapped).fg(Color::Yellow)));
+    }
+    pieces
+}
+
+/// `(1 tapped)`, `(all tapped)`, or nothing when none is.
+fn tapped_words(entry: &Entry) -> Option<String> {
+    match entry.tapped() {
+        0 => None,
+        n if n == entry.cards.len() => Some("(all tapped)".to_string()),
+        n => Some(format!("({n} tapped)")),
+    }
+}
+
+/// A group of lands in the compact row, one piece: `#12 Mountain ×3 (1 tapped)`; one land alone has no count.
+fn land(entry: &Entry) -> Piece {
+    let first = &entry.cards[0];
+    let name = first.card.name.clone().unwrap_or_default();
+    let mut spans = vec![Span::raw(entry.first().to_string()).fg(Color::Cyan), Span::raw(format!(" {name}"))];
+    if 1 < entry.cards.len() {
+        spans.push(Span::raw(format!(" ×{}", entry.cards.len())).bold());
+    }
+    match tapped_words(entry) {
+        Some(_) if entry.cards.len() == 1 => spans.push(Span::raw(" TAPPED").fg(Color::Yellow).bold()),
+        Some(words) => spans.push(Span::raw(format!(" {words}")).fg(Color::Yellow)),
+        None => {}
+    }
+    Piece::cards(entry.first(), entry.cards.len(), spans)
+}
+
+/// A card's id in a column of its own, then its name a word at a time; `count`: the cards it stands for
+/// (copies grouped under the first one's id).
+fn card_pieces(card: &CardView, name: &str, count: usize) -> Vec<Piece> {
     let id = format!("{:<width$}", card.id.to_string(), width = NAME_COLUMN - 1);
-    let mut pieces = vec![Piece::card(vec![Span::raw(id).fg(Color::Cyan)])];
+    let mut pieces = vec![Piece::cards(card.id, count, vec![Span::raw(id).fg(Color::Cyan)])];
     pieces.extend(name.split(' ').map(|word| Piece::text(Span::raw(word.to_string()))));
     pieces
 }
@@ -283,7 +386,7 @@ pub fn render_pile(frame: &mut Frame, area: Rect, view: &View, pile: Pile) {
         .iter()
         .enumerate()
         .map(|(i, card)| {
-            let mut pieces = card_pieces(card, card.name.as_deref().unwrap_or("unknown card"));
+            let mut pieces = card_pieces(card, card.name.as_deref().unwrap_or("unknown card"), 1);
             if i == 0 {
                 pieces.push(Piece::text(Span::raw("(top)").fg(Color::Gray)));
             }

@@ -9,8 +9,18 @@ use fairdeck_shared::wire::LimitedFormat;
 use super::library_view;
 use super::log::LogKind;
 use super::view::{Overlay, Panel, Stage, View};
-use crate::command::table::{self, QUIT, VIEW};
-use crate::command::{Spec, shortcuts};
+use crate::command::table::{self, QUIT, UNTAP_ALL, VIEW};
+use crate::command::{Local, Spec, shortcuts};
+
+/// The terminal table's own command: a card's text from the card database, over the table.
+pub static CARD: Local = Local { name: "card", args: "NAME", about: "card text by name or #ID; o: the selected" };
+
+/// The key that shows the text of the focused panel's selected card (its first shown, its id reversed).
+pub const CARD_KEY: char = 'o';
+
+/// Single keys that run at once: public actions the engine can undo. Every other key that would run a command
+/// asks first (a stray key must not draw, shuffle or pass the turn).
+const AT_ONCE: [&Spec; 1] = [&UNTAP_ALL];
 
 /// Keys that are not commands, for the help; `view` is the terminal's own command ([`VIEW`]).
 pub const OTHER_KEYS: &[(&str, &str)] = &[
@@ -20,12 +30,15 @@ pub const OTHER_KEYS: &[(&str, &str)] = &[
     ("PgUp / PgDn", "scroll the log (End: newest)"),
     ("Tab  [ ]", "pick a panel; scroll it"),
     (VIEW_USAGE, VIEW.about),
+    (CARD_USAGE, CARD.about),
     ("?", "this help (Space: its next page)"),
     ("q", "leave (asks first); Ctrl-C: at once"),
 ];
 
 /// `view`'s usage as the help shows it (a test checks it against [`VIEW`]).
 const VIEW_USAGE: &str = "view [opponent] PILE";
+/// `card`'s usage as the help shows it (a test checks it against [`CARD`]).
+const CARD_USAGE: &str = "card NAME";
 
 /// The commands whose first key the hint line names, in its order.
 const HINTED: [&Spec; 4] = [&table::DRAW, &table::SHUFFLE, &table::PLAY, &table::TAP];
@@ -80,6 +93,11 @@ pub fn handle_key(view: &mut View, key: KeyEvent) -> Option<String> {
             None
         }
         Overlay::ConfirmQuit => confirm_quit(view, key),
+        Overlay::Confirm => confirm(view, key),
+        Overlay::Card => {
+            view.overlay = Overlay::None;
+            None
+        }
         Overlay::Pile(_) => pile(view, key),
         Overlay::None if view.prompt.focused => edit(view, key),
         Overlay::None if view.library.is_some() => library_view::key(view, key),
@@ -100,6 +118,16 @@ fn confirm_quit(view: &mut View, key: KeyEvent) -> Option<String> {
             view.overlay = Overlay::None;
             None
         }
+    }
+}
+
+/// The answer to "run this key's command?": y (or Enter) runs it; any other key cancels, and does nothing else.
+fn confirm(view: &mut View, key: KeyEvent) -> Option<String> {
+    view.overlay = Overlay::None;
+    let line = view.asked.take()?;
+    match key.code {
+        KeyCode::Char('y' | 'Y') | KeyCode::Enter => Some(submit(view, line)),
+        _ => None,
     }
 }
 
@@ -124,13 +152,20 @@ fn shortcut(view: &mut View, key: KeyEvent) -> Option<String> {
         KeyCode::BackTab => view.scrolls.cycle(false),
         KeyCode::Char('[') => view.scrolls.scroll(view.scrolls.focus(), -1),
         KeyCode::Char(']') => view.scrolls.scroll(view.scrolls.focus(), 1),
+        KeyCode::Char(CARD_KEY) => match view.scrolls.selected(view.scrolls.focus()) {
+            Some(card) => view.show_card(&card.to_string()),
+            None => view.log.push(LogKind::Error, "no card selected: Tab picks a panel, [ ] scroll it"),
+        },
         KeyCode::Char(c) => {
             let found = shortcuts().find(|s| s.key == c)?;
             if found.prefill {
                 view.prompt.text = found.line;
                 view.prompt.focused = true;
-            } else {
+            } else if AT_ONCE.contains(&found.spec) {
                 return Some(submit(view, found.line));
+            } else {
+                view.asked = Some(found.line);
+                view.overlay = Overlay::Confirm;
             }
         }
         _ => {}
@@ -153,6 +188,10 @@ fn edit(view: &mut View, key: KeyEvent) -> Option<String> {
                 if let Err(message) = view.open_pile(&words) {
                     view.log.push(LogKind::Error, format!("{line}: {message}"));
                 }
+            } else if let Some(name) = CARD.arguments(&line) {
+                let name = name.to_string();
+                record(view, &line);
+                view.show_card(&name);
             } else if !line.is_empty() {
                 return Some(submit(view, line));
             }
@@ -250,8 +289,10 @@ pub fn help_text() -> String {
         text.push_str(&format!("  {keys:<15} {what}\n"));
     }
     text.push_str(
-        "The command line takes every scripted-mode command below, and on the screen only `view [opponent] graveyard`,\n\
-         `view [opponent] exile` and `view sideboard` (a pile with card ids; Esc closes); errors show in the log.",
+        "A key that runs a command at once asks first (y runs it, any other key cancels), but for U.\n\
+         The command line takes every scripted-mode command below, and on the screen only `view [opponent] graveyard`,\n\
+         `view [opponent] exile` and `view sideboard` (a pile with card ids; Esc closes), and `card NAME` (a card's\n\
+         text from the card database; `card #ID` for a card on the table); errors show in the log.",
     );
     text
 }
@@ -272,5 +313,6 @@ mod tests {
         assert_eq!(drafting(LimitedFormat::Winston { cards: 45 }), "Keys: : pile take | pass · ? help · q quit");
         assert_eq!(drafting(LimitedFormat::Draft { packs: 3, cards: 15 }), "Keys: : pick N | NAME · ? help · q quit");
         assert_eq!(VIEW_USAGE, format!("{} {}", VIEW.name, VIEW.args));
+        assert_eq!(CARD_USAGE, format!("{} {}", CARD.name, CARD.args));
     }
 }

@@ -4,12 +4,15 @@
 //!
 //! Layers: [`view`] is the model (pure data built from the engine's table and the session's outputs, the public
 //! table in [`table_view`], the log's sentences from [`log`], the arrows in `arrows`), [`keys`] turns keys into
-//! commands, [`render`] draws a view (the table's panels in `board`, laid out by `panels`; what covers them in
+//! commands, [`render`] draws a view (the table's panels in `board`, laid out by `panels`, a play area grouped by `groups` with kinds from
+//! [`card_book`]; what covers them in
 //! [`overlay`] and [`library_view`]), and this module owns the terminal.
 
 mod arrows;
 mod board;
+pub mod card_book;
 pub mod code_prompt;
+mod groups;
 pub mod keys;
 pub mod library_view;
 pub mod log;

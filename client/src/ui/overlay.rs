@@ -1,5 +1,6 @@
 //! What covers the table: the `?` help (every command of the table with its keys, the other keys, in columns
-//! and pages that fit the terminal) and the question before quitting.
+//! and pages that fit the terminal), a card's text, and the questions before quitting and before a single key
+//! acts.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -19,7 +20,7 @@ const MIN_COLUMN_WIDTH: u16 = 50;
 /// The most columns side by side.
 const MAX_COLUMNS: u16 = 3;
 /// The width of the usage column (a longer usage pushes its description along): narrow enough that the whole
-/// help fits one page of a 200×50 terminal.
+/// help fits one page of a 200×60 terminal.
 const USAGE_WIDTH: usize = 22;
 /// Where a command's description starts: after the key column (4) and the usage column with its space.
 const ABOUT_COLUMN: usize = 4 + 1 + USAGE_WIDTH + 1;
@@ -171,4 +172,33 @@ pub fn render_confirm_quit(frame: &mut Frame, area: Rect) {
     frame.render_widget(Clear, popup);
     let block = Block::bordered().border_style(Style::new().fg(Color::Yellow));
     frame.render_widget(Paragraph::new(" Leave the game? y: leave · n: stay").block(block), popup);
+}
+
+/// "Run `draw 1`? y: yes · any other key: no", before a single key changes the game.
+pub fn render_confirm(frame: &mut Frame, area: Rect, line: &str) {
+    let text = format!(" Run `{line}`? y: yes · any other key: no");
+    let width = u16::try_from(text.chars().count() + 3).unwrap_or(u16::MAX);
+    let popup = centered(area, width, 3);
+    frame.render_widget(Clear, popup);
+    let block = Block::bordered().border_style(Style::new().fg(Color::Yellow));
+    frame.render_widget(Paragraph::new(text).block(block), popup);
+}
+
+/// The widest a card's text shows.
+const CARD_WIDTH: u16 = 60;
+
+/// A card's text (`card NAME`), its first line the title, wrapped to fit; any key closes it.
+pub fn render_card(frame: &mut Frame, area: Rect, text: &[String]) {
+    let width = CARD_WIDTH.min(area.width);
+    let inner = usize::from(width.saturating_sub(2)).max(1);
+    let (title, body) = text.split_first().map_or(("", text), |(title, body)| (title.as_str(), body));
+    let rows: Vec<Line> = body.iter().flat_map(|line| wrap(line, inner)).map(Line::from).collect();
+    let height = u16::try_from(rows.len()).unwrap_or(u16::MAX).saturating_add(2);
+    let popup = centered(area, width, height);
+    frame.render_widget(Clear, popup);
+    let block = Block::bordered()
+        .title(format!(" {title} "))
+        .title_bottom(Line::from(" any key closes ").right_aligned())
+        .border_style(Style::new().fg(Color::Yellow));
+    frame.render_widget(Paragraph::new(rows).block(block), popup);
 }

@@ -3,6 +3,7 @@
 //! shared among panels. A panel's height is measured on the rows [`flow`] gives, and those same rows
 //! are drawn: what is measured is what is shown.
 
+use fairdeck_shared::table::CardId;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -12,24 +13,31 @@ use ratatui::text::{Line, Span};
 pub struct Piece {
     spans: Vec<Span<'static>>,
     cards: usize,
+    /// The card it names first: the one selected when it starts the panel's window.
+    first: Option<CardId>,
     /// One space after it rather than the gap: a label and what it labels.
     label: bool,
 }
 
 impl Piece {
-    /// A piece that shows one card.
-    pub fn card(spans: Vec<Span<'static>>) -> Self {
-        Piece { spans, cards: 1, label: false }
+    /// A piece that shows the card `id`.
+    pub fn card(id: CardId, spans: Vec<Span<'static>>) -> Self {
+        Piece::cards(id, 1, spans)
+    }
+
+    /// A piece that stands for `cards` cards, `first` the one it names (copies grouped: `Mountain ×3`).
+    pub fn cards(first: CardId, cards: usize, spans: Vec<Span<'static>>) -> Self {
+        Piece { spans, cards, first: Some(first), label: false }
     }
 
     /// A piece that shows no card (a label, a word of a name).
     pub fn text(span: Span<'static>) -> Self {
-        Piece { spans: vec![span], cards: 0, label: false }
+        Piece { spans: vec![span], cards: 0, first: None, label: false }
     }
 
     /// A piece that names what follows it, one space on.
     pub fn label(span: Span<'static>) -> Self {
-        Piece { spans: vec![span], cards: 0, label: true }
+        Piece { spans: vec![span], cards: 0, first: None, label: true }
     }
 
     fn width(&self) -> usize {
@@ -42,6 +50,8 @@ impl Piece {
 pub struct Chunk {
     pub rows: Vec<Line<'static>>,
     pub cards: usize,
+    /// The first card it names.
+    pub first: Option<CardId>,
 }
 
 impl Chunk {
@@ -50,6 +60,7 @@ impl Chunk {
         chunks.into_iter().fold(Chunk::default(), |mut all, chunk| {
             all.rows.extend(chunk.rows);
             all.cards += chunk.cards;
+            all.first = all.first.or(chunk.first);
             all
         })
     }
@@ -67,8 +78,17 @@ pub fn flow(pieces: Vec<Piece>, gap: &Span<'static>, width: usize, indent: usize
     let width = width.max(1);
     // An indent that would leave less room than it takes is dropped.
     let indent = if indent * 2 <= width { indent } else { 0 };
-    let mut rows =
-        Rows { width, indent, chunks: Vec::new(), spans: Vec::new(), used: 0, empty: true, cards: 0, joins: false };
+    let mut rows = Rows {
+        width,
+        indent,
+        chunks: Vec::new(),
+        spans: Vec::new(),
+        used: 0,
+        empty: true,
+        cards: 0,
+        first: None,
+        joins: false,
+    };
     let space = Span::raw(" ");
     let mut after_label = false;
     for piece in pieces {
@@ -85,6 +105,7 @@ pub fn flow(pieces: Vec<Piece>, gap: &Span<'static>, width: usize, indent: usize
             rows.push(gap.clone());
         }
         rows.cards += piece.cards;
+        rows.first = rows.first.or(piece.first);
         if rows.used + piece_width <= width {
             piece.spans.into_iter().for_each(|span| rows.push(span));
         } else {
@@ -111,6 +132,8 @@ struct Rows {
     empty: bool,
     /// Cards whose piece starts on the row being filled.
     cards: usize,
+    /// The first card named on the row being filled.
+    first: Option<CardId>,
     /// The row being filled goes on with a piece cut on the row before.
     joins: bool,
 }
@@ -142,12 +165,14 @@ impl Rows {
     fn next_row(&mut self, joins: bool) {
         let line = Line::from(std::mem::take(&mut self.spans));
         let cards = std::mem::take(&mut self.cards);
+        let first = self.first.take();
         match self.chunks.last_mut() {
             Some(chunk) if self.joins => {
                 chunk.rows.push(line);
                 chunk.cards += cards;
+                chunk.first = chunk.first.or(first);
             }
-            _ => self.chunks.push(Chunk { rows: vec![line], cards }),
+            _ => self.chunks.push(Chunk { rows: vec![line], cards, first }),
         }
         self.joins = joins;
         self.empty = true;
@@ -172,6 +197,8 @@ pub struct Window {
     pub below: usize,
     /// The furthest offset worth scrolling to: from there on, every chunk shows.
     pub max_offset: usize,
+    /// The first card named in the window: the panel's selected card.
+    pub first: Option<CardId>,
 }
 
 impl Window {
@@ -190,7 +217,8 @@ impl Window {
             end += 1;
         }
         let cards = |chunks: &[Chunk]| chunks.iter().map(|c| c.cards).sum();
-        Window { rows, above: cards(&chunks[..offset]), below: cards(&chunks[end..]), max_offset }
+        let first = chunks[offset..end].iter().find_map(|chunk| chunk.first);
+        Window { rows, above: cards(&chunks[..offset]), below: cards(&chunks[end..]), max_offset, first }
     }
 
     /// Cards not shown.
@@ -235,9 +263,9 @@ const FLOOR: u16 = 3;
 
 /// Shares `height` rows among panels. Each gets its floor first (at most [`FLOOR`] of its fewest), in `order`
 /// while rows last; then the first in `order` (the focus) gets all it can use; then the others their fewest,
-/// in order; then rows go one at a time round the panels, to those that can use more; what is left goes to
-/// the `spare` panels, evenly.
-pub fn share(height: u16, wants: &[Want], order: &[usize], spare: &[usize]) -> Vec<u16> {
+/// in order; then the next `served - 1` in order (the opponent's board) all they can use; then rows go one at
+/// a time round the panels, to those that can use more; what is left goes to the `spare` panels, evenly.
+pub fn share(height: u16, wants: &[Want], (order, served): (&[usize], usize), spare: &[usize]) -> Vec<u16> {
     let mut rows = Shared { heights: vec![0; wants.len()], left: height };
     for &i in order {
         rows.give(i, wants[i].min.min(FLOOR));
@@ -246,6 +274,9 @@ pub fn share(height: u16, wants: &[Want], order: &[usize], spare: &[usize]) -> V
         rows.give(first, wants[first].all);
         for &i in others {
             rows.give(i, wants[i].min);
+        }
+        for &i in others.iter().take(served.saturating_sub(1)) {
+            rows.give(i, wants[i].all);
         }
     }
     loop {
@@ -295,7 +326,7 @@ mod tests {
     }
 
     fn words(text: &str) -> Vec<Piece> {
-        text.split(' ').map(|w| Piece::card(vec![Span::raw(w.to_string())])).collect()
+        text.split(' ').map(|w| Piece::card(CardId(1), vec![Span::raw(w.to_string())])).collect()
     }
 
     #[test]
@@ -311,8 +342,8 @@ mod tests {
     fn a_piece_wider_than_a_row_is_cut_into_one_chunk() {
         let pieces = vec![
             Piece::label(Span::raw("hand:")),
-            Piece::card(vec![Span::raw("#7 "), Span::raw("Asmoranomardicadaistinaculdacar")]),
-            Piece::card(vec![Span::raw("#8 ok")]),
+            Piece::card(CardId(7), vec![Span::raw("#7 "), Span::raw("Asmoranomardicadaistinaculdacar")]),
+            Piece::card(CardId(8), vec![Span::raw("#8 ok")]),
         ];
         // A label is one space from what it labels; cards are the gap apart.
         let chunks = flow(pieces, &Span::raw("  "), 12, 0);
@@ -335,7 +366,7 @@ mod tests {
 
     #[test]
     fn a_window_counts_the_cards_it_leaves_out() {
-        let chunk = |rows: usize, cards| Chunk { rows: vec![Line::from("x"); rows], cards };
+        let chunk = |rows: usize, cards| Chunk { rows: vec![Line::from("x"); rows], cards, first: None };
         let chunks = [chunk(1, 2), chunk(2, 1), chunk(1, 2), chunk(1, 2)];
         let top = Window::of(&chunks, 0, 3);
         assert_eq!((top.rows.len(), top.above, top.below, top.max_offset), (3, 0, 4, 2));
@@ -358,17 +389,21 @@ mod tests {
         let want = |min, all| Want { min, all };
         let wants = [want(3, 4), want(3, 20), want(3, 20), want(5, 19)];
         // Too few rows: the first in order get their floors.
-        assert_eq!(share(8, &wants, &[3, 2, 1, 0], &[1, 2]), [0, 2, 3, 3]);
+        assert_eq!(share(8, &wants, (&[3, 2, 1, 0], 1), &[1, 2]), [0, 2, 3, 3]);
         // The focus is served before the others' fewest: a focused play area grows while tall sides shrink
         // to their floors.
         let tall_sides = [want(10, 12), want(3, 20), want(3, 20), want(8, 12)];
-        assert_eq!(share(22, &tall_sides, &[1, 0, 2, 3], &[1, 2]), [3, 13, 3, 3]);
-        assert_eq!(share(40, &tall_sides, &[1, 0, 2, 3], &[1, 2]), [10, 20, 3, 7]);
+        assert_eq!(share(22, &tall_sides, (&[1, 0, 2, 3], 1), &[1, 2]), [3, 13, 3, 3]);
+        assert_eq!(share(40, &tall_sides, (&[1, 0, 2, 3], 1), &[1, 2]), [10, 20, 3, 7]);
         // Then the first in order gets all it can use, and the others one row each round.
-        assert_eq!(share(22, &wants, &[3, 2, 1, 0], &[1, 2]), [3, 3, 3, 13]);
-        assert_eq!(share(30, &wants, &[3, 2, 1, 0], &[1, 2]), [3, 4, 4, 19]);
-        assert_eq!(share(40, &wants, &[3, 2, 1, 0], &[1, 2]), [4, 8, 9, 19]);
+        assert_eq!(share(22, &wants, (&[3, 2, 1, 0], 1), &[1, 2]), [3, 3, 3, 13]);
+        assert_eq!(share(30, &wants, (&[3, 2, 1, 0], 1), &[1, 2]), [3, 4, 4, 19]);
+        assert_eq!(share(40, &wants, (&[3, 2, 1, 0], 1), &[1, 2]), [4, 8, 9, 19]);
         // Every want met: the rest goes to the spare panels.
-        assert_eq!(share(70, &wants, &[3, 2, 1, 0], &[1, 2]), [4, 24, 23, 19]);
+        assert_eq!(share(70, &wants, (&[3, 2, 1, 0], 1), &[1, 2]), [4, 24, 23, 19]);
+        // Two served: the second gets all it can use once the others have their fewest.
+        let tall = [want(4, 4), want(3, 20), want(3, 20), want(5, 19)];
+        assert_eq!(share(30, &tall, (&[3, 1, 2, 0], 1), &[1, 2]), [4, 4, 3, 19]);
+        assert_eq!(share(32, &tall, (&[3, 1, 2, 0], 2), &[1, 2]), [4, 6, 3, 19]);
     }
 }

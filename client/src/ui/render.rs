@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Gauge, Paragraph};
 
 use super::log::{LogKind, lost_by};
-use super::overlay::{render_confirm_quit, render_help};
+use super::overlay::{render_card, render_confirm, render_confirm_quit, render_help};
 use super::table_view::{Side, SideView};
 use super::view::{Overlay, PeerState, RelayLink, Stage, View};
 use super::{board, library_view};
@@ -41,6 +41,8 @@ pub fn render(frame: &mut Frame, view: &View) {
         }
         Overlay::Help => render_help(frame, frame.area(), view.help_page),
         Overlay::ConfirmQuit => render_confirm_quit(frame, frame.area()),
+        Overlay::Confirm => render_confirm(frame, frame.area(), view.asked.as_deref().unwrap_or_default()),
+        Overlay::Card => render_card(frame, frame.area(), &view.card_text),
         Overlay::Pile(pile) => board::render_pile(frame, frame.area(), view, pile),
     }
 }
@@ -138,57 +140,101 @@ fn render_prompt(frame: &mut Frame, area: Rect, view: &View) {
 }
 
 /// The status line: connection, a wait, who chooses to play or draw, the game's end, life totals, opponent,
-/// turn and phase.
+/// turn and phase. On a narrow screen it is shortened, words first, so that the opponent's name and the phase
+/// stay whole: then the alerts come after them.
 fn render_status(frame: &mut Frame, area: Rect, view: &View) {
+    let width = usize::from(area.width);
+    let fits = |spans: &Vec<Span>| spans.iter().map(Span::width).sum::<usize>() <= width;
+    let line = [Status::Full, Status::Short, Status::Shortest]
+        .into_iter()
+        .map(|form| status_spans(view, form))
+        .find(fits)
+        .unwrap_or_else(|| status_spans(view, Status::Shortest));
+    frame.render_widget(Paragraph::new(Line::from(line)).reversed(), area);
+}
+
+/// How much the status line is shortened.
+#[derive(Clone, Copy, PartialEq)]
+enum Status {
+    /// Every word.
+    Full,
+    /// Life totals without `life:`, the turn and phase without `vs` and `phase`, the opponent named once.
+    Short,
+    /// As short, the connection by its colour alone, and the alerts after the game's state.
+    Shortest,
+}
+
+fn status_spans(view: &View, form: Status) -> Vec<Span<'static>> {
     let (state, colour) = connection(view);
     let table = &view.table;
-    let turn = match table.my_turn {
-        None => "no turn yet".to_string(),
-        Some(true) => format!("turn {} (yours)", table.turn),
-        Some(false) => format!("turn {} ({}'s)", table.turn, table.opponent.name),
+    let opponent = &table.opponent.name;
+    let turn = match (table.my_turn, form) {
+        (None, _) => "no turn yet".to_string(),
+        (Some(true), _) => format!("turn {} (yours)", table.turn),
+        (Some(false), Status::Full) => format!("turn {} ({opponent}'s)", table.turn),
+        (Some(false), _) => format!("turn {} (theirs)", table.turn),
     };
     let phase = if table.phase.is_empty() { "—" } else { table.phase.as_str() };
     let life = |side: &SideView| side.life.map_or_else(|| "—".to_string(), |l| l.to_string());
-    let mut spans = vec![Span::from(format!(" ● {state} ")).fg(colour).bold()];
-    // First after the connection: a stalled game is what the player must see, even on a narrow screen.
+    let (you, them) = (life(&table.me), life(&table.opponent));
+    let game = match form {
+        Status::Full => vec![
+            Span::from(format!("│ life: you {you} · {opponent} {them} ")),
+            Span::from(format!("│ vs {opponent} │ {turn} │ phase {phase} ")),
+        ],
+        Status::Short | Status::Shortest => {
+            vec![Span::from(format!("│ you {you} · {opponent} {them} │ {turn} │ {phase} "))]
+        }
+    };
+    let connection = if form == Status::Shortest { " ● ".to_string() } else { format!(" ● {state} ") };
+    let mut spans = vec![Span::from(connection).fg(colour).bold()];
+    // First after the connection: a stalled game is what the player must see, unless the screen is too narrow
+    // for the game's state to show whole after it.
+    if form == Status::Shortest {
+        spans.extend(game);
+        spans.extend(alerts(view));
+    } else {
+        spans.extend(alerts(view));
+        spans.extend(game);
+    }
+    if let Some(reason) = &view.halted {
+        spans.push(Span::from(format!("│ STOPPED: {reason} ")).fg(Color::Red).bold());
+    }
+    spans
+}
+
+/// What the player must act on or know at once: a long wait, a forfeit coming, who chooses to play or draw,
+/// the game's end.
+fn alerts(view: &View) -> Vec<Span<'static>> {
+    let table = &view.table;
+    let opponent = &table.opponent.name;
+    let mut texts = Vec::new();
     if let Some(waiting) = &view.waiting {
         let hint = if forfeit_hint_after(&waiting.awaited).as_secs() <= waiting.seconds {
             " — forfeit ends the game"
         } else {
             ""
         };
-        let text = format!("│ waiting for {}: {} ({} s){hint} ", table.opponent.name, waiting.awaited, waiting.seconds);
-        spans.push(Span::from(text).fg(Color::Yellow).bold());
+        texts.push(format!("│ waiting for {opponent}: {} ({} s){hint} ", waiting.awaited, waiting.seconds));
     }
     if let Some(left) = view.forfeit_in {
-        let text = format!("│ {} left: forfeit possible in {left} s ", table.opponent.name);
-        spans.push(Span::from(text).fg(Color::Yellow).bold());
+        texts.push(format!("│ {opponent} left: forfeit possible in {left} s "));
     }
     if let Some(chooser) = table.chooser {
-        let text = match chooser {
+        texts.push(match chooser {
             Side::Mine => "│ you choose: play-first or draw-first ".to_string(),
-            Side::Opponent => format!("│ {} chooses to play or draw ", table.opponent.name),
-        };
-        spans.push(Span::from(text).fg(Color::Yellow).bold());
+            Side::Opponent => format!("│ {opponent} chooses to play or draw "),
+        });
     }
     if table.over {
         let how = view.game_end.map_or("lost", lost_by);
-        let text = match table.loser {
-            Some(Side::Mine) => format!("│ GAME OVER: you {how} · {} wins ", table.opponent.name),
-            Some(Side::Opponent) => format!("│ GAME OVER: {} {how} · you win ", table.opponent.name),
+        texts.push(match table.loser {
+            Some(Side::Mine) => format!("│ GAME OVER: you {how} · {opponent} wins "),
+            Some(Side::Opponent) => format!("│ GAME OVER: {opponent} {how} · you win "),
             None => "│ GAME OVER ".to_string(),
-        };
-        spans.push(Span::from(text).fg(Color::Yellow).bold());
+        });
     }
-    // Life before the rest: on a narrow screen the end of the line is what is cut.
-    spans.extend([
-        Span::from(format!("│ life: you {} · {} {} ", life(&table.me), table.opponent.name, life(&table.opponent))),
-        Span::from(format!("│ vs {} │ {turn} │ phase {phase} ", table.opponent.name)),
-    ]);
-    if let Some(reason) = &view.halted {
-        spans.push(Span::from(format!("│ STOPPED: {reason} ")).fg(Color::Red).bold());
-    }
-    frame.render_widget(Paragraph::new(Line::from(spans)).reversed(), area);
+    texts.into_iter().map(|text| Span::from(text).fg(Color::Yellow).bold()).collect()
 }
 
 /// The connection state in words, and its colour.

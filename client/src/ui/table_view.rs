@@ -87,6 +87,17 @@ impl TableView {
         }
     }
 
+    /// The name of the card `id`, where this player may see it: in play (face up, or its own face down), in a
+    /// hand, a pile or the command zone.
+    pub fn name_of(&self, id: CardId) -> Option<String> {
+        let sides = [&self.me, &self.opponent];
+        let played = sides.iter().flat_map(|side| side.play.iter().map(|played| &played.card));
+        let piles = sides.into_iter().flat_map(|side| {
+            side.hand.iter().chain(&side.graveyard).chain(&side.exile).chain(&side.sideboard).chain(&side.command)
+        });
+        played.chain(piles).find(|card| card.id == id).and_then(|card| card.name.clone())
+    }
+
     /// The table as `engine`'s player sees it.
     pub fn from_engine<G: Group>(engine: &Engine<G>) -> Self {
         let table = engine.table();

@@ -12,6 +12,7 @@ use fairdeck_shared::table::CardId;
 use fairdeck_shared::wire::{LimitedFormat, PeekPurpose};
 
 use super::arrows::Arrows;
+use super::card_book::CardBook;
 use super::log::{LogKind, LogLine, Story, building_words, pool_lines, table_lines};
 use super::table_view::{CardView, Side, TableView, clean};
 use crate::command::{Spec, TopWatch, table};
@@ -56,6 +57,12 @@ pub struct View {
     pub library: Option<LibraryView>,
     /// The arrows drawn on the table, which the engine's table does not keep.
     pub arrows: Arrows,
+    /// The card database as the table reads it: kinds for the board, text for `card NAME`.
+    pub book: CardBook,
+    /// The text `card NAME` shows over the table, its name first.
+    pub card_text: Vec<String>,
+    /// The line a single key would run, while it asks whether to (the overlay [`Overlay::Confirm`]).
+    pub asked: Option<String>,
     /// How this game was lost, as the engine told it.
     pub game_end: Option<GameEnd>,
     /// What the table is about (a game, building a limited deck between games or before the first, a draft): its
@@ -163,6 +170,10 @@ pub enum Overlay {
     None,
     Help,
     ConfirmQuit,
+    /// Whether to run the line a single key stands for ([`View::asked`]): y runs it, any other key does not.
+    Confirm,
+    /// A card's text ([`View::card_text`]).
+    Card,
     /// A pile, card by card, with ids.
     Pile(Pile),
 }
@@ -291,6 +302,8 @@ pub struct Scrolls {
     /// How far each panel could scroll at the size last drawn: the drawing finds out, and the keys stop
     /// there.
     limits: Cell<[usize; 5]>,
+    /// Each panel's selected card, as last drawn: the first card it shows.
+    selected: Cell<[Option<CardId>; 5]>,
 }
 
 impl Scrolls {
@@ -321,6 +334,18 @@ impl Scrolls {
         let mut limits = self.limits.get();
         limits[panel as usize] = limit;
         self.limits.set(limits);
+    }
+
+    /// The card `panel` showed first when last drawn: the one a key on the selected card acts on.
+    pub fn selected(&self, panel: Panel) -> Option<CardId> {
+        self.selected.get()[panel as usize]
+    }
+
+    /// Records the card `panel` shows first at the size being drawn.
+    pub fn set_selected(&self, panel: Panel, card: Option<CardId>) {
+        let mut selected = self.selected.get();
+        selected[panel as usize] = card;
+        self.selected.set(selected);
     }
 
     fn reset(&mut self, panel: Panel) {
@@ -390,6 +415,9 @@ impl View {
             deck_labels: [None, None],
             library: None,
             arrows: Arrows::default(),
+            book: CardBook::new(crate::cards::database_path_from_env().ok()),
+            card_text: Vec::new(),
+            asked: None,
             game_end: None,
             stage: Stage::Playing,
             pool_dealt: false,
@@ -404,6 +432,30 @@ impl View {
         self.scrolls.reset(Panel::Pile);
         self.overlay = Overlay::Pile(pile);
         Ok(())
+    }
+
+    /// Shows the text of the card named `name` (or `#ID`, a card whose name this player knows) over the table;
+    /// or, in the log, why there is none.
+    pub fn show_card(&mut self, name: &str) {
+        let name = name.trim();
+        let id = name.trim_start_matches('#').parse().ok().map(CardId);
+        let named = match id {
+            Some(id) => self.table.name_of(id),
+            None if name.is_empty() => {
+                return self.log.push(LogKind::Error, "usage: card NAME (or #ID)");
+            }
+            None => Some(name.to_string()),
+        };
+        let Some(named) = named else {
+            return self.log.push(LogKind::Error, format!("card {name}: you cannot see that card"));
+        };
+        match self.book.text(&named) {
+            Ok(text) => {
+                self.card_text = text.lines().map(str::to_string).collect();
+                self.overlay = Overlay::Card;
+            }
+            Err(message) => self.log.push(LogKind::Error, format!("card {name}: {message}")),
+        }
     }
 
     /// Takes in one output of the session; `engine` is the table after it. The view follows one engine, the
@@ -515,6 +567,8 @@ impl View {
         if self.table_inputs != Some(inputs) {
             self.table = TableView::from_engine(engine);
             self.table_inputs = Some(inputs);
+            let played = self.table.me.play.iter().chain(&self.table.opponent.play);
+            self.book.learn(played.filter_map(|played| played.card.name.as_deref()));
         }
         self.halted = engine.halted().map(str::to_string);
         let building = engine.is_building() || (self.pool_dealt && engine.is_ended());
