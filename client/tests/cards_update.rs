@@ -7,12 +7,15 @@ use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::Arc;
 
 use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use sha2::{Digest, Sha256};
+use support::fairdeck_in;
+
+mod support;
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/AtomicCards.json");
 const FILE: &str = "/AtomicCards.json.xz";
@@ -126,16 +129,6 @@ fn published(file: Served, checksum: &str) -> HashMap<&'static str, Served> {
     HashMap::from([(FILE, file), ("/AtomicCards.json.xz.sha256", Served::Whole(checksum.as_bytes().to_vec()))])
 }
 
-/// fairdeck run with the data folder `data`.
-fn fairdeck(data: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fairdeck"))
-        .args(args)
-        .env("XDG_DATA_HOME", data)
-        .env("HOME", data)
-        .output()
-        .expect("run fairdeck")
-}
-
 fn succeeded(output: Output) -> String {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     String::from_utf8(output.stdout).unwrap()
@@ -161,7 +154,7 @@ fn older_database() -> (tempfile::TempDir, PathBuf, Vec<u8>) {
     let older = std::fs::read_to_string(FIXTURE).unwrap().replace("\"2026-11-20\"", "\"2026-01-01\"");
     let file = data.path().join("older.json");
     std::fs::write(&file, older).unwrap();
-    succeeded(fairdeck(data.path(), &["cards", "import", &file.display().to_string()]));
+    succeeded(fairdeck_in(data.path(), &["cards", "import", &file.display().to_string()]));
     let database = data.path().join("fairdeck/cards/cards.db");
     let bytes = std::fs::read(&database).unwrap();
     (data, database, bytes)
@@ -173,16 +166,16 @@ fn an_update_checks_the_published_checksum_then_imports_the_file() {
     let server = Server::start(published(Served::Whole(xz.clone()), &sha256_hex(&xz)));
     let (data, _, _) = older_database();
     let url = server.url(FILE);
-    let updated = succeeded(fairdeck(data.path(), &["cards", "update", "--url", &url, "--ca", &server.ca()]));
+    let updated = succeeded(fairdeck_in(data.path(), &["cards", "update", "--url", &url, "--ca", &server.ca()]));
     assert!(
         updated.starts_with(&format!("Imported 37 cards (MTGJSON 5.2.2+20261120 of 2026-11-20) from {url}\n")),
         "{updated}"
     );
     assert!(updated.contains(&format!("SHA-256 {}, as published beside it", sha256_hex(&xz))), "{updated}");
-    let status = succeeded(fairdeck(data.path(), &["cards"]));
+    let status = succeeded(fairdeck_in(data.path(), &["cards"]));
     assert!(status.starts_with("Card database: 37 cards, MTGJSON 5.2.2+20261120 of 2026-11-20\n"), "{status}");
     assert!(status.contains(&format!(" from {url}\n")), "{status}");
-    let guide = succeeded(fairdeck(data.path(), &["card", "Goblin Guide"]));
+    let guide = succeeded(fairdeck_in(data.path(), &["card", "Goblin Guide"]));
     assert!(guide.starts_with("Goblin Guide  {R}\nCreature — Goblin Scout\nHaste\n"), "{guide}");
     assert_eq!(cards_folder(data.path()), ["cards.db"]);
 }
@@ -194,7 +187,7 @@ fn a_wrong_checksum_is_refused_and_the_database_kept() {
     let server = Server::start(published(Served::Whole(xz.clone()), &format!("{other}\n")));
     let (data, database, before) = older_database();
     let url = server.url(FILE);
-    let error = failed(fairdeck(data.path(), &["cards", "update", "--url", &url, "--ca", &server.ca()]));
+    let error = failed(fairdeck_in(data.path(), &["cards", "update", "--url", &url, "--ca", &server.ca()]));
     assert_eq!(
         error,
         format!(
@@ -218,7 +211,7 @@ fn a_checked_file_that_is_not_atomic_cards_is_refused_by_its_url() {
         let server = Server::start(published(Served::Whole(file.to_vec()), &sha256_hex(file)));
         let (data, database, before) = older_database();
         let url = server.url(FILE);
-        let error = failed(fairdeck(data.path(), &["cards", "update", "--url", &url, "--ca", &server.ca()]));
+        let error = failed(fairdeck_in(data.path(), &["cards", "update", "--url", &url, "--ca", &server.ca()]));
         let named = if needle.starts_with(':') { format!("cannot read {url}") } else { url.clone() };
         assert!(error.starts_with(&format!("fairdeck: {named}{needle}")), "{error}");
         assert_eq!(std::fs::read(&database).unwrap(), before);
@@ -235,7 +228,7 @@ fn an_interrupted_download_leaves_the_old_database_and_no_file_behind() {
         let server = Server::start(published(cut, &sha256_hex(&xz)));
         let (data, database, before) = older_database();
         let url = server.url(FILE);
-        let error = failed(fairdeck(data.path(), &["cards", "update", "--url", &url, "--ca", &server.ca()]));
+        let error = failed(fairdeck_in(data.path(), &["cards", "update", "--url", &url, "--ca", &server.ca()]));
         let cause = format!(
             "fairdeck: cannot download {url}: the connection failed after {half} bytes: error reading a body from \
              connection: "
@@ -252,7 +245,7 @@ fn a_file_longer_than_the_limit_is_refused_before_it_is_read() {
     let server = Server::start(published(Served::Claims(600 << 20), &sha256_hex(b"")));
     let data = tempfile::tempdir().unwrap();
     let url = server.url(FILE);
-    let error = failed(fairdeck(data.path(), &["cards", "update", "--url", &url, "--ca", &server.ca()]));
+    let error = failed(fairdeck_in(data.path(), &["cards", "update", "--url", &url, "--ca", &server.ca()]));
     assert!(
         error.contains(&format!("cannot download {url}: it is 629145600 bytes long: at most 536870912")),
         "{error}"
@@ -269,7 +262,7 @@ fn a_missing_file_or_checksum_is_the_server_s_answer() {
     let data = tempfile::tempdir().unwrap();
     for (server, missing) in [(&no_checksum, format!("{FILE}.sha256")), (&no_file, FILE.to_string())] {
         let error =
-            failed(fairdeck(data.path(), &["cards", "update", "--url", &server.url(FILE), "--ca", &server.ca()]));
+            failed(fairdeck_in(data.path(), &["cards", "update", "--url", &server.url(FILE), "--ca", &server.ca()]));
         assert_eq!(
             error,
             format!(
@@ -288,10 +281,10 @@ fn plain_http_and_an_untrusted_certificate_are_refused() {
     let server = Server::start(published(Served::Whole(xz.clone()), &sha256_hex(&xz)));
     let data = tempfile::tempdir().unwrap();
     let plain = format!("http://127.0.0.1:{}{FILE}", server.port);
-    let error = failed(fairdeck(data.path(), &["cards", "update", "--url", &plain]));
+    let error = failed(fairdeck_in(data.path(), &["cards", "update", "--url", &plain]));
     assert!(error.starts_with(&format!("fairdeck: refusing {plain}: ")) && error.contains("https:// only"), "{error}");
     // Without --ca, the test's CA is not among the public roots.
-    let error = failed(fairdeck(data.path(), &["cards", "update", "--url", &server.url(FILE)]));
+    let error = failed(fairdeck_in(data.path(), &["cards", "update", "--url", &server.url(FILE)]));
     assert!(error.contains("the TLS handshake failed: invalid peer certificate: UnknownIssuer"), "{error}");
     assert!(!data.path().join("fairdeck/cards/cards.db").exists());
 }

@@ -4,22 +4,16 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/AtomicCards.json");
+use support::fairdeck_in;
 
-/// fairdeck with the data folder `data` (which holds no card database unless one was imported into it).
-fn fairdeck_with(data: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fairdeck"))
-        .args(args)
-        .env("XDG_DATA_HOME", data)
-        .env("HOME", data)
-        .output()
-        .expect("run fairdeck")
-}
+mod support;
+
+const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/AtomicCards.json");
 
 /// fairdeck with an empty data folder: no card database.
 fn fairdeck(args: &[&str]) -> Output {
     let data = tempfile::tempdir().unwrap();
-    fairdeck_with(data.path(), args)
+    fairdeck_in(data.path(), args)
 }
 
 fn example(file: &str) -> String {
@@ -105,7 +99,7 @@ fn bad_files_are_refused_with_their_line() {
 /// A deck with mistakes a database catches, its file, and a data folder with the fixture database imported.
 fn mistaken_deck(dir: &Path) -> (String, std::path::PathBuf) {
     let data = dir.join("data");
-    let imported = fairdeck_with(&data, &["cards", "import", FIXTURE]);
+    let imported = fairdeck_in(&data, &["cards", "import", FIXTURE]);
     assert!(imported.status.success(), "{}", String::from_utf8_lossy(&imported.stderr));
     let file = dir.join("burn.txt");
     std::fs::write(&file, "4 Goblin Gide\n5 Lightning Bolt\n20 Mountain\n").unwrap();
@@ -116,7 +110,7 @@ fn mistaken_deck(dir: &Path) -> (String, std::path::PathBuf) {
 fn with_a_card_database_unknown_names_and_copies_are_warned_of() {
     let dir = tempfile::tempdir().unwrap();
     let (file, data) = mistaken_deck(dir.path());
-    let text = stdout(&fairdeck_with(&data, &["deck", &file]));
+    let text = stdout(&fairdeck_in(&data, &["deck", &file]));
     let warnings: Vec<&str> = text.lines().filter(|l| l.starts_with("warning: ")).collect();
     assert_eq!(
         warnings,
@@ -130,7 +124,7 @@ fn with_a_card_database_unknown_names_and_copies_are_warned_of() {
         "{text}"
     );
     let json: serde_json::Value =
-        serde_json::from_str(&stdout(&fairdeck_with(&data, &["deck", &file, "--json"]))).unwrap();
+        serde_json::from_str(&stdout(&fairdeck_in(&data, &["deck", &file, "--json"]))).unwrap();
     let kinds: Vec<(&str, &serde_json::Value)> =
         json["warnings"].as_array().unwrap().iter().map(|w| (w["kind"].as_str().unwrap(), &w["line"])).collect();
     assert_eq!(kinds, [("deck_size", &serde_json::Value::Null), ("unknown_card", &1.into()), ("copies", &2.into())]);
