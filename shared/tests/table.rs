@@ -1,6 +1,7 @@
 //! The table for real games: commanders in the command zone, concession, attachments and arrows, untap all,
-//! tokens with power and toughness, searches and scries, who chooses to play or draw, deck labels, and undo by consent. Honest
-//! play keeps both tables equal with no alert; what the rules forbid is refused or alerted, never a panic.
+//! tokens with power and toughness, searches and scries, who chooses to play or draw, deck labels, and undo by
+//! consent. Honest play keeps both tables equal with no alert; what the rules forbid is refused or alerted, never a
+//! panic.
 
 mod engine_support {
     include!("support/consistency.rs");
