@@ -47,7 +47,7 @@ pub fn render_table(frame: &mut Frame, area: Rect, view: &View) {
     let panels = [
         (
             Panel::TheirHand,
-            side_title(&table.opponent, &table.opponent.name),
+            side_title(&table.opponent, &table.opponent.name, view.deck_labels[1].as_ref()),
             side(table, &table.opponent, view.deck_labels[1].as_ref(), false, width),
         ),
         (
@@ -58,7 +58,7 @@ pub fn render_table(frame: &mut Frame, area: Rect, view: &View) {
         (Panel::MyPlay, play_title("Your", &table.me.play), play(view, &table.me.play, width)),
         (
             Panel::MyHand,
-            side_title(&table.me, &format!("You ({})", table.me.name)),
+            side_title(&table.me, &format!("You ({})", table.me.name), view.deck_labels[0].as_ref()),
             side(table, &table.me, view.deck_labels[0].as_ref(), true, width),
         ),
     ];
@@ -150,10 +150,12 @@ fn play_title(whose: &str, cards: &[PlayedCard]) -> String {
     format!(" {whose} play area · {} ", crate::text::counted(cards.len(), "card"))
 }
 
-/// The side's name and life: the other values go in the side's rows, which wrap where a title would be cut.
-fn side_title(side: &SideView, name: &str) -> String {
+/// The side's name, life and deck label (last, the first to be cut): the other values go in the side's rows, which
+/// wrap where a title would be cut.
+fn side_title(side: &SideView, name: &str, deck: Option<&DeckLabel>) -> String {
     let life = side.life.map_or_else(|| "—".to_string(), |life| life.to_string());
-    format!(" {name} · life {life} ")
+    let deck = deck.filter(|deck| !deck.label.is_empty()).map(|deck| format!(" · deck {}", deck.label));
+    format!(" {name} · life {life}{} ", deck.unwrap_or_default())
 }
 
 /// A player value in words: damage from a commander (`commander:#101`) as `cmdr #101 Krenko, Mob Boss: 7`.
@@ -164,7 +166,7 @@ fn value_text(table: &TableView, key: &str, value: i64) -> String {
     }
 }
 
-/// A side's values and deck, its command zone, zone counts and the tops of its public piles, in the order a
+/// A side's values (and CHANGED DECK), its command zone, zone counts and the tops of its public piles, in the order a
 /// short panel keeps them, then its hand: names for this player's own, backs for the opponent's (with the
 /// names this player was shown). The play area's count is in its own panel's title, and an empty sideboard
 /// (a Commander deck's) is not counted.
@@ -172,11 +174,9 @@ fn side(table: &TableView, side: &SideView, deck: Option<&DeckLabel>, mine: bool
     let dot = Span::raw(" · ");
     let value = |(key, value): &(String, i64)| Piece::text(Span::raw(value_text(table, key, *value)).bold());
     let mut facts: Vec<Piece> = side.values.iter().map(value).collect();
-    if let Some(deck) = deck.filter(|deck| !deck.label.is_empty()) {
-        facts.push(Piece::text(Span::raw(format!("deck {}", deck.label))));
-        if deck.changed {
-            facts.push(Piece::text(Span::raw("CHANGED DECK").fg(Color::Yellow).bold()));
-        }
+    // The label is in the title; a changed deck is said where it cannot be cut.
+    if deck.is_some_and(|deck| deck.changed) {
+        facts.push(Piece::text(Span::raw("CHANGED DECK").fg(Color::Yellow).bold()));
     }
     // No values and no deck: no row for them.
     let mut head = if facts.is_empty() { Vec::new() } else { rows_of(flow(facts, &dot, width, 0)) };
