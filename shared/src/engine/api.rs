@@ -625,10 +625,10 @@ pub enum NotUndoable {
     #[error("nothing has been done yet in this game")]
     NoAction,
     /// The last action is the opponent's: only the player who took an action asks to undo it.
-    #[error("the last action is the opponent's: only your own last action can be undone")]
+    #[error("the last action is the opponent's, and only your own can be undone")]
     NotYours,
     /// It moved, showed or shuffled cards someone could not see: what was seen cannot be unseen.
-    #[error("it touched hidden cards (a draw, a library, a reveal, a shuffle): what was seen cannot be unseen")]
+    #[error("it touched hidden cards (a draw, a library, a reveal, a shuffle), and what was seen cannot be unseen")]
     HiddenCards,
     /// It drew on chance: taking the chance again would be choosing it.
     #[error("it was a roll or a flip: a chance taken again is a chance chosen")]

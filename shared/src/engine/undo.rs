@@ -178,7 +178,7 @@ impl<G: Group> Engine<G> {
     /// The player asks to undo its last action.
     pub(super) fn ask_undo(&mut self) -> Result<(), IntentError> {
         self.require_ready()?;
-        let number = self.undoable().map_err(|reason| IntentError::Invalid(reason.to_string()))?;
+        let number = self.undoable().map_err(|reason| IntentError::Invalid(format!("cannot undo: {reason}")))?;
         let undone = self.game.last.as_ref().expect(CHECKED).action.clone();
         self.out.send::<G>(&Message::UndoAsk { action: number });
         self.game.undo_asked = Some(number);
