@@ -7,6 +7,7 @@
 //! relay = "wss://relay.example.org/v1"
 //! name = "Ada"
 //! ca = "/home/ada/club-ca.pem"
+//! untap_draw = true
 //! ```
 //!
 //! Every key is optional. A missing file at the usual place is an empty configuration; a file that
@@ -32,7 +33,8 @@ Configuration file, read by host and join: {here}
   ($FAIRDECK_CONFIG, else $XDG_CONFIG_HOME/fairdeck/config.toml, else ~/.config/fairdeck/config.toml; TOML)
   relay = \"wss://…\"               the default relay (--relay, then FAIRDECK_RELAY, come first)
   name = \"…\"                      your default name (--name comes first)
-  ca = \"/path/ca.pem\"             also trust this CA's certificates for wss:// relays (--ca comes first)"
+  ca = \"/path/ca.pem\"             also trust this CA's certificates for wss:// relays (--ca comes first)
+  untap_draw = true               when the opponent passes the turn to you, untap your cards and draw one"
     )
 }
 
@@ -49,6 +51,8 @@ pub struct Config {
     /// A PEM file of CA certificates trusted for `wss://` relays besides the public roots (a relative path in
     /// the file is taken from the file's folder).
     pub ca: Option<PathBuf>,
+    /// When the opponent passes the turn to you, untap your cards and draw one for you (`untap_draw = true`).
+    pub untap_draw: bool,
 }
 
 /// Where the configuration file is, and whether the user named it (then it must exist).
@@ -132,6 +136,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
         name: raw.name.map(toml::Spanned::into_inner),
         // A relative path is read from the configuration file's folder, wherever fairdeck is started.
         ca: raw.ca.map(|ca| path.parent().unwrap_or(Path::new("")).join(ca.into_inner())),
+        untap_draw: raw.untap_draw.unwrap_or(false),
     })
 }
 
@@ -148,6 +153,7 @@ struct RawConfig {
     relay: Option<toml::Spanned<String>>,
     name: Option<toml::Spanned<String>>,
     ca: Option<toml::Spanned<String>>,
+    untap_draw: Option<bool>,
 }
 
 /// The 1-based line of byte `offset` in `text`.
@@ -182,6 +188,14 @@ mod tests {
         assert_eq!(config.name.as_deref(), Some("Ada"));
         assert_eq!(parsed("").unwrap(), Config::default());
         assert_eq!(parsed("relay = 'ws://127.0.0.1:9/v1'").unwrap().name, None);
+    }
+
+    #[test]
+    fn reads_untap_draw_as_a_yes_or_no() {
+        assert!(parsed("untap_draw = true").unwrap().untap_draw);
+        assert!(!parsed("untap_draw = false").unwrap().untap_draw);
+        assert!(!parsed("").unwrap().untap_draw);
+        assert_eq!(invalid("name = \"Ada\"\nuntap_draw = \"yes\"").0, 2);
     }
 
     #[test]
@@ -251,7 +265,8 @@ mod tests {
 
     #[test]
     fn precedence() {
-        let file = Config { relay: Some("wss://file/v1".into()), name: Some("Ada".into()), ca: None };
+        let file =
+            Config { relay: Some("wss://file/v1".into()), name: Some("Ada".into()), ca: None, untap_draw: false };
         let default = "ws://127.0.0.1:7171/v1";
         assert_eq!(choose(Some("ws://flag/v1".into()), file.relay.as_deref(), default), "ws://flag/v1");
         assert_eq!(choose(None, file.relay.as_deref(), default), "wss://file/v1");

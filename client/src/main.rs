@@ -314,7 +314,7 @@ fn play(role: Role, name: Option<String>, args: SessionArgs) -> ExitCode {
     };
     let name = config::choose(name, config.name.as_deref(), default_name);
     let ca = args.ca.or(config.ca);
-    let options = Options { role, relay, games, name, record: args.record, ca };
+    let options = Options { role, relay, games, name, record: args.record, ca, untap_draw: config.untap_draw };
     open_table(options, script)
 }
 

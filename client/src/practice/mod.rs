@@ -86,6 +86,8 @@ impl Practice {
             name,
             record,
             ca: None,
+            // The goldfish never passes the turn.
+            untap_draw: false,
         };
         Ok(Practice { player, goldfish, relay, runtime: Background(Some(runtime)), folder })
     }

@@ -3,6 +3,7 @@
 //! frame the opponent has not acknowledged), so a link that is down loses nothing.
 
 use fairdeck_shared::engine::{Event, Input};
+use fairdeck_shared::wire::Action;
 
 use super::error::SessionError;
 use super::frontend::Output;
@@ -40,7 +41,13 @@ impl SessionCore {
             if let Event::Connected { name, .. } = &event {
                 self.opponent = Some(name.clone());
             }
+            let turn_came = matches!(&event, Event::Applied { by, action: Action::NextTurn, .. } if *by != self.engine.seat())
+                && self.engine.table().active == Some(self.engine.seat());
             self.show(Output::Engine(event));
+            if turn_came && self.untap_draw {
+                // The configuration's `untap_draw`: what the player does first each turn, done for it.
+                self.intents([Action::UntapAll, Action::Draw { count: 1 }], "untap_draw");
+            }
             moved = true;
         }
         Ok(moved)

@@ -105,6 +105,8 @@ pub struct Options {
     pub name: String,
     /// Where to write the game's journal when the session ends (`fairdeck verify` reads it).
     pub record: Option<PathBuf>,
+    /// Untap and draw for the player when the opponent passes the turn to it (the configuration's `untap_draw`).
+    pub untap_draw: bool,
     /// A PEM file of CA certificates to trust for a `wss://` relay, besides the public roots.
     pub ca: Option<PathBuf>,
 }
@@ -224,6 +226,7 @@ pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), Ses
     let mut core = SessionCore::new(engine, channel, LinkState::Up, relay, os_seed(), Instant::now());
     core.code = Some(code);
     core.record = absolute(options.record.as_deref());
+    core.untap_draw = options.untap_draw;
     for line in early {
         core.take_line(line);
     }
@@ -303,6 +306,7 @@ async fn resume<F: Frontend>(file: Option<PathBuf>, options: &Options, front: &m
     core.opponent = saved.standing.opponent.clone();
     // A game recorded with --record is recorded still, unless this session names another file.
     core.record = absolute(options.record.as_deref()).or(saved.standing.record.clone());
+    core.untap_draw = options.untap_draw;
     // Through the session, so that its deck building starts from the pool again.
     for event in limited {
         core.show(Output::Engine(event));

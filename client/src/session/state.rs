@@ -55,6 +55,8 @@ pub(super) struct SessionCore {
     pub opponent: Option<String>,
     /// Where the journal goes when the session ends (`--record`, or the resumed game's own), absolute.
     pub record: Option<PathBuf>,
+    /// Untap and draw for the player when the opponent passes the turn to it.
+    pub untap_draw: bool,
     /// Whether the relay says the opponent holds its seat: a game whose opponent left can be claimed, once
     /// `absence` says the grace passed. Set with [`SessionCore::peer_is_here`].
     pub peer_here: bool,
@@ -111,6 +113,7 @@ impl SessionCore {
             saved_at: None,
             opponent: None,
             record: None,
+            untap_draw: false,
             peer_here: false,
             absence: AbsenceClock::new(forfeit_grace()),
             browsing: None,

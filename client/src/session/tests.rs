@@ -348,3 +348,35 @@ fn a_guest_with_another_code_is_sent_away_and_the_seat_given_to_the_next() {
     assert!(matches!(table.seen[1].end, Some(Err(SessionError::WrongCode))));
     assert!(matches!(table.seen[1].links[..], [LinkAction::Abandon(ReportedResult::Scary)]), "not `leave`");
 }
+
+/// With the configuration's `untap_draw`, the turn the opponent passes to the player begins with its cards untapped
+/// and a card drawn; without it, nothing is done for the player.
+#[test]
+fn untap_draw_untaps_and_draws_when_the_opponent_passes_the_turn() {
+    let mut table = Table::ready();
+    table.core(Seat::Guest).untap_draw = true;
+    table.line(Seat::Host, "play-first");
+    table.line(Seat::Guest, "draw 1");
+    table.run();
+    let card = table.cores[1].engine().table().zone(ZoneId::hand(Seat::Guest))[0];
+    table.line(Seat::Guest, &format!("play {card}"));
+    table.run();
+    table.line(Seat::Guest, &format!("tap {card}"));
+    table.run();
+    // `seat`'s hand as each table has it: host's, guest's.
+    let hand = |table: &Table, seat: Seat| {
+        table.cores.each_ref().map(|core| core.engine().table().zone(ZoneId::hand(seat)).len())
+    };
+    let tapped = |table: &Table| table.cores[0].engine().table().card(card).is_some_and(|c| c.tapped);
+    assert!(tapped(&table));
+    // The host passes its turn: the guest's turn begins untapped, with a card more, on both tables.
+    table.line(Seat::Host, "next-turn");
+    table.run();
+    assert!(!tapped(&table), "the guest's card is untapped");
+    assert_eq!(hand(&table, Seat::Guest), [1, 1]);
+    // The guest passes it back: the host, without the setting, draws nothing.
+    table.line(Seat::Guest, "next-turn");
+    table.run();
+    assert_eq!(hand(&table, Seat::Host), [0, 0]);
+    assert_eq!(hand(&table, Seat::Guest), [1, 1]);
+}
