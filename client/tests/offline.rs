@@ -153,6 +153,7 @@ impl Player {
             name: name.to_string(),
             record: None,
             ca: None,
+            untap_draw: false,
         };
         let out = Events { partial: Vec::new(), lines };
         let session =
