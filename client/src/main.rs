@@ -420,7 +420,9 @@ fn main() -> ExitCode {
                 Err(error) => return usage_error(&error),
             };
             let code = match code {
-                // A code that can never work is said before anything else is checked (the terminal among them).
+                // A code that can never work is said before anything else is checked (the terminal among them);
+                // scripted mode says it as its `error` event, from the session.
+                Some(code) if game.session.script => code,
                 Some(code) => match fairdeck::code::parse(&code) {
                     Ok(_) => code,
                     Err(error) => return usage_error(&SessionError::BadCode(error).to_string()),
