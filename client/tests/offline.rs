@@ -153,6 +153,7 @@ impl Player {
             name: name.to_string(),
             record: None,
             ca: None,
+            serve: None,
         };
         let out = Events { partial: Vec::new(), lines };
         let session =

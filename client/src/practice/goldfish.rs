@@ -63,6 +63,7 @@ pub(super) async fn play(
         name: NAME.to_string(),
         record: None,
         ca: None,
+        serve: None,
     };
     let mut goldfish =
         Goldfish { answers: VecDeque::new(), quit, leaving: false, failed: None, held: None, build: place.build };

@@ -4,6 +4,7 @@
 
 use std::cell::Cell;
 use std::collections::VecDeque;
+use std::net::SocketAddr;
 use std::path::Path;
 
 use fairdeck_shared::crypto::Group;
@@ -487,6 +488,7 @@ impl View {
                 let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
                 self.notice(format!("The game is saved as it goes ({file}): after a crash, fairdeck resume goes on"));
             }
+            Output::Serving { listen, relay } => self.serving(*listen, relay.as_deref()),
             Output::Restored { path, moves, relay, history } => self.restored(path, *moves, relay, history, engine),
             Output::Rendezvous { peer_here } => self.rendezvous(*peer_here, &opponent),
             Output::ChannelEstablished => {
@@ -636,6 +638,21 @@ impl View {
         self.relay = RelayLink::Connecting;
         self.relay_url = relay.to_string();
         self.notice(format!("Game restored from {} after {moves} moves", path.display()));
+    }
+
+    /// The relay serves in this program: the log tells the URL to give the guest with the code.
+    fn serving(&mut self, listen: SocketAddr, relay: Option<&str>) {
+        match relay {
+            Some(url) => {
+                self.relay_url = url.to_string();
+                self.notice(format!("Serving the relay here: the guest joins with --relay {url} and the code"));
+            }
+            None => self.notice(format!(
+                "Serving the relay on port {port}, but no address of this machine was found: the guest joins with \
+                 --relay ws://LAN-ADDRESS:{port}/v1 (this machine's address on your network) and the code",
+                port = listen.port()
+            )),
+        }
     }
 
     /// At the game's rendezvous on the relay, with the opponent there or awaited.
