@@ -62,10 +62,11 @@ fn a_port_in_use_is_refused_before_the_deck_is_read_or_a_code_made() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let listen = taken.local_addr().unwrap().to_string();
     let data = tempfile::tempdir().unwrap();
+    // FAIRDECK_RELAY names the usual relay: `--serve` says not this time.
     let output = Command::new(fairdeck_binary())
         .args(["host", "--script", "--serve", &listen, "--deck"])
         .arg(deck("burn.txt"))
-        .env_remove("FAIRDECK_RELAY")
+        .env("FAIRDECK_RELAY", "ws://127.0.0.1:9/v1")
         .env("XDG_DATA_HOME", data.path())
         .stdin(Stdio::null())
         .output()
@@ -79,4 +80,19 @@ fn a_port_in_use_is_refused_before_the_deck_is_read_or_a_code_made() {
     assert!(message.contains(&listen) && message.contains("in use") && message.contains("another port"), "{message}");
     assert_eq!(output.status.code(), Some(1));
     assert!(!data.path().join("fairdeck/games").exists(), "no game saved");
+}
+
+#[test]
+fn relay_typed_beside_serve_is_refused_by_the_command_line() {
+    let output = Command::new(fairdeck_binary())
+        .args(["host", "--script", "--serve", "127.0.0.1:0", "--relay", "ws://127.0.0.1:7171/v1", "--deck"])
+        .arg(deck("burn.txt"))
+        .env_remove("FAIRDECK_RELAY")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty(), "nothing started");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--relay cannot be given with it"), "{stderr}");
 }

@@ -764,4 +764,17 @@ mod tests {
         assert_eq!(view.table, TableView::from_engine(&pair.host));
         assert_eq!(view.table.me.hand.len(), 2);
     }
+
+    #[test]
+    fn a_relay_served_here_tells_the_url_to_give_or_asks_for_the_lan_address() {
+        let pair = Pair::<Ristretto255>::new(numbered_deck("Host", 10, 0), numbered_deck("Guest", 10, 0), 3);
+        let mut view = View::new("");
+        let listen = "0.0.0.0:7171".parse().unwrap();
+        view.apply(&Output::Serving { listen, relay: Some("ws://192.168.1.5:7171/v1".into()) }, &pair.host);
+        view.apply(&Output::Serving { listen, relay: None }, &pair.host);
+        let texts: Vec<&str> = view.log.lines().iter().map(|line| line.text.as_str()).collect();
+        assert!(texts[0].contains("--relay ws://192.168.1.5:7171/v1 and the code"), "{texts:?}");
+        assert!(texts[1].contains("--relay ws://LAN-ADDRESS:7171/v1"), "{texts:?}");
+        assert_eq!(view.relay_url, "ws://192.168.1.5:7171/v1", "shown while connecting");
+    }
 }
