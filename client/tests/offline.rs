@@ -149,11 +149,11 @@ impl Player {
         let options = Options {
             role,
             relay: Some(relay.to_string()),
+            serve: None,
             games: games.join(name),
             name: name.to_string(),
             record: None,
             ca: None,
-            serve: None,
         };
         let out = Events { partial: Vec::new(), lines };
         let session =

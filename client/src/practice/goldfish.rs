@@ -59,11 +59,11 @@ pub(super) async fn play(
     let options = Options {
         role: Role::Join { code, brought: place.brought },
         relay: Some(place.relay),
+        serve: None,
         games: place.games,
         name: NAME.to_string(),
         record: None,
         ca: None,
-        serve: None,
     };
     let mut goldfish =
         Goldfish { answers: VecDeque::new(), quit, leaving: false, failed: None, held: None, build: place.build };

@@ -80,11 +80,11 @@ impl Practice {
         let player = Options {
             role: Role::Host { brought },
             relay: Some(relay.url().to_string()),
+            serve: None,
             games: folder.path().join("player"),
             name,
             record,
             ca: None,
-            serve: None,
         };
         Ok(Practice { player, goldfish, relay, runtime, folder })
     }

@@ -101,6 +101,8 @@ pub struct Options {
     pub role: Role,
     /// The relay. A resumed game uses its own unless this is set.
     pub relay: Option<String>,
+    /// Hosting with no relay to reach (`--serve`): serve one in this program, listening here.
+    pub serve: Option<SocketAddr>,
     /// Where games are saved as they go ([`save::games_dir`]).
     pub games: PathBuf,
     /// The player's name shown to the opponent.
@@ -109,8 +111,6 @@ pub struct Options {
     pub record: Option<PathBuf>,
     /// A PEM file of CA certificates to trust for a `wss://` relay, besides the public roots.
     pub ca: Option<PathBuf>,
-    /// Hosting with no relay to reach (`--serve`): serve one in this program, listening here.
-    pub serve: Option<SocketAddr>,
 }
 
 /// Reads and parses a deck file.
