@@ -12,6 +12,7 @@ pub mod practice;
 pub mod rng;
 pub mod save;
 pub mod script;
+pub mod serve;
 pub mod session;
 pub mod text;
 pub mod tls;

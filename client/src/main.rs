@@ -3,7 +3,9 @@
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::error::ErrorKind;
+use clap::parser::ValueSource;
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use fairdeck::command::help::script_help;
 use fairdeck::config;
 use fairdeck::play::Play;
@@ -27,6 +29,12 @@ enum Command {
     Host {
         #[command(flatten)]
         game: GameArgs,
+        /// No relay to reach (no internet at all: a LAN, a phone hotspot)? Serve one in this program, listening on
+        /// ADDR:PORT (0.0.0.0:7171: every address of this machine). The table shows the URL to give the guest with
+        /// the code (`fairdeck join CODE --relay URL`); the relay stops when you quit, and `fairdeck resume` serves
+        /// it again at the same address.
+        #[arg(long, value_name = "ADDR:PORT")]
+        serve: Option<std::net::SocketAddr>,
     },
     /// Join the game of a code such as 7-crossbow-guitar.
     #[command(after_help = game_help())]
@@ -293,7 +301,7 @@ fn game_help() -> String {
     format!("{}\n\n{}", fairdeck::ui::keys::help_text(), script_help())
 }
 
-fn play(role: Role, name: Option<String>, args: SessionArgs) -> ExitCode {
+fn play(role: Role, name: Option<String>, args: SessionArgs, serve: Option<std::net::SocketAddr>) -> ExitCode {
     let script = args.script;
     let config = match prepare(script) {
         Ok(config) => config,
@@ -310,11 +318,13 @@ fn play(role: Role, name: Option<String>, args: SessionArgs) -> ExitCode {
     let relay = match role {
         // A saved game has its own relay: only --relay (or FAIRDECK_RELAY) says otherwise.
         Role::Resume { .. } => args.relay,
+        // The relay is this program's own.
+        _ if serve.is_some() => None,
         _ => Some(config::choose(args.relay, config.relay.as_deref(), DEFAULT_RELAY)),
     };
     let name = config::choose(name, config.name.as_deref(), default_name);
     let ca = args.ca.or(config.ca);
-    let options = Options { role, relay, games, name, record: args.record, ca, untap_draw: config.untap_draw };
+    let options = Options { role, relay, serve, games, name, record: args.record, ca, untap_draw: config.untap_draw };
     open_table(options, script)
 }
 
@@ -405,12 +415,26 @@ fn usage_error(error: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// The command line. `--relay` typed beside `host --serve` is refused; FAIRDECK_RELAY and the configuration file's
+/// relay are not (they name the usual relay): serving, the relay is this program's own.
+fn parse_cli() -> Cli {
+    let matches = Cli::command().get_matches();
+    if let Some(host) = matches.subcommand_matches("host")
+        && host.contains_id("serve")
+        && host.value_source("relay") == Some(ValueSource::CommandLine)
+    {
+        let message = "--serve runs the relay in this program: --relay cannot be given with it";
+        Cli::command().error(ErrorKind::ArgumentConflict, message).exit();
+    }
+    Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit())
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = parse_cli();
     let result = match cli.command {
-        Command::Host { game } => {
+        Command::Host { game, serve } => {
             return match game.brought(true) {
-                Ok(brought) => play(Role::Host { brought }, game.name, game.session),
+                Ok(brought) => play(Role::Host { brought }, game.name, game.session, serve),
                 Err(error) => usage_error(&error),
             };
         }
@@ -432,9 +456,9 @@ fn main() -> ExitCode {
                     Err(exit) => return exit,
                 },
             };
-            return play(Role::Join { code, brought }, game.name, game.session);
+            return play(Role::Join { code, brought }, game.name, game.session, None);
         }
-        Command::Resume { file, session } => return play(Role::Resume { file }, None, session),
+        Command::Resume { file, session } => return play(Role::Resume { file }, None, session, None),
         Command::Practice(args) => return practice(args),
         Command::Games => {
             fairdeck::save::games_dir_from_env().map_err(anyhow::Error::from).and_then(|dir| print_games(&dir))

@@ -118,12 +118,20 @@ pub struct RelayPlace {
     /// The seat's token at this relay, while the relay may still know it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token: Option<String>,
+    /// Where this program served the relay (`host --serve`, its port bound): a resumed game serves there again,
+    /// so that the guest comes back to the URL it joined with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serve: Option<std::net::SocketAddr>,
 }
 
 impl fmt::Debug for RelayPlace {
     // The token takes the seat: never printed.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("RelayPlace").field("url", &self.url).field("ca", &self.ca).finish_non_exhaustive()
+        f.debug_struct("RelayPlace")
+            .field("url", &self.url)
+            .field("ca", &self.ca)
+            .field("serve", &self.serve)
+            .finish_non_exhaustive()
     }
 }
 

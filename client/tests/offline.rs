@@ -149,6 +149,7 @@ impl Player {
         let options = Options {
             role,
             relay: Some(relay.to_string()),
+            serve: None,
             games: games.join(name),
             name: name.to_string(),
             record: None,

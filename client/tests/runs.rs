@@ -52,7 +52,7 @@ fn journal() -> Journal {
 
 fn standing() -> Standing {
     Standing {
-        relay: RelayPlace { url: "ws://127.0.0.1:7171/v1".into(), ca: None, token: None },
+        relay: RelayPlace { url: "ws://127.0.0.1:7171/v1".into(), ca: None, token: None, serve: None },
         status: Status::Playing,
         opponent: Some("Ada".into()),
         moves: 0,

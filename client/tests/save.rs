@@ -55,7 +55,7 @@ fn journal(chats: usize) -> Journal {
 
 fn standing(moves: u64) -> Standing {
     Standing {
-        relay: RelayPlace { url: "ws://127.0.0.1:7171/v1".into(), ca: None, token: Some("ab".repeat(16)) },
+        relay: RelayPlace { url: "ws://127.0.0.1:7171/v1".into(), ca: None, token: Some("ab".repeat(16)), serve: None },
         status: Status::Playing,
         opponent: Some("Ada".into()),
         moves,

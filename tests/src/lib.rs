@@ -281,6 +281,13 @@ impl Player {
         Player::launch(name, command, Arc::new(data))
     }
 
+    /// Starts `fairdeck ARGS --script` with no relay given: ARGS say where the game goes (`host --serve ADDR:PORT`).
+    pub fn spawn_serving(name: &'static str, args: &[&str]) -> Player {
+        let mut command: Vec<OsString> = args.iter().map(OsString::from).collect();
+        command.push("--script".into());
+        Player::launch(name, command, Arc::new(tempfile::tempdir().expect("temp dir")))
+    }
+
     /// Starts `fairdeck resume --script ARGS` on the saved games of `data` (another player's [`Player::data`]).
     pub fn resume(name: &'static str, data: Arc<tempfile::TempDir>, args: &[&str]) -> Player {
         let mut command: Vec<OsString> = vec!["resume".into(), "--script".into()];

@@ -59,6 +59,7 @@ pub(super) async fn play(
     let options = Options {
         role: Role::Join { code, brought: place.brought },
         relay: Some(place.relay),
+        serve: None,
         games: place.games,
         name: NAME.to_string(),
         record: None,

@@ -15,8 +15,8 @@
 //! process), so it never appears in `fairdeck games` or is picked up by `fairdeck resume`.
 
 mod goldfish;
-mod relay;
 
+use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -26,8 +26,8 @@ use tokio::sync::{oneshot, watch};
 use tokio::task::{JoinError, JoinHandle};
 
 use crate::play::Play;
+use crate::serve::{Background, LocalRelay};
 use crate::session::{self, Brought, Frontend, Options, Output, Role, SessionError};
-use relay::LocalRelay;
 
 /// How long the goldfish gets to leave the room once the player's session is over.
 const GOLDFISH_GRACE: Duration = Duration::from_secs(1);
@@ -61,13 +61,11 @@ impl Practice {
     /// reported as in any game.
     pub fn start(brought: Brought, name: String, record: Option<PathBuf>) -> Result<Practice, PracticeError> {
         let folder = tempfile::Builder::new().prefix("fairdeck-practice-").tempdir().map_err(PracticeError::Folder)?;
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(PRACTICE_THREADS)
-            .thread_name("fairdeck-practice")
-            .enable_all()
-            .build()
-            .map_err(PracticeError::Runtime)?;
-        let relay = runtime.block_on(LocalRelay::start(&folder.path().join("relay"))).map_err(PracticeError::Relay)?;
+        let runtime = Background::new(PRACTICE_THREADS, "fairdeck-practice").map_err(PracticeError::Runtime)?;
+        let loopback = SocketAddr::from((Ipv4Addr::LOCALHOST, 0));
+        let data_dir = folder.path().join("relay");
+        let started = runtime.block_on(async move { LocalRelay::start(loopback, &data_dir).await });
+        let relay = started.map_err(PracticeError::Relay)?;
         // The goldfish brings the same file; the format is the host's to offer.
         let goldfish_brings = match &brought {
             Brought::Deck(deck) => Brought::Deck(deck.clone()),
@@ -82,6 +80,7 @@ impl Practice {
         let player = Options {
             role: Role::Host { brought },
             relay: Some(relay.url().to_string()),
+            serve: None,
             games: folder.path().join("player"),
             name,
             record,
@@ -89,7 +88,7 @@ impl Practice {
             // The goldfish never passes the turn.
             untap_draw: false,
         };
-        Ok(Practice { player, goldfish, relay, runtime: Background(Some(runtime)), folder })
+        Ok(Practice { player, goldfish, relay, runtime, folder })
     }
 }
 
@@ -123,24 +122,6 @@ impl Play for Practice {
             Some(Ok(Ok(()))) => Err(SessionError::Halted("the practice opponent left the game".into())),
             Some(Ok(Err(error))) => Err(SessionError::Halted(format!("the practice opponent stopped: {error}"))),
             Some(Err(error)) => Err(SessionError::Halted(format!("the practice opponent failed: {error}"))),
-        }
-    }
-}
-
-/// The practice runtime, shut down without waiting when dropped: it may be dropped in an asynchronous context
-/// (the player's), where a runtime must not block.
-struct Background(Option<tokio::runtime::Runtime>);
-
-impl Background {
-    fn spawn<T: Send + 'static>(&self, task: impl Future<Output = T> + Send + 'static) -> JoinHandle<T> {
-        self.0.as_ref().expect("the runtime lives until dropped").spawn(task)
-    }
-}
-
-impl Drop for Background {
-    fn drop(&mut self) {
-        if let Some(runtime) = self.0.take() {
-            runtime.shutdown_background();
         }
     }
 }

@@ -3,6 +3,7 @@
 use crate::channel::ChannelError;
 use crate::code::CodeError;
 use crate::save::SaveError;
+use crate::serve::ServeError;
 use crate::tls::CaError;
 
 /// Why a session stopped early. Each message says what to do about it.
@@ -42,6 +43,8 @@ pub enum SessionError {
     Save(#[from] SaveError),
     #[error("cannot rebuild the game of {path}: {reason}")]
     Restore { path: String, reason: String },
+    #[error("cannot serve the relay: {0}")]
+    Serve(ServeError),
 }
 
 impl SessionError {
@@ -64,6 +67,7 @@ impl SessionError {
             SessionError::Output(_) => "output",
             SessionError::Save(SaveError::InUse { .. }) => "in_use",
             SessionError::Save(_) | SessionError::Restore { .. } => "save",
+            SessionError::Serve(_) => "serve",
         }
     }
 

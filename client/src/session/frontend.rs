@@ -65,6 +65,12 @@ pub enum Output {
         attempts: u32,
         reopened: bool,
     },
+    /// A relay serves in this program (`host --serve`, and a resumed game of one) on `listen`: the guest joins with
+    /// `--relay` and `relay`, or, when no address of this machine was found, with its LAN address and this port.
+    Serving {
+        listen: std::net::SocketAddr,
+        relay: Option<String>,
+    },
     /// The relay seated both players.
     Paired,
     /// The game is saved as it goes in this file (`fairdeck resume` continues it).

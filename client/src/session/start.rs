@@ -1,6 +1,7 @@
 //! Starting a session: hosting or joining with a deck (the first connection, the room, the code), or going
 //! on with a saved game; and ending it, the journal written to `--record`'s file.
 
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -24,6 +25,7 @@ use crate::code::{self, Code};
 use crate::command::{self, Command};
 use crate::deck::{self, Deck, DeckFormatRule, ReadDeck, cockatrice_hash, parse_deck};
 use crate::save::{self, RelayPlace, SaveFile};
+use crate::serve::Served;
 use crate::tls::client_config;
 
 /// The relay a session uses unless told otherwise.
@@ -99,6 +101,8 @@ pub struct Options {
     pub role: Role,
     /// The relay. A resumed game uses its own unless this is set.
     pub relay: Option<String>,
+    /// Hosting with no relay to reach (`--serve`): serve one in this program, listening here.
+    pub serve: Option<SocketAddr>,
     /// Where games are saved as they go ([`save::games_dir`]).
     pub games: PathBuf,
     /// The player's name shown to the opponent.
@@ -184,6 +188,41 @@ pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), Ses
         Role::Join { code, brought } => (Seat::Guest, brought, Some(code)),
         Role::Resume { file } => return resume(file.clone(), &options, front).await,
     };
+    // The relay this program serves comes first: a port in use is said before anything else is read or shown.
+    let served = serve(options.serve).await?;
+    let outcome = open(&options, (seat, brought, code), served.as_ref(), front).await;
+    stop(served).await;
+    outcome
+}
+
+/// Serves a relay in this program on `listen`, if given.
+async fn serve(listen: Option<SocketAddr>) -> Result<Option<Served>, SessionError> {
+    match listen {
+        Some(listen) => Served::start(listen).await.map(Some).map_err(SessionError::Serve),
+        None => Ok(None),
+    }
+}
+
+/// Stops the relay this program served, if any: the game's players are told `closing`.
+async fn stop(served: Option<Served>) {
+    if let Some(served) = served {
+        served.stop().await;
+    }
+}
+
+/// Tells the player where the relay this program serves is reached.
+fn show_served<F: Frontend>(served: &Served, engine: &Engine<Ristretto255>, front: &mut F) -> Result<(), SessionError> {
+    Ok(front.show(Output::Serving { listen: served.listen(), relay: served.guest_url() }, engine)?)
+}
+
+/// Hosts or joins a new match in `seat`, with what it brought (and the code it joins with), at the relay this program
+/// serves if any.
+async fn open<F: Frontend>(
+    options: &Options,
+    (seat, brought, code): (Seat, &Brought, Option<&String>),
+    served: Option<&Served>,
+    front: &mut F,
+) -> Result<(), SessionError> {
     let config = EngineConfig { name: options.name.clone(), software: SOFTWARE.to_string() };
     let engine = match brought {
         Brought::Deck(path) => deck_engine(path, seat, config, front)?,
@@ -200,7 +239,13 @@ pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), Ses
     // Check the code before touching the network: a mistyped one can never work, and would spend an attempt.
     let joining = code.map(|code| code::parse(code).map_err(SessionError::BadCode)).transpose()?;
 
-    let relay_url = options.relay.clone().unwrap_or_else(|| DEFAULT_RELAY.to_string());
+    let relay_url = match served {
+        Some(served) => {
+            show_served(served, &engine, front)?;
+            served.url().to_string()
+        }
+        None => options.relay.clone().unwrap_or_else(|| DEFAULT_RELAY.to_string()),
+    };
     let tls = client_config(options.ca.as_deref())?;
     // Until the room is had there is no game to play, but the player is not ignored meanwhile: `quit` (Ctrl-C at
     // the terminal) leaves at once, and other commands wait for the game.
@@ -222,7 +267,8 @@ pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), Ses
     let side = if seat == Seat::Host { Side::Host } else { Side::Guest };
     let mut channel = Channel::new(side, &code.password(), code.nameplate(), os_seed());
     channel.set_max_frame_bytes(max_frame);
-    let relay = RelayPlace { url: relay_url, ca: absolute(options.ca.as_deref()), token: Some(token) };
+    let ca = absolute(options.ca.as_deref());
+    let relay = RelayPlace { url: relay_url, ca, token: Some(token), serve: served.map(Served::listen) };
     let mut core = SessionCore::new(engine, channel, LinkState::Up, relay, os_seed(), Instant::now());
     core.code = Some(code);
     core.record = absolute(options.record.as_deref());
@@ -292,13 +338,19 @@ async fn resume<F: Frontend>(file: Option<PathBuf>, options: &Options, front: &m
     let mut relay = saved.standing.relay.clone();
     if let Some(url) = options.relay.clone().filter(|url| *url != relay.url) {
         // Another relay knows no token of this game: the players meet at the rendezvous there.
-        relay = RelayPlace { url, ca: absolute(options.ca.as_deref()), token: None };
+        relay = RelayPlace { url, ca: absolute(options.ca.as_deref()), token: None, serve: None };
     } else if options.ca.is_some() {
         relay.ca = absolute(options.ca.as_deref());
     }
     let tls = client_config(relay.ca.as_deref())?;
     let moves = engine.actions_applied();
     front.show(Output::Restored { path: path.clone(), moves, relay: relay.url.clone(), history }, &engine)?;
+    // A game this program served is served again where it was, for the guest to come back to the URL it joined
+    // with; the new relay knows no token of it, and the players meet at its rendezvous there.
+    let served = serve(relay.serve).await?;
+    if let Some(served) = &served {
+        show_served(served, &engine, front)?;
+    }
     let channel = saved.restore_channel(os_seed());
     let mut core = SessionCore::new(engine, channel, LinkState::Closed, relay, os_seed(), Instant::now());
     core.announced = true;
@@ -316,6 +368,7 @@ async fn resume<F: Frontend>(file: Option<PathBuf>, options: &Options, front: &m
         Ok(()) => driver.run(&mut core, front).await,
         Err(error) => Err(error),
     };
+    stop(served).await;
     finish(outcome, &core)
 }
 

@@ -59,7 +59,8 @@ fn core(seat: Seat, words: &Code, now: Instant) -> SessionCore {
     let engine = Engine::<Ristretto255>::new(seat, config, deck(), [side(seat) as u8 + 1; 32]).unwrap();
     let channel_side = if seat == Seat::Host { Side::Host } else { Side::Guest };
     let channel = Channel::new(channel_side, &words.password(), words.nameplate(), [side(seat) as u8 + 9; 32]);
-    let relay = RelayPlace { url: "ws://relay.test/v1".into(), ca: None, token: Some(format!("token-{seat:?}")) };
+    let relay =
+        RelayPlace { url: "ws://relay.test/v1".into(), ca: None, token: Some(format!("token-{seat:?}")), serve: None };
     let mut core = SessionCore::new(engine, channel, LinkState::Up, relay, [side(seat) as u8 + 17; 32], now);
     core.code = Some(words.clone());
     core

@@ -4,6 +4,7 @@
 
 use std::cell::Cell;
 use std::collections::VecDeque;
+use std::net::SocketAddr;
 use std::path::Path;
 
 use fairdeck_shared::crypto::Group;
@@ -487,6 +488,7 @@ impl View {
                 let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
                 self.notice(format!("The game is saved as it goes ({file}): after a crash, fairdeck resume goes on"));
             }
+            Output::Serving { listen, relay } => self.serving(*listen, relay.as_deref()),
             Output::Restored { path, moves, relay, history } => self.restored(path, *moves, relay, history, engine),
             Output::Rendezvous { peer_here } => self.rendezvous(*peer_here, &opponent),
             Output::ChannelEstablished => {
@@ -638,6 +640,21 @@ impl View {
         self.notice(format!("Game restored from {} after {moves} moves", path.display()));
     }
 
+    /// The relay serves in this program: the log tells the URL to give the guest with the code.
+    fn serving(&mut self, listen: SocketAddr, relay: Option<&str>) {
+        match relay {
+            Some(url) => {
+                self.relay_url = url.to_string();
+                self.notice(format!("Serving the relay here: the guest joins with --relay {url} and the code"));
+            }
+            None => self.notice(format!(
+                "Serving the relay on port {port}, but no address of this machine was found: the guest joins with \
+                 --relay ws://LAN-ADDRESS:{port}/v1 (this machine's address on your network) and the code",
+                port = listen.port()
+            )),
+        }
+    }
+
     /// At the game's rendezvous on the relay, with the opponent there or awaited.
     fn rendezvous(&mut self, peer_here: bool, opponent: &str) {
         self.relay = RelayLink::Up;
@@ -746,5 +763,18 @@ mod tests {
         }
         assert_eq!(view.table, TableView::from_engine(&pair.host));
         assert_eq!(view.table.me.hand.len(), 2);
+    }
+
+    #[test]
+    fn a_relay_served_here_tells_the_url_to_give_or_asks_for_the_lan_address() {
+        let pair = Pair::<Ristretto255>::new(numbered_deck("Host", 10, 0), numbered_deck("Guest", 10, 0), 3);
+        let mut view = View::new("");
+        let listen = "0.0.0.0:7171".parse().unwrap();
+        view.apply(&Output::Serving { listen, relay: Some("ws://192.168.1.5:7171/v1".into()) }, &pair.host);
+        view.apply(&Output::Serving { listen, relay: None }, &pair.host);
+        let texts: Vec<&str> = view.log.lines().iter().map(|line| line.text.as_str()).collect();
+        assert!(texts[0].contains("--relay ws://192.168.1.5:7171/v1 and the code"), "{texts:?}");
+        assert!(texts[1].contains("--relay ws://LAN-ADDRESS:7171/v1"), "{texts:?}");
+        assert_eq!(view.relay_url, "ws://192.168.1.5:7171/v1", "shown while connecting");
     }
 }
