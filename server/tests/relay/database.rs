@@ -10,7 +10,7 @@ use fairdeck_relay::protocol::{GoneReason, ServerMessage};
 use fairdeck_relay::{Relay, RelayBuilder, RoomResult, StatsStore};
 use serde_json::{Value, json};
 
-use crate::common::{Client, PATIENCE, TestRelay, http_get, metric, metrics, test_limits};
+use crate::common::{Client, PATIENCE, TestRelay, http_get, metric, metrics, test_limits, wait_for_exit};
 
 /// Nothing listens on port 1: a PostgreSQL that is down for the whole test.
 const DOWN: &str = "postgres://postgres@127.0.0.1:1/postgres";
@@ -84,17 +84,7 @@ fn the_program_exits_with_an_error_on_an_unsupported_database() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("start fairdeck-relay");
-    let deadline = Instant::now() + PATIENCE;
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("the relay kept running with a MySQL URL");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let status = wait_for_exit(&mut child, "the relay kept running with a MySQL URL");
     let stderr = std::io::read_to_string(child.stderr.take().unwrap()).unwrap();
     assert!(!status.success());
     assert!(stderr.contains("unsupported database `mysql`"), "{stderr}");
