@@ -107,3 +107,45 @@ pub(crate) fn take(path: &Path) -> Result<Option<Handover>, HandoverError> {
     }
     Ok(Some(file.handover))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tally::RoomResult;
+
+    fn record() -> RoomRecord {
+        RoomRecord {
+            created_ms: 1_795_000_000_000,
+            waiting_ms: Some(1200),
+            total_ms: 60_000,
+            result: RoomResult::Happy,
+            frames_a_to_b: 3,
+            bytes_a_to_b: 300,
+            frames_b_to_a: 2,
+            bytes_b_to_a: 200,
+            resumes: 1,
+            client_a: Some("fairdeck 0.1".into()),
+            client_b: None,
+        }
+    }
+
+    #[test]
+    fn records_alone_are_handed_over_and_taken_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        let handover = Handover { saved_ms: 5, rooms: Vec::new(), records: vec![record(), record()] };
+        save(&path, handover).unwrap();
+        let taken = take(&path).unwrap().expect("a hand-over");
+        assert_eq!((taken.saved_ms, taken.rooms.len()), (5, 0));
+        assert_eq!(taken.records, vec![record(), record()]);
+        assert!(take(&path).unwrap().is_none(), "the file is removed once taken");
+    }
+
+    #[test]
+    fn a_file_of_an_earlier_relay_has_no_records() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        std::fs::write(&path, r#"{"version":2,"saved_ms":7,"rooms":[]}"#).unwrap();
+        assert_eq!(take(&path).unwrap(), Some(Handover { saved_ms: 7, ..Handover::default() }));
+    }
+}
