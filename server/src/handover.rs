@@ -1,11 +1,14 @@
 //! Rooms survive a relay restart: on a graceful shutdown the open rooms (internal ids, token hashes, counters, the
-//! nameplates of rooms still waiting; no frames, no tokens) are written to the data directory, and the next process takes them back with every seat
-//! held, so clients told `closing` can resume as if their connection had dropped.
+//! nameplates of rooms still waiting; no frames, no tokens) are written to the data directory, and the next process
+//! takes them back with every seat held, so clients told `closing` can resume as if their connection had dropped.
+//! The statistics records not yet written (the database was down) go along, and the next process writes them.
 
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
+
+use crate::stats::RoomRecord;
 
 /// Name of the hand-over file in the data directory.
 pub(crate) const FILE_NAME: &str = "handover.json";
@@ -27,8 +30,19 @@ pub enum HandoverError {
 #[derive(Debug, Serialize, Deserialize)]
 struct HandoverFile {
     version: u32,
-    saved_ms: i64,
-    rooms: Vec<RoomSnapshot>,
+    #[serde(flatten)]
+    handover: Handover,
+}
+
+/// What a process hands the next one.
+#[derive(Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Handover {
+    /// When it was saved, unix milliseconds.
+    pub(crate) saved_ms: i64,
+    pub(crate) rooms: Vec<RoomSnapshot>,
+    /// Statistics records still to be written (absent from files of earlier relays, and when there are none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) records: Vec<RoomRecord>,
 }
 
 /// One room as handed over.
@@ -62,25 +76,23 @@ pub(crate) struct SeatSnapshot {
     pub(crate) client: Option<String>,
 }
 
-/// Writes the open rooms, as they were at `saved_ms` (unix milliseconds), to `path` (or removes a stale file
-/// when there are none).
-pub(crate) fn save(path: &Path, saved_ms: i64, snapshots: Vec<RoomSnapshot>) -> Result<(), HandoverError> {
+/// Writes the hand-over to `path` (or removes a stale file when there is nothing to hand over).
+pub(crate) fn save(path: &Path, handover: Handover) -> Result<(), HandoverError> {
     let io = |source| HandoverError::Io { path: path.display().to_string(), source };
-    if snapshots.is_empty() {
+    if handover.rooms.is_empty() && handover.records.is_empty() {
         return match std::fs::remove_file(path) {
             Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(io(error)),
             _ => Ok(()),
         };
     }
-    let file = HandoverFile { version: FORMAT_VERSION, saved_ms, rooms: snapshots };
+    let file = HandoverFile { version: FORMAT_VERSION, handover };
     let temporary = path.with_extension("json.tmp");
     std::fs::write(&temporary, serde_json::to_vec(&file)?).map_err(io)?;
     std::fs::rename(&temporary, path).map_err(io)
 }
 
-/// The rooms saved in `path`, and when they were saved (unix milliseconds); the file is removed. Nothing when
-/// there is no file.
-pub(crate) fn take(path: &Path) -> Result<Option<(i64, Vec<RoomSnapshot>)>, HandoverError> {
+/// What was saved in `path`; the file is removed. Nothing when there is no file.
+pub(crate) fn take(path: &Path) -> Result<Option<Handover>, HandoverError> {
     let io = |source| HandoverError::Io { path: path.display().to_string(), source };
     let bytes = match std::fs::read(path) {
         Ok(bytes) => bytes,
@@ -93,5 +105,47 @@ pub(crate) fn take(path: &Path) -> Result<Option<(i64, Vec<RoomSnapshot>)>, Hand
     if file.version != FORMAT_VERSION {
         return Err(HandoverError::Version(file.version));
     }
-    Ok(Some((file.saved_ms, file.rooms)))
+    Ok(Some(file.handover))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tally::RoomResult;
+
+    fn record() -> RoomRecord {
+        RoomRecord {
+            created_ms: 1_795_000_000_000,
+            waiting_ms: Some(1200),
+            total_ms: 60_000,
+            result: RoomResult::Happy,
+            frames_a_to_b: 3,
+            bytes_a_to_b: 300,
+            frames_b_to_a: 2,
+            bytes_b_to_a: 200,
+            resumes: 1,
+            client_a: Some("fairdeck 0.1".into()),
+            client_b: None,
+        }
+    }
+
+    #[test]
+    fn records_alone_are_handed_over_and_taken_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        let handover = Handover { saved_ms: 5, rooms: Vec::new(), records: vec![record(), record()] };
+        save(&path, handover).unwrap();
+        let taken = take(&path).unwrap().expect("a hand-over");
+        assert_eq!((taken.saved_ms, taken.rooms.len()), (5, 0));
+        assert_eq!(taken.records, vec![record(), record()]);
+        assert!(take(&path).unwrap().is_none(), "the file is removed once taken");
+    }
+
+    #[test]
+    fn a_file_of_an_earlier_relay_has_no_records() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        std::fs::write(&path, r#"{"version":2,"saved_ms":7,"rooms":[]}"#).unwrap();
+        assert_eq!(take(&path).unwrap(), Some(Handover { saved_ms: 7, ..Handover::default() }));
+    }
 }

@@ -3,6 +3,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use thiserror::Error;
@@ -12,13 +13,13 @@ use tokio::sync::{mpsc, watch};
 use crate::accept;
 use crate::admission::Admission;
 use crate::config::{Limits, LimitsError};
-use crate::handover;
+use crate::handover::{self, Handover};
 use crate::metrics::Metrics;
 use crate::outbox::Queues;
 use crate::ratelimit::RateLimiter;
 use crate::rooms::{Rooms, Stamp};
 use crate::state::AppState;
-use crate::stats::{StatsError, StatsStore, StatsWriter, error_chain};
+use crate::stats::{RoomRecord, StatsError, StatsStore, StatsWriter, error_chain};
 
 /// Room records waiting to be written; past this the relay drops records (and counts them) rather than grow.
 const STATS_QUEUE: usize = 4096;
@@ -95,12 +96,17 @@ impl RelayBuilder {
         std::fs::create_dir_all(&self.data_dir)
             .map_err(|source| RelayError::DataDir { path: self.data_dir.clone(), source })?;
         let url = self.database_url.clone().unwrap_or_else(|| StatsStore::sqlite_url(&self.data_dir));
-        let stats = StatsStore::lazy(&url)?;
+        let stats = StatsStore::open(&url).await?;
         let (records_tx, records_rx) = mpsc::channel(STATS_QUEUE);
         let metrics = Arc::new(Metrics::default());
         let limits = self.limits;
-        let rooms =
-            Arc::new(Rooms::new(limits.hold, limits.waiting_lifetime, limits.max_rooms, metrics.clone(), records_tx));
+        let rooms = Arc::new(Rooms::new(
+            limits.hold,
+            limits.waiting_lifetime,
+            limits.max_rooms,
+            metrics.clone(),
+            records_tx.clone(),
+        ));
         let (shutdown_tx, shutdown) = watch::channel(false);
         let now = Instant::now();
         let state = Arc::new(AppState {
@@ -121,17 +127,7 @@ impl RelayBuilder {
         let handover_path = self.data_dir.join(handover::FILE_NAME);
         match handover::take(&handover_path) {
             Ok(None) => {}
-            Ok(Some((saved_ms, snapshots))) => {
-                let now = Stamp::now();
-                let downtime_ms = u64::try_from(now.unix_ms - saved_ms).unwrap_or(0);
-                let deadlines = state.rooms.import(now, downtime_ms, snapshots);
-                if !deadlines.is_empty() {
-                    tracing::info!(rooms = deadlines.len(), "took over rooms from the previous relay process");
-                }
-                for deadline in deadlines {
-                    crate::session::schedule(&state, deadline);
-                }
-            }
+            Ok(Some(handover)) => take_over(&state, handover, &records_tx),
             Err(error) => tracing::warn!(error = %error_chain(&error), "cannot take over the previous rooms"),
         }
         let writer = StatsWriter::spawn(state.stats.clone(), records_rx, state.metrics.clone());
@@ -216,12 +212,54 @@ impl Relay {
         state.admission.wait_handshakes_done(grace).await;
         state.connections.wait_empty(grace).await;
         let _ = upkeep.await;
+        let records = writer.finish().await;
         let now = Stamp::now();
-        if let Err(error) = handover::save(&handover_path, now.unix_ms, state.rooms.export(now)) {
-            tracing::warn!(error = %error_chain(&error), "cannot hand the open rooms over to the next process");
+        let handover = Handover { saved_ms: now.unix_ms, rooms: state.rooms.export(now), records };
+        let (rooms, records) = (handover.rooms.len(), handover.records.len());
+        match handover::save(&handover_path, handover) {
+            Ok(()) if records > 0 => {
+                tracing::info!(records, "statistics records not yet written are handed over to the next process");
+            }
+            Ok(()) => {}
+            Err(error) => {
+                state.metrics.stats_dropped.increment(records as u64);
+                tracing::warn!(
+                    error = %error_chain(&error),
+                    rooms,
+                    records,
+                    "cannot hand the open rooms and the statistics records not yet written over to the next process: \
+                     they are lost"
+                );
+            }
         }
-        writer.finish().await;
         Ok(())
+    }
+}
+
+/// Takes back what the previous process handed over: its open rooms, and its records for the writer.
+fn take_over(state: &Arc<AppState>, handover: Handover, records_tx: &mpsc::Sender<RoomRecord>) {
+    let now = Stamp::now();
+    let downtime_ms = u64::try_from(now.unix_ms - handover.saved_ms).unwrap_or(0);
+    let deadlines = state.rooms.import(now, downtime_ms, handover.rooms);
+    if !deadlines.is_empty() {
+        tracing::info!(rooms = deadlines.len(), "took over rooms from the previous relay process");
+    }
+    for deadline in deadlines {
+        crate::session::schedule(state, deadline);
+    }
+    let handed = handover.records.len();
+    let mut lost = 0;
+    for record in handover.records {
+        // Counted before it is sent, as the rooms do, so that the writer never takes it off the count first.
+        state.metrics.stats_queued.fetch_add(1, Ordering::Relaxed);
+        if records_tx.try_send(record).is_err() {
+            state.metrics.stats_queued.fetch_sub(1, Ordering::Relaxed);
+            state.metrics.stats_dropped.increment(1);
+            lost += 1;
+        }
+    }
+    if handed > 0 {
+        tracing::info!(records = handed, lost, "took over statistics records from the previous relay process");
     }
 }
 

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
 use sqlx::migrate::Migrator;
 use sqlx::{AnyPool, Row};
@@ -24,8 +24,8 @@ use crate::tally::RoomResult;
 static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("../migrations/sqlite");
 static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("../migrations/postgres");
 
-/// One finished room, as stored.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// One finished room, as stored (and as handed over when it could not be stored before a restart).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RoomRecord {
     /// When the room was created, unix milliseconds.
     pub created_ms: i64,
@@ -55,8 +55,12 @@ pub enum StatsError {
     Migrate(#[source] sqlx::migrate::MigrateError),
     #[error("statistics query failed")]
     Query(#[from] sqlx::Error),
-    #[error("unsupported database backend `{0}` (use SQLite or PostgreSQL)")]
+    #[error("unsupported database `{0}` in the database URL (use sqlite:// or postgres://)")]
     UnsupportedBackend(String),
+    #[error("the database URL is not valid")]
+    InvalidUrl(#[source] sqlx::Error),
+    #[error("cannot open the SQLite file (to create it, end the URL with ?mode=rwc)")]
+    SqliteMissing(#[source] sqlx::Error),
     #[error("the statistics database holds a result this relay does not know: `{0}`")]
     UnknownResult(String),
 }
@@ -90,11 +94,42 @@ pub struct Summary {
     pub waiting: Vec<(&'static str, i64)>,
 }
 
+/// The databases this relay has migrations for, told by the URL's scheme.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+impl Backend {
+    /// The backend of `url`, whose options are checked too, so that a malformed URL is refused at once rather
+    /// than retried forever. Errors name the scheme only: the URL may hold a password.
+    fn of(url: &str) -> Result<Backend, StatsError> {
+        use std::str::FromStr;
+        let scheme = url.split_once(':').map(|(scheme, _)| scheme.to_ascii_lowercase());
+        match scheme.as_deref() {
+            Some("sqlite") => {
+                sqlx::sqlite::SqliteConnectOptions::from_str(url).map_err(StatsError::InvalidUrl)?;
+                Ok(Backend::Sqlite)
+            }
+            Some("postgres" | "postgresql") => {
+                sqlx::postgres::PgConnectOptions::from_str(url).map_err(StatsError::InvalidUrl)?;
+                Ok(Backend::Postgres)
+            }
+            Some(other) if !other.is_empty() && other.chars().all(|c| c.is_ascii_alphanumeric() || c == '+') => {
+                Err(StatsError::UnsupportedBackend(other.to_owned()))
+            }
+            _ => Err(StatsError::InvalidUrl(sqlx::Error::Configuration("no scheme such as postgres:".into()))),
+        }
+    }
+}
+
 /// The statistics database. It connects when first used (and migrates then), so a relay starts and serves games
 /// while its database is down; each use retries the connection.
 #[derive(Debug, Clone)]
 pub struct StatsStore {
     pool: AnyPool,
+    backend: Backend,
     migrated: Arc<OnceCell<()>>,
 }
 
@@ -111,26 +146,50 @@ impl StatsStore {
         Ok(store)
     }
 
-    /// A store that connects and migrates on first use. Fails only on a malformed URL.
+    /// A store that connects and migrates on first use. Fails only on a URL this relay cannot use: malformed, or
+    /// of another database than SQLite and PostgreSQL.
     pub fn lazy(url: &str) -> Result<StatsStore, StatsError> {
+        let backend = Backend::of(url)?;
         install_default_drivers();
         let pool = AnyPoolOptions::new()
             .max_connections(4)
             .acquire_timeout(ACQUIRE_TIMEOUT)
             .connect_lazy(url)
             .map_err(StatsError::Connect)?;
-        Ok(StatsStore { pool, migrated: Arc::new(OnceCell::new()) })
+        Ok(StatsStore { pool, backend, migrated: Arc::new(OnceCell::new()) })
+    }
+
+    /// For a relay starting: a store ready to use if it is SQLite (a local file that cannot be opened is a
+    /// mistake in the configuration, not an outage, so it is an error now), else one that connects in the
+    /// background (a PostgreSQL that is down or refuses the password is retried until it answers).
+    pub async fn open(url: &str) -> Result<StatsStore, StatsError> {
+        let store = StatsStore::lazy(url)?;
+        if store.backend == Backend::Sqlite {
+            store.ready().await.map_err(|error| match error {
+                StatsError::Connect(error) if !url.contains("mode=rwc") && !url.contains("mode=memory") => {
+                    StatsError::SqliteMissing(error)
+                }
+                error => error,
+            })?;
+        }
+        Ok(store)
+    }
+
+    /// Whether the database answers a query now (connecting and migrating first if need be).
+    pub async fn check(&self) -> Result<(), StatsError> {
+        self.ready().await?;
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
     }
 
     /// Connects and runs the migrations, once; a failure is retried on the next call.
     pub async fn ready(&self) -> Result<(), StatsError> {
         self.migrated
             .get_or_try_init(|| async {
-                let backend = self.pool.acquire().await.map_err(StatsError::Connect)?.backend_name().to_owned();
-                let migrator = match backend.as_str() {
-                    "SQLite" => &SQLITE_MIGRATIONS,
-                    "PostgreSQL" => &POSTGRES_MIGRATIONS,
-                    _ => return Err(StatsError::UnsupportedBackend(backend)),
+                drop(self.pool.acquire().await.map_err(StatsError::Connect)?);
+                let migrator = match self.backend {
+                    Backend::Sqlite => &SQLITE_MIGRATIONS,
+                    Backend::Postgres => &POSTGRES_MIGRATIONS,
                 };
                 migrator.run(&self.pool).await.map_err(StatsError::Migrate)
             })
@@ -143,10 +202,12 @@ impl StatsStore {
         format!("sqlite://{}?mode=rwc", data_dir.join("stats.sqlite").display())
     }
 
-    /// Stores one finished room.
+    /// Stores one finished room. A connection whose write failed is closed rather than put back in the pool: it
+    /// may stay broken after the cause is fixed (a SQLite file opened read-only stays read-only).
     pub async fn insert(&self, record: &RoomRecord) -> Result<(), StatsError> {
         self.ready().await?;
-        sqlx::query(
+        let mut connection = self.pool.acquire().await.map_err(StatsError::Connect)?;
+        let written = sqlx::query(
             "INSERT INTO rooms (created_ms, waiting_ms, total_ms, result, frames_a_to_b, bytes_a_to_b, \
              frames_b_to_a, bytes_b_to_a, resumes, client_a, client_b) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
@@ -162,8 +223,12 @@ impl StatsStore {
         .bind(record.resumes)
         .bind(record.client_a.as_deref())
         .bind(record.client_b.as_deref())
-        .execute(&self.pool)
-        .await?;
+        .execute(&mut *connection)
+        .await;
+        if written.is_err() {
+            let _ = connection.close().await;
+        }
+        written?;
         Ok(())
     }
 
@@ -287,7 +352,7 @@ const FLUSH_LIMIT: Duration = Duration::from_secs(5);
 #[derive(Debug)]
 pub(crate) struct StatsWriter {
     stop: oneshot::Sender<()>,
-    task: JoinHandle<()>,
+    task: JoinHandle<Vec<RoomRecord>>,
 }
 
 impl StatsWriter {
@@ -309,7 +374,7 @@ impl StatsWriter {
                     None => tokio::select! {
                         record = records.recv() => match record {
                             Some(record) => record,
-                            None => return,
+                            None => return Vec::new(),
                         },
                         _ = &mut stopped => break,
                     },
@@ -330,28 +395,31 @@ impl StatsWriter {
                 }
                 retry = (retry * 2).min(RETRY_MAX);
             }
-            // Shutting down: write what is left while the database answers and time allows; count the rest lost.
+            // Shutting down: write what is left while the database answers and time allows; give back the rest,
+            // for the hand-over file.
             let deadline = Instant::now() + FLUSH_LIMIT;
             let mut left: Vec<RoomRecord> = pending.into_iter().collect();
             while let Ok(record) = records.try_recv() {
                 left.push(record);
             }
+            let mut unwritten = Vec::new();
             for record in left {
                 let written = health.up && Instant::now() < deadline && store.insert(&record).await.is_ok();
                 metrics.stats_queued.fetch_sub(1, Ordering::Relaxed);
                 if !written {
                     health.up = false;
-                    metrics.stats_dropped.increment(1);
+                    unwritten.push(record);
                 }
             }
+            unwritten
         });
         StatsWriter { stop, task }
     }
 
-    /// Writes what is queued, then stops.
-    pub(crate) async fn finish(self) {
+    /// Writes what is queued while the database answers, then stops; returns the records it could not write.
+    pub(crate) async fn finish(self) -> Vec<RoomRecord> {
         let _ = self.stop.send(());
-        let _ = self.task.await;
+        self.task.await.unwrap_or_default()
     }
 }
 

@@ -21,11 +21,14 @@ fn result_colour(result: &str) -> &'static str {
     }
 }
 
-/// Renders the page.
-pub(crate) fn render(summary: &Summary, live: LiveCounts, connections: usize, now_ms: i64, hours: u32) -> String {
-    let happy = summary.results.get("happy").copied().unwrap_or(0);
-    let happy_share =
-        if summary.rooms > 0 { format!("{:.0} %", 100.0 * happy as f64 / summary.rooms as f64) } else { "–".into() };
+/// Renders the page; without a summary (the database is down), only the live counts, under a banner.
+pub(crate) fn render(
+    summary: Option<&Summary>,
+    live: LiveCounts,
+    connections: usize,
+    now_ms: i64,
+    hours: u32,
+) -> String {
     let mut page = String::with_capacity(16 * 1024);
     let _ = write!(
         page,
@@ -36,6 +39,7 @@ pub(crate) fn render(summary: &Summary, live: LiveCounts, connections: usize, no
 body {{ font-family: system-ui, sans-serif; margin: 24px auto; max-width: 820px; color: #212529; background: #f8f9fa; }}
 h1 {{ font-size: 22px; margin: 0 0 4px; }} h2 {{ font-size: 16px; margin: 24px 0 8px; }}
 .sub {{ color: #868e96; font-size: 13px; }}
+.banner {{ background: #fff3bf; border: 1px solid #f59f00; border-radius: 8px; padding: 10px 14px; margin-top: 16px; }}
 .cards {{ display: flex; flex-wrap: wrap; gap: 10px; margin-top: 16px; }}
 .card {{ background: #fff; border: 1px solid #dee2e6; border-radius: 8px; padding: 10px 14px; min-width: 110px; }}
 .card b {{ display: block; font-size: 22px; }} .card span {{ color: #868e96; font-size: 12px; }}
@@ -51,18 +55,35 @@ svg text {{ font-size: 11px; fill: #495057; }}
 <div class="card"><b>{held}</b><span>seats held</span></div>
 <div class="card"><b>{connections}</b><span>connections</span></div>
 </div>
-<div class="cards">
-<div class="card"><b>{rooms}</b><span>rooms ended</span></div>
-<div class="card"><b>{happy_share}</b><span>happy</span></div>
-<div class="card"><b>{frames}</b><span>frames relayed</span></div>
-<div class="card"><b>{bytes}</b><span>relayed</span></div>
-</div>
 "#,
         generated = format_utc(now_ms),
         rooms_open = live.rooms,
         waiting = live.waiting,
         connected = live.seats_connected,
         held = live.seats_held,
+    );
+    match summary {
+        Some(summary) => stored_sections(&mut page, summary),
+        None => page.push_str("<div class=\"banner\">The database is down: live counts only.</div>\n"),
+    }
+    page.push_str("</body></html>\n");
+    page
+}
+
+/// The cards and charts of the rooms that ended, from the database.
+fn stored_sections(page: &mut String, summary: &Summary) {
+    let happy = summary.results.get("happy").copied().unwrap_or(0);
+    let happy_share =
+        if summary.rooms > 0 { format!("{:.0} %", 100.0 * happy as f64 / summary.rooms as f64) } else { "–".into() };
+    let _ = write!(
+        page,
+        r#"<div class="cards">
+<div class="card"><b>{rooms}</b><span>rooms ended</span></div>
+<div class="card"><b>{happy_share}</b><span>happy</span></div>
+<div class="card"><b>{frames}</b><span>frames relayed</span></div>
+<div class="card"><b>{bytes}</b><span>relayed</span></div>
+</div>
+"#,
         rooms = summary.rooms,
         frames = summary.frames,
         bytes = format_bytes(summary.bytes),
@@ -83,8 +104,6 @@ svg text {{ font-size: 11px; fill: #495057; }}
     page.push_str(&column_chart(&summary.durations, "#1c7ed6"));
     page.push_str("<h2>Waiting time until the second player joined</h2>\n");
     page.push_str(&column_chart(&summary.waiting, "#0ca678"));
-    page.push_str("</body></html>\n");
-    page
 }
 
 /// Bars of rooms created per hour, labelled every six hours (UTC).

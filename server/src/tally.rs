@@ -1,10 +1,10 @@
 //! What the relay counts, shared by the rooms that produce the counts and the metrics, statistics and stats page
 //! that report them: how a room ended, and the live table's counts.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How a room ended, from least to most severe. A room's result is the most severe of what happened to it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RoomResult {
     /// Two players met and the room ended normally.

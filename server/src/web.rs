@@ -2,6 +2,7 @@
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::extract::ws::WebSocketUpgrade;
@@ -26,11 +27,15 @@ use crate::{session, statspage};
 /// Longest statistics window, in hours (31 days).
 const MAX_HOURS: u32 = 744;
 
+/// How long `/readyz` and the statistics pages wait for the database before answering without it.
+const DATABASE_PATIENCE: Duration = Duration::from_secs(2);
+
 /// The relay's routes. Used by [`crate::Relay::serve`]; tests reach it through a real relay.
 pub(crate) fn app(state: Arc<AppState>) -> Router {
     Router::new()
         .route(ENDPOINT_PATH, get(websocket))
         .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
         .route("/api/stats", get(stats_json))
         .route("/stats", get(stats_page))
@@ -91,6 +96,40 @@ async fn healthz() -> &'static str {
     "ok\n"
 }
 
+/// Why the relay is not ready to take players.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+enum NotReady {
+    ShuttingDown,
+    DatabaseDown,
+}
+
+#[derive(Debug, Serialize)]
+struct Readiness {
+    ready: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<NotReady>,
+}
+
+/// Ready when not shutting down and the statistics database answers (a load balancer can prefer an instance
+/// whose records are kept); `/healthz` only says that the process serves.
+async fn readyz(State(state): State<Arc<AppState>>) -> Response {
+    let reason = if *state.shutdown.borrow() {
+        Some(NotReady::ShuttingDown)
+    } else if database_answers(&state).await {
+        None
+    } else {
+        Some(NotReady::DatabaseDown)
+    };
+    let status = if reason.is_some() { StatusCode::SERVICE_UNAVAILABLE } else { StatusCode::OK };
+    (status, Json(Readiness { ready: reason.is_none(), reason })).into_response()
+}
+
+/// Whether the database answers within [`DATABASE_PATIENCE`].
+async fn database_answers(state: &AppState) -> bool {
+    matches!(tokio::time::timeout(DATABASE_PATIENCE, state.stats.check()).await, Ok(Ok(())))
+}
+
 async fn metrics(State(state): State<Arc<AppState>>) -> Response {
     let text = state.metrics.render(Live {
         rooms: state.rooms.live_counts(),
@@ -107,33 +146,54 @@ struct StatsQuery {
     hours: Option<u32>,
 }
 
-/// The JSON statistics document.
+/// The JSON statistics document. While the database is down, only the live counts: `summary` and `recent` are
+/// null.
 #[derive(Debug, Serialize)]
 struct StatsDocument {
     generated_ms: i64,
     hours: u32,
+    database: Database,
     live: LiveCounts,
     connections: usize,
-    summary: Summary,
-    recent: Vec<RoomRecord>,
+    summary: Option<Summary>,
+    recent: Option<Vec<RoomRecord>>,
 }
 
-async fn stats_document(state: &AppState, query: &StatsQuery) -> Result<StatsDocument, StatsError> {
+/// Whether the statistics database answered the request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+enum Database {
+    Up,
+    Down,
+}
+
+async fn stats_document(state: &AppState, query: &StatsQuery) -> StatsDocument {
     let hours = query.hours.unwrap_or(48).clamp(1, MAX_HOURS);
     let now = Stamp::now();
-    Ok(StatsDocument {
+    let stored = async {
+        let summary = state.stats.summary(now.unix_ms, hours).await?;
+        Ok::<_, StatsError>((summary, state.stats.recent(20).await?))
+    };
+    let (database, summary, recent) = match tokio::time::timeout(DATABASE_PATIENCE, stored).await {
+        Ok(Ok((summary, recent))) => (Database::Up, Some(summary), Some(recent)),
+        Ok(Err(error)) => {
+            tracing::warn!(error = %error_chain(&error), "cannot read the statistics: serving live counts only");
+            (Database::Down, None, None)
+        }
+        Err(_) => {
+            tracing::warn!("the statistics database did not answer in time: serving live counts only");
+            (Database::Down, None, None)
+        }
+    };
+    StatsDocument {
         generated_ms: now.unix_ms,
         hours,
+        database,
         live: state.rooms.live_counts(),
         connections: state.connections.open(),
-        summary: state.stats.summary(now.unix_ms, hours).await?,
-        recent: state.stats.recent(20).await?,
-    })
-}
-
-fn stats_unavailable(error: &StatsError) -> Response {
-    tracing::warn!(error = %error_chain(error), "cannot read the statistics");
-    (StatusCode::INTERNAL_SERVER_ERROR, "statistics unavailable\n").into_response()
+        summary,
+        recent,
+    }
 }
 
 async fn stats_json(
@@ -144,10 +204,7 @@ async fn stats_json(
     if let Some(refusal) = refuse_unless_operator(&state, &headers) {
         return refusal;
     }
-    match stats_document(&state, &query).await {
-        Ok(document) => Json(document).into_response(),
-        Err(error) => stats_unavailable(&error),
-    }
+    Json(stats_document(&state, &query).await).into_response()
 }
 
 async fn stats_page(
@@ -158,11 +215,9 @@ async fn stats_page(
     if let Some(refusal) = refuse_unless_operator(&state, &headers) {
         return refusal;
     }
-    match stats_document(&state, &query).await {
-        Ok(doc) => Html(statspage::render(&doc.summary, doc.live, doc.connections, doc.generated_ms, doc.hours))
-            .into_response(),
-        Err(error) => stats_unavailable(&error),
-    }
+    let doc = stats_document(&state, &query).await;
+    Html(statspage::render(doc.summary.as_ref(), doc.live, doc.connections, doc.generated_ms, doc.hours))
+        .into_response()
 }
 
 /// Lets through requests carrying the operator token, as `Authorization: Bearer <token>` or as the password of

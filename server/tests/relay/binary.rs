@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use fairdeck_relay::protocol::{ClosingReason, ServerMessage, close};
 
-use crate::common::{Client, PATIENCE, Received};
+use crate::common::{Client, PATIENCE, Received, wait_for_exit};
 
 #[tokio::test]
 async fn the_help_lists_every_option_with_its_environment_variable() {
@@ -137,22 +137,16 @@ async fn sigterm_still_stops_the_relay_when_its_log_pipe_is_closed() {
         .spawn()
         .unwrap();
     let mut log = BufReader::new(child.stderr.take().unwrap()).lines();
-    let listening = log.next().expect("a first line").unwrap();
-    assert!(listening.contains("relay listening"), "{listening}");
+    // The SQLite file is opened (with debug lines) before the relay listens.
+    let listening = log.by_ref().map_while(Result::ok).find(|line| line.contains("relay listening"));
+    if listening.is_none() {
+        let _ = child.kill();
+        panic!("the relay never said it listens");
+    }
     // Whoever read the log is gone (a crashed log collector): every log line now fails to be written.
     drop(log);
     // SAFETY: kill only sends a signal to the child we started.
     assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) }, 0);
-    let deadline = Instant::now() + PATIENCE;
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("the relay did not stop after SIGTERM");
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+    let status = wait_for_exit(&mut child, "the relay did not stop after SIGTERM");
     assert!(status.success(), "{status}");
 }

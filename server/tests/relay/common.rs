@@ -269,3 +269,18 @@ pub async fn http_get(addr: SocketAddr, path: &str, headers: &[(&str, &str)]) ->
     let body = response.split_once("\r\n\r\n").map(|(_, body)| body.to_owned()).unwrap_or_default();
     (status, body)
 }
+
+/// Waits (blocking) for a child process to exit; kills it and fails the test if it runs past [`PATIENCE`].
+pub fn wait_for_exit(child: &mut std::process::Child, what: &str) -> std::process::ExitStatus {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        if let Some(status) = child.try_wait().expect("the child's status") {
+            return status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("{what}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

@@ -3,6 +3,7 @@
 mod abuse;
 mod binary;
 mod common;
+mod database;
 mod forwarding;
 mod limits;
 mod operators;
