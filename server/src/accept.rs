@@ -51,15 +51,15 @@ pub(crate) async fn serve(listener: TcpListener, state: Arc<AppState>) {
                 continue;
             }
         };
-        // Behind a trusted proxy every connection comes from the proxy: the WebSocket handler counts the
-        // forwarded address instead.
+        // A refused address is closed here, before any handshake work. Behind a trusted proxy every connection
+        // comes from the proxy: the WebSocket handler checks and counts the forwarded address instead.
         let ticket = if state.trust_forwarded_for {
             None
         } else {
             match state.admission.try_address(peer.ip()) {
-                Some(guard) => Some(AddressTicket::new(guard)),
-                None => {
-                    state.metrics.refused(Refusal::AddressLimit);
+                Ok(guard) => Some(AddressTicket::new(guard)),
+                Err(refusal) => {
+                    state.metrics.refused(refusal);
                     continue;
                 }
             }

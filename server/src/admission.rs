@@ -1,5 +1,5 @@
-//! Admission of TCP connections before they become WebSockets: how many are still in their handshake, and how many
-//! each address holds open.
+//! Admission of TCP connections before they become WebSockets: the operator's refusal list, how many are still in
+//! their handshake, and how many each address holds open.
 //!
 //! Both counts are taken when a connection is accepted (the per-address one later, on the forwarded address,
 //! behind a trusted proxy) and given back by dropping the guard, so they cannot drift.
@@ -12,7 +12,9 @@ use std::time::Duration;
 
 use tokio::sync::Notify;
 
+use crate::metrics::Refusal;
 use crate::ratelimit;
+use crate::refusals::RefusalList;
 
 /// The handshake and per-address counts.
 #[derive(Debug)]
@@ -22,6 +24,7 @@ pub(crate) struct Admission {
     per_address: usize,
     handshakes: Arc<Slots>,
     addresses: Mutex<HashMap<IpAddr, usize>>,
+    refusals: Arc<RefusalList>,
 }
 
 /// A count of open things (handshakes, WebSocket connections) under a ceiling: each is a [`Slot`], given back
@@ -93,8 +96,14 @@ impl AddressTicket {
 }
 
 impl Admission {
-    pub(crate) fn new(max_handshakes: usize, per_address: usize) -> Admission {
-        Admission { max_handshakes, per_address, handshakes: Arc::default(), addresses: Mutex::new(HashMap::new()) }
+    pub(crate) fn new(max_handshakes: usize, per_address: usize, refusals: Arc<RefusalList>) -> Admission {
+        Admission {
+            max_handshakes,
+            per_address,
+            handshakes: Arc::default(),
+            addresses: Mutex::new(HashMap::new()),
+            refusals,
+        }
     }
 
     /// Counts a new handshake, unless `max_handshakes` are already under way.
@@ -102,16 +111,25 @@ impl Admission {
         self.handshakes.try_take(self.max_handshakes)
     }
 
-    /// Counts a connection from `addr`, unless its address (IPv6: its /64) already has its limit.
-    pub(crate) fn try_address(self: &Arc<Self>, addr: IpAddr) -> Option<AddressGuard> {
+    /// Counts a connection from `addr`, unless the refusal list names it or its address (IPv6: its /64) already
+    /// has its limit.
+    pub(crate) fn try_address(self: &Arc<Self>, addr: IpAddr) -> Result<AddressGuard, Refusal> {
+        if self.refusals.refuses(addr) {
+            return Err(Refusal::Listed);
+        }
         let key = ratelimit::key(addr);
         let mut addresses = self.addresses.lock().unwrap_or_else(PoisonError::into_inner);
         let open = addresses.entry(key).or_insert(0);
         if self.per_address != 0 && *open >= self.per_address {
-            return None;
+            return Err(Refusal::AddressLimit);
         }
         *open += 1;
-        Some(AddressGuard { admission: self.clone(), key })
+        Ok(AddressGuard { admission: self.clone(), key })
+    }
+
+    /// The refusal list, to read again when its file changes.
+    pub(crate) fn refusals(&self) -> Arc<RefusalList> {
+        self.refusals.clone()
     }
 
     /// Connections accepted and not yet upgraded (or done).
@@ -152,7 +170,7 @@ mod tests {
 
     #[test]
     fn handshakes_are_capped_and_given_back() {
-        let admission = Arc::new(Admission::new(2, 0));
+        let admission = Arc::new(Admission::new(2, 0, Arc::default()));
         let first = admission.try_handshake().unwrap();
         let _second = admission.try_handshake().unwrap();
         assert!(admission.try_handshake().is_none());
@@ -163,16 +181,16 @@ mod tests {
 
     #[test]
     fn addresses_are_capped_ipv6_by_slash_64_and_forgotten_when_idle() {
-        let admission = Arc::new(Admission::new(10, 2));
+        let admission = Arc::new(Admission::new(10, 2, Arc::default()));
         let a = admission.try_address(ip("2001:db8::1")).unwrap();
         let _b = admission.try_address(ip("2001:db8::ffff:2")).unwrap();
-        assert!(admission.try_address(ip("2001:db8::3")).is_none(), "same /64");
-        assert!(admission.try_address(ip("2001:db8:0:1::1")).is_some(), "another /64");
-        assert!(admission.try_address(ip("192.0.2.1")).is_some());
+        assert!(admission.try_address(ip("2001:db8::3")).is_err(), "same /64");
+        assert!(admission.try_address(ip("2001:db8:0:1::1")).is_ok(), "another /64");
+        assert!(admission.try_address(ip("192.0.2.1")).is_ok());
         drop(a);
-        assert!(admission.try_address(ip("2001:db8::3")).is_some());
+        assert!(admission.try_address(ip("2001:db8::3")).is_ok());
         assert_eq!(admission.addresses(), 1, "only the /64 with open connections is remembered");
-        let unlimited = Arc::new(Admission::new(10, 0));
+        let unlimited = Arc::new(Admission::new(10, 0, Arc::default()));
         let guards: Vec<_> = (0..100).map(|_| unlimited.try_address(ip("192.0.2.1")).unwrap()).collect();
         drop(guards);
         assert_eq!(unlimited.addresses(), 0);

@@ -36,6 +36,11 @@ pub struct Args {
     #[arg(long, env = "FAIRDECK_RELAY_TRUST_FORWARDED_FOR")]
     pub trust_forwarded_for: bool,
 
+    /// File of refused addresses and prefixes (CIDR), one a line, `#` for comments; read again when it changes.
+    /// Behind a trusted proxy it applies to the forwarded address.
+    #[arg(long = "refuse", env = "FAIRDECK_RELAY_REFUSE", value_name = "FILE")]
+    pub refusal_list: Option<PathBuf>,
+
     /// Log format.
     #[arg(long, env = "FAIRDECK_RELAY_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text, global = true)]
     pub log_format: LogFormat,

@@ -28,6 +28,7 @@ mod metrics;
 mod outbox;
 mod process;
 pub mod ratelimit;
+mod refusals;
 mod rooms;
 mod server;
 mod session;

@@ -61,6 +61,9 @@ async fn serve(args: &Args) -> anyhow::Result<()> {
     if let Some(url) = &args.database_url {
         builder = builder.database_url(url);
     }
+    if let Some(file) = &args.refusal_list {
+        builder = builder.refusal_list(file);
+    }
     if let Some(token) = &args.operator_token {
         builder = builder.operator_token(token);
     }

@@ -28,6 +28,8 @@ const LOG_EVERY: Duration = Duration::from_secs(10);
 /// `fairdeck_relay_connections_refused_total`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refusal {
+    /// Its address is on the operator's refusal list (`--refuse`).
+    Listed,
     /// Its address (IPv6: its /64) already had `connections_per_address` connections open.
     AddressLimit,
     /// `max_handshakes` connections were already in their handshake.
@@ -41,7 +43,8 @@ pub enum Refusal {
 }
 
 impl Refusal {
-    pub const ALL: [Refusal; 5] = [
+    pub const ALL: [Refusal; 6] = [
+        Refusal::Listed,
         Refusal::AddressLimit,
         Refusal::HandshakeLimit,
         Refusal::HeadTimeout,
@@ -51,6 +54,7 @@ impl Refusal {
 
     pub fn as_str(self) -> &'static str {
         match self {
+            Refusal::Listed => "refusal_list",
             Refusal::AddressLimit => "address_limit",
             Refusal::HandshakeLimit => "handshake_limit",
             Refusal::HeadTimeout => "head_timeout",
@@ -284,7 +288,9 @@ impl Metrics {
         if let Some(suppressed) = self.log.admit(refusal.as_str()) {
             let what = match refusal {
                 Refusal::HeadTimeout | Refusal::UpgradeTimeout => "closed a connection before its upgrade",
-                Refusal::AddressLimit | Refusal::HandshakeLimit | Refusal::AcceptError => "refused a connection",
+                Refusal::Listed | Refusal::AddressLimit | Refusal::HandshakeLimit | Refusal::AcceptError => {
+                    "refused a connection"
+                }
             };
             tracing::warn!(reason = refusal.as_str(), suppressed, "{what}");
         }

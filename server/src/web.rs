@@ -53,10 +53,10 @@ async fn websocket(
     let ticket = match ticket {
         Some(Extension(ticket)) => ticket,
         None => match state.admission.try_address(addr) {
-            Some(guard) => AddressTicket::new(guard),
-            None => {
-                state.metrics.refused(Refusal::AddressLimit);
-                return (StatusCode::TOO_MANY_REQUESTS, "too many connections from your address\n").into_response();
+            Ok(guard) => AddressTicket::new(guard),
+            Err(refusal) => {
+                state.metrics.refused(refusal);
+                return refusal_response(refusal);
             }
         },
     };
@@ -73,6 +73,13 @@ async fn websocket(
         .max_message_size(max)
         .max_frame_size(max)
         .on_upgrade(move |socket| session::run(state, socket, addr, guard, ticket))
+}
+
+fn refusal_response(refusal: Refusal) -> Response {
+    match refusal {
+        Refusal::Listed => (StatusCode::FORBIDDEN, "refused\n").into_response(),
+        _ => (StatusCode::TOO_MANY_REQUESTS, "too many connections from your address\n").into_response(),
+    }
 }
 
 /// The client's address: the socket peer, or behind a trusted proxy the last `X-Forwarded-For` entry (the one the
