@@ -43,6 +43,7 @@ pub use fairdeck_relay_protocol as protocol;
 
 pub use config::{Limits, parse_duration};
 pub use handover::HandoverError;
+pub use metrics::note_process_start;
 pub use rooms::RoomError;
 pub use server::{Relay, RelayBuilder, RelayError, ShutdownHandle};
 pub use stats::{RoomRecord, StatsError, StatsStore, Summary};

@@ -7,11 +7,12 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Parser;
-use fairdeck_relay::{Relay, RoomResult, StatsStore, Summary};
+use fairdeck_relay::{Relay, RoomResult, StatsStore, Summary, note_process_start};
 
 use args::{Args, Command, LogFormat};
 
 fn main() -> ExitCode {
+    note_process_start();
     let args = Args::parse();
     init_tracing(args.log_format);
     let runtime = match tokio::runtime::Runtime::new() {

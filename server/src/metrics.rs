@@ -3,12 +3,14 @@
 //! Each relay owns its recorder (no global one), so several relays in one test process keep separate counts.
 //! Counters and the histogram are updated on the hot path through pre-registered handles (an atomic add);
 //! gauges are set from the live state when `/metrics` is scraped, so they cannot drift. The `process_*` metrics
-//! are read from `/proc/self` at each scrape (see `process`).
+//! are read from `/proc/self` at each scrape (see `process`), except that `process_start_time_seconds` falls back
+//! on the wall-clock time noted when the process started: systemd's `ProcSubset=pid` (in the shipped unit) hides
+//! `/proc/stat`, whose boot time the `/proc/self/stat` start is relative to.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::sync::{Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant, SystemTime};
 
 use metrics::{Counter, Gauge, Histogram, Key, KeyName, Label, Level, Metadata, Recorder, SharedString};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle, PrometheusRecorder};
@@ -20,6 +22,17 @@ use crate::tally::{LiveCounts, RoomResult};
 const LATENCY: &str = "fairdeck_relay_forward_latency_seconds";
 const LATENCY_BUCKETS: [f64; 14] =
     [0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0];
+
+/// When the process started, in seconds since the Unix epoch: noted by [`note_process_start`] first thing in
+/// `main`, else when the first relay is built.
+static PROCESS_START: OnceLock<f64> = OnceLock::new();
+
+/// Notes now as the process's start (only the first call counts).
+pub fn note_process_start() {
+    PROCESS_START.get_or_init(|| {
+        SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0.0, |since| since.as_secs_f64())
+    });
+}
 
 /// At most one log line per kind of refusal in this interval; the next line says how many were left out.
 const LOG_EVERY: Duration = Duration::from_secs(10);
@@ -142,6 +155,7 @@ impl std::fmt::Debug for Metrics {
 impl Default for Metrics {
     /// Registers every metric with a fresh recorder.
     fn default() -> Metrics {
+        note_process_start();
         let registry = Registry::new();
         let counter = |name, help| registry.counter(name, help, vec![]);
         let gauge = |name, help| registry.gauge(name, help, vec![]);
@@ -326,6 +340,14 @@ impl Metrics {
         self.stats_queued_gauge.set(self.stats_queued.load(Ordering::Relaxed) as f64);
         let mut text = self.handle.render();
         process::render(&mut text);
+        if !text.contains("\nprocess_start_time_seconds ")
+            && let Some(start) = PROCESS_START.get()
+        {
+            text.push_str(&format!(
+                "# HELP process_start_time_seconds Start time, in seconds since the Unix epoch.\n\
+                 # TYPE process_start_time_seconds gauge\nprocess_start_time_seconds {start}\n\n"
+            ));
+        }
         text
     }
 }

@@ -1,0 +1,96 @@
+//! The `fairdeck-relay` program as an operator runs it, under the constraints of a real host: the shipped unit's
+//! hidden `/proc/stat`, and a low open-file limit.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// A `fairdeck-relay` process, stopped when dropped.
+struct RelayProcess {
+    child: Child,
+    addr: SocketAddr,
+    _data_dir: tempfile::TempDir,
+}
+
+impl RelayProcess {
+    /// Starts the relay on a free loopback port through `wrapper` (a command that runs the rest of its arguments,
+    /// such as `prlimit …`), with `args`; waits for it to listen.
+    fn start(wrapper: &[&str], args: &[&str]) -> RelayProcess {
+        let data_dir = tempfile::tempdir().unwrap();
+        let mut command = Command::new(wrapper.first().copied().unwrap_or(env!("CARGO_BIN_EXE_fairdeck-relay")));
+        if !wrapper.is_empty() {
+            command.args(&wrapper[1..]).arg(env!("CARGO_BIN_EXE_fairdeck-relay"));
+        }
+        let mut child = command
+            .args(["--listen", "127.0.0.1:0", "--data-dir"])
+            .arg(data_dir.path())
+            .args(args)
+            .env("RUST_LOG", "info")
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start fairdeck-relay");
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let addr = loop {
+            let line = lines.next().expect("the relay says where it listens").unwrap();
+            if let Some(rest) = line.split("addr=").nth(1) {
+                break rest.split_whitespace().next().unwrap().parse().expect("an address");
+            }
+        };
+        // Keep draining the log so that the relay never blocks on a full pipe.
+        std::thread::spawn(move || lines.for_each(drop));
+        RelayProcess { child, addr, _data_dir: data_dir }
+    }
+
+    fn get(&self, path: &str) -> String {
+        let mut stream = TcpStream::connect(self.addr).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        write!(stream, "GET {path} HTTP/1.1\r\nHost: relay\r\nConnection: close\r\n\r\n").unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).unwrap();
+        response
+    }
+
+    fn metric(&self, name: &str) -> Option<f64> {
+        let text = self.get("/metrics");
+        text.lines().find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+    }
+}
+
+impl Drop for RelayProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn now() -> f64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs_f64()
+}
+
+/// Whether this host lets an unprivileged user mount in a namespace of its own (some CI sandboxes do not).
+fn can_hide_proc_stat() -> bool {
+    Command::new("unshare")
+        .args(["-rm", "sh", "-c", "mount --bind /dev/null /proc/stat"])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
+#[test]
+fn the_start_time_is_published_when_proc_stat_is_hidden() {
+    if !can_hide_proc_stat() {
+        eprintln!("skipped: user namespaces are not available here to hide /proc/stat");
+        return;
+    }
+    let before = now();
+    // As under the unit's ProcSubset=pid: /proc/self is there, /proc/stat (and its boot time) is not.
+    let hide = ["unshare", "-rm", "sh", "-c", r#"mount --bind /dev/null /proc/stat && exec "$@""#, "sh"];
+    let relay = RelayProcess::start(&hide, &[]);
+    let started = relay.metric("process_start_time_seconds").expect("process_start_time_seconds");
+    assert!(started >= before - 1.0 && started <= now(), "{before} <= {started}");
+    assert!(relay.metric("process_open_fds").is_some(), "the rest of /proc/self is read");
+}
