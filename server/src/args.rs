@@ -94,7 +94,7 @@ pub struct Args {
     #[arg(long, env = "FAIRDECK_RELAY_MAX_ROOMS", default_value_t = Limits::default().max_rooms)]
     pub max_rooms: usize,
 
-    /// Most WebSocket connections at once (keep it below the open-file limit).
+    /// Most WebSocket connections at once (lowered at start to fit the open-file limit).
     #[arg(long, env = "FAIRDECK_RELAY_MAX_CONNECTIONS", default_value_t = Limits::default().max_connections)]
     pub max_connections: usize,
 
@@ -106,7 +106,8 @@ pub struct Args {
     #[arg(long, env = "FAIRDECK_RELAY_UPGRADE_TIMEOUT", value_parser = parse_duration, default_value = "15s")]
     pub upgrade_timeout: Duration,
 
-    /// Most connections accepted but not yet upgraded to WebSocket; more are closed at once.
+    /// Most connections accepted but not yet upgraded to WebSocket; past it the oldest is closed for the newcomer
+    /// (lowered at start to fit the open-file limit).
     #[arg(long, env = "FAIRDECK_RELAY_MAX_HANDSHAKES", default_value_t = Limits::default().max_handshakes)]
     pub max_handshakes: usize,
 

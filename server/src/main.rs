@@ -1,13 +1,14 @@
 //! `fairdeck-relay`: parses flags, sets up logging, and runs the library's relay (or prints statistics).
 
 mod args;
+mod descriptors;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Parser;
-use fairdeck_relay::{Relay, RoomResult, StatsStore, Summary, note_process_start};
+use fairdeck_relay::{Limits, Relay, RoomResult, StatsStore, Summary, note_process_start};
 
 use args::{Args, Command, LogFormat};
 
@@ -58,7 +59,7 @@ fn init_tracing(format: LogFormat) {
 async fn serve(args: &Args) -> anyhow::Result<()> {
     let data_dir = args.data_dir();
     let mut builder =
-        Relay::builder(args.listen, &data_dir).limits(args.limits()).trust_forwarded_for(args.trust_forwarded_for);
+        Relay::builder(args.listen, &data_dir).limits(limits(args)?).trust_forwarded_for(args.trust_forwarded_for);
     if let Some(url) = &args.database_url {
         builder = builder.database_url(url);
     }
@@ -82,6 +83,26 @@ async fn serve(args: &Args) -> anyhow::Result<()> {
     relay.serve().await?;
     tracing::info!("stopped");
     Ok(())
+}
+
+/// The limits given, with the soft open-file limit raised to the hard one and the connection caps fitted under it.
+fn limits(args: &Args) -> anyhow::Result<Limits> {
+    let given = args.limits();
+    let (open_files, error) = descriptors::raise_open_file_limit();
+    if let Some(error) = error {
+        tracing::info!(%error, "cannot raise the open-file limit to its hard ceiling");
+    }
+    let Some(open_files) = open_files else { return Ok(given) };
+    let fitted = descriptors::fit(given.clone(), open_files)?;
+    if fitted != given {
+        tracing::warn!(
+            open_files,
+            max_handshakes = fitted.max_handshakes,
+            max_connections = fitted.max_connections,
+            "connection caps lowered to fit the open-file limit"
+        );
+    }
+    Ok(fitted)
 }
 
 async fn wait_for_signal(terminate: Option<tokio::signal::unix::Signal>) {

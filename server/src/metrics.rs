@@ -45,7 +45,8 @@ pub enum Refusal {
     Listed,
     /// Its address (IPv6: its /64) already had `connections_per_address` connections open.
     AddressLimit,
-    /// `max_handshakes` connections were already in their handshake.
+    /// `max_handshakes` connections were in their handshake: the oldest was closed for a newer one (or, when all
+    /// were already told to close, the newcomer).
     HandshakeLimit,
     /// No complete request head within `request_head_timeout` (silent or slowloris).
     HeadTimeout,

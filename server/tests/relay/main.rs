@@ -7,6 +7,7 @@ mod forwarding;
 mod limits;
 mod operators;
 mod postgres;
+mod program;
 mod refusals;
 mod rendezvous;
 mod resume;

@@ -1,10 +1,15 @@
 //! The `fairdeck-relay` program as an operator runs it, under the constraints of a real host: the shipped unit's
 //! hidden `/proc/stat`, and a low open-file limit.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde_json::json;
+use tokio::net::TcpStream;
+
+use crate::common::{Client, Received, metrics};
 
 /// A `fairdeck-relay` process, stopped when dropped.
 struct RelayProcess {
@@ -45,17 +50,13 @@ impl RelayProcess {
         RelayProcess { child, addr, _data_dir: data_dir }
     }
 
-    fn get(&self, path: &str) -> String {
-        let mut stream = TcpStream::connect(self.addr).unwrap();
-        stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-        write!(stream, "GET {path} HTTP/1.1\r\nHost: relay\r\nConnection: close\r\n\r\n").unwrap();
-        let mut response = String::new();
-        stream.read_to_string(&mut response).unwrap();
-        response
+    fn url(&self) -> String {
+        format!("ws://{}/v1", self.addr)
     }
 
-    fn metric(&self, name: &str) -> Option<f64> {
-        let text = self.get("/metrics");
+    /// A metric's value, if the relay publishes it.
+    async fn metric(&self, name: &str) -> Option<f64> {
+        let text = metrics(self.addr).await;
         text.lines().find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
     }
 }
@@ -80,8 +81,8 @@ fn can_hide_proc_stat() -> bool {
         .is_ok_and(|status| status.success())
 }
 
-#[test]
-fn the_start_time_is_published_when_proc_stat_is_hidden() {
+#[tokio::test]
+async fn the_start_time_is_published_when_proc_stat_is_hidden() {
     if !can_hide_proc_stat() {
         eprintln!("skipped: user namespaces are not available here to hide /proc/stat");
         return;
@@ -90,7 +91,39 @@ fn the_start_time_is_published_when_proc_stat_is_hidden() {
     // As under the unit's ProcSubset=pid: /proc/self is there, /proc/stat (and its boot time) is not.
     let hide = ["unshare", "-rm", "sh", "-c", r#"mount --bind /dev/null /proc/stat && exec "$@""#, "sh"];
     let relay = RelayProcess::start(&hide, &[]);
-    let started = relay.metric("process_start_time_seconds").expect("process_start_time_seconds");
+    let started = relay.metric("process_start_time_seconds").await.expect("process_start_time_seconds");
     assert!(started >= before - 1.0 && started <= now(), "{before} <= {started}");
-    assert!(relay.metric("process_open_fds").is_some(), "the rest of /proc/self is read");
+    assert!(relay.metric("process_open_fds").await.is_some(), "the rest of /proc/self is read");
+}
+
+#[tokio::test]
+async fn the_soft_open_file_limit_is_raised_to_the_hard_one() {
+    let relay = RelayProcess::start(&["prlimit", "--nofile=100:300", "--"], &[]);
+    assert_eq!(relay.metric("process_max_fds").await, Some(300.0));
+}
+
+#[tokio::test]
+async fn idle_connections_past_the_open_file_limit_do_not_lock_players_out() {
+    // 128 descriptors, and no per-address cap: as if the idle connections came from many addresses.
+    let limit = ["prlimit", "--nofile=128:128", "--"];
+    let relay = RelayProcess::start(&limit, &["--connections-per-address", "0"]);
+    let url = relay.url();
+    let (mut host, mut guest, _, _, _) = Client::pair(&url).await;
+    let mut idle = Vec::new();
+    for _ in 0..200 {
+        idle.push(TcpStream::connect(relay.addr).await.expect("the kernel accepts into the backlog"));
+    }
+    host.send_binary(vec![1; 32]).await;
+    guest.expect_binary(&[1; 32]).await;
+    // A new player gets in long before the idle connections' 10 s head timeout.
+    let (mut newcomer, _, _) = tokio::time::timeout(Duration::from_secs(3), Client::create(&url))
+        .await
+        .expect("a new player is not locked out");
+    newcomer.send(json!({"type": "leave"})).await;
+    assert!(matches!(newcomer.recv().await, Received::Closed(_)), "the newcomer's room ended");
+    guest.send_binary(vec![2; 32]).await;
+    host.expect_binary(&[2; 32]).await;
+    let fds = relay.metric("process_open_fds").await.expect("process_open_fds");
+    assert!(fds < 128.0, "{fds} descriptors open");
+    drop(idle);
 }
