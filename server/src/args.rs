@@ -29,7 +29,7 @@ pub struct Args {
 
     /// Token that opens /stats and /api/stats (as a Bearer token, or the password of HTTP Basic auth).
     /// Without it those pages are disabled. Prefer the environment variable: arguments are visible in `ps`.
-    #[arg(long, env = "FAIRDECK_RELAY_OPERATOR_TOKEN", hide_env_values = true)]
+    #[arg(long, env = "FAIRDECK_RELAY_OPERATOR_TOKEN", hide_env_values = true, global = true)]
     pub operator_token: Option<String>,
 
     /// Take the client address for rate limits from X-Forwarded-For (only behind a reverse proxy you run).
@@ -133,6 +133,9 @@ pub struct Args {
 pub enum Command {
     /// Serve (the default).
     Serve,
+    /// List the open rooms of the relay running at --listen (age, seats; no secrets), through its /api/rooms and
+    /// the operator token, and exit.
+    Rooms,
     /// Print a summary of the statistics database and exit.
     Stats {
         /// Window, in hours.

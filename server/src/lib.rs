@@ -44,7 +44,7 @@ pub use fairdeck_relay_protocol as protocol;
 pub use config::{Limits, parse_duration};
 pub use handover::HandoverError;
 pub use metrics::note_process_start;
-pub use rooms::RoomError;
+pub use rooms::{RoomError, RoomListing};
 pub use server::{Relay, RelayBuilder, RelayError, ShutdownHandle};
 pub use stats::{RoomRecord, StatsError, StatsStore, Summary};
 pub use tally::{LiveCounts, RoomResult};

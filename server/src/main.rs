@@ -2,6 +2,7 @@
 
 mod args;
 mod descriptors;
+mod listing;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -26,6 +27,7 @@ fn main() -> ExitCode {
     let result = runtime.block_on(async {
         match args.command {
             Some(Command::Stats { hours }) => print_stats(&args, hours).await,
+            Some(Command::Rooms) => print_rooms(&args).await,
             Some(Command::Serve) | None => serve(&args).await,
         }
     });
@@ -117,6 +119,15 @@ async fn wait_for_signal(terminate: Option<tokio::signal::unix::Signal>) {
             let _ = tokio::signal::ctrl_c().await;
         }
     }
+}
+
+async fn print_rooms(args: &Args) -> anyhow::Result<()> {
+    let token = args.operator_token.as_deref().context(
+        "listing rooms needs the relay's operator token (FAIRDECK_RELAY_OPERATOR_TOKEN, as in /etc/fairdeck-relay/env)",
+    )?;
+    let (instance, rooms) = listing::fetch(args.listen, token).await?;
+    print!("{}", listing::format(instance, &rooms));
+    Ok(())
 }
 
 async fn print_stats(args: &Args, hours: u32) -> anyhow::Result<()> {

@@ -33,6 +33,7 @@ pub(crate) fn app(state: Arc<AppState>) -> Router {
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
         .route("/api/stats", get(stats_json))
+        .route("/api/rooms", get(rooms_json))
         .route("/stats", get(stats_page))
         .with_state(state)
 }
@@ -154,6 +155,14 @@ async fn stats_json(
     match stats_document(&state, &query).await {
         Ok(document) => Json(document).into_response(),
         Err(error) => stats_unavailable(&error),
+    }
+}
+
+/// The open rooms, for `fairdeck-relay rooms`; behind the operator token like the statistics.
+async fn rooms_json(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
+    match refuse_unless_operator(&state, &headers) {
+        Some(refusal) => refusal,
+        None => Json(state.rooms.list(std::time::Instant::now())).into_response(),
     }
 }
 

@@ -9,7 +9,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde_json::json;
 use tokio::net::TcpStream;
 
-use crate::common::{Client, Received, metrics};
+use crate::common::{Client, Received, http_get, metrics};
+
+const TOKEN: &str = "operator-token-for-the-tests";
 
 /// A `fairdeck-relay` process, stopped when dropped.
 struct RelayProcess {
@@ -32,6 +34,7 @@ impl RelayProcess {
             .arg(data_dir.path())
             .args(args)
             .env("RUST_LOG", "info")
+            .env("FAIRDECK_RELAY_OPERATOR_TOKEN", TOKEN)
             .env("NO_COLOR", "1")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -126,4 +129,49 @@ async fn idle_connections_past_the_open_file_limit_do_not_lock_players_out() {
     let fds = relay.metric("process_open_fds").await.expect("process_open_fds");
     assert!(fds < 128.0, "{fds} descriptors open");
     drop(idle);
+}
+
+#[tokio::test]
+async fn rooms_lists_the_open_rooms_without_secrets() {
+    let relay = RelayProcess::start(&[], &[]);
+    let url = relay.url();
+    let (_host, _guest, _nameplate, host_token, guest_token) = Client::pair(&url).await;
+    let (_waiting, _, waiting_token) = Client::create(&url).await;
+    let listen = relay.addr.to_string();
+    let rooms = |token: Option<&str>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_fairdeck-relay"));
+        command.args(["rooms", "--listen", &listen]).env_remove("FAIRDECK_RELAY_OPERATOR_TOKEN");
+        if let Some(token) = token {
+            command.env("FAIRDECK_RELAY_OPERATOR_TOKEN", token);
+        }
+        command.output().unwrap()
+    };
+    let output = rooms(Some(TOKEN));
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "a header, two rooms, a count:\n{text}");
+    let seats: Vec<(&str, &str)> = lines[1..3]
+        .iter()
+        .map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            assert_eq!(fields[4], listen, "the instance in {line}");
+            (fields[2], fields[3])
+        })
+        .collect();
+    assert!(seats.contains(&("2", "2")) && seats.contains(&("1", "1")), "{text}");
+    for secret in [&host_token, &guest_token, &waiting_token] {
+        assert!(!text.contains(secret.as_str()), "{secret} in\n{text}");
+    }
+    // What the relay sends holds no nameplate either: only these fields.
+    let (status, body) = http_get(relay.addr, "/api/rooms", &[("Authorization", &format!("Bearer {TOKEN}"))]).await;
+    assert_eq!(status, 200);
+    let listed: Vec<serde_json::Map<String, serde_json::Value>> = serde_json::from_str(&body).unwrap();
+    for room in listed {
+        let keys: Vec<&str> = room.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["age_seconds", "room", "seats_connected", "seats_taken"], "{body}");
+    }
+    let refused = rooms(Some("wrong"));
+    assert!(!refused.status.success() && String::from_utf8_lossy(&refused.stderr).contains("401"), "{refused:?}");
+    assert!(!rooms(None).status.success(), "no token, no list");
 }
