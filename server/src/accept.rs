@@ -22,7 +22,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::{TcpListener, TcpStream};
 use tower_service::Service;
 
-use crate::admission::{AddressTicket, Slot};
+use crate::admission::{AddressTicket, Handshake};
 use crate::metrics::Refusal;
 use crate::state::AppState;
 use crate::web;
@@ -38,8 +38,13 @@ pub(crate) async fn serve(listener: TcpListener, state: Arc<AppState>) {
     let stopping = shutdown.wait_for(|stopping| *stopping);
     tokio::pin!(stopping);
     loop {
+        // Past twice the handshake cap (while the oldest handshakes close to make room), connections wait in the
+        // kernel's backlog rather than take descriptors.
         let accepted = tokio::select! {
-            accepted = listener.accept() => accepted,
+            accepted = async {
+                state.admission.handshake_room().await;
+                listener.accept().await
+            } => accepted,
             _ = &mut stopping => return,
         };
         let (tcp, peer) = match accepted {
@@ -51,15 +56,15 @@ pub(crate) async fn serve(listener: TcpListener, state: Arc<AppState>) {
                 continue;
             }
         };
-        // Behind a trusted proxy every connection comes from the proxy: the WebSocket handler counts the
-        // forwarded address instead.
+        // A refused address is closed here, before any handshake work. Behind a trusted proxy every connection
+        // comes from the proxy: the WebSocket handler checks and counts the forwarded address instead.
         let ticket = if state.trust_forwarded_for {
             None
         } else {
             match state.admission.try_address(peer.ip()) {
-                Some(guard) => Some(AddressTicket::new(guard)),
-                None => {
-                    state.metrics.refused(Refusal::AddressLimit);
+                Ok(guard) => Some(AddressTicket::new(guard)),
+                Err(refusal) => {
+                    state.metrics.refused(refusal);
                     continue;
                 }
             }
@@ -81,7 +86,7 @@ async fn connection(
     tcp: TcpStream,
     peer: SocketAddr,
     ticket: Option<AddressTicket>,
-    handshake: Slot,
+    handshake: Handshake,
 ) {
     let limits = &state.limits;
     let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
@@ -112,6 +117,10 @@ async fn connection(
         served = connection.as_mut() => served,
         () = &mut deadline => {
             state.metrics.refused(Refusal::UpgradeTimeout);
+            return;
+        }
+        () = handshake.evicted() => {
+            state.metrics.refused(Refusal::HandshakeLimit);
             return;
         }
         () = async { drop(shutdown.wait_for(|stopping| *stopping).await) } => {

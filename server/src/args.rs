@@ -29,12 +29,17 @@ pub struct Args {
 
     /// Token that opens /stats and /api/stats (as a Bearer token, or the password of HTTP Basic auth).
     /// Without it those pages are disabled. Prefer the environment variable: arguments are visible in `ps`.
-    #[arg(long, env = "FAIRDECK_RELAY_OPERATOR_TOKEN", hide_env_values = true)]
+    #[arg(long, env = "FAIRDECK_RELAY_OPERATOR_TOKEN", hide_env_values = true, global = true)]
     pub operator_token: Option<String>,
 
     /// Take the client address for rate limits from X-Forwarded-For (only behind a reverse proxy you run).
     #[arg(long, env = "FAIRDECK_RELAY_TRUST_FORWARDED_FOR")]
     pub trust_forwarded_for: bool,
+
+    /// File of refused addresses and prefixes (CIDR), one a line, `#` for comments; read again when it changes.
+    /// Behind a trusted proxy it applies to the forwarded address.
+    #[arg(long = "refuse", env = "FAIRDECK_RELAY_REFUSE", value_name = "FILE")]
+    pub refusal_list: Option<PathBuf>,
 
     /// Log format.
     #[arg(long, env = "FAIRDECK_RELAY_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text, global = true)]
@@ -89,7 +94,7 @@ pub struct Args {
     #[arg(long, env = "FAIRDECK_RELAY_MAX_ROOMS", default_value_t = Limits::default().max_rooms)]
     pub max_rooms: usize,
 
-    /// Most WebSocket connections at once (keep it below the open-file limit).
+    /// Most WebSocket connections at once (lowered at start to fit the open-file limit).
     #[arg(long, env = "FAIRDECK_RELAY_MAX_CONNECTIONS", default_value_t = Limits::default().max_connections)]
     pub max_connections: usize,
 
@@ -101,7 +106,8 @@ pub struct Args {
     #[arg(long, env = "FAIRDECK_RELAY_UPGRADE_TIMEOUT", value_parser = parse_duration, default_value = "15s")]
     pub upgrade_timeout: Duration,
 
-    /// Most connections accepted but not yet upgraded to WebSocket; more are closed at once.
+    /// Most connections accepted but not yet upgraded to WebSocket; past it the oldest is closed for the newcomer
+    /// (lowered at start to fit the open-file limit).
     #[arg(long, env = "FAIRDECK_RELAY_MAX_HANDSHAKES", default_value_t = Limits::default().max_handshakes)]
     pub max_handshakes: usize,
 
@@ -127,6 +133,9 @@ pub struct Args {
 pub enum Command {
     /// Serve (the default).
     Serve,
+    /// List the open rooms of the relay running at --listen (age, seats; no secrets), through its /api/rooms and
+    /// the operator token, and exit.
+    Rooms,
     /// Print a summary of the statistics database and exit.
     Stats {
         /// Window, in hours.

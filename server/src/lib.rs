@@ -28,6 +28,7 @@ mod metrics;
 mod outbox;
 mod process;
 pub mod ratelimit;
+mod refusals;
 mod rooms;
 mod server;
 mod session;
@@ -42,7 +43,8 @@ pub use fairdeck_relay_protocol as protocol;
 
 pub use config::{Limits, parse_duration};
 pub use handover::HandoverError;
-pub use rooms::RoomError;
+pub use metrics::note_process_start;
+pub use rooms::{RoomError, RoomListing};
 pub use server::{Relay, RelayBuilder, RelayError, ShutdownHandle};
 pub use stats::{RoomRecord, StatsError, StatsStore, Summary};
 pub use tally::{LiveCounts, RoomResult};

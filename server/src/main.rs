@@ -1,17 +1,20 @@
 //! `fairdeck-relay`: parses flags, sets up logging, and runs the library's relay (or prints statistics).
 
 mod args;
+mod descriptors;
+mod listing;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Parser;
-use fairdeck_relay::{Relay, RoomResult, StatsStore, Summary};
+use fairdeck_relay::{Limits, Relay, RoomResult, StatsStore, Summary, note_process_start};
 
 use args::{Args, Command, LogFormat};
 
 fn main() -> ExitCode {
+    note_process_start();
     let args = Args::parse();
     init_tracing(args.log_format);
     let runtime = match tokio::runtime::Runtime::new() {
@@ -24,6 +27,7 @@ fn main() -> ExitCode {
     let result = runtime.block_on(async {
         match args.command {
             Some(Command::Stats { hours }) => print_stats(&args, hours).await,
+            Some(Command::Rooms) => print_rooms(&args).await,
             Some(Command::Serve) | None => serve(&args).await,
         }
     });
@@ -57,9 +61,12 @@ fn init_tracing(format: LogFormat) {
 async fn serve(args: &Args) -> anyhow::Result<()> {
     let data_dir = args.data_dir();
     let mut builder =
-        Relay::builder(args.listen, &data_dir).limits(args.limits()).trust_forwarded_for(args.trust_forwarded_for);
+        Relay::builder(args.listen, &data_dir).limits(limits(args)?).trust_forwarded_for(args.trust_forwarded_for);
     if let Some(url) = &args.database_url {
         builder = builder.database_url(url);
+    }
+    if let Some(file) = &args.refusal_list {
+        builder = builder.refusal_list(file);
     }
     if let Some(token) = &args.operator_token {
         builder = builder.operator_token(token);
@@ -80,6 +87,26 @@ async fn serve(args: &Args) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The limits given, with the soft open-file limit raised to the hard one and the connection caps fitted under it.
+fn limits(args: &Args) -> anyhow::Result<Limits> {
+    let given = args.limits();
+    let (open_files, error) = descriptors::raise_open_file_limit();
+    if let Some(error) = error {
+        tracing::info!(%error, "cannot raise the open-file limit to its hard ceiling");
+    }
+    let Some(open_files) = open_files else { return Ok(given) };
+    let fitted = descriptors::fit(given.clone(), open_files)?;
+    if fitted != given {
+        tracing::warn!(
+            open_files,
+            max_handshakes = fitted.max_handshakes,
+            max_connections = fitted.max_connections,
+            "connection caps lowered to fit the open-file limit"
+        );
+    }
+    Ok(fitted)
+}
+
 async fn wait_for_signal(terminate: Option<tokio::signal::unix::Signal>) {
     match terminate {
         Some(mut terminate) => {
@@ -92,6 +119,15 @@ async fn wait_for_signal(terminate: Option<tokio::signal::unix::Signal>) {
             let _ = tokio::signal::ctrl_c().await;
         }
     }
+}
+
+async fn print_rooms(args: &Args) -> anyhow::Result<()> {
+    let token = args.operator_token.as_deref().context(
+        "listing rooms needs the relay's operator token (FAIRDECK_RELAY_OPERATOR_TOKEN, as in /etc/fairdeck-relay/env)",
+    )?;
+    let (instance, rooms) = listing::fetch(args.listen, token).await?;
+    print!("{}", listing::format(instance, &rooms));
+    Ok(())
 }
 
 async fn print_stats(args: &Args, hours: u32) -> anyhow::Result<()> {

@@ -3,12 +3,14 @@
 //! Each relay owns its recorder (no global one), so several relays in one test process keep separate counts.
 //! Counters and the histogram are updated on the hot path through pre-registered handles (an atomic add);
 //! gauges are set from the live state when `/metrics` is scraped, so they cannot drift. The `process_*` metrics
-//! are read from `/proc/self` at each scrape (see `process`).
+//! are read from `/proc/self` at each scrape (see `process`), except that `process_start_time_seconds` falls back
+//! on the wall-clock time noted when the process started: systemd's `ProcSubset=pid` (in the shipped unit) hides
+//! `/proc/stat`, whose boot time the `/proc/self/stat` start is relative to.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::sync::{Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant, SystemTime};
 
 use metrics::{Counter, Gauge, Histogram, Key, KeyName, Label, Level, Metadata, Recorder, SharedString};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle, PrometheusRecorder};
@@ -21,6 +23,17 @@ const LATENCY: &str = "fairdeck_relay_forward_latency_seconds";
 const LATENCY_BUCKETS: [f64; 14] =
     [0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0];
 
+/// When the process started, in seconds since the Unix epoch: noted by [`note_process_start`] first thing in
+/// `main`, else when the first relay is built.
+static PROCESS_START: OnceLock<f64> = OnceLock::new();
+
+/// Notes now as the process's start (only the first call counts).
+pub fn note_process_start() {
+    PROCESS_START.get_or_init(|| {
+        SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0.0, |since| since.as_secs_f64())
+    });
+}
+
 /// At most one log line per kind of refusal in this interval; the next line says how many were left out.
 const LOG_EVERY: Duration = Duration::from_secs(10);
 
@@ -28,9 +41,12 @@ const LOG_EVERY: Duration = Duration::from_secs(10);
 /// `fairdeck_relay_connections_refused_total`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refusal {
+    /// Its address is on the operator's refusal list (`--refuse`).
+    Listed,
     /// Its address (IPv6: its /64) already had `connections_per_address` connections open.
     AddressLimit,
-    /// `max_handshakes` connections were already in their handshake.
+    /// `max_handshakes` connections were in their handshake: the oldest was closed for a newer one (or, when all
+    /// were already told to close, the newcomer).
     HandshakeLimit,
     /// No complete request head within `request_head_timeout` (silent or slowloris).
     HeadTimeout,
@@ -41,7 +57,8 @@ pub enum Refusal {
 }
 
 impl Refusal {
-    pub const ALL: [Refusal; 5] = [
+    pub const ALL: [Refusal; 6] = [
+        Refusal::Listed,
         Refusal::AddressLimit,
         Refusal::HandshakeLimit,
         Refusal::HeadTimeout,
@@ -51,6 +68,7 @@ impl Refusal {
 
     pub fn as_str(self) -> &'static str {
         match self {
+            Refusal::Listed => "refusal_list",
             Refusal::AddressLimit => "address_limit",
             Refusal::HandshakeLimit => "handshake_limit",
             Refusal::HeadTimeout => "head_timeout",
@@ -138,6 +156,7 @@ impl std::fmt::Debug for Metrics {
 impl Default for Metrics {
     /// Registers every metric with a fresh recorder.
     fn default() -> Metrics {
+        note_process_start();
         let registry = Registry::new();
         let counter = |name, help| registry.counter(name, help, vec![]);
         let gauge = |name, help| registry.gauge(name, help, vec![]);
@@ -284,7 +303,9 @@ impl Metrics {
         if let Some(suppressed) = self.log.admit(refusal.as_str()) {
             let what = match refusal {
                 Refusal::HeadTimeout | Refusal::UpgradeTimeout => "closed a connection before its upgrade",
-                Refusal::AddressLimit | Refusal::HandshakeLimit | Refusal::AcceptError => "refused a connection",
+                Refusal::Listed | Refusal::AddressLimit | Refusal::HandshakeLimit | Refusal::AcceptError => {
+                    "refused a connection"
+                }
             };
             tracing::warn!(reason = refusal.as_str(), suppressed, "{what}");
         }
@@ -320,6 +341,14 @@ impl Metrics {
         self.stats_queued_gauge.set(self.stats_queued.load(Ordering::Relaxed) as f64);
         let mut text = self.handle.render();
         process::render(&mut text);
+        if !text.contains("\nprocess_start_time_seconds ")
+            && let Some(start) = PROCESS_START.get()
+        {
+            text.push_str(&format!(
+                "# HELP process_start_time_seconds Start time, in seconds since the Unix epoch.\n\
+                 # TYPE process_start_time_seconds gauge\nprocess_start_time_seconds {start}\n\n"
+            ));
+        }
         text
     }
 }

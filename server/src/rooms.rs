@@ -237,6 +237,17 @@ fn peer_of(seat: usize) -> usize {
     1 - seat
 }
 
+/// One open room as `fairdeck-relay rooms` lists it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RoomListing {
+    /// The relay's internal id: not a nameplate, useless to join or resume.
+    pub room: u64,
+    pub age_seconds: u64,
+    /// Seats with a player, connected or held for a resume.
+    pub seats_taken: u8,
+    pub seats_connected: u8,
+}
+
 /// The room table.
 #[derive(Debug)]
 pub struct Rooms {
@@ -727,6 +738,26 @@ impl Rooms {
             }
         }
         counts
+    }
+
+    /// The open rooms for the operator's `fairdeck-relay rooms`, oldest first: nothing secret (no nameplate, no
+    /// token, no client name), only the internal id, the age and how many seats are taken.
+    pub(crate) fn list(&self, now: Instant) -> Vec<RoomListing> {
+        let rooms: Vec<Arc<Room>> = lock(&self.registry).rooms.values().cloned().collect();
+        let mut listing: Vec<RoomListing> = rooms
+            .iter()
+            .filter_map(|room| {
+                let state = lock(&room.state);
+                (!state.ended).then(|| RoomListing {
+                    room: room.id,
+                    age_seconds: now.saturating_duration_since(state.created_at).as_secs(),
+                    seats_taken: state.seats.iter().filter(|seat| !matches!(seat, Seat::Empty)).count() as u8,
+                    seats_connected: state.seats.iter().filter(|seat| seat.outbox().is_some()).count() as u8,
+                })
+            })
+            .collect();
+        listing.sort_by_key(|room| std::cmp::Reverse(room.age_seconds));
+        listing
     }
 
     /// Snapshots every open room for a successor process (see `handover`).

@@ -17,6 +17,7 @@ use crate::handover::{self, Handover};
 use crate::metrics::Metrics;
 use crate::outbox::Queues;
 use crate::ratelimit::RateLimiter;
+use crate::refusals::RefusalList;
 use crate::rooms::{Rooms, Stamp};
 use crate::state::AppState;
 use crate::stats::{RoomRecord, StatsError, StatsStore, StatsWriter, error_chain};
@@ -36,6 +37,8 @@ pub enum RelayError {
     DataDir { path: PathBuf, source: std::io::Error },
     #[error(transparent)]
     Stats(#[from] StatsError),
+    #[error("cannot read the refusal list {path}")]
+    RefusalList { path: PathBuf, source: std::io::Error },
     #[error("cannot listen on {addr}")]
     Bind { addr: SocketAddr, source: std::io::Error },
 }
@@ -49,6 +52,7 @@ pub struct RelayBuilder {
     limits: Limits,
     operator_token: Option<String>,
     trust_forwarded_for: bool,
+    refusal_list: Option<PathBuf>,
 }
 
 impl RelayBuilder {
@@ -61,6 +65,7 @@ impl RelayBuilder {
             limits: Limits::default(),
             operator_token: None,
             trust_forwarded_for: false,
+            refusal_list: None,
         }
     }
 
@@ -88,6 +93,12 @@ impl RelayBuilder {
         self
     }
 
+    /// Refuses connections from the addresses and prefixes listed in this file, read again whenever it changes.
+    pub fn refusal_list(mut self, file: impl Into<PathBuf>) -> RelayBuilder {
+        self.refusal_list = Some(file.into());
+        self
+    }
+
     /// Creates the data directory, takes back the rooms a previous process handed over, and starts the statistics
     /// writer, which connects to (and migrates) the database in the background: a relay whose database is down
     /// starts and serves games, and keeps their records until the database is back.
@@ -98,6 +109,12 @@ impl RelayBuilder {
         let url = self.database_url.clone().unwrap_or_else(|| StatsStore::sqlite_url(&self.data_dir));
         let stats = StatsStore::open(&url).await?;
         let (records_tx, records_rx) = mpsc::channel(STATS_QUEUE);
+        let refusals = match &self.refusal_list {
+            Some(path) => {
+                RefusalList::load(path).map_err(|source| RelayError::RefusalList { path: path.clone(), source })?
+            }
+            None => RefusalList::default(),
+        };
         let metrics = Arc::new(Metrics::default());
         let limits = self.limits;
         let rooms = Arc::new(Rooms::new(
@@ -116,7 +133,11 @@ impl RelayBuilder {
             join_limiter: RateLimiter::new(limits.joins_per_minute, now),
             resume_limiter: RateLimiter::new(limits.resumes_per_minute, now),
             connections: Arc::default(),
-            admission: Arc::new(Admission::new(limits.max_handshakes, limits.connections_per_address)),
+            admission: Arc::new(Admission::new(
+                limits.max_handshakes,
+                limits.connections_per_address,
+                Arc::new(refusals),
+            )),
             queues: Queues::default(),
             shutdown,
             stats,
@@ -205,6 +226,7 @@ impl Relay {
                 }
             })
         };
+        tokio::spawn(state.admission.refusals().watch(state.shutdown.clone()));
         // Returns once shutting down; the listener closes with it.
         accept::serve(listener, state.clone()).await;
         // Requests under way get the grace period to finish; a stuck one does not hold the shutdown.

@@ -38,6 +38,7 @@ pub(crate) fn app(state: Arc<AppState>) -> Router {
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
         .route("/api/stats", get(stats_json))
+        .route("/api/rooms", get(rooms_json))
         .route("/stats", get(stats_page))
         .with_state(state)
 }
@@ -58,10 +59,10 @@ async fn websocket(
     let ticket = match ticket {
         Some(Extension(ticket)) => ticket,
         None => match state.admission.try_address(addr) {
-            Some(guard) => AddressTicket::new(guard),
-            None => {
-                state.metrics.refused(Refusal::AddressLimit);
-                return (StatusCode::TOO_MANY_REQUESTS, "too many connections from your address\n").into_response();
+            Ok(guard) => AddressTicket::new(guard),
+            Err(refusal) => {
+                state.metrics.refused(refusal);
+                return refusal_response(refusal);
             }
         },
     };
@@ -78,6 +79,13 @@ async fn websocket(
         .max_message_size(max)
         .max_frame_size(max)
         .on_upgrade(move |socket| session::run(state, socket, addr, guard, ticket))
+}
+
+fn refusal_response(refusal: Refusal) -> Response {
+    match refusal {
+        Refusal::Listed => (StatusCode::FORBIDDEN, "refused\n").into_response(),
+        _ => (StatusCode::TOO_MANY_REQUESTS, "too many connections from your address\n").into_response(),
+    }
 }
 
 /// The client's address: the socket peer, or behind a trusted proxy the last `X-Forwarded-For` entry (the one the
@@ -205,6 +213,14 @@ async fn stats_json(
         return refusal;
     }
     Json(stats_document(&state, &query).await).into_response()
+}
+
+/// The open rooms, for `fairdeck-relay rooms`; behind the operator token like the statistics.
+async fn rooms_json(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
+    match refuse_unless_operator(&state, &headers) {
+        Some(refusal) => refusal,
+        None => Json(state.rooms.list(std::time::Instant::now())).into_response(),
+    }
 }
 
 async fn stats_page(

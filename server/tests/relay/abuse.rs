@@ -356,7 +356,7 @@ async fn behind_a_trusted_proxy_the_forwarded_address_is_what_counts() {
 }
 
 #[tokio::test]
-async fn unfinished_handshakes_are_capped() {
+async fn unfinished_handshakes_are_capped_the_oldest_making_room() {
     let dir = tempfile::tempdir().unwrap();
     let limits = Limits { max_handshakes: 4, request_head_timeout: Duration::from_secs(1), ..test_limits() };
     let relay = TestRelay::start(dir.path(), limits).await;
@@ -366,7 +366,9 @@ async fn unfinished_handshakes_are_capped() {
     for _ in 0..4 {
         silent.push(tcp_from(ATTACKER, relay.addr).await);
     }
+    // A fifth makes room: the oldest is closed at once, long before its head timeout.
     let mut fifth = tcp_from(ATTACKER, relay.addr).await;
+    assert!(wait_closed(&mut silent[0]).await < Duration::from_millis(500), "the oldest makes room");
     wait_closed(&mut fifth).await;
     honest.exchange().await;
     // Once the head timeout has closed them, new connections get through again.

@@ -8,6 +8,8 @@ mod forwarding;
 mod limits;
 mod operators;
 mod postgres;
+mod program;
+mod refusals;
 mod rendezvous;
 mod resume;
 mod stats;
