@@ -462,6 +462,16 @@ impl Rooms {
         registry.next_id - 1
     }
 
+    /// Whether a seat of a room here has the token of this SHA-256.
+    pub(crate) fn has_token(&self, sha256: &[u8; 32]) -> bool {
+        lock(&self.registry).tokens.contains_key(&TokenHash(*sha256))
+    }
+
+    /// Whether a room here has this rendezvous id.
+    pub(crate) fn has_rendezvous(&self, id: &[u8; 32]) -> bool {
+        lock(&self.registry).rendezvous.contains_key(id)
+    }
+
     /// The last nameplate of the room `from` sits in, which a `reopen` takes again if it is free.
     pub(crate) fn last_nameplate(&self, from: &Seated) -> Option<u32> {
         lock(&from.room.state).last_nameplate

@@ -510,6 +510,16 @@ impl Session<'_> {
                     }
                 }
                 Located::Here => return Route::Here(Reserved::Nothing),
+                // Only players coming back to a room held elsewhere (a join of an unknown nameplate is answered
+                // as usual).
+                Located::Unsettled => {
+                    let here = match lookup {
+                        Lookup::Nameplate(_) => true,
+                        Lookup::Token(hash) => state.rooms.has_token(&hash),
+                        Lookup::Rendezvous(id) => state.rooms.has_rendezvous(&id),
+                    };
+                    return if here { Route::Here(Reserved::Nothing) } else { Route::ComeBack };
+                }
                 Located::There { url } => {
                     let player = link::Forwarded { client: self.addr, challenge: self.challenge };
                     let max = state.limits.max_message_bytes;

@@ -24,7 +24,7 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{RedisError, Script};
@@ -63,6 +63,9 @@ pub enum ClusterError {
 pub(crate) enum Located {
     /// No instance has it (or Redis cannot say): this instance answers as it would alone.
     Nowhere,
+    /// Not found, but Redis has just lost what the instances published (a restart) and they may not all have
+    /// published their rooms again yet: a player coming back is told to try again shortly.
+    Unsettled,
     Here,
     /// On a live instance, reached at this URL.
     There {
@@ -100,6 +103,9 @@ pub(crate) struct Cluster {
     redis: ConnectionManager,
     secret: RwLock<Option<String>>,
     up: AtomicBool,
+    /// When this instance last took a new lease after having had one (Redis restarted, or it was cut off).
+    rejoined: Mutex<Option<Instant>>,
+    had_lease: AtomicBool,
     /// How long a room's keys live without renewal.
     room_ttl: Duration,
     /// The lookup keys published for each room, so that those it no longer has are removed.
@@ -151,6 +157,8 @@ impl Cluster {
             redis,
             secret: RwLock::new(None),
             up: AtomicBool::new(false),
+            rejoined: Mutex::new(None),
+            had_lease: AtomicBool::new(false),
             room_ttl: hold + Duration::from_secs(60),
             published: Mutex::default(),
             metrics,
@@ -191,6 +199,13 @@ impl Cluster {
         self.up.load(Ordering::Relaxed)
     }
 
+    /// Whether this instance took a new lease less than a lease ago: the other instances may still be
+    /// publishing their rooms again.
+    fn rejoined_lately(&self) -> bool {
+        let rejoined = *self.rejoined.lock().unwrap_or_else(PoisonError::into_inner);
+        rejoined.is_some_and(|at| at.elapsed() < LEASE)
+    }
+
     fn ttl_ms(&self) -> u64 {
         self.room_ttl.as_millis() as u64
     }
@@ -215,11 +230,19 @@ impl Cluster {
     /// Where the room named by a player's first message is.
     pub(crate) async fn locate(&self, lookup: Lookup) -> Located {
         let mut redis = self.redis.clone();
-        let found: Option<Vec<String>> =
-            self.answered(self.scripts.locate.key(lookup.key()).arg(scripts::PREFIX).invoke_async(&mut redis).await);
+        let mut locate = self.scripts.locate.prepare_invoke();
+        locate.key(lookup.key()).key(scripts::instance_key(&self.instance)).arg(scripts::PREFIX);
+        // Once more after an error: the first command after Redis restarted fails on the old connection.
+        let mut found: Option<Vec<String>> = self.answered(locate.invoke_async(&mut redis).await);
+        if found.is_none() {
+            found = self.answered(locate.invoke_async(&mut redis).await);
+        }
         let Some(found) = found else { return Located::Nowhere };
-        let Some(room) = found.first().and_then(|room| room.parse().ok()) else { return Located::Nowhere };
-        match (found.get(1), found.get(2)) {
+        let settled = found.first().is_some_and(|lease| lease == "1") && !self.rejoined_lately();
+        let Some(room) = found.get(1).and_then(|room| room.parse().ok()) else {
+            return if settled { Located::Nowhere } else { Located::Unsettled };
+        };
+        match (found.get(2), found.get(3)) {
             (Some(owner), _) if *owner == self.instance => Located::Here,
             (Some(_), Some(url)) => Located::There { url: url.clone() },
             (owner, _) => Located::Orphan { room, owner: owner.cloned() },

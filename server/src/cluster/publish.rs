@@ -2,7 +2,9 @@
 //! renewed before its keys expire, published again after Redis lost them), until the instance leaves.
 
 use std::collections::BTreeSet;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError};
+use std::time::Instant;
 
 use tokio::sync::{mpsc, watch};
 use tokio::time::{MissedTickBehavior, interval};
@@ -90,6 +92,9 @@ impl Cluster {
         )?;
         if previous.is_none() || self.secret().is_none() {
             self.read_secret().await?;
+        }
+        if previous.is_none() && self.had_lease.swap(true, Ordering::Relaxed) {
+            *self.rejoined.lock().unwrap_or_else(PoisonError::into_inner) = Some(Instant::now());
         }
         Some(previous.is_some())
     }

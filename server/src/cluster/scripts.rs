@@ -40,18 +40,20 @@ pub(super) fn instance_key(instance: &str) -> String {
 
 pub(super) const SECRET_KEY: &str = "fairdeck:secret";
 
-/// KEYS[1] a lookup key. Returns `{}` (no room), `{room}` (no owner), `{room, owner}` (its lease is gone) or
-/// `{room, owner, url}`.
+/// KEYS[1] a lookup key, KEYS[2] the asking instance's lease. Returns `{lease}` (no room), `{lease, room}` (no
+/// owner), `{lease, room, owner}` (its lease is gone) or `{lease, room, owner, url}`, where `lease` is 1 if the
+/// asking instance's lease is there (0: Redis lost it, or the instance was cut off for longer than it lasts).
 pub(super) fn locate() -> Script {
     Script::new(
         r"
+local lease = tostring(redis.call('EXISTS', KEYS[2]))
 local room = redis.call('GET', KEYS[1])
-if not room then return {} end
+if not room then return {lease} end
 local owner = redis.call('GET', ARGV[1] .. 'owner:' .. room)
-if not owner then return {room} end
+if not owner then return {lease, room} end
 local url = redis.call('GET', ARGV[1] .. 'instance:' .. owner)
-if not url then return {room, owner} end
-return {room, owner, url}
+if not url then return {lease, room, owner} end
+return {lease, room, owner, url}
 ",
     )
 }
