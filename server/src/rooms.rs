@@ -450,8 +450,17 @@ impl Rooms {
     }
 
     fn changed(&self, room: &Room) {
+        self.tell_cluster(room.id);
+    }
+
+    /// A room whose id was reserved did not open (it was refused): the cluster forgets what it claimed for it.
+    pub(crate) fn not_opened(&self, id: u64) {
+        self.tell_cluster(id);
+    }
+
+    fn tell_cluster(&self, id: u64) {
         if let Some(changes) = &self.changes {
-            let _ = changes.send(room.id);
+            let _ = changes.send(id);
         }
     }
 

@@ -116,11 +116,14 @@ return room
 }
 
 /// KEYS: the room's lookup keys, then the ones it no longer has; ARGV: prefix, room, owner, ttl ms, snapshot,
-/// how many of KEYS are wanted. Publishes the room if `owner` holds it (or nobody with a lease does): 1; 0 if
-/// another instance took it over. A lookup key held by another room is left alone.
+/// how many of KEYS are wanted, owner's URL, lease ms. Renews the owner's lease (an instance publishing is alive:
+/// its rooms must not look orphaned meanwhile) and publishes the room if `owner` holds it (or nobody with a lease
+/// does): 1, or 2 if the lease had lapsed (Redis lost it: everything is to be published again); 0 if another
+/// instance took the room over. A lookup key held by another room is left alone.
 pub(super) fn publish() -> Script {
     Script::new(
         r"
+local lease = redis.call('SET', ARGV[1] .. 'instance:' .. ARGV[3], ARGV[7], 'PX', ARGV[8], 'GET')
 local owner_key = ARGV[1] .. 'owner:' .. ARGV[2]
 local owner = redis.call('GET', owner_key)
 if owner and owner ~= ARGV[3] and redis.call('EXISTS', ARGV[1] .. 'instance:' .. owner) == 1 then return 0 end
@@ -135,7 +138,8 @@ for i, key in ipairs(KEYS) do
     redis.call('DEL', key)
   end
 end
-return 1
+if lease then return 1 end
+return 2
 ",
     )
 }

@@ -294,3 +294,28 @@ async fn games_go_on_across_a_redis_restart_that_lost_everything() {
     guest.expect(|m| matches!(m, ServerMessage::PeerBack)).await;
     exchange(&mut host, &mut guest, "after").await;
 }
+
+#[tokio::test]
+async fn a_player_over_its_rate_limit_claims_no_nameplate() {
+    let redis = TestRedis::start();
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let limits = fairdeck_relay::Limits { rooms_per_minute: 1, ..test_limits() };
+    let mut instances = Vec::new();
+    for dir in &dirs {
+        let builder = Relay::builder("127.0.0.1:0".parse().unwrap(), dir.path()).limits(limits.clone());
+        let relay = TestRelay::start_with(builder.redis_url(redis.url())).await;
+        wait_for_metric(&relay, "fairdeck_relay_cluster_redis_up", 1.0).await;
+        instances.push(relay);
+    }
+    let (_first, nameplate, _) = Client::create(&instances[0].url()).await;
+    assert_eq!(nameplate, "1");
+    let mut refused = Client::connect(&instances[0].url()).await;
+    refused.send(json!({"type": "create"})).await;
+    refused.expect_error_and_close("rate_limited", 4004).await;
+    // From another address, through the other instance: the next nameplate is 2, none was spent on the refusal.
+    let other = "127.0.0.2".parse().unwrap();
+    let mut second = crate::common::Client::connect_from(other, &instances[1].url()).await;
+    second.send(json!({"type": "create"})).await;
+    let created = second.expect(|m| matches!(m, ServerMessage::Created { .. })).await;
+    assert!(matches!(created, ServerMessage::Created { nameplate, .. } if nameplate == "2"));
+}
