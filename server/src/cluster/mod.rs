@@ -22,7 +22,7 @@ mod scripts;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
@@ -44,6 +44,10 @@ const LEASE: Duration = Duration::from_secs(6);
 const LEASE_RENEW: Duration = Duration::from_secs(2);
 /// How long a Redis command may take before the instance treats Redis as down.
 const REDIS_PATIENCE: Duration = Duration::from_millis(800);
+const UNKNOWN: u8 = 0;
+const UP: u8 = 1;
+const DOWN: u8 = 2;
+
 /// The highest nameplate a cluster hands out.
 const MAX_NAMEPLATE: u32 = 999_999;
 
@@ -102,7 +106,8 @@ pub(crate) struct Cluster {
     advertise: OnceLock<String>,
     redis: ConnectionManager,
     secret: RwLock<Option<String>>,
-    up: AtomicBool,
+    /// How Redis answered the last command: [`UNKNOWN`] before the first, then [`UP`] or [`DOWN`].
+    redis_state: AtomicU8,
     /// When this instance last took a new lease after having had one (Redis restarted, or it was cut off).
     rejoined: Mutex<Option<Instant>>,
     had_lease: AtomicBool,
@@ -156,7 +161,7 @@ impl Cluster {
             advertise: OnceLock::new(),
             redis,
             secret: RwLock::new(None),
-            up: AtomicBool::new(false),
+            redis_state: AtomicU8::new(UNKNOWN),
             rejoined: Mutex::new(None),
             had_lease: AtomicBool::new(false),
             room_ttl: hold + Duration::from_secs(60),
@@ -196,7 +201,7 @@ impl Cluster {
 
     /// Whether Redis answered the last command.
     pub(crate) fn is_up(&self) -> bool {
-        self.up.load(Ordering::Relaxed)
+        self.redis_state.load(Ordering::Relaxed) == UP
     }
 
     /// Whether this instance took a new lease less than a lease ago: the other instances may still be
@@ -213,7 +218,8 @@ impl Cluster {
     /// Notes how the last Redis command went: the metric, and a log line when Redis goes away or comes back.
     fn answered<T>(&self, result: Result<T, RedisError>) -> Option<T> {
         let up = result.is_ok();
-        if self.up.swap(up, Ordering::Relaxed) != up {
+        let state = if up { UP } else { DOWN };
+        if self.redis_state.swap(state, Ordering::Relaxed) != state {
             self.metrics.cluster_redis_up.set(if up { 1.0 } else { 0.0 });
             match &result {
                 Ok(_) => tracing::info!(instance = %self.instance, "Redis answers: serving the cluster's rooms"),

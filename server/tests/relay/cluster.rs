@@ -319,3 +319,17 @@ async fn a_player_over_its_rate_limit_claims_no_nameplate() {
     let created = second.expect(|m| matches!(m, ServerMessage::Created { .. })).await;
     assert!(matches!(created, ServerMessage::Created { nameplate, .. } if nameplate == "2"));
 }
+
+#[tokio::test]
+async fn two_relays_cannot_share_a_data_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = TestRelay::start(dir.path(), test_limits()).await;
+    let second = Relay::builder("127.0.0.1:0".parse().unwrap(), dir.path()).limits(test_limits()).build().await;
+    let error = second.expect_err("the second relay is refused");
+    assert!(format!("{error:#}").contains("cannot take the data directory"), "{error:#}");
+    let chain = std::error::Error::source(&error).map(ToString::to_string).unwrap_or_default();
+    assert!(chain.contains("another relay uses the data directory"), "{chain}");
+    first.stop().await;
+    // Once the first has stopped, the directory is free again.
+    TestRelay::start(dir.path(), test_limits()).await.stop().await;
+}
