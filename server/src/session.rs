@@ -17,7 +17,7 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
 use crate::admission::AddressTicket;
 use crate::admission::Slot;
-use crate::cluster::link::{self, Link};
+use crate::cluster::link::{self, Link, LinkError};
 use crate::cluster::{Located, Lookup};
 use crate::handover::RoomSnapshot;
 use crate::outbox::{Outbox, WriterEnd, write_loop};
@@ -540,19 +540,26 @@ impl Session<'_> {
                     };
                     return if here { Route::Here(Reserved::Nothing) } else { Route::ComeBack };
                 }
-                Located::There { url } => {
+                Located::There { room, owner, url } => {
                     let player = link::Forwarded { client: self.addr, challenge: self.challenge };
                     let max = state.limits.max_message_bytes;
-                    return match link::open(cluster, &url, player, text, max).await {
-                        Ok(link) => Route::Linked(Box::new(link)),
+                    match link::open(cluster, (&owner, &url), player, text, max).await {
+                        Ok(link) => return Route::Linked(Box::new(link)),
+                        // Restarted at its address: the instance holding the room died; its lease only runs on.
+                        Err(LinkError::Superseded) => {
+                            if let Some(snapshot) = cluster.adopt(room, Some(&owner), true).await {
+                                take_over(state, snapshot);
+                                return Route::Here(Reserved::Nothing);
+                            }
+                        }
                         Err(error) => {
                             tracing::info!(error = %error, "cannot reach the instance holding a room");
-                            Route::ComeBack
+                            return Route::ComeBack;
                         }
-                    };
+                    }
                 }
                 Located::Orphan { room, owner } => {
-                    if let Some(snapshot) = cluster.adopt(room, owner.as_deref()).await {
+                    if let Some(snapshot) = cluster.adopt(room, owner.as_deref(), false).await {
                         take_over(state, snapshot);
                         return Route::Here(Reserved::Nothing);
                     }

@@ -79,9 +79,16 @@ async fn forwarded_websocket(
     headers: HeaderMap,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
-    let forwarded = state.cluster.as_deref().and_then(|cluster| link::Forwarded::from_headers(&headers, cluster));
-    let (Some(forwarded), Ok(upgrade)) = (forwarded, upgrade) else {
-        return (StatusCode::NOT_FOUND, "not found\n").into_response();
+    let forwarded = match &state.cluster {
+        Some(cluster) => link::Forwarded::from_headers(&headers, cluster),
+        None => Err(link::Refusal::Unknown),
+    };
+    let (forwarded, upgrade) = match (forwarded, upgrade) {
+        (Ok(forwarded), Ok(upgrade)) => (forwarded, upgrade),
+        (Err(link::Refusal::NotThisInstance), _) => {
+            return (StatusCode::CONFLICT, "another instance answers here now\n").into_response();
+        }
+        _ => return (StatusCode::NOT_FOUND, "not found\n").into_response(),
     };
     if *state.shutdown.borrow() {
         return (StatusCode::SERVICE_UNAVAILABLE, "restarting: try again shortly\n").into_response();

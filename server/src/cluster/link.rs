@@ -21,6 +21,7 @@ use tokio_tungstenite::tungstenite::{self, Message};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 use super::Cluster;
+use crate::config::WS_BUFFER_BYTES;
 use crate::protocol::CHALLENGE_BYTES;
 
 /// Where an instance takes the connections other instances forward to it.
@@ -28,6 +29,8 @@ pub(crate) const PATH: &str = "/cluster/v1";
 const SECRET_HEADER: &str = "x-fairdeck-cluster-secret";
 const CLIENT_HEADER: &str = "x-fairdeck-client";
 const CHALLENGE_HEADER: &str = "x-fairdeck-challenge";
+/// The instance meant: a process that restarted at the same address is another instance, without its rooms.
+const INSTANCE_HEADER: &str = "x-fairdeck-instance";
 
 /// How long opening a link may take before the player is told to come back.
 const OPEN_PATIENCE: Duration = Duration::from_secs(2);
@@ -42,8 +45,19 @@ pub(crate) enum LinkError {
     NoSecret,
     #[error("the instance did not answer in time")]
     Timeout,
+    #[error("another instance answers at the address: the one holding the room is gone")]
+    Superseded,
     #[error(transparent)]
     WebSocket(#[from] tungstenite::Error),
+}
+
+/// Why an instance does not take a forwarded player.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// Not from an instance of the cluster (no or a wrong secret, a malformed header).
+    Unknown,
+    /// Meant for the instance that was at this address before.
+    NotThisInstance,
 }
 
 /// A player forwarded by another instance, as that instance vouches for it.
@@ -54,16 +68,26 @@ pub(crate) struct Forwarded {
 }
 
 impl Forwarded {
-    /// The forwarded player of a request that presents the cluster's secret; `None` for anything else.
-    pub(crate) fn from_headers(headers: &HeaderMap, cluster: &Cluster) -> Option<Forwarded> {
-        let secret = cluster.secret()?;
-        let presented = headers.get(SECRET_HEADER)?.as_bytes();
-        if !bool::from(presented.ct_eq(secret.as_bytes())) {
-            return None;
+    /// The forwarded player of a request that presents the cluster's secret and names this instance.
+    pub(crate) fn from_headers(headers: &HeaderMap, cluster: &Cluster) -> Result<Forwarded, Refusal> {
+        let read = || {
+            let secret = cluster.secret()?;
+            let presented = headers.get(SECRET_HEADER)?.as_bytes();
+            if !bool::from(presented.ct_eq(secret.as_bytes())) {
+                return None;
+            }
+            let client = headers.get(CLIENT_HEADER)?.to_str().ok()?.parse().ok()?;
+            let challenge = hex::decode(headers.get(CHALLENGE_HEADER)?.as_bytes()).ok()?.try_into().ok()?;
+            Some((
+                Forwarded { client, challenge },
+                headers.get(INSTANCE_HEADER)?.as_bytes() == cluster.instance().as_bytes(),
+            ))
+        };
+        match read() {
+            None => Err(Refusal::Unknown),
+            Some((_, false)) => Err(Refusal::NotThisInstance),
+            Some((forwarded, true)) => Ok(forwarded),
         }
-        let client = headers.get(CLIENT_HEADER)?.to_str().ok()?.parse().ok()?;
-        let challenge = hex::decode(headers.get(CHALLENGE_HEADER)?.as_bytes()).ok()?.try_into().ok()?;
-        Some(Forwarded { client, challenge })
     }
 }
 
@@ -81,10 +105,10 @@ pub(crate) async fn healthy(url: &str) -> bool {
     matches!(tokio::time::timeout(OPEN_PATIENCE, ask).await, Ok(Ok(true)))
 }
 
-/// Opens a link to the instance at `url` for a player, and sends it the player's first message.
+/// Opens a link to the instance `owner`, at `url`, for a player, and sends it the player's first message.
 pub(crate) async fn open(
     cluster: &Cluster,
-    url: &str,
+    (owner, url): (&str, &str),
     player: Forwarded,
     first: &str,
     max_message_bytes: usize,
@@ -96,10 +120,19 @@ pub(crate) async fn open(
     headers.insert(SECRET_HEADER, value(secret)?);
     headers.insert(CLIENT_HEADER, value(player.client.to_string())?);
     headers.insert(CHALLENGE_HEADER, value(hex::encode(player.challenge))?);
-    let config =
-        WebSocketConfig::default().max_message_size(Some(max_message_bytes)).max_frame_size(Some(max_message_bytes));
+    headers.insert(INSTANCE_HEADER, value(owner.to_owned())?);
+    // The buffers of the relay's own connections: a link is held as long as its player's.
+    let config = WebSocketConfig::default()
+        .read_buffer_size(WS_BUFFER_BYTES)
+        .write_buffer_size(WS_BUFFER_BYTES)
+        .max_write_buffer_size(2 * max_message_bytes + 2 * WS_BUFFER_BYTES)
+        .max_message_size(Some(max_message_bytes))
+        .max_frame_size(Some(max_message_bytes));
     let open = async {
-        let (mut link, _) = tokio_tungstenite::connect_async_with_config(request, Some(config), true).await?;
+        let (mut link, _) = match tokio_tungstenite::connect_async_with_config(request, Some(config), true).await {
+            Err(tungstenite::Error::Http(answer)) if answer.status() == 409 => return Err(LinkError::Superseded),
+            connected => connected?,
+        };
         futures_util::SinkExt::send(&mut link, Message::text(first)).await?;
         Ok::<Link, LinkError>(link)
     };

@@ -73,6 +73,8 @@ pub(crate) enum Located {
     Here,
     /// On a live instance, reached at this URL.
     There {
+        room: u64,
+        owner: String,
         url: String,
     },
     /// Its instance has no lease (or it has no owner): it can be taken over.
@@ -250,7 +252,7 @@ impl Cluster {
         };
         match (found.get(2), found.get(3)) {
             (Some(owner), _) if *owner == self.instance => Located::Here,
-            (Some(_), Some(url)) => Located::There { url: url.clone() },
+            (Some(owner), Some(url)) => Located::There { room, owner: owner.clone(), url: url.clone() },
             (owner, _) => Located::Orphan { room, owner: owner.cloned() },
         }
     }
@@ -299,8 +301,9 @@ impl Cluster {
         Some(claimed == 1)
     }
 
-    /// Takes over a room whose instance lost its lease: its snapshot, if this instance now holds it.
-    pub(crate) async fn adopt(&self, room: u64, owner: Option<&str>) -> Option<RoomSnapshot> {
+    /// Takes over a room whose instance lost its lease (or, `dead`, is known to be gone although its lease runs
+    /// on: another process answers at its address): its snapshot, if this instance now holds it.
+    pub(crate) async fn adopt(&self, room: u64, owner: Option<&str>, dead: bool) -> Option<RoomSnapshot> {
         let mut redis = self.redis.clone();
         let entry: Option<String> = self.answered(
             self.scripts
@@ -310,6 +313,7 @@ impl Cluster {
                 .arg(owner.unwrap_or_default())
                 .arg(&self.instance)
                 .arg(self.ttl_ms())
+                .arg(u8::from(dead))
                 .invoke_async(&mut redis)
                 .await,
         )?;

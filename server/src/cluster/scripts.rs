@@ -98,17 +98,20 @@ return 0
     )
 }
 
-/// ARGV: prefix, room, the owner found (empty: none), the adopting instance, ttl ms. Takes the room over if its
-/// owner is still the one found and has no lease; returns its snapshot, or nil.
+/// ARGV: prefix, room, the owner found (empty: none), the adopting instance, ttl ms, 1 if the owner is known to be
+/// dead. Takes the room over if its owner is still the one found and has no lease (or is dead, its lease then
+/// removed); returns its snapshot, or nil.
 pub(super) fn adopt() -> Script {
     Script::new(
         r"
 local owner_key = ARGV[1] .. 'owner:' .. ARGV[2]
 local owner = redis.call('GET', owner_key)
 if (owner or '') ~= ARGV[3] then return false end
-if owner and redis.call('EXISTS', ARGV[1] .. 'instance:' .. owner) == 1 then return false end
+local lease = ARGV[1] .. 'instance:' .. (owner or '')
+if owner and ARGV[6] ~= '1' and redis.call('EXISTS', lease) == 1 then return false end
 local room = redis.call('GET', ARGV[1] .. 'room:' .. ARGV[2])
 if not room then return false end
+if owner then redis.call('DEL', lease) end
 redis.call('SET', owner_key, ARGV[4], 'PX', ARGV[5])
 return room
 ",
@@ -119,7 +122,7 @@ return room
 /// how many of KEYS are wanted, owner's URL, lease ms. Renews the owner's lease (an instance publishing is alive:
 /// its rooms must not look orphaned meanwhile) and publishes the room if `owner` holds it (or nobody with a lease
 /// does): 1, or 2 if the lease had lapsed (Redis lost it: everything is to be published again); 0 if another
-/// instance took the room over. A lookup key held by another room is left alone.
+/// instance took the room over. A lookup key held by another live room is left alone.
 pub(super) fn publish() -> Script {
     Script::new(
         r"
@@ -133,7 +136,14 @@ local wanted = tonumber(ARGV[6])
 for i, key in ipairs(KEYS) do
   local held = redis.call('GET', key)
   if i <= wanted then
-    if not held or held == ARGV[2] then redis.call('SET', key, ARGV[2], 'PX', ARGV[4]) end
+    -- Another room's key is taken over only from a room that is gone: this instance's own (a room holds its
+    -- rendezvous here alone), or one whose instance has no lease.
+    local stale = false
+    if held and held ~= ARGV[2] then
+      local holder = redis.call('GET', ARGV[1] .. 'owner:' .. held)
+      stale = not holder or holder == ARGV[3] or redis.call('EXISTS', ARGV[1] .. 'instance:' .. holder) == 0
+    end
+    if not held or held == ARGV[2] or stale then redis.call('SET', key, ARGV[2], 'PX', ARGV[4]) end
   elseif held == ARGV[2] then
     redis.call('DEL', key)
   end

@@ -333,3 +333,72 @@ async fn two_relays_cannot_share_a_data_directory() {
     // Once the first has stopped, the directory is free again.
     TestRelay::start(dir.path(), test_limits()).await.stop().await;
 }
+
+/// A `fairdeck-relay` process of the cluster on `port`, killed when dropped.
+struct InstanceProcess(Child);
+
+impl InstanceProcess {
+    fn start(redis: &TestRedis, port: u16, dir: &std::path::Path) -> InstanceProcess {
+        let child = Command::new(env!("CARGO_BIN_EXE_fairdeck-relay"))
+            .args(["--listen", &format!("127.0.0.1:{port}"), "--redis-url", &redis.url(), "--data-dir"])
+            .arg(dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start fairdeck-relay");
+        let deadline = Instant::now() + PATIENCE;
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "the relay did not listen in time");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        InstanceProcess(child)
+    }
+
+    fn kill(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Drop for InstanceProcess {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+#[tokio::test]
+async fn a_killed_instance_restarted_at_its_address_gives_its_rooms_up_at_once() {
+    let redis = TestRedis::start();
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let b = instance(&redis, dirs[1].path()).await;
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut a = InstanceProcess::start(&redis, port, dirs[0].path());
+    let a_url = format!("ws://127.0.0.1:{port}/v1");
+    // The room opens on a (once it published its lease and secret, b forwards to it).
+    let deadline = Instant::now() + PATIENCE;
+    let (mut host, mut guest, _, host_token, guest_token) = loop {
+        let (host, nameplate, host_token) = Client::create(&a_url).await;
+        let mut guest = Client::connect(&b.url()).await;
+        guest.send(json!({"type": "join", "nameplate": nameplate})).await;
+        if let Received::Control(ServerMessage::Joined { token, .. }) = guest.recv().await {
+            break (host, guest, nameplate, host_token, token);
+        }
+        assert!(Instant::now() < deadline, "instance a did not join the cluster in time");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    host.expect(|m| matches!(m, ServerMessage::Paired { .. })).await;
+    guest.expect(|m| matches!(m, ServerMessage::Paired { .. })).await;
+    exchange(&mut host, &mut guest, "before").await;
+
+    // Killed, and started again at once on its address: the new process is another instance, and its
+    // predecessor's lease still runs. A player coming back through b finds its seat at b, not `bad_token`.
+    a.kill();
+    drop((host, guest));
+    let _a_again = InstanceProcess::start(&redis, port, dirs[0].path());
+    let mut host = resume_until_seated(&b.url(), &host_token).await;
+    let mut guest = resume_until_seated(&a_url, &guest_token).await;
+    host.expect(|m| matches!(m, ServerMessage::PeerBack)).await;
+    exchange(&mut host, &mut guest, "after").await;
+    assert_eq!(metric(&metrics(b.addr).await, "fairdeck_relay_cluster_adoptions_total"), 1.0);
+}
