@@ -103,7 +103,7 @@ impl Link {
                 let _ = send_control(&mut ws, &ClientMessage::Report { result }).await;
             }
             let _ = send_control(&mut ws, &ClientMessage::Leave).await;
-            let _ = tokio::time::timeout(PARTING, ws.close(None)).await;
+            let _ = tokio::time::timeout(PARTING, Ws::close(&mut ws, None)).await;
         }
     }
 
@@ -113,7 +113,7 @@ impl Link {
         if let Some(mut ws) = self.close() {
             let _ = send_control(&mut ws, &ClientMessage::Report { result: report }).await;
             let frame = CloseFrame { code: CloseCode::Away, reason: "wrong code".into() };
-            let _ = tokio::time::timeout(PARTING, ws.close(Some(frame))).await;
+            let _ = tokio::time::timeout(PARTING, Ws::close(&mut ws, Some(frame))).await;
         }
     }
 }
