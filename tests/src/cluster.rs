@@ -123,11 +123,12 @@ impl Cluster {
         running.iter().map(|&i| self.relays[i].metric(name)).sum()
     }
 
-    /// Waits until every instance of `running` says it reaches Redis.
-    pub fn wait_redis_up(&self, running: &[usize]) {
+    /// Waits until every instance of `running` says that it reaches Redis (`up`), or that it does not.
+    pub fn wait_redis(&self, running: &[usize], up: bool) {
         let deadline = Instant::now() + TIMEOUT;
-        while running.iter().any(|&i| self.relays[i].metric(REDIS_UP) != 1.0) {
-            assert!(Instant::now() < deadline, "the relays do not reach redis:\n{}", self.logs());
+        let expected = if up { 1.0 } else { 0.0 };
+        while running.iter().any(|&i| self.relays[i].metric(REDIS_UP) != expected) {
+            assert!(Instant::now() < deadline, "the relays do not say redis is up = {up}:\n{}", self.logs());
             std::thread::sleep(Duration::from_millis(100));
         }
     }

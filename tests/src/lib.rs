@@ -273,12 +273,15 @@ impl RelayProcess {
 
 /// The body of `GET PATH` from a plain HTTP server at `addr`; panics unless it answers 200.
 pub fn http_get(addr: SocketAddr, path: &str) -> String {
-    let mut stream = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(5)).expect("connect");
-    stream.set_read_timeout(Some(Duration::from_secs(10))).expect("read timeout");
-    // HTTP/1.0: the server closes the connection after a body that is never chunked.
-    write!(stream, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").expect("send the request");
     let mut response = String::new();
-    std::io::Read::read_to_string(&mut stream, &mut response).expect("read the response");
+    // HTTP/1.0: the server closes the connection after a body that is never chunked.
+    std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(5))
+        .and_then(|mut stream| {
+            stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+            write!(stream, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n")?;
+            std::io::Read::read_to_string(&mut stream, &mut response)
+        })
+        .unwrap_or_else(|e| panic!("GET http://{addr}{path}: {e}"));
     let (head, body) = response.split_once("\r\n\r\n").unwrap_or_else(|| panic!("no HTTP response: {response}"));
     assert!(head.starts_with("HTTP/1.0 200") || head.starts_with("HTTP/1.1 200"), "GET {path}: {head}");
     body.to_string()
@@ -447,8 +450,9 @@ impl Player {
     /// Writes one command line.
     pub fn send(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().expect("stdin open");
-        writeln!(stdin, "{line}").expect("write command");
-        stdin.flush().unwrap();
+        // A player that exited cannot take the command: say what it saw before.
+        let written = writeln!(stdin, "{line}").and_then(|()| stdin.flush());
+        written.unwrap_or_else(|e| panic!("{}: cannot send {line:?} ({e}); saw {:#?}", self.name, self.seen));
     }
 
     /// The next event (after those already consumed) matching `pred`.
