@@ -13,6 +13,31 @@ use crate::stats::RoomRecord;
 /// Name of the hand-over file in the data directory.
 pub(crate) const FILE_NAME: &str = "handover.json";
 
+/// Name of the file whose lock marks a data directory in use.
+const LOCK_NAME: &str = "relay.lock";
+
+/// A data directory taken by this process: two relays sharing one would overwrite each other's hand-over file,
+/// and the next to start would take the other's rooms. An advisory lock (`flock`), released when the process ends,
+/// however it ends.
+#[derive(Debug)]
+pub(crate) struct DirLock {
+    _file: std::fs::File,
+}
+
+impl DirLock {
+    pub(crate) fn take(dir: &Path) -> Result<DirLock, HandoverError> {
+        let path = dir.join(LOCK_NAME);
+        let io = |source| HandoverError::Io { path: path.display().to_string(), source };
+        let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(io)?;
+        use std::os::fd::AsRawFd;
+        // SAFETY: `flock` on a descriptor this function owns; no memory is passed.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            return Err(HandoverError::InUse(dir.display().to_string()));
+        }
+        Ok(DirLock { _file: file })
+    }
+}
+
 /// Version 2: rooms by internal id, a nameplate only for waiting rooms.
 const FORMAT_VERSION: u32 = 2;
 
@@ -25,6 +50,8 @@ pub enum HandoverError {
     Format(#[from] serde_json::Error),
     #[error("the hand-over file has version {0}, this relay reads version {FORMAT_VERSION}")]
     Version(u32),
+    #[error("another relay uses the data directory {0}: give each instance its own")]
+    InUse(String),
 }
 
 #[derive(Debug, Serialize, Deserialize)]

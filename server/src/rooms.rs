@@ -450,8 +450,17 @@ impl Rooms {
     }
 
     fn changed(&self, room: &Room) {
+        self.tell_cluster(room.id);
+    }
+
+    /// A room whose id was reserved did not open (it was refused): the cluster forgets what it claimed for it.
+    pub(crate) fn not_opened(&self, id: u64) {
+        self.tell_cluster(id);
+    }
+
+    fn tell_cluster(&self, id: u64) {
         if let Some(changes) = &self.changes {
-            let _ = changes.send(room.id);
+            let _ = changes.send(id);
         }
     }
 
@@ -460,6 +469,16 @@ impl Rooms {
         let mut registry = lock(&self.registry);
         registry.next_id += 1;
         registry.next_id - 1
+    }
+
+    /// Whether a seat of a room here has the token of this SHA-256.
+    pub(crate) fn has_token(&self, sha256: &[u8; 32]) -> bool {
+        lock(&self.registry).tokens.contains_key(&TokenHash(*sha256))
+    }
+
+    /// Whether a room here has this rendezvous id.
+    pub(crate) fn has_rendezvous(&self, id: &[u8; 32]) -> bool {
+        lock(&self.registry).rendezvous.contains_key(id)
     }
 
     /// The last nameplate of the room `from` sits in, which a `reopen` takes again if it is free.

@@ -14,7 +14,7 @@ use crate::accept;
 use crate::admission::Admission;
 use crate::cluster::{self, Cluster, ClusterError};
 use crate::config::{Limits, LimitsError};
-use crate::handover::{self, Handover};
+use crate::handover::{self, DirLock, Handover};
 use crate::metrics::Metrics;
 use crate::outbox::Queues;
 use crate::ratelimit::RateLimiter;
@@ -36,6 +36,8 @@ pub enum RelayError {
     Limits(#[from] LimitsError),
     #[error("cannot create the data directory {path}")]
     DataDir { path: PathBuf, source: std::io::Error },
+    #[error("cannot take the data directory")]
+    DataDirTaken(#[source] handover::HandoverError),
     #[error(transparent)]
     Stats(#[from] StatsError),
     #[error("cannot read the refusal list {path}")]
@@ -126,6 +128,7 @@ impl RelayBuilder {
         self.limits.validate()?;
         std::fs::create_dir_all(&self.data_dir)
             .map_err(|source| RelayError::DataDir { path: self.data_dir.clone(), source })?;
+        let dir_lock = DirLock::take(&self.data_dir).map_err(RelayError::DataDirTaken)?;
         let url = self.database_url.clone().unwrap_or_else(|| StatsStore::sqlite_url(&self.data_dir));
         let stats = StatsStore::open(&url).await?;
         let (records_tx, records_rx) = mpsc::channel(STATS_QUEUE);
@@ -191,6 +194,7 @@ impl RelayBuilder {
             handover_path,
             changes: cluster.map(|(_, changes)| changes),
             advertise: self.advertise,
+            dir_lock,
         })
     }
 }
@@ -207,6 +211,8 @@ pub struct Relay {
     /// In a cluster, the changes of rooms to publish.
     changes: Option<mpsc::UnboundedReceiver<u64>>,
     advertise: Option<String>,
+    /// Held until the rooms are handed over.
+    dir_lock: DirLock,
 }
 
 /// Stops a serving relay: clients get `closing`, then are closed; rooms are handed over; statistics are flushed.
@@ -250,7 +256,7 @@ impl Relay {
 
     /// Serves until shut down, binding first if [`Relay::bind`] was not called.
     pub async fn serve(self) -> Result<(), RelayError> {
-        let Relay { listen: addr, listener, state, writer, handover_path, changes, advertise, .. } = self;
+        let Relay { listen: addr, listener, state, writer, handover_path, changes, advertise, dir_lock, .. } = self;
         let listener = match listener {
             Some(listener) => listener,
             None => listen(addr).await?,
@@ -314,6 +320,7 @@ impl Relay {
                 );
             }
         }
+        drop(dir_lock);
         Ok(())
     }
 }

@@ -254,17 +254,17 @@ impl Session<'_> {
                 let _ = self.outbox.text(text.as_str().to_owned());
                 None
             }
-            Some(Ok(LinkMessage::Close(frame))) => {
+            Some(Ok(LinkMessage::Close(Some(frame)))) => {
                 self.link = None;
-                let (code, reason) =
-                    frame.map_or((close::NORMAL, String::new()), |f| (f.code.into(), f.reason.as_str().to_owned()));
-                let _ = self.outbox.close(code, reason);
+                let _ = self.outbox.close(frame.code.into(), frame.reason.as_str().to_owned());
                 // Whatever the room did with the seat, it did at the other instance.
                 Some(End::Dropped { errored: false })
             }
-            Some(Ok(_)) => None,
-            // The instance is gone: the room will be taken over where the player comes back.
-            Some(Err(_)) | None => {
+
+            // The instance is gone (a relay always closes with a code): the room will be taken over where the
+            // player comes back.
+            Some(Ok(LinkMessage::Ping(_) | LinkMessage::Pong(_) | LinkMessage::Frame(_))) => None,
+            Some(Ok(LinkMessage::Close(None)) | Err(_)) | None => {
                 self.link = None;
                 self.come_back(COME_BACK);
                 Some(End::Dropped { errored: false })
@@ -361,7 +361,13 @@ impl Session<'_> {
                 self.seated = Some(seated);
                 None
             }
-            Err(end) => Some(end),
+            Err(end) => {
+                // What the cluster reserved for a room that did not open is given back.
+                if let Reserved::Create(Claim { id, .. }) | Reserved::Rendezvous(id) = reserved {
+                    state.rooms.not_opened(id);
+                }
+                Some(end)
+            }
         }
     }
 
@@ -483,6 +489,20 @@ impl Session<'_> {
         let Some(cluster) = state.cluster.as_deref().filter(|_| !self.forwarded) else {
             return Route::Here(Reserved::Nothing);
         };
+        // A player over its rate limit is refused here, before it costs Redis anything or claims a nameplate.
+        let now = Instant::now();
+        let limited = match control {
+            ClientMessage::Create { .. } => state.room_limiter.peek(self.addr, now).is_err(),
+            ClientMessage::Join { .. } => state.join_limiter.peek(self.addr, now).is_err(),
+            ClientMessage::Resume { .. } => state.resume_limiter.peek(self.addr, now).is_err(),
+            ClientMessage::Rendezvous { .. } => {
+                state.resume_limiter.peek(self.addr, now).is_err() || state.room_limiter.peek(self.addr, now).is_err()
+            }
+            ClientMessage::Report { .. } | ClientMessage::Leave | ClientMessage::Reopen => true,
+        };
+        if limited {
+            return Route::Here(Reserved::Nothing);
+        }
         let lookup = match control {
             ClientMessage::Create { .. } => {
                 let id = state.rooms.reserve_id();
@@ -510,6 +530,16 @@ impl Session<'_> {
                     }
                 }
                 Located::Here => return Route::Here(Reserved::Nothing),
+                // Only players coming back to a room held elsewhere (a join of an unknown nameplate is answered
+                // as usual).
+                Located::Unsettled => {
+                    let here = match lookup {
+                        Lookup::Nameplate(_) => true,
+                        Lookup::Token(hash) => state.rooms.has_token(&hash),
+                        Lookup::Rendezvous(id) => state.rooms.has_rendezvous(&id),
+                    };
+                    return if here { Route::Here(Reserved::Nothing) } else { Route::ComeBack };
+                }
                 Located::There { url } => {
                     let player = link::Forwarded { client: self.addr, challenge: self.challenge };
                     let max = state.limits.max_message_bytes;

@@ -22,9 +22,9 @@ mod scripts;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{RedisError, Script};
@@ -44,6 +44,10 @@ const LEASE: Duration = Duration::from_secs(6);
 const LEASE_RENEW: Duration = Duration::from_secs(2);
 /// How long a Redis command may take before the instance treats Redis as down.
 const REDIS_PATIENCE: Duration = Duration::from_millis(800);
+const UNKNOWN: u8 = 0;
+const UP: u8 = 1;
+const DOWN: u8 = 2;
+
 /// The highest nameplate a cluster hands out.
 const MAX_NAMEPLATE: u32 = 999_999;
 
@@ -63,6 +67,9 @@ pub enum ClusterError {
 pub(crate) enum Located {
     /// No instance has it (or Redis cannot say): this instance answers as it would alone.
     Nowhere,
+    /// Not found, but Redis has just lost what the instances published (a restart) and they may not all have
+    /// published their rooms again yet: a player coming back is told to try again shortly.
+    Unsettled,
     Here,
     /// On a live instance, reached at this URL.
     There {
@@ -99,7 +106,11 @@ pub(crate) struct Cluster {
     advertise: OnceLock<String>,
     redis: ConnectionManager,
     secret: RwLock<Option<String>>,
-    up: AtomicBool,
+    /// How Redis answered the last command: [`UNKNOWN`] before the first, then [`UP`] or [`DOWN`].
+    redis_state: AtomicU8,
+    /// When this instance last took a new lease after having had one (Redis restarted, or it was cut off).
+    rejoined: Mutex<Option<Instant>>,
+    had_lease: AtomicBool,
     /// How long a room's keys live without renewal.
     room_ttl: Duration,
     /// The lookup keys published for each room, so that those it no longer has are removed.
@@ -150,7 +161,9 @@ impl Cluster {
             advertise: OnceLock::new(),
             redis,
             secret: RwLock::new(None),
-            up: AtomicBool::new(false),
+            redis_state: AtomicU8::new(UNKNOWN),
+            rejoined: Mutex::new(None),
+            had_lease: AtomicBool::new(false),
             room_ttl: hold + Duration::from_secs(60),
             published: Mutex::default(),
             metrics,
@@ -188,7 +201,14 @@ impl Cluster {
 
     /// Whether Redis answered the last command.
     pub(crate) fn is_up(&self) -> bool {
-        self.up.load(Ordering::Relaxed)
+        self.redis_state.load(Ordering::Relaxed) == UP
+    }
+
+    /// Whether this instance took a new lease less than a lease ago: the other instances may still be
+    /// publishing their rooms again.
+    fn rejoined_lately(&self) -> bool {
+        let rejoined = *self.rejoined.lock().unwrap_or_else(PoisonError::into_inner);
+        rejoined.is_some_and(|at| at.elapsed() < LEASE)
     }
 
     fn ttl_ms(&self) -> u64 {
@@ -198,7 +218,8 @@ impl Cluster {
     /// Notes how the last Redis command went: the metric, and a log line when Redis goes away or comes back.
     fn answered<T>(&self, result: Result<T, RedisError>) -> Option<T> {
         let up = result.is_ok();
-        if self.up.swap(up, Ordering::Relaxed) != up {
+        let state = if up { UP } else { DOWN };
+        if self.redis_state.swap(state, Ordering::Relaxed) != state {
             self.metrics.cluster_redis_up.set(if up { 1.0 } else { 0.0 });
             match &result {
                 Ok(_) => tracing::info!(instance = %self.instance, "Redis answers: serving the cluster's rooms"),
@@ -215,11 +236,19 @@ impl Cluster {
     /// Where the room named by a player's first message is.
     pub(crate) async fn locate(&self, lookup: Lookup) -> Located {
         let mut redis = self.redis.clone();
-        let found: Option<Vec<String>> =
-            self.answered(self.scripts.locate.key(lookup.key()).arg(scripts::PREFIX).invoke_async(&mut redis).await);
+        let mut locate = self.scripts.locate.prepare_invoke();
+        locate.key(lookup.key()).key(scripts::instance_key(&self.instance)).arg(scripts::PREFIX);
+        // Once more after an error: the first command after Redis restarted fails on the old connection.
+        let mut found: Option<Vec<String>> = self.answered(locate.invoke_async(&mut redis).await);
+        if found.is_none() {
+            found = self.answered(locate.invoke_async(&mut redis).await);
+        }
         let Some(found) = found else { return Located::Nowhere };
-        let Some(room) = found.first().and_then(|room| room.parse().ok()) else { return Located::Nowhere };
-        match (found.get(1), found.get(2)) {
+        let settled = found.first().is_some_and(|lease| lease == "1") && !self.rejoined_lately();
+        let Some(room) = found.get(1).and_then(|room| room.parse().ok()) else {
+            return if settled { Located::Nowhere } else { Located::Unsettled };
+        };
+        match (found.get(2), found.get(3)) {
             (Some(owner), _) if *owner == self.instance => Located::Here,
             (Some(_), Some(url)) => Located::There { url: url.clone() },
             (owner, _) => Located::Orphan { room, owner: owner.cloned() },

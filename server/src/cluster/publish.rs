@@ -2,7 +2,9 @@
 //! renewed before its keys expire, published again after Redis lost them), until the instance leaves.
 
 use std::collections::BTreeSet;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError};
+use std::time::Instant;
 
 use tokio::sync::{mpsc, watch};
 use tokio::time::{MissedTickBehavior, interval};
@@ -36,8 +38,12 @@ pub(crate) async fn run(
                 while let Ok(room) = changes.try_recv() {
                     changed.insert(room);
                 }
+                let mut lease_lapsed = false;
                 for room in changed {
-                    cluster.publish(&rooms, room).await;
+                    lease_lapsed |= cluster.publish(&rooms, room).await;
+                }
+                if lease_lapsed {
+                    cluster.publish_all(&rooms).await;
                 }
             }
             _ = lease.tick() => {
@@ -88,10 +94,21 @@ impl Cluster {
                 .query_async(&mut redis)
                 .await,
         )?;
-        if previous.is_none() || self.secret().is_none() {
+        if previous.is_none() {
+            self.lease_taken().await;
+        } else if self.secret().is_none() {
             self.read_secret().await?;
         }
         Some(previous.is_some())
+    }
+
+    /// The lease was taken anew: for the first time, or after Redis lost it (a restart) or this instance was cut
+    /// off for longer than it lasts. The secret may be new too.
+    async fn lease_taken(&self) {
+        if self.had_lease.swap(true, Ordering::Relaxed) {
+            *self.rejoined.lock().unwrap_or_else(PoisonError::into_inner) = Some(Instant::now());
+        }
+        self.read_secret().await;
     }
 
     /// Reads the cluster's secret, made by the first instance that finds none.
@@ -116,8 +133,9 @@ impl Cluster {
     }
 
     /// Publishes one room as it is now, or removes its keys if it ended. A room another instance took over (this
-    /// one was cut off for longer than its lease) is given up here.
-    async fn publish(&self, rooms: &Rooms, room: u64) {
+    /// one was cut off for longer than its lease) is given up here. True if the lease had lapsed: the caller
+    /// publishes every room again.
+    async fn publish(&self, rooms: &Rooms, room: u64) -> bool {
         let previous = self.published.lock().unwrap_or_else(PoisonError::into_inner).remove(&room).unwrap_or_default();
         let mut redis = self.redis.clone();
         let Some((snapshot, connected)) = rooms.entry(room, Stamp::now()) else {
@@ -129,8 +147,9 @@ impl Cluster {
                 }
                 let _: Option<i64> = self.answered(forget.invoke_async(&mut redis).await);
             }
-            return;
+            return false;
         };
+        let Some(advertise) = self.advertise.get() else { return false };
         let mut wanted: Vec<String> = snapshot.nameplate.map(|n| Lookup::Nameplate(n).key()).into_iter().collect();
         let hashes = snapshot.seats.iter().flatten().map(|seat| &seat.token_sha256);
         wanted.extend(hashes.filter_map(|hash| Some(Lookup::Token(hex::decode(hash).ok()?.try_into().ok()?).key())));
@@ -139,6 +158,7 @@ impl Cluster {
         let entry = serde_json::to_string(&RoomEntry { snapshot, connected }).unwrap_or_default();
         let mut publish = self.scripts.publish.prepare_invoke();
         publish.arg(scripts::PREFIX).arg(room).arg(&self.instance).arg(self.ttl_ms()).arg(entry).arg(wanted.len());
+        publish.arg(advertise).arg(LEASE.as_millis() as u64);
         for key in wanted.iter().chain(previous.iter().filter(|key| !wanted.contains(key))) {
             publish.key(key);
         }
@@ -146,13 +166,19 @@ impl Cluster {
             Some(0) => {
                 tracing::warn!(room, "another instance took this room over while this one was cut off; giving it up");
                 rooms.evict(room);
+                false
             }
-            Some(_) => {
+            Some(answer) => {
                 self.published.lock().unwrap_or_else(PoisonError::into_inner).insert(room, wanted);
+                if answer == 2 {
+                    self.lease_taken().await;
+                }
+                answer == 2
             }
             // Kept, so that what it had is removed when it is published again.
             None => {
                 self.published.lock().unwrap_or_else(PoisonError::into_inner).insert(room, previous);
+                false
             }
         }
     }

@@ -40,18 +40,20 @@ pub(super) fn instance_key(instance: &str) -> String {
 
 pub(super) const SECRET_KEY: &str = "fairdeck:secret";
 
-/// KEYS[1] a lookup key. Returns `{}` (no room), `{room}` (no owner), `{room, owner}` (its lease is gone) or
-/// `{room, owner, url}`.
+/// KEYS[1] a lookup key, KEYS[2] the asking instance's lease. Returns `{lease}` (no room), `{lease, room}` (no
+/// owner), `{lease, room, owner}` (its lease is gone) or `{lease, room, owner, url}`, where `lease` is 1 if the
+/// asking instance's lease is there (0: Redis lost it, or the instance was cut off for longer than it lasts).
 pub(super) fn locate() -> Script {
     Script::new(
         r"
+local lease = tostring(redis.call('EXISTS', KEYS[2]))
 local room = redis.call('GET', KEYS[1])
-if not room then return {} end
+if not room then return {lease} end
 local owner = redis.call('GET', ARGV[1] .. 'owner:' .. room)
-if not owner then return {room} end
+if not owner then return {lease, room} end
 local url = redis.call('GET', ARGV[1] .. 'instance:' .. owner)
-if not url then return {room, owner} end
-return {room, owner, url}
+if not url then return {lease, room, owner} end
+return {lease, room, owner, url}
 ",
     )
 }
@@ -114,11 +116,14 @@ return room
 }
 
 /// KEYS: the room's lookup keys, then the ones it no longer has; ARGV: prefix, room, owner, ttl ms, snapshot,
-/// how many of KEYS are wanted. Publishes the room if `owner` holds it (or nobody with a lease does): 1; 0 if
-/// another instance took it over. A lookup key held by another room is left alone.
+/// how many of KEYS are wanted, owner's URL, lease ms. Renews the owner's lease (an instance publishing is alive:
+/// its rooms must not look orphaned meanwhile) and publishes the room if `owner` holds it (or nobody with a lease
+/// does): 1, or 2 if the lease had lapsed (Redis lost it: everything is to be published again); 0 if another
+/// instance took the room over. A lookup key held by another room is left alone.
 pub(super) fn publish() -> Script {
     Script::new(
         r"
+local lease = redis.call('SET', ARGV[1] .. 'instance:' .. ARGV[3], ARGV[7], 'PX', ARGV[8], 'GET')
 local owner_key = ARGV[1] .. 'owner:' .. ARGV[2]
 local owner = redis.call('GET', owner_key)
 if owner and owner ~= ARGV[3] and redis.call('EXISTS', ARGV[1] .. 'instance:' .. owner) == 1 then return 0 end
@@ -133,7 +138,8 @@ for i, key in ipairs(KEYS) do
     redis.call('DEL', key)
   end
 end
-return 1
+if lease then return 1 end
+return 2
 ",
     )
 }

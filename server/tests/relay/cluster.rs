@@ -256,3 +256,80 @@ async fn operators_see_every_instances_rooms_and_whether_the_cluster_is_ready() 
     let (status, body) = http_get(a.addr, "/readyz", &[]).await;
     assert_eq!((status, body.as_str()), (503, r#"{"ready":false,"reason":"redis_down"}"#));
 }
+
+/// Resumes `token` at `url` as a client does: told `closing`, it comes back shortly; never refused.
+async fn resume_until_seated(url: &str, token: &str) -> Client {
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let mut client = Client::connect(url).await;
+        client.send(json!({"type": "resume", "token": token})).await;
+        match client.recv().await {
+            Received::Control(ServerMessage::Resumed { .. }) => return client,
+            Received::Control(ServerMessage::Closing { .. }) => {
+                assert!(Instant::now() < deadline, "the seat was not resumed in time");
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            other => panic!("a resume got {other:?}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn games_go_on_across_a_redis_restart_that_lost_everything() {
+    let mut redis = TestRedis::start();
+    let (a, b, _dirs) = two_instances(&redis).await;
+    let (mut host, nameplate, host_token) = Client::create(&a.url()).await;
+    let (mut guest, _) = Client::join(&b.url(), &nameplate).await;
+    host.expect(|m| matches!(m, ServerMessage::Paired { .. })).await;
+    redis.kill();
+    // The link between the instances does not go through Redis.
+    exchange(&mut host, &mut guest, "redis down").await;
+    redis.start_again();
+    exchange(&mut host, &mut guest, "redis back").await;
+    // Straight after the restart the host's token is unknown to Redis until instance a publishes its room again:
+    // a host coming back through instance b is asked to come back, then finds its seat.
+    drop(host);
+    guest.expect(|m| matches!(m, ServerMessage::PeerAway { .. })).await;
+    let mut host = resume_until_seated(&b.url(), &host_token).await;
+    guest.expect(|m| matches!(m, ServerMessage::PeerBack)).await;
+    exchange(&mut host, &mut guest, "after").await;
+}
+
+#[tokio::test]
+async fn a_player_over_its_rate_limit_claims_no_nameplate() {
+    let redis = TestRedis::start();
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let limits = fairdeck_relay::Limits { rooms_per_minute: 1, ..test_limits() };
+    let mut instances = Vec::new();
+    for dir in &dirs {
+        let builder = Relay::builder("127.0.0.1:0".parse().unwrap(), dir.path()).limits(limits.clone());
+        let relay = TestRelay::start_with(builder.redis_url(redis.url())).await;
+        wait_for_metric(&relay, "fairdeck_relay_cluster_redis_up", 1.0).await;
+        instances.push(relay);
+    }
+    let (_first, nameplate, _) = Client::create(&instances[0].url()).await;
+    assert_eq!(nameplate, "1");
+    let mut refused = Client::connect(&instances[0].url()).await;
+    refused.send(json!({"type": "create"})).await;
+    refused.expect_error_and_close("rate_limited", 4004).await;
+    // From another address, through the other instance: the next nameplate is 2, none was spent on the refusal.
+    let other = "127.0.0.2".parse().unwrap();
+    let mut second = crate::common::Client::connect_from(other, &instances[1].url()).await;
+    second.send(json!({"type": "create"})).await;
+    let created = second.expect(|m| matches!(m, ServerMessage::Created { .. })).await;
+    assert!(matches!(created, ServerMessage::Created { nameplate, .. } if nameplate == "2"));
+}
+
+#[tokio::test]
+async fn two_relays_cannot_share_a_data_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = TestRelay::start(dir.path(), test_limits()).await;
+    let second = Relay::builder("127.0.0.1:0".parse().unwrap(), dir.path()).limits(test_limits()).build().await;
+    let error = second.expect_err("the second relay is refused");
+    assert!(format!("{error:#}").contains("cannot take the data directory"), "{error:#}");
+    let chain = std::error::Error::source(&error).map(ToString::to_string).unwrap_or_default();
+    assert!(chain.contains("another relay uses the data directory"), "{chain}");
+    first.stop().await;
+    // Once the first has stopped, the directory is free again.
+    TestRelay::start(dir.path(), test_limits()).await.stop().await;
+}
