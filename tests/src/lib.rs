@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+pub mod cluster;
 pub mod tls;
 
 /// Set-up shuffles two 60-card libraries under proof: generous for slow CI machines.
@@ -175,14 +176,21 @@ pub struct RelayProcess {
     child: Option<Child>,
     addr: SocketAddr,
     dir: tempfile::TempDir,
+    /// Flags after the address and the data directory, given again on every start.
+    args: Vec<OsString>,
 }
 
 impl RelayProcess {
     /// Starts the relay and waits until it accepts connections.
     pub fn start() -> RelayProcess {
-        // A free port: the kernel's choice, released for the relay to take.
-        let addr = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("free port");
-        let mut relay = RelayProcess { child: None, addr, dir: tempfile::tempdir().expect("temp dir") };
+        RelayProcess::start_with(Vec::new())
+    }
+
+    /// Starts the relay with `args` after its address and data directory (such as `--redis-url URL`), and waits
+    /// until it accepts connections.
+    pub fn start_with(args: Vec<OsString>) -> RelayProcess {
+        let addr = SocketAddr::from(([127, 0, 0, 1], free_port()));
+        let mut relay = RelayProcess { child: None, addr, dir: tempfile::tempdir().expect("temp dir"), args };
         relay.start_again();
         relay
     }
@@ -190,6 +198,11 @@ impl RelayProcess {
     /// The URL clients connect to.
     pub fn url(&self) -> String {
         format!("ws://{}/v1", self.addr)
+    }
+
+    /// Its listening address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
     }
 
     /// Kills the relay with SIGKILL: no hand-over file is written, every room is lost.
@@ -200,22 +213,40 @@ impl RelayProcess {
         }
     }
 
+    /// Stops the relay with SIGTERM, as systemd does, and waits until it has exited cleanly (its rooms handed
+    /// over).
+    pub fn terminate(&mut self) {
+        let Some(mut child) = self.child.take() else { return };
+        let pid = libc::pid_t::try_from(child.id()).expect("a pid fits pid_t");
+        // SAFETY: kill(2) has no memory effects; the pid is our own child's, not reaped yet, so not reused.
+        let sent = unsafe { libc::kill(pid, libc::SIGTERM) };
+        assert_eq!(sent, 0, "SIGTERM the relay: {}", std::io::Error::last_os_error());
+        let deadline = Instant::now() + TIMEOUT;
+        let status = loop {
+            if let Some(status) = child.try_wait().expect("wait for the relay") {
+                break status;
+            }
+            assert!(Instant::now() < deadline, "the relay did not exit after SIGTERM:\n{}", self.log());
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        assert!(status.success(), "the relay exited with {status} after SIGTERM:\n{}", self.log());
+    }
+
     /// Starts the relay (again) on the same port and data directory, and waits until it accepts connections.
     pub fn start_again(&mut self) {
         assert!(self.child.is_none(), "the relay is running");
-        let log = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(self.dir.path().join("relay.log"))
-            .expect("relay log");
+        let log = append_log(&self.dir.path().join("relay.log"));
         let child = Command::new(relay_binary())
             .arg("--listen")
             .arg(self.addr.to_string())
             .arg("--data-dir")
             .arg(self.dir.path())
+            .args(&self.args)
+            // Every player of a test comes from loopback: no limit per address.
             .env("FAIRDECK_RELAY_RESUMES_PER_MINUTE", "10000")
             .env("FAIRDECK_RELAY_ROOMS_PER_MINUTE", "10000")
             .env("FAIRDECK_RELAY_JOINS_PER_MINUTE", "10000")
+            .env("FAIRDECK_RELAY_CONNECTIONS_PER_ADDRESS", "0")
             .stdin(Stdio::null())
             .stdout(log.try_clone().expect("relay log"))
             .stderr(log)
@@ -224,10 +255,59 @@ impl RelayProcess {
         self.child = Some(child);
         let deadline = Instant::now() + TIMEOUT;
         while std::net::TcpStream::connect(self.addr).is_err() {
-            assert!(Instant::now() < deadline, "the relay did not listen on {}", self.addr);
+            assert!(Instant::now() < deadline, "the relay did not listen on {}:\n{}", self.addr, self.log());
             std::thread::sleep(Duration::from_millis(20));
         }
     }
+
+    /// What the relay wrote to its standard output and error, over all its starts: for failure messages.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("relay.log")).unwrap_or_default()
+    }
+
+    /// The value of metric `name` on the relay's `/metrics` page, summed over its labels (0 when absent).
+    pub fn metric(&self, name: &str) -> f64 {
+        metric_value(&http_get(self.addr, "/metrics"), name)
+    }
+}
+
+/// The body of `GET PATH` from a plain HTTP server at `addr`; panics unless it answers 200.
+pub fn http_get(addr: SocketAddr, path: &str) -> String {
+    let mut response = String::new();
+    // HTTP/1.0: the server closes the connection after a body that is never chunked.
+    std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(5))
+        .and_then(|mut stream| {
+            stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+            write!(stream, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n")?;
+            std::io::Read::read_to_string(&mut stream, &mut response)
+        })
+        .unwrap_or_else(|e| panic!("GET http://{addr}{path}: {e}"));
+    let (head, body) = response.split_once("\r\n\r\n").unwrap_or_else(|| panic!("no HTTP response: {response}"));
+    assert!(head.starts_with("HTTP/1.0 200") || head.starts_with("HTTP/1.1 200"), "GET {path}: {head}");
+    body.to_string()
+}
+
+/// The value of metric `name` in a Prometheus text page, summed over its label sets (0 when absent).
+pub fn metric_value(page: &str, name: &str) -> f64 {
+    page.lines()
+        .filter(|line| !line.starts_with('#'))
+        .filter_map(|line| {
+            let (series, value) = line.rsplit_once(' ')?;
+            let metric = series.split_once('{').map_or(series, |(metric, _)| metric);
+            (metric == name).then(|| value.parse::<f64>().unwrap_or_else(|e| panic!("{line}: {e}")))
+        })
+        .sum()
+}
+
+/// A server's log file, opened for appending over its successive starts.
+pub(crate) fn append_log(path: &Path) -> std::fs::File {
+    let log = std::fs::OpenOptions::new().create(true).append(true).open(path);
+    log.unwrap_or_else(|e| panic!("open {}: {e}", path.display()))
+}
+
+/// A port free on loopback: the kernel's choice, released for a server to take.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("free port").port()
 }
 
 impl Drop for RelayProcess {
@@ -370,8 +450,9 @@ impl Player {
     /// Writes one command line.
     pub fn send(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().expect("stdin open");
-        writeln!(stdin, "{line}").expect("write command");
-        stdin.flush().unwrap();
+        // A player that exited cannot take the command: say what it saw before.
+        let written = writeln!(stdin, "{line}").and_then(|()| stdin.flush());
+        written.unwrap_or_else(|e| panic!("{}: cannot send {line:?} ({e}); saw {:#?}", self.name, self.seen));
     }
 
     /// The next event (after those already consumed) matching `pred`.
@@ -471,6 +552,16 @@ pub fn public(table: &Value) -> (Value, Value, Value, Value, Value) {
     let fields = ["zones", "players", "cards", "applied", "turn"].map(|field| table[field].clone());
     let [zones, players, cards, applied, turn] = fields;
     (zones, players, cards, applied, turn)
+}
+
+/// The cards the table counts for both players, in every zone: 120 for two 60-card decks when nothing is lost
+/// and nothing applied twice.
+pub fn card_total(table: &Value) -> usize {
+    ["host", "guest"]
+        .iter()
+        .flat_map(|seat| ["library", "hand", "graveyard", "exile", "play"].map(|zone| format!("{seat} {zone}")))
+        .map(|zone| zone_cards(table, &zone).len())
+        .sum()
 }
 
 /// Waits until nothing is in flight either way (the host, the guest, the host again idle), then checks that both

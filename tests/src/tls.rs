@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair};
 
-use crate::{Relay, workspace_root};
+use crate::{Relay, free_port, workspace_root};
 
 /// How long Caddy may take to start listening.
 const CADDY_START: Duration = Duration::from_secs(30);
@@ -54,7 +54,7 @@ impl Default for TestCa {
     }
 }
 
-/// A Caddy process proxying `https://localhost:PORT` to a relay; dropping it stops Caddy.
+/// A Caddy process proxying `https://localhost:PORT` to one relay or several; dropping it stops Caddy.
 pub struct Caddy {
     port: u16,
     child: Child,
@@ -65,11 +65,17 @@ impl Caddy {
     /// Starts Caddy (the `caddy` on PATH; `scripts/ensure-test-tools.sh` installs it) in front of `relay`
     /// with the server certificate of `ca`, and waits until it accepts connections.
     pub fn start(relay: &Relay, ca: &TestCa) -> Caddy {
+        Caddy::start_for(&[relay.addr], ca)
+    }
+
+    /// Starts Caddy in front of the relays at `upstreams` (see [`test_caddyfile`]), and waits until it accepts
+    /// connections.
+    pub fn start_for(upstreams: &[SocketAddr], ca: &TestCa) -> Caddy {
         let dir = tempfile::tempdir().expect("temp dir");
         let port = free_port();
         let deployed = std::fs::read_to_string(workspace_root().join("deploy/Caddyfile")).expect("deploy/Caddyfile");
         let (certificate, key) = ca.server_files();
-        let config = test_caddyfile(&deployed, port, relay.addr, &certificate, &key, dir.path());
+        let config = test_caddyfile(&deployed, port, upstreams, &certificate, &key, dir.path());
         let config_path = dir.path().join("Caddyfile");
         std::fs::write(&config_path, config).expect("write Caddyfile");
         let log = std::fs::File::create(dir.path().join("caddy.log")).expect("caddy log");
@@ -133,20 +139,33 @@ impl Drop for Caddy {
 /// relay's address the test relay's; the global options gain what keeps Caddy to itself (no admin endpoint,
 /// no automatic certificates or redirects, state in `state_dir`) and `default_sni`, so that a client without
 /// SNI (one dialling an IP address) is shown the certificate too. Everything else is the operators' file.
+///
+/// With several `upstreams`, the proxy takes them in turn (`round_robin`, so that a guest who connects just after
+/// its host lands on another instance), retries a connection that cannot reach one on the next, and checks each
+/// one's `/healthz` every second, so that a test's restarts do not wait for the operators' intervals.
 pub fn test_caddyfile(
     deployed: &str,
     port: u16,
-    relay: SocketAddr,
+    upstreams: &[SocketAddr],
     certificate: &Path,
     key: &Path,
     state_dir: &Path,
 ) -> String {
     const SITE: &str = "relay.example.org {";
-    const RELAY: &str = "127.0.0.1:7171";
+    const PROXY: &str = "reverse_proxy 127.0.0.1:7171\n";
     assert!(deployed.contains(SITE), "deploy/Caddyfile has no site block `{SITE}`");
-    assert!(deployed.contains(RELAY), "deploy/Caddyfile does not proxy to {RELAY}");
+    assert!(deployed.contains(PROXY), "deploy/Caddyfile does not proxy to 127.0.0.1:7171");
     let site = format!("localhost:{port} {{\n\ttls {} {}", certificate.display(), key.display());
-    let body = deployed.replacen(SITE, &site, 1).replace(RELAY, &relay.to_string());
+    let addresses: Vec<String> = upstreams.iter().map(SocketAddr::to_string).collect();
+    let proxy = match upstreams {
+        [_] => format!("reverse_proxy {}\n", addresses[0]),
+        _ => format!(
+            "reverse_proxy {} {{\n\t\tlb_policy round_robin\n\t\tlb_try_duration 10s\n\t\tlb_try_interval 100ms\n\t\t\
+             health_uri /healthz\n\t\thealth_interval 1s\n\t\thealth_timeout 1s\n\t}}\n",
+            addresses.join(" ")
+        ),
+    };
+    let body = deployed.replacen(SITE, &site, 1).replacen(PROXY, &proxy, 1);
     let options = format!(
         "\tadmin off\n\tauto_https off\n\tdefault_sni localhost\n\tstorage file_system {}\n",
         state_dir.display()
@@ -171,8 +190,4 @@ pub fn test_caddyfile(
         }
     }
     adapted
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("address").port()
 }

@@ -6,7 +6,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use fairdeck_e2e::{FORFEIT_GRACE_SECS, Player, RelayProcess, deck, fairdeck_binary, public, verify_clean, zone_cards};
+use fairdeck_e2e::{
+    FORFEIT_GRACE_SECS, Player, RelayProcess, card_total, deck, fairdeck_binary, public, verify_clean, zone_cards,
+};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use serde_json::Value;
@@ -61,15 +63,6 @@ fn finish(mut host: Player, mut guest: Player, dir: &Path) {
     for who in ["host", "guest"] {
         verify_clean(&dir.join(format!("{who}.journal")));
     }
-}
-
-/// Cards the table counts for both players: nothing lost, nothing applied twice.
-fn card_total(table: &Value) -> usize {
-    ["host", "guest"]
-        .iter()
-        .flat_map(|seat| ["library", "hand", "graveyard", "exile", "play"].map(|zone| format!("{seat} {zone}")))
-        .map(|zone| zone_cards(table, &zone).len())
-        .sum()
 }
 
 #[test]
