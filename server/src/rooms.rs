@@ -955,7 +955,8 @@ impl Rooms {
             if let Some(nameplate) = nameplate {
                 registry.list(&room, Some(nameplate));
             }
-            if let Some(id) = rendezvous {
+            // A room already met in here by that rendezvous keeps it: its players are connected.
+            if let Some(id) = rendezvous.filter(|id| !registry.rendezvous.contains_key(id)) {
                 registry.rendezvous.insert(id, room.clone());
             }
             for token in tokens {
