@@ -41,6 +41,16 @@ pub struct Args {
     #[arg(long = "refuse", env = "FAIRDECK_RELAY_REFUSE", value_name = "FILE")]
     pub refusal_list: Option<PathBuf>,
 
+    /// Share rooms with the other instances that use this Redis, e.g. redis://127.0.0.1:6379/ (a password goes in the
+    /// URL: prefer the environment variable). Without it the relay works alone.
+    #[arg(long, env = "FAIRDECK_RELAY_REDIS_URL", hide_env_values = true)]
+    pub redis_url: Option<String>,
+
+    /// Where the other instances of the cluster reach this one, ws://host:port on a private network
+    /// (default: ws:// and the --listen address).
+    #[arg(long, env = "FAIRDECK_RELAY_ADVERTISE", value_name = "URL")]
+    pub advertise: Option<String>,
+
     /// Log format.
     #[arg(long, env = "FAIRDECK_RELAY_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text, global = true)]
     pub log_format: LogFormat,

@@ -22,6 +22,7 @@
 
 mod accept;
 mod admission;
+mod cluster;
 pub mod config;
 mod handover;
 mod metrics;

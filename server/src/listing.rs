@@ -42,14 +42,18 @@ async fn get(addr: SocketAddr, token: &str) -> anyhow::Result<String> {
     Ok(String::from_utf8_lossy(&answer).into_owned())
 }
 
-/// The rooms as a table, one line each, oldest first.
+/// The rooms as a table, one line each, oldest first; each with its instance in a cluster, else the address asked.
 pub fn format(instance: SocketAddr, rooms: &[RoomListing]) -> String {
     let mut text = format!("{:<10} {:>10} {:>6} {:>10}  instance\n", "room", "age", "seats", "connected");
     for room in rooms {
         let age = format!("{}s", room.age_seconds);
         text.push_str(&format!(
-            "{:<10} {:>10} {:>6} {:>10}  {instance}\n",
-            room.room, age, room.seats_taken, room.seats_connected
+            "{:<10} {:>10} {:>6} {:>10}  {}\n",
+            room.room,
+            age,
+            room.seats_taken,
+            room.seats_connected,
+            room.instance.as_deref().map_or_else(|| instance.to_string(), str::to_owned),
         ));
     }
     text.push_str(&format!("{} rooms\n", rooms.len()));

@@ -68,6 +68,12 @@ async fn serve(args: &Args) -> anyhow::Result<()> {
     if let Some(file) = &args.refusal_list {
         builder = builder.refusal_list(file);
     }
+    if let Some(url) = &args.redis_url {
+        builder = builder.redis_url(url);
+    }
+    if let Some(url) = &args.advertise {
+        builder = builder.advertise(url);
+    }
     if let Some(token) = &args.operator_token {
         builder = builder.operator_token(token);
     }

@@ -131,6 +131,14 @@ pub struct Metrics {
     pub reopens: Counter,
     /// Room records waiting to be written.
     pub stats_queued: AtomicUsize,
+    /// 1 while this instance reaches the Redis its cluster shares, else 0 (also without a cluster).
+    pub cluster_redis_up: Gauge,
+    /// Connections forwarded to the instance that holds their room.
+    pub cluster_links: Counter,
+    /// Connections told to come back because the instance holding their room could not be reached.
+    pub cluster_link_failures: Counter,
+    /// Rooms taken over from an instance that stopped or died.
+    pub cluster_adoptions: Counter,
     rejections: Vec<(ErrorCode, Counter)>,
     refusals: Vec<(Refusal, Counter)>,
     slow_readers: [Counter; 2],
@@ -188,6 +196,22 @@ impl Default for Metrics {
                 "Rooms given to a new guest by their creator after a failed key exchange (a wrong code).",
             ),
             stats_queued: AtomicUsize::new(0),
+            cluster_redis_up: gauge(
+                "fairdeck_relay_cluster_redis_up",
+                "1 while the Redis shared by the relay's instances answers, else 0 (also when there is none).",
+            ),
+            cluster_links: counter(
+                "fairdeck_relay_cluster_links_total",
+                "Connections forwarded to the instance that holds their room.",
+            ),
+            cluster_link_failures: counter(
+                "fairdeck_relay_cluster_link_failures_total",
+                "Connections told to come back: the instance holding their room could not be reached.",
+            ),
+            cluster_adoptions: counter(
+                "fairdeck_relay_cluster_adoptions_total",
+                "Rooms taken over from an instance that stopped or died.",
+            ),
             rejections: registry.counters(
                 "fairdeck_relay_rejections_total",
                 "Requests refused or connections cut, by reason.",

@@ -7,6 +7,7 @@
 //! not yet written (queued, or stuck writing to a full socket) is older than the age limit. The queue is then
 //! abandoned and the writer tries, for a short while, to deliver a `slow_reader` close frame.
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
@@ -41,7 +42,7 @@ pub(crate) enum Outgoing {
     /// A liveness ping.
     Ping,
     /// A close frame; the writer stops after it.
-    Close { code: u16, reason: &'static str },
+    Close { code: u16, reason: Cow<'static, str> },
 }
 
 impl Outgoing {
@@ -189,8 +190,13 @@ impl Outbox {
     }
 
     /// Queues a close frame after whatever is already queued.
-    pub(crate) fn close(&self, code: u16, reason: &'static str) -> Result<(), Overflow> {
-        self.push(Outgoing::Close { code, reason }, Instant::now())
+    pub(crate) fn close(&self, code: u16, reason: impl Into<Cow<'static, str>>) -> Result<(), Overflow> {
+        self.push(Outgoing::Close { code, reason: reason.into() }, Instant::now())
+    }
+
+    /// Queues a control message as another instance of the relay wrote it (see `cluster`).
+    pub(crate) fn text(&self, text: String) -> Result<(), Overflow> {
+        self.push(Outgoing::Text(text), Instant::now())
     }
 
     /// Whether both outboxes feed the same connection.
@@ -266,7 +272,9 @@ pub(crate) async fn write_loop(
     shared.abandon();
     drop(rx);
     match end {
-        WriterEnd::SlowReader(_) => send_close(&mut sink, close::SLOW_READER, ErrorCode::SlowReader.as_str()).await,
+        WriterEnd::SlowReader(_) => {
+            send_close(&mut sink, close::SLOW_READER, ErrorCode::SlowReader.as_str().into()).await
+        }
         WriterEnd::Closed | WriterEnd::SocketError => {}
     }
 }
@@ -329,8 +337,8 @@ async fn write_items(
     }
 }
 
-async fn send_close(sink: &mut SplitSink<WebSocket, Message>, code: u16, reason: &'static str) {
-    let frame = CloseFrame { code, reason: reason.into() };
+async fn send_close(sink: &mut SplitSink<WebSocket, Message>, code: u16, reason: Cow<'static, str>) {
+    let frame = CloseFrame { code, reason: reason.as_ref().into() };
     let _ = tokio::time::timeout(CLOSE_WRITE_TIMEOUT, async {
         if sink.send(Message::Close(Some(frame))).await.is_err() {
             // The client closed first; what is left to send is tungstenite's echo of its close frame.

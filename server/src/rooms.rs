@@ -99,6 +99,11 @@ impl Seated {
     pub(crate) fn is_creator(&self) -> bool {
         self.seat == 0
     }
+
+    /// The room's internal id.
+    pub(crate) fn room_id(&self) -> u64 {
+        self.room.id
+    }
 }
 
 /// A deadline the driver must schedule; passing it back to `Rooms` after it is due ends what it guards.
@@ -221,7 +226,12 @@ fn decode_token_hash(text: &str) -> Option<TokenHash> {
     hex::decode(text).ok()?.try_into().ok().map(TokenHash)
 }
 
-fn parse_nameplate(text: &str) -> Option<u32> {
+/// The SHA-256 of a token as a client presents it, if it has the form of one: how the cluster finds its room.
+pub(crate) fn token_sha256(text: &str) -> Option<[u8; 32]> {
+    parse_token(text).map(|hash| hash.0)
+}
+
+pub(crate) fn parse_nameplate(text: &str) -> Option<u32> {
     if text.is_empty() || text.len() > MAX_NAMEPLATE_DIGITS || !text.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
@@ -246,6 +256,9 @@ pub struct RoomListing {
     /// Seats with a player, connected or held for a resume.
     pub seats_taken: u8,
     pub seats_connected: u8,
+    /// In a cluster, the instance holding the room (a random name, new at each start).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
 }
 
 /// The room table.
@@ -257,6 +270,9 @@ pub struct Rooms {
     max_rooms: usize,
     metrics: Arc<Metrics>,
     records: mpsc::Sender<RoomRecord>,
+    /// In a cluster, the ids of rooms whose seats, tokens or listing changed (or that ended), for `cluster` to
+    /// publish.
+    changes: Option<mpsc::UnboundedSender<u64>>,
 }
 
 #[derive(Debug)]
@@ -286,9 +302,17 @@ impl Registry {
     }
 
     /// A new room with empty seats, not yet registered anywhere.
-    fn new_room(&mut self, now: Stamp, waiting_until: Instant, rendezvous: Option<[u8; 32]>) -> Arc<Room> {
-        let id = self.next_id;
-        self.next_id += 1;
+    fn new_room(
+        &mut self,
+        now: Stamp,
+        waiting_until: Instant,
+        rendezvous: Option<[u8; 32]>,
+        reserved: Option<u64>,
+    ) -> Arc<Room> {
+        let id = reserved.filter(|id| !self.rooms.contains_key(id)).unwrap_or_else(|| {
+            self.next_id += 1;
+            self.next_id - 1
+        });
         Arc::new(Room {
             id,
             state: Mutex::new(RoomState {
@@ -381,6 +405,13 @@ impl Nameplates {
     }
 }
 
+/// The id and nameplate the cluster reserved for a room about to be created.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Claim {
+    pub(crate) id: u64,
+    pub(crate) nameplate: u32,
+}
+
 /// What is left of a room that ended, for [`Rooms::finish`].
 #[derive(Debug)]
 struct Ended {
@@ -399,15 +430,51 @@ impl Rooms {
         metrics: Arc<Metrics>,
         records: mpsc::Sender<RoomRecord>,
     ) -> Rooms {
-        Rooms { registry: Mutex::new(Registry::new()), hold, waiting_lifetime, max_rooms, metrics, records }
+        Rooms {
+            registry: Mutex::new(Registry::new()),
+            hold,
+            waiting_lifetime,
+            max_rooms,
+            metrics,
+            records,
+            changes: None,
+        }
     }
 
-    /// Opens a room with the caller in seat 0, and sends it `created`.
+    /// The table of one instance of a cluster: room ids start at a random base, so that ids are unique across
+    /// instances (rooms move between them), and every change is sent to `changes`.
+    pub(crate) fn clustered(mut self, changes: mpsc::UnboundedSender<u64>) -> Rooms {
+        lock(&self.registry).next_id = u64::from(rand::random::<u32>() | 1) << 20;
+        self.changes = Some(changes);
+        self
+    }
+
+    fn changed(&self, room: &Room) {
+        if let Some(changes) = &self.changes {
+            let _ = changes.send(room.id);
+        }
+    }
+
+    /// An id for a room about to be opened, so that the cluster can list it before it exists.
+    pub(crate) fn reserve_id(&self) -> u64 {
+        let mut registry = lock(&self.registry);
+        registry.next_id += 1;
+        registry.next_id - 1
+    }
+
+    /// The last nameplate of the room `from` sits in, which a `reopen` takes again if it is free.
+    pub(crate) fn last_nameplate(&self, from: &Seated) -> Option<u32> {
+        lock(&from.room.state).last_nameplate
+    }
+
+    /// Opens a room with the caller in seat 0, and sends it `created`. `claim` is the id and nameplate the
+    /// cluster reserved for it (the nameplate is used if it is free here too).
     pub(crate) fn create(
         &self,
         now: Stamp,
         outbox: Outbox,
         client: Option<String>,
+        claim: Option<Claim>,
     ) -> Result<(Seated, Deadline), RoomError> {
         let (token_text, token) = new_token();
         let waiting_until = now.at + self.waiting_lifetime;
@@ -415,8 +482,14 @@ impl Rooms {
         if registry.rooms.len() >= self.max_rooms {
             return Err(RoomError::ServerFull);
         }
-        let nameplate = registry.nameplates.allocate();
-        let room = registry.new_room(now, waiting_until, None);
+        let nameplate = match claim.map(|c| c.nameplate).filter(|n| registry.nameplates.is_free(*n)) {
+            Some(nameplate) => {
+                registry.nameplates.claim(nameplate);
+                nameplate
+            }
+            None => registry.nameplates.allocate(),
+        };
+        let room = registry.new_room(now, waiting_until, None, claim.map(|c| c.id));
         {
             let mut state = lock(&room.state);
             state.seats[0] = Seat::Connected { outbox: outbox.clone(), token, client };
@@ -427,6 +500,7 @@ impl Rooms {
         registry.waiting.insert(nameplate, room.clone());
         registry.tokens.insert(token, room.clone());
         drop(registry);
+        self.changed(&room);
         let _ =
             outbox.control(&ServerMessage::Created { nameplate: nameplate.to_string(), seat: 0, token: token_text });
         let deadline = Deadline::Waiting { room: room.clone(), at: waiting_until };
@@ -473,6 +547,7 @@ impl Rooms {
             Seat::Empty => {}
         }
         drop(state);
+        self.changed(&room);
         Ok(Seated { room, seat: 1, outbox })
     }
 
@@ -507,6 +582,7 @@ impl Rooms {
             let _ = peer_outbox.control(&ServerMessage::PeerBack);
         }
         drop(state);
+        self.changed(&room);
         Ok(Seated { room, seat, outbox })
     }
 
@@ -524,6 +600,7 @@ impl Rooms {
         challenge: &[u8; CHALLENGE_BYTES],
         outbox: Outbox,
         client: Option<String>,
+        reserved: Option<u64>,
     ) -> Result<(Seated, Option<Deadline>), RoomError> {
         let id = meeting.check(challenge).map_err(|_| RoomError::BadToken)?;
         let seat = usize::from(meeting.seat);
@@ -536,7 +613,7 @@ impl Rooms {
                 if registry.rooms.len() >= self.max_rooms {
                     return Err(RoomError::ServerFull);
                 }
-                let room = registry.new_room(now, now.at + self.waiting_lifetime, Some(id));
+                let room = registry.new_room(now, now.at + self.waiting_lifetime, Some(id), reserved);
                 registry.rooms.insert(room.id, room.clone());
                 registry.rendezvous.insert(id, room.clone());
                 (room, true)
@@ -575,6 +652,7 @@ impl Rooms {
         }
         let deadline = opened.then(|| Deadline::Waiting { room: room.clone(), at: state.waiting_until });
         drop(state);
+        self.changed(&room);
         Ok((Seated { room, seat, outbox }, deadline))
     }
 
@@ -583,7 +661,7 @@ impl Rooms {
     /// nameplate (its last one if still free) with a fresh waiting lifetime. The creator gets `reopened`. Returns
     /// the new waiting deadline; `None` if the room was already waiting (it just answers) or `from` is stale.
     /// The caller checks that `from` is the creator.
-    pub(crate) fn reopen(&self, now: Stamp, from: &Seated) -> Option<Deadline> {
+    pub(crate) fn reopen(&self, now: Stamp, from: &Seated, claimed: Option<u32>) -> Option<Deadline> {
         let room = &from.room;
         let mut registry = lock(&self.registry);
         let mut state = lock(&room.state);
@@ -599,7 +677,7 @@ impl Rooms {
         if let Some(token) = guest.token() {
             registry.forget_token(room, token);
         }
-        let nameplate = registry.list(room, state.last_nameplate);
+        let nameplate = registry.list(room, claimed.or(state.last_nameplate));
         drop(registry);
         if let Some(outbox) = guest.outbox() {
             let _ = outbox.control(&ServerMessage::PeerGone { reason: GoneReason::Rejected });
@@ -613,6 +691,7 @@ impl Rooms {
         let at = state.waiting_until;
         drop(state);
         self.metrics.reopens.increment(1);
+        self.changed(room);
         Some(Deadline::Waiting { room: room.clone(), at })
     }
     /// Forwards a binary frame from `from`'s seat to its peer, counting it for the room's record.
@@ -680,6 +759,7 @@ impl Rooms {
             let _ = peer.control(&ServerMessage::PeerAway { hold_ms: self.hold.as_millis() as u64 });
         }
         drop(state);
+        self.changed(&from.room);
         Some(Deadline::Hold { room: from.room.clone(), seat: from.seat, hold_id, at: until })
     }
 
@@ -753,6 +833,7 @@ impl Rooms {
                     age_seconds: now.saturating_duration_since(state.created_at).as_secs(),
                     seats_taken: state.seats.iter().filter(|seat| !matches!(seat, Seat::Empty)).count() as u8,
                     seats_connected: state.seats.iter().filter(|seat| seat.outbox().is_some()).count() as u8,
+                    instance: None,
                 })
             })
             .collect();
@@ -763,37 +844,49 @@ impl Rooms {
     /// Snapshots every open room for a successor process (see `handover`).
     pub(crate) fn export(&self, now: Stamp) -> Vec<RoomSnapshot> {
         let rooms: Vec<Arc<Room>> = lock(&self.registry).rooms.values().cloned().collect();
-        let mut snapshots: Vec<RoomSnapshot> = rooms
-            .iter()
-            .filter_map(|room| {
-                let state = lock(&room.state);
-                if state.ended {
-                    return None;
-                }
-                let seat = |seat: &Seat| {
-                    seat.token().map(|token| SeatSnapshot {
-                        token_sha256: hex::encode(token.0),
-                        client: seat.client().cloned(),
-                    })
-                };
-                Some(RoomSnapshot {
-                    id: room.id,
-                    nameplate: state.nameplate,
-                    rendezvous: state.rendezvous.map(hex::encode),
-                    created_ms: state.created_ms,
-                    paired_ms: state.paired_ms,
-                    waiting_left_ms: state.waiting_until.saturating_duration_since(now.at).as_millis() as u64,
-                    seats: [seat(&state.seats[0]), seat(&state.seats[1])],
-                    traffic: state.traffic,
-                    resumes: state.resumes,
-                    crowded: state.crowded,
-                    scary: state.scary,
-                    errored: state.errored,
-                })
-            })
-            .collect();
+        let mut snapshots: Vec<RoomSnapshot> =
+            rooms.iter().filter_map(|room| snapshot(room.id, &lock(&room.state), now)).collect();
         snapshots.sort_by_key(|s| s.id);
         snapshots
+    }
+
+    /// One open room as the cluster publishes it, with which seats are connected here; `None` once it ended.
+    pub(crate) fn entry(&self, id: u64, now: Stamp) -> Option<(RoomSnapshot, [bool; 2])> {
+        let room = lock(&self.registry).rooms.get(&id).cloned()?;
+        let state = lock(&room.state);
+        let connected = [0, 1].map(|seat| state.seats[seat].outbox().is_some());
+        snapshot(id, &state, now).map(|snapshot| (snapshot, connected))
+    }
+
+    /// The ids of every open room.
+    pub(crate) fn ids(&self) -> Vec<u64> {
+        lock(&self.registry).rooms.keys().copied().collect()
+    }
+
+    /// Gives up a room that another instance took over (this one was cut off from the cluster for longer than
+    /// its lease): its connections are closed as by a restart, so that they resume at the room's new instance.
+    /// No record: the instance that holds the room now writes it.
+    pub(crate) fn evict(&self, id: u64) {
+        let mut registry = lock(&self.registry);
+        let Some(room) = registry.rooms.remove(&id) else { return };
+        let mut state = lock(&room.state);
+        if let Some(nameplate) = state.nameplate.take() {
+            registry.unlist(&room, nameplate);
+        }
+        if let Some(rendezvous) = state.rendezvous
+            && registry.rendezvous.get(&rendezvous).is_some_and(|r| Arc::ptr_eq(r, &room))
+        {
+            registry.rendezvous.remove(&rendezvous);
+        }
+        for seat in std::mem::replace(&mut state.seats, [Seat::Empty, Seat::Empty]) {
+            if let Some(token) = seat.token() {
+                registry.forget_token(&room, token);
+            }
+            if let Some(outbox) = seat.outbox() {
+                let _ = outbox.close(close::RESTART, "the room moved to another instance");
+            }
+        }
+        state.ended = true;
     }
 
     /// Takes back rooms from a predecessor that stopped `downtime_ms` ago, with every seat held for what is left
@@ -851,6 +944,7 @@ impl Rooms {
             }
             registry.next_id = registry.next_id.max(snapshot.id.saturating_add(1));
             registry.rooms.insert(snapshot.id, room.clone());
+            self.changed(&room);
             if snapshot.paired_ms.is_none() {
                 deadlines.push(Deadline::Waiting { room: room.clone(), at: waiting_until });
             }
@@ -880,6 +974,7 @@ impl Rooms {
             registry.forget_token(room, token);
         }
         drop(registry);
+        self.changed(room);
         self.metrics.room_ended(record.result);
         // Counted before it is sent, so that the writer never takes it off the count first.
         self.metrics.stats_queued.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -920,6 +1015,30 @@ impl RoomState {
         };
         Ended { record, nameplate: self.nameplate, rendezvous: self.rendezvous, tokens }
     }
+}
+
+/// A room's snapshot, unless it ended.
+fn snapshot(id: u64, state: &RoomState, now: Stamp) -> Option<RoomSnapshot> {
+    if state.ended {
+        return None;
+    }
+    let seat = |seat: &Seat| {
+        seat.token().map(|token| SeatSnapshot { token_sha256: hex::encode(token.0), client: seat.client().cloned() })
+    };
+    Some(RoomSnapshot {
+        id,
+        nameplate: state.nameplate,
+        rendezvous: state.rendezvous.map(hex::encode),
+        created_ms: state.created_ms,
+        paired_ms: state.paired_ms,
+        waiting_left_ms: state.waiting_until.saturating_duration_since(now.at).as_millis() as u64,
+        seats: [seat(&state.seats[0]), seat(&state.seats[1])],
+        traffic: state.traffic,
+        resumes: state.resumes,
+        crowded: state.crowded,
+        scary: state.scary,
+        errored: state.errored,
+    })
 }
 
 fn tell_gone(peer: &Seat, reason: GoneReason) {
@@ -978,14 +1097,14 @@ mod tests {
     fn nameplates_are_smallest_free_first_and_recycled() {
         let f = fixture(100);
         let now = Stamp::now();
-        let seats: Vec<Seated> = (0..3).map(|_| f.rooms.create(now, conn().0, None).unwrap().0).collect();
+        let seats: Vec<Seated> = (0..3).map(|_| f.rooms.create(now, conn().0, None, None).unwrap().0).collect();
         let plates: Vec<u32> = seats.iter().map(nameplate_of).collect();
         assert_eq!(plates, [1, 2, 3]);
         f.rooms.leave(now, &seats[1]);
         f.rooms.leave(now, &seats[0]);
-        assert_eq!(nameplate_of(&f.rooms.create(now, conn().0, None).unwrap().0), 1);
-        assert_eq!(nameplate_of(&f.rooms.create(now, conn().0, None).unwrap().0), 2);
-        assert_eq!(nameplate_of(&f.rooms.create(now, conn().0, None).unwrap().0), 4);
+        assert_eq!(nameplate_of(&f.rooms.create(now, conn().0, None, None).unwrap().0), 1);
+        assert_eq!(nameplate_of(&f.rooms.create(now, conn().0, None, None).unwrap().0), 2);
+        assert_eq!(nameplate_of(&f.rooms.create(now, conn().0, None, None).unwrap().0), 4);
     }
 
     #[test]
@@ -993,14 +1112,14 @@ mod tests {
         let f = fixture(10);
         let now = Stamp::now();
         let (creator_box, mut creator_rx) = conn();
-        let (creator, _) = f.rooms.create(now, creator_box, None).unwrap();
+        let (creator, _) = f.rooms.create(now, creator_box, None, None).unwrap();
         let creator_token = token_of(&messages(&mut creator_rx));
         let (joiner_box, mut joiner_rx) = conn();
         let joiner = f.rooms.join(now, "1", joiner_box, None).unwrap();
         assert_eq!(token_of(&messages(&mut joiner_rx)).len(), 32);
         // The number is free at once: a late join finds nothing, and a new room takes it.
         assert_eq!(f.rooms.join(now, "1", conn().0, None).unwrap_err(), RoomError::UnknownNameplate);
-        let (newer, _) = f.rooms.create(now, conn().0, None).unwrap();
+        let (newer, _) = f.rooms.create(now, conn().0, None, None).unwrap();
         assert_eq!(nameplate_of(&newer), 1);
         assert_eq!(f.rooms.live_counts(), LiveCounts { rooms: 2, waiting: 1, seats_connected: 3, seats_held: 0 });
         // The paired room still forwards, and its seats resume by token; `resumed` names no nameplate.
@@ -1021,7 +1140,7 @@ mod tests {
         let f = fixture(10);
         let now = Stamp::now();
         let (creator_box, mut creator_rx) = conn();
-        let (creator, _) = f.rooms.create(now, creator_box, None).unwrap();
+        let (creator, _) = f.rooms.create(now, creator_box, None, None).unwrap();
         let token = token_of(&messages(&mut creator_rx));
         for wrong in ["", "zz", "00", &"00".repeat(16), &"00".repeat(17), &token[..30], &format!("{token}00")] {
             assert_eq!(f.rooms.resume(wrong, conn().0, None).unwrap_err(), RoomError::BadToken, "{wrong}");
@@ -1035,10 +1154,10 @@ mod tests {
         let mut f = fixture(10);
         let now = Stamp::now();
         let (creator_box, mut creator_rx) = conn();
-        let (creator, _) = f.rooms.create(now, creator_box, Some("a/1".into())).unwrap();
+        let (creator, _) = f.rooms.create(now, creator_box, Some("a/1".into()), None).unwrap();
         let _ = messages(&mut creator_rx);
         // Already waiting: it just answers with the nameplate.
-        assert!(f.rooms.reopen(now, &creator).is_none());
+        assert!(f.rooms.reopen(now, &creator, None).is_none());
         assert_eq!(messages(&mut creator_rx), [ServerMessage::Reopened { nameplate: "1".into() }]);
 
         let (guest_box, mut guest_rx) = conn();
@@ -1047,9 +1166,9 @@ mod tests {
         f.rooms.report(&guest, ReportedResult::Scary);
         let _ = messages(&mut creator_rx);
         // The guest cannot reopen; the creator can.
-        assert!(f.rooms.reopen(now, &guest).is_none());
+        assert!(f.rooms.reopen(now, &guest, None).is_none());
         let later = Stamp { at: now.at + Duration::from_secs(100), ..now };
-        let deadline = f.rooms.reopen(later, &creator).expect("a new waiting lifetime");
+        let deadline = f.rooms.reopen(later, &creator, None).expect("a new waiting lifetime");
         assert_eq!(deadline.at(), later.at + Duration::from_secs(600));
         assert_eq!(messages(&mut creator_rx), [ServerMessage::Reopened { nameplate: "1".into() }]);
         assert_eq!(messages(&mut guest_rx), [ServerMessage::PeerGone { reason: GoneReason::Rejected }]);
@@ -1073,15 +1192,15 @@ mod tests {
     fn a_reopened_room_takes_the_smallest_free_nameplate_if_its_own_is_taken() {
         let f = fixture(10);
         let now = Stamp::now();
-        let (creator, _) = f.rooms.create(now, conn().0, None).unwrap();
+        let (creator, _) = f.rooms.create(now, conn().0, None, None).unwrap();
         let (guest_box, _guest_rx) = conn();
         let guest = f.rooms.join(now, "1", guest_box, None).unwrap();
         assert!(f.rooms.detach(now, &guest, false).is_some());
         // Numbers 1, 2 and 3 go to new rooms; 2 ends, so 2 is the smallest free number.
-        let others: Vec<Seated> = (0..3).map(|_| f.rooms.create(now, conn().0, None).unwrap().0).collect();
+        let others: Vec<Seated> = (0..3).map(|_| f.rooms.create(now, conn().0, None, None).unwrap().0).collect();
         assert_eq!(others.iter().map(nameplate_of).collect::<Vec<_>>(), [1, 2, 3]);
         f.rooms.leave(now, &others[1]);
-        assert!(f.rooms.reopen(now, &creator).is_some());
+        assert!(f.rooms.reopen(now, &creator, None).is_some());
         assert_eq!(nameplate_of(&creator), 2);
         assert_eq!(f.rooms.join(now, "2", conn().0, None).map(|s| s.seat), Ok(1));
     }
@@ -1090,20 +1209,20 @@ mod tests {
     fn the_room_limit_is_enforced() {
         let f = fixture(1);
         let now = Stamp::now();
-        let _first = f.rooms.create(now, conn().0, None).unwrap();
-        assert_eq!(f.rooms.create(now, conn().0, None).unwrap_err(), RoomError::ServerFull);
+        let _first = f.rooms.create(now, conn().0, None, None).unwrap();
+        assert_eq!(f.rooms.create(now, conn().0, None, None).unwrap_err(), RoomError::ServerFull);
     }
 
     #[test]
     fn acting_through_a_seat_of_an_ended_room_does_nothing() {
         let mut f = fixture(10);
         let now = Stamp::now();
-        let (creator, _) = f.rooms.create(now, conn().0, None).unwrap();
+        let (creator, _) = f.rooms.create(now, conn().0, None, None).unwrap();
         let joiner = f.rooms.join(now, "1", conn().0, None).unwrap();
         f.rooms.leave(now, &joiner);
         assert_eq!(f.records.try_recv().unwrap().result, RoomResult::Happy);
         f.rooms.leave(now, &creator);
-        assert!(f.rooms.reopen(now, &creator).is_none());
+        assert!(f.rooms.reopen(now, &creator, None).is_none());
         assert!(f.records.try_recv().is_err());
         assert_eq!(f.rooms.live_counts(), LiveCounts::default());
     }
@@ -1122,7 +1241,7 @@ mod tests {
         let f = fixture(10);
         let now = Stamp::now();
         let (creator_box, mut creator_rx) = conn();
-        let (creator, _) = f.rooms.create(now, creator_box, None).unwrap();
+        let (creator, _) = f.rooms.create(now, creator_box, None, None).unwrap();
         let token = token_of(&messages(&mut creator_rx));
         let (joiner_box, mut joiner_rx) = conn();
         let _joiner = f.rooms.join(now, "1", joiner_box, None).unwrap();
@@ -1147,7 +1266,7 @@ mod tests {
         let mut f = fixture(10);
         let now = Stamp::now();
         let (creator_box, mut creator_rx) = conn();
-        let (creator, _) = f.rooms.create(now, creator_box, None).unwrap();
+        let (creator, _) = f.rooms.create(now, creator_box, None, None).unwrap();
         let token = token_of(&messages(&mut creator_rx));
         let (joiner_box, mut joiner_rx) = conn();
         let _joiner = f.rooms.join(now, "1", joiner_box, None).unwrap();
@@ -1175,7 +1294,7 @@ mod tests {
         let mut f = fixture(10);
         let now = Stamp::now();
         let ((creator_box, _creator_rx), (joiner_box, _joiner_rx)) = (conn(), conn());
-        let (creator, _) = f.rooms.create(now, creator_box, Some("a/1".into())).unwrap();
+        let (creator, _) = f.rooms.create(now, creator_box, Some("a/1".into()), None).unwrap();
         let joiner = f.rooms.join(now, "1", joiner_box, Some("b/2".into())).unwrap();
         assert_eq!(f.rooms.forward(&creator, Bytes::from_static(b"abc"), now.at), Forwarded::Delivered);
         f.rooms.report(&joiner, ReportedResult::Scary);
@@ -1190,11 +1309,11 @@ mod tests {
     fn a_creator_who_leaves_alone_is_lonely_and_waiting_rooms_expire_as_pruned() {
         let mut f = fixture(10);
         let now = Stamp::now();
-        let (lonely, _) = f.rooms.create(now, conn().0, None).unwrap();
+        let (lonely, _) = f.rooms.create(now, conn().0, None, None).unwrap();
         f.rooms.leave(now, &lonely);
         assert_eq!(f.records.try_recv().unwrap().result, RoomResult::Lonely);
         let (creator_box, mut creator_rx) = conn();
-        let (_waiting, deadline) = f.rooms.create(now, creator_box, None).unwrap();
+        let (_waiting, deadline) = f.rooms.create(now, creator_box, None, None).unwrap();
         f.rooms.expire(Stamp { at: deadline.at(), ..now }, &deadline);
         let record = f.records.try_recv().unwrap();
         assert_eq!((record.result, record.waiting_ms), (RoomResult::Pruned, None));
@@ -1210,10 +1329,10 @@ mod tests {
         let old = fixture(10);
         let now = Stamp::now();
         let (creator_box, mut creator_rx) = conn();
-        let (creator, _) = old.rooms.create(now, creator_box, Some("a/1".into())).unwrap();
+        let (creator, _) = old.rooms.create(now, creator_box, Some("a/1".into()), None).unwrap();
         let token = token_of(&messages(&mut creator_rx));
-        let (_waiting, _) = old.rooms.create(now, conn().0, None).unwrap();
-        let (_third, _) = old.rooms.create(now, conn().0, None).unwrap();
+        let (_waiting, _) = old.rooms.create(now, conn().0, None, None).unwrap();
+        let (_third, _) = old.rooms.create(now, conn().0, None, None).unwrap();
         let (joiner_box, _joiner_rx) = conn();
         let _joiner = old.rooms.join(now, "1", joiner_box, None).unwrap();
         assert_eq!(old.rooms.forward(&creator, Bytes::from_static(b"hello"), now.at), Forwarded::Delivered);
@@ -1228,7 +1347,7 @@ mod tests {
         // Room 1: two held seats; room 2: one held seat and its waiting lifetime.
         assert_eq!(deadlines.len(), 4);
         assert_eq!(new.rooms.live_counts(), LiveCounts { rooms: 2, waiting: 1, seats_connected: 0, seats_held: 3 });
-        let (fresh, _) = new.rooms.create(now, conn().0, None).unwrap();
+        let (fresh, _) = new.rooms.create(now, conn().0, None, None).unwrap();
         assert_eq!(new.rooms.live_counts().rooms, 3);
         assert_eq!(nameplate_of(&fresh), 1, "the paired room's old number was free");
         assert!(fresh.room.id > 2, "ids are not reused");

@@ -12,6 +12,7 @@ use tokio::sync::{mpsc, watch};
 
 use crate::accept;
 use crate::admission::Admission;
+use crate::cluster::{self, Cluster, ClusterError};
 use crate::config::{Limits, LimitsError};
 use crate::handover::{self, Handover};
 use crate::metrics::Metrics;
@@ -41,6 +42,8 @@ pub enum RelayError {
     RefusalList { path: PathBuf, source: std::io::Error },
     #[error("cannot listen on {addr}")]
     Bind { addr: SocketAddr, source: std::io::Error },
+    #[error("cannot join the cluster")]
+    Cluster(#[from] ClusterError),
 }
 
 /// Configures a relay. `listen` may use port 0; [`Relay::bind`] tells the port chosen.
@@ -53,6 +56,8 @@ pub struct RelayBuilder {
     operator_token: Option<String>,
     trust_forwarded_for: bool,
     refusal_list: Option<PathBuf>,
+    redis_url: Option<String>,
+    advertise: Option<String>,
 }
 
 impl RelayBuilder {
@@ -66,7 +71,22 @@ impl RelayBuilder {
             operator_token: None,
             trust_forwarded_for: false,
             refusal_list: None,
+            redis_url: None,
+            advertise: None,
         }
+    }
+
+    /// Shares rooms with the other instances that use this Redis (`redis://…`).
+    pub fn redis_url(mut self, url: impl Into<String>) -> RelayBuilder {
+        self.redis_url = Some(url.into());
+        self
+    }
+
+    /// Where the other instances of the cluster reach this one (`ws://host:port`); by default the address it
+    /// listens on.
+    pub fn advertise(mut self, url: impl Into<String>) -> RelayBuilder {
+        self.advertise = Some(url.into());
+        self
     }
 
     /// Replaces every limit.
@@ -117,17 +137,27 @@ impl RelayBuilder {
         };
         let metrics = Arc::new(Metrics::default());
         let limits = self.limits;
-        let rooms = Arc::new(Rooms::new(
-            limits.hold,
-            limits.waiting_lifetime,
-            limits.max_rooms,
-            metrics.clone(),
-            records_tx.clone(),
-        ));
+        let rooms =
+            Rooms::new(limits.hold, limits.waiting_lifetime, limits.max_rooms, metrics.clone(), records_tx.clone());
+        let (rooms, cluster) = match &self.redis_url {
+            Some(url) => {
+                match &self.advertise {
+                    Some(advertise) => drop(cluster::check_advertise(advertise)?),
+                    None if self.listen.ip().is_unspecified() => Err(ClusterError::Unspecified(self.listen))?,
+                    None => {}
+                }
+                let cluster = Arc::new(Cluster::new(url, limits.hold, metrics.clone())?);
+                let (changes_tx, changes) = mpsc::unbounded_channel();
+                (rooms.clustered(changes_tx), Some((cluster, changes)))
+            }
+            None => (rooms, None),
+        };
+        let rooms = Arc::new(rooms);
         let (shutdown_tx, shutdown) = watch::channel(false);
         let now = Instant::now();
         let state = Arc::new(AppState {
             rooms,
+            cluster: cluster.as_ref().map(|(cluster, _)| cluster.clone()),
             metrics,
             room_limiter: RateLimiter::new(limits.rooms_per_minute, now),
             join_limiter: RateLimiter::new(limits.joins_per_minute, now),
@@ -152,7 +182,16 @@ impl RelayBuilder {
             Err(error) => tracing::warn!(error = %error_chain(&error), "cannot take over the previous rooms"),
         }
         let writer = StatsWriter::spawn(state.stats.clone(), records_rx, state.metrics.clone());
-        Ok(Relay { listen: self.listen, listener: None, state, writer, shutdown: Arc::new(shutdown_tx), handover_path })
+        Ok(Relay {
+            listen: self.listen,
+            listener: None,
+            state,
+            writer,
+            shutdown: Arc::new(shutdown_tx),
+            handover_path,
+            changes: cluster.map(|(_, changes)| changes),
+            advertise: self.advertise,
+        })
     }
 }
 
@@ -165,6 +204,9 @@ pub struct Relay {
     writer: StatsWriter,
     shutdown: Arc<watch::Sender<bool>>,
     handover_path: PathBuf,
+    /// In a cluster, the changes of rooms to publish.
+    changes: Option<mpsc::UnboundedReceiver<u64>>,
+    advertise: Option<String>,
 }
 
 /// Stops a serving relay: clients get `closing`, then are closed; rooms are handed over; statistics are flushed.
@@ -208,10 +250,19 @@ impl Relay {
 
     /// Serves until shut down, binding first if [`Relay::bind`] was not called.
     pub async fn serve(self) -> Result<(), RelayError> {
-        let Relay { listen: addr, listener, state, writer, handover_path, .. } = self;
+        let Relay { listen: addr, listener, state, writer, handover_path, changes, advertise, .. } = self;
         let listener = match listener {
             Some(listener) => listener,
             None => listen(addr).await?,
+        };
+        let publisher = match (&state.cluster, changes) {
+            (Some(cluster), Some(changes)) => {
+                let listening = listener.local_addr().map_err(|source| RelayError::Bind { addr, source })?;
+                cluster.advertise(advertise.as_deref(), listening)?;
+                let run = cluster::run(cluster.clone(), state.rooms.clone(), changes, state.shutdown.clone());
+                Some((cluster.clone(), tokio::spawn(run)))
+            }
+            _ => None,
         };
         let upkeep = {
             let metrics = state.metrics.clone();
@@ -235,8 +286,17 @@ impl Relay {
         state.connections.wait_empty(grace).await;
         let _ = upkeep.await;
         let records = writer.finish().await;
+        // In a cluster the other instances take the rooms over through Redis, unless it is down.
+        let handed_to_cluster = match publisher {
+            Some((cluster, publisher)) => match publisher.await {
+                Ok(changes) => cluster::leave(&cluster, &state.rooms, changes).await,
+                Err(_) => false,
+            },
+            None => false,
+        };
         let now = Stamp::now();
-        let handover = Handover { saved_ms: now.unix_ms, rooms: state.rooms.export(now), records };
+        let rooms = if handed_to_cluster { Vec::new() } else { state.rooms.export(now) };
+        let handover = Handover { saved_ms: now.unix_ms, rooms, records };
         let (rooms, records) = (handover.rooms.len(), handover.records.len());
         match handover::save(&handover_path, handover) {
             Ok(()) if records > 0 => {

@@ -1,28 +1,37 @@
 //! The driver of one WebSocket connection: reads the socket, talks to [`Rooms`], enforces liveness, and
-//! schedules the deadlines `Rooms` hands back.
+//! schedules the deadlines `Rooms` hands back. In a cluster, a player whose room is held by another instance has
+//! its connection forwarded there (`cluster::link`), and this driver passes messages both ways.
 
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::extract::ws::{Message, WebSocket};
-use futures_util::StreamExt;
 use futures_util::stream::SplitStream;
+use futures_util::{SinkExt, StreamExt};
 use tokio::sync::oneshot;
 use tokio::time::{MissedTickBehavior, interval_at, sleep, sleep_until};
+use tokio_tungstenite::tungstenite::Message as LinkMessage;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame as LinkClose;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
 use crate::admission::AddressTicket;
 use crate::admission::Slot;
+use crate::cluster::link::{self, Link};
+use crate::cluster::{Located, Lookup};
+use crate::handover::RoomSnapshot;
 use crate::outbox::{Outbox, WriterEnd, write_loop};
 use crate::protocol::{
     CHALLENGE_BYTES, ClientMessage, ClosingReason, ErrorCode, MAX_CONTROL_BYTES, Meeting, PROTOCOL_VERSION,
     ServerMessage, close, sanitize_client_version,
 };
-use crate::rooms::{Deadline, Forwarded, RoomError, Seated, Stamp};
+use crate::rooms::{Claim, Deadline, Forwarded, RoomError, Seated, Stamp, parse_nameplate, token_sha256};
 use crate::state::AppState;
 
 /// How long a finished connection waits for its writer to deliver the last frames.
 const WRITER_DRAIN: Duration = Duration::from_secs(5);
+/// When a player whose room's instance cannot be reached now is told to come back (plus as much jitter).
+const COME_BACK: Duration = Duration::from_millis(500);
 
 /// How the connection ended, which decides what happens to its seat.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,31 +44,69 @@ enum End {
     Shutdown,
 }
 
+/// Where a connection comes from.
+#[derive(Debug)]
+pub(crate) enum Origin {
+    /// A player, counted against its address until the connection ends.
+    Player { addr: IpAddr, ticket: AddressTicket },
+    /// A player forwarded by another instance of the cluster, which sent it `welcome` with this challenge.
+    Instance(link::Forwarded),
+}
+
+/// What a player's first message needs where the cluster holds its room.
+enum Route {
+    /// Served here; with what the cluster reserved for a room opened here.
+    Here(Reserved),
+    /// Forwarded to the instance that holds the room.
+    Linked(Box<Link>),
+    /// That instance cannot be reached now: the player comes back shortly.
+    ComeBack,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+enum Reserved {
+    #[default]
+    Nothing,
+    Create(Claim),
+    Rendezvous(u64),
+}
+
 /// Runs one connection to its end.
-/// `guard` and `ticket` count the connection (in all, and against its address) until it ends.
-pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, addr: IpAddr, guard: Slot, ticket: AddressTicket) {
+/// `guard` (and a player's ticket) count the connection (in all, and against its address) until it ends.
+pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, origin: Origin, guard: Slot) {
     let limits = &state.limits;
     let (sink, mut stream) = socket.split();
     let (outbox, queue) = Outbox::new(limits.queue_bytes, limits.queue_age, &state.queues);
     let (done_tx, writer_done) = oneshot::channel();
     let writer = tokio::spawn(write_loop(sink, queue, outbox.clone(), state.metrics.clone(), done_tx));
     state.metrics.connections_accepted.increment(1);
-    // Fresh for each connection, so that a rendezvous proof made for one is worthless on any other.
-    let challenge: [u8; CHALLENGE_BYTES] = rand::random();
-    let _ = outbox.control(&ServerMessage::Welcome {
-        relay: concat!("fairdeck-relay/", env!("CARGO_PKG_VERSION")).into(),
-        protocol: PROTOCOL_VERSION,
-        max_message_bytes: limits.max_message_bytes,
-        hold_ms: limits.hold.as_millis() as u64,
-        waiting_ms: limits.waiting_lifetime.as_millis() as u64,
-        challenge: hex::encode(challenge),
-    });
+    let (addr, challenge, ticket, forwarded) = match origin {
+        Origin::Player { addr, ticket } => {
+            // Fresh for each connection, so that a rendezvous proof made for one is worthless on any other.
+            let challenge: [u8; CHALLENGE_BYTES] = rand::random();
+            let _ = outbox.control(&ServerMessage::Welcome {
+                relay: concat!("fairdeck-relay/", env!("CARGO_PKG_VERSION")).into(),
+                protocol: PROTOCOL_VERSION,
+                max_message_bytes: limits.max_message_bytes,
+                hold_ms: limits.hold.as_millis() as u64,
+                waiting_ms: limits.waiting_lifetime.as_millis() as u64,
+                challenge: hex::encode(challenge),
+            });
+            (addr, challenge, Some(ticket), false)
+        }
+        Origin::Instance(player) => (player.client, player.challenge, None, true),
+    };
 
-    let mut session = Session { state: &state, outbox, addr, challenge, seated: None };
+    let mut session = Session { state: &state, outbox, addr, challenge, forwarded, seated: None, link: None };
     let end = session.serve(&mut stream, writer_done).await;
-    let Session { outbox, seated, .. } = session;
+    let Session { outbox, seated, link, .. } = session;
     if let Some(seated) = seated {
         release(&state, &seated, end);
+    }
+    if let Some(mut link) = link {
+        // Unless the player left (its close frame 1000 went first), the seat is held at the other instance.
+        let going = LinkClose { code: CloseCode::Away, reason: "".into() };
+        let _ = tokio::time::timeout(WRITER_DRAIN, link.close(Some(going))).await;
     }
     if end == End::Left {
         let _ = outbox.close(close::NORMAL, "left");
@@ -97,7 +144,11 @@ struct Session<'a> {
     addr: IpAddr,
     /// The `welcome`'s challenge, which a `rendezvous` proof must sign.
     challenge: [u8; CHALLENGE_BYTES],
+    /// Forwarded by another instance: served here, never forwarded again.
+    forwarded: bool,
     seated: Option<Seated>,
+    /// The link to the instance that holds this player's room.
+    link: Option<Link>,
 }
 
 impl Session<'_> {
@@ -116,14 +167,18 @@ impl Session<'_> {
         let hello = sleep(limits.hello_timeout);
         tokio::pin!(hello);
         // Made once, not per message: each new wait registers with the channel shared by every connection.
-        let stopping = shutdown.wait_for(|stopping| *stopping);
+        // Its output (a lock guard, not `Send`) is dropped inside: this loop awaits in its branches.
+        let stopping = async {
+            let _ = shutdown.wait_for(|stopping| *stopping).await;
+        };
         tokio::pin!(stopping);
         loop {
+            let waiting = self.seated.is_none() && self.link.is_none();
             tokio::select! {
                 biased;
                 end = &mut writer_done => return self.writer_ended(end.unwrap_or(WriterEnd::SocketError)),
                 _ = &mut stopping => return self.restarting(),
-                () = &mut hello, if self.seated.is_none() => {
+                () = &mut hello, if waiting => {
                     return self.fail(ErrorCode::Timeout, "no create, join or resume in time");
                 }
                 _ = pings.tick() => {
@@ -132,10 +187,15 @@ impl Session<'_> {
                     }
                     let _ = self.outbox.ping();
                 }
+                message = next_on_link(&mut self.link) => {
+                    if let Some(end) = self.pass_back(message) {
+                        return end;
+                    }
+                }
                 message = stream.next() => {
                     last_heard = Instant::now();
                     let step = match message {
-                        Some(Ok(message)) => self.handle(message, last_heard),
+                        Some(Ok(message)) => self.handle(message, last_heard).await,
                         Some(Err(error)) => Some(self.read_failed(error)),
                         None => Some(End::Dropped { errored: false }),
                     };
@@ -161,10 +221,16 @@ impl Session<'_> {
 
     /// The relay is shutting down: the client is told to come back, after a while, to the restarted relay.
     fn restarting(&self) -> End {
-        let limits = &self.state.limits;
-        let try_for_ms = limits.hold.as_millis() as u64;
-        // Spread reconnects over one more hint so a restarted relay is not hit by everyone at once.
-        let hint_ms = limits.restart_hint.as_millis() as u64;
+        let hint = self.state.limits.restart_hint;
+        self.come_back(hint);
+        End::Shutdown
+    }
+
+    /// Tells the client to reconnect after about `hint` (plus jitter, so that clients do not all come back at
+    /// once) and resume, trying for as long as a seat is held.
+    fn come_back(&self, hint: Duration) {
+        let try_for_ms = self.state.limits.hold.as_millis() as u64;
+        let hint_ms = hint.as_millis() as u64;
         let jitter = rand::random::<u64>() % hint_ms.max(1);
         let _ = self.outbox.control(&ServerMessage::Closing {
             reason: ClosingReason::Restart,
@@ -172,11 +238,45 @@ impl Session<'_> {
             try_for_ms,
         });
         let _ = self.outbox.close(close::RESTART, "relay restarting");
-        End::Shutdown
+    }
+
+    /// Passes on what the instance holding the room sent; its close ends this connection with the same code.
+    fn pass_back(
+        &mut self,
+        message: Option<Result<LinkMessage, tokio_tungstenite::tungstenite::Error>>,
+    ) -> Option<End> {
+        match message {
+            Some(Ok(LinkMessage::Binary(data))) => {
+                let _ = self.outbox.frame(data, Instant::now());
+                None
+            }
+            Some(Ok(LinkMessage::Text(text))) => {
+                let _ = self.outbox.text(text.as_str().to_owned());
+                None
+            }
+            Some(Ok(LinkMessage::Close(frame))) => {
+                self.link = None;
+                let (code, reason) =
+                    frame.map_or((close::NORMAL, String::new()), |f| (f.code.into(), f.reason.as_str().to_owned()));
+                let _ = self.outbox.close(code, reason);
+                // Whatever the room did with the seat, it did at the other instance.
+                Some(End::Dropped { errored: false })
+            }
+            Some(Ok(_)) => None,
+            // The instance is gone: the room will be taken over where the player comes back.
+            Some(Err(_)) | None => {
+                self.link = None;
+                self.come_back(COME_BACK);
+                Some(End::Dropped { errored: false })
+            }
+        }
     }
 
     /// Handles one message; returns how the connection ends, if it does.
-    fn handle(&mut self, message: Message, received: Instant) -> Option<End> {
+    async fn handle(&mut self, message: Message, received: Instant) -> Option<End> {
+        if self.link.is_some() {
+            return self.pass_on(message).await;
+        }
         match message {
             Message::Binary(data) => {
                 let Some(seated) = &self.seated else {
@@ -201,7 +301,7 @@ impl Session<'_> {
                     return Some(self.fail(ErrorCode::BadMessage, "control message too long"));
                 }
                 match parse_control(text.as_str()) {
-                    Ok(control) => self.control(control),
+                    Ok(control) => self.control(control, text.as_str()).await,
                     Err(error) => Some(self.fail(ErrorCode::BadMessage, error)),
                 }
             }
@@ -214,54 +314,118 @@ impl Session<'_> {
         }
     }
 
-    fn control(&mut self, control: ClientMessage) -> Option<End> {
+    /// Passes a player's message to the instance that holds its room, unchanged.
+    async fn pass_on(&mut self, message: Message) -> Option<End> {
+        let link = self.link.as_mut()?;
+        let (message, end) = match message {
+            Message::Binary(data) => (LinkMessage::Binary(data), None),
+            Message::Text(text) => (LinkMessage::text(text.as_str()), None),
+            Message::Close(frame) => {
+                let frame = frame.map(|f| LinkClose { code: f.code.into(), reason: f.reason.as_str().into() });
+                (LinkMessage::Close(frame), Some(End::Dropped { errored: false }))
+            }
+            Message::Ping(_) | Message::Pong(_) => return None,
+        };
+        if link.send(message).await.is_err() {
+            self.link = None;
+            self.come_back(COME_BACK);
+            return Some(End::Dropped { errored: false });
+        }
+        if end.is_some() {
+            // The close went to the other instance, which ends or holds the seat.
+            self.link = None;
+        }
+        end
+    }
+
+    async fn control(&mut self, control: ClientMessage, text: &str) -> Option<End> {
+        if let Some(seated) = &self.seated {
+            return self.seated_control(seated, control).await;
+        }
+        let state = self.state;
+        let reserved = match self.route(&control, text).await {
+            Route::Here(reserved) => reserved,
+            Route::Linked(link) => {
+                state.metrics.cluster_links.increment(1);
+                self.link = Some(*link);
+                return None;
+            }
+            Route::ComeBack => {
+                state.metrics.cluster_link_failures.increment(1);
+                self.come_back(COME_BACK);
+                return Some(End::Dropped { errored: false });
+            }
+        };
+        match self.take_seat(control, reserved) {
+            Ok(seated) => {
+                self.seated = Some(seated);
+                None
+            }
+            Err(end) => Some(end),
+        }
+    }
+
+    /// A control message from a seated player.
+    async fn seated_control(&self, seated: &Seated, control: ClientMessage) -> Option<End> {
+        let state = self.state;
+        match control {
+            ClientMessage::Report { result } => {
+                state.rooms.report(seated, result);
+                None
+            }
+            ClientMessage::Leave => Some(End::Left),
+            ClientMessage::Reopen if seated.is_creator() => {
+                let claimed = match &state.cluster {
+                    Some(cluster) => {
+                        let last = state.rooms.last_nameplate(seated);
+                        cluster.claim_nameplate(seated.room_id(), last).await
+                    }
+                    None => None,
+                };
+                if let Some(deadline) = state.rooms.reopen(Stamp::now(), seated, claimed) {
+                    schedule(state, deadline);
+                }
+                None
+            }
+            ClientMessage::Reopen => Some(self.fail(ErrorCode::BadMessage, "only the room's creator can reopen it")),
+            ClientMessage::Create { .. }
+            | ClientMessage::Join { .. }
+            | ClientMessage::Resume { .. }
+            | ClientMessage::Rendezvous { .. } => {
+                Some(self.fail(ErrorCode::BadMessage, "this connection already has a seat"))
+            }
+        }
+    }
+
+    /// Seats a player here by its first message; `Err` with how the connection ends if it is refused.
+    fn take_seat(&self, control: ClientMessage, reserved: Reserved) -> Result<Seated, End> {
         let state = self.state;
         let client = |raw: Option<String>| raw.map(|v| sanitize_client_version(&v));
-        if let Some(seated) = &self.seated {
-            return match control {
-                ClientMessage::Report { result } => {
-                    state.rooms.report(seated, result);
-                    None
-                }
-                ClientMessage::Leave => Some(End::Left),
-                ClientMessage::Reopen if seated.is_creator() => {
-                    if let Some(deadline) = state.rooms.reopen(Stamp::now(), seated) {
-                        schedule(state, deadline);
-                    }
-                    None
-                }
-                ClientMessage::Reopen => {
-                    Some(self.fail(ErrorCode::BadMessage, "only the room's creator can reopen it"))
-                }
-                ClientMessage::Create { .. }
-                | ClientMessage::Join { .. }
-                | ClientMessage::Resume { .. }
-                | ClientMessage::Rendezvous { .. } => {
-                    Some(self.fail(ErrorCode::BadMessage, "this connection already has a seat"))
-                }
-            };
-        }
         let now = Stamp::now();
         let seated = match control {
             ClientMessage::Create { client: version } => {
                 if state.room_limiter.check(self.addr, now.at).is_err() {
-                    return Some(self.fail(ErrorCode::RateLimited, "too many new rooms from your address"));
+                    return Err(self.fail(ErrorCode::RateLimited, "too many new rooms from your address"));
                 }
-                state.rooms.create(now, self.outbox.clone(), client(version)).map(|(seated, deadline)| {
+                let claim = match reserved {
+                    Reserved::Create(claim) => Some(claim),
+                    _ => None,
+                };
+                state.rooms.create(now, self.outbox.clone(), client(version), claim).map(|(seated, deadline)| {
                     schedule(state, deadline);
                     seated
                 })
             }
             ClientMessage::Join { nameplate, client: version } => {
                 if state.join_limiter.check(self.addr, now.at).is_err() {
-                    return Some(self.fail(ErrorCode::RateLimited, "too many joins from your address"));
+                    return Err(self.fail(ErrorCode::RateLimited, "too many joins from your address"));
                 }
                 state.rooms.join(now, &nameplate, self.outbox.clone(), client(version))
             }
             ClientMessage::Resume { token, client: version } => {
                 // Only failures count: a reconnect storm after a restart must get through.
                 if state.resume_limiter.peek(self.addr, now.at).is_err() {
-                    return Some(self.fail(ErrorCode::RateLimited, "too many failed resumes from your address"));
+                    return Err(self.fail(ErrorCode::RateLimited, "too many failed resumes from your address"));
                 }
                 let resumed = state.rooms.resume(&token, self.outbox.clone(), client(version));
                 if resumed.is_err() {
@@ -272,13 +436,25 @@ impl Session<'_> {
             ClientMessage::Rendezvous { room, seat, key, peer, proof, client: version } => {
                 // A failed proof counts as a failed resume; a room it opens, as a new room.
                 if state.resume_limiter.peek(self.addr, now.at).is_err() {
-                    return Some(self.fail(ErrorCode::RateLimited, "too many failed resumes from your address"));
+                    return Err(self.fail(ErrorCode::RateLimited, "too many failed resumes from your address"));
                 }
                 if state.room_limiter.check(self.addr, now.at).is_err() {
-                    return Some(self.fail(ErrorCode::RateLimited, "too many new rooms from your address"));
+                    return Err(self.fail(ErrorCode::RateLimited, "too many new rooms from your address"));
                 }
+                let reserved = match reserved {
+                    Reserved::Rendezvous(id) => Some(id),
+                    _ => None,
+                };
                 let meeting = Meeting { room: &room, seat, key: &key, peer: &peer, proof: &proof };
-                match state.rooms.rendezvous(now, meeting, &self.challenge, self.outbox.clone(), client(version)) {
+                let met = state.rooms.rendezvous(
+                    now,
+                    meeting,
+                    &self.challenge,
+                    self.outbox.clone(),
+                    client(version),
+                    reserved,
+                );
+                match met {
                     Ok((seated, deadline)) => {
                         if let Some(deadline) = deadline {
                             schedule(state, deadline);
@@ -294,16 +470,66 @@ impl Session<'_> {
                 }
             }
             ClientMessage::Report { .. } | ClientMessage::Leave | ClientMessage::Reopen => {
-                return Some(self.fail(ErrorCode::BadMessage, "create, join, resume or rendezvous first"));
+                return Err(self.fail(ErrorCode::BadMessage, "create, join, resume or rendezvous first"));
             }
         };
-        match seated {
-            Ok(seated) => {
-                self.seated = Some(seated);
-                None
+        seated.map_err(|error| self.refuse(error))
+    }
+
+    /// Where the room a player's first message names is held, in a cluster: here (taking it over if its instance
+    /// is gone), or at another instance, to which the connection is then forwarded.
+    async fn route(&self, control: &ClientMessage, text: &str) -> Route {
+        let state = self.state;
+        let Some(cluster) = state.cluster.as_deref().filter(|_| !self.forwarded) else {
+            return Route::Here(Reserved::Nothing);
+        };
+        let lookup = match control {
+            ClientMessage::Create { .. } => {
+                let id = state.rooms.reserve_id();
+                let claim = cluster.claim_nameplate(id, None).await.map(|nameplate| Claim { id, nameplate });
+                return Route::Here(claim.map_or(Reserved::Nothing, Reserved::Create));
             }
-            Err(error) => Some(self.refuse(error)),
+            ClientMessage::Join { nameplate, .. } => parse_nameplate(nameplate).map(Lookup::Nameplate),
+            ClientMessage::Resume { token, .. } => token_sha256(token).map(Lookup::Token),
+            ClientMessage::Rendezvous { room, seat, key, peer, proof, .. } => {
+                let meeting = Meeting { room, seat: *seat, key, peer, proof };
+                meeting.check(&self.challenge).ok().map(Lookup::Rendezvous)
+            }
+            ClientMessage::Report { .. } | ClientMessage::Leave | ClientMessage::Reopen => None,
+        };
+        // Anything malformed is refused here, as by a relay alone.
+        let Some(lookup) = lookup else { return Route::Here(Reserved::Nothing) };
+        // A second look if another instance won a race for the room.
+        for _ in 0..2 {
+            match cluster.locate(lookup).await {
+                Located::Nowhere => {
+                    let Lookup::Rendezvous(meeting) = lookup else { return Route::Here(Reserved::Nothing) };
+                    let id = state.rooms.reserve_id();
+                    if cluster.claim_rendezvous(id, meeting).await != Some(false) {
+                        return Route::Here(Reserved::Rendezvous(id));
+                    }
+                }
+                Located::Here => return Route::Here(Reserved::Nothing),
+                Located::There { url } => {
+                    let player = link::Forwarded { client: self.addr, challenge: self.challenge };
+                    let max = state.limits.max_message_bytes;
+                    return match link::open(cluster, &url, player, text, max).await {
+                        Ok(link) => Route::Linked(Box::new(link)),
+                        Err(error) => {
+                            tracing::info!(error = %error, "cannot reach the instance holding a room");
+                            Route::ComeBack
+                        }
+                    };
+                }
+                Located::Orphan { room, owner } => {
+                    if let Some(snapshot) = cluster.adopt(room, owner.as_deref()).await {
+                        take_over(state, snapshot);
+                        return Route::Here(Reserved::Nothing);
+                    }
+                }
+            }
         }
+        Route::Here(Reserved::Nothing)
     }
 
     fn refuse(&self, error: RoomError) -> End {
@@ -339,6 +565,21 @@ fn parse_control(text: &str) -> Result<ClientMessage, String> {
         return Err("a control message is a JSON object".into());
     }
     serde_json::from_str(text).map_err(|error| format!("cannot read control message: {error}"))
+}
+
+/// Takes over a room whose instance is gone, with both seats held for its players' hold.
+fn take_over(state: &Arc<AppState>, snapshot: RoomSnapshot) {
+    for deadline in state.rooms.import(Stamp::now(), 0, vec![snapshot]) {
+        schedule(state, deadline);
+    }
+}
+
+/// The next message from the instance holding the room; never, without a link.
+async fn next_on_link(link: &mut Option<Link>) -> Option<Result<LinkMessage, tokio_tungstenite::tungstenite::Error>> {
+    match link {
+        Some(link) => link.next().await,
+        None => std::future::pending().await,
+    }
 }
 
 /// Runs `deadline` through `Rooms::expire` when it is due, unless the relay shuts down first.

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use tokio::sync::watch;
 
 use crate::admission::{Admission, Slots};
+use crate::cluster::Cluster;
 use crate::config::Limits;
 use crate::metrics::Metrics;
 use crate::outbox::Queues;
@@ -17,6 +18,8 @@ use crate::stats::StatsStore;
 #[derive(Debug)]
 pub(crate) struct AppState {
     pub(crate) rooms: Arc<Rooms>,
+    /// The cluster this instance shares its rooms with (`--redis-url`), if any.
+    pub(crate) cluster: Option<Arc<Cluster>>,
     pub(crate) metrics: Arc<Metrics>,
     pub(crate) limits: Limits,
     pub(crate) room_limiter: RateLimiter,

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::{ConnectInfo, Extension, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Json, Response};
@@ -15,10 +16,12 @@ use serde::{Deserialize, Serialize};
 use subtle::ConstantTimeEq;
 
 use crate::admission::AddressTicket;
+use crate::cluster::{Canary, link};
 use crate::config::WS_BUFFER_BYTES;
 use crate::metrics::{Live, Refusal};
 use crate::protocol::{ENDPOINT_PATH, ErrorCode};
 use crate::rooms::Stamp;
+use crate::session::Origin;
 use crate::state::AppState;
 use crate::stats::{RoomRecord, StatsError, Summary, error_chain};
 use crate::tally::LiveCounts;
@@ -34,6 +37,7 @@ const DATABASE_PATIENCE: Duration = Duration::from_secs(2);
 pub(crate) fn app(state: Arc<AppState>) -> Router {
     Router::new()
         .route(ENDPOINT_PATH, get(websocket))
+        .route(link::PATH, get(forwarded_websocket))
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
@@ -66,6 +70,26 @@ async fn websocket(
             }
         },
     };
+    serve_websocket(state, upgrade, Origin::Player { addr, ticket })
+}
+
+/// A player another instance of the cluster forwards, presenting the cluster's secret; anything else is 404.
+async fn forwarded_websocket(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Response {
+    let forwarded = state.cluster.as_deref().and_then(|cluster| link::Forwarded::from_headers(&headers, cluster));
+    let (Some(forwarded), Ok(upgrade)) = (forwarded, upgrade) else {
+        return (StatusCode::NOT_FOUND, "not found\n").into_response();
+    };
+    if *state.shutdown.borrow() {
+        return (StatusCode::SERVICE_UNAVAILABLE, "restarting: try again shortly\n").into_response();
+    }
+    serve_websocket(state, upgrade, Origin::Instance(forwarded))
+}
+
+fn serve_websocket(state: Arc<AppState>, upgrade: WebSocketUpgrade, origin: Origin) -> Response {
     let Some(guard) = state.connections.try_take(state.limits.max_connections) else {
         state.metrics.rejected(ErrorCode::ServerFull);
         return (StatusCode::SERVICE_UNAVAILABLE, "server_full: too many connections\n").into_response();
@@ -78,7 +102,7 @@ async fn websocket(
         .max_write_buffer_size(2 * max + 2 * WS_BUFFER_BYTES)
         .max_message_size(max)
         .max_frame_size(max)
-        .on_upgrade(move |socket| session::run(state, socket, addr, guard, ticket))
+        .on_upgrade(move |socket| session::run(state, socket, origin, guard))
 }
 
 fn refusal_response(refusal: Refusal) -> Response {
@@ -107,9 +131,13 @@ async fn healthz() -> &'static str {
 /// Why the relay is not ready to take players.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+// The names are what `/readyz` says.
+#[allow(clippy::enum_variant_names)]
 enum NotReady {
     ShuttingDown,
     DatabaseDown,
+    /// The relay has a cluster, and Redis does not answer: it serves its own rooms alone.
+    RedisDown,
 }
 
 #[derive(Debug, Serialize)]
@@ -117,20 +145,28 @@ struct Readiness {
     ready: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<NotReady>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cluster: Option<Canary>,
 }
 
-/// Ready when not shutting down and the statistics database answers (a load balancer can prefer an instance
-/// whose records are kept); `/healthz` only says that the process serves.
+/// Ready when not shutting down, the statistics database answers (a load balancer can prefer an instance whose
+/// records are kept), and in a cluster Redis answers a canary; `/healthz` only says that the process serves.
 async fn readyz(State(state): State<Arc<AppState>>) -> Response {
+    let canary = match &state.cluster {
+        Some(cluster) => Some(cluster.canary().await),
+        None => None,
+    };
     let reason = if *state.shutdown.borrow() {
         Some(NotReady::ShuttingDown)
-    } else if database_answers(&state).await {
-        None
-    } else {
+    } else if !database_answers(&state).await {
         Some(NotReady::DatabaseDown)
+    } else if canary == Some(None) {
+        Some(NotReady::RedisDown)
+    } else {
+        None
     };
     let status = if reason.is_some() { StatusCode::SERVICE_UNAVAILABLE } else { StatusCode::OK };
-    (status, Json(Readiness { ready: reason.is_none(), reason })).into_response()
+    (status, Json(Readiness { ready: reason.is_none(), reason, cluster: canary.flatten() })).into_response()
 }
 
 /// Whether the database answers within [`DATABASE_PATIENCE`].
@@ -219,8 +255,21 @@ async fn stats_json(
 async fn rooms_json(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
     match refuse_unless_operator(&state, &headers) {
         Some(refusal) => refusal,
-        None => Json(state.rooms.list(std::time::Instant::now())).into_response(),
+        None => Json(rooms_listing(&state).await).into_response(),
     }
+}
+
+/// The open rooms: in a cluster, every instance's as published in Redis (this instance's alone while Redis is down).
+async fn rooms_listing(state: &AppState) -> Vec<crate::RoomListing> {
+    let Some(cluster) = &state.cluster else { return state.rooms.list(std::time::Instant::now()) };
+    if let Some(rooms) = cluster.list(Stamp::now().unix_ms).await {
+        return rooms;
+    }
+    let mut rooms = state.rooms.list(std::time::Instant::now());
+    for room in &mut rooms {
+        room.instance = Some(cluster.instance().to_owned());
+    }
+    rooms
 }
 
 async fn stats_page(

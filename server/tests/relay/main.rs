@@ -2,6 +2,7 @@
 
 mod abuse;
 mod binary;
+mod cluster;
 mod common;
 mod database;
 mod forwarding;

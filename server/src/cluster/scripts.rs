@@ -1,0 +1,155 @@
+//! What the instances of a cluster keep in Redis, and the scripts that change it. Each script runs atomically in
+//! Redis, so that two instances never both claim a nameplate, a rendezvous or a dead instance's room.
+//!
+//! Keys, all under [`PREFIX`]:
+//! - `instance:<instance>`: the instance's advertised URL, under a lease that it renews; gone with the instance.
+//! - `secret`: what instances present to each other on a forwarded connection.
+//! - `owner:<room>`: the instance holding the room; `room:<room>`: its snapshot (JSON, see `RoomEntry`).
+//! - `nameplate:<n>`, `token:<sha256 hex>`, `rendezvous:<id hex>`: the room (its id) a player's first message
+//!   names. Every key of a room expires unless its instance renews it, so nothing outlives a dead instance by more
+//!   than the time its players have to come back.
+
+use redis::Script;
+
+/// The prefix of every key.
+pub(super) const PREFIX: &str = "fairdeck:";
+
+/// What a player's first message names, and where the cluster finds its room.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lookup {
+    Nameplate(u32),
+    /// The SHA-256 of a seat token.
+    Token([u8; 32]),
+    /// A rendezvous room's id.
+    Rendezvous([u8; 32]),
+}
+
+impl Lookup {
+    pub(super) fn key(self) -> String {
+        match self {
+            Lookup::Nameplate(nameplate) => format!("{PREFIX}nameplate:{nameplate}"),
+            Lookup::Token(hash) => format!("{PREFIX}token:{}", hex::encode(hash)),
+            Lookup::Rendezvous(id) => format!("{PREFIX}rendezvous:{}", hex::encode(id)),
+        }
+    }
+}
+
+pub(super) fn instance_key(instance: &str) -> String {
+    format!("{PREFIX}instance:{instance}")
+}
+
+pub(super) const SECRET_KEY: &str = "fairdeck:secret";
+
+/// KEYS[1] a lookup key. Returns `{}` (no room), `{room}` (no owner), `{room, owner}` (its lease is gone) or
+/// `{room, owner, url}`.
+pub(super) fn locate() -> Script {
+    Script::new(
+        r"
+local room = redis.call('GET', KEYS[1])
+if not room then return {} end
+local owner = redis.call('GET', ARGV[1] .. 'owner:' .. room)
+if not owner then return {room} end
+local url = redis.call('GET', ARGV[1] .. 'instance:' .. owner)
+if not url then return {room, owner} end
+return {room, owner, url}
+",
+    )
+}
+
+/// ARGV: prefix, room, preferred nameplate (0: none), ttl ms, owner, highest nameplate. Claims the preferred
+/// nameplate if free (or already the room's), else the smallest free one, and makes `owner` the room's owner.
+/// Returns the nameplate, 0 if none is free.
+pub(super) fn claim_nameplate() -> Script {
+    Script::new(
+        r"
+local function try(n)
+  local key = ARGV[1] .. 'nameplate:' .. n
+  if redis.call('GET', key) == ARGV[2] then return redis.call('PEXPIRE', key, ARGV[4]) == 1 end
+  return redis.call('SET', key, ARGV[2], 'NX', 'PX', ARGV[4])
+end
+local claimed = 0
+local preferred = tonumber(ARGV[3])
+if preferred > 0 and try(preferred) then
+  claimed = preferred
+else
+  for n = 1, tonumber(ARGV[6]) do
+    if try(n) then claimed = n break end
+  end
+end
+if claimed > 0 then redis.call('SET', ARGV[1] .. 'owner:' .. ARGV[2], ARGV[5], 'PX', ARGV[4]) end
+return claimed
+",
+    )
+}
+
+/// KEYS[1] a rendezvous key; ARGV: prefix, room, ttl ms, owner. 1 if the rendezvous is now the room's (and
+/// `owner` holds it), 0 if another room has it.
+pub(super) fn claim_rendezvous() -> Script {
+    Script::new(
+        r"
+if redis.call('SET', KEYS[1], ARGV[2], 'NX', 'PX', ARGV[3]) then
+  redis.call('SET', ARGV[1] .. 'owner:' .. ARGV[2], ARGV[4], 'PX', ARGV[3])
+  return 1
+end
+return 0
+",
+    )
+}
+
+/// ARGV: prefix, room, the owner found (empty: none), the adopting instance, ttl ms. Takes the room over if its
+/// owner is still the one found and has no lease; returns its snapshot, or nil.
+pub(super) fn adopt() -> Script {
+    Script::new(
+        r"
+local owner_key = ARGV[1] .. 'owner:' .. ARGV[2]
+local owner = redis.call('GET', owner_key)
+if (owner or '') ~= ARGV[3] then return false end
+if owner and redis.call('EXISTS', ARGV[1] .. 'instance:' .. owner) == 1 then return false end
+local room = redis.call('GET', ARGV[1] .. 'room:' .. ARGV[2])
+if not room then return false end
+redis.call('SET', owner_key, ARGV[4], 'PX', ARGV[5])
+return room
+",
+    )
+}
+
+/// KEYS: the room's lookup keys, then the ones it no longer has; ARGV: prefix, room, owner, ttl ms, snapshot,
+/// how many of KEYS are wanted. Publishes the room if `owner` holds it (or nobody with a lease does): 1; 0 if
+/// another instance took it over. A lookup key held by another room is left alone.
+pub(super) fn publish() -> Script {
+    Script::new(
+        r"
+local owner_key = ARGV[1] .. 'owner:' .. ARGV[2]
+local owner = redis.call('GET', owner_key)
+if owner and owner ~= ARGV[3] and redis.call('EXISTS', ARGV[1] .. 'instance:' .. owner) == 1 then return 0 end
+redis.call('SET', owner_key, ARGV[3], 'PX', ARGV[4])
+redis.call('SET', ARGV[1] .. 'room:' .. ARGV[2], ARGV[5], 'PX', ARGV[4])
+local wanted = tonumber(ARGV[6])
+for i, key in ipairs(KEYS) do
+  local held = redis.call('GET', key)
+  if i <= wanted then
+    if not held or held == ARGV[2] then redis.call('SET', key, ARGV[2], 'PX', ARGV[4]) end
+  elseif held == ARGV[2] then
+    redis.call('DEL', key)
+  end
+end
+return 1
+",
+    )
+}
+
+/// KEYS: the room's lookup keys; ARGV: prefix, room, owner. Removes an ended room's keys (those still its own).
+pub(super) fn forget() -> Script {
+    Script::new(
+        r"
+for _, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[2] then redis.call('DEL', key) end
+end
+local owner_key = ARGV[1] .. 'owner:' .. ARGV[2]
+if redis.call('GET', owner_key) == ARGV[3] then
+  redis.call('DEL', owner_key, ARGV[1] .. 'room:' .. ARGV[2])
+end
+return 1
+",
+    )
+}

@@ -1,0 +1,258 @@
+//! Instances sharing rooms through a real `redis-server` on loopback: players on different instances pair, resume
+//! and meet; a stopped instance's rooms are taken over; a relay whose Redis is down serves alone until it is back.
+
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fairdeck_relay::Relay;
+use fairdeck_relay::protocol::{PeerState, SeatKey, ServerMessage, rendezvous_room};
+use serde_json::json;
+
+use crate::common::{Client, PATIENCE, Received, TestRelay, http_get, metric, metrics, test_limits};
+
+/// A throwaway `redis-server` on a free loopback port, without persistence.
+struct TestRedis {
+    port: u16,
+    dir: tempfile::TempDir,
+    child: Option<Child>,
+}
+
+impl TestRedis {
+    fn start() -> TestRedis {
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let mut redis = TestRedis { port, dir: tempfile::tempdir().unwrap(), child: None };
+        redis.start_again();
+        redis
+    }
+
+    /// A URL for the port, whether or not Redis runs there.
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    fn start_again(&mut self) {
+        let child = Command::new("redis-server")
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .arg("--dir")
+            .arg(self.dir.path())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("redis-server runs (scripts/ensure-test-tools.sh installs it)");
+        self.child = Some(child);
+        let deadline = Instant::now() + PATIENCE;
+        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+            assert!(Instant::now() < deadline, "redis-server did not listen in time");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for TestRedis {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+async fn instance(redis: &TestRedis, dir: &std::path::Path) -> TestRelay {
+    let builder = Relay::builder("127.0.0.1:0".parse().unwrap(), dir).limits(test_limits()).redis_url(redis.url());
+    let relay = TestRelay::start_with(builder).await;
+    wait_for_metric(&relay, "fairdeck_relay_cluster_redis_up", 1.0).await;
+    relay
+}
+
+async fn wait_for_metric(relay: &TestRelay, name: &str, value: f64) {
+    let deadline = Instant::now() + PATIENCE;
+    while metric(&metrics(relay.addr).await, name) != value {
+        assert!(Instant::now() < deadline, "{name} did not reach {value}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Two instances of one cluster, each with its own data directory.
+async fn two_instances(redis: &TestRedis) -> (TestRelay, TestRelay, [tempfile::TempDir; 2]) {
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let a = instance(redis, dirs[0].path()).await;
+    let b = instance(redis, dirs[1].path()).await;
+    // Each instance has taken its lease (and read the cluster's secret) once Redis answered it.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    (a, b, dirs)
+}
+
+async fn exchange(a: &mut Client, b: &mut Client, tag: &str) {
+    a.send_binary(format!("{tag} to b").into_bytes()).await;
+    b.expect_binary(format!("{tag} to b").as_bytes()).await;
+    b.send_binary(format!("{tag} to a").into_bytes()).await;
+    a.expect_binary(format!("{tag} to a").as_bytes()).await;
+}
+
+#[tokio::test]
+async fn players_on_different_instances_pair_resume_and_leave() {
+    let redis = TestRedis::start();
+    let (a, b, _dirs) = two_instances(&redis).await;
+    let (mut host, nameplate, host_token) = Client::create(&a.url()).await;
+    // Nameplates are unique across the cluster: the second instance hands out the next one.
+    let (_other, other_nameplate, _) = Client::create(&b.url()).await;
+    assert_ne!(nameplate, other_nameplate);
+    let (mut guest, guest_token) = Client::join(&b.url(), &nameplate).await;
+    host.expect(|m| matches!(m, ServerMessage::Paired { .. })).await;
+    exchange(&mut host, &mut guest, "first").await;
+    assert_eq!(metric(&metrics(b.addr).await, "fairdeck_relay_cluster_links_total"), 1.0);
+
+    // The guest drops and comes back through the other instance with its token; the host sees it go and return.
+    drop(guest);
+    host.expect(|m| matches!(m, ServerMessage::PeerAway { .. })).await;
+    let mut guest = Client::connect(&a.url()).await;
+    guest.send(json!({"type": "resume", "token": guest_token})).await;
+    guest.expect(|m| matches!(m, ServerMessage::Resumed { seat: 1, peer: PeerState::Present, .. })).await;
+    host.expect(|m| matches!(m, ServerMessage::PeerBack)).await;
+    // And the host moves to the other instance too.
+    drop(host);
+    let mut host = Client::connect(&b.url()).await;
+    host.send(json!({"type": "resume", "token": host_token})).await;
+    host.expect(|m| matches!(m, ServerMessage::Resumed { seat: 0, .. })).await;
+    guest.expect(|m| matches!(m, ServerMessage::PeerBack)).await;
+    exchange(&mut host, &mut guest, "moved").await;
+
+    // A leave through a forwarded connection ends the room at its instance.
+    host.send(json!({"type": "leave"})).await;
+    guest.expect(|m| matches!(m, ServerMessage::PeerGone { .. })).await;
+    assert_eq!(guest.recv().await, Received::Closed(Some(1000)));
+    let mut late = Client::connect(&b.url()).await;
+    late.send(json!({"type": "resume", "token": host_token})).await;
+    late.expect_error_and_close("bad_token", 4003).await;
+}
+
+#[tokio::test]
+async fn two_players_meet_at_one_rendezvous_through_different_instances() {
+    let redis = TestRedis::start();
+    let (a, b, _dirs) = two_instances(&redis).await;
+    let keys = [SeatKey::from_secret(&[7; 32]), SeatKey::from_secret(&[8; 32])];
+    let room = rendezvous_room(&keys[0].public(), &keys[1].public());
+    let mut players = Vec::new();
+    for (seat, url) in [(0u8, a.url()), (1, b.url())] {
+        let mut client = Client::connect(&url).await;
+        let (key, peer) = (&keys[usize::from(seat)], &keys[usize::from(1 - seat)]);
+        client.send(serde_json::to_value(key.rendezvous(seat, &peer.public(), &client.challenge, None)).unwrap()).await;
+        client.expect(|m| matches!(m, ServerMessage::Met { .. })).await;
+        players.push(client);
+    }
+    let [mut first, mut second] = <[Client; 2]>::try_from(players).ok().unwrap();
+    first.expect(|m| matches!(m, ServerMessage::Paired { .. })).await;
+    second.expect(|m| matches!(m, ServerMessage::Paired { .. })).await;
+    exchange(&mut first, &mut second, "met").await;
+    assert_ne!(room, [0; 32]);
+}
+
+#[tokio::test]
+async fn a_stopped_instance_hands_its_rooms_to_the_cluster() {
+    let redis = TestRedis::start();
+    let (a, b, _dirs) = two_instances(&redis).await;
+    let (host, guest, _, host_token, guest_token) = Client::pair(&a.url()).await;
+    a.stop().await;
+    drop((host, guest));
+    let mut host = Client::connect(&b.url()).await;
+    host.send(json!({"type": "resume", "token": host_token})).await;
+    host.expect(|m| matches!(m, ServerMessage::Resumed { seat: 0, peer: PeerState::Away, .. })).await;
+    let mut guest = Client::connect(&b.url()).await;
+    guest.send(json!({"type": "resume", "token": guest_token})).await;
+    guest.expect(|m| matches!(m, ServerMessage::Resumed { seat: 1, peer: PeerState::Present, .. })).await;
+    host.expect(|m| matches!(m, ServerMessage::PeerBack)).await;
+    exchange(&mut host, &mut guest, "taken over").await;
+    assert_eq!(metric(&metrics(b.addr).await, "fairdeck_relay_cluster_adoptions_total"), 1.0);
+}
+
+#[tokio::test]
+async fn a_relay_whose_redis_is_down_serves_alone_and_joins_when_it_is_back() {
+    let mut redis = TestRedis::start();
+    redis.kill();
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let builder = |dir: &std::path::Path| {
+        Relay::builder("127.0.0.1:0".parse().unwrap(), dir).limits(test_limits()).redis_url(redis.url())
+    };
+    let a = TestRelay::start_with(builder(dirs[0].path())).await;
+    let b = TestRelay::start_with(builder(dirs[1].path())).await;
+    assert_eq!(metric(&metrics(a.addr).await, "fairdeck_relay_cluster_redis_up"), 0.0);
+    // Alone, each instance pairs its own players.
+    let (mut host, mut guest, ..) = Client::pair(&a.url()).await;
+    exchange(&mut host, &mut guest, "alone").await;
+
+    redis.start_again();
+    wait_for_metric(&a, "fairdeck_relay_cluster_redis_up", 1.0).await;
+    wait_for_metric(&b, "fairdeck_relay_cluster_redis_up", 1.0).await;
+    // Once back, the instances publish their rooms and players pair across them again.
+    let deadline = Instant::now() + PATIENCE;
+    let (mut host, nameplate, _) = loop {
+        let created = Client::create(&a.url()).await;
+        let mut probe = Client::connect(&b.url()).await;
+        probe.send(json!({"type": "join", "nameplate": created.1})).await;
+        match probe.recv().await {
+            Received::Control(ServerMessage::Joined { .. }) => {
+                drop(probe);
+                break created;
+            }
+            _ => assert!(Instant::now() < deadline, "the instances did not join the cluster in time"),
+        }
+    };
+    host.expect(|m| matches!(m, ServerMessage::Paired { .. })).await;
+    assert!(!nameplate.is_empty());
+}
+
+#[tokio::test]
+async fn the_instances_endpoint_is_closed_to_anyone_without_the_secret() {
+    let redis = TestRedis::start();
+    let (a, _b, _dirs) = two_instances(&redis).await;
+    let (status, _) = http_get(a.addr, "/cluster/v1", &[("x-fairdeck-cluster-secret", "guess")]).await;
+    assert_eq!(status, 404);
+    let dir = tempfile::tempdir().unwrap();
+    let alone = TestRelay::start(dir.path(), test_limits()).await;
+    let (status, _) = http_get(alone.addr, "/cluster/v1", &[]).await;
+    assert_eq!(status, 404);
+}
+
+#[tokio::test]
+async fn operators_see_every_instances_rooms_and_whether_the_cluster_is_ready() {
+    let mut redis = TestRedis::start();
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let mut instances = Vec::new();
+    for dir in &dirs {
+        let builder = Relay::builder("127.0.0.1:0".parse().unwrap(), dir.path())
+            .limits(test_limits())
+            .redis_url(redis.url())
+            .operator_token("op");
+        let relay = TestRelay::start_with(builder).await;
+        wait_for_metric(&relay, "fairdeck_relay_cluster_redis_up", 1.0).await;
+        instances.push(relay);
+    }
+    let (a, b) = (&instances[0], &instances[1]);
+    let (_host, _guest, ..) = Client::pair(&a.url()).await;
+    let (_waiting, ..) = Client::create(&b.url()).await;
+    let deadline = Instant::now() + PATIENCE;
+    let rooms = loop {
+        let (status, body) = http_get(b.addr, "/api/rooms", &[("authorization", "Bearer op")]).await;
+        assert_eq!(status, 200);
+        let rooms: Vec<serde_json::Value> = serde_json::from_str(&body).unwrap();
+        if rooms.len() == 2 && rooms.iter().any(|room| room["seats_connected"] == 2) {
+            break rooms;
+        }
+        assert!(Instant::now() < deadline, "the cluster's rooms were not listed in time: {body}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let instances_named: std::collections::BTreeSet<&str> =
+        rooms.iter().map(|room| room["instance"].as_str().expect("an instance")).collect();
+    assert_eq!(instances_named.len(), 2, "each room names its own instance: {rooms:?}");
+    assert!(rooms.iter().all(|room| room.get("nameplate").is_none() && room.get("token").is_none()));
+
+    let (status, body) = http_get(a.addr, "/readyz", &[]).await;
+    assert_eq!((status, body.as_str()), (200, r#"{"ready":true,"cluster":{"instances":2,"unreachable":0}}"#));
+    redis.kill();
+    let (status, body) = http_get(a.addr, "/readyz", &[]).await;
+    assert_eq!((status, body.as_str()), (503, r#"{"ready":false,"reason":"redis_down"}"#));
+}
