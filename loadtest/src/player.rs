@@ -6,10 +6,10 @@
 //! took (the end-to-end deduplication by number) and holds frames that come ahead of their turn, as the channel
 //! does. What passes on to the application is checked there: each frame the next of its game and seat, once.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::Context;
 use fairdeck_relay::protocol::{CHALLENGE_BYTES, ClientMessage, ErrorCode, SeatKey, ServerMessage};
@@ -30,6 +30,8 @@ const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(20);
 const WINDOW: u64 = 128;
 /// How often a player looks at its clock: new frames, acknowledgements owed, the end of the game.
 const TICK: Duration = Duration::from_millis(50);
+/// Link events a player keeps, the latest, for the report of a lost game.
+const JOURNAL: usize = 40;
 /// The client name the players give the relay.
 const CLIENT: &str = "fairdeck-relay-load soak";
 
@@ -152,6 +154,8 @@ pub struct Counts {
     pub rendezvous: u64,
     pub peer_backs: u64,
     pub peer_gone: u64,
+    /// Frames the relay dropped because the room had nobody else (`not_paired`).
+    pub not_paired: u64,
     /// Frames sent again after a reconnection or a `peer_back`.
     pub resent: u64,
     /// Frames dropped by the deduplication (already taken).
@@ -171,6 +175,7 @@ impl Counts {
         self.rendezvous += other.rendezvous;
         self.peer_backs += other.peer_backs;
         self.peer_gone += other.peer_gone;
+        self.not_paired += other.not_paired;
         self.resent += other.resent;
         self.repeats += other.repeats;
         self.ahead += other.ahead;
@@ -194,6 +199,9 @@ pub struct Report {
     pub ending: Ending,
     pub alerts: Alerts,
     pub counts: Counts,
+    /// The latest events of its link to the relays (seats taken, control messages, drops), with the time, to
+    /// read beside the relays' logs.
+    pub journal: VecDeque<(SystemTime, String)>,
 }
 
 /// The application behind the channel: it expects each frame of the peer once, in order.
@@ -226,6 +234,8 @@ pub struct Player {
     game: Arc<Game>,
     seat: u8,
     urls: Arc<Vec<String>>,
+    /// The instance (from 1) of the current or latest connection.
+    instance: usize,
     token: Option<String>,
     sent: u64,
     acked: u64,
@@ -235,19 +245,22 @@ pub struct Player {
     app: Application,
     alerts: Alerts,
     counts: Counts,
+    journal: VecDeque<(SystemTime, String)>,
 }
 
 /// Opens one game: the host creates its room at one of `urls`, the guest joins it at one (each picked at
 /// random); both wait until paired. Returns the players and their connections.
 pub async fn open_game(game: Arc<Game>, urls: Arc<Vec<String>>) -> anyhow::Result<[(Player, Ws); 2]> {
-    let mut host = connect(pick(&urls)).await?;
+    let host_at = pick(&urls);
+    let mut host = connect(&urls[host_at]).await?;
     welcome(&mut host).await?;
     send_control(&mut host, &ClientMessage::Create { client: Some(CLIENT.into()) }).await?;
     let (nameplate, host_token) = match next_control(&mut host).await? {
         ServerMessage::Created { nameplate, token, .. } => (nameplate, token),
         other => anyhow::bail!("create: {other:?}"),
     };
-    let mut guest = connect(pick(&urls)).await?;
+    let guest_at = pick(&urls);
+    let mut guest = connect(&urls[guest_at]).await?;
     welcome(&mut guest).await?;
     send_control(&mut guest, &ClientMessage::Join { nameplate, client: Some(CLIENT.into()) }).await?;
     let guest_token = match next_control(&mut guest).await? {
@@ -260,16 +273,17 @@ pub async fn open_game(game: Arc<Game>, urls: Arc<Vec<String>>) -> anyhow::Resul
             other => anyhow::bail!("waiting for paired: {other:?}"),
         }
     }
-    let player = |seat, token| Player::new(game.clone(), seat, urls.clone(), token);
-    Ok([(player(0, host_token), host), (player(1, guest_token), guest)])
+    let player = |seat, at, token| Player::new(game.clone(), seat, urls.clone(), at, token);
+    Ok([(player(0, host_at, host_token), host), (player(1, guest_at, guest_token), guest)])
 }
 
 impl Player {
-    fn new(game: Arc<Game>, seat: u8, urls: Arc<Vec<String>>, token: String) -> Player {
-        Player {
+    fn new(game: Arc<Game>, seat: u8, urls: Arc<Vec<String>>, at: usize, token: String) -> Player {
+        let mut player = Player {
             game,
             seat,
             urls,
+            instance: at + 1,
             token: Some(token),
             sent: 0,
             acked: 0,
@@ -279,7 +293,17 @@ impl Player {
             app: Application::default(),
             alerts: Alerts::default(),
             counts: Counts::default(),
+            journal: VecDeque::new(),
+        };
+        player.note(format!("paired at instance {}", player.instance));
+        player
+    }
+
+    fn note(&mut self, event: String) {
+        if self.journal.len() == JOURNAL {
+            self.journal.pop_front();
         }
+        self.journal.push_back((SystemTime::now(), event));
     }
 
     /// Plays until the clock stops the game and every frame is through both ways, or the game is lost.
@@ -299,7 +323,9 @@ impl Player {
             self.counts.longest_outage = self.counts.longest_outage.max(lost_at.elapsed());
         };
         self.alerts.lost = self.game.sent[usize::from(1 - self.seat)].load(Ordering::SeqCst) - self.received;
-        Report { seat: self.seat, ending, alerts: self.alerts, counts: self.counts }
+        let (sent, received, acked) = (self.sent, self.received, self.acked);
+        self.note(format!("the end: {sent} sent, {acked} of them acknowledged; {received} received"));
+        Report { seat: self.seat, ending, alerts: self.alerts, counts: self.counts, journal: self.journal }
     }
 
     /// One connection, from the seat had (everything unacknowledged is resent first) until it drops or the game
@@ -343,13 +369,32 @@ impl Player {
                 Control::Lost(reason) => Some(Link::Over(Ending::Lost(reason))),
             },
             Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => None,
-            Some(Ok(Message::Close(_)) | Err(_)) | None => Some(Link::Dropped),
+            Some(Ok(Message::Close(frame))) => {
+                self.note(format!("closed by instance {}: {frame:?}", self.instance));
+                Some(Link::Dropped)
+            }
+            Some(Err(error)) => {
+                self.note(format!("connection to instance {} failed: {error}", self.instance));
+                Some(Link::Dropped)
+            }
+            None => {
+                self.note(format!("connection to instance {} ended", self.instance));
+                Some(Link::Dropped)
+            }
         }
     }
 
     /// A control message while seated, handled as the client handles it.
     fn control(&mut self, text: &str) -> Control {
-        match serde_json::from_str::<ServerMessage>(text) {
+        let message = serde_json::from_str::<ServerMessage>(text);
+        if let Ok(ServerMessage::Error { code: ErrorCode::NotPaired, .. }) = message {
+            // One for each frame sent while alone in the room: counted, not journalled, so that the journal
+            // keeps how the player got there.
+            self.counts.not_paired += 1;
+            return Control::Nothing;
+        }
+        self.note(format!("from instance {}: {text}", self.instance));
+        match message {
             // Met again at the rendezvous, or back with a peer that was away: the peer may lack anything.
             Ok(ServerMessage::Paired { .. } | ServerMessage::PeerBack) => {
                 self.counts.peer_backs += 1;
@@ -504,6 +549,7 @@ impl Player {
                 Ok(Err(Claim::Failed(error))) => format!("{error:#}"),
                 Err(_) => format!("no seat within {ATTEMPT_TIMEOUT:?}"),
             };
+            self.note(format!("attempt at instance {}: {error}", self.instance));
             if Instant::now() >= deadline {
                 return Err(format!("could not reconnect in {RECONNECT_FOR:?}: {error}"));
             }
@@ -514,7 +560,9 @@ impl Player {
 
     /// One attempt: connect to an instance picked at random, claim the seat.
     async fn claim(&mut self) -> Result<Ws, Claim> {
-        let mut ws = connect(pick(&self.urls)).await.map_err(Claim::Failed)?;
+        let at = pick(&self.urls);
+        self.instance = at + 1;
+        let mut ws = connect(&self.urls[at]).await.map_err(Claim::Failed)?;
         let challenge = welcome(&mut ws).await.map_err(Claim::Failed)?;
         let client = Some(CLIENT.to_string());
         let message = match &self.token {
@@ -525,7 +573,10 @@ impl Player {
             }
         };
         send_control(&mut ws, &message).await.map_err(Claim::Failed)?;
-        match next_control(&mut ws).await.map_err(Claim::Failed)? {
+        let answer = next_control(&mut ws).await.map_err(Claim::Failed)?;
+        let how = if self.token.is_some() { "resume" } else { "rendezvous" };
+        self.note(format!("{how} at instance {}: {answer:?}", self.instance));
+        match answer {
             ServerMessage::Resumed { .. } => self.counts.resumes += 1,
             ServerMessage::Met { token, .. } => {
                 self.counts.rendezvous += 1;
@@ -546,8 +597,9 @@ enum Claim {
     Failed(anyhow::Error),
 }
 
-fn pick(urls: &[String]) -> &str {
-    &urls[rand::random::<u64>() as usize % urls.len()]
+/// The index of an instance picked at random.
+fn pick(urls: &[String]) -> usize {
+    rand::random::<u64>() as usize % urls.len()
 }
 
 /// A random duration in `[low, high)`.

@@ -180,6 +180,21 @@ fn print_timeline(timeline: &Timeline) {
     }
 }
 
+/// The link events of both players of every game lost or alerted, to read beside the relays' logs.
+fn print_journals(reports: &[[Report; 2]]) {
+    let troubled = |game: &[Report; 2]| {
+        game.iter().any(|report| matches!(report.ending, Ending::Lost(_)) || report.alerts.total() > 0)
+    };
+    for (number, game) in reports.iter().enumerate().filter(|(_, game)| troubled(game)) {
+        for report in game {
+            println!("\nGame {number}, seat {}: its latest link events", report.seat);
+            for (at, event) in &report.journal {
+                println!("- {}: {event}", humantime::format_rfc3339_millis(*at));
+            }
+        }
+    }
+}
+
 /// Prints the summary; `Err` if any game was lost or any alert raised.
 fn summary(args: &Soak, reports: &[[Report; 2]], timeline: &Timeline, metrics: &[String]) -> anyhow::Result<()> {
     let (mut alerts, mut counts) = (Alerts::default(), Counts::default());
@@ -232,14 +247,16 @@ fn summary(args: &Soak, reports: &[[Report; 2]], timeline: &Timeline, metrics: &
     println!("\nFalse alerts by kind: {alerts:?}");
     println!(
         "What the players went through (both seats of every game): {} dropped connections, {} resumed by token, \
-         {} bad_token then rendezvous ({} met), {} peer_back or paired again, {} peer_gone, {} frames resent, {} \
-         repeats dropped by number, {} frames held ahead of their turn; the longest time without a seat {:.1} s.",
+         {} bad_token then rendezvous ({} met), {} peer_back or paired again, {} peer_gone, {} frames dropped as \
+         not_paired, {} frames resent, {} repeats dropped by number, {} frames held ahead of their turn; the longest \
+         time without a seat {:.1} s.",
         counts.drops,
         counts.resumes,
         counts.bad_tokens,
         counts.rendezvous,
         counts.peer_backs,
         counts.peer_gone,
+        counts.not_paired,
         counts.resent,
         counts.repeats,
         counts.ahead,
@@ -250,6 +267,7 @@ fn summary(args: &Soak, reports: &[[Report; 2]], timeline: &Timeline, metrics: &
     for line in lost.iter().chain(&alerted) {
         println!("- {line}");
     }
+    print_journals(reports);
     anyhow::ensure!(
         lost.is_empty() && alerts.total() == 0,
         "{} games lost, {} false alerts",
