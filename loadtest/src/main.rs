@@ -1,6 +1,8 @@
 //! `fairdeck-relay-load`: runs the same load against `fairdeck-relay` and a minimal baseline relay, each in its
 //! own child process on loopback, and reports messages per second, round-trip latency percentiles, relay CPU per
 //! message and relay memory per idle connection. Every loop is bounded in count, and the whole run in time.
+//! `fairdeck-relay-load cluster` measures two `fairdeck-relay` processes sharing a `redis-server`, and
+//! `fairdeck-relay-load soak` plays games through them while instances and Redis are killed.
 
 mod baseline;
 mod cluster_figures;
