@@ -1,6 +1,8 @@
-//! What the load and latency tools share: the operating system's figures for a process, percentiles, and
-//! WebSocket reads.
+//! What the load and latency tools share: the operating system's figures for a process, percentiles, WebSocket
+//! connections, a cluster of relay instances on loopback and the soak's protocol-level players.
 
+pub mod cluster;
+pub mod player;
 pub mod system;
 pub mod ws;
 

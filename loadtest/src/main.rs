@@ -1,8 +1,12 @@
 //! `fairdeck-relay-load`: runs the same load against `fairdeck-relay` and a minimal baseline relay, each in its
 //! own child process on loopback, and reports messages per second, round-trip latency percentiles, relay CPU per
 //! message and relay memory per idle connection. Every loop is bounded in count, and the whole run in time.
+//! `fairdeck-relay-load cluster` measures two `fairdeck-relay` processes sharing a `redis-server`, and
+//! `fairdeck-relay-load soak` plays games through them while instances and Redis are killed.
 
 mod baseline;
+mod cluster_figures;
+mod soak;
 
 use std::net::SocketAddr;
 use std::process::{Child, ChildStdout, Command as Process, Stdio};
@@ -11,11 +15,10 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use fairdeck_relay::{Limits, Relay};
-use fairdeck_relay_load::ws::{Ws, field, next_binary, next_text};
+use fairdeck_relay_load::ws::{Ws, connect, field, next_binary, next_text};
 use fairdeck_relay_load::{percentile, system};
 use futures_util::{SinkExt, StreamExt};
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
 /// Load tool for fairdeck-relay: N concurrent pairs over loopback, against the relay and a minimal baseline.
 #[derive(Debug, Parser)]
@@ -23,6 +26,22 @@ use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 struct Args {
     #[command(subcommand)]
     command: Option<Command>,
+    #[command(flatten)]
+    load: Load,
+    /// Pairs streaming (sender windowed by acknowledgements, as real clients are).
+    #[arg(long, default_value_t = 100)]
+    stream_pairs: usize,
+    /// Messages each streaming pair sends.
+    #[arg(long, default_value_t = 2000)]
+    stream_messages: usize,
+    /// Which relays to load.
+    #[arg(long, value_enum, default_value_t = Which::Both)]
+    relay: Which,
+}
+
+/// The load of the ping-pong and idle figures, for one relay and for a cluster alike.
+#[derive(Debug, clap::Args)]
+struct Load {
     /// Pairs exchanging ping-pong messages concurrently.
     #[arg(long, default_value_t = 1000)]
     pairs: usize,
@@ -32,21 +51,12 @@ struct Args {
     /// Round trips of the single-pair latency run.
     #[arg(long, default_value_t = 2000)]
     latency_round_trips: usize,
-    /// Pairs streaming (sender windowed by acknowledgements, as real clients are).
-    #[arg(long, default_value_t = 100)]
-    stream_pairs: usize,
-    /// Messages each streaming pair sends.
-    #[arg(long, default_value_t = 2000)]
-    stream_messages: usize,
     /// Payload size in bytes.
     #[arg(long, default_value_t = 200)]
     size: usize,
     /// Idle connections held to measure memory (half as many pairs).
     #[arg(long, default_value_t = 10_000)]
     idle_connections: usize,
-    /// Which relays to load.
-    #[arg(long, value_enum, default_value_t = Which::Both)]
-    relay: Which,
     /// Upper bound on the whole run, in seconds.
     #[arg(long, default_value_t = 600)]
     time_limit: u64,
@@ -60,6 +70,12 @@ enum Command {
         #[arg(long, value_enum)]
         kind: Kind,
     },
+    /// Two fairdeck-relay processes sharing a redis-server: the extra latency of a frame between instances,
+    /// ping-pong through both against one, and idle connections held by both.
+    Cluster(Load),
+    /// Games through fairdeck-relay instances sharing a redis-server, while instances are killed (SIGKILL) and
+    /// started again at random and Redis once: games lost and false alerts. Exits non-zero if there is any.
+    Soak(soak::Soak),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -90,14 +106,11 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    let result = match args.command {
-        Some(Command::Serve { kind }) => runtime.block_on(serve(kind)),
-        None => {
-            let limit = Duration::from_secs(args.time_limit);
-            runtime.block_on(async {
-                tokio::time::timeout(limit, run(&args)).await.context("the run exceeded --time-limit")?
-            })
-        }
+    let result = match &args.command {
+        Some(Command::Serve { kind }) => runtime.block_on(serve(*kind)),
+        Some(Command::Soak(soak)) => runtime.block_on(soak::run(soak)),
+        Some(Command::Cluster(load)) => runtime.block_on(within_time_limit(load, cluster_figures::run(load))),
+        None => runtime.block_on(within_time_limit(&args.load, run(&args))),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
@@ -106,6 +119,11 @@ fn main() -> std::process::ExitCode {
             std::process::ExitCode::FAILURE
         }
     }
+}
+
+async fn within_time_limit(load: &Load, run: impl Future<Output = anyhow::Result<()>>) -> anyhow::Result<()> {
+    let limit = Duration::from_secs(load.time_limit);
+    tokio::time::timeout(limit, run).await.context("the run exceeded --time-limit")?
 }
 
 /// Child mode: serve one relay until standard input closes.
@@ -178,18 +196,15 @@ impl Drop for Server {
     }
 }
 
-async fn connect(url: &str) -> anyhow::Result<Ws> {
-    // Small client buffers too, so that 10,000 client connections fit comfortably beside the relay.
-    let config = WebSocketConfig::default().read_buffer_size(4096).write_buffer_size(4096);
-    let (ws, _) = tokio_tungstenite::connect_async_with_config(url, Some(config), true).await?;
-    Ok(ws)
-}
+/// Where a pair's two players connect: the host (who creates the room) and the guest. The baseline takes both
+/// players at the host's address.
+type Place<'a> = &'a (dyn Fn(usize) -> (SocketAddr, SocketAddr) + Sync);
 
 /// Opens one pair of connections through the relay and waits until both are paired.
-async fn open_pair(kind: Kind, addr: SocketAddr, index: usize) -> anyhow::Result<(Ws, Ws)> {
+async fn open_pair(kind: Kind, (host, guest): (SocketAddr, SocketAddr), index: usize) -> anyhow::Result<(Ws, Ws)> {
     match kind {
         Kind::Baseline => {
-            let url = format!("ws://{addr}/ws/room{index}");
+            let url = format!("ws://{host}/ws/room{index}");
             let mut a = connect(&url).await?;
             let mut b = connect(&url).await?;
             next_text(&mut a).await?;
@@ -197,12 +212,11 @@ async fn open_pair(kind: Kind, addr: SocketAddr, index: usize) -> anyhow::Result
             Ok((a, b))
         }
         Kind::Fairdeck => {
-            let url = format!("ws://{addr}/v1");
-            let mut a = connect(&url).await?;
+            let mut a = connect(&format!("ws://{host}/v1")).await?;
             next_text(&mut a).await?; // welcome
             a.send(Message::Text(r#"{"type":"create","client":"load"}"#.into())).await?;
             let nameplate = field(&next_text(&mut a).await?, "nameplate")?;
-            let mut b = connect(&url).await?;
+            let mut b = connect(&format!("ws://{guest}/v1")).await?;
             next_text(&mut b).await?; // welcome
             let join = format!(r#"{{"type":"join","nameplate":"{nameplate}","client":"load"}}"#);
             b.send(Message::Text(join.into())).await?;
@@ -214,9 +228,9 @@ async fn open_pair(kind: Kind, addr: SocketAddr, index: usize) -> anyhow::Result
     }
 }
 
-async fn open_pairs(kind: Kind, addr: SocketAddr, count: usize) -> anyhow::Result<Vec<(Ws, Ws)>> {
+async fn open_pairs(kind: Kind, place: Place<'_>, count: usize) -> anyhow::Result<Vec<(Ws, Ws)>> {
     futures_util::stream::iter(0..count)
-        .map(|index| open_pair(kind, addr, index))
+        .map(|index| open_pair(kind, place(index), index))
         .buffer_unordered(CONNECT_CONCURRENCY)
         .collect::<Vec<_>>()
         .await
@@ -310,13 +324,11 @@ async fn stream(pairs: Vec<(Ws, Ws)>, messages: usize, size: usize) -> anyhow::R
     Ok((count * messages) as f64 / started.elapsed().as_secs_f64())
 }
 
-/// Holds `connections` idle connections (paired, one message each way) and returns the relay's resident memory
-/// growth per connection in KiB, and how long opening them took.
-async fn idle_memory(server: &Server, connections: usize) -> anyhow::Result<(f64, Duration, u64)> {
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let before = system::rss_kib(server.pid())?;
+/// Opens `connections / 2` pairs placed by `place`, sends one message each way in each, and lets the relay
+/// settle for a second: the pairs, for the caller to hold open, and how long opening them took.
+async fn open_idle(kind: Kind, place: Place<'_>, connections: usize) -> anyhow::Result<(Vec<(Ws, Ws)>, Duration)> {
     let started = Instant::now();
-    let mut pairs = open_pairs(server.kind, server.addr, connections / 2).await?;
+    let mut pairs = open_pairs(kind, place, connections / 2).await?;
     let opened = started.elapsed();
     for (a, b) in &mut pairs {
         a.send(Message::Binary(vec![1; 200].into())).await?;
@@ -325,6 +337,15 @@ async fn idle_memory(server: &Server, connections: usize) -> anyhow::Result<(f64
         next_binary(a).await?;
     }
     tokio::time::sleep(Duration::from_secs(1)).await;
+    Ok((pairs, opened))
+}
+
+/// Holds `connections` idle connections (paired, one message each way) and returns the relay's resident memory
+/// growth per connection in KiB, and how long opening them took.
+async fn idle_memory(server: &Server, connections: usize) -> anyhow::Result<(f64, Duration, u64)> {
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let before = system::rss_kib(server.pid())?;
+    let (pairs, opened) = open_idle(server.kind, &|_| (server.addr, server.addr), connections).await?;
     let after = system::rss_kib(server.pid())?;
     let per_connection = after.saturating_sub(before) as f64 / (pairs.len() * 2) as f64;
     drop(pairs);
@@ -354,18 +375,18 @@ async fn measure(kind: Kind, args: &Args) -> anyhow::Result<Figures> {
     let server = Server::start(kind)?;
     let relay_before = system::cpu_seconds(server.pid())?;
 
-    let pairs = open_pairs(kind, server.addr, 1).await?;
-    (figures.latency_rate, figures.latency) = ping_pong(pairs, args.latency_round_trips, args.size).await?;
+    let pairs = open_pairs(kind, &|_| (server.addr, server.addr), 1).await?;
+    (figures.latency_rate, figures.latency) = ping_pong(pairs, args.load.latency_round_trips, args.load.size).await?;
 
-    let pairs = open_pairs(kind, server.addr, args.pairs).await?;
+    let pairs = open_pairs(kind, &|_| (server.addr, server.addr), args.load.pairs).await?;
     let cpu = system::cpu_seconds(server.pid())?;
-    (figures.load_rate, figures.load_latency) = ping_pong(pairs, args.round_trips, args.size).await?;
-    let messages = (args.pairs * args.round_trips * 2) as f64;
+    (figures.load_rate, figures.load_latency) = ping_pong(pairs, args.load.round_trips, args.load.size).await?;
+    let messages = (args.load.pairs * args.load.round_trips * 2) as f64;
     figures.load_cpu_us_per_message = (system::cpu_seconds(server.pid())? - cpu) * 1e6 / messages;
 
-    let pairs = open_pairs(kind, server.addr, args.stream_pairs).await?;
+    let pairs = open_pairs(kind, &|_| (server.addr, server.addr), args.stream_pairs).await?;
     let cpu = system::cpu_seconds(server.pid())?;
-    figures.stream_rate = stream(pairs, args.stream_messages, args.size).await?;
+    figures.stream_rate = stream(pairs, args.stream_messages, args.load.size).await?;
     let messages = (args.stream_pairs * args.stream_messages) as f64;
     figures.stream_cpu_us_per_message = (system::cpu_seconds(server.pid())? - cpu) * 1e6 / messages;
 
@@ -378,7 +399,7 @@ async fn measure(kind: Kind, args: &Args) -> anyhow::Result<Figures> {
     // Memory on a fresh process, so that allocations kept from the runs above do not hide the growth.
     let server = Server::start(kind)?;
     (figures.idle_kib_per_connection, figures.idle_open_time, figures.idle_rss_kib) =
-        idle_memory(&server, args.idle_connections).await?;
+        idle_memory(&server, args.load.idle_connections).await?;
     Ok(figures)
 }
 
@@ -390,10 +411,16 @@ fn millis(d: Duration) -> String {
     format!("{:.1}", d.as_secs_f64() * 1e3)
 }
 
-async fn run(args: &Args) -> anyhow::Result<()> {
+/// Raises the open-file limit for the idle connections (both ends are in this process) and a margin.
+fn ensure_fd_limit(load: &Load) -> anyhow::Result<()> {
     let limit = system::raise_fd_limit()?;
-    let needed = args.idle_connections as u64 + 1000;
+    let needed = load.idle_connections as u64 + 1000;
     anyhow::ensure!(limit >= needed, "the open-file limit is {limit}; {needed} are needed (raise `ulimit -Hn`)");
+    Ok(())
+}
+
+async fn run(args: &Args) -> anyhow::Result<()> {
+    ensure_fd_limit(&args.load)?;
     let kinds: &[Kind] = match args.relay {
         Which::Both => &[Kind::Baseline, Kind::Fairdeck],
         Which::Fairdeck => &[Kind::Fairdeck],
@@ -419,13 +446,13 @@ fn print_report(args: &Args, results: &[(Kind, Figures)]) {
     println!(
         "Load: {size}-byte messages over loopback; 1 pair × {lat} round trips; {pairs} pairs × {rt} round trips; \
          {sp} streaming pairs × {sm} messages (window {WINDOW}); {idle} idle connections.\n",
-        size = args.size,
-        lat = args.latency_round_trips,
-        pairs = args.pairs,
-        rt = args.round_trips,
+        size = args.load.size,
+        lat = args.load.latency_round_trips,
+        pairs = args.load.pairs,
+        rt = args.load.round_trips,
         sp = args.stream_pairs,
         sm = args.stream_messages,
-        idle = args.idle_connections,
+        idle = args.load.idle_connections,
     );
     print!("| figure |");
     for (kind, _) in results {
@@ -497,8 +524,8 @@ fn print_report(args: &Args, results: &[(Kind, Figures)]) {
         );
         println!(
             "- {} concurrent connections: held — {}",
-            args.idle_connections,
-            if args.idle_connections >= 10_000 { "met" } else { "not tried at 10,000" }
+            args.load.idle_connections,
+            if args.load.idle_connections >= 10_000 { "met" } else { "not tried at 10,000" }
         );
     }
 }

@@ -1,13 +1,21 @@
-//! The load tools' WebSocket reads: the next control message or frame, skipping pings.
+//! The load tools' WebSocket connections and reads: the next control message or frame, skipping pings.
 
 use anyhow::{Context, bail};
 use futures_util::StreamExt;
 use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::{Bytes, Message};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 /// A client connection to a relay.
 pub type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// Connects to `url` with small buffers, so that 10,000 client connections fit comfortably beside the relay.
+pub async fn connect(url: &str) -> anyhow::Result<Ws> {
+    let config = WebSocketConfig::default().read_buffer_size(4096).write_buffer_size(4096);
+    let (ws, _) = tokio_tungstenite::connect_async_with_config(url, Some(config), true).await?;
+    Ok(ws)
+}
 
 /// The next text frame (control messages or the baseline's "paired").
 pub async fn next_text(ws: &mut Ws) -> anyhow::Result<String> {
