@@ -18,8 +18,7 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use crate::admission::AddressTicket;
 use crate::admission::Slot;
 use crate::cluster::link::{self, Link, LinkError};
-use crate::cluster::{Located, Lookup};
-use crate::handover::RoomSnapshot;
+use crate::cluster::{Cluster, Located, Lookup};
 use crate::outbox::{Outbox, WriterEnd, write_loop};
 use crate::protocol::{
     CHALLENGE_BYTES, ClientMessage, ClosingReason, ErrorCode, MAX_CONTROL_BYTES, Meeting, PROTOCOL_VERSION,
@@ -529,7 +528,11 @@ impl Session<'_> {
                         return Route::Here(Reserved::Rendezvous(id));
                     }
                 }
-                Located::Here => return Route::Here(Reserved::Nothing),
+                Located::Here => {
+                    // Held here: if this instance is taking it over right now, once it is in `Rooms`.
+                    drop(cluster.adopting().await);
+                    return Route::Here(Reserved::Nothing);
+                }
                 // Only players coming back to a room held elsewhere (a join of an unknown nameplate is answered
                 // as usual).
                 Located::Unsettled => {
@@ -547,8 +550,7 @@ impl Session<'_> {
                         Ok(link) => return Route::Linked(Box::new(link)),
                         // Restarted at its address: the instance holding the room died; its lease only runs on.
                         Err(LinkError::Superseded) => {
-                            if let Some(snapshot) = cluster.adopt(room, Some(&owner), true).await {
-                                take_over(state, snapshot);
+                            if adopt_here(state, cluster, room, Some(&owner), true).await {
                                 return Route::Here(Reserved::Nothing);
                             }
                         }
@@ -559,8 +561,7 @@ impl Session<'_> {
                     }
                 }
                 Located::Orphan { room, owner } => {
-                    if let Some(snapshot) = cluster.adopt(room, owner.as_deref(), false).await {
-                        take_over(state, snapshot);
+                    if adopt_here(state, cluster, room, owner.as_deref(), false).await {
                         return Route::Here(Reserved::Nothing);
                     }
                 }
@@ -604,11 +605,15 @@ fn parse_control(text: &str) -> Result<ClientMessage, String> {
     serde_json::from_str(text).map_err(|error| format!("cannot read control message: {error}"))
 }
 
-/// Takes over a room whose instance is gone, with both seats held for its players' hold.
-fn take_over(state: &Arc<AppState>, snapshot: RoomSnapshot) {
+/// Takes over a room whose instance is gone, with both seats held for its players' hold. Whether it is here now.
+async fn adopt_here(state: &Arc<AppState>, cluster: &Cluster, room: u64, owner: Option<&str>, dead: bool) -> bool {
+    // Held until the room is in `Rooms`: Redis names this instance as its holder from the moment it is adopted.
+    let _adopting = cluster.adopting().await;
+    let Some(snapshot) = cluster.adopt(room, owner, dead).await else { return false };
     for deadline in state.rooms.import(Stamp::now(), 0, vec![snapshot]) {
         schedule(state, deadline);
     }
+    true
 }
 
 /// The next message from the instance holding the room; never, without a link.

@@ -110,6 +110,8 @@ pub(crate) struct Cluster {
     secret: RwLock<Option<String>>,
     /// How Redis answered the last command: [`UNKNOWN`] before the first, then [`UP`] or [`DOWN`].
     redis_state: AtomicU8,
+    /// Held while a room is taken over, until it is in `Rooms`.
+    adopting: tokio::sync::Mutex<()>,
     /// When this instance last took a new lease after having had one (Redis restarted, or it was cut off).
     rejoined: Mutex<Option<Instant>>,
     had_lease: AtomicBool,
@@ -164,6 +166,7 @@ impl Cluster {
             redis,
             secret: RwLock::new(None),
             redis_state: AtomicU8::new(UNKNOWN),
+            adopting: tokio::sync::Mutex::new(()),
             rejoined: Mutex::new(None),
             had_lease: AtomicBool::new(false),
             room_ttl: hold + Duration::from_secs(60),
@@ -199,6 +202,12 @@ impl Cluster {
     /// What instances present to each other, once read from Redis.
     pub(crate) fn secret(&self) -> Option<String> {
         self.secret.read().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// Taken while a room is taken over, and by a player whose room Redis says is here, so that it finds the room
+    /// in `Rooms` and not a moment before.
+    pub(crate) async fn adopting(&self) -> tokio::sync::MutexGuard<'_, ()> {
+        self.adopting.lock().await
     }
 
     /// Whether Redis answered the last command.
