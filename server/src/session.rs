@@ -485,9 +485,13 @@ impl Session<'_> {
     /// is gone), or at another instance, to which the connection is then forwarded.
     async fn route(&self, control: &ClientMessage, text: &str) -> Route {
         let state = self.state;
-        let Some(cluster) = state.cluster.as_deref().filter(|_| !self.forwarded) else {
+        let Some(cluster) = state.cluster.as_deref() else { return Route::Here(Reserved::Nothing) };
+        if self.forwarded {
+            // Forwarded because this instance holds the room: if it is taking it over right now, once it is in
+            // `Rooms`.
+            drop(cluster.adopting().await);
             return Route::Here(Reserved::Nothing);
-        };
+        }
         // A player over its rate limit is refused here, before it costs Redis anything or claims a nameplate.
         let now = Instant::now();
         let limited = match control {
