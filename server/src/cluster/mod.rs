@@ -340,26 +340,8 @@ impl Cluster {
 
     /// Every room of the cluster as published, oldest first; `None` if Redis cannot say.
     pub(crate) async fn list(&self, now_ms: i64) -> Option<Vec<RoomListing>> {
+        let owner_keys = self.keys(&format!("{}owner:*", scripts::PREFIX)).await?;
         let mut redis = self.redis.clone();
-        let mut owner_keys = Vec::new();
-        let mut cursor = 0u64;
-        loop {
-            let (next, keys): (u64, Vec<String>) = self.answered(
-                redis::cmd("SCAN")
-                    .arg(cursor)
-                    .arg("MATCH")
-                    .arg(format!("{}owner:*", scripts::PREFIX))
-                    .arg("COUNT")
-                    .arg(1000)
-                    .query_async(&mut redis)
-                    .await,
-            )?;
-            owner_keys.extend(keys);
-            cursor = next;
-            if cursor == 0 {
-                break;
-            }
-        }
         let mut listing = Vec::new();
         for keys in owner_keys.chunks(500) {
             let rooms: Vec<&str> = keys.iter().filter_map(|key| key.rsplit(':').next()).collect();
@@ -409,28 +391,37 @@ impl Cluster {
 
     /// The advertised URLs of every instance with a lease.
     async fn instance_urls(&self) -> Option<Vec<String>> {
+        let keys = self.keys(&scripts::instance_key("*")).await?;
         let mut redis = self.redis.clone();
         let mut urls = Vec::new();
+        for keys in keys.chunks(500) {
+            let found: Vec<Option<String>> =
+                self.answered(redis::cmd("MGET").arg(keys).query_async(&mut redis).await)?;
+            urls.extend(found.into_iter().flatten());
+        }
+        Some(urls)
+    }
+
+    /// Every key matching `pattern`, read a thousand at a time (SCAN: Redis is never blocked on them all).
+    async fn keys(&self, pattern: &str) -> Option<Vec<String>> {
+        let mut redis = self.redis.clone();
+        let mut keys = Vec::new();
         let mut cursor = 0u64;
         loop {
-            let (next, keys): (u64, Vec<String>) = self.answered(
+            let (next, found): (u64, Vec<String>) = self.answered(
                 redis::cmd("SCAN")
                     .arg(cursor)
                     .arg("MATCH")
-                    .arg(scripts::instance_key("*"))
+                    .arg(pattern)
                     .arg("COUNT")
                     .arg(1000)
                     .query_async(&mut redis)
                     .await,
             )?;
-            if !keys.is_empty() {
-                let found: Vec<Option<String>> =
-                    self.answered(redis::cmd("MGET").arg(keys).query_async(&mut redis).await)?;
-                urls.extend(found.into_iter().flatten());
-            }
+            keys.extend(found);
             cursor = next;
             if cursor == 0 {
-                return Some(urls);
+                return Some(keys);
             }
         }
     }
