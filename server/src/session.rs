@@ -259,10 +259,9 @@ impl Session<'_> {
                 // Whatever the room did with the seat, it did at the other instance.
                 Some(End::Dropped { errored: false })
             }
-
+            Some(Ok(LinkMessage::Ping(_) | LinkMessage::Pong(_) | LinkMessage::Frame(_))) => None,
             // The instance is gone (a relay always closes with a code): the room will be taken over where the
             // player comes back.
-            Some(Ok(LinkMessage::Ping(_) | LinkMessage::Pong(_) | LinkMessage::Frame(_))) => None,
             Some(Ok(LinkMessage::Close(None)) | Err(_)) | None => {
                 self.link = None;
                 self.come_back(COME_BACK);

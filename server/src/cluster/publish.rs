@@ -34,12 +34,8 @@ pub(crate) async fn run(
     loop {
         tokio::select! {
             Some(room) = changes.recv() => {
-                let mut changed = BTreeSet::from([room]);
-                while let Ok(room) = changes.try_recv() {
-                    changed.insert(room);
-                }
                 let mut lease_lapsed = false;
-                for room in changed {
+                for room in pending(BTreeSet::from([room]), &mut changes) {
                     lease_lapsed |= cluster.publish(&rooms, room).await;
                 }
                 if lease_lapsed {
@@ -62,14 +58,10 @@ pub(crate) async fn run(
 /// seats held), then the lease is released, so that other instances take the rooms over as soon as a player
 /// reaches them. False if Redis did not take it all: the rooms then go into the hand-over file.
 pub(crate) async fn leave(cluster: &Cluster, rooms: &Rooms, mut changes: mpsc::UnboundedReceiver<u64>) -> bool {
-    let mut ended = BTreeSet::new();
-    while let Ok(room) = changes.try_recv() {
-        ended.insert(room);
-    }
-    for room in ended {
+    // Every open room, and those that ended since they were last published: each once.
+    for room in pending(rooms.ids().into_iter().collect(), &mut changes) {
         cluster.publish(rooms, room).await;
     }
-    cluster.publish_all(rooms).await;
     let mut redis = cluster.redis.clone();
     let released: Option<i64> =
         cluster.answered(redis::cmd("DEL").arg(scripts::instance_key(&cluster.instance)).query_async(&mut redis).await);
@@ -77,6 +69,14 @@ pub(crate) async fn leave(cluster: &Cluster, rooms: &Rooms, mut changes: mpsc::U
         tracing::warn!("cannot reach Redis to hand this instance's rooms over: they go into the hand-over file");
     }
     released.is_some() && cluster.is_up()
+}
+
+/// `rooms` and every room whose change is waiting in `changes`, each once.
+fn pending(mut rooms: BTreeSet<u64>, changes: &mut mpsc::UnboundedReceiver<u64>) -> BTreeSet<u64> {
+    while let Ok(room) = changes.try_recv() {
+        rooms.insert(room);
+    }
+    rooms
 }
 
 impl Cluster {
