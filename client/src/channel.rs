@@ -561,6 +561,18 @@ impl Channel {
         Some(Rendezvous::of(&raw.rendezvous, self.side))
     }
 
+    /// This seat's watch secret, once the keys exist: HKDF-SHA256 of the seat's rendezvous secret with a label of
+    /// its own (`fairdeck watch code`). The watch code's words come from it, so a resumed game (whose save holds
+    /// the rendezvous secrets) gives its spectators the same code, and the save's format stays as it is.
+    pub fn watch_secret(&self) -> Option<[u8; 32]> {
+        let raw = &self.keys.as_ref()?.raw;
+        let mut secret = [0u8; 32];
+        Hkdf::<Sha256>::new(None, &raw.rendezvous[usize::from(self.side.byte())])
+            .expand(b"fairdeck watch code", &mut secret)
+            .expect("32 bytes is a valid HKDF-SHA256 length");
+        Some(secret)
+    }
+
     /// Starts the key exchange again, for another peer (a host whose guest had a wrong code), with these words
     /// and nameplate, keeping the messages queued for the peer: until a peer proved the code none of them has
     /// left this side. A failed channel is usable again. Once established, the channel is kept as it is.

@@ -61,6 +61,13 @@ impl Code {
         Code { nameplate: nameplate.to_string(), words: bytes.map(|byte| WORDS[usize::from(byte)]) }
     }
 
+    /// The words `secret`'s first bytes name, under `nameplate`: a code that can be made again from the secret
+    /// (a seat's watch code, from [`Channel::watch_secret`](crate::channel::Channel::watch_secret)).
+    pub fn from_secret(nameplate: &str, secret: &[u8; 32]) -> Code {
+        let words = std::array::from_fn(|i| WORDS[usize::from(secret[i])]);
+        Code { nameplate: nameplate.to_string(), words }
+    }
+
     /// The same words under another nameplate (the relay gave the room a new one).
     pub fn with_nameplate(&self, nameplate: &str) -> Code {
         Code { nameplate: nameplate.to_string(), words: self.words }

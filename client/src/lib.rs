@@ -18,3 +18,4 @@ pub mod text;
 pub mod tls;
 pub mod ui;
 pub mod verify;
+pub mod watch;

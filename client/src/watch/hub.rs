@@ -1,0 +1,362 @@
+//! The player's side of watching, sans-IO: a [`WatchHub`] holds one end-to-end channel per spectator (this
+//! side the host of each, the watch code's words its password, the watch nameplate its identity) and the
+//! envelopes of the engine's record, each with the turn it was seen in. Every spectator gets, from the game's
+//! first message on, every envelope both players exchanged, in the order this player's engine handled them,
+//! once the delay has passed: with a delay of D turns, nothing seen in turn N leaves before D more turns have
+//! started (D = 0: at once). The delay is kept here, on the player's side: a spectator never has what it may
+//! not see yet.
+//!
+//! Frames on the watch link are `[K] ++ payload` both ways, K the spectator's watch seat (docs/RELAY.md).
+
+use std::collections::BTreeMap;
+
+use fairdeck_shared::Seat;
+use fairdeck_shared::crypto::Suite;
+use fairdeck_shared::wire::{Envelope, encode_envelope};
+use rand_chacha::ChaCha20Rng;
+use rand_chacha::rand_core::{Rng, SeedableRng};
+
+use super::feed::{Feed, MAX_DELAY};
+use crate::channel::{Channel, Side};
+use crate::code::Code;
+
+/// The player's side of every spectator's channel. See the module documentation.
+pub struct WatchHub {
+    /// The seat of this hub's player, told to spectators.
+    seat: Seat,
+    suite: Suite,
+    /// The watch code, once the relay gave the nameplate: spectators' channels are made with it.
+    code: Option<Code>,
+    /// The largest frame the watch link takes.
+    max_frame: usize,
+    /// The record's envelopes, encoded, each with the turn they were seen in (counted in turn starts).
+    seen: Vec<(Seat, Vec<u8>, u64)>,
+    /// Turn starts seen: the delay's clock.
+    turns: u64,
+    /// The engine's turn number when last told, to see a turn start (a new game starts again at 1).
+    last_turn: Option<u32>,
+    /// Every envelope may go: the game is over, the delay has no more use.
+    ended: bool,
+    delay: u8,
+    spectators: BTreeMap<u8, Spectator>,
+    rng: ChaCha20Rng,
+}
+
+/// One spectator: its channel, and how much of the feed is in it.
+struct Spectator {
+    channel: Channel,
+    /// Envelopes given to the channel.
+    sent: usize,
+    /// The delay the spectator was last told.
+    told_delay: u8,
+    /// Its channel failed: nothing more goes to it until it leaves and comes again.
+    failed: bool,
+}
+
+impl WatchHub {
+    /// A hub for the player in `seat` of a game in `suite`; its channels' randomness comes from `seed`.
+    pub fn new(seat: Seat, suite: Suite, seed: [u8; 32]) -> WatchHub {
+        WatchHub {
+            seat,
+            suite,
+            code: None,
+            max_frame: crate::channel::DEFAULT_MAX_FRAME_BYTES,
+            seen: Vec::new(),
+            turns: 0,
+            last_turn: None,
+            ended: false,
+            delay: 0,
+            spectators: BTreeMap::new(),
+            rng: ChaCha20Rng::from_seed(seed),
+        }
+    }
+
+    /// The watch link is up with `code` (the relay's watch nameplate and this seat's words), taking frames of
+    /// up to `max_frame` bytes. Spectators already known keep their channels: each resends what it lacks.
+    pub fn opened(&mut self, code: Code, max_frame: usize) {
+        self.code = Some(code);
+        // The link's byte names the spectator.
+        self.max_frame = max_frame.saturating_sub(1);
+        for spectator in self.spectators.values_mut() {
+            spectator.channel.resend_unacked();
+        }
+    }
+
+    /// The watch code, once the watch link was opened.
+    pub fn code(&self) -> Option<&Code> {
+        self.code.as_ref()
+    }
+
+    /// Takes in the engine's record as it stands and its turn number; `ended`: the game is over.
+    pub fn follow(&mut self, record: &[(Seat, Envelope)], turn: u32, ended: bool) {
+        if self.last_turn.is_some_and(|last| last != turn) {
+            self.turns += 1;
+        }
+        self.last_turn = Some(turn);
+        for (from, envelope) in record.iter().skip(self.seen.len()) {
+            self.seen.push((*from, encode_envelope(envelope), self.turns));
+        }
+        self.ended = ended;
+        self.feed();
+    }
+
+    /// The delay the players chose (the larger of the two choices), in turns.
+    pub fn set_delay(&mut self, turns: u8) {
+        self.delay = turns.min(MAX_DELAY);
+        self.feed();
+    }
+
+    /// Spectator `watcher` is at its watch seat: a new one gets a new channel and the feed from the start; one
+    /// known (the watch link came back) resends what it lacks.
+    pub fn joined(&mut self, watcher: u8) {
+        if let Some(spectator) = self.spectators.get_mut(&watcher) {
+            spectator.channel.resend_unacked();
+            return;
+        }
+        if let Some(spectator) = self.new_spectator() {
+            self.spectators.insert(watcher, spectator);
+            self.feed();
+        }
+    }
+
+    /// Spectator `watcher` left: one at its seat later starts afresh.
+    pub fn left(&mut self, watcher: u8) {
+        self.spectators.remove(&watcher);
+    }
+
+    /// How many spectators have a channel with this side.
+    pub fn spectators(&self) -> usize {
+        self.spectators.values().filter(|s| !s.failed).count()
+    }
+
+    /// A frame of the watch link: `[K] ++ payload` from spectator K. A spectator whose channel fails (a wrong
+    /// code, tampering) gets nothing more; one whose first frame does not fit an older channel of its seat (a
+    /// new spectator there while the link was down) gets a new channel.
+    pub fn handle_frame(&mut self, frame: &[u8]) {
+        let Some((&watcher, payload)) = frame.split_first() else { return };
+        let Some(spectator) = self.spectators.get_mut(&watcher) else { return };
+        if spectator.failed || spectator.channel.handle_frame(payload).is_ok() {
+            return;
+        }
+        let established = spectator.channel.is_established();
+        spectator.failed = true;
+        if established && let Some(mut fresh) = self.new_spectator() {
+            if fresh.channel.handle_frame(payload).is_ok() {
+                self.spectators.insert(watcher, fresh);
+            } else {
+                fresh.failed = true;
+            }
+        }
+        self.feed();
+    }
+
+    /// The next frame for the watch link, `[K] ++ payload`.
+    pub fn poll_frame(&mut self) -> Option<Vec<u8>> {
+        self.code.as_ref()?;
+        self.spectators.iter_mut().filter(|(_, s)| !s.failed).find_map(|(watcher, spectator)| {
+            let payload = spectator.channel.poll_frame()?;
+            let mut frame = Vec::with_capacity(1 + payload.len());
+            frame.push(*watcher);
+            frame.extend_from_slice(&payload);
+            Some(frame)
+        })
+    }
+
+    /// A channel for a new spectator, its feed starting; none before the code is known.
+    fn new_spectator(&mut self) -> Option<Spectator> {
+        let code = self.code.as_ref()?;
+        let mut seed = [0u8; 32];
+        self.rng.fill_bytes(&mut seed);
+        let mut channel = Channel::new(Side::Host, &code.password(), code.nameplate(), seed);
+        channel.set_max_frame_bytes(self.max_frame);
+        let start = Feed::Start { suite: self.suite, seat: self.seat, delay: self.delay };
+        // Nothing is sealed before the spectator proved the code; a fresh channel takes any message.
+        let _ = channel.send(start.encode());
+        Some(Spectator { channel, sent: 0, told_delay: self.delay, failed: false })
+    }
+
+    /// How many envelopes may go: those seen `delay` turn starts ago or more, all of them once the game is over.
+    fn released(&self) -> usize {
+        if self.ended {
+            return self.seen.len();
+        }
+        let now = self.turns;
+        let delay = u64::from(self.delay);
+        self.seen.partition_point(|(_, _, turn)| turn + delay <= now)
+    }
+
+    /// Gives every spectator's channel what it may have now: the delay if it changed, the envelopes released.
+    fn feed(&mut self) {
+        let released = self.released();
+        for spectator in self.spectators.values_mut().filter(|s| !s.failed) {
+            if spectator.told_delay != self.delay {
+                spectator.told_delay = self.delay;
+                let _ = spectator.channel.send(Feed::Delay { turns: self.delay }.encode());
+            }
+            // A longer delay holds back what comes next; what went is gone.
+            for (from, bytes, _) in self.seen.get(spectator.sent..released).unwrap_or_default() {
+                let message = Feed::Envelope { from: *from, bytes: bytes.clone() }.encode();
+                if spectator.channel.send(message).is_err() {
+                    spectator.failed = true;
+                    break;
+                }
+                spectator.sent += 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MAX_FRAME: usize = 64 * 1024;
+
+    /// A spectator's end of the watch channel, as `fairdeck watch` runs it, with what it was fed.
+    struct Watcher {
+        seat: u8,
+        channel: Channel,
+        fed: Vec<Feed>,
+    }
+
+    impl Watcher {
+        fn new(seat: u8, code: &Code) -> Watcher {
+            Watcher {
+                seat,
+                channel: Channel::new(Side::Guest, &code.password(), code.nameplate(), [seat; 32]),
+                fed: Vec::new(),
+            }
+        }
+
+        /// The envelopes fed so far, by their first byte (the tests' envelopes' numbers).
+        fn envelopes(&self) -> Vec<u8> {
+            let bodies = self.fed.iter().filter_map(|feed| match feed {
+                Feed::Envelope { bytes, .. } => Some(fairdeck_shared::wire::decode_envelope(bytes).unwrap().body[0]),
+                _ => None,
+            });
+            bodies.collect()
+        }
+    }
+
+    /// Moves frames both ways until nothing moves.
+    fn exchange(hub: &mut WatchHub, watchers: &mut [&mut Watcher]) {
+        loop {
+            let mut moved = false;
+            while let Some(frame) = hub.poll_frame() {
+                moved = true;
+                if let Some(watcher) = watchers.iter_mut().find(|w| w.seat == frame[0]) {
+                    watcher.channel.handle_frame(&frame[1..]).unwrap();
+                }
+            }
+            for watcher in watchers.iter_mut() {
+                while let Some(payload) = watcher.channel.poll_frame() {
+                    moved = true;
+                    hub.handle_frame(&[&[watcher.seat][..], &payload].concat());
+                }
+                while let Some(message) = watcher.channel.poll_message() {
+                    watcher.fed.push(Feed::decode(&message).unwrap());
+                }
+            }
+            if !moved {
+                return;
+            }
+        }
+    }
+
+    fn envelope(number: u8) -> Envelope {
+        Envelope { seq: u64::from(number), ack: 0, chain: [number; 32], body: vec![number], signature: vec![0; 64] }
+    }
+
+    fn record(numbers: std::ops::Range<u8>) -> Vec<(Seat, Envelope)> {
+        numbers.map(|n| (if n % 2 == 0 { Seat::Host } else { Seat::Guest }, envelope(n))).collect()
+    }
+
+    fn opened_hub() -> (WatchHub, Code) {
+        let mut hub = WatchHub::new(Seat::Guest, Suite::Ristretto255, [7; 32]);
+        let code = Code::from_secret("42", &[3; 32]);
+        hub.opened(code.clone(), MAX_FRAME);
+        (hub, code)
+    }
+
+    #[test]
+    fn with_a_delay_of_one_turn_nothing_of_a_turn_goes_before_the_next_turn_starts() {
+        let (mut hub, code) = opened_hub();
+        hub.set_delay(1);
+        hub.joined(0);
+        let mut watcher = Watcher::new(0, &code);
+        hub.follow(&record(0..3), 1, false);
+        exchange(&mut hub, &mut [&mut watcher]);
+        assert_eq!(watcher.fed, [Feed::Start { suite: Suite::Ristretto255, seat: Seat::Guest, delay: 1 }]);
+        // More of turn 1: still nothing.
+        hub.follow(&record(0..5), 1, false);
+        exchange(&mut hub, &mut [&mut watcher]);
+        assert_eq!(watcher.envelopes(), Vec::<u8>::new());
+        // Turn 2 starts with two more: turn 1's go, turn 2's wait for turn 3.
+        hub.follow(&record(0..7), 2, false);
+        exchange(&mut hub, &mut [&mut watcher]);
+        assert_eq!(watcher.envelopes(), [0, 1, 2, 3, 4]);
+        hub.follow(&record(0..7), 3, false);
+        exchange(&mut hub, &mut [&mut watcher]);
+        assert_eq!(watcher.envelopes(), [0, 1, 2, 3, 4, 5, 6]);
+    }
+
+    #[test]
+    fn without_a_delay_every_envelope_goes_at_once_and_the_end_of_the_game_lets_all_go() {
+        let (mut hub, code) = opened_hub();
+        hub.joined(3);
+        let mut watcher = Watcher::new(3, &code);
+        hub.follow(&record(0..2), 0, false);
+        exchange(&mut hub, &mut [&mut watcher]);
+        assert_eq!(watcher.envelopes(), [0, 1]);
+        hub.set_delay(2);
+        hub.follow(&record(0..4), 0, false);
+        exchange(&mut hub, &mut [&mut watcher]);
+        assert_eq!(watcher.envelopes(), [0, 1]);
+        assert!(watcher.fed.contains(&Feed::Delay { turns: 2 }));
+        hub.follow(&record(0..4), 0, true);
+        exchange(&mut hub, &mut [&mut watcher]);
+        assert_eq!(watcher.envelopes(), [0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn a_late_spectator_gets_everything_from_the_start_and_one_that_comes_back_starts_afresh() {
+        let (mut hub, code) = opened_hub();
+        hub.follow(&record(0..6), 4, false);
+        hub.joined(1);
+        let mut late = Watcher::new(1, &code);
+        exchange(&mut hub, &mut [&mut late]);
+        assert_eq!(late.envelopes(), [0, 1, 2, 3, 4, 5]);
+        assert_eq!(hub.spectators(), 1);
+        hub.left(1);
+        hub.joined(1);
+        let mut again = Watcher::new(1, &code);
+        exchange(&mut hub, &mut [&mut again]);
+        assert_eq!(again.envelopes(), [0, 1, 2, 3, 4, 5]);
+    }
+
+    #[test]
+    fn a_spectator_with_another_code_gets_nothing_and_the_others_go_on() {
+        let (mut hub, code) = opened_hub();
+        hub.follow(&record(0..2), 1, false);
+        hub.joined(0);
+        hub.joined(1);
+        let mut honest = Watcher::new(0, &code);
+        let mut guesser = Watcher::new(1, &Code::from_secret("42", &[4; 32]));
+        // The guesser's channel fails too (`handle_frame` errors): moved by hand.
+        for _ in 0..4 {
+            while let Some(frame) = hub.poll_frame() {
+                let watcher = if frame[0] == 0 { &mut honest } else { &mut guesser };
+                let _ = watcher.channel.handle_frame(&frame[1..]);
+            }
+            for watcher in [&mut honest, &mut guesser] {
+                while let Some(payload) = watcher.channel.poll_frame() {
+                    hub.handle_frame(&[&[watcher.seat][..], &payload].concat());
+                }
+            }
+        }
+        assert!(guesser.channel.poll_message().is_none());
+        assert_eq!(hub.spectators(), 1);
+        exchange(&mut hub, &mut [&mut honest]);
+        assert_eq!(honest.envelopes(), [0, 1]);
+    }
+}
