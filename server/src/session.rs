@@ -395,7 +395,11 @@ impl Session<'_> {
             ClientMessage::Create { .. }
             | ClientMessage::Join { .. }
             | ClientMessage::Resume { .. }
-            | ClientMessage::Rendezvous { .. } => {
+            | ClientMessage::Rendezvous { .. }
+            | ClientMessage::HostWatch { .. }
+            | ClientMessage::Watch { .. }
+            | ClientMessage::WatchOff
+            | ClientMessage::WatchDelay { .. } => {
                 Some(self.fail(ErrorCode::BadMessage, "this connection already has a seat"))
             }
         }
@@ -473,7 +477,13 @@ impl Session<'_> {
                     }
                 }
             }
-            ClientMessage::Report { .. } | ClientMessage::Leave | ClientMessage::Reopen => {
+            ClientMessage::Report { .. }
+            | ClientMessage::Leave
+            | ClientMessage::Reopen
+            | ClientMessage::HostWatch { .. }
+            | ClientMessage::Watch { .. }
+            | ClientMessage::WatchOff
+            | ClientMessage::WatchDelay { .. } => {
                 return Err(self.fail(ErrorCode::BadMessage, "create, join, resume or rendezvous first"));
             }
         };
@@ -500,7 +510,13 @@ impl Session<'_> {
             ClientMessage::Rendezvous { .. } => {
                 state.resume_limiter.peek(self.addr, now).is_err() || state.room_limiter.peek(self.addr, now).is_err()
             }
-            ClientMessage::Report { .. } | ClientMessage::Leave | ClientMessage::Reopen => true,
+            ClientMessage::Report { .. }
+            | ClientMessage::Leave
+            | ClientMessage::Reopen
+            | ClientMessage::HostWatch { .. }
+            | ClientMessage::Watch { .. }
+            | ClientMessage::WatchOff
+            | ClientMessage::WatchDelay { .. } => true,
         };
         if limited {
             return Route::Here(Reserved::Nothing);
@@ -517,7 +533,13 @@ impl Session<'_> {
                 let meeting = Meeting { room, seat: *seat, key, peer, proof };
                 meeting.check(&self.challenge).ok().map(Lookup::Rendezvous)
             }
-            ClientMessage::Report { .. } | ClientMessage::Leave | ClientMessage::Reopen => None,
+            ClientMessage::Report { .. }
+            | ClientMessage::Leave
+            | ClientMessage::Reopen
+            | ClientMessage::HostWatch { .. }
+            | ClientMessage::Watch { .. }
+            | ClientMessage::WatchOff
+            | ClientMessage::WatchDelay { .. } => None,
         };
         // Anything malformed is refused here, as by a relay alone.
         let Some(lookup) = lookup else { return Route::Here(Reserved::Nothing) };
