@@ -10,6 +10,7 @@ use fairdeck_shared::wire::{Action, BasicLand, GridLine, PeekPurpose, PileChoice
 use super::resolve::CardRef;
 use super::spec::{
     Amount, Args, ArrowTo, BuildStep, CardAct, Command, PackCard, Placing, Spot, TableAct, TopWatch, UndoStep,
+    WatchStep,
 };
 
 pub fn draw(a: &Args) -> Result<Command, String> {
@@ -381,6 +382,15 @@ fn position(a: &Args, xy: &str) -> Result<(i32, i32), String> {
     let x = x.trim().parse::<i32>().map_err(|_| a.usage())?;
     let y = y.trim().parse::<i32>().map_err(|_| a.usage())?;
     Ok((x, y))
+}
+
+/// `watch-delay N`: N turns, at most the relay's limit.
+pub fn watch_delay(a: &Args) -> Result<Command, String> {
+    let turns = one_number(a)?;
+    match u8::try_from(turns).ok().filter(|&turns| turns <= crate::watch::MAX_DELAY) {
+        Some(turns) => Ok(Command::Watch(WatchStep::Delay(turns))),
+        None => Err(a.usage_with(&format!("N from 0 to {}", crate::watch::MAX_DELAY))),
+    }
 }
 
 /// The one whole number a command such as `draw N` takes.

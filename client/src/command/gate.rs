@@ -38,6 +38,7 @@ impl Command {
             | Command::TakeCard(_)
             | Command::Building(_)
             | Command::NewCode
+            | Command::Watch(_)
             | Command::Table => Gate::Always,
             Command::Act(_)
             | Command::OnCard(..)
@@ -74,9 +75,20 @@ mod tests {
     #[test]
     fn each_kind_of_command_waits_for_what_it_needs() {
         // Talking and asking need no table; table actions wait for the set-up.
-        for line in
-            ["say hi", "ask hand", "refuse hand", "table", "forfeit", "new-game", "new-code", "add 2 bolt", "pool"]
-        {
+        for line in [
+            "say hi",
+            "ask hand",
+            "refuse hand",
+            "table",
+            "forfeit",
+            "new-game",
+            "new-code",
+            "add 2 bolt",
+            "pool",
+            "watch-code",
+            "watch-off",
+            "watch-delay 2",
+        ] {
             assert_eq!(gate(line), Gate::Always, "{line}");
         }
         for line in ["draw 1", "tap 3", "life 20", "token Goblin", "always-look", "end"] {

@@ -28,7 +28,7 @@ pub use mulligan::hand_to_bottom;
 pub use resolve::CardRef;
 pub use spec::{
     Amount, Args, ArrowTo, BuildStep, CardAct, Command, Entered, Key, Local, PackCard, Parsed, Placing, Spec, Spot,
-    TableAct, TopWatch, UndoStep, commander_damage_from,
+    TableAct, TopWatch, UndoStep, WatchStep, commander_damage_from,
 };
 pub use table::COMMANDS;
 

@@ -76,6 +76,8 @@ pub enum Command {
     WatchTop(Option<TopWatch>),
     /// Hosting, before the opponent proved the code: new words, and the seat to the next guest.
     NewCode,
+    /// Spectators: this seat's watch code shown (watching opened first), watching turned off, or the delay chosen.
+    Watch(WatchStep),
     Table,
     Wait,
     Quit,
@@ -93,6 +95,17 @@ pub enum BuildStep {
     Basics(Vec<(u32, BasicLand)>),
     /// The pool by name, with how many of each are in the deck.
     ShowPool,
+}
+
+/// What a player does about its spectators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WatchStep {
+    /// Open watching if it is not open, and show the watch code.
+    Code,
+    /// Close every watch seat of the game for good (both players' spectators).
+    Off,
+    /// This player's choice of delay, in turns: spectators see a turn's messages that many turns later.
+    Delay(u8),
 }
 
 /// A step of an undo by consent.

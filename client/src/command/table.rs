@@ -5,7 +5,7 @@
 use fairdeck_shared::wire::{Action, PeekPurpose};
 
 use super::arguments as read;
-use super::spec::{BuildStep, Command, Key, Local, Placing, Spec, TopWatch};
+use super::spec::{BuildStep, Command, Key, Local, Placing, Spec, TopWatch, WatchStep};
 
 /// The terminal table's own command: a pile on the screen. Scripted mode does not take it.
 pub static VIEW: Local =
@@ -68,6 +68,9 @@ pub static COMMANDS: &[&Spec] = &[
     &BASICS,
     &POOL,
     &NEW_CODE,
+    &WATCH_CODE,
+    &WATCH_OFF,
+    &WATCH_DELAY,
     &TABLE,
     &WAIT,
     &QUIT,
@@ -566,6 +569,33 @@ pub static NEW_CODE: Spec = Spec {
     example: "new-code",
     keys: &[],
     parse: |a| a.none(Command::NewCode),
+};
+
+pub static WATCH_CODE: Spec = Spec {
+    name: "watch-code",
+    args: "",
+    about: "open watching and show the code to give spectators (`fairdeck watch CODE`)",
+    example: "watch-code",
+    keys: &[],
+    parse: |a| a.none(Command::Watch(WatchStep::Code)),
+};
+
+pub static WATCH_OFF: Spec = Spec {
+    name: "watch-off",
+    args: "",
+    about: "close watching for good, both players' spectators",
+    example: "watch-off",
+    keys: &[],
+    parse: |a| a.none(Command::Watch(WatchStep::Off)),
+};
+
+pub static WATCH_DELAY: Spec = Spec {
+    name: "watch-delay",
+    args: "N",
+    about: "spectators see each turn N turns later (0 to 20; the larger of both players' choices holds)",
+    example: "watch-delay 1",
+    keys: &[],
+    parse: read::watch_delay,
 };
 
 pub static TABLE: Spec = Spec {

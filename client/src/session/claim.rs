@@ -27,6 +27,16 @@ pub(super) enum Seated {
     Created { nameplate: String, token: String },
 }
 
+/// What the core asks of the watch link, the player's second connection, for its spectators.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum WatchAction {
+    /// Connect and open this seat's watch seats with the seat's token (`host_watch`); the driver answers with
+    /// `WatchInput::Opened` or `WatchInput::Refused`.
+    Open(String),
+    /// Drop the watch link.
+    Close,
+}
+
 /// What the core asks of the link, in order, after the frames and control messages queued before it.
 #[derive(Clone, Debug)]
 pub(super) enum LinkAction {

@@ -104,6 +104,7 @@ fn run(Parsed { spec, command }: Parsed, session: &mut SessionCore, line: &str) 
         },
         Command::Building(step) => session.building(step, line),
         Command::NewCode => session.new_code(line),
+        Command::Watch(step) => session.watch_command(step, line),
         Command::Table => session.show(Output::Table),
         Command::Wait => session.show(Output::Idle),
         Command::Quit => {

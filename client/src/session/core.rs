@@ -13,6 +13,8 @@
 //!    engine while something is left to show);
 //! 3. [`SessionCore::poll_transmit`]: frames and control messages for the relay;
 //! 4. [`SessionCore::poll_link`]: connecting and claiming a seat, leaving, dropping the connection;
+//! 5. [`SessionCore::poll_watch_frame`] and [`SessionCore::poll_watch_link`]: the spectators' frames and the watch
+//!    link (the player's second connection, `watching.rs`);
 //!
 //! then asks [`SessionCore::poll_end`] whether the session is over. The timers are deadlines in
 //! [`SessionCore::poll_timeout`]: the next attempt at the seat (its backoff), `quit`'s grace, the wait on the
@@ -23,11 +25,13 @@ use std::time::Instant;
 use fairdeck_shared::crypto::Ristretto255;
 use fairdeck_shared::engine::Engine;
 
-use super::claim::{LinkAction, Seated};
+use super::claim::{LinkAction, Seated, WatchAction};
 use super::error::SessionError;
 use super::frontend::Output;
 pub(super) use super::state::SessionCore;
 use super::state::{Flow, LinkState, Stage, ToRelay};
+pub(super) use super::watching::WatchInput;
+use super::watching::WatchLinkState;
 use crate::channel::Channel;
 use crate::save::RelayPlace;
 
@@ -45,6 +49,8 @@ pub(super) enum Input {
     Seated { seated: Seated, max_frame: usize },
     /// The attempt the core asked for failed.
     Unseated(SessionError),
+    /// What the watch link, the spectators' side, brought.
+    Watch(WatchInput),
 }
 
 impl SessionCore {
@@ -64,6 +70,10 @@ impl SessionCore {
             Input::Lost(reason) => self.link_lost(reason),
             Input::Seated { seated, max_frame } => self.attempted(Ok((seated, max_frame))),
             Input::Unseated(error) => self.attempted(Err(error)),
+            Input::Watch(input) => {
+                self.handle_watch(input);
+                Ok(())
+            }
         };
         self.turn_after(handled);
     }
@@ -75,6 +85,7 @@ impl SessionCore {
         }
         self.now = now;
         self.retry_due();
+        self.watch_due();
         self.turn_after(Ok(()));
     }
 
@@ -180,6 +191,18 @@ impl SessionCore {
         self.link_actions.pop_front()
     }
 
+    /// The next thing to do with the watch link.
+    #[must_use]
+    pub fn poll_watch_link(&mut self) -> Option<WatchAction> {
+        self.watch_actions.pop_front()
+    }
+
+    /// The next frame for the watch link (`[K] ++ payload`, for spectator K), while it is up.
+    #[must_use]
+    pub fn poll_watch_frame(&mut self) -> Option<Vec<u8>> {
+        (self.watching.link == WatchLinkState::Up).then(|| self.watching.hub.poll_frame()).flatten()
+    }
+
     /// How the session ended, once it did (taken once): `Ok` after `quit`, else why it stopped.
     #[must_use]
     pub fn poll_end(&mut self) -> Option<Result<(), SessionError>> {
@@ -195,7 +218,8 @@ impl SessionCore {
         };
         // Set while a `quit` waits for acknowledgements.
         let absence = self.absence.next_news().filter(|_| self.clocks_count());
-        [retry, self.quit_deadline, self.wait_clock.next_news(), absence].into_iter().flatten().min()
+        let watch = self.watch_deadline();
+        [retry, self.quit_deadline, self.wait_clock.next_news(), absence, watch].into_iter().flatten().min()
     }
 
     /// The engine, as the front end shows it.

@@ -10,10 +10,12 @@ use super::error::SessionError;
 use super::frontend::Frontend;
 use super::link::Link;
 use super::saving::Saver;
+use super::watch_link::WatchLink;
 
-/// What the driver holds beside the core: the link to the relay, its TLS settings, the save file.
+/// What the driver holds beside the core: the link to the relay, the watch link, its TLS settings, the save file.
 pub(super) struct Driver {
     pub link: Link,
+    pub watch: WatchLink,
     pub tls: Arc<rustls::ClientConfig>,
     pub saver: Saver,
 }
@@ -35,6 +37,10 @@ impl Driver {
             tokio::select! {
                 line = front.next_line(), if !core.input_done() => core.handle(Input::Line(line), Instant::now()),
                 input = self.link.next() => match input {
+                    Some(input) => core.handle(input, Instant::now()),
+                    None => continue,
+                },
+                input = self.watch.next() => match input {
                     Some(input) => core.handle(input, Instant::now()),
                     None => continue,
                 },
@@ -86,6 +92,22 @@ impl Driver {
         while let Some(action) = core.poll_link() {
             let url = core.relay().url.clone();
             self.link.act(action, &url, &self.tls).await;
+        }
+        self.drain_watch(core, front).await
+    }
+
+    /// Does what the core queued for the watch link: its actions, then the spectators' frames.
+    async fn drain_watch<F: Frontend>(&mut self, core: &mut SessionCore, front: &mut F) -> Result<(), SessionError> {
+        while let Some(action) = core.poll_watch_link() {
+            self.watch.act(action, &core.relay().url, &self.tls);
+        }
+        while let Some(frame) = core.poll_watch_frame() {
+            if let Some(lost) = self.watch.send(frame).await {
+                core.handle(lost, Instant::now());
+                while let Some(output) = core.poll_output() {
+                    front.show(output, core.engine())?;
+                }
+            }
         }
         Ok(())
     }

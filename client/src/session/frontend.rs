@@ -91,6 +91,18 @@ pub enum Output {
     Rendezvous {
         peer_here: bool,
     },
+    /// The code to give spectators (`fairdeck watch CODE`): after `watch-code`, and again if the relay gave the
+    /// watch seats another number. A secret, as the game's code.
+    #[serde(serialize_with = "json::code")]
+    WatchCode(String),
+    /// The relay's count of spectators of each seat, whether watching is open, and the delay in turns (the
+    /// larger of both players' choices).
+    Watchers {
+        host: u8,
+        guest: u8,
+        open: bool,
+        delay: u32,
+    },
     /// The peer proved it knows the code: the end-to-end channel is up.
     #[serde(rename = "channel", serialize_with = "json::established")]
     ChannelEstablished,

@@ -100,6 +100,7 @@ impl SessionCore {
                     Some((Duration::from_millis(reconnect_after_ms), Duration::from_millis(try_for_ms)));
                 self.show(Output::RelayRestarting { reconnect_after_ms });
             }
+            ServerMessage::Watchers { host, guest, open, delay } => self.watchers(host, guest, open, delay),
             ServerMessage::Error { code: ErrorCode::NotPaired, .. } => {}
             // Another copy of this game took the seat. Taking it back would only take turns with that copy
             // for as long as both run, each unseating the other: this one stops instead.

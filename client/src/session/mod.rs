@@ -23,6 +23,7 @@
 //! | `building.rs` | limited play: the deck built from the pool at the table (`add`, `remove`, `basics`, `pool`, `done`) |
 //! | `browse.rs`, `top_card.rs` | searching, scrying, surveilling ([`Browsing`] is `command/`'s), revealing; the top card watched |
 //! | `wait_clock.rs` | the wait on the opponent ([`WaitClock`], [`Waiting`]) and its absence ([`AbsenceClock`]) |
+//! | `watching.rs` | the player's spectators: the watch hub fed with the record, the watch link, `watch-*` commands |
 //!
 //! The driver and the rest:
 //!
@@ -31,6 +32,7 @@
 //! | `start.rs` | hosting, joining or resuming: the first connection, the room, the code; the journal at the end |
 //! | `event_loop.rs` | the driver: the `select!` over commands, the link and the core's deadline; doing what the core asks |
 //! | `link.rs` | the driver's link: the WebSocket up, an attempt at the seat under way, or none; leaving the room |
+//! | `watch_link.rs` | the driver's watch link: the second WebSocket (`host_watch`), for the spectators' frames |
 //! | `relay.rs` | one WebSocket: connecting, control messages, creating, joining and claiming a seat |
 //! | `saving.rs` | where the game stands (the core's), and the save file written at the core's save points |
 //! | `frontend.rs` | the front-end contract: [`Frontend`], [`Output`] |
@@ -55,6 +57,8 @@ mod start;
 mod state;
 mod top_card;
 mod wait_clock;
+mod watch_link;
+mod watching;
 
 pub use crate::command::{Browsing, purpose_name};
 pub use building::{PoolLine, Tally};

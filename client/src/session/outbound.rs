@@ -17,6 +17,7 @@ impl SessionCore {
         if self.settle()? {
             return Ok(true);
         }
+        self.follow_for_spectators();
         // Saved before anything leaves: a save is never behind what the opponent has seen.
         self.save_due = true;
         Ok(self.flush_frames())

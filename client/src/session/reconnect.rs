@@ -153,6 +153,8 @@ impl SessionCore {
         if let Some(news) = self.wait_clock.restart() {
             self.show(news.into());
         }
+        // The watch link may have dropped with the seat: it opens again with the seat's token.
+        self.open_watch();
         Ok(())
     }
 }

@@ -20,6 +20,7 @@ use super::link::Link;
 use super::relay::{Opened, SOFTWARE, create_room, join_room, open_relay};
 use super::saving::Saver;
 use super::state::{LinkState, os_seed};
+use super::watch_link::WatchLink;
 use crate::channel::{Channel, Side};
 use crate::code::{self, Code};
 use crate::command::{self, Command};
@@ -276,7 +277,12 @@ async fn open<F: Frontend>(
     for line in early {
         core.take_line(line);
     }
-    let mut driver = Driver { link: Link::Up(Box::new(ws)), tls, saver: Saver::new(options.games.clone(), None) };
+    let mut driver = Driver {
+        link: Link::Up(Box::new(ws)),
+        watch: WatchLink::Closed,
+        tls,
+        saver: Saver::new(options.games.clone(), None),
+    };
     finish(driver.run(&mut core, front).await, &core)
 }
 
@@ -363,7 +369,12 @@ async fn resume<F: Frontend>(file: Option<PathBuf>, options: &Options, front: &m
     for event in limited {
         core.show(Output::Engine(event));
     }
-    let mut driver = Driver { link: Link::Closed, tls, saver: Saver::new(options.games.clone(), Some(save)) };
+    let mut driver = Driver {
+        link: Link::Closed,
+        watch: WatchLink::Closed,
+        tls,
+        saver: Saver::new(options.games.clone(), Some(save)),
+    };
     let outcome = match core.reach_seat() {
         Ok(()) => driver.run(&mut core, front).await,
         Err(error) => Err(error),

@@ -6,21 +6,23 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use fairdeck_relay_protocol::ClientMessage;
-use fairdeck_shared::crypto::Ristretto255;
+use fairdeck_shared::crypto::{Group, Ristretto255};
 use fairdeck_shared::engine::{DeckList, Engine};
 use rand::Rng;
 use rand_chacha::ChaCha20Rng;
 use rand_chacha::rand_core::SeedableRng;
 
 use super::building::Limited;
-use super::claim::{Claim, LinkAction};
+use super::claim::{Claim, LinkAction, WatchAction};
 use super::error::SessionError;
 use super::frontend::Output;
 use super::wait_clock::{AbsenceClock, WaitClock, forfeit_grace};
+use super::watching::Watching;
 use crate::channel::Channel;
 use crate::code::Code;
 use crate::command::{Browsing, Entered, TopWatch};
 use crate::save::RelayPlace;
+use crate::watch::WatchHub;
 
 /// One game's session without I/O: the engine, the channel, the player's commands, hosting and the link's
 /// reconnection as timers. The driver (`event_loop.rs`) feeds it and does what it asks; see `core.rs`.
@@ -73,12 +75,15 @@ pub(super) struct SessionCore {
     pub now: Instant,
     /// The core's randomness, from the seed it was given: new key exchanges' seeds, new code words, token nonces.
     pub rng: ChaCha20Rng,
+    /// The player's spectators: their channels, the watch link, the delay.
+    pub watching: Watching,
     /// Where the turn after the last input stands (see `SessionCore::advance`).
     pub stage: Stage,
     /// What the driver is to do, in order: shows, sends, link actions; and whether to save.
     pub outputs: VecDeque<Output>,
     pub transmits: VecDeque<ToRelay>,
     pub link_actions: VecDeque<LinkAction>,
+    pub watch_actions: VecDeque<WatchAction>,
     pub save_due: bool,
     /// How the session ended, once it did; the driver hands over what is queued, then stops with it.
     pub end: Option<Result<(), SessionError>>,
@@ -95,6 +100,10 @@ impl SessionCore {
         seed: [u8; 32],
         now: Instant,
     ) -> Self {
+        let mut rng = ChaCha20Rng::from_seed(seed);
+        let mut watch_seed = [0u8; 32];
+        rng.fill_bytes(&mut watch_seed);
+        let watching = Watching::new(WatchHub::new(engine.seat(), Ristretto255::SUITE, watch_seed));
         SessionCore {
             engine,
             channel,
@@ -121,11 +130,13 @@ impl SessionCore {
             limited: Limited::default(),
             sideboarded: None,
             now,
-            rng: ChaCha20Rng::from_seed(seed),
+            rng,
+            watching,
             stage: Stage::Pump,
             outputs: VecDeque::new(),
             transmits: VecDeque::new(),
             link_actions: VecDeque::new(),
+            watch_actions: VecDeque::new(),
             save_due: false,
             end: None,
         }

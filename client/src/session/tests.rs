@@ -8,19 +8,20 @@ use std::time::{Duration, Instant};
 
 use fairdeck_relay_protocol::{ClientMessage, PeerState, ReportedResult};
 use fairdeck_shared::Seat;
-use fairdeck_shared::crypto::Ristretto255;
+use fairdeck_shared::crypto::{Ristretto255, Suite};
 use fairdeck_shared::engine::{DeckCard, DeckList, Engine, EngineConfig, Event};
 use fairdeck_shared::table::ZoneId;
-use fairdeck_shared::wire::Action;
+use fairdeck_shared::wire::{Action, encode_envelope};
 
-use super::claim::{Claim, LinkAction, Seated};
-use super::core::{Input, SessionCore};
+use super::claim::{Claim, LinkAction, Seated, WatchAction};
+use super::core::{Input, SessionCore, WatchInput};
 use super::error::SessionError;
 use super::frontend::Output;
 use super::state::{LinkState, ToRelay};
 use crate::channel::{Channel, Side};
 use crate::code::Code;
 use crate::save::RelayPlace;
+use crate::watch::Feed;
 
 /// What one side's driver did with its core's requests.
 #[derive(Default)]
@@ -380,4 +381,88 @@ fn untap_draw_untaps_and_draws_when_the_opponent_passes_the_turn() {
     table.run();
     assert_eq!(hand(&table, Seat::Host), [0, 0]);
     assert_eq!(hand(&table, Seat::Guest), [1, 1]);
+}
+
+/// A spectator's end of the host's watch channel, moved by hand: frames each way until nothing moves; what it
+/// was fed.
+fn watch_exchange(table: &mut Table, spectator: &mut Channel) -> Vec<Feed> {
+    let mut fed = Vec::new();
+    loop {
+        let mut moved = false;
+        while let Some(frame) = table.core(Seat::Host).poll_watch_frame() {
+            assert_eq!(frame[0], 0, "spectator 0's frames");
+            spectator.handle_frame(&frame[1..]).unwrap();
+            moved = true;
+        }
+        while let Some(payload) = spectator.poll_frame() {
+            table.input(Seat::Host, Input::Watch(WatchInput::Frame([&[0][..], &payload].concat())));
+            moved = true;
+        }
+        while let Some(message) = spectator.poll_message() {
+            fed.push(Feed::decode(&message).unwrap());
+        }
+        if !moved {
+            return fed;
+        }
+    }
+}
+
+fn envelopes(fed: &[Feed]) -> Vec<(Seat, Vec<u8>)> {
+    let envelopes = fed.iter().filter_map(|feed| match feed {
+        Feed::Envelope { from, bytes } => Some((*from, bytes.clone())),
+        _ => None,
+    });
+    envelopes.collect()
+}
+
+#[test]
+fn a_spectator_gets_every_envelope_of_the_game_as_the_host_handled_them_after_the_delay() {
+    let mut table = Table::ready();
+    table.forget();
+    table.line(Seat::Host, "watch-code");
+    assert_eq!(table.core(Seat::Host).poll_watch_link(), Some(WatchAction::Open("token-Host".into())));
+    let opened = WatchInput::Opened { nameplate: "5".into(), max_frame: 64 * 1024 };
+    table.input(Seat::Host, Input::Watch(opened));
+    let Some(Output::WatchCode(code)) = table.seen[0].shown.iter().find(|o| matches!(o, Output::WatchCode(_))) else {
+        panic!("no watch code shown")
+    };
+    let code = crate::code::parse(code).unwrap();
+    assert_eq!(code.nameplate(), "5");
+    // The players chose a delay of one turn; the spectator comes in after the set-up.
+    let watchers = r#"{"type":"watchers","host":1,"guest":0,"open":true,"delay":1}"#;
+    table.input(Seat::Host, Input::Control(watchers.into()));
+    table.input(Seat::Host, Input::Watch(WatchInput::Control(r#"{"type":"watcher_joined","watcher":0}"#.into())));
+    let mut spectator = Channel::new(Side::Guest, &code.password(), code.nameplate(), [40; 32]);
+    let fed = watch_exchange(&mut table, &mut spectator);
+    assert_eq!(fed[0], Feed::Start { suite: Suite::Ristretto255, seat: Seat::Host, delay: 1 });
+    assert!(envelopes(&fed).is_empty(), "the set-up's turn is held until the next starts");
+
+    let record = |table: &mut Table| -> Vec<(Seat, Vec<u8>)> {
+        table.core(Seat::Host).engine().record().iter().map(|(from, e)| (*from, encode_envelope(e))).collect()
+    };
+    let set_up = record(&mut table);
+    let chooser = table.core(Seat::Host).engine().chooser().unwrap();
+    table.line(chooser, "play-first");
+    table.run();
+    let mut fed = watch_exchange(&mut table, &mut spectator);
+    // Compared whole, shown by their count: the envelopes are long.
+    let same = |fed: &[Feed], record: &[(Seat, Vec<u8>)]| envelopes(fed) == record;
+    assert!(same(&fed, &set_up), "turn 1 started: the set-up went, byte for byte, in the host's order");
+    table.line(chooser, "draw 1");
+    table.run();
+    let turn_one = record(&mut table);
+    assert!(turn_one.len() > set_up.len());
+    fed.extend(watch_exchange(&mut table, &mut spectator));
+    assert!(same(&fed, &set_up), "turn 1's draw waits for turn 2");
+    table.line(chooser, "next-turn");
+    table.run();
+    fed.extend(watch_exchange(&mut table, &mut spectator));
+    assert!(same(&fed, &turn_one), "turn 2 started: turn 1 went, and nothing of turn 2");
+    table.line(chooser.opponent(), "draw 1");
+    table.run();
+    table.line(chooser.opponent(), "concede");
+    table.run();
+    fed.extend(watch_exchange(&mut table, &mut spectator));
+    let whole = record(&mut table);
+    assert!(whole.len() > turn_one.len() && same(&fed, &whole), "the game is over: everything went");
 }

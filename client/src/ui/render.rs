@@ -11,7 +11,7 @@ use ratatui::widgets::{Block, Gauge, Paragraph};
 use super::log::{LogKind, lost_by};
 use super::overlay::{render_card, render_confirm, render_confirm_quit, render_help};
 use super::table_view::{Side, SideView};
-use super::view::{Overlay, PeerState, RelayLink, Stage, View};
+use super::view::{Overlay, PeerState, RelayLink, Stage, View, Watchers};
 use super::{board, library_view};
 use crate::session::forfeit_hint_after;
 use crate::text::wrap;
@@ -186,6 +186,12 @@ fn status_spans(view: &View, form: Status) -> Vec<Span<'static>> {
             vec![Span::from(format!("│ you {you} · {opponent} {them} │ {turn} │ {phase} "))]
         }
     };
+    let mut game = game;
+    if form != Status::Shortest
+        && let Some(watchers) = &view.watchers
+    {
+        game.push(Span::from(watching(watchers)));
+    }
     let connection = if form == Status::Shortest { " ● ".to_string() } else { format!(" ● {state} ") };
     let mut spans = vec![Span::from(connection).fg(colour).bold()];
     // First after the connection: a stalled game is what the player must see, unless the screen is too narrow
@@ -235,6 +241,15 @@ fn alerts(view: &View) -> Vec<Span<'static>> {
         });
     }
     texts.into_iter().map(|text| Span::from(text).fg(Color::Yellow).bold()).collect()
+}
+
+/// The spectators in the status line: how many watch, with the delay, or that watching is off.
+fn watching(watchers: &Watchers) -> String {
+    match (watchers.open, watchers.delay) {
+        (false, _) => "│ watching off ".to_string(),
+        (true, 0) => format!("│ {} watch ", watchers.count),
+        (true, delay) => format!("│ {} watch ({delay} turns behind) ", watchers.count),
+    }
 }
 
 /// The connection state in words, and its colour.

@@ -66,6 +66,8 @@ pub struct View {
     pub asked: Option<String>,
     /// How this game was lost, as the engine told it.
     pub game_end: Option<GameEnd>,
+    /// Spectators, as the relay last counted them (both seats'), once it did.
+    pub watchers: Option<Watchers>,
     /// What the table is about (a game, building a limited deck between games or before the first, a draft): its
     /// hint line and set-up panel say so.
     pub stage: Stage,
@@ -93,6 +95,17 @@ pub enum Stage {
 pub struct DeckLabel {
     pub label: String,
     pub changed: bool,
+}
+
+/// The game's spectators, as the relay counts them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Watchers {
+    /// Both players' spectators.
+    pub count: u32,
+    /// Whether watching is open (neither player turned it off).
+    pub open: bool,
+    /// The delay in turns.
+    pub delay: u32,
 }
 
 /// This player's connection to the relay.
@@ -420,6 +433,7 @@ impl View {
             card_text: Vec::new(),
             asked: None,
             game_end: None,
+            watchers: None,
             stage: Stage::Playing,
             pool_dealt: false,
             story: Story::default(),
@@ -479,6 +493,16 @@ impl View {
                 self.notice("Game open: give the code above to the other player");
             }
             Output::WrongCodeTried { attempts, reopened } => self.wrong_code_tried(*attempts, *reopened),
+            Output::WatchCode(code) => {
+                self.notice(format!("watch code: {code} (spectators: fairdeck watch {code})"));
+            }
+            Output::Watchers { host, guest, open, delay } => {
+                let now = Watchers { count: u32::from(*host) + u32::from(*guest), open: *open, delay: *delay };
+                if !open && self.watchers.is_none_or(|before| before.open) {
+                    self.notice("Watching is off in this game");
+                }
+                self.watchers = Some(now);
+            }
             Output::Paired => {
                 self.relay = RelayLink::Up;
                 self.peer = PeerState::Present;

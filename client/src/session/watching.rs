@@ -1,0 +1,211 @@
+//! The player's spectators, in the core: the [`WatchHub`] fed with the engine's record as it grows, the watch
+//! link (a second connection to the relay, `host_watch`) opened by `watch-code` and taken back after a drop,
+//! the relay's `watchers` news, and the commands `watch-code`, `watch-off` and `watch-delay`. The watch code's
+//! words come from this seat's secret ([`Channel::watch_secret`](crate::channel::Channel::watch_secret)): a
+//! resumed game gives the same words, under the nameplate the relay gives its watch seats.
+
+use std::time::{Duration, Instant};
+
+use fairdeck_relay_protocol::{ClientMessage, ErrorCode, ServerMessage};
+
+use super::claim::WatchAction;
+use super::error::SessionError;
+use super::frontend::Output;
+use super::state::SessionCore;
+use crate::code::{self, Code};
+use crate::command::{ErrorKind, WatchStep};
+use crate::watch::WatchHub;
+
+/// The wait before the watch link is opened again after a drop.
+const WATCH_RETRY: Duration = Duration::from_secs(1);
+
+/// What the core keeps of watching.
+pub(super) struct Watching {
+    pub hub: WatchHub,
+    pub link: WatchLinkState,
+    /// The player asked for watching (`watch-code`): the watch link is kept open.
+    pub wanted: bool,
+    /// Watching is off in this game (`watch-off`, or the relay said so): for good.
+    pub off: bool,
+    /// This seat's choice of delay, and the larger of both seats' choices as the relay last told it.
+    pub own_delay: u8,
+    pub both_delay: u8,
+}
+
+impl Watching {
+    pub fn new(hub: WatchHub) -> Watching {
+        Watching { hub, link: WatchLinkState::Closed, wanted: false, off: false, own_delay: 0, both_delay: 0 }
+    }
+}
+
+/// The watch link as the core knows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum WatchLinkState {
+    Closed,
+    /// The driver is opening it.
+    Opening,
+    Up,
+    /// To be opened again at this time.
+    Waiting(Instant),
+}
+
+/// What the driver's watch link brings the core.
+pub(super) enum WatchInput {
+    /// The relay opened this seat's watch seats under `nameplate`; frames up to `max_frame` bytes.
+    Opened { nameplate: String, max_frame: usize },
+    /// Opening failed.
+    Refused(SessionError),
+    /// `[K] ++ payload`, from spectator K.
+    Frame(Vec<u8>),
+    /// A control message of the relay on the watch link.
+    Control(String),
+    /// The watch link dropped.
+    Lost,
+}
+
+impl SessionCore {
+    /// `watch-code`, `watch-off`, `watch-delay N`.
+    pub(super) fn watch_command(&mut self, step: WatchStep, line: &str) {
+        if self.watching.off {
+            return self.refuse(ErrorKind::Refused, line, "watching is off in this game".into());
+        }
+        match step {
+            WatchStep::Code if self.channel.watch_secret().is_none() => {
+                let message = "watching opens once the opponent proved the game's code".into();
+                self.refuse(ErrorKind::Refused, line, message);
+            }
+            WatchStep::Code => {
+                self.watching.wanted = true;
+                match self.watching.hub.code() {
+                    Some(code) if self.watching.link == WatchLinkState::Up => {
+                        let code = code.to_string();
+                        self.show(Output::WatchCode(code));
+                    }
+                    _ => self.open_watch(),
+                }
+            }
+            WatchStep::Off | WatchStep::Delay(_) if !self.link.is_up() => {
+                self.refuse(ErrorKind::Refused, line, "not connected to the relay: try again once it is back".into());
+            }
+            WatchStep::Off => self.send_control(ClientMessage::WatchOff),
+            WatchStep::Delay(turns) => {
+                self.watching.own_delay = turns;
+                self.send_control(ClientMessage::WatchDelay { turns: u32::from(turns) });
+                self.set_watch_delay();
+            }
+        }
+    }
+
+    /// Asks the driver to open the watch link, if it is wanted and can be: the seat is had, with its token.
+    pub(super) fn open_watch(&mut self) {
+        let closed = matches!(self.watching.link, WatchLinkState::Closed | WatchLinkState::Waiting(_));
+        if !self.watching.wanted || self.watching.off || !closed || !self.link.is_up() {
+            return;
+        }
+        if let Some(token) = self.relay.token.clone() {
+            self.watching.link = WatchLinkState::Opening;
+            self.watch_actions.push_back(WatchAction::Open(token));
+        }
+    }
+
+    /// The watch link's time to open again came, if it did.
+    pub(super) fn watch_due(&mut self) {
+        if let WatchLinkState::Waiting(at) = self.watching.link
+            && at <= self.now
+        {
+            self.open_watch();
+        }
+    }
+
+    /// When the watch link is to be opened again.
+    pub(super) fn watch_deadline(&self) -> Option<Instant> {
+        match self.watching.link {
+            WatchLinkState::Waiting(at) => Some(at),
+            _ => None,
+        }
+    }
+
+    /// What the driver's watch link brought.
+    pub(super) fn handle_watch(&mut self, input: WatchInput) {
+        match input {
+            WatchInput::Opened { nameplate, max_frame } => self.watch_opened(&nameplate, max_frame),
+            WatchInput::Refused(error) => {
+                self.watching.link = WatchLinkState::Closed;
+                if matches!(error, SessionError::Relay { code: "watching_off", .. }) {
+                    self.watching.off = true;
+                }
+                self.show(Output::RelayAlert(format!("watching could not open: {error}")));
+            }
+            WatchInput::Frame(frame) => self.watching.hub.handle_frame(&frame),
+            WatchInput::Control(text) => self.watch_control(&text),
+            WatchInput::Lost => {
+                // Spectators keep their channels: each resends what it lacks once the link is back.
+                self.watching.link = WatchLinkState::Waiting(self.now + WATCH_RETRY);
+            }
+        }
+    }
+
+    fn watch_opened(&mut self, nameplate: &str, max_frame: usize) {
+        let Some(secret) = self.channel.watch_secret().filter(|_| code::is_nameplate(nameplate)) else {
+            self.watch_actions.push_back(WatchAction::Close);
+            self.watching.link = WatchLinkState::Closed;
+            return self.show(Output::RelayAlert("the relay gave an impossible watch number".into()));
+        };
+        let code = Code::from_secret(nameplate, &secret);
+        let news = self.watching.hub.code() != Some(&code);
+        self.watching.hub.opened(code.clone(), max_frame);
+        self.watching.link = WatchLinkState::Up;
+        if news {
+            self.show(Output::WatchCode(code.to_string()));
+        }
+    }
+
+    /// A control message on the watch link: spectators coming and going, the relay's refusals.
+    fn watch_control(&mut self, text: &str) {
+        let message = match serde_json::from_str::<ServerMessage>(text) {
+            Ok(message) => message,
+            Err(e) => return self.show(Output::RelayAlert(format!("unreadable relay message: {e}"))),
+        };
+        match message {
+            ServerMessage::WatcherJoined { watcher } => self.watching.hub.joined(watcher),
+            ServerMessage::WatcherLeft { watcher } => self.watching.hub.left(watcher),
+            // Another copy of this game holds the watch seats now; taking them back would only take turns.
+            ServerMessage::Error { code: ErrorCode::Replaced, .. } => self.close_watch(false),
+            ServerMessage::Error { code: ErrorCode::WatchingOff, .. } => self.close_watch(true),
+            ServerMessage::Error { code, message } => {
+                self.show(Output::RelayAlert(format!("{}: {message}", code.as_str())));
+            }
+            _ => {}
+        }
+    }
+
+    /// Closes the watch link and forgets the wish to keep it; `off`: watching is off for good.
+    fn close_watch(&mut self, off: bool) {
+        self.watching.off |= off;
+        self.watching.wanted = false;
+        self.watching.link = WatchLinkState::Closed;
+        self.watch_actions.push_back(WatchAction::Close);
+    }
+
+    /// The relay's `watchers`: both seats' spectators, the switch, the larger of both delay choices.
+    pub(super) fn watchers(&mut self, host: u8, guest: u8, open: bool, delay: u32) {
+        self.watching.both_delay = u8::try_from(delay).unwrap_or(u8::MAX);
+        self.set_watch_delay();
+        if !open && !self.watching.off {
+            self.close_watch(true);
+        }
+        self.show(Output::Watchers { host, guest, open, delay });
+    }
+
+    /// The delay the hub keeps: the larger of both choices, this seat's own even if the relay forgot it.
+    fn set_watch_delay(&mut self) {
+        self.watching.hub.set_delay(self.watching.own_delay.max(self.watching.both_delay));
+    }
+
+    /// Hands the hub the engine's record as it stands, once the engine settled.
+    pub(super) fn follow_for_spectators(&mut self) {
+        // A conceded game is over as one whose decks were audited, or one stopped on a breach.
+        let ended = self.engine.is_ended() || self.engine.loser().is_some() || self.engine.halted().is_some();
+        self.watching.hub.follow(self.engine.record(), self.engine.table().turn, ended);
+    }
+}
