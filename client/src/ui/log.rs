@@ -8,13 +8,14 @@ mod tests;
 mod words;
 
 use fairdeck_shared::Seat;
-use fairdeck_shared::crypto::{CardInstance, Group};
-use fairdeck_shared::engine::{Alert, ChosenBy, DifferenceCheck, Engine, Event, GameEnd, Intent};
+use fairdeck_shared::crypto::CardInstance;
+use fairdeck_shared::engine::{Alert, ChosenBy, DifferenceCheck, Event, GameEnd, Intent};
 use fairdeck_shared::table::{CardId, ZoneId};
 use fairdeck_shared::wire::{Action, Awaited, DeckDifference, PeekPurpose};
 
 use self::words::{Words, top_cards};
 pub use self::words::{building_words, pool_lines, table_lines};
+use crate::ui::table_view::TableSource;
 
 /// One line of the log.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,7 +54,7 @@ pub struct Story {
 
 impl Story {
     /// The log lines for an event (usually one), which `engine` shows the table after.
-    pub fn tell<G: Group>(&mut self, event: &Event, engine: &Engine<G>) -> Vec<LogLine> {
+    pub fn tell(&mut self, event: &Event, engine: &impl TableSource) -> Vec<LogLine> {
         let words = Words { engine };
         match event {
             Event::Alert(alert) if !alert.kind.is_misbehaviour() => {
@@ -62,7 +63,7 @@ impl Story {
                 flushed.map(|alert| LogLine { kind: LogKind::Alert, text: words.alert(&alert) }).into_iter().collect()
             }
             Event::Applied { by, action, moved, .. } => {
-                if *by == engine.seat() {
+                if words.is_me(*by) {
                     // Cards already known are not learned again: what is left of a count ends with the next
                     // action.
                     self.browsed = match action {
@@ -86,7 +87,7 @@ impl Story {
     }
 
     /// The log line for an intent of this player's that the engine took, if no event tells it.
-    pub fn taken<G: Group>(&self, intent: &Intent, engine: &Engine<G>) -> Option<LogLine> {
+    pub fn taken(&self, intent: &Intent, engine: &impl TableSource) -> Option<LogLine> {
         // The player's own chat line reads as the opponent sees it.
         if let Intent::Chat(text) = intent {
             let name = &engine.table().player(engine.seat()).name;
@@ -100,7 +101,7 @@ impl Story {
 /// The log line for an event told on its own (all but actions and the alerts about them), or `None` for
 /// events the screen shows elsewhere (set-up progress, the cards this player draws into their own hand) or not
 /// at all.
-fn describe<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
+fn describe(event: &Event, words: &Words<impl TableSource>) -> Option<LogLine> {
     let engine = words.engine;
     let line = |kind, text: String| Some(LogLine { kind, text });
     let them = words.name(engine.seat().opponent());
@@ -137,7 +138,7 @@ fn describe<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
         Event::NewGame { number } => line(LogKind::Notice, format!("Game {number} starts: new decks are shuffled")),
         Event::GameOver { loser, how } => {
             let winner = loser.opponent();
-            let wins = if winner == engine.seat() { "you win".to_string() } else { format!("{them} wins") };
+            let wins = if words.is_me(winner) { "you win".to_string() } else { format!("{them} wins") };
             line(LogKind::Notice, format!("Game over: {} {}, {wins}", words.who(*loser), lost_by(*how)))
         }
         Event::Chooser { seat, by } => line(LogKind::Notice, chooser(*seat, *by, words)),
@@ -195,7 +196,7 @@ fn describe<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
 }
 
 /// The log line for a request of one player's to the other (to see cards, to undo an action) and its answer.
-fn request_line<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
+fn request_line(event: &Event, words: &Words<impl TableSource>) -> Option<LogLine> {
     let line = |kind, text: String| Some(LogLine { kind, text });
     let them = words.name(words.engine.seat().opponent());
     match event {
@@ -214,7 +215,7 @@ fn request_line<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
         ),
         Event::UndoAsked { by, undone, .. } => {
             let what = words.action(*by, undone, &[]).unwrap_or_else(|| undone.name().into());
-            match *by == words.engine.seat() {
+            match words.is_me(*by) {
                 true => line(LogKind::Notice, format!("You asked {them} to undo your last action: {what}")),
                 false => line(LogKind::Alert, format!("{them} asks to undo: {what} (undo accept, or undo refuse)")),
             }
@@ -235,17 +236,17 @@ fn request_line<G: Group>(event: &Event, words: &Words<G>) -> Option<LogLine> {
 }
 
 /// Where a Winston draft stands: the piles, the stack, and who looks at which pile.
-fn winston_words<G: Group>(piles: [u32; 3], stack: u32, looking: Option<(Seat, u8)>, words: &Words<G>) -> String {
+fn winston_words(piles: [u32; 3], stack: u32, looking: Option<(Seat, u8)>, words: &Words<impl TableSource>) -> String {
     let sizes = format!("piles {} · {} · {}, stack {stack}", piles[0], piles[1], piles[2]);
     match looking {
-        Some((seat, pile)) if seat == words.engine.seat() => format!("Winston: {sizes}; you look at pile {}", pile + 1),
+        Some((seat, pile)) if words.is_me(seat) => format!("Winston: {sizes}; you look at pile {}", pile + 1),
         Some((seat, pile)) => format!("Winston: {sizes}; {} looks at pile {}", words.who(seat), pile + 1),
         None => format!("Winston: {sizes}; the draft is over"),
     }
 }
 
 /// Where a booster draft stands: the round, then this player's picks and packs waiting, then the opponent's.
-fn packs_words<G: Group>(round: u32, rounds: u32, waiting: [u32; 2], picks: [u32; 2], words: &Words<G>) -> String {
+fn packs_words(round: u32, rounds: u32, waiting: [u32; 2], picks: [u32; 2], words: &Words<impl TableSource>) -> String {
     let [mine, theirs] = [words.engine.seat(), words.engine.seat().opponent()].map(|seat| {
         let at = if seat == Seat::Host { 0 } else { 1 };
         format!(
@@ -266,7 +267,7 @@ fn pack_words(pack: u32, cards: &[String]) -> String {
 }
 
 /// A grid as it stands, row by row (`·` for a taken cell), and who picks next.
-fn grid_words<G: Group>(grid: u32, cells: &[Option<String>], picker: Option<Seat>, words: &Words<G>) -> String {
+fn grid_words(grid: u32, cells: &[Option<String>], picker: Option<Seat>, words: &Words<impl TableSource>) -> String {
     let rows: Vec<String> = cells
         .chunks(3)
         .enumerate()
@@ -276,7 +277,7 @@ fn grid_words<G: Group>(grid: u32, cells: &[Option<String>], picker: Option<Seat
         })
         .collect();
     let next = match picker {
-        Some(seat) if seat == words.engine.seat() => "your pick: pick row N or pick column N".to_string(),
+        Some(seat) if words.is_me(seat) => "your pick: pick row N or pick column N".to_string(),
         Some(seat) => format!("{} picks", words.who(seat)),
         None => "both picked".to_string(),
     };
@@ -285,7 +286,7 @@ fn grid_words<G: Group>(grid: u32, cells: &[Option<String>], picker: Option<Seat
 
 /// A card this player learned, if it is news: the opponent's cards, and those of one's own library (a peek); one's
 /// other cards were known already, or are in the hand pane now.
-fn learned<G: Group>(card: CardId, instance: &CardInstance, words: &Words<G>) -> Option<LogLine> {
+fn learned(card: CardId, instance: &CardInstance, words: &Words<impl TableSource>) -> Option<LogLine> {
     let me = words.engine.seat();
     let place = words.place(card);
     let news = instance.owner != me || place.is_some_and(|p| p.zone == ZoneId::library(me));
@@ -295,9 +296,9 @@ fn learned<G: Group>(card: CardId, instance: &CardInstance, words: &Words<G>) ->
 }
 
 /// A forfeit claimed by `by`, who waited on `awaited`.
-fn forfeit_claimed<G: Group>(by: Seat, awaited: &Awaited, words: &Words<G>) -> String {
+fn forfeit_claimed(by: Seat, awaited: &Awaited, words: &Words<impl TableSource>) -> String {
     let them = words.name(words.engine.seat().opponent());
-    let (claimant, against_me) = (words.who(by), by.opponent() == words.engine.seat());
+    let (claimant, against_me) = (words.who(by), words.is_me(by.opponent()));
     let loser = if against_me { "you forfeit".to_string() } else { format!("{them} forfeits") };
     // A player who left learns of the claim on coming back: the game ended while they were away.
     match awaited {
@@ -310,8 +311,8 @@ fn forfeit_claimed<G: Group>(by: Seat, awaited: &Awaited, words: &Words<G>) -> S
 }
 
 /// Who chooses to play or draw, and why them.
-fn chooser<G: Group>(seat: Seat, by: ChosenBy, words: &Words<G>) -> String {
-    let (who, chooses) = (words.who(seat), if seat == words.engine.seat() { "choose" } else { "chooses" });
+fn chooser(seat: Seat, by: ChosenBy, words: &Words<impl TableSource>) -> String {
+    let (who, chooses) = (words.who(seat), if words.is_me(seat) { "choose" } else { "chooses" });
     match by {
         ChosenBy::Coin => format!("{who} {chooses} to play or draw (a fair coin decided)"),
         ChosenBy::Loser => format!("{who} lost the last game and {chooses} to play or draw"),
@@ -320,17 +321,17 @@ fn chooser<G: Group>(seat: Seat, by: ChosenBy, words: &Words<G>) -> String {
 
 /// How a doubt about `seat`'s deck is told: the opponent's is a warning not to miss; one's own, news of the deck
 /// one chose.
-fn doubt<G: Group>(seat: Seat, words: &Words<G>) -> LogKind {
-    if seat == words.engine.seat() { LogKind::Notice } else { LogKind::Alert }
+fn doubt(seat: Seat, words: &Words<impl TableSource>) -> LogKind {
+    if words.is_me(seat) { LogKind::Notice } else { LogKind::Alert }
 }
 
 /// A deck of `game` that is not the match's 75: the cards it differs by.
-fn deck_differs<G: Group>(
+fn deck_differs(
     seat: Seat,
     game: u32,
     difference: &DeckDifference,
     check: DifferenceCheck,
-    words: &Words<G>,
+    words: &Words<impl TableSource>,
 ) -> String {
     let added = difference.added.iter().map(|(count, name)| format!("+{count} {name}"));
     let removed = difference.removed.iter().map(|(count, name)| format!("−{count} {name}"));
@@ -343,7 +344,7 @@ fn deck_differs<G: Group>(
 }
 
 /// A deck of `game` nobody audited, and what that leaves unchecked.
-fn audit_missing<G: Group>(seat: Seat, game: u32, words: &Words<G>) -> String {
+fn audit_missing(seat: Seat, game: u32, words: &Words<impl TableSource>) -> String {
     let unchecked = if game == 1 {
         format!(", and {} later differences from the match's 75 are unverifiable", words.owner_word(seat))
     } else {

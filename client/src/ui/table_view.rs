@@ -2,13 +2,67 @@
 //! knows, built from the engine's table. Pure data, which the log's words and the drawing read.
 
 use fairdeck_shared::Seat;
-use fairdeck_shared::crypto::Group;
+use fairdeck_shared::crypto::{CardInstance, Group};
 use fairdeck_shared::engine::Engine;
 use fairdeck_shared::table::{CardId, PowerToughness, Table, ZoneId, ZoneKind};
 
 /// Zones in the order the screen lists their counts.
 pub const ZONE_ORDER: [ZoneKind; 6] =
     [ZoneKind::Library, ZoneKind::Hand, ZoneKind::Graveyard, ZoneKind::Exile, ZoneKind::Sideboard, ZoneKind::Play];
+
+/// What a table is drawn from: a player's engine, or the observer a spectator runs. The table view, the log's
+/// words and scripted mode's `table` read it alike.
+pub trait TableSource {
+    /// The seat whose side is at the bottom of the table.
+    fn seat(&self) -> Seat;
+    /// Whether that seat is this program's player, "you"; a spectator's table names both players.
+    fn plays(&self) -> bool;
+    fn table(&self) -> &Table;
+    /// What card `card` is, where this side knows it.
+    fn identity(&self, card: CardId) -> Option<&CardInstance>;
+    /// Who chooses to play or draw, once decided.
+    fn chooser(&self) -> Option<Seat>;
+    /// Who lost the game, once a player did.
+    fn loser(&self) -> Option<Seat>;
+    /// Whether the game is over (its decks audited, or a forfeit claimed).
+    fn is_ended(&self) -> bool;
+    /// How many actions of the game's order were applied.
+    fn actions_applied(&self) -> u64;
+}
+
+impl<G: Group> TableSource for Engine<G> {
+    fn seat(&self) -> Seat {
+        Engine::seat(self)
+    }
+
+    fn plays(&self) -> bool {
+        true
+    }
+
+    fn table(&self) -> &Table {
+        Engine::table(self)
+    }
+
+    fn identity(&self, card: CardId) -> Option<&CardInstance> {
+        Engine::identity(self, card)
+    }
+
+    fn chooser(&self) -> Option<Seat> {
+        Engine::chooser(self)
+    }
+
+    fn loser(&self) -> Option<Seat> {
+        Engine::loser(self)
+    }
+
+    fn is_ended(&self) -> bool {
+        Engine::is_ended(self)
+    }
+
+    fn actions_applied(&self) -> u64 {
+        Engine::actions_applied(self)
+    }
+}
 
 /// The public table as this player sees it, with the names this player knows.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -98,16 +152,23 @@ impl TableView {
         played.chain(piles).find(|card| card.id == id).and_then(|card| card.name.clone())
     }
 
-    /// The table as `engine`'s player sees it.
-    pub fn from_engine<G: Group>(engine: &Engine<G>) -> Self {
+    /// The table as `engine`'s player sees it (or a spectator, its bottom seat's side as "mine").
+    pub fn from_engine(engine: &impl TableSource) -> Self {
         let table = engine.table();
         let me = engine.seat();
         let active = table.active;
         let over = engine.is_ended() || engine.loser().is_some();
         let side = |seat: Seat| if seat == me { Side::Mine } else { Side::Opponent };
+        // A spectator's players, before their hellos, by their seats.
+        let unnamed = |seat: Seat, mine: &'static str, theirs: &'static str| match (engine.plays(), seat == me) {
+            (true, true) => mine,
+            (true, false) => theirs,
+            (false, _) if seat == Seat::Host => "Host",
+            (false, _) => "Guest",
+        };
         TableView {
-            me: SideView::of(engine, table, me, "You"),
-            opponent: SideView::of(engine, table, me.opponent(), "Opponent"),
+            me: SideView::of(engine, table, me, unnamed(me, "You", "Opponent")),
+            opponent: SideView::of(engine, table, me.opponent(), unnamed(me.opponent(), "You", "Opponent")),
             turn: table.turn,
             my_turn: active.map(|seat| seat == me),
             phase: table.phase.clone(),
@@ -122,7 +183,7 @@ impl TableView {
 
 impl SideView {
     /// `seat`'s side; `unnamed` stands for a player whose name is not known yet.
-    fn of<G: Group>(engine: &Engine<G>, table: &Table, seat: Seat, unnamed: &str) -> Self {
+    fn of(engine: &impl TableSource, table: &Table, seat: Seat, unnamed: &str) -> Self {
         let player = table.player(seat);
         let card = |id: &CardId| CardView { id: *id, name: engine.identity(*id).map(|i| clean(&i.name)) };
         let zone = |kind| table.zone(ZoneId::new(seat, kind));

@@ -3,54 +3,60 @@
 //! from your play area to your graveyard".
 
 use fairdeck_shared::Seat;
-use fairdeck_shared::crypto::Group;
-use fairdeck_shared::engine::{Alert, AlertKind, Engine, Intent, Moved, Place};
+use fairdeck_shared::engine::{Alert, AlertKind, Intent, Moved, Place};
 use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
 use fairdeck_shared::wire::{Action, ArrowTarget, PeekPurpose};
 
 use crate::command::commander_damage_from;
 use crate::session::{PoolLine, Tally};
-use crate::ui::table_view::{SideView, TableView, ZONE_ORDER};
+use crate::ui::table_view::{SideView, TableSource, TableView, ZONE_ORDER};
 
 /// Names seats, zones and cards for the engine's player.
-pub struct Words<'a, G: Group> {
-    pub engine: &'a Engine<G>,
+pub struct Words<'a, S: TableSource> {
+    pub engine: &'a S,
 }
 
-impl<G: Group> Words<'_, G> {
+impl<S: TableSource> Words<'_, S> {
+    /// The seat at the bottom of the table.
     fn me(&self) -> Seat {
         self.engine.seat()
     }
 
+    /// Whether `seat` is this program's player, "you" (a spectator names both players).
+    pub fn is_me(&self, seat: Seat) -> bool {
+        self.engine.plays() && seat == self.engine.seat()
+    }
+
     /// The subject of a sentence: "You" or the opponent's name.
     pub fn who(&self, seat: Seat) -> String {
-        if seat == self.me() { "You".into() } else { self.name(seat) }
+        if self.is_me(seat) { "You".into() } else { self.name(seat) }
     }
 
     /// "you", or the opponent's name ("the opponent" before their hello).
     pub fn name(&self, seat: Seat) -> String {
         let name = &self.engine.table().player(seat).name;
-        match (seat == self.me(), name.is_empty()) {
+        match (self.is_me(seat), name.is_empty()) {
             (true, _) => "you".into(),
-            (false, true) => "the opponent".into(),
+            (false, true) if self.engine.plays() => "the opponent".into(),
+            (false, true) => seat.name().into(),
             (false, false) => name.clone(),
         }
     }
 
     /// "Your" or "Ada's".
     pub fn whose(&self, seat: Seat) -> String {
-        if seat == self.me() { "Your".into() } else { format!("{}'s", self.name(seat)) }
+        if self.is_me(seat) { "Your".into() } else { format!("{}'s", self.name(seat)) }
     }
 
     /// "your" or "Ada's", inside a sentence.
     pub fn owner_word(&self, seat: Seat) -> String {
-        if seat == self.me() { "your".into() } else { format!("{}'s", self.name(seat)) }
+        if self.is_me(seat) { "your".into() } else { format!("{}'s", self.name(seat)) }
     }
 
     /// Whose a thing is in a sentence whose subject is `actor` (if any): "your", "their" (the actor's own),
     /// or "Bea's".
     fn owner(&self, owner: Seat, actor: Option<Seat>) -> String {
-        if owner == self.me() {
+        if self.is_me(owner) {
             "your".into()
         } else if Some(owner) == actor {
             "their".into()
@@ -188,8 +194,11 @@ impl<G: Group> Words<'_, G> {
             Action::Undo { .. } => return None,
             Action::PlayOrDraw { play: true } => format!("{who} chose to play first"),
             Action::PlayOrDraw { play: false } => {
-                let first =
-                    if by == self.me() { format!("{} plays", self.name(by.opponent())) } else { "you play".into() };
+                let first = if self.is_me(by.opponent()) {
+                    "you play".into()
+                } else {
+                    format!("{} plays", self.name(by.opponent()))
+                };
                 format!("{who} chose to draw ({first} first)")
             }
         };
