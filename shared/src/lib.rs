@@ -16,6 +16,7 @@ pub mod engine;
 pub mod hash_rng;
 pub mod ids;
 pub mod journal;
+pub use engine::observer;
 #[cfg(feature = "testing")]
 pub mod pair;
 pub mod pool;

@@ -1,7 +1,9 @@
 //! Random games: both players act at random while each direction of the connection delivers
 //! its messages in random chunks at random moments, independently of the other (as a real
 //! network may). After every settling both tables agree, the invariants hold, nobody holds an
-//! identity they were not given, and honest play raises no misbehaviour alert.
+//! identity they were not given, and honest play raises no misbehaviour alert. A spectator of each player, fed
+//! every envelope that player's engine handled, holds that player's table after every step, knows exactly the
+//! cards both players know once nothing is under way, and raises no alert.
 //!
 //! `FAIRDECK_RANDOM_GAMES=N` plays N Ristretto255 games instead of the 200 of a test run (the
 //! long run in docs/PERFORMANCE.md).
@@ -13,10 +15,11 @@ mod engine_support {
 use engine_support::{assert_consistent, misbehaviour};
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::{CardInstance, Group, Modp2048, Ristretto255};
-use fairdeck_shared::engine::{DeckCard, Intent};
+use fairdeck_shared::engine::{DeckCard, Event, Intent};
+use fairdeck_shared::observer::Observer;
 use fairdeck_shared::pair::{Pair, numbered_deck};
-use fairdeck_shared::table::{Placement, Position, PowerToughness, ZoneId, ZoneKind};
-use fairdeck_shared::wire::{Action, ArrowTarget, PeekPurpose};
+use fairdeck_shared::table::{Knowledge, Placement, Position, PowerToughness, ZoneId, ZoneKind};
+use fairdeck_shared::wire::{self, Action, ArrowTarget, PeekPurpose};
 use proptest::prelude::*;
 
 /// One random step of a game: a player acts, or one direction delivers some of its messages.
@@ -171,8 +174,52 @@ fn assert_no_misbehaviour<G: Group>(pair: &Pair<G>) -> Result<(), TestCaseError>
     Ok(())
 }
 
+/// A spectator of one player's: it takes every envelope that player's engine handled, in its order.
+struct Spectator<G: Group> {
+    of: Seat,
+    observer: Observer<G>,
+    taken: usize,
+    alerts: Vec<String>,
+}
+
+impl<G: Group> Spectator<G> {
+    fn new(of: Seat) -> Self {
+        Spectator { of, observer: Observer::new([9; 32]), taken: 0, alerts: Vec::new() }
+    }
+
+    /// Takes what the player's engine handled since, and checks the spectator's table is that player's.
+    fn follow(&mut self, pair: &Pair<G>) -> Result<(), TestCaseError> {
+        let record = pair.engine(self.of).record();
+        for (from, envelope) in &record[self.taken..] {
+            self.observer.observe(*from, &wire::encode_envelope(envelope));
+        }
+        self.taken = record.len();
+        while let Some(event) = self.observer.poll_event() {
+            if let Event::Alert(alert) = event {
+                self.alerts.push(format!("{}: {}", alert.kind, alert.detail));
+            }
+        }
+        prop_assert!(self.alerts.is_empty(), "the spectator of the {:?} alerted: {:?}", self.of, self.alerts);
+        prop_assert_eq!(self.observer.table(), pair.engine(self.of).table(), "the spectator of the {:?}", self.of);
+        Ok(())
+    }
+
+    /// With nothing under way, the spectator knows exactly the cards both players know, as they are.
+    fn knows_the_public_cards(&self, pair: &Pair<G>) -> Result<(), TestCaseError> {
+        for card in self.observer.table().cards() {
+            let known = self.observer.identity(card.id);
+            prop_assert_eq!(known.is_some(), card.known_to == Knowledge::BOTH, "card {}", card.id);
+            if let Some(instance) = known {
+                prop_assert_eq!(Some(instance), pair.engine(card.owner).identity(card.id));
+            }
+        }
+        Ok(())
+    }
+}
+
 fn play<G: Group>(library: usize, steps: &[Step]) -> Result<(), TestCaseError> {
     let mut pair = Pair::<G>::new(two_backs("Host", library), two_backs("Guest", library), 3);
+    let mut spectators = Seat::BOTH.map(Spectator::<G>::new);
     for step in steps {
         match step {
             // A refused intent (it does not fit this player's view of the table) sends nothing.
@@ -191,6 +238,9 @@ fn play<G: Group>(library: usize, steps: &[Step]) -> Result<(), TestCaseError> {
             }
         }
         assert_no_misbehaviour(&pair)?;
+        for spectator in &mut spectators {
+            spectator.follow(&pair)?;
+        }
     }
     pair.drive();
     assert_no_misbehaviour(&pair)?;
@@ -198,6 +248,10 @@ fn play<G: Group>(library: usize, steps: &[Step]) -> Result<(), TestCaseError> {
         prop_assert!(!pair.engine(seat).is_busy(), "{seat:?} is still busy at the end");
     }
     assert_consistent(&pair);
+    for spectator in &mut spectators {
+        spectator.follow(&pair)?;
+        spectator.knows_the_public_cards(&pair)?;
+    }
     Ok(())
 }
 

@@ -22,6 +22,7 @@ use fairdeck_shared::crypto::{
 use fairdeck_shared::engine::{
     Alert, AlertKind, ChosenBy, DeckCard, DeckList, Engine, EngineConfig, Event, Input, Intent, IntentError,
 };
+use fairdeck_shared::observer::Observer;
 use fairdeck_shared::pair::{InFlight, Pair, numbered_deck};
 use fairdeck_shared::table::{CardId, Placement, Position, ZoneId, ZoneKind};
 use fairdeck_shared::wire::{self, Action, Awaited, Envelope, Message, MessageKind};
@@ -54,6 +55,8 @@ struct Game<G: Group> {
     /// sealed again on the forged chain, or the victim sees a broken chain.
     forged_bodies: BTreeMap<u64, Vec<u8>>,
     forged: BTreeMap<u64, Envelope>,
+    /// Why a spectator cannot see this cheat (it shows only against what the victim alone knows); none: it must.
+    victim_alone: Option<&'static str>,
 }
 
 impl<G: Group> Game<G> {
@@ -64,7 +67,7 @@ impl<G: Group> Game<G> {
 
     fn with_decks(decks: [DeckList; 2]) -> Self {
         let pair = Pair::new(decks[0].clone(), decks[1].clone(), SEED);
-        Game { pair, decks, forged_bodies: BTreeMap::new(), forged: BTreeMap::new() }
+        Game { pair, decks, forged_bodies: BTreeMap::new(), forged: BTreeMap::new(), victim_alone: None }
     }
 
     /// Set-up done: both libraries locked, shuffled and verified, and no alert.
@@ -235,8 +238,26 @@ impl<G: Group> Game<G> {
             assert!(bad.is_empty(), "honest play, yet {seat:?} raised {bad:#?}");
             assert_eq!(self.engine(seat).halted(), None);
             assert!(!self.engine(seat).is_busy(), "{seat:?} is still busy");
+            let (alerts, spectator) = self.spectate(seat);
+            assert!(alerts.is_empty(), "honest play, yet the spectator of the {seat:?} raised {alerts:#?}");
+            assert_eq!(spectator.table(), self.engine(seat).table(), "the spectator's table differs");
         }
         assert_eq!(self.pair.host.table(), self.pair.guest.table(), "the two tables differ");
+    }
+
+    /// A spectator of `seat`'s, fed every envelope its engine took in or sent, in order: its alerts.
+    fn spectate(&self, seat: Seat) -> (Vec<Alert>, Observer<G>) {
+        let mut spectator = Observer::<G>::new([5; 32]);
+        for (from, envelope) in self.engine(seat).record() {
+            spectator.observe(*from, &wire::encode_envelope(envelope));
+        }
+        let mut alerts = Vec::new();
+        while let Some(event) = spectator.poll_event() {
+            if let Event::Alert(alert) = event {
+                alerts.push(alert);
+            }
+        }
+        (alerts, spectator)
     }
 
     /// The victim caught the cheat: its one and only alert is of `kind`, with `evidence` as
@@ -250,6 +271,17 @@ impl<G: Group> Game<G> {
         assert_eq!(alert.kind, kind, "{alert:#?}");
         let evidence = evidence.filter(|_| kind != AlertKind::Sequence);
         assert_eq!(alert.evidence.as_ref(), evidence, "the evidence is not the offending message: {}", alert.detail);
+        if evidence.is_some() && self.victim_alone.is_none() {
+            // The cheat is in a message the victim took in: a spectator shown the victim's record sees it too.
+            // (A kind nothing awaits the victim refuses unread, as unexpected; the spectator, awaiting nothing,
+            // reads it and finds it malformed.)
+            let (seen, _) = self.spectate(victim);
+            let kinds = |a: &Alert| a.kind == kind || (kind, a.kind) == (AlertKind::Unexpected, AlertKind::Malformed);
+            assert!(
+                seen.len() == 1 && kinds(&seen[0]) && seen[0].evidence.as_ref() == evidence,
+                "the spectator of the victim should raise one {kind} alert on {evidence:?}: {seen:#?}"
+            );
+        }
         let reason = self.engine(victim).halted().expect("misbehaviour halts the victim").to_owned();
         let table = self.engine(victim).table().clone();
         self.pair.drive();
@@ -943,6 +975,9 @@ fn a_catalogue_that_names_no_card_of_the_deck_is_caught() {
             assert_eq!(audited, !tamper, "{opening:?}");
         }
         if tamper {
+            if let Discovery::Taken = opening {
+                game.victim_alone = Some("a card the victim alone learned");
+            }
             game.assert_caught_forgery(Seat::Guest, &sent, AlertKind::NotInDeck);
         } else {
             game.assert_honest();
@@ -1578,6 +1613,7 @@ fn winner_names(loser: Option<Seat>) {
     let forged =
         game.substitute(Seat::Guest, genuine.seq, wire::encode_body(&Message::<Ristretto255>::NewGame { loser }));
     game.deliver(Seat::Guest, forged.clone());
+    game.victim_alone = Some("which losses the victim had told of when");
     let alert = game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Unexpected);
     assert!(alert.detail.contains("made it the host"), "{}", alert.detail);
     assert!(!game.pair.host_events.contains(&Event::NewGame { number: 2 }), "no game 2 on a false request");
@@ -1637,6 +1673,7 @@ fn a_guest_naming_the_host_the_loser_of_its_own_concession_is_caught() {
         wire::encode_body(&Message::<Ristretto255>::NewGame { loser: Some(Seat::Host) }),
     );
     game.deliver(Seat::Guest, forged.clone());
+    game.victim_alone = Some("which losses the victim had told of when");
     game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Unexpected);
 }
 
@@ -1669,6 +1706,7 @@ fn a_request_ignoring_a_forfeit_claim_it_took_in_is_caught() {
     let forged =
         game.substitute(Seat::Guest, genuine.seq, wire::encode_body(&Message::<Ristretto255>::NewGame { loser: None }));
     game.deliver(Seat::Guest, forged.clone());
+    game.victim_alone = Some("which losses the victim had told of when");
     game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Unexpected);
 }
 
@@ -1921,6 +1959,7 @@ fn a_forfeit_claim_when_nothing_was_owed_is_caught() {
     let forged =
         game.forge_next(Seat::Guest, &Message::ForfeitClaim { awaited: Awaited::Strip { cards: vec![CardId(3)] } });
     game.deliver(Seat::Guest, forged.clone());
+    game.victim_alone = Some("what the victim's engine waited on it for");
     game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Unexpected);
 }
 
@@ -2084,6 +2123,7 @@ fn a_message_before_the_new_deck_from_a_player_who_had_the_request_is_caught() {
     let body = wire::encode_body(&Message::<Ristretto255>::Act { action: Action::NextTurn, seen: 0, digest: None });
     let forged = game.forge(Seat::Guest, deck.seq, body);
     game.deliver(Seat::Guest, forged.clone());
+    game.victim_alone = Some("when the cheater took the victim's request in");
     game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Unexpected);
 }
 

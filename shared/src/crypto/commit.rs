@@ -135,18 +135,46 @@ impl SharedRandom {
 impl AwaitingOpening {
     /// Checks the other player's opening and combines both contributions.
     pub fn finish(self, opening: &Opening) -> Result<Verified<SharedSeed>, ProofError> {
-        let opponent = self.seat.opponent();
-        let value = self.theirs.verify(&self.purpose, &self.game_id, opponent, opening)?.into_inner();
-        let theirs: [u8; 32] = value
-            .as_slice()
-            .try_into()
-            .map_err(|_| ProofError::LengthMismatch { expected: CONTRIBUTION_LEN, actual: value.len() })?;
+        let theirs = contribution(&self.theirs, &self.purpose, &self.game_id, self.seat.opponent(), opening)?;
         let (host, guest) = match self.seat {
             Seat::Host => (self.mine, theirs),
             Seat::Guest => (theirs, self.mine),
         };
         Ok(Verified::assert_checked(SharedSeed { purpose: self.purpose, game_id: self.game_id, host, guest }))
     }
+}
+
+/// A spectator's check of a round it took no part in: each seat's opening (host's first) opens that seat's
+/// commitment, the commitments differ (an echo would cancel the other's contribution), and the seed is the one both
+/// players computed.
+pub fn observe_round(
+    purpose: &str,
+    game_id: &GameId,
+    host: (&Commitment, &Opening),
+    guest: (&Commitment, &Opening),
+) -> Result<Verified<SharedSeed>, ProofError> {
+    if host.0 == guest.0 {
+        return Err(ProofError::EchoedCommitment);
+    }
+    let host_value = contribution(host.0, purpose, game_id, Seat::Host, host.1)?;
+    let guest_value = contribution(guest.0, purpose, game_id, Seat::Guest, guest.1)?;
+    let seed = SharedSeed { purpose: purpose.to_owned(), game_id: *game_id, host: host_value, guest: guest_value };
+    Ok(Verified::assert_checked(seed))
+}
+
+/// `seat`'s contribution: its opening checked against its commitment, of the fixed length.
+fn contribution(
+    commitment: &Commitment,
+    purpose: &str,
+    game_id: &GameId,
+    seat: Seat,
+    opening: &Opening,
+) -> Result<[u8; CONTRIBUTION_LEN], ProofError> {
+    let value = commitment.verify(purpose, game_id, seat, opening)?.into_inner();
+    value
+        .as_slice()
+        .try_into()
+        .map_err(|_| ProofError::LengthMismatch { expected: CONTRIBUTION_LEN, actual: value.len() })
 }
 
 /// A random value neither player could choose: both contributions, host's first (seed 000's

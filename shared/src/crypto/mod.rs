@@ -16,7 +16,9 @@ mod verified;
 
 pub use card::{BackId, CardInstance, basic_point, deck_base, pool_point};
 pub use catalogue::{Catalogue, CatalogueEntry, CatalogueError, MAX_NAME_LEN, name_fits};
-pub use commit::{AwaitingOpening, Coin, Commitment, Dice, DiceError, Opening, SharedRandom, SharedSeed, commit};
+pub use commit::{
+    AwaitingOpening, Coin, Commitment, Dice, DiceError, Opening, SharedRandom, SharedSeed, commit, observe_round,
+};
 pub use group::{DecodeError, Group, MAX_PERMUTATION_LEN, Suite, UnknownSuite, random_permutation};
 pub use lock::{DleqProof, KeyCommitment, KeyId, LockKey, Locked, Stripped};
 pub use modp::{Modp2048, ModpElement, ModpScalar};

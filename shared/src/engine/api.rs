@@ -100,7 +100,7 @@ pub enum PoolError {
 }
 
 /// What the player says about itself in its hello.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct EngineConfig {
     /// The player's name, shown to the opponent.
     pub name: String,

@@ -63,6 +63,10 @@ pub(super) fn check_text(what: &str, text: &str) -> Result<(), Fault> {
 
 impl<G: Group> Engine<G> {
     pub(super) fn raise(&mut self, fault: Fault, evidence: Option<Envelope>) {
+        // A spectator has no cards of its own to be moved or looked at: those are the players' news, in the log.
+        if self.observing && !fault.kind.is_misbehaviour() {
+            return;
+        }
         if fault.kind.is_misbehaviour() {
             self.halted = Some(format!("{}: {}", fault.kind, fault.detail));
         }

@@ -114,7 +114,10 @@ impl<G: Group> Engine<G> {
     /// Queues an action this engine takes on its player's behalf (the draw after a mulligan's shuffle), for
     /// `drive` to take as soon as the step that set it off is done.
     pub(super) fn follow_up(&mut self, action: Action) {
-        self.follow_ups.push_back(action);
+        // A spectator takes no action: the player's own follow-up comes in its stream.
+        if !self.observing {
+            self.follow_ups.push_back(action);
+        }
     }
 
     /// A queued follow-up goes the way of any intent; if it no longer fits, the player is told.

@@ -20,6 +20,7 @@ mod grid;
 mod intent;
 mod journal;
 mod limited;
+pub mod observer;
 mod output;
 mod packs;
 mod phase;
@@ -99,6 +100,9 @@ pub struct Engine<G: Group> {
     unverifiable: [bool; 2],
     /// A limited match's pool and its stack, kept for the whole match (`limited`).
     limited: Option<limited::Limited<G>>,
+    /// A spectator's engine (`observer`): it holds no key and plays no part, so it makes no strip, step,
+    /// commitment or follow-up of its own, reads only cards both players know, and tells no player's own alerts.
+    observing: bool,
 }
 
 impl<G: Group> Engine<G> {
@@ -128,6 +132,32 @@ impl<G: Group> Engine<G> {
         limited: Option<(LimitedConfig, Option<crate::pool::SetFile>)>,
         rng_seed: [u8; 32],
     ) -> Self {
+        let mut engine = Self::blank(seat, config, deck, limited.as_ref().map(|(config, _)| config.clone()), rng_seed);
+        engine.game.table.player_mut(seat).name = engine.config.name.clone();
+        let hello = Message::Hello {
+            protocol: PROTOCOL_VERSION,
+            software: engine.config.software.clone(),
+            suite: G::SUITE,
+            seat,
+            signing_key: engine.out.signing().verifying_key().to_bytes(),
+            nonce: engine.nonce,
+            name: engine.config.name.clone(),
+        };
+        engine.out.send::<G>(&hello);
+        if let Some((limited, set)) = limited {
+            engine.offer_pool(limited, set);
+        }
+        engine
+    }
+
+    /// An engine before its first message: keys and nonce drawn from `rng_seed`, the journal begun, nothing sent.
+    fn blank(
+        seat: Seat,
+        config: EngineConfig,
+        deck: DeckList,
+        limited: Option<LimitedConfig>,
+        rng_seed: [u8; 32],
+    ) -> Self {
         let mut rng = ChaCha20Rng::from_seed(rng_seed);
         let mut signing_seed = [0u8; 32];
         rng.fill_bytes(&mut signing_seed);
@@ -140,11 +170,11 @@ impl<G: Group> Engine<G> {
             seat,
             config: config.clone(),
             deck: deck.clone(),
-            limited: limited.as_ref().map(|(config, _)| config.clone()),
+            limited,
             rng_seed,
             inputs: Vec::new(),
         };
-        let mut engine = Engine {
+        Engine {
             seat,
             config,
             rng,
@@ -160,22 +190,8 @@ impl<G: Group> Engine<G> {
             first_decks: [None, None],
             unverifiable: [false, false],
             limited: None,
-        };
-        engine.game.table.player_mut(seat).name = engine.config.name.clone();
-        let hello = Message::Hello {
-            protocol: PROTOCOL_VERSION,
-            software: engine.config.software.clone(),
-            suite: G::SUITE,
-            seat,
-            signing_key: engine.out.signing().verifying_key().to_bytes(),
-            nonce,
-            name: engine.config.name.clone(),
-        };
-        engine.out.send::<G>(&hello);
-        if let Some((limited, set)) = limited {
-            engine.offer_pool(limited, set);
+            observing: false,
         }
-        engine
     }
 
     /// This player's seat.

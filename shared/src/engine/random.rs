@@ -55,6 +55,10 @@ impl<G: Group> Engine<G> {
     pub(super) fn start_random(&mut self, number: u64, by: Seat, kind: RandomKind) {
         let purpose = format!("random/{number}");
         let game_id = self.game.game_id();
+        if self.observing {
+            self.game.randoms.insert(number, RandomRound::observed(by, kind, &purpose, game_id));
+            return;
+        }
         let (round, commitment) = RandomRound::start(by, kind, &purpose, game_id, self.seat, &mut self.rng);
         self.out.send::<G>(&Message::RandomCommit { round: number, commitment });
         self.game.randoms.insert(number, round);

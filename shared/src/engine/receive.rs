@@ -150,12 +150,10 @@ impl<G: Group> Engine<G> {
             Seat::Host => (self.nonce, nonce),
             Seat::Guest => (nonce, self.nonce),
         };
-        let id = Sha256::new()
-            .chain_update(b"fairdeck/v1/game")
-            .chain_update(host_nonce)
-            .chain_update(guest_nonce)
-            .finalize();
-        self.game.phase.met(GameId(id.into())).map_err(|e| Fault::new(AlertKind::Unexpected, e.to_string()))?;
+        self.game
+            .phase
+            .met(game_id(&host_nonce, &guest_nonce))
+            .map_err(|e| Fault::new(AlertKind::Unexpected, e.to_string()))?;
         self.out.emit(Event::Connected { name, software });
         // A limited match's first deck is built once the pool is dealt (`Intent::Build`).
         if self.limited.is_none() {
@@ -166,7 +164,7 @@ impl<G: Group> Engine<G> {
     }
 
     /// The host's acceptance of this guest's proposal: it takes its place in the game's order now.
-    fn receive_accept(&mut self, proposal: u64) -> Result<(), Fault> {
+    pub(super) fn receive_accept(&mut self, proposal: u64) -> Result<(), Fault> {
         let action = self
             .expect_guest()?
             .game
@@ -369,8 +367,15 @@ impl<G: Group> Engine<G> {
     }
 }
 
+/// The game's id, from both hellos' nonces.
+pub(super) fn game_id(host_nonce: &[u8; 32], guest_nonce: &[u8; 32]) -> GameId {
+    let id =
+        Sha256::new().chain_update(b"fairdeck/v1/game").chain_update(host_nonce).chain_update(guest_nonce).finalize();
+    GameId(id.into())
+}
+
 /// The opponent's hello speaks this table's protocol and suite, for the other seat.
-fn check_hello<G: Group>(protocol: u32, suite: Suite, seat: Seat, peer: Seat) -> Result<(), Fault> {
+pub(super) fn check_hello<G: Group>(protocol: u32, suite: Suite, seat: Seat, peer: Seat) -> Result<(), Fault> {
     if protocol != PROTOCOL_VERSION || suite != G::SUITE {
         return Err(Fault::new(
             AlertKind::Incompatible,

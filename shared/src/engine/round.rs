@@ -8,6 +8,8 @@ use crate::crypto::{AwaitingOpening, Commitment, Dice, Opening, ProofError, Shar
 use crate::ids::{GameId, Seat};
 use crate::table::CardId;
 
+use super::state::index;
+
 #[cfg_attr(fuzzing, derive(Clone))]
 pub(super) enum RandomKind {
     Roll(Dice),
@@ -43,6 +45,13 @@ enum Stage {
     Settled {
         seed: Verified<SharedSeed>,
     },
+    /// A spectator's round: each seat's commitment, then its opening, as they come (host, guest).
+    Observed {
+        purpose: String,
+        game_id: GameId,
+        commitments: [Option<Commitment>; 2],
+        openings: [Option<Opening>; 2],
+    },
     /// The outcome went to the engine: the round takes nothing more.
     Spent,
 }
@@ -70,6 +79,53 @@ impl RandomRound {
     }
 
     /// What the round decides.
+    /// A round a spectator follows: it takes both seats' commitments and openings (`observe_commitment`,
+    /// `observe_opening`) and holds the seed once both are in.
+    pub(super) fn observed(by: Seat, kind: RandomKind, purpose: &str, game_id: GameId) -> Self {
+        let stage =
+            Stage::Observed { purpose: purpose.to_owned(), game_id, commitments: [None, None], openings: [None, None] };
+        RandomRound { by, kind, stage }
+    }
+
+    /// `from`'s commitment to a round a spectator follows: one each, before any opening.
+    pub(super) fn observe_commitment(&mut self, from: Seat, commitment: Commitment) -> Result<(), RoundError> {
+        match &mut self.stage {
+            Stage::Observed { commitments, openings, .. }
+                if commitments[index(from)].is_none() && openings.iter().all(Option::is_none) =>
+            {
+                // An echo of the other's commitment would cancel its contribution out.
+                if commitments[index(from.opponent())] == Some(commitment) {
+                    return Err(RoundError::BadProof(ProofError::EchoedCommitment));
+                }
+                commitments[index(from)] = Some(commitment);
+                Ok(())
+            }
+            _ => Err(RoundError::OutOfTurn),
+        }
+    }
+
+    /// `from`'s opening of a round a spectator follows, once both commitments are in: checked against its
+    /// commitment at once; with both openings in, the round holds its seed for the host's settlement.
+    pub(super) fn observe_opening(&mut self, from: Seat, opening: Opening) -> Result<(), RoundError> {
+        let Stage::Observed { purpose, game_id, commitments, openings } = &mut self.stage else {
+            return Err(RoundError::OutOfTurn);
+        };
+        let [Some(host), Some(guest)] = commitments else { return Err(RoundError::OutOfTurn) };
+        if openings[index(from)].is_some() {
+            return Err(RoundError::OutOfTurn);
+        }
+        let own = if from == Seat::Host { &*host } else { &*guest };
+        // Checked as it comes, so a false opening is blamed on the message that carries it.
+        let _checked = own.verify(purpose, game_id, from, &opening).map_err(RoundError::BadProof)?;
+        openings[index(from)] = Some(opening);
+        if let [Some(host_opening), Some(guest_opening)] = openings {
+            let seed = crate::crypto::observe_round(purpose, game_id, (host, host_opening), (guest, guest_opening))
+                .map_err(RoundError::BadProof)?;
+            self.stage = Stage::Settled { seed };
+        }
+        Ok(())
+    }
+
     pub(super) fn kind(&self) -> &RandomKind {
         &self.kind
     }

@@ -50,7 +50,7 @@ pub(super) fn check_deck<G: Group>(deck: &DeckList) -> Result<(), DeckError> {
 /// The loser both new-game requests name, if they name the same one. Each engine has both requests when the new
 /// game starts, so both find the same: a loss and a request that crossed on the wire leave the choice to the coin.
 /// (A request naming another loser than its sender had heard of never gets here: `loser_seen_by_peer`.)
-fn agreed_loser(mine: Option<Seat>, theirs: Option<Seat>) -> Option<Seat> {
+pub(super) fn agreed_loser(mine: Option<Seat>, theirs: Option<Seat>) -> Option<Seat> {
     mine.filter(|_| mine == theirs)
 }
 
@@ -95,6 +95,13 @@ impl<G: Group> Engine<G> {
             return;
         };
         self.tell_missing_audits(request, theirs.ack);
+        self.begin_next_game();
+        self.send_deck();
+        self.decide_chooser(agreed_loser(mine, theirs.loser));
+    }
+
+    /// The match's next game begins: its id derived from the last one's, both players' names kept, the rest new.
+    pub(super) fn begin_next_game(&mut self) {
         let previous = self.game.game_id();
         let number = self.game.number + 1;
         let id = Sha256::new()
@@ -108,8 +115,6 @@ impl<G: Group> Engine<G> {
             self.game.table.player_mut(seat).name = name;
         }
         self.out.emit(Event::NewGame { number });
-        self.send_deck();
-        self.decide_chooser(agreed_loser(mine, theirs.loser));
     }
 
     pub(super) fn send_deck(&mut self) {

@@ -42,6 +42,13 @@ impl<G: Group> Engine<G> {
     /// Runs every unlock that can run: sends this engine's strips when it is its turn, and
     /// reads the cards of unlocks whose strips are all in.
     fn advance_unlocks(&mut self) {
+        if self.observing {
+            // A spectator strips nothing: it reads the unlocks whose strips are all in.
+            while let Some(cards) = self.game.unlocks.next_read() {
+                self.read_unlocked(cards);
+            }
+            return;
+        }
         while let Some(effect) = self.game.unlocks.next(self.seat) {
             match effect {
                 UnlockEffect::Strip { unlock, cards } => self.send_strips(unlock, &cards),
@@ -138,12 +145,14 @@ impl<G: Group> Engine<G> {
     /// All strips of an unlock are in: the learners read each card's point from its owner's catalogue.
     fn read_unlocked(&mut self, cards: Vec<(CardId, Knowledge)>) {
         for (id, learners) in cards {
-            if !learners.knows(self.seat) || self.game.identities.contains_key(&id) {
+            let reads = if self.observing { learners == Knowledge::BOTH } else { learners.knows(self.seat) };
+            if !reads || self.game.identities.contains_key(&id) {
                 continue;
             }
             // A learner's unlock finishes once every step is done: the opponent's layer is off the card (its
-            // strips are in), and this player keeps the key of its own layer, so the point is there.
-            let point = self.stripped_point(id).expect("the opponent's strips are in");
+            // strips are in), and this player keeps the key of its own layer, so the point is there. A card both
+            // learn has no layer left at all, which is what a spectator reads.
+            let Some(point) = self.stripped_point(id) else { continue };
             let owner = self.game.known_card(id).owner;
             let back = self.game.known_card(id).back;
             let opened = match self.game.tokens.get(&point) {
@@ -164,7 +173,7 @@ impl<G: Group> Engine<G> {
                 }
                 // The opponent's strips were proven, so a card of this player's own that does not
                 // open means this engine's own state does not hold together: nobody is to blame.
-                Err(error) if owner == self.seat => {
+                Err(error) if owner == self.seat && !self.observing => {
                     let detail = format!("this player's own card {id} does not open in its own catalogue: {error}");
                     self.raise(Fault::new(AlertKind::NotInDeck, detail), None);
                 }

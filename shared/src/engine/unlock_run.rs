@@ -127,6 +127,18 @@ impl Unlocks {
         }
     }
 
+    /// The first unlock whose strips are all in, over, with its cards to read: what a spectator, who strips
+    /// nothing, takes from the machine.
+    pub(super) fn next_read(&mut self) -> Option<Vec<(CardId, Knowledge)>> {
+        let number = self
+            .runs
+            .iter()
+            .find(|(number, run)| run.steps.is_empty() && !self.blocked(**number))
+            .map(|(number, _)| *number)?;
+        let run = self.runs.remove(&number)?;
+        Some(run.cards.into_iter().zip(run.learners).collect())
+    }
+
     /// The cards `from`'s strip for unlock `number` is due for, if it is `from`'s turn in it.
     pub(super) fn due(&self, number: u64, from: Seat) -> Result<&[CardId], StripRefusal> {
         let run = self.runs.get(&number).ok_or(StripRefusal::Unknown)?;
