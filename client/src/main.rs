@@ -74,6 +74,22 @@ enum Command {
         /// The journal file, or a save (`fairdeck games` lists them).
         file: std::path::PathBuf,
     },
+    /// Watch a game as a spectator, with the watch code a player gave (`watch-code` at its table): a read-only
+    /// table of what both players see (hidden cards as counts), every step checked (signatures, shuffles,
+    /// reveals); an alert if a player cheats. --script prints JSON events instead.
+    Watch {
+        /// The watch code, such as 12-violin-ember.
+        code: String,
+        /// The relay's WebSocket URL [default: the configuration file's relay, else ws://127.0.0.1:7171/v1].
+        #[arg(long, value_name = "URL", env = "FAIRDECK_RELAY")]
+        relay: Option<String>,
+        /// Also trust the CA certificates of this PEM file for a wss:// relay [default: the configuration file's ca].
+        #[arg(long, value_name = "FILE")]
+        ca: Option<std::path::PathBuf>,
+        /// Print JSON events (watching, step, table, alert, ended) instead of opening the table.
+        #[arg(long)]
+        script: bool,
+    },
     /// Read a game's journal (saved with --record).
     #[command(subcommand)]
     Journal(JournalCommand),
@@ -438,6 +454,7 @@ fn main() -> ExitCode {
                 Err(error) => usage_error(&error),
             };
         }
+        Command::Watch { code, relay, ca, script } => return fairdeck::watch::command(code, relay, ca, script),
         Command::Join { code, game } => {
             let brought = match game.brought(false) {
                 Ok(brought) => brought,

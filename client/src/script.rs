@@ -14,6 +14,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, Lines};
 
 use crate::play::Play;
 use crate::session::{Frontend, Output, SessionError};
+use crate::ui::table_view::TableSource;
 
 /// An action as scripts read it: its kind beside its fields (`{"action": "draw", "count": 1}`), a shape kept stable
 /// for scripts, where the engine's JSON view nests the fields under the kind (`{"draw": {"count": 1}}`).
@@ -80,7 +81,18 @@ impl<R: AsyncBufRead + Unpin, W: Write> Frontend for Script<R, W> {
     }
 }
 
-fn emit(out: &mut impl Write, event: &impl Serialize) -> std::io::Result<()> {
+/// Writes `event` as the game writes it, with `source`'s table (a spectator's `alert` events, for one).
+pub(crate) fn emit_event(out: &mut impl Write, event: Event, source: &impl TableSource) -> std::io::Result<()> {
+    emit(out, &engine_event(event, source))
+}
+
+/// Writes the `table` event of `source`'s table, as the game writes it.
+pub(crate) fn emit_table(out: &mut impl Write, source: &impl TableSource) -> std::io::Result<()> {
+    emit(out, &ScriptEvent::Table(table_view(source)))
+}
+
+/// Writes one JSON line.
+pub(crate) fn emit(out: &mut impl Write, event: &impl Serialize) -> std::io::Result<()> {
     let line = serde_json::to_string(event).map_err(std::io::Error::other)?;
     writeln!(out, "{line}")?;
     out.flush()
@@ -348,11 +360,11 @@ struct ZoneView {
     cards: Vec<u32>,
 }
 
-fn card_name(engine: &Engine<Ristretto255>, card: CardId) -> Option<String> {
+fn card_name(engine: &impl TableSource, card: CardId) -> Option<String> {
     engine.identity(card).map(|i| i.name.clone())
 }
 
-fn engine_event(event: Event, engine: &Engine<Ristretto255>) -> ScriptEvent {
+fn engine_event(event: Event, engine: &impl TableSource) -> ScriptEvent {
     match event {
         Event::Connected { name, software } => ScriptEvent::Connected { name, software },
         Event::SetupProgress { done, total } => ScriptEvent::Setup { done, total },
@@ -427,7 +439,7 @@ fn engine_event(event: Event, engine: &Engine<Ristretto255>) -> ScriptEvent {
 
 /// The public table: each zone's card ids in order, its count, and the players' values. Both sides
 /// print the same thing at the same point of the game's order.
-fn table_view(engine: &Engine<Ristretto255>) -> TableView {
+fn table_view(engine: &impl TableSource) -> TableView {
     let table = engine.table();
     let mut zones = BTreeMap::new();
     for owner in Seat::BOTH {

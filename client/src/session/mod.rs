@@ -65,7 +65,9 @@ pub use building::{PoolLine, Tally};
 pub use door::WRONG_CODES_PER_CODE;
 pub use error::SessionError;
 pub use frontend::{Frontend, Output};
+pub(crate) use relay::{Opened, Ws, next_control, open_relay, relay_refusal, send_control};
 pub use start::{Brought, DEFAULT_RELAY, Offer, Options, Role, run};
+pub(crate) use state::os_seed;
 pub use wait_clock::{
     AbsenceClock, AbsenceNews, BUILD_HINT_AFTER, FORFEIT_GRACE, FORFEIT_GRACE_VARIABLE, FORFEIT_HINT_AFTER,
     WAIT_SHOWN_AFTER, WaitClock, WaitNews, Waiting, forfeit_hint_after,

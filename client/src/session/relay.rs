@@ -21,10 +21,10 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// The client's name and version, told to the relay and to the opponent.
 pub(super) const SOFTWARE: &str = concat!("fairdeck/", env!("CARGO_PKG_VERSION"));
 
-pub(super) type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+pub(crate) type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 /// A connection to the relay, past its welcome.
-pub(super) struct Opened {
+pub(crate) struct Opened {
     pub ws: Ws,
     /// The largest frame the relay takes.
     pub max_frame: usize,
@@ -33,7 +33,7 @@ pub(super) struct Opened {
 }
 
 /// Connects to the relay and reads its welcome.
-pub(super) async fn open_relay(url: &str, tls: &Arc<rustls::ClientConfig>) -> Result<Opened, SessionError> {
+pub(crate) async fn open_relay(url: &str, tls: &Arc<rustls::ClientConfig>) -> Result<Opened, SessionError> {
     let mut ws = tokio::time::timeout(CONNECT_TIMEOUT, connect(url, tls))
         .await
         .map_err(|_| SessionError::Unreachable { url: url.to_string(), reason: "timed out".into() })?
@@ -154,7 +154,7 @@ fn host_of(url: &str) -> &str {
 }
 
 /// The relay's next control message, within [`CONNECT_TIMEOUT`].
-pub(super) async fn next_control(ws: &mut Ws) -> Result<ServerMessage, SessionError> {
+pub(crate) async fn next_control(ws: &mut Ws) -> Result<ServerMessage, SessionError> {
     let read = async {
         while let Some(message) = ws.next().await {
             match message.map_err(|e| SessionError::Lost(e.to_string()))? {
@@ -173,7 +173,7 @@ pub(super) async fn next_control(ws: &mut Ws) -> Result<ServerMessage, SessionEr
         .map_err(|_| SessionError::Lost("the relay did not answer".into()))?
 }
 
-pub(super) async fn send_control(ws: &mut Ws, message: &ClientMessage) -> Result<(), SessionError> {
+pub(crate) async fn send_control(ws: &mut Ws, message: &ClientMessage) -> Result<(), SessionError> {
     let text = serde_json::to_string(message).expect("control messages serialize");
     ws.send(Message::text(text)).await.map_err(|e| SessionError::Lost(e.to_string()))
 }
@@ -185,7 +185,7 @@ fn unexpected(message: &ServerMessage) -> SessionError {
 }
 
 /// The relay's answer when it was not the one asked for: its refusal, in the player's words.
-pub(super) fn relay_refusal(message: ServerMessage) -> SessionError {
+pub(crate) fn relay_refusal(message: ServerMessage) -> SessionError {
     match message {
         ServerMessage::Error { code: ErrorCode::UnknownNameplate, .. } => SessionError::UnknownCode,
         ServerMessage::Error { code, message } => SessionError::Relay { code: code.as_str(), message },

@@ -253,7 +253,7 @@ pub(super) enum Flow {
 }
 
 /// 32 bytes of the operating system's randomness: the seed of an engine or of a key exchange.
-pub(super) fn os_seed() -> [u8; 32] {
+pub(crate) fn os_seed() -> [u8; 32] {
     let mut seed = [0u8; 32];
     rand::rng().fill_bytes(&mut seed);
     seed

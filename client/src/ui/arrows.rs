@@ -2,12 +2,11 @@
 //! the screen keeps it, as Cockatrice does, until the phase or the turn changes, or a card it joins leaves
 //! play.
 
-use fairdeck_shared::crypto::Group;
-use fairdeck_shared::engine::{Engine, Event};
+use fairdeck_shared::engine::Event;
 use fairdeck_shared::table::{CardId, ZoneKind};
 use fairdeck_shared::wire::{Action, ArrowTarget};
 
-use super::table_view::Side;
+use super::table_view::{Side, TableSource};
 
 /// What an arrow points at, as this player sees the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,7 +21,7 @@ pub struct Arrows(Vec<(CardId, Target)>);
 
 impl Arrows {
     /// Takes in one event; `engine` is the table after it.
-    pub fn follow<G: Group>(&mut self, event: &Event, engine: &Engine<G>) {
+    pub fn follow(&mut self, event: &Event, engine: &impl TableSource) {
         match event {
             Event::Applied { action: Action::Arrow { from, to }, .. } => {
                 let to = match to {

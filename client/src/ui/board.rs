@@ -44,6 +44,11 @@ impl Content {
 pub fn render_table(frame: &mut Frame, area: Rect, view: &View) {
     let table = &view.table;
     let width = usize::from(area.width.saturating_sub(2));
+    // A spectator's table names the bottom player as it names the other.
+    let (my_play, my_side) = match table.plays {
+        true => ("Your".to_string(), format!("You ({})", table.me.name)),
+        false => (format!("{}'s", table.me.name), table.me.name.clone()),
+    };
     let panels = [
         (
             Panel::TheirHand,
@@ -55,10 +60,10 @@ pub fn render_table(frame: &mut Frame, area: Rect, view: &View) {
             play_title(&format!("{}'s", table.opponent.name), &table.opponent.play),
             play(view, &table.opponent.play, width),
         ),
-        (Panel::MyPlay, play_title("Your", &table.me.play), play(view, &table.me.play, width)),
+        (Panel::MyPlay, play_title(&my_play, &table.me.play), play(view, &table.me.play, width)),
         (
             Panel::MyHand,
-            side_title(&table.me, &format!("You ({})", table.me.name), view.deck_labels[0].as_ref()),
+            side_title(&table.me, &my_side, view.deck_labels[0].as_ref()),
             side(table, &table.me, view.deck_labels[0].as_ref(), true, width),
         ),
     ];

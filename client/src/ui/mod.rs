@@ -9,7 +9,7 @@
 //! [`overlay`] and [`library_view`]), and this module owns the terminal.
 
 mod arrows;
-mod board;
+pub(crate) mod board;
 pub mod card_book;
 pub mod code_prompt;
 mod groups;

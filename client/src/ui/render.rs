@@ -86,7 +86,7 @@ fn render_setup(frame: &mut Frame, area: Rect, view: &View) {
 }
 
 /// The log, newest at the bottom, wrapped to the pane, scrolled as the player asked.
-fn render_log(frame: &mut Frame, area: Rect, view: &View) {
+pub(crate) fn render_log(frame: &mut Frame, area: Rect, view: &View) {
     let scroll = view.log.scroll();
     let title = if scroll == 0 { " Log ".to_string() } else { format!(" Log (scrolled up {scroll}; End: newest) ") };
     let block = Block::bordered().title(title);

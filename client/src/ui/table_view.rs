@@ -79,6 +79,8 @@ pub struct TableView {
     pub loser: Option<Side>,
     /// The game is over: a player lost it (conceded, forfeited), or this player ended it.
     pub over: bool,
+    /// Whether "mine" is this program's player's side; a spectator's table names both players.
+    pub plays: bool,
 }
 
 /// Whose side of the table.
@@ -177,6 +179,7 @@ impl TableView {
             // A concession is the end: the deck audit (`is_ended`) may follow or not.
             loser: engine.loser().map(side),
             over,
+            plays: engine.plays(),
         }
     }
 }

@@ -15,7 +15,7 @@ use fairdeck_shared::wire::{LimitedFormat, PeekPurpose};
 use super::arrows::Arrows;
 use super::card_book::CardBook;
 use super::log::{LogKind, LogLine, Story, building_words, pool_lines, table_lines};
-use super::table_view::{CardView, Side, TableView, clean};
+use super::table_view::{CardView, Side, TableSource, TableView, clean};
 use crate::command::{Spec, TopWatch, table};
 use crate::session::{Browsing, Output, WRONG_CODES_PER_CODE, Waiting, purpose_name};
 
@@ -719,7 +719,19 @@ impl View {
         self.forfeit_in = left;
     }
 
-    fn apply_event<G: Group>(&mut self, event: &Event, engine: &Engine<G>) {
+    /// A spectator's view: takes in an event of the observer, `source` its table after it. The table the view
+    /// shows is built from `source` as a player's is from its engine.
+    pub fn spectate(&mut self, event: &Event, source: &impl TableSource) {
+        self.follow_source(source);
+        self.apply_event(event, source);
+    }
+
+    /// Builds the table again from `source` as it stands: a spectator's, after each step.
+    pub fn follow_source(&mut self, source: &impl TableSource) {
+        self.table = TableView::from_engine(source);
+    }
+
+    fn apply_event(&mut self, event: &Event, engine: &impl TableSource) {
         match event {
             Event::Connected { .. } => self.setup.hello = true,
             Event::SetupProgress { done, total } => {

@@ -5,9 +5,26 @@
 //! |---|---|
 //! | `feed.rs` | the feed's messages ([`Feed`]): the game's start, the delay, each envelope; their encoding |
 //! | `hub.rs` | the player's side, sans-IO ([`WatchHub`]): one channel per spectator, the envelopes after the delay |
+//! | `spectator.rs` | the spectator's side, sans-IO ([`Spectator`]): the channel, the feed, the observer |
+//! | `run.rs` | `fairdeck watch`: the watch seat at the relay, the spectator driven, a [`WatchFront`] shown |
+//! | `script.rs` | `fairdeck watch --script`: JSON lines |
+//! | `screen.rs` | `fairdeck watch`'s terminal: the read-only table, drawn as the game draws its own |
+//! | `command.rs` | the command as the program runs it: configuration, terminal, exit code |
+//! | `error.rs` | [`WatchError`] |
 
+mod command;
+mod error;
 mod feed;
 mod hub;
+mod run;
+mod screen;
+mod script;
+mod spectator;
 
+pub use command::command;
+pub use error::WatchError;
 pub use feed::{Feed, FeedError, MAX_DELAY};
 pub use hub::WatchHub;
+pub use run::{Ended, WatchFront, WatchOptions, watch};
+pub use script::watch_script;
+pub use spectator::{News, Spectator};

@@ -1,0 +1,113 @@
+//! `fairdeck watch CODE`: the spectator's driver. It takes a watch seat (`watch`), runs the channel with the
+//! player and the observer ([`Spectator`]), and shows what happens on a [`WatchFront`]: the terminal's
+//! read-only table, or scripted mode's JSON lines.
+
+use std::future::Future;
+use std::path::PathBuf;
+
+use fairdeck_relay_protocol::{ClientMessage, ErrorCode, GoneReason, ServerMessage};
+use futures_util::{SinkExt, StreamExt};
+use serde::Serialize;
+use tokio_tungstenite::tungstenite::Message;
+
+use super::error::WatchError;
+use super::spectator::{News, Spectator};
+use crate::code;
+use crate::session::{Opened, SessionError, Ws, next_control, open_relay, os_seed, relay_refusal, send_control};
+
+/// What `fairdeck watch` was given.
+pub struct WatchOptions {
+    /// The watch code, as typed.
+    pub code: String,
+    pub relay: String,
+    /// A private relay's CA, for `wss://`.
+    pub ca: Option<PathBuf>,
+}
+
+/// Why watching ended without an error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ended {
+    /// A player turned watching off.
+    WatchingOff,
+    /// The player left, and the room is over.
+    PlayerLeft,
+    /// The relay closed the connection.
+    Closed,
+    /// The spectator quit.
+    Quit,
+}
+
+/// The spectator's side: scripted mode, or the terminal's read-only table.
+pub trait WatchFront {
+    /// The spectator's next command (`quit`, `table`), or `None` once its input ended. Cancel-safe.
+    fn next_line(&mut self) -> impl Future<Output = Option<String>>;
+    /// The relay gave this watch seat.
+    fn watching(&mut self, watcher: u8) -> std::io::Result<()>;
+    /// Shows what happened, with the spectator's table as it stands after it.
+    fn show(&mut self, news: News, spectator: &Spectator) -> std::io::Result<()>;
+    /// Watching ended.
+    fn ended(&mut self, why: Ended, spectator: &Spectator) -> std::io::Result<()>;
+}
+
+/// Watches the game of `options.code` until it ends or the spectator quits.
+pub async fn watch(options: WatchOptions, front: &mut impl WatchFront) -> Result<(), WatchError> {
+    let code = code::parse(&options.code).map_err(SessionError::BadCode)?;
+    let tls = crate::tls::client_config(options.ca.as_deref()).map_err(SessionError::Ca)?;
+    let Opened { mut ws, .. } = open_relay(&options.relay, &tls).await?;
+    send_control(&mut ws, &ClientMessage::Watch { nameplate: code.nameplate().to_string() }).await?;
+    let watcher = match next_control(&mut ws).await? {
+        ServerMessage::Watching { watcher } => watcher,
+        ServerMessage::Error { code: ErrorCode::UnknownNameplate, .. } => return Err(WatchError::UnknownCode),
+        other => return Err(relay_refusal(other).into()),
+    };
+    front.watching(watcher)?;
+    let mut spectator = Spectator::new(&code, os_seed(), os_seed());
+    let why = follow(&mut ws, &mut spectator, front).await?;
+    front.ended(why, &spectator)?;
+    Ok(())
+}
+
+/// Runs the channel and the observer until the relay or the spectator ends it.
+async fn follow(ws: &mut Ws, spectator: &mut Spectator, front: &mut impl WatchFront) -> Result<Ended, WatchError> {
+    let mut input_done = false;
+    loop {
+        while let Some(frame) = spectator.poll_frame() {
+            ws.send(Message::binary(frame)).await.map_err(|e| SessionError::Lost(e.to_string()))?;
+        }
+        while let Some(news) = spectator.poll_news() {
+            front.show(news, spectator)?;
+        }
+        tokio::select! {
+            message = ws.next() => match message {
+                Some(Ok(Message::Binary(bytes))) => spectator.handle_frame(&bytes)?,
+                Some(Ok(Message::Text(text))) => {
+                    if let Some(why) = control(text.as_str())? {
+                        return Ok(why);
+                    }
+                }
+                Some(Ok(Message::Close(_))) | None => return Ok(Ended::Closed),
+                Some(Ok(_)) => {}
+                Some(Err(e)) => return Err(SessionError::Lost(e.to_string()).into()),
+            },
+            line = front.next_line(), if !input_done => match line.as_deref().map(str::trim) {
+                Some("quit") => return Ok(Ended::Quit),
+                Some("table") if spectator.started() => front.show(News::Table, spectator)?,
+                Some(_) => {}
+                None => input_done = true,
+            },
+        }
+    }
+}
+
+/// A control message of the relay on a spectator's connection: the end of watching, or an error.
+fn control(text: &str) -> Result<Option<Ended>, WatchError> {
+    let message: ServerMessage = serde_json::from_str(text)
+        .map_err(|e| SessionError::Lost(format!("the relay sent an unreadable message: {e}")))?;
+    Ok(match message {
+        ServerMessage::PeerGone { reason: GoneReason::WatchingOff } => Some(Ended::WatchingOff),
+        ServerMessage::PeerGone { .. } => Some(Ended::PlayerLeft),
+        ServerMessage::Error { code, .. } => return Err(WatchError::Closed(code.as_str())),
+        _ => None,
+    })
+}

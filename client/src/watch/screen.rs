@@ -1,0 +1,216 @@
+//! `fairdeck watch`'s terminal: a read-only table, drawn as the game draws its own (the board's panels and the log,
+//! from the game's [`View`] built from the observer), the inviting player's side at the bottom. Keys scroll the
+//! log, `?` shows them, `q` quits. The status line says who plays whom, the turn, life totals, the delay, and in
+//! red any breach the observer caught.
+
+use crossterm::event::{Event as TermEvent, EventStream, KeyCode, KeyEvent, KeyEventKind};
+use futures_util::StreamExt;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Stylize};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph};
+use ratatui::{DefaultTerminal, Frame};
+
+use super::error::WatchError;
+use super::run::{Ended, WatchFront, WatchOptions, watch};
+use super::spectator::{News, Spectator};
+use crate::session::SessionError;
+use crate::ui::View;
+use crate::ui::board::render_table;
+use crate::ui::log::LogKind;
+use crate::ui::render::render_log;
+
+/// The keys, as `?` shows them.
+const KEYS: [&str; 5] =
+    ["↑ ↓: scroll the log a line", "PgUp PgDn: a page", "End: the newest", "?: these keys", "q: quit"];
+const HINT: &str = "watching (read-only) · ↑↓ PgUp PgDn: log · ?: keys · q: quit";
+const PAGE: isize = 10;
+
+/// What the spectator's screen shows: the game's view, and what is the spectator's own.
+pub struct Watching {
+    pub view: View,
+    /// The player's delay, in turns.
+    pub delay: u8,
+    /// The keys shown over the table.
+    pub help: bool,
+    /// Watching ended: why.
+    pub ended: Option<Ended>,
+    /// The observer stopped on a breach: why.
+    pub halted: Option<String>,
+}
+
+impl Watching {
+    pub fn new(relay: &str) -> Watching {
+        let mut view = View::new(relay);
+        view.log.push(LogKind::Notice, "Connecting to the relay");
+        Watching { view, delay: 0, help: false, ended: None, halted: None }
+    }
+
+    /// Takes in what the spectator was told, `spectator` as it stands after it.
+    pub fn apply(&mut self, news: &News, spectator: &Spectator) {
+        match news {
+            News::Started { delay, .. } => {
+                self.delay = *delay;
+                self.view.follow_source(spectator);
+                self.view.log.push(LogKind::Notice, "The player's program sends the game: checking every step");
+            }
+            News::Delay(turns) => {
+                self.delay = *turns;
+                self.view.log.push(LogKind::Notice, format!("The players chose a delay of {turns} turns"));
+            }
+            News::Step { .. } => {}
+            News::Event(event) => self.view.spectate(event, spectator),
+            News::Table => self.view.follow_source(spectator),
+        }
+        self.halted = spectator.observer().halted().map(str::to_string);
+    }
+
+    /// A key: `true` to quit.
+    pub fn key(&mut self, key: KeyEvent) -> bool {
+        if key.kind == KeyEventKind::Release {
+            return false;
+        }
+        match key.code {
+            KeyCode::Char('q') => return true,
+            KeyCode::Char('?') => self.help = !self.help,
+            KeyCode::Esc => self.help = false,
+            KeyCode::Up => self.view.log.scroll_by(1),
+            KeyCode::Down => self.view.log.scroll_by(-1),
+            KeyCode::PageUp => self.view.log.scroll_by(PAGE),
+            KeyCode::PageDown => self.view.log.scroll_by(-PAGE),
+            KeyCode::End => self.view.log.scroll_to_newest(),
+            _ => {}
+        }
+        false
+    }
+}
+
+/// Draws the spectator's screen.
+pub fn render(frame: &mut Frame, watching: &Watching) {
+    let [main, hint, status] =
+        Layout::vertical([Constraint::Min(0), Constraint::Length(1), Constraint::Length(1)]).areas(frame.area());
+    let [table, log] = Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(main);
+    render_table(frame, table, &watching.view);
+    render_log(frame, log, &watching.view);
+    frame.render_widget(Paragraph::new(HINT).fg(Color::Gray), hint);
+    frame.render_widget(Paragraph::new(Line::from(status_spans(watching))).reversed(), status);
+    if watching.help {
+        render_keys(frame, frame.area());
+    }
+}
+
+/// The status line: the state of watching, who plays whom with their life, the turn, the delay, a breach.
+fn status_spans(watching: &Watching) -> Vec<Span<'static>> {
+    let table = &watching.view.table;
+    let (me, them) = (&table.me.name, &table.opponent.name);
+    let life = |life: Option<i64>| life.map_or_else(|| "—".to_string(), |l| l.to_string());
+    let state = match watching.ended {
+        None => " ● watching ".to_string(),
+        Some(Ended::WatchingOff) => " ● watching was turned off (q quits) ".to_string(),
+        Some(Ended::PlayerLeft) => " ● the player left (q quits) ".to_string(),
+        Some(Ended::Closed | Ended::Quit) => " ● the relay closed (q quits) ".to_string(),
+    };
+    let turn = match table.my_turn {
+        None => "no turn yet".to_string(),
+        Some(true) => format!("turn {} ({me}'s)", table.turn),
+        Some(false) => format!("turn {} ({them}'s)", table.turn),
+    };
+    let mut spans = vec![
+        Span::from(state).fg(if watching.ended.is_some() { Color::Yellow } else { Color::Green }).bold(),
+        Span::from(format!("│ {me} {} · {them} {} │ {turn} ", life(table.me.life), life(table.opponent.life))),
+    ];
+    if watching.delay > 0 {
+        spans.push(Span::from(format!("│ {} turns behind ", watching.delay)));
+    }
+    if table.over {
+        spans.push(Span::from("│ GAME OVER ").fg(Color::Yellow).bold());
+    }
+    if let Some(reason) = &watching.halted {
+        spans.push(Span::from(format!("│ CHEATING CAUGHT: {reason} ")).fg(Color::Red).bold());
+    }
+    spans
+}
+
+/// The keys, in a box over the table.
+fn render_keys(frame: &mut Frame, area: Rect) {
+    let height = u16::try_from(KEYS.len()).unwrap_or(u16::MAX) + 2;
+    let [_, middle, _] =
+        Layout::vertical([Constraint::Min(0), Constraint::Length(height), Constraint::Min(0)]).areas(area);
+    let [_, shown, _] =
+        Layout::horizontal([Constraint::Min(0), Constraint::Length(40), Constraint::Min(0)]).areas(middle);
+    frame.render_widget(Clear, shown);
+    let lines: Vec<Line> = KEYS.iter().map(|key| Line::from(*key)).collect();
+    frame.render_widget(Paragraph::new(lines).block(Block::bordered().title(" Keys (Esc closes) ")), shown);
+}
+
+/// The terminal, and the screen drawn on it.
+struct Screen {
+    terminal: DefaultTerminal,
+    keys: EventStream,
+    watching: Watching,
+}
+
+impl Screen {
+    fn draw(&mut self) -> std::io::Result<()> {
+        self.terminal.draw(|frame| render(frame, &self.watching)).map(drop)
+    }
+}
+
+impl WatchFront for Screen {
+    async fn next_line(&mut self) -> Option<String> {
+        loop {
+            let TermEvent::Key(key) = self.keys.next().await?.ok()? else {
+                self.draw().ok()?;
+                continue;
+            };
+            let quit = self.watching.key(key);
+            self.draw().ok()?;
+            if quit {
+                return Some("quit".into());
+            }
+        }
+    }
+
+    fn watching(&mut self, watcher: u8) -> std::io::Result<()> {
+        let text = format!("Seated as spectator {}: waiting for the player's program", watcher + 1);
+        self.watching.view.log.push(LogKind::Notice, text);
+        self.draw()
+    }
+
+    fn show(&mut self, news: News, spectator: &Spectator) -> std::io::Result<()> {
+        self.watching.apply(&news, spectator);
+        // Each step's table is drawn once, not once per event.
+        if news == News::Table || !spectator.started() { self.draw() } else { Ok(()) }
+    }
+
+    fn ended(&mut self, why: Ended, _: &Spectator) -> std::io::Result<()> {
+        self.watching.ended = Some(why);
+        self.draw()
+    }
+}
+
+/// Watches in the terminal until the spectator quits; the terminal is put back as it was in every case.
+pub async fn watch_screen(options: WatchOptions) -> Result<(), WatchError> {
+    let terminal = ratatui::try_init().map_err(|error| {
+        ratatui::restore();
+        SessionError::Output(error)
+    })?;
+    let _restore = RestoreOnDrop;
+    let mut screen = Screen { terminal, keys: EventStream::new(), watching: Watching::new(&options.relay) };
+    screen.draw()?;
+    watch(options, &mut screen).await?;
+    // What ended watching stays on the screen until the spectator quits.
+    if screen.watching.ended != Some(Ended::Quit) {
+        while screen.next_line().await.is_some_and(|line| line != "quit") {}
+    }
+    Ok(())
+}
+
+/// Leaves raw mode and the alternate screen when dropped, whichever way watching ended.
+struct RestoreOnDrop;
+
+impl Drop for RestoreOnDrop {
+    fn drop(&mut self) {
+        ratatui::restore();
+    }
+}
