@@ -473,12 +473,11 @@ impl Rooms {
     }
 
     /// The table of one instance of a cluster: room ids start at a random base, so that ids are unique across
-    /// instances (rooms move between them), and every change is sent to `changes`. Watching is off: watch
-    /// nameplates are not claimed across the cluster, so a spectator could not find a room held elsewhere.
+    /// instances (rooms move between them), and every change is sent to `changes`.
     pub(crate) fn clustered(mut self, changes: mpsc::UnboundedSender<u64>) -> Rooms {
         lock(&self.registry).next_id = u64::from(rand::random::<u32>() | 1) << 20;
         self.changes = Some(changes);
-        self.watch_seats(0)
+        self
     }
 
     fn changed(&self, room: &Room) {

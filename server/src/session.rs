@@ -389,7 +389,7 @@ impl Session<'_> {
             }
         };
         if matches!(control, ClientMessage::HostWatch { .. } | ClientMessage::Watch { .. }) {
-            return match self.take_watch_seat(control) {
+            return match self.take_watch_seat(control).await {
                 Ok(watcher) => {
                     self.watching = Some(watcher);
                     None
@@ -541,7 +541,7 @@ impl Session<'_> {
 
     /// Seats a host_watch or spectator connection by its first message; `Err` with how the connection ends if it
     /// is refused. A host_watch is rate-limited as a resume (failures count), a watch as a join.
-    fn take_watch_seat(&self, control: ClientMessage) -> Result<Watcher, End> {
+    async fn take_watch_seat(&self, control: ClientMessage) -> Result<Watcher, End> {
         let state = self.state;
         let now = Instant::now();
         let watcher = match control {
@@ -549,7 +549,13 @@ impl Session<'_> {
                 if state.resume_limiter.peek(self.addr, now).is_err() {
                     return Err(self.fail(ErrorCode::RateLimited, "too many failed resumes from your address"));
                 }
-                let opened = state.rooms.host_watch(&token, self.outbox.clone());
+                // In a cluster the watch nameplate is claimed in Redis, as a room's is, so that it is unique there
+                // and a spectator reaching another instance is forwarded here.
+                let claimed = match (&state.cluster, state.rooms.needs_watch_nameplate(&token)) {
+                    (Some(cluster), Some(room)) => cluster.claim_nameplate(room, None).await,
+                    _ => None,
+                };
+                let opened = state.rooms.host_watch(&token, self.outbox.clone(), claimed);
                 if matches!(opened, Err(RoomError::BadToken)) {
                     let _ = state.resume_limiter.check(self.addr, now);
                 }
@@ -593,8 +599,8 @@ impl Session<'_> {
                 let meeting = Meeting { room, seat: *seat, key, peer, proof };
                 meeting.check(&self.challenge).ok().map(Lookup::Rendezvous)
             }
-            // Watching is off in a cluster (watch nameplates are not claimed across it): refused here.
-            ClientMessage::HostWatch { .. } | ClientMessage::Watch { .. } => None,
+            ClientMessage::HostWatch { token } => token_sha256(token).map(Lookup::Token),
+            ClientMessage::Watch { nameplate } => parse_nameplate(nameplate).map(Lookup::Nameplate),
             ClientMessage::Report { .. }
             | ClientMessage::Leave
             | ClientMessage::Reopen

@@ -190,10 +190,22 @@ impl Registry {
 }
 
 impl Rooms {
+    /// The id of the room of the seat whose token this is, if that seat has no watch nameplate yet and may have
+    /// one: in a cluster, the instance claims a nameplate for it before [`Rooms::host_watch`].
+    pub(crate) fn needs_watch_nameplate(&self, token: &str) -> Option<u64> {
+        let presented = parse_token(token)?;
+        let room = lock(&self.registry).tokens.get(&presented).cloned()?;
+        let state = lock(&room.state);
+        let side = state.seats.iter().position(|s| s.token() == Some(&presented))?;
+        let needed = self.watch_seats > 0 && state.watch.open && !state.ended;
+        (needed && state.watch.sides[side].nameplate.is_none()).then_some(room.id)
+    }
+
     /// Opens the spectators' side of the seat whose token this is, on a player's second connection: it gets
-    /// `watch_opened` with the seat's watch nameplate (drawn now if it has none) and `watcher_joined` for each
-    /// spectator already there. A host_watch connection already there gets `replaced`.
-    pub(crate) fn host_watch(&self, token: &str, outbox: Outbox) -> Result<Watcher, RoomError> {
+    /// `watch_opened` with the seat's watch nameplate (drawn now if it has none: `claimed`, the one the cluster
+    /// claimed for it, if it is free here too) and `watcher_joined` for each spectator already there. A host_watch
+    /// connection already there gets `replaced`.
+    pub(crate) fn host_watch(&self, token: &str, outbox: Outbox, claimed: Option<u32>) -> Result<Watcher, RoomError> {
         let presented = parse_token(token).ok_or(RoomError::BadToken)?;
         let mut registry = lock(&self.registry);
         let room = registry.tokens.get(&presented).cloned().ok_or(RoomError::BadToken)?;
@@ -207,9 +219,16 @@ impl Rooms {
         let nameplate = match state.watch.sides[side].nameplate {
             Some(nameplate) => nameplate,
             None => {
-                let nameplate = registry.nameplates.allocate();
+                let nameplate = match claimed.filter(|n| registry.nameplates.is_free(*n)) {
+                    Some(nameplate) => {
+                        registry.nameplates.claim(nameplate);
+                        nameplate
+                    }
+                    None => registry.nameplates.allocate(),
+                };
                 registry.watching.insert(nameplate, (room.clone(), side));
                 state.watch.sides[side].nameplate = Some(nameplate);
+                self.tell_cluster(room.id);
                 nameplate
             }
         };
