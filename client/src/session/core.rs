@@ -30,8 +30,8 @@ use super::error::SessionError;
 use super::frontend::Output;
 pub(super) use super::state::SessionCore;
 use super::state::{Flow, LinkState, Stage, ToRelay};
-pub(super) use super::watching::WatchInput;
-use super::watching::WatchLinkState;
+pub(super) use super::watch_state::WatchInput;
+use super::watch_state::WatchLinkState;
 use crate::channel::Channel;
 use crate::save::RelayPlace;
 

@@ -24,6 +24,7 @@
 //! | `browse.rs`, `top_card.rs` | searching, scrying, surveilling ([`Browsing`] is `command/`'s), revealing; the top card watched |
 //! | `wait_clock.rs` | the wait on the opponent ([`WaitClock`], [`Waiting`]) and its absence ([`AbsenceClock`]) |
 //! | `watching.rs` | the player's spectators: the watch hub fed with the record, the watch link, `watch-*` commands |
+//! | `watch_state.rs` | what the core keeps of them ([`Watching`](watch_state::Watching)), and what the watch link brings |
 //!
 //! The driver and the rest:
 //!
@@ -58,6 +59,7 @@ mod state;
 mod top_card;
 mod wait_clock;
 mod watch_link;
+mod watch_state;
 mod watching;
 
 pub use crate::command::{Browsing, purpose_name};

@@ -17,7 +17,7 @@ use super::claim::{Claim, LinkAction, WatchAction};
 use super::error::SessionError;
 use super::frontend::Output;
 use super::wait_clock::{AbsenceClock, WaitClock, forfeit_grace};
-use super::watching::Watching;
+use super::watch_state::Watching;
 use crate::channel::Channel;
 use crate::code::Code;
 use crate::command::{Browsing, Entered, TopWatch};

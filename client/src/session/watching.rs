@@ -12,56 +12,12 @@ use super::claim::WatchAction;
 use super::error::SessionError;
 use super::frontend::Output;
 use super::state::SessionCore;
+use super::watch_state::{WatchInput, WatchLinkState};
 use crate::code::{self, Code};
 use crate::command::{ErrorKind, WatchStep};
-use crate::watch::WatchHub;
 
 /// The wait before the watch link is opened again after a drop.
 const WATCH_RETRY: Duration = Duration::from_secs(1);
-
-/// What the core keeps of watching.
-pub(super) struct Watching {
-    pub hub: WatchHub,
-    pub link: WatchLinkState,
-    /// The player asked for watching (`watch-code`): the watch link is kept open.
-    pub wanted: bool,
-    /// Watching is off in this game (`watch-off`, or the relay said so): for good.
-    pub off: bool,
-    /// This seat's choice of delay, and the larger of both seats' choices as the relay last told it.
-    pub own_delay: u8,
-    pub both_delay: u8,
-}
-
-impl Watching {
-    pub fn new(hub: WatchHub) -> Watching {
-        Watching { hub, link: WatchLinkState::Closed, wanted: false, off: false, own_delay: 0, both_delay: 0 }
-    }
-}
-
-/// The watch link as the core knows it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum WatchLinkState {
-    Closed,
-    /// The driver is opening it.
-    Opening,
-    Up,
-    /// To be opened again at this time.
-    Waiting(Instant),
-}
-
-/// What the driver's watch link brings the core.
-pub(super) enum WatchInput {
-    /// The relay opened this seat's watch seats under `nameplate`; frames up to `max_frame` bytes.
-    Opened { nameplate: String, max_frame: usize },
-    /// Opening failed.
-    Refused(SessionError),
-    /// `[K] ++ payload`, from spectator K.
-    Frame(Vec<u8>),
-    /// A control message of the relay on the watch link.
-    Control(String),
-    /// The watch link dropped.
-    Lost,
-}
 
 impl SessionCore {
     /// `watch-code`, `watch-off`, `watch-delay N`.

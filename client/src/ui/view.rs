@@ -493,16 +493,7 @@ impl View {
                 self.notice("Game open: give the code above to the other player");
             }
             Output::WrongCodeTried { attempts, reopened } => self.wrong_code_tried(*attempts, *reopened),
-            Output::WatchCode(code) => {
-                self.notice(format!("watch code: {code} (spectators: fairdeck watch {code})"));
-            }
-            Output::Watchers { host, guest, open, delay } => {
-                let now = Watchers { count: u32::from(*host) + u32::from(*guest), open: *open, delay: *delay };
-                if !open && self.watchers.is_none_or(|before| before.open) {
-                    self.notice("Watching is off in this game");
-                }
-                self.watchers = Some(now);
-            }
+            Output::WatchCode(_) | Output::Watchers { .. } => self.spectators(output),
             Output::Paired => {
                 self.relay = RelayLink::Up;
                 self.peer = PeerState::Present;
@@ -611,6 +602,21 @@ impl View {
             self.setup.shuffled = 0;
         }
         self.setup.ready = ready;
+    }
+
+    /// The watch code, and the relay's count of spectators; watching turned off is told once.
+    fn spectators(&mut self, output: &Output) {
+        match output {
+            Output::WatchCode(code) => self.notice(format!("watch code: {code} (spectators: fairdeck watch {code})")),
+            Output::Watchers { host, guest, open, delay } => {
+                if !open && self.watchers.is_none_or(|before| before.open) {
+                    self.notice("Watching is off in this game");
+                }
+                let count = u32::from(*host) + u32::from(*guest);
+                self.watchers = Some(Watchers { count, open: *open, delay: *delay });
+            }
+            _ => {}
+        }
     }
 
     fn notice(&mut self, text: impl Into<String>) {

@@ -214,3 +214,119 @@ impl Drop for RestoreOnDrop {
         ratatui::restore();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+
+    use fairdeck_shared::Seat;
+    use fairdeck_shared::crypto::{Group, Ristretto255};
+    use fairdeck_shared::engine::{DeckCard, DeckList, Engine, EngineConfig, Intent};
+    use fairdeck_shared::pair::Pair;
+    use fairdeck_shared::table::{Placement, Position, ZoneId, ZoneKind};
+    use fairdeck_shared::wire::{Action, Envelope, encode_envelope};
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    use super::*;
+    use crate::code::Code;
+    use crate::watch::Feed;
+
+    /// Ada hosts, Bea joins, both draw three; Ada plays her first card face up.
+    fn game() -> Pair<Ristretto255> {
+        let deck = || DeckList {
+            library: ["Goblin Guide", "Mountain"]
+                .iter()
+                .cycle()
+                .take(10)
+                .map(|n| DeckCard { name: (*n).into(), back: 0 })
+                .collect(),
+            ..DeckList::default()
+        };
+        let engine = |seat, name: &str, seed| {
+            let config = EngineConfig { name: name.into(), software: "fairdeck-test".into() };
+            Engine::new(seat, config, deck(), [seed; 32]).expect("valid deck")
+        };
+        let mut pair = Pair {
+            host: engine(Seat::Host, "Ada", 3),
+            guest: engine(Seat::Guest, "Bea", 4),
+            host_events: Vec::new(),
+            guest_events: Vec::new(),
+            queue: VecDeque::new(),
+        };
+        pair.collect();
+        pair.drive();
+        for seat in [Seat::Host, Seat::Guest] {
+            pair.intent(seat, Intent::Act(Action::Draw { count: 3 })).expect("draw");
+            pair.drive();
+        }
+        let card = pair.host.table().zone(ZoneId::hand(Seat::Host))[0];
+        let to = ZoneId::new(Seat::Host, ZoneKind::Play);
+        let play = Action::Move { card, to, position: Position::Top, placement: Placement::default() };
+        pair.intent(Seat::Host, Intent::Act(play)).expect("play");
+        pair.drive();
+        pair
+    }
+
+    /// The spectator of Ada's feed, every envelope of `record` taken, and its screen's model.
+    fn watched(record: &[(Seat, Envelope)]) -> (Spectator, Watching) {
+        let mut spectator = Spectator::new(&Code::from_secret("5", &[1; 32]), [2; 32], [3; 32]);
+        let mut watching = Watching::new("ws://relay");
+        let start = Feed::Start { suite: Ristretto255::SUITE, seat: Seat::Host, delay: 1 };
+        let envelopes = record.iter().map(|(from, e)| Feed::Envelope { from: *from, bytes: encode_envelope(e) });
+        for feed in std::iter::once(start).chain(envelopes) {
+            spectator.take(feed).expect("an honest feed");
+            while let Some(news) = spectator.poll_news() {
+                watching.apply(&news, &spectator);
+            }
+        }
+        (spectator, watching)
+    }
+
+    fn screen(watching: &Watching) -> String {
+        let mut terminal = Terminal::new(TestBackend::new(80, 24)).expect("test terminal");
+        terminal.draw(|frame| render(frame, watching)).expect("draw");
+        let buffer = terminal.backend().buffer();
+        let area = buffer.area;
+        (0..area.height)
+            .map(|y| (0..area.width).map(|x| buffer[(x, y)].symbol()).collect::<String>().replace('\u{a0}', " "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn the_spectator_table_names_both_players_counts_hands_and_names_only_public_cards() {
+        let pair = game();
+        let (spectator, mut watching) = watched(pair.host.record());
+        let text = screen(&watching);
+        // Ada, whose feed it is, at the bottom; Bea at the top; no "You".
+        let (bea, ada) = (text.find("Bea").expect("Bea"), text.rfind("Ada").expect("Ada"));
+        assert!(bea < ada, "{text}");
+        assert!(!text.contains("You"), "{text}");
+        assert!(text.contains("Ada 20 · Bea 20") && text.contains("1 turns behind"), "{text}");
+        assert!(text.contains("hand 2") && text.contains("hand 3"), "hidden hands as counts: {text}");
+        // The card played is public: named; the hands are not.
+        assert!(text.contains("Goblin Guide") || text.contains("Mountain"), "{text}");
+        let hand = pair.host.table().zone(ZoneId::hand(Seat::Host)).to_vec();
+        assert!(hand.iter().all(|card| spectator.observer().identity(*card).is_none()));
+        assert!(spectator.observer().halted().is_none());
+
+        watching.help = true;
+        let text = screen(&watching);
+        assert!(text.contains("Keys (Esc closes)") && text.contains("q: quit"), "{text}");
+    }
+
+    #[test]
+    fn a_breach_caught_by_the_observer_is_shown_in_red_on_the_status_line() {
+        let pair = game();
+        let mut record = pair.host.record().to_vec();
+        // Ada's program forwards one of Bea's envelopes altered: its signature no longer holds.
+        let (_, envelope) = record.iter_mut().rev().find(|(from, _)| *from == Seat::Guest).expect("one of Bea's");
+        envelope.body[0] ^= 1;
+        let (spectator, watching) = watched(&record);
+        assert!(spectator.observer().halted().is_some());
+        let text = screen(&watching);
+        assert!(text.contains("CHEATING CAUGHT"), "{text}");
+        assert!(text.contains("!! "), "the log marks the alert: {text}");
+    }
+}

@@ -82,7 +82,7 @@ impl Spectator {
         &self.observer
     }
 
-    fn take(&mut self, feed: Feed) -> Result<(), WatchError> {
+    pub(super) fn take(&mut self, feed: Feed) -> Result<(), WatchError> {
         match (feed, self.seat) {
             (Feed::Start { suite, seat, delay }, None) => {
                 if suite != Ristretto255::SUITE {

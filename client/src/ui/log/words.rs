@@ -194,12 +194,8 @@ impl<S: TableSource> Words<'_, S> {
             Action::Undo { .. } => return None,
             Action::PlayOrDraw { play: true } => format!("{who} chose to play first"),
             Action::PlayOrDraw { play: false } => {
-                let first = if self.is_me(by.opponent()) {
-                    "you play".into()
-                } else {
-                    format!("{} plays", self.name(by.opponent()))
-                };
-                format!("{who} chose to draw ({first} first)")
+                let verb = if self.is_me(by.opponent()) { "play" } else { "plays" };
+                format!("{who} chose to draw ({} {verb} first)", self.name(by.opponent()))
             }
         };
         Some(text)
