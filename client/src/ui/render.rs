@@ -265,6 +265,16 @@ pub fn connection(view: &View) -> (&'static str, Color) {
     }
 }
 
+/// The text of a test terminal's screen, row by row.
+#[cfg(test)]
+pub(crate) fn screen_text(buffer: &ratatui::buffer::Buffer) -> String {
+    let area = buffer.area;
+    (0..area.height)
+        .map(|y| (0..area.width).map(|x| buffer[(x, y)].symbol()).collect::<String>().replace('\u{a0}', " "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

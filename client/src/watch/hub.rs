@@ -74,6 +74,10 @@ impl WatchHub {
     /// The watch link is up with `code` (the relay's watch nameplate and this seat's words), taking frames of
     /// up to `max_frame` bytes. Spectators already known keep their channels: each resends what it lacks.
     pub fn opened(&mut self, code: Code, max_frame: usize) {
+        // Under another nameplate the watch seats are another room's: its spectators are all new.
+        if self.code.as_ref().is_some_and(|known| known.nameplate() != code.nameplate()) {
+            self.spectators.clear();
+        }
         self.code = Some(code);
         // The link's byte names the spectator.
         self.max_frame = max_frame.saturating_sub(1);

@@ -286,12 +286,7 @@ mod tests {
     fn screen(watching: &Watching) -> String {
         let mut terminal = Terminal::new(TestBackend::new(80, 24)).expect("test terminal");
         terminal.draw(|frame| render(frame, watching)).expect("draw");
-        let buffer = terminal.backend().buffer();
-        let area = buffer.area;
-        (0..area.height)
-            .map(|y| (0..area.width).map(|x| buffer[(x, y)].symbol()).collect::<String>().replace('\u{a0}', " "))
-            .collect::<Vec<_>>()
-            .join("\n")
+        crate::ui::render::screen_text(terminal.backend().buffer())
     }
 
     #[test]

@@ -317,12 +317,7 @@ fn events_told_after_the_engine_moved_on_name_no_wrong_origin() {
 fn screen(view: &View) -> String {
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("test terminal");
     terminal.draw(|frame| render(frame, view)).expect("draw");
-    let buffer = terminal.backend().buffer();
-    let area = buffer.area;
-    (0..area.height)
-        .map(|y| (0..area.width).map(|x| buffer[(x, y)].symbol()).collect::<String>().replace('\u{a0}', " "))
-        .collect::<Vec<_>>()
-        .join("\n")
+    crate::ui::render::screen_text(terminal.backend().buffer())
 }
 
 #[test]
