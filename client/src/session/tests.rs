@@ -466,3 +466,36 @@ fn a_spectator_gets_every_envelope_of_the_game_as_the_host_handled_them_after_th
     let whole = record(&mut table);
     assert!(whole.len() > turn_one.len() && same(&fed, &whole), "the game is over: everything went");
 }
+
+#[test]
+fn watching_opens_only_once_the_code_is_proved_and_watch_off_closes_it_for_good() {
+    let code = Code::random("7");
+    let mut table = Table::new(&code, &code);
+    table.line(Seat::Host, "watch-code");
+    let refused = |table: &Table| {
+        table.seen[0]
+            .shown
+            .iter()
+            .filter(|o| matches!(o, Output::CommandError { kind, .. } if *kind == crate::command::ErrorKind::Refused))
+            .count()
+    };
+    assert_eq!(refused(&table), 1, "no watch code before the opponent proved the game's code");
+    assert_eq!(table.core(Seat::Host).poll_watch_link(), None);
+    table.run();
+    table.line(Seat::Host, "watch-delay 3");
+    assert!(table.seen[0].controls.contains(&ClientMessage::WatchDelay { turns: 3 }));
+    table.line(Seat::Host, "watch-delay 21");
+    assert!(
+        table.saw(Seat::Host, |o| matches!(o, Output::CommandError { message, .. } if message.contains("0 to 20")))
+    );
+    table.line(Seat::Guest, "watch-off");
+    assert!(table.seen[1].controls.contains(&ClientMessage::WatchOff));
+    // The relay tells both: watching is off; the host's watch-code is refused from then on.
+    let off = r#"{"type":"watchers","host":0,"guest":0,"open":false,"delay":3}"#;
+    table.input(Seat::Host, Input::Control(off.into()));
+    assert!(table.saw(Seat::Host, |o| *o == Output::Watchers { host: 0, guest: 0, open: false, delay: 3 }));
+    table.line(Seat::Host, "watch-code");
+    assert_eq!(refused(&table), 2);
+    assert_eq!(table.core(Seat::Host).poll_watch_link(), Some(WatchAction::Close));
+    assert_eq!(table.core(Seat::Host).poll_watch_link(), None, "never opened again");
+}
