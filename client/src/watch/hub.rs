@@ -157,7 +157,8 @@ impl WatchHub {
     /// The next frame for the watch link, `[K] ++ payload`.
     pub fn poll_frame(&mut self) -> Option<Vec<u8>> {
         self.code.as_ref()?;
-        self.spectators.iter_mut().filter(|(_, s)| !s.failed).find_map(|(watcher, spectator)| {
+        // A failed channel still gives its CONFIRM after a wrong code, so that the spectator learns it too.
+        self.spectators.iter_mut().find_map(|(watcher, spectator)| {
             let payload = spectator.channel.poll_frame()?;
             let mut frame = Vec::with_capacity(1 + payload.len());
             frame.push(*watcher);

@@ -12,7 +12,7 @@ use tokio_tungstenite::tungstenite::Message;
 
 use super::error::WatchError;
 use super::spectator::{News, Spectator};
-use crate::code;
+use crate::code::{self, Code};
 use crate::session::{Opened, SessionError, Ws, next_control, open_relay, os_seed, relay_refusal, send_control};
 
 /// What `fairdeck watch` was given.
@@ -63,13 +63,19 @@ pub async fn watch(options: WatchOptions, front: &mut impl WatchFront) -> Result
     };
     front.watching(watcher)?;
     let mut spectator = Spectator::new(&code, os_seed(), os_seed());
-    let why = follow(&mut ws, &mut spectator, front).await?;
+    let why = follow(&mut ws, &code, &mut spectator, front).await?;
     front.ended(why, &spectator)?;
     Ok(())
 }
 
-/// Runs the channel and the observer until the relay or the spectator ends it.
-async fn follow(ws: &mut Ws, spectator: &mut Spectator, front: &mut impl WatchFront) -> Result<Ended, WatchError> {
+/// Runs the channel and the observer until the relay or the spectator ends it. A player's program that starts
+/// again (its game resumed) sends its feed from the start in a new channel: the spectator starts afresh with it.
+async fn follow(
+    ws: &mut Ws,
+    code: &Code,
+    spectator: &mut Spectator,
+    front: &mut impl WatchFront,
+) -> Result<Ended, WatchError> {
     let mut input_done = false;
     loop {
         while let Some(frame) = spectator.poll_frame() {
@@ -80,7 +86,13 @@ async fn follow(ws: &mut Ws, spectator: &mut Spectator, front: &mut impl WatchFr
         }
         tokio::select! {
             message = ws.next() => match message {
-                Some(Ok(Message::Binary(bytes))) => spectator.handle_frame(&bytes)?,
+                Some(Ok(Message::Binary(bytes))) => match spectator.handle_frame(&bytes) {
+                    Err(WatchError::Restarted) => {
+                        *spectator = Spectator::new(code, os_seed(), os_seed());
+                        spectator.handle_frame(&bytes)?;
+                    }
+                    handled => handled?,
+                },
                 Some(Ok(Message::Text(text))) => {
                     if let Some(why) = control(text.as_str())? {
                         return Ok(why);

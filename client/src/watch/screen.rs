@@ -37,19 +37,26 @@ pub struct Watching {
     pub ended: Option<Ended>,
     /// The observer stopped on a breach: why.
     pub halted: Option<String>,
+    /// The player's feed began.
+    started: bool,
 }
 
 impl Watching {
     pub fn new(relay: &str) -> Watching {
         let mut view = View::new(relay);
         view.log.push(LogKind::Notice, "Connecting to the relay");
-        Watching { view, delay: 0, help: false, ended: None, halted: None }
+        Watching { view, delay: 0, help: false, ended: None, halted: None, started: false }
     }
 
     /// Takes in what the spectator was told, `spectator` as it stands after it.
     pub fn apply(&mut self, news: &News, spectator: &Spectator) {
         match news {
             News::Started { delay, .. } => {
+                if std::mem::replace(&mut self.started, true) {
+                    // The player's program started again, and the game is checked again from its start.
+                    self.view = View::new(std::mem::take(&mut self.view.relay_url));
+                    self.view.log.push(LogKind::Notice, "The player's program started again");
+                }
                 self.delay = *delay;
                 self.view.follow_source(spectator);
                 self.view.log.push(LogKind::Notice, "The player's program sends the game: checking every step");

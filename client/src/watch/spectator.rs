@@ -148,3 +148,50 @@ impl TableSource for Spectator {
         self.observer.actions_applied()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::watch::WatchHub;
+
+    /// Frames both ways between a player's hub and spectator 0 until nothing moves; the first error.
+    fn exchange(hub: &mut WatchHub, spectator: &mut Spectator) -> Result<(), WatchError> {
+        loop {
+            let mut moved = false;
+            while let Some(frame) = hub.poll_frame() {
+                spectator.handle_frame(&frame[1..])?;
+                moved = true;
+            }
+            while let Some(payload) = spectator.poll_frame() {
+                hub.handle_frame(&[&[0][..], &payload].concat());
+                moved = true;
+            }
+            if !moved {
+                return Ok(());
+            }
+        }
+    }
+
+    fn hub(code: &Code, seed: u8) -> WatchHub {
+        let mut hub = WatchHub::new(Seat::Guest, Ristretto255::SUITE, [seed; 32]);
+        hub.opened(code.clone(), 64 * 1024);
+        hub.joined(0);
+        hub
+    }
+
+    #[test]
+    fn the_feed_starts_with_the_players_seat_and_a_restarted_player_is_told_apart() {
+        let code = Code::from_secret("9", &[5; 32]);
+        let mut spectator = Spectator::new(&code, [1; 32], [2; 32]);
+        exchange(&mut hub(&code, 3), &mut spectator).expect("an honest player");
+        assert!(spectator.is_established() && spectator.started());
+        assert_eq!(spectator.poll_news(), Some(News::Started { seat: Seat::Guest, delay: 0 }));
+        assert_eq!(TableSource::seat(&spectator), Seat::Guest, "the inviting player at the bottom");
+        // The player's program starts again (its game resumed): a new channel, which the spectator's refuses.
+        let restarted = exchange(&mut hub(&code, 4), &mut spectator);
+        assert!(matches!(restarted, Err(WatchError::Restarted)), "{restarted:?}");
+        // With other words the key exchange fails.
+        let mut guesser = Spectator::new(&Code::from_secret("9", &[6; 32]), [1; 32], [2; 32]);
+        assert!(matches!(exchange(&mut hub(&code, 3), &mut guesser), Err(WatchError::WrongCode)));
+    }
+}
