@@ -8,6 +8,7 @@ pub mod config;
 pub mod deck;
 pub mod journal;
 pub mod play;
+pub mod replay;
 pub mod practice;
 pub mod rng;
 pub mod save;
