@@ -59,11 +59,6 @@ pub fn run(args: Args) -> ExitCode {
         (None, Some(steps)) => Until::Steps(steps),
         (None, None) => Until::End,
     };
-    // The viewer draws with escape sequences: into a file or a pipe they would only be garbage.
-    if !args.script && !std::io::stdout().is_terminal() {
-        eprintln!("fairdeck: standard output is not a terminal; use --script for JSON events (see fairdeck --help)");
-        return ExitCode::FAILURE;
-    }
     let result = crate::journal::read_file(&args.file).and_then(|journal| match journal.suite {
         Suite::Ristretto255 => replay::<Ristretto255>(&args.file, journal, args.script, until),
         Suite::Modp2048 => replay::<Modp2048>(&args.file, journal, args.script, until),
@@ -81,9 +76,17 @@ pub fn run(args: Args) -> ExitCode {
     }
 }
 
+/// The file's faults come first: they are what a user must hear of, terminal or not.
 fn replay<G: Group>(path: &Path, journal: Journal, script: bool, until: Until) -> anyhow::Result<()> {
     let replay = Replay::<G>::new(journal).map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))?;
-    if script { script::print(replay, until, std::io::stdout().lock()) } else { viewer::run(replay, until) }
+    if script {
+        return script::print(replay, until, std::io::stdout().lock());
+    }
+    // The viewer draws with escape sequences: into a file or a pipe they would only be garbage.
+    if !std::io::stdout().is_terminal() {
+        anyhow::bail!("standard output is not a terminal; use --script for JSON events (see fairdeck --help)");
+    }
+    viewer::run(replay, until)
 }
 
 /// A game being played back: the engine and the view at one position of the journal (how many of its inputs
