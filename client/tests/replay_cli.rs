@@ -16,7 +16,8 @@ use support::fairdeck_in;
 
 /// The host's journal of a game where it drew two Embers, as `--record` writes it.
 fn journal_bytes() -> Vec<u8> {
-    let deck = |name: &str| DeckList { library: vec![DeckCard { name: name.into(), back: 0 }; 8], ..DeckList::default() };
+    let deck =
+        |name: &str| DeckList { library: vec![DeckCard { name: name.into(), back: 0 }; 8], ..DeckList::default() };
     let mut pair = Pair::<Ristretto255>::new(deck("Ember"), deck("Secret"), 9);
     pair.drive();
     pair.intent(Seat::Host, Intent::Act(Action::Draw { count: 2 })).expect("a legal draw");
@@ -79,11 +80,8 @@ fn a_file_that_is_no_journal_is_a_clear_error_not_a_panic() {
     let noise: Vec<u8> = (0..4096u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
     std::fs::write(&random, noise).unwrap();
     let missing = dir.path().join("missing.journal");
-    let cases = [
-        (&truncated, "the journal is damaged"),
-        (&random, "not a fairdeck journal"),
-        (&missing, "cannot read"),
-    ];
+    let cases =
+        [(&truncated, "the journal is damaged"), (&random, "not a fairdeck journal"), (&missing, "cannot read")];
     for (file, said) in cases {
         let file = file.to_str().unwrap();
         for args in [

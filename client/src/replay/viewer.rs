@@ -126,7 +126,10 @@ impl<G: Group> Viewer<G> {
             ["turn", n] => match number(n).and_then(|n| u32::try_from(n).ok()) {
                 Some(turn) => match self.replay.start_of_turn(turn) {
                     Some(position) => self.replay.seek(position)?,
-                    None => self.said = Some(format!("the game never reached turn {turn}: its last is {}", self.replay.last_turn())),
+                    None => {
+                        self.said =
+                            Some(format!("the game never reached turn {turn}: its last is {}", self.replay.last_turn()))
+                    }
                 },
                 None => self.said = Some(format!("not a turn: {n}")),
             },
