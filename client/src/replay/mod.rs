@@ -55,9 +55,9 @@ pub enum Until {
 /// Runs `fairdeck replay`: the viewer, or with `--script` the JSON lines.
 pub fn run(args: Args) -> ExitCode {
     let until = match (args.to_turn, args.steps) {
-        (Some(turn), _) => Until::Turn(turn),
-        (None, Some(steps)) => Until::Steps(steps),
-        (None, None) => Until::End,
+        (Some(turn), _) => Some(Until::Turn(turn)),
+        (None, Some(steps)) => Some(Until::Steps(steps)),
+        (None, None) => None,
     };
     let result = crate::journal::read_file(&args.file).and_then(|journal| match journal.suite {
         Suite::Ristretto255 => replay::<Ristretto255>(&args.file, journal, args.script, until),
@@ -76,11 +76,12 @@ pub fn run(args: Args) -> ExitCode {
     }
 }
 
-/// The file's faults come first: they are what a user must hear of, terminal or not.
-fn replay<G: Group>(path: &Path, journal: Journal, script: bool, until: Until) -> anyhow::Result<()> {
+/// The file's faults come first: they are what a user must hear of, terminal or not. Without `until`, a script
+/// goes to the end and the viewer opens at the start.
+fn replay<G: Group>(path: &Path, journal: Journal, script: bool, until: Option<Until>) -> anyhow::Result<()> {
     let replay = Replay::<G>::new(journal).map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))?;
     if script {
-        return script::print(replay, until, std::io::stdout().lock());
+        return script::print(replay, until.unwrap_or(Until::End), std::io::stdout().lock());
     }
     // The viewer draws with escape sequences: into a file or a pipe they would only be garbage.
     if !std::io::stdout().is_terminal() {

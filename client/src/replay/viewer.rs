@@ -182,11 +182,13 @@ fn status_line<G: Group>(viewer: &Viewer<G>) -> Line<'static> {
     Line::from(spans)
 }
 
-/// Runs the viewer at the terminal until q, from where `until` says. The terminal is put back as it was in every
-/// case: on return, and by ratatui's hook on a panic.
-pub fn run<G: Group>(replay: Replay<G>, until: Until) -> anyhow::Result<()> {
+/// Runs the viewer at the terminal until q, from where `until` says (else the start). The terminal is put back as
+/// it was in every case: on return, and by ratatui's hook on a panic.
+pub fn run<G: Group>(replay: Replay<G>, until: Option<Until>) -> anyhow::Result<()> {
     let mut viewer = Viewer::new(replay);
-    viewer.open_at(until);
+    if let Some(until) = until {
+        viewer.open_at(until);
+    }
     let mut terminal = ratatui::try_init().inspect_err(|_| ratatui::restore())?;
     let result = show(&mut terminal, &mut viewer);
     ratatui::restore();
