@@ -176,3 +176,27 @@ fn the_text_log_says_each_sentence_with_its_step_and_turn() {
     assert!(text.contains("turn 2   Guest passed the turn"), "{text}");
     assert_eq!(text.lines().filter(|line| line.ends_with("You drew 3 cards")).count(), 1, "told once: {text}");
 }
+
+#[test]
+fn the_script_stops_at_the_turn_or_step_asked_and_ends_on_a_table() {
+    let pair = played();
+    let lines = |until| {
+        let mut out = Vec::new();
+        script::print(host_replay(&pair), until, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        text.lines().map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap()).collect::<Vec<_>>()
+    };
+    let to_turn = lines(Until::Turn(1));
+    let start = host_replay(&pair).start_of_turn(1).unwrap();
+    assert_eq!(to_turn.len(), 2 * start, "a step and a table for each step up to turn 1's");
+    assert_eq!(to_turn[to_turn.len() - 2]["turn"], 1);
+    assert_eq!(to_turn.last().unwrap()["event"], "table");
+    assert_eq!(to_turn.last().unwrap()["turn"], 1);
+    let none = lines(Until::Steps(0));
+    assert_eq!(none.len(), 1);
+    assert_eq!(none[0]["event"], "table");
+    assert_eq!(none[0]["zones"]["host hand"]["count"], 0);
+    let all = lines(Until::End);
+    assert_eq!(all.len(), 2 * pair.host.journal().inputs.len());
+    assert_eq!(all.last().unwrap()["zones"]["host hand"]["count"], 3);
+}
