@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use fairdeck_shared::Seat;
-use fairdeck_shared::crypto::Ristretto255;
+use fairdeck_shared::crypto::{Group, Ristretto255};
 use fairdeck_shared::engine::{ChosenBy, DifferenceCheck, Engine, Event, GameEnd};
 use fairdeck_shared::table::{CardId, Knowledge, ZoneId, ZoneKind};
 use fairdeck_shared::wire::{Action, PeekPurpose};
@@ -69,7 +69,7 @@ impl<R: AsyncBufRead + Unpin, W: Write> Frontend for Script<R, W> {
     fn show(&mut self, output: Output, engine: &Engine<Ristretto255>) -> std::io::Result<()> {
         match output {
             Output::Waiting(_) | Output::ForfeitGrace(_) | Output::Taken(_) => Ok(()),
-            Output::Table => emit(&mut self.out, &ScriptEvent::Table(table_view(engine))),
+            Output::Table => emit_table(&mut self.out, engine),
             Output::Browsing(open) => {
                 let cards = open.cards.iter().map(|&card| BrowsedCard { card: card.0, name: card_name(engine, card) });
                 emit(&mut self.out, &ScriptEvent::Browsing { purpose: open.purpose, cards: cards.collect() })
@@ -80,7 +80,8 @@ impl<R: AsyncBufRead + Unpin, W: Write> Frontend for Script<R, W> {
     }
 }
 
-fn emit(out: &mut impl Write, event: &impl Serialize) -> std::io::Result<()> {
+/// Writes `event` as one JSON line (`fairdeck replay --script` writes its own events this way too).
+pub(crate) fn emit(out: &mut impl Write, event: &impl Serialize) -> std::io::Result<()> {
     let line = serde_json::to_string(event).map_err(std::io::Error::other)?;
     writeln!(out, "{line}")?;
     out.flush()
@@ -348,7 +349,7 @@ struct ZoneView {
     cards: Vec<u32>,
 }
 
-fn card_name(engine: &Engine<Ristretto255>, card: CardId) -> Option<String> {
+fn card_name<G: Group>(engine: &Engine<G>, card: CardId) -> Option<String> {
     engine.identity(card).map(|i| i.name.clone())
 }
 
@@ -425,9 +426,14 @@ fn engine_event(event: Event, engine: &Engine<Ristretto255>) -> ScriptEvent {
     }
 }
 
+/// Writes the `table` event of `engine`'s table: the game's, and `fairdeck replay --script`'s after each step.
+pub(crate) fn emit_table<G: Group>(out: &mut impl Write, engine: &Engine<G>) -> std::io::Result<()> {
+    emit(out, &ScriptEvent::Table(table_view(engine)))
+}
+
 /// The public table: each zone's card ids in order, its count, and the players' values. Both sides
 /// print the same thing at the same point of the game's order.
-fn table_view(engine: &Engine<Ristretto255>) -> TableView {
+fn table_view<G: Group>(engine: &Engine<G>) -> TableView {
     let table = engine.table();
     let mut zones = BTreeMap::new();
     for owner in Seat::BOTH {
