@@ -10,7 +10,7 @@ use fairdeck_shared::wire::{Action, MessageKind};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
-use super::viewer::{Flow, Viewer, draw};
+use super::viewer::{Flow, Viewer, draw, opened};
 use super::*;
 use crate::ui::table_view::TableView;
 
@@ -199,4 +199,13 @@ fn the_script_stops_at_the_turn_or_step_asked_and_ends_on_a_table() {
     let all = lines(Until::End);
     assert_eq!(all.len(), 2 * pair.host.journal().inputs.len());
     assert_eq!(all.last().unwrap()["zones"]["host hand"]["count"], 3);
+}
+
+#[test]
+fn the_viewer_opens_at_the_first_step_unless_told_where() {
+    let pair = played();
+    assert_eq!(opened(host_replay(&pair), None).replay.position(), 0);
+    assert_eq!(opened(host_replay(&pair), Some(Until::Steps(3))).replay.position(), 3);
+    let at_turn = opened(host_replay(&pair), Some(Until::Turn(2)));
+    assert_eq!(at_turn.replay.turn(), 2);
 }

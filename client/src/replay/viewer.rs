@@ -184,11 +184,17 @@ fn status_line<G: Group>(viewer: &Viewer<G>) -> Line<'static> {
 
 /// Runs the viewer at the terminal until q, from where `until` says (else the start). The terminal is put back as
 /// it was in every case: on return, and by ratatui's hook on a panic.
-pub fn run<G: Group>(replay: Replay<G>, until: Option<Until>) -> anyhow::Result<()> {
+/// The viewer as the replay opens: at its first step, or where `--to-turn` or `--steps` says.
+pub fn opened<G: Group>(replay: Replay<G>, until: Option<Until>) -> Viewer<G> {
     let mut viewer = Viewer::new(replay);
     if let Some(until) = until {
         viewer.open_at(until);
     }
+    viewer
+}
+
+pub fn run<G: Group>(replay: Replay<G>, until: Option<Until>) -> anyhow::Result<()> {
+    let mut viewer = opened(replay, until);
     let mut terminal = ratatui::try_init().inspect_err(|_| ratatui::restore())?;
     let result = show(&mut terminal, &mut viewer);
     ratatui::restore();
