@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use fairdeck_relay::Limits;
-use fairdeck_relay::protocol::{GoneReason, ServerMessage, close};
+use fairdeck_relay::protocol::{GoneReason, SeatKey, ServerMessage, close};
 use serde_json::json;
 
 use crate::common::{Client, PATIENCE, Received, TestRelay, metric, metrics, test_limits};
@@ -288,6 +288,43 @@ async fn spectators_leave_when_the_room_ends_and_stay_while_a_seat_is_held() {
     let mut late = Client::connect(&url).await;
     late.send(json!({"type": "watch", "nameplate": nameplate})).await;
     late.expect_error_and_close("unknown_nameplate", close::UNKNOWN_NAMEPLATE).await;
+    relay.stop().await;
+}
+
+#[tokio::test]
+async fn players_meeting_at_their_rendezvous_are_told_the_watchers_and_keep_their_watch_seats() {
+    let dir = tempfile::tempdir().unwrap();
+    let relay = TestRelay::start(dir.path(), test_limits()).await;
+    let url = relay.url();
+    let keys = [SeatKey::from_secret(&[7; 32]), SeatKey::from_secret(&[8; 32])];
+    // Takes `seat` at the rendezvous; returns the player and its token, after `met`.
+    let meet = async |seat: usize| {
+        let mut player = Client::connect(&url).await;
+        player.sees_watchers = true;
+        let message = keys[seat].rendezvous(seat as u8, &keys[1 - seat].public(), &player.challenge, None);
+        player.send(serde_json::to_value(message).unwrap()).await;
+        match player.recv().await {
+            Received::Control(ServerMessage::Met { token, .. }) => (player, token),
+            other => panic!("expected met, got {other:?}"),
+        }
+    };
+    let (mut first, token) = meet(0).await;
+    let (mut second, _) = meet(1).await;
+    for player in [&mut first, &mut second] {
+        player.expect(|m| matches!(m, ServerMessage::Paired { .. })).await;
+        assert_eq!(watchers(player).await, (0, 0, true, 0));
+    }
+    let (mut host, nameplate) = host_watch(&url, &token).await;
+    let (mut watching, watcher) = spectator(&url, &nameplate).await;
+    assert_eq!(watchers(&mut second).await, (1, 0, true, 0));
+
+    // The host takes its seat again at the rendezvous (a new token): told the watchers, its spectator stays.
+    let (mut again, token) = meet(0).await;
+    assert_eq!(watchers(&mut again).await, (1, 0, true, 0));
+    host.send_binary(vec![watcher, 3]).await;
+    watching.expect_binary(&[3]).await;
+    let (_host, same) = host_watch(&url, &token).await;
+    assert_eq!(same, nameplate);
     relay.stop().await;
 }
 
