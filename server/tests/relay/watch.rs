@@ -418,3 +418,28 @@ async fn a_restart_keeps_the_watch_nameplates_and_the_switch() {
     late.expect_error_and_close("watching_off", close::WATCHING_OFF).await;
     relay.stop().await;
 }
+
+#[tokio::test]
+async fn spectators_are_held_to_the_size_limit_with_their_number_and_to_the_joins_rate() {
+    let dir = tempfile::tempdir().unwrap();
+    let limits = Limits { max_message_bytes: 8192, joins_per_minute: 4, ..test_limits() };
+    let relay = TestRelay::start(dir.path(), limits).await;
+    let url = relay.url();
+    // One join and three watches: the joins' rate.
+    let (_creator, _joiner, token, _) = pair(&url, true).await;
+    let (mut host, nameplate) = host_watch(&url, &token).await;
+    let (mut largest, watcher) = spectator(&url, &nameplate).await;
+    largest.send_binary(vec![7; 8191]).await;
+    host.expect(|m| matches!(m, ServerMessage::WatcherJoined { .. })).await;
+    host.expect_binary(&[&[watcher][..], &[7; 8191]].concat()).await;
+    let (mut too_large, _) = spectator(&url, &nameplate).await;
+    too_large.send_binary(vec![7; 8192]).await;
+    too_large.expect_error_and_close("too_big", close::TOO_BIG).await;
+    let mut unknown = Client::connect(&url).await;
+    unknown.send(json!({"type": "watch", "nameplate": "77"})).await;
+    unknown.expect_error_and_close("unknown_nameplate", close::UNKNOWN_NAMEPLATE).await;
+    let mut limited = Client::connect(&url).await;
+    limited.send(json!({"type": "watch", "nameplate": nameplate})).await;
+    limited.expect_error_and_close("rate_limited", close::RATE_LIMITED).await;
+    relay.stop().await;
+}
