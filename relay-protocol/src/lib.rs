@@ -71,7 +71,23 @@ pub enum ClientMessage {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         client: Option<String>,
     },
+    /// First message of a player's second connection, its spectators' side: the seat's token (the one
+    /// `created`/`joined`/`met` gave). The relay answers `watch_opened`; binary frames on this connection are
+    /// `[watcher] ++ payload` both ways. A second `host_watch` of the same seat replaces the first connection.
+    HostWatch { token: String },
+    /// First message of a spectator: take a watch seat of the room whose watch nameplate this is. Binary frames
+    /// are then the bare payloads exchanged with the player who gave the nameplate.
+    Watch { nameplate: String },
+    /// On a player's game connection: close every watch seat of the room for good (both players' spectators
+    /// leave, later `host_watch` and `watch` are refused).
+    WatchOff,
+    /// On a player's game connection: this seat's choice of delay for spectators, in turns (at most
+    /// [`MAX_WATCH_DELAY_TURNS`]). The relay only passes it on in `watchers`; the players keep the delay.
+    WatchDelay { turns: u32 },
 }
+
+/// Largest delay, in turns, a `watch_delay` may choose.
+pub const MAX_WATCH_DELAY_TURNS: u32 = 20;
 
 /// Bytes of the `challenge` in `welcome` (sent as twice as many hex digits).
 pub const CHALLENGE_BYTES: usize = 32;
@@ -253,6 +269,19 @@ pub enum ServerMessage {
     Reopened { nameplate: String },
     /// The relay is shutting down; reconnect and resume after about `reconnect_after_ms`.
     Closing { reason: ClosingReason, reconnect_after_ms: u64, try_for_ms: u64 },
+    /// Answer to `host_watch`: spectators take this seat's watch seats with `nameplate` (the same for the room's
+    /// life); at most `seats` at once per player seat.
+    WatchOpened { nameplate: String, seats: u8 },
+    /// Answer to `watch`: you are spectator `watcher` (0..seats-1) of the player who gave the nameplate.
+    Watching { watcher: u8 },
+    /// To the host_watch connection: spectator `watcher` is here (sent too for those present before it connected).
+    WatcherJoined { watcher: u8 },
+    /// To the host_watch connection: spectator `watcher` left; its watch seat is free.
+    WatcherLeft { watcher: u8 },
+    /// To both players' game connections: spectators of each seat (`host`: seat 0's, `guest`: seat 1's), whether
+    /// watching is still allowed, and `delay`, the larger of the two seats' delay choices. Sent when any of it
+    /// changes and right after `paired`, `resumed` and `met`.
+    Watchers { host: u8, guest: u8, open: bool, delay: u32 },
     /// Something went wrong; if the code is fatal a close frame with its close code follows.
     Error { code: ErrorCode, message: String },
 }
@@ -280,6 +309,8 @@ pub enum GoneReason {
     /// Sent to a guest: the creator's key exchange with it failed (a wrong code) and the creator gave the seat
     /// to someone else (`reopen`). The guest's token is void.
     Rejected,
+    /// Sent to spectators and host_watch connections: a player turned watching off (`watch_off`).
+    WatchingOff,
 }
 
 /// Why the relay closes every connection.
@@ -320,11 +351,13 @@ pub enum ErrorCode {
     NotPaired,
     /// A text frame that is not valid UTF-8.
     BadEncoding,
+    /// Watching is turned off in this room (`watch_off`), or on this relay (no watch seats).
+    WatchingOff,
 }
 
 impl ErrorCode {
     /// Every code, for documentation and metrics.
-    pub const ALL: [ErrorCode; 13] = [
+    pub const ALL: [ErrorCode; 14] = [
         ErrorCode::BadMessage,
         ErrorCode::UnknownNameplate,
         ErrorCode::Crowded,
@@ -338,6 +371,7 @@ impl ErrorCode {
         ErrorCode::TooBig,
         ErrorCode::NotPaired,
         ErrorCode::BadEncoding,
+        ErrorCode::WatchingOff,
     ];
 
     /// The WebSocket close code that follows this error, or `None` if the connection stays open.
@@ -355,6 +389,7 @@ impl ErrorCode {
             ErrorCode::Replaced => close::REPLACED,
             ErrorCode::TooBig => close::TOO_BIG,
             ErrorCode::BadEncoding => close::BAD_ENCODING,
+            ErrorCode::WatchingOff => close::WATCHING_OFF,
             ErrorCode::NotPaired => return None,
         })
     }
@@ -375,6 +410,7 @@ impl ErrorCode {
             ErrorCode::TooBig => "too_big",
             ErrorCode::NotPaired => "not_paired",
             ErrorCode::BadEncoding => "bad_encoding",
+            ErrorCode::WatchingOff => "watching_off",
         }
     }
 }
@@ -405,6 +441,7 @@ pub mod close {
     pub const SLOW_READER: u16 = 4007;
     pub const TIMEOUT: u16 = 4008;
     pub const REPLACED: u16 = 4009;
+    pub const WATCHING_OFF: u16 = 4010;
 }
 
 /// Keeps a client's version string printable and short: it goes into the statistics.
@@ -428,6 +465,10 @@ mod tests {
             (r#"{"type":"report","result":"scary"}"#, ClientMessage::Report { result: ReportedResult::Scary }),
             (r#"{"type":"leave"}"#, ClientMessage::Leave),
             (r#"{"type":"reopen"}"#, ClientMessage::Reopen),
+            (r#"{"type":"host_watch","token":"ab"}"#, ClientMessage::HostWatch { token: "ab".into() }),
+            (r#"{"type":"watch","nameplate":"12"}"#, ClientMessage::Watch { nameplate: "12".into() }),
+            (r#"{"type":"watch_off"}"#, ClientMessage::WatchOff),
+            (r#"{"type":"watch_delay","turns":2}"#, ClientMessage::WatchDelay { turns: 2 }),
         ];
         for (json, expected) in cases {
             assert_eq!(serde_json::from_str::<ClientMessage>(json).unwrap(), expected, "{json}");
@@ -623,6 +664,9 @@ mod tests {
             r#"{"type":"create","extra":1}"#,
             r#"{"type":"report","result":"happy"}"#,
             r#"{"type":"resume","nameplate":"7","token":"ab"}"#,
+            r#"{"type":"watch"}"#,
+            r#"{"type":"watch_delay","turns":-1}"#,
+            r#"{"type":"host_watch","token":"ab","nameplate":"7"}"#,
             "not json",
             "",
         ] {
@@ -661,6 +705,32 @@ mod tests {
         assert_eq!(serde_json::to_string(&reopened).unwrap(), r#"{"type":"reopened","nameplate":"7"}"#);
         let gone = ServerMessage::PeerGone { reason: GoneReason::Rejected };
         assert_eq!(serde_json::to_string(&gone).unwrap(), r#"{"type":"peer_gone","reason":"rejected"}"#);
+    }
+
+    #[test]
+    fn watch_messages_use_the_documented_shape() {
+        let cases = [
+            (
+                ServerMessage::WatchOpened { nameplate: "3".into(), seats: 8 },
+                r#"{"type":"watch_opened","nameplate":"3","seats":8}"#,
+            ),
+            (ServerMessage::Watching { watcher: 2 }, r#"{"type":"watching","watcher":2}"#),
+            (ServerMessage::WatcherJoined { watcher: 0 }, r#"{"type":"watcher_joined","watcher":0}"#),
+            (ServerMessage::WatcherLeft { watcher: 7 }, r#"{"type":"watcher_left","watcher":7}"#),
+            (
+                ServerMessage::Watchers { host: 2, guest: 0, open: true, delay: 1 },
+                r#"{"type":"watchers","host":2,"guest":0,"open":true,"delay":1}"#,
+            ),
+            (
+                ServerMessage::PeerGone { reason: GoneReason::WatchingOff },
+                r#"{"type":"peer_gone","reason":"watching_off"}"#,
+            ),
+        ];
+        for (message, json) in cases {
+            assert_eq!(serde_json::to_string(&message).unwrap(), json);
+            assert_eq!(serde_json::from_str::<ServerMessage>(json).unwrap(), message);
+        }
+        assert_eq!(ErrorCode::WatchingOff.close_code(), Some(4010));
     }
 
     /// serde reads an internally tagged enum from a sequence too (the tag first), so a JSON array can decode as a

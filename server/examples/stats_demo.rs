@@ -65,6 +65,7 @@ fn synthetic_history(now_ms: i64) -> Vec<RoomRecord> {
                 resumes: rng.next(3) as i64,
                 client_a: Some("fairdeck/0.1.0".into()),
                 client_b: paired.then(|| "fairdeck/0.1.0".into()),
+                watchers: if paired { rng.next(4) as i64 } else { 0 },
             });
         }
     }

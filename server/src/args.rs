@@ -88,6 +88,10 @@ pub struct Args {
     #[arg(long, env = "FAIRDECK_RELAY_HOLD", value_parser = parse_duration, default_value = "5m")]
     pub hold: Duration,
 
+    /// Spectators each player seat of a room may have at once (0: no watching on this relay).
+    #[arg(long, env = "FAIRDECK_RELAY_WATCH_SEATS", default_value_t = Limits::default().watch_seats)]
+    pub watch_seats: u8,
+
     /// Interval between pings.
     #[arg(long, env = "FAIRDECK_RELAY_PING_INTERVAL", value_parser = parse_duration, default_value = "30s")]
     pub ping_interval: Duration,
@@ -172,6 +176,7 @@ impl Args {
             resumes_per_minute: self.resumes_per_minute,
             waiting_lifetime: self.waiting_lifetime,
             hold: self.hold,
+            watch_seats: self.watch_seats,
             ping_interval: self.ping_interval,
             ping_timeout: self.ping_timeout,
             hello_timeout: self.hello_timeout,

@@ -25,6 +25,8 @@ pub struct Limits {
     pub waiting_lifetime: Duration,
     /// How long a dropped seat is held for its player to resume.
     pub hold: Duration,
+    /// Spectators each player seat of a room may have at once (0: no watching on this relay).
+    pub watch_seats: u8,
     /// Interval between pings to each connection.
     pub ping_interval: Duration,
     /// A connection that sends nothing (not even a pong) for `ping_interval + ping_timeout` is dropped.
@@ -67,6 +69,7 @@ impl Default for Limits {
             resumes_per_minute: 10,
             waiting_lifetime: Duration::from_secs(30 * 60),
             hold: Duration::from_secs(5 * 60),
+            watch_seats: 8,
             ping_interval: Duration::from_secs(30),
             ping_timeout: Duration::from_secs(30),
             hello_timeout: Duration::from_secs(10),

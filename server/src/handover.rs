@@ -93,6 +93,22 @@ pub(crate) struct RoomSnapshot {
     pub(crate) crowded: bool,
     pub(crate) scary: bool,
     pub(crate) errored: bool,
+    /// The room's watch seats (absent from the files of earlier versions).
+    #[serde(default)]
+    pub(crate) watch: WatchSnapshot,
+}
+
+/// What a room keeps of its watch seats across a restart: no connection, only what lets spectators come back.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct WatchSnapshot {
+    /// A player turned watching off.
+    pub(crate) off: bool,
+    /// Each player seat's watch nameplate.
+    pub(crate) nameplates: [Option<u32>; 2],
+    /// Each player seat's delay choice, in turns.
+    pub(crate) delays: [u32; 2],
+    /// The most spectators present at once so far.
+    pub(crate) most: u32,
 }
 
 /// One occupied seat as handed over.
@@ -153,6 +169,7 @@ mod tests {
             resumes: 1,
             client_a: Some("fairdeck 0.1".into()),
             client_b: None,
+            watchers: 2,
         }
     }
 

@@ -129,6 +129,8 @@ pub struct Metrics {
     pub stats_write_errors: Counter,
     /// Rooms reopened by their creator after a failed key exchange.
     pub reopens: Counter,
+    /// Spectators seated (`watch` answered `watching`).
+    pub watch_joins: Counter,
     /// Room records waiting to be written.
     pub stats_queued: AtomicUsize,
     /// 1 while this instance reaches the Redis its cluster shares, else 0 (also without a cluster).
@@ -147,6 +149,7 @@ pub struct Metrics {
     rooms_waiting: Gauge,
     seats_connected: Gauge,
     seats_held: Gauge,
+    watchers: Gauge,
     connections: Gauge,
     handshakes: Gauge,
     addresses: Gauge,
@@ -195,6 +198,7 @@ impl Default for Metrics {
                 "fairdeck_relay_reopens_total",
                 "Rooms given to a new guest by their creator after a failed key exchange (a wrong code).",
             ),
+            watch_joins: counter("fairdeck_relay_watch_joins_total", "Spectators seated in a watch seat."),
             stats_queued: AtomicUsize::new(0),
             cluster_redis_up: gauge(
                 "fairdeck_relay_cluster_redis_up",
@@ -238,6 +242,7 @@ impl Default for Metrics {
             rooms_waiting: gauge("fairdeck_relay_rooms_waiting", "Rooms waiting for their second player."),
             seats_connected: seats("connected"),
             seats_held: seats("held"),
+            watchers: gauge("fairdeck_relay_watchers", "Spectators connected."),
             connections: gauge("fairdeck_relay_connections", "WebSocket connections open."),
             handshakes: gauge(
                 "fairdeck_relay_handshakes",
@@ -358,6 +363,7 @@ impl Metrics {
         self.rooms_waiting.set(live.rooms.waiting as f64);
         self.seats_connected.set(live.rooms.seats_connected as f64);
         self.seats_held.set(live.rooms.seats_held as f64);
+        self.watchers.set(live.rooms.watchers as f64);
         self.connections.set(live.connections as f64);
         self.handshakes.set(live.handshakes as f64);
         self.addresses.set(live.addresses as f64);

@@ -30,7 +30,7 @@ use subtle::ConstantTimeEq;
 use thiserror::Error;
 use tokio::sync::mpsc;
 
-use crate::handover::{RoomSnapshot, SeatSnapshot};
+use crate::handover::{RoomSnapshot, SeatSnapshot, WatchSnapshot};
 use crate::metrics::Metrics;
 use crate::outbox::Outbox;
 use crate::protocol::{
@@ -38,6 +38,10 @@ use crate::protocol::{
 };
 use crate::stats::RoomRecord;
 use crate::tally::{LiveCounts, RoomResult};
+
+mod watch;
+
+pub(crate) use watch::{Role, Watcher};
 
 /// Longest nameplate accepted, in digits.
 const MAX_NAMEPLATE_DIGITS: usize = 9;
@@ -72,6 +76,10 @@ pub enum RoomError {
     BadToken,
     #[error("the relay has as many rooms as it may hold; try again later")]
     ServerFull,
+    #[error("watching is turned off for this game")]
+    WatchingOff,
+    #[error("a delay for spectators is at most 20 turns")]
+    DelayTooLong,
 }
 
 impl RoomError {
@@ -82,6 +90,8 @@ impl RoomError {
             RoomError::Crowded => ErrorCode::Crowded,
             RoomError::BadToken => ErrorCode::BadToken,
             RoomError::ServerFull => ErrorCode::ServerFull,
+            RoomError::WatchingOff => ErrorCode::WatchingOff,
+            RoomError::DelayTooLong => ErrorCode::BadMessage,
         }
     }
 }
@@ -163,6 +173,8 @@ struct RoomState {
     /// The rendezvous id of a room players met in by their keys, which finds it instead of a nameplate: the hash of
     /// both public keys, which every later `rendezvous` brings again. Nothing secret.
     rendezvous: Option<[u8; 32]>,
+    /// The spectators' seats of both player seats.
+    watch: watch::Watch,
 }
 
 #[derive(Debug)]
@@ -268,6 +280,8 @@ pub struct Rooms {
     hold: Duration,
     waiting_lifetime: Duration,
     max_rooms: usize,
+    /// Spectators each player seat may have (0: no watching).
+    watch_seats: u8,
     metrics: Arc<Metrics>,
     records: mpsc::Sender<RoomRecord>,
     /// In a cluster, the ids of rooms whose seats, tokens or listing changed (or that ended), for `cluster` to
@@ -285,7 +299,12 @@ struct Registry {
     tokens: HashMap<TokenHash, Arc<Room>>,
     /// Rendezvous rooms by their id.
     rendezvous: HashMap<[u8; 32], Arc<Room>>,
+    /// Watch nameplates: the room and the player seat whose spectators they let in.
+    watching: HashMap<u32, (Arc<Room>, usize)>,
+    /// Numbers in use, waiting rooms' and watch nameplates alike, so that neither names the other.
     nameplates: Nameplates,
+    /// Whether this relay offers watch seats at all.
+    watch_seats: bool,
     next_id: u64,
 }
 
@@ -296,7 +315,9 @@ impl Registry {
             waiting: HashMap::new(),
             tokens: HashMap::new(),
             rendezvous: HashMap::new(),
+            watching: HashMap::new(),
             nameplates: Nameplates::default(),
+            watch_seats: false,
             next_id: 1,
         }
     }
@@ -331,6 +352,7 @@ impl Registry {
                 next_hold_id: 0,
                 ended: false,
                 rendezvous,
+                watch: watch::Watch::new(self.watch_seats),
             }),
         })
     }
@@ -419,6 +441,7 @@ struct Ended {
     nameplate: Option<u32>,
     rendezvous: Option<[u8; 32]>,
     tokens: Vec<TokenHash>,
+    watch_nameplates: Vec<u32>,
 }
 
 impl Rooms {
@@ -435,10 +458,18 @@ impl Rooms {
             hold,
             waiting_lifetime,
             max_rooms,
+            watch_seats: 0,
             metrics,
             records,
             changes: None,
         }
+    }
+
+    /// The table with `seats` watch seats for each player seat.
+    pub(crate) fn watch_seats(mut self, seats: u8) -> Rooms {
+        self.watch_seats = seats;
+        lock(&self.registry).watch_seats = seats > 0;
+        self
     }
 
     /// The table of one instance of a cluster: room ids start at a random base, so that ids are unique across
@@ -565,6 +596,7 @@ impl Rooms {
             }
             Seat::Empty => {}
         }
+        state.tell_watchers();
         drop(state);
         self.changed(&room);
         Ok(Seated { room, seat: 1, outbox })
@@ -600,6 +632,7 @@ impl Rooms {
         if let Some(peer_outbox) = peer.outbox() {
             let _ = peer_outbox.control(&ServerMessage::PeerBack);
         }
+        state.tell_watchers_to(&outbox);
         drop(state);
         self.changed(&room);
         Ok(Seated { room, seat, outbox })
@@ -668,6 +701,9 @@ impl Rooms {
         }
         if first_pairing {
             state.paired_ms = Some(now.unix_ms);
+            state.tell_watchers();
+        } else {
+            state.tell_watchers_to(&outbox);
         }
         let deadline = opened.then(|| Deadline::Waiting { room: room.clone(), at: state.waiting_until });
         drop(state);
@@ -696,6 +732,7 @@ impl Rooms {
         if let Some(token) = guest.token() {
             registry.forget_token(room, token);
         }
+        let watchers_changed = state.send_guest_watch_away(&mut registry, room);
         let nameplate = registry.list(room, claimed.or(state.last_nameplate));
         drop(registry);
         if let Some(outbox) = guest.outbox() {
@@ -707,6 +744,9 @@ impl Rooms {
         state.paired_ms = None;
         state.waiting_until = now.at + self.waiting_lifetime;
         let _ = from.outbox.control(&ServerMessage::Reopened { nameplate: nameplate.to_string() });
+        if watchers_changed {
+            state.tell_watchers();
+        }
         let at = state.waiting_until;
         drop(state);
         self.metrics.reopens.increment(1);
@@ -754,7 +794,7 @@ impl Rooms {
         }
         let base = if state.paired_ms.is_some() { RoomResult::Happy } else { RoomResult::Lonely };
         tell_gone(&state.seats[peer_of(from.seat)], GoneReason::Left);
-        let ended = state.end(now, base);
+        let ended = state.end(now, base, GoneReason::Left);
         drop(state);
         self.finish(&from.room, ended);
     }
@@ -799,7 +839,7 @@ impl Rooms {
         for waiting in state.seats.iter().filter_map(Seat::outbox) {
             let _ = waiting.error(ErrorCode::Expired, "nobody joined this room in time");
         }
-        let ended = state.end(now, RoomResult::Pruned);
+        let ended = state.end(now, RoomResult::Pruned, GoneReason::Timeout);
         drop(state);
         self.finish(room, ended);
     }
@@ -814,7 +854,7 @@ impl Rooms {
         // A creator who never came back before anyone joined is lonely; a paired room left hanging is pruned.
         let base = if state.paired_ms.is_some() { RoomResult::Pruned } else { RoomResult::Lonely };
         tell_gone(&state.seats[peer_of(seat)], GoneReason::Timeout);
-        let ended = state.end(now, base);
+        let ended = state.end(now, base, GoneReason::Timeout);
         drop(state);
         self.finish(room, ended);
     }
@@ -828,6 +868,7 @@ impl Rooms {
             if state.paired_ms.is_none() {
                 counts.waiting += 1;
             }
+            counts.watchers += state.watch.spectators();
             for seat in &state.seats {
                 match seat {
                     Seat::Connected { .. } => counts.seats_connected += 1,
@@ -905,6 +946,10 @@ impl Rooms {
                 let _ = outbox.close(close::RESTART, "the room moved to another instance");
             }
         }
+        state.watch.evict();
+        for nameplate in state.watch.sides.iter_mut().filter_map(|side| side.nameplate.take()) {
+            registry.unlist_watch(&room, nameplate);
+        }
         state.ended = true;
     }
 
@@ -950,11 +995,13 @@ impl Rooms {
                     next_hold_id: 2,
                     ended: false,
                     rendezvous,
+                    watch: watch::Watch::new(registry.watch_seats),
                 }),
             });
             if let Some(nameplate) = nameplate {
                 registry.list(&room, Some(nameplate));
             }
+            registry.restore_watch(&room, &snapshot.watch);
             // A room already met in here by that rendezvous keeps it: its players are connected.
             if let Some(id) = rendezvous.filter(|id| !registry.rendezvous.contains_key(id)) {
                 registry.rendezvous.insert(id, room.clone());
@@ -977,7 +1024,7 @@ impl Rooms {
 
     /// Removes an ended room from the registry (id, nameplate, tokens) and hands its record to the statistics.
     fn finish(&self, room: &Arc<Room>, ended: Ended) {
-        let Ended { record, nameplate, rendezvous, tokens } = ended;
+        let Ended { record, nameplate, rendezvous, tokens, watch_nameplates } = ended;
         let mut registry = lock(&self.registry);
         if registry.rooms.get(&room.id).is_some_and(|r| Arc::ptr_eq(r, room)) {
             registry.rooms.remove(&room.id);
@@ -992,6 +1039,9 @@ impl Rooms {
         }
         for token in &tokens {
             registry.forget_token(room, token);
+        }
+        for nameplate in watch_nameplates {
+            registry.unlist_watch(room, nameplate);
         }
         drop(registry);
         self.changed(room);
@@ -1010,9 +1060,12 @@ impl RoomState {
         self.seats[seated.seat].outbox().is_some_and(|o| o.same_connection(&seated.outbox))
     }
 
-    /// Marks the room ended, drops its connections' queues and makes its record.
-    fn end(&mut self, now: Stamp, base: RoomResult) -> Ended {
+    /// Marks the room ended, drops its connections' queues, sends its spectators away (`peer_gone` with `reason`)
+    /// and makes its record.
+    fn end(&mut self, now: Stamp, base: RoomResult, reason: GoneReason) -> Ended {
         self.ended = true;
+        self.watch.dismiss(None, reason);
+        let watch_nameplates = self.watch.sides.iter().filter_map(|side| side.nameplate).collect();
         let clients = [self.seats[0].client().cloned(), self.seats[1].client().cloned()];
         let tokens = self.seats.iter().filter_map(|s| s.token().copied()).collect();
         self.seats = [Seat::Empty, Seat::Empty];
@@ -1032,8 +1085,9 @@ impl RoomState {
             resumes: i64::from(self.resumes),
             client_a,
             client_b,
+            watchers: i64::from(self.watch.most),
         };
-        Ended { record, nameplate: self.nameplate, rendezvous: self.rendezvous, tokens }
+        Ended { record, nameplate: self.nameplate, rendezvous: self.rendezvous, tokens, watch_nameplates }
     }
 }
 
@@ -1058,6 +1112,12 @@ fn snapshot(id: u64, state: &RoomState, now: Stamp) -> Option<RoomSnapshot> {
         crowded: state.crowded,
         scary: state.scary,
         errored: state.errored,
+        watch: WatchSnapshot {
+            off: !state.watch.open,
+            nameplates: state.watch.sides.each_ref().map(|side| side.nameplate),
+            delays: state.watch.sides.each_ref().map(|side| side.delay),
+            most: state.watch.most,
+        },
     })
 }
 
@@ -1093,7 +1153,11 @@ mod tests {
         let mut out = Vec::new();
         while let Ok(queued) = queue.items.try_recv() {
             if let Outgoing::Text(text) = queued.item {
-                out.push(serde_json::from_str(&text).unwrap());
+                let message = serde_json::from_str(&text).unwrap();
+                // Told after paired, resumed and met; the tests of watching are in tests/relay/watch.rs.
+                if !matches!(message, ServerMessage::Watchers { .. }) {
+                    out.push(message);
+                }
             }
         }
         out
@@ -1141,7 +1205,10 @@ mod tests {
         assert_eq!(f.rooms.join(now, "1", conn().0, None).unwrap_err(), RoomError::UnknownNameplate);
         let (newer, _) = f.rooms.create(now, conn().0, None, None).unwrap();
         assert_eq!(nameplate_of(&newer), 1);
-        assert_eq!(f.rooms.live_counts(), LiveCounts { rooms: 2, waiting: 1, seats_connected: 3, seats_held: 0 });
+        assert_eq!(
+            f.rooms.live_counts(),
+            LiveCounts { rooms: 2, waiting: 1, seats_connected: 3, seats_held: 0, watchers: 0 }
+        );
         // The paired room still forwards, and its seats resume by token; `resumed` names no nameplate.
         assert_eq!(f.rooms.forward(&creator, Bytes::from_static(b"x"), now.at), Forwarded::Delivered);
         assert!(f.rooms.detach(now, &creator, false).is_some());
@@ -1366,7 +1433,10 @@ mod tests {
         let deadlines = new.rooms.import(now, 0, snapshots);
         // Room 1: two held seats; room 2: one held seat and its waiting lifetime.
         assert_eq!(deadlines.len(), 4);
-        assert_eq!(new.rooms.live_counts(), LiveCounts { rooms: 2, waiting: 1, seats_connected: 0, seats_held: 3 });
+        assert_eq!(
+            new.rooms.live_counts(),
+            LiveCounts { rooms: 2, waiting: 1, seats_connected: 0, seats_held: 3, watchers: 0 }
+        );
         let (fresh, _) = new.rooms.create(now, conn().0, None, None).unwrap();
         assert_eq!(new.rooms.live_counts().rooms, 3);
         assert_eq!(nameplate_of(&fresh), 1, "the paired room's old number was free");

@@ -141,7 +141,8 @@ impl RelayBuilder {
         let metrics = Arc::new(Metrics::default());
         let limits = self.limits;
         let rooms =
-            Rooms::new(limits.hold, limits.waiting_lifetime, limits.max_rooms, metrics.clone(), records_tx.clone());
+            Rooms::new(limits.hold, limits.waiting_lifetime, limits.max_rooms, metrics.clone(), records_tx.clone())
+                .watch_seats(limits.watch_seats);
         let (rooms, cluster) = match &self.redis_url {
             Some(url) => {
                 match &self.advertise {

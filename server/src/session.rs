@@ -24,7 +24,9 @@ use crate::protocol::{
     CHALLENGE_BYTES, ClientMessage, ClosingReason, ErrorCode, MAX_CONTROL_BYTES, Meeting, PROTOCOL_VERSION,
     ServerMessage, close, sanitize_client_version,
 };
-use crate::rooms::{Claim, Deadline, Forwarded, RoomError, Seated, Stamp, parse_nameplate, token_sha256};
+use crate::rooms::{
+    Claim, Deadline, Forwarded, Role, RoomError, Seated, Stamp, Watcher, parse_nameplate, token_sha256,
+};
 use crate::state::AppState;
 
 /// How long a finished connection waits for its writer to deliver the last frames.
@@ -96,11 +98,16 @@ pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, origin: Origin,
         Origin::Instance(player) => (player.client, player.challenge, None, true),
     };
 
-    let mut session = Session { state: &state, outbox, addr, challenge, forwarded, seated: None, link: None };
+    let mut session =
+        Session { state: &state, outbox, addr, challenge, forwarded, seated: None, watching: None, link: None };
     let end = session.serve(&mut stream, writer_done).await;
-    let Session { outbox, seated, link, .. } = session;
+    let Session { outbox, seated, watching, link, .. } = session;
     if let Some(seated) = seated {
         release(&state, &seated, end);
+    }
+    // A watch connection holds nothing: its place is free however it ended.
+    if let Some(watcher) = watching {
+        state.rooms.unwatch(&watcher);
     }
     if let Some(mut link) = link {
         // Unless the player left (its close frame 1000 went first), the seat is held at the other instance.
@@ -146,6 +153,8 @@ struct Session<'a> {
     /// Forwarded by another instance: served here, never forwarded again.
     forwarded: bool,
     seated: Option<Seated>,
+    /// A host_watch or spectator connection's place.
+    watching: Option<Watcher>,
     /// The link to the instance that holds this player's room.
     link: Option<Link>,
 }
@@ -172,7 +181,7 @@ impl Session<'_> {
         };
         tokio::pin!(stopping);
         loop {
-            let waiting = self.seated.is_none() && self.link.is_none();
+            let waiting = self.seated.is_none() && self.watching.is_none() && self.link.is_none();
             tokio::select! {
                 biased;
                 end = &mut writer_done => return self.writer_ended(end.unwrap_or(WriterEnd::SocketError)),
@@ -276,22 +285,13 @@ impl Session<'_> {
             return self.pass_on(message).await;
         }
         match message {
+            Message::Binary(data) if self.watching.is_some() => self.watch_frame(data, received),
             Message::Binary(data) => {
                 let Some(seated) = &self.seated else {
                     return Some(self.fail(ErrorCode::BadMessage, "binary frame before create, join or resume"));
                 };
                 let len = data.len() as u64;
-                match self.state.rooms.forward(seated, data, received) {
-                    Forwarded::Delivered => {
-                        self.state.metrics.frames.increment(1);
-                        self.state.metrics.bytes.increment(len);
-                    }
-                    Forwarded::NotPaired => {
-                        self.state.metrics.frames_dropped.increment(1);
-                        let _ = self.outbox.error(ErrorCode::NotPaired, "nobody has joined yet; frame dropped");
-                    }
-                    Forwarded::Dropped => self.state.metrics.frames_dropped.increment(1),
-                }
+                self.count_frame(self.state.rooms.forward(seated, data, received), len);
                 None
             }
             Message::Text(text) => {
@@ -310,6 +310,37 @@ impl Session<'_> {
             // Tungstenite answers pings itself; any frame already counted as a sign of life.
             Message::Ping(_) | Message::Pong(_) => None,
         }
+    }
+
+    /// Counts a frame by what became of it; a player told that nobody is there yet.
+    fn count_frame(&self, forwarded: Forwarded, len: u64) {
+        let metrics = &self.state.metrics;
+        match forwarded {
+            Forwarded::Delivered => {
+                metrics.frames.increment(1);
+                metrics.bytes.increment(len);
+            }
+            Forwarded::NotPaired => {
+                metrics.frames_dropped.increment(1);
+                let _ = self.outbox.error(ErrorCode::NotPaired, "nobody has joined yet; frame dropped");
+            }
+            Forwarded::Dropped => metrics.frames_dropped.increment(1),
+        }
+    }
+
+    /// A binary frame on a watch connection. A spectator's frame reaches its player one byte longer (the
+    /// spectator's number before it), so it must leave room for that byte under the size limit.
+    fn watch_frame(&self, data: bytes::Bytes, received: Instant) -> Option<End> {
+        let watcher = self.watching.as_ref()?;
+        let max = self.state.limits.max_message_bytes;
+        if matches!(watcher.role(), Role::Spectator(_)) && data.len() >= max {
+            return Some(
+                self.fail(ErrorCode::TooBig, format!("a spectator's frames are limited to {} bytes", max - 1)),
+            );
+        }
+        let len = data.len() as u64;
+        self.count_frame(self.state.rooms.forward_watch(watcher, data, received), len);
+        None
     }
 
     /// Passes a player's message to the instance that holds its room, unchanged.
@@ -340,6 +371,9 @@ impl Session<'_> {
         if let Some(seated) = &self.seated {
             return self.seated_control(seated, control).await;
         }
+        if self.watching.is_some() {
+            return Some(self.fail(ErrorCode::BadMessage, "a watch connection sends frames only"));
+        }
         let state = self.state;
         let reserved = match self.route(&control, text).await {
             Route::Here(reserved) => reserved,
@@ -354,6 +388,15 @@ impl Session<'_> {
                 return Some(End::Dropped { errored: false });
             }
         };
+        if matches!(control, ClientMessage::HostWatch { .. } | ClientMessage::Watch { .. }) {
+            return match self.take_watch_seat(control).await {
+                Ok(watcher) => {
+                    self.watching = Some(watcher);
+                    None
+                }
+                Err(end) => Some(end),
+            };
+        }
         match self.take_seat(control, reserved) {
             Ok(seated) => {
                 self.seated = Some(seated);
@@ -392,10 +435,20 @@ impl Session<'_> {
                 None
             }
             ClientMessage::Reopen => Some(self.fail(ErrorCode::BadMessage, "only the room's creator can reopen it")),
+            ClientMessage::WatchOff => {
+                state.rooms.watch_off(seated);
+                None
+            }
+            ClientMessage::WatchDelay { turns } => match state.rooms.watch_delay(seated, turns) {
+                Ok(()) => None,
+                Err(error) => Some(self.refuse(error)),
+            },
             ClientMessage::Create { .. }
             | ClientMessage::Join { .. }
             | ClientMessage::Resume { .. }
-            | ClientMessage::Rendezvous { .. } => {
+            | ClientMessage::Rendezvous { .. }
+            | ClientMessage::HostWatch { .. }
+            | ClientMessage::Watch { .. } => {
                 Some(self.fail(ErrorCode::BadMessage, "this connection already has a seat"))
             }
         }
@@ -473,11 +526,50 @@ impl Session<'_> {
                     }
                 }
             }
-            ClientMessage::Report { .. } | ClientMessage::Leave | ClientMessage::Reopen => {
+            ClientMessage::Report { .. }
+            | ClientMessage::Leave
+            | ClientMessage::Reopen
+            | ClientMessage::HostWatch { .. }
+            | ClientMessage::Watch { .. }
+            | ClientMessage::WatchOff
+            | ClientMessage::WatchDelay { .. } => {
                 return Err(self.fail(ErrorCode::BadMessage, "create, join, resume or rendezvous first"));
             }
         };
         seated.map_err(|error| self.refuse(error))
+    }
+
+    /// Seats a host_watch or spectator connection by its first message; `Err` with how the connection ends if it
+    /// is refused. A host_watch is rate-limited as a resume (failures count), a watch as a join.
+    async fn take_watch_seat(&self, control: ClientMessage) -> Result<Watcher, End> {
+        let state = self.state;
+        let now = Instant::now();
+        let watcher = match control {
+            ClientMessage::HostWatch { token } => {
+                if state.resume_limiter.peek(self.addr, now).is_err() {
+                    return Err(self.fail(ErrorCode::RateLimited, "too many failed resumes from your address"));
+                }
+                // In a cluster the watch nameplate is claimed in Redis, as a room's is, so that it is unique there
+                // and a spectator reaching another instance is forwarded here.
+                let claimed = match (&state.cluster, state.rooms.needs_watch_nameplate(&token)) {
+                    (Some(cluster), Some(room)) => cluster.claim_nameplate(room, None).await,
+                    _ => None,
+                };
+                let opened = state.rooms.host_watch(&token, self.outbox.clone(), claimed);
+                if matches!(opened, Err(RoomError::BadToken)) {
+                    let _ = state.resume_limiter.check(self.addr, now);
+                }
+                opened
+            }
+            ClientMessage::Watch { nameplate } => {
+                if state.join_limiter.check(self.addr, now).is_err() {
+                    return Err(self.fail(ErrorCode::RateLimited, "too many joins from your address"));
+                }
+                state.rooms.watch(&nameplate, self.outbox.clone())
+            }
+            _ => return Err(self.fail(ErrorCode::BadMessage, "host_watch or watch expected")),
+        };
+        watcher.map_err(|error| self.refuse(error))
     }
 
     /// Where the room a player's first message names is held, in a cluster: here (taking it over if its instance
@@ -492,17 +584,7 @@ impl Session<'_> {
             return Route::Here(Reserved::Nothing);
         }
         // A player over its rate limit is refused here, before it costs Redis anything or claims a nameplate.
-        let now = Instant::now();
-        let limited = match control {
-            ClientMessage::Create { .. } => state.room_limiter.peek(self.addr, now).is_err(),
-            ClientMessage::Join { .. } => state.join_limiter.peek(self.addr, now).is_err(),
-            ClientMessage::Resume { .. } => state.resume_limiter.peek(self.addr, now).is_err(),
-            ClientMessage::Rendezvous { .. } => {
-                state.resume_limiter.peek(self.addr, now).is_err() || state.room_limiter.peek(self.addr, now).is_err()
-            }
-            ClientMessage::Report { .. } | ClientMessage::Leave | ClientMessage::Reopen => true,
-        };
-        if limited {
+        if self.over_rate_limit(control) {
             return Route::Here(Reserved::Nothing);
         }
         let lookup = match control {
@@ -517,7 +599,13 @@ impl Session<'_> {
                 let meeting = Meeting { room, seat: *seat, key, peer, proof };
                 meeting.check(&self.challenge).ok().map(Lookup::Rendezvous)
             }
-            ClientMessage::Report { .. } | ClientMessage::Leave | ClientMessage::Reopen => None,
+            ClientMessage::HostWatch { token } => token_sha256(token).map(Lookup::Token),
+            ClientMessage::Watch { nameplate } => parse_nameplate(nameplate).map(Lookup::Nameplate),
+            ClientMessage::Report { .. }
+            | ClientMessage::Leave
+            | ClientMessage::Reopen
+            | ClientMessage::WatchOff
+            | ClientMessage::WatchDelay { .. } => None,
         };
         // Anything malformed is refused here, as by a relay alone.
         let Some(lookup) = lookup else { return Route::Here(Reserved::Nothing) };
@@ -571,6 +659,28 @@ impl Session<'_> {
             }
         }
         Route::Here(Reserved::Nothing)
+    }
+
+    /// Whether a first message would be refused for its address's rate limit (or is no first message at all).
+    fn over_rate_limit(&self, control: &ClientMessage) -> bool {
+        let state = self.state;
+        let now = Instant::now();
+        match control {
+            ClientMessage::Create { .. } => state.room_limiter.peek(self.addr, now).is_err(),
+            ClientMessage::Join { .. } => state.join_limiter.peek(self.addr, now).is_err(),
+            ClientMessage::Resume { .. } | ClientMessage::HostWatch { .. } => {
+                state.resume_limiter.peek(self.addr, now).is_err()
+            }
+            ClientMessage::Watch { .. } => state.join_limiter.peek(self.addr, now).is_err(),
+            ClientMessage::Rendezvous { .. } => {
+                state.resume_limiter.peek(self.addr, now).is_err() || state.room_limiter.peek(self.addr, now).is_err()
+            }
+            ClientMessage::Report { .. }
+            | ClientMessage::Leave
+            | ClientMessage::Reopen
+            | ClientMessage::WatchOff
+            | ClientMessage::WatchDelay { .. } => true,
+        }
     }
 
     fn refuse(&self, error: RoomError) -> End {

@@ -44,6 +44,9 @@ pub struct RoomRecord {
     /// Client version strings as the clients gave them.
     pub client_a: Option<String>,
     pub client_b: Option<String>,
+    /// The most spectators present at once (absent from records of earlier relays).
+    #[serde(default)]
+    pub watchers: i64,
 }
 
 /// Errors of the statistics database.
@@ -84,6 +87,10 @@ pub struct Summary {
     pub rooms: i64,
     pub frames: i64,
     pub bytes: i64,
+    /// Rooms that had at least one spectator.
+    pub watched: i64,
+    /// The most spectators any one room had at once.
+    pub most_watchers: i64,
     /// Rooms by result, every result present.
     pub results: BTreeMap<&'static str, i64>,
     /// Rooms created per hour: (hour start in unix ms, rooms), oldest first, hours without rooms included.
@@ -209,8 +216,8 @@ impl StatsStore {
         let mut connection = self.pool.acquire().await.map_err(StatsError::Connect)?;
         let written = sqlx::query(
             "INSERT INTO rooms (created_ms, waiting_ms, total_ms, result, frames_a_to_b, bytes_a_to_b, \
-             frames_b_to_a, bytes_b_to_a, resumes, client_a, client_b) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+             frames_b_to_a, bytes_b_to_a, resumes, client_a, client_b, watchers) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
         )
         .bind(record.created_ms)
         .bind(record.waiting_ms)
@@ -223,6 +230,7 @@ impl StatsStore {
         .bind(record.resumes)
         .bind(record.client_a.as_deref())
         .bind(record.client_b.as_deref())
+        .bind(record.watchers)
         .execute(&mut *connection)
         .await;
         if written.is_err() {
@@ -237,7 +245,7 @@ impl StatsStore {
         self.ready().await?;
         let rows = sqlx::query(
             "SELECT created_ms, waiting_ms, total_ms, result, frames_a_to_b, bytes_a_to_b, frames_b_to_a, \
-             bytes_b_to_a, resumes, client_a, client_b FROM rooms ORDER BY id DESC LIMIT $1",
+             bytes_b_to_a, resumes, client_a, client_b, watchers FROM rooms ORDER BY id DESC LIMIT $1",
         )
         .bind(limit)
         .fetch_all(&self.pool)
@@ -257,6 +265,7 @@ impl StatsStore {
                     resumes: row.try_get(8)?,
                     client_a: row.try_get(9)?,
                     client_b: row.try_get(10)?,
+                    watchers: row.try_get(11)?,
                 })
             })
             .collect()
@@ -272,6 +281,8 @@ impl StatsStore {
             rooms: 0,
             frames: 0,
             bytes: 0,
+            watched: 0,
+            most_watchers: 0,
             results: RoomResult::ALL.iter().map(|r| (r.as_str(), 0)).collect(),
             hourly: (first_hour..=now_ms / HOUR_MS).map(|h| (h * HOUR_MS, 0)).collect(),
             durations: DURATION_BUCKETS.iter().map(|(_, label)| (*label, 0)).collect(),
@@ -308,6 +319,14 @@ impl StatsStore {
                 slot.1 += row.try_get::<i64, _>(1)?;
             }
         }
+        let row = sqlx::query(
+            "SELECT COUNT(*), CAST(COALESCE(MAX(watchers), 0) AS BIGINT) FROM rooms \
+             WHERE created_ms >= $1 AND watchers > 0",
+        )
+        .bind(since_ms)
+        .fetch_one(&self.pool)
+        .await?;
+        (summary.watched, summary.most_watchers) = (row.try_get(0)?, row.try_get(1)?);
         summary.durations = self.histogram("total_ms", since_ms).await?;
         summary.waiting = self.histogram("waiting_ms", since_ms).await?;
         Ok(summary)

@@ -53,6 +53,7 @@ svg text {{ font-size: 11px; fill: #495057; }}
 <div class="card"><b>{waiting}</b><span>waiting for a player</span></div>
 <div class="card"><b>{connected}</b><span>seats connected</span></div>
 <div class="card"><b>{held}</b><span>seats held</span></div>
+<div class="card"><b>{watchers}</b><span>spectators</span></div>
 <div class="card"><b>{connections}</b><span>connections</span></div>
 </div>
 "#,
@@ -61,6 +62,7 @@ svg text {{ font-size: 11px; fill: #495057; }}
         waiting = live.waiting,
         connected = live.seats_connected,
         held = live.seats_held,
+        watchers = live.watchers,
     );
     match summary {
         Some(summary) => stored_sections(&mut page, summary),
@@ -82,11 +84,14 @@ fn stored_sections(page: &mut String, summary: &Summary) {
 <div class="card"><b>{happy_share}</b><span>happy</span></div>
 <div class="card"><b>{frames}</b><span>frames relayed</span></div>
 <div class="card"><b>{bytes}</b><span>relayed</span></div>
+<div class="card"><b>{watched}</b><span>rooms watched (most at once: {most})</span></div>
 </div>
 "#,
         rooms = summary.rooms,
         frames = summary.frames,
         bytes = format_bytes(summary.bytes),
+        watched = summary.watched,
+        most = summary.most_watchers,
     );
     page.push_str("<h2>Rooms per hour</h2>\n");
     page.push_str(&hourly_chart(&summary.hourly));

@@ -54,4 +54,6 @@ pub struct LiveCounts {
     pub waiting: usize,
     pub seats_connected: usize,
     pub seats_held: usize,
+    /// Spectators connected.
+    pub watchers: usize,
 }

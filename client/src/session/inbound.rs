@@ -126,6 +126,7 @@ impl SessionCore {
             GoneReason::Left => "left",
             GoneReason::Timeout => "timeout",
             GoneReason::Rejected => "rejected",
+            GoneReason::WatchingOff => "watching_off",
         };
         self.show(Output::PeerGone { reason });
         self.peer_is_here(false);

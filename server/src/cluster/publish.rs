@@ -155,6 +155,7 @@ impl Cluster {
         wanted.extend(hashes.filter_map(|hash| Some(Lookup::Token(hex::decode(hash).ok()?.try_into().ok()?).key())));
         let rendezvous = snapshot.rendezvous.as_deref().and_then(|id| hex::decode(id).ok()?.try_into().ok());
         wanted.extend(rendezvous.map(|id| Lookup::Rendezvous(id).key()));
+        wanted.extend(snapshot.watch.nameplates.iter().flatten().map(|n| Lookup::Nameplate(*n).key()));
         let entry = serde_json::to_string(&RoomEntry { snapshot, connected }).unwrap_or_default();
         let mut publish = self.scripts.publish.prepare_invoke();
         publish.arg(scripts::PREFIX).arg(room).arg(&self.instance).arg(self.ttl_ms()).arg(entry).arg(wanted.len());

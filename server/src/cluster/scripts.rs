@@ -6,7 +6,7 @@
 //! - `secret`: what instances present to each other on a forwarded connection.
 //! - `owner:<room>`: the instance holding the room; `room:<room>`: its snapshot (JSON, see `RoomEntry`).
 //! - `nameplate:<n>`, `token:<sha256 hex>`, `rendezvous:<id hex>`: the room (its id) a player's first message
-//!   names. Every key of a room expires unless its instance renews it, so nothing outlives a dead instance by more
+//!   names (a watch nameplate is a `nameplate:` key too: one set of numbers for both). Every key of a room expires unless its instance renews it, so nothing outlives a dead instance by more
 //!   than the time its players have to come back.
 
 use redis::Script;

@@ -402,3 +402,33 @@ async fn a_killed_instance_restarted_at_its_address_gives_its_rooms_up_at_once()
     exchange(&mut host, &mut guest, "after").await;
     assert_eq!(metric(&metrics(b.addr).await, "fairdeck_relay_cluster_adoptions_total"), 1.0);
 }
+
+#[tokio::test]
+async fn spectators_reach_a_room_held_by_another_instance() {
+    let redis = TestRedis::start();
+    let (a, b, _dirs) = two_instances(&redis).await;
+    let (_host, _guest, _, host_token, _) = Client::pair(&a.url()).await;
+    // The player's host_watch and its spectators come through the other instance, which forwards them.
+    let mut watch_host = Client::connect(&b.url()).await;
+    watch_host.send(json!({"type": "host_watch", "token": host_token})).await;
+    let nameplate = match watch_host.recv().await {
+        Received::Control(ServerMessage::WatchOpened { nameplate, .. }) => nameplate,
+        other => panic!("expected watch_opened, got {other:?}"),
+    };
+    // Claimed in the cluster: a room opened at the other instance takes another number.
+    let (_waiting, waiting_nameplate, _) = Client::create(&b.url()).await;
+    assert_ne!(nameplate, waiting_nameplate);
+    let mut spectators = Vec::new();
+    for (url, watcher) in [(b.url(), 0), (a.url(), 1)] {
+        let mut spectator = Client::connect(&url).await;
+        spectator.send(json!({"type": "watch", "nameplate": nameplate})).await;
+        assert_eq!(spectator.recv().await, Received::Control(ServerMessage::Watching { watcher }));
+        assert_eq!(watch_host.recv().await, Received::Control(ServerMessage::WatcherJoined { watcher }));
+        watch_host.send_binary(vec![watcher, 42]).await;
+        spectator.expect_binary(&[42]).await;
+        spectator.send_binary(b"seen".to_vec()).await;
+        watch_host.expect_binary(&[watcher, b's', b'e', b'e', b'n']).await;
+        spectators.push(spectator);
+    }
+    assert_eq!(metric(&metrics(b.addr).await, "fairdeck_relay_cluster_links_total"), 2.0);
+}

@@ -81,6 +81,9 @@ pub struct Client {
     pub ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
     /// The welcome's challenge, which a `rendezvous` on this connection signs.
     pub challenge: [u8; 32],
+    /// Whether `watchers` messages are received; if not (the default, for the tests of everything but watching)
+    /// they are passed over: a player is told them after `paired`, `resumed` and `met`.
+    pub sees_watchers: bool,
 }
 
 impl Client {
@@ -104,7 +107,7 @@ impl Client {
     }
 
     async fn welcomed(ws: WebSocketStream<MaybeTlsStream<TcpStream>>) -> Client {
-        let mut client = Client { ws, challenge: [0; 32] };
+        let mut client = Client { ws, challenge: [0; 32], sees_watchers: false };
         match client.recv().await {
             Received::Control(ServerMessage::Welcome { protocol: 1, challenge, .. }) => {
                 client.challenge = hex::decode(challenge).unwrap().try_into().expect("a 32-byte challenge");
@@ -171,9 +174,14 @@ impl Client {
     async fn recv_now(&mut self) -> Received {
         loop {
             return match self.ws.next().await {
-                Some(Ok(Message::Text(text))) => Received::Control(
-                    serde_json::from_str(text.as_str()).unwrap_or_else(|e| panic!("bad control {text}: {e}")),
-                ),
+                Some(Ok(Message::Text(text))) => {
+                    let message =
+                        serde_json::from_str(text.as_str()).unwrap_or_else(|e| panic!("bad control {text}: {e}"));
+                    if !self.sees_watchers && matches!(message, ServerMessage::Watchers { .. }) {
+                        continue;
+                    }
+                    Received::Control(message)
+                }
                 Some(Ok(Message::Binary(data))) => Received::Binary(data.to_vec()),
                 Some(Ok(Message::Close(frame))) => Received::Closed(frame.map(|f| u16::from(f.code))),
                 Some(Ok(_)) => continue,

@@ -14,3 +14,4 @@ mod refusals;
 mod rendezvous;
 mod resume;
 mod stats;
+mod watch;
