@@ -1,5 +1,5 @@
-//! `fairdeck journal show`: a journal file (binary, as `--record` writes it) printed as readable JSON, each message
-//! decoded from its envelope and body.
+//! `fairdeck journal show`: a journal file (binary, as `--record` writes it, or a save's) printed as readable JSON,
+//! each message decoded from its envelope and body; and the reading of a journal file every command shares.
 
 use std::path::Path;
 
@@ -11,13 +11,24 @@ use serde_json::{Value, json};
 /// The journal at `path` as pretty JSON. The engine's seed is left out: it is every secret of the game, and a
 /// journal is shown to be read, shared or pasted.
 pub fn show_file(path: &Path) -> anyhow::Result<String> {
-    let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
-    let journal = journal::decode(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let journal = read_file(path)?;
     let view = match journal.suite {
         Suite::Ristretto255 => view::<Ristretto255>(&journal),
         Suite::Modp2048 => view::<Modp2048>(&journal),
     };
     Ok(serde_json::to_string_pretty(&view)?)
+}
+
+/// The journal at `path`: a journal written by `--record`, or a game's save, which holds its journal. What
+/// `verify`, `journal show` and `replay` read.
+pub fn read_file(path: &Path) -> anyhow::Result<Journal> {
+    let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+    match journal::decode(&bytes) {
+        Ok(journal) => Ok(journal),
+        Err(not_journal) => crate::save::load(path).map(|saved| saved.journal).map_err(|not_save| {
+            anyhow::anyhow!("{}: neither a journal ({not_journal}) nor a save ({not_save})", path.display())
+        }),
+    }
 }
 
 /// The journal's fields, with every received message decoded; a message that does not decode is shown as its

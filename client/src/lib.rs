@@ -9,6 +9,7 @@ pub mod deck;
 pub mod journal;
 pub mod play;
 pub mod practice;
+pub mod replay;
 pub mod rng;
 pub mod save;
 pub mod script;

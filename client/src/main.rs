@@ -93,6 +93,10 @@ enum Command {
     /// Read a game's journal (saved with --record).
     #[command(subcommand)]
     Journal(JournalCommand),
+    /// Play a game back on the terminal table from its owner's seat, as the owner saw it (their hidden cards
+    /// too), input by input: → and ← step, Space plays at a speed (+ and - change it), t jumps to a turn, Home and
+    /// End, q quits. With --script, a `step` event per input and the `table` event after it.
+    Replay(fairdeck::replay::Args),
     /// Print a deck file as fairdeck reads it: its sections (commander, main deck, sideboard), counts, names
     /// and the deck hash Cockatrice shows for it, then warnings: its size for its format and, with a card
     /// database, unknown names (with the nearest real ones) and too many copies. A file that is not a deck is an
@@ -155,8 +159,11 @@ enum JournalCommand {
     /// Print the journal as JSON: the player's deck and intents, and every message received, decoded (the
     /// engine's seed, every secret of the game, is left out).
     Show {
-        /// The journal file.
+        /// The journal file, or a save (`fairdeck games` lists them).
         file: std::path::PathBuf,
+        /// Print the game as the table's log told it instead: a line per sentence, with its step and turn.
+        #[arg(long)]
+        text: bool,
     },
 }
 
@@ -492,7 +499,13 @@ fn main() -> ExitCode {
                 }
             };
         }
-        Command::Journal(JournalCommand::Show { file }) => fairdeck::journal::show_file(&file).and_then(print_line),
+        Command::Journal(JournalCommand::Show { file, text: false }) => {
+            fairdeck::journal::show_file(&file).and_then(print_line)
+        }
+        Command::Journal(JournalCommand::Show { file, text: true }) => {
+            fairdeck::replay::text::show_file(&file).and_then(print_line)
+        }
+        Command::Replay(args) => return fairdeck::replay::run(args),
         Command::Deck { file, json, limited } => fairdeck::deck::show_file(&file, json, limited).and_then(print_line),
         Command::Rng(RngCommand::Shuffle { shared_seed, state, count }) => {
             fairdeck::rng::shuffle_json(&shared_seed, &state, count).and_then(print_line)

@@ -70,7 +70,7 @@ impl<R: AsyncBufRead + Unpin, W: Write> Frontend for Script<R, W> {
     fn show(&mut self, output: Output, engine: &Engine<Ristretto255>) -> std::io::Result<()> {
         match output {
             Output::Waiting(_) | Output::ForfeitGrace(_) | Output::Taken(_) => Ok(()),
-            Output::Table => emit(&mut self.out, &ScriptEvent::Table(table_view(engine))),
+            Output::Table => emit_table(&mut self.out, engine),
             Output::Browsing(open) => {
                 let cards = open.cards.iter().map(|&card| BrowsedCard { card: card.0, name: card_name(engine, card) });
                 emit(&mut self.out, &ScriptEvent::Browsing { purpose: open.purpose, cards: cards.collect() })
@@ -86,12 +86,8 @@ pub(crate) fn emit_event(out: &mut impl Write, event: Event, source: &impl Table
     emit(out, &engine_event(event, source))
 }
 
-/// Writes the `table` event of `source`'s table, as the game writes it.
-pub(crate) fn emit_table(out: &mut impl Write, source: &impl TableSource) -> std::io::Result<()> {
-    emit(out, &ScriptEvent::Table(table_view(source)))
-}
-
-/// Writes one JSON line.
+/// Writes `event` as one JSON line (`fairdeck replay --script` and `fairdeck watch --script` write their own events
+/// this way too).
 pub(crate) fn emit(out: &mut impl Write, event: &impl Serialize) -> std::io::Result<()> {
     let line = serde_json::to_string(event).map_err(std::io::Error::other)?;
     writeln!(out, "{line}")?;
@@ -435,6 +431,12 @@ fn engine_event(event: Event, engine: &impl TableSource) -> ScriptEvent {
             misbehaviour: alert.kind.is_misbehaviour(),
         },
     }
+}
+
+/// Writes the `table` event of `source`'s table: the game's, `fairdeck replay --script`'s after each step, and a
+/// spectator's (`fairdeck watch --script`).
+pub(crate) fn emit_table(out: &mut impl Write, source: &impl TableSource) -> std::io::Result<()> {
+    emit(out, &ScriptEvent::Table(table_view(source)))
 }
 
 /// The public table: each zone's card ids in order, its count, and the players' values. Both sides

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use fairdeck_shared::crypto::{Modp2048, Ristretto255, Suite};
-use fairdeck_shared::journal::{self, Summary, Verdict, check};
+use fairdeck_shared::journal::{Summary, Verdict, check};
 
 /// What `verify` found, for the exit code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,13 +29,7 @@ impl Finding {
 /// Reads the journal at `path` (a journal written by `--record`, or a game's save), replays it and says what it
 /// shows, in words.
 pub fn verify_file(path: &Path) -> anyhow::Result<(Finding, String)> {
-    let text = std::fs::read(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
-    let journal = match journal::decode(&text) {
-        Ok(journal) => journal,
-        Err(not_journal) => crate::save::load(path).map(|saved| saved.journal).map_err(|not_save| {
-            anyhow::anyhow!("{}: neither a journal ({not_journal}) nor a save ({not_save})", path.display())
-        })?,
-    };
+    let journal = crate::journal::read_file(path)?;
     let verdict = match journal.suite {
         Suite::Ristretto255 => check::<Ristretto255>(&journal),
         Suite::Modp2048 => check::<Modp2048>(&journal),

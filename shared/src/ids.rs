@@ -17,6 +17,14 @@ impl Seat {
     /// Both seats, host first: the order every seat-by-seat loop follows.
     pub const BOTH: [Seat; 2] = [Seat::Host, Seat::Guest];
 
+    /// 0 for the host, 1 for the guest: where a seat's entry is in an array of both.
+    pub fn slot(self) -> usize {
+        match self {
+            Seat::Host => 0,
+            Seat::Guest => 1,
+        }
+    }
+
     /// The byte that stands for this seat inside hashes.
     pub fn id_byte(self) -> u8 {
         match self {

@@ -132,3 +132,37 @@ fn an_envelope_acknowledging_messages_not_shown_is_caught() {
     let raised = alerts(&mut spectator);
     assert!(raised.contains(&(AlertKind::Sequence, false)), "{raised:?}");
 }
+
+#[test]
+fn what_a_spectator_is_forwarded_holds_no_hidden_card_name() {
+    // Every envelope of the game, as forwarded, searched for the name of every card both players do not know.
+    let mut pair = ready();
+    for seat in Seat::BOTH {
+        pair.intent(seat, Intent::Act(Action::Draw { count: 3 })).unwrap();
+    }
+    pair.drive();
+    let shown = pair.host.table().zone(ZoneId::hand(Seat::Host))[0];
+    pair.intent(Seat::Host, Intent::Act(Action::Reveal { cards: vec![shown], to: None })).unwrap();
+    pair.drive();
+    let forwarded: Vec<u8> =
+        pair.guest.record().iter().flat_map(|(_, envelope)| wire::encode_envelope(envelope)).collect();
+    let public: Vec<&str> = pair
+        .host
+        .table()
+        .cards()
+        .filter_map(|card| {
+            Some(pair.host.identity(card.id)?.name.as_str()).filter(|_| pair.guest.identity(card.id).is_some())
+        })
+        .collect();
+    let decks = [numbered_deck("Host", 10, 1), numbered_deck("Guest", 10, 1)];
+    let names = decks.iter().flat_map(|deck| deck.library.iter().chain(&deck.sideboard)).map(|card| &card.name);
+    let mut hidden = 0;
+    for name in names.filter(|name| !public.contains(&name.as_str())) {
+        hidden += 1;
+        assert!(!forwarded.windows(name.len()).any(|w| w == name.as_bytes()), "{name} is in the traffic");
+    }
+    assert!(hidden >= 20, "most cards are hidden: {hidden}");
+    let mut spectator = Observer::<G>::new([6; 32]);
+    assert!(feed(&mut spectator, &pair, Seat::Guest, 0).is_empty());
+    assert_eq!(spectator.identity(shown), pair.host.identity(shown), "the revealed card is named");
+}

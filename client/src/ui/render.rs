@@ -21,16 +21,8 @@ pub const ALERT_MARK: &str = "!! ";
 
 /// Draws the whole screen.
 pub fn render(frame: &mut Frame, view: &View) {
-    let [main, prompt, status] =
-        Layout::vertical([Constraint::Min(0), Constraint::Length(1), Constraint::Length(1)]).areas(frame.area());
-    let [table, log] = Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(main);
-    let setup_height = if view.setup.ready { 0 } else { 6 };
-    let [setup, table] = Layout::vertical([Constraint::Length(setup_height), Constraint::Min(0)]).areas(table);
-    if !view.setup.ready {
-        render_setup(frame, setup, view);
-    }
-    board::render_table(frame, table, view);
-    render_log(frame, log, view);
+    let [main, prompt, status] = screen_rows(frame.area());
+    render_table_and_log(frame, main, view);
     render_prompt(frame, prompt, view);
     render_status(frame, status, view);
     match view.overlay {
@@ -45,6 +37,24 @@ pub fn render(frame: &mut Frame, view: &View) {
         Overlay::Card => render_card(frame, frame.area(), &view.card_text),
         Overlay::Pile(pile) => board::render_pile(frame, frame.area(), view, pile),
     }
+}
+
+/// The screen's rows: the table and the log, the command line, the status line.
+pub fn screen_rows(area: Rect) -> [Rect; 3] {
+    Layout::vertical([Constraint::Min(0), Constraint::Length(1), Constraint::Length(1)]).areas(area)
+}
+
+/// The table (under the set-up panel while set-up lasts) and the log beside it, in `area`: the game's screen but
+/// its two last rows, which `fairdeck replay` fills with its own.
+pub fn render_table_and_log(frame: &mut Frame, area: Rect, view: &View) {
+    let [table, log] = Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(area);
+    let setup_height = if view.setup.ready { 0 } else { 6 };
+    let [setup, table] = Layout::vertical([Constraint::Length(setup_height), Constraint::Min(0)]).areas(table);
+    if !view.setup.ready {
+        render_setup(frame, setup, view);
+    }
+    board::render_table(frame, table, view);
+    render_log(frame, log, view);
 }
 
 /// The set-up panel's stage while the player builds its limited deck (short enough for an 80-column screen).

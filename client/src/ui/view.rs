@@ -373,6 +373,8 @@ pub struct Log {
     lines: VecDeque<LogLine>,
     /// How many lines up from the newest the view is scrolled.
     scroll: usize,
+    /// How many lines were ever pushed, those scrolled away included: what a step added is the difference.
+    told: u64,
 }
 
 impl Log {
@@ -381,6 +383,7 @@ impl Log {
             self.lines.pop_front();
         }
         self.lines.push_back(LogLine { kind, text: clean(&text.into()) });
+        self.told += 1;
         // A reader scrolled up keeps their place: the new line lands below.
         if self.scroll > 0 {
             self.scroll = (self.scroll + 1).min(self.lines.len().saturating_sub(1));
@@ -393,6 +396,11 @@ impl Log {
 
     pub fn scroll(&self) -> usize {
         self.scroll
+    }
+
+    /// How many lines were ever pushed (the log keeps the last [`LOG_LIMIT`]).
+    pub fn told(&self) -> u64 {
+        self.told
     }
 
     /// Scrolls `by` lines up (negative: down), within the log.
@@ -579,7 +587,7 @@ impl View {
     /// Takes in where `engine` stands: the table is built again only when the engine moved since it was last
     /// built (by its journal, to which every input that changes it is added), so the outputs of one batch (the
     /// events of the messages that arrived together) build it once.
-    fn follow_engine<G: Group>(&mut self, engine: &Engine<G>) {
+    pub fn follow_engine<G: Group>(&mut self, engine: &Engine<G>) {
         let inputs = engine.journal().inputs.len();
         if self.table_inputs != Some(inputs) {
             self.table = TableView::from_engine(engine);

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use fairdeck_relay::Limits;
-use fairdeck_relay::protocol::{GoneReason, ServerMessage, close};
+use fairdeck_relay::protocol::{GoneReason, SeatKey, ServerMessage, close};
 use serde_json::json;
 
 use crate::common::{Client, PATIENCE, Received, TestRelay, metric, metrics, test_limits};
@@ -292,6 +292,43 @@ async fn spectators_leave_when_the_room_ends_and_stay_while_a_seat_is_held() {
 }
 
 #[tokio::test]
+async fn players_meeting_at_their_rendezvous_are_told_the_watchers_and_keep_their_watch_seats() {
+    let dir = tempfile::tempdir().unwrap();
+    let relay = TestRelay::start(dir.path(), test_limits()).await;
+    let url = relay.url();
+    let keys = [SeatKey::from_secret(&[7; 32]), SeatKey::from_secret(&[8; 32])];
+    // Takes `seat` at the rendezvous; returns the player and its token, after `met`.
+    let meet = async |seat: usize| {
+        let mut player = Client::connect(&url).await;
+        player.sees_watchers = true;
+        let message = keys[seat].rendezvous(seat as u8, &keys[1 - seat].public(), &player.challenge, None);
+        player.send(serde_json::to_value(message).unwrap()).await;
+        match player.recv().await {
+            Received::Control(ServerMessage::Met { token, .. }) => (player, token),
+            other => panic!("expected met, got {other:?}"),
+        }
+    };
+    let (mut first, token) = meet(0).await;
+    let (mut second, _) = meet(1).await;
+    for player in [&mut first, &mut second] {
+        player.expect(|m| matches!(m, ServerMessage::Paired { .. })).await;
+        assert_eq!(watchers(player).await, (0, 0, true, 0));
+    }
+    let (mut host, nameplate) = host_watch(&url, &token).await;
+    let (mut watching, watcher) = spectator(&url, &nameplate).await;
+    assert_eq!(watchers(&mut second).await, (1, 0, true, 0));
+
+    // The host takes its seat again at the rendezvous (a new token): told the watchers, its spectator stays.
+    let (mut again, token) = meet(0).await;
+    assert_eq!(watchers(&mut again).await, (1, 0, true, 0));
+    host.send_binary(vec![watcher, 3]).await;
+    watching.expect_binary(&[3]).await;
+    let (_host, same) = host_watch(&url, &token).await;
+    assert_eq!(same, nameplate);
+    relay.stop().await;
+}
+
+#[tokio::test]
 async fn no_watch_seats_turns_watching_off_relay_wide() {
     let dir = tempfile::tempdir().unwrap();
     let relay = TestRelay::start(dir.path(), Limits { watch_seats: 0, ..test_limits() }).await;
@@ -379,5 +416,30 @@ async fn a_restart_keeps_the_watch_nameplates_and_the_switch() {
     let mut late = Client::connect(&relay.url()).await;
     late.send(json!({"type": "host_watch", "token": joiner_token})).await;
     late.expect_error_and_close("watching_off", close::WATCHING_OFF).await;
+    relay.stop().await;
+}
+
+#[tokio::test]
+async fn spectators_are_held_to_the_size_limit_with_their_number_and_to_the_joins_rate() {
+    let dir = tempfile::tempdir().unwrap();
+    let limits = Limits { max_message_bytes: 8192, joins_per_minute: 4, ..test_limits() };
+    let relay = TestRelay::start(dir.path(), limits).await;
+    let url = relay.url();
+    // One join and three watches: the joins' rate.
+    let (_creator, _joiner, token, _) = pair(&url, true).await;
+    let (mut host, nameplate) = host_watch(&url, &token).await;
+    let (mut largest, watcher) = spectator(&url, &nameplate).await;
+    largest.send_binary(vec![7; 8191]).await;
+    host.expect(|m| matches!(m, ServerMessage::WatcherJoined { .. })).await;
+    host.expect_binary(&[&[watcher][..], &[7; 8191]].concat()).await;
+    let (mut too_large, _) = spectator(&url, &nameplate).await;
+    too_large.send_binary(vec![7; 8192]).await;
+    too_large.expect_error_and_close("too_big", close::TOO_BIG).await;
+    let mut unknown = Client::connect(&url).await;
+    unknown.send(json!({"type": "watch", "nameplate": "77"})).await;
+    unknown.expect_error_and_close("unknown_nameplate", close::UNKNOWN_NAMEPLATE).await;
+    let mut limited = Client::connect(&url).await;
+    limited.send(json!({"type": "watch", "nameplate": nameplate})).await;
+    limited.expect_error_and_close("rate_limited", close::RATE_LIMITED).await;
     relay.stop().await;
 }

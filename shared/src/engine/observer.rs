@@ -28,7 +28,7 @@ use super::{DeckList, Engine};
 use crate::crypto::{CardInstance, Group};
 use crate::ids::{GameId, Seat};
 use crate::table::{CardId, Table};
-use crate::wire::{self, Envelope, Message, MessageKind, Stream, WireError};
+use crate::wire::{self, Action, Envelope, Message, MessageKind, Stream, TableDigest, WireError};
 
 /// A spectator's view of a game: feed it each envelope with [`Observer::observe`], then drain
 /// [`Observer::poll_event`]. It never sends anything.
@@ -236,24 +236,7 @@ impl<G: Group> Observer<G> {
                     ReceivedDeck { key, base_key, proof, library, sideboard, catalogue, commander, label, difference };
                 engine.receive_deck(envelope, deck)?
             }
-            Message::Act { action, seen, digest } => match from {
-                Seat::Host => engine.receive_act(seq, action, seen, digest)?,
-                // A proposal: it takes its place in the game's order with the host's `accept`.
-                Seat::Guest => {
-                    if !engine.game.phase.is_ready() {
-                        return Err(Fault::new(AlertKind::Unexpected, "an action before set-up finished"));
-                    }
-                    // Forbidden on the very table its sender saw (the host's actions had not overtaken it): a
-                    // breach, as the host's engine finds it; else the host's answer decides.
-                    if let Err(error) = engine.check_action(from, &action)
-                        && error.forbidden
-                        && seen == engine.game.actions_applied
-                    {
-                        return Err(Fault::new(forbidden_kind(&action), error.reason));
-                    }
-                    engine.game.proposals.insert(seq, action);
-                }
-            },
+            Message::Act { action, seen, digest } => self.act(from, seq, action, seen, digest)?,
             Message::Accept { seq: proposal } => engine.receive_accept(proposal)?,
             Message::Reject { seq: proposal, reason } => {
                 let action = engine.expect_guest()?.game.proposals.remove(&proposal).ok_or_else(|| {
@@ -315,6 +298,34 @@ impl<G: Group> Observer<G> {
                 self.unsupported = Some(format!("a {kind}: limited play is not followed by spectators yet"));
             }
         }
+        Ok(())
+    }
+
+    /// A seat's action: the host's takes its place in the game's order now, the guest's with the host's `accept`.
+    fn act(
+        &mut self,
+        from: Seat,
+        seq: u64,
+        action: Action,
+        seen: u64,
+        digest: Option<TableDigest>,
+    ) -> Result<(), Fault> {
+        let engine = &mut self.engine;
+        if from == Seat::Host {
+            return engine.receive_act(seq, action, seen, digest);
+        }
+        if !engine.game.phase.is_ready() {
+            return Err(Fault::new(AlertKind::Unexpected, "an action before set-up finished"));
+        }
+        // Forbidden on the very table its sender saw (the host's actions had not overtaken it): a breach, as the
+        // host's engine finds it; else the host's answer decides.
+        if let Err(error) = engine.check_action(from, &action)
+            && error.forbidden
+            && seen == engine.game.actions_applied
+        {
+            return Err(Fault::new(forbidden_kind(&action), error.reason));
+        }
+        engine.game.proposals.insert(seq, action);
         Ok(())
     }
 

@@ -8,8 +8,6 @@ use crate::crypto::{AwaitingOpening, Commitment, Dice, Opening, ProofError, Shar
 use crate::ids::{GameId, Seat};
 use crate::table::CardId;
 
-use super::state::index;
-
 #[cfg_attr(fuzzing, derive(Clone))]
 pub(super) enum RandomKind {
     Roll(Dice),
@@ -91,13 +89,13 @@ impl RandomRound {
     pub(super) fn observe_commitment(&mut self, from: Seat, commitment: Commitment) -> Result<(), RoundError> {
         match &mut self.stage {
             Stage::Observed { commitments, openings, .. }
-                if commitments[index(from)].is_none() && openings.iter().all(Option::is_none) =>
+                if commitments[from.slot()].is_none() && openings.iter().all(Option::is_none) =>
             {
                 // An echo of the other's commitment would cancel its contribution out.
-                if commitments[index(from.opponent())] == Some(commitment) {
+                if commitments[from.opponent().slot()] == Some(commitment) {
                     return Err(RoundError::BadProof(ProofError::EchoedCommitment));
                 }
-                commitments[index(from)] = Some(commitment);
+                commitments[from.slot()] = Some(commitment);
                 Ok(())
             }
             _ => Err(RoundError::OutOfTurn),
@@ -111,13 +109,13 @@ impl RandomRound {
             return Err(RoundError::OutOfTurn);
         };
         let [Some(host), Some(guest)] = commitments else { return Err(RoundError::OutOfTurn) };
-        if openings[index(from)].is_some() {
+        if openings[from.slot()].is_some() {
             return Err(RoundError::OutOfTurn);
         }
         let own = if from == Seat::Host { &*host } else { &*guest };
         // Checked as it comes, so a false opening is blamed on the message that carries it.
         let _checked = own.verify(purpose, game_id, from, &opening).map_err(RoundError::BadProof)?;
-        openings[index(from)] = Some(opening);
+        openings[from.slot()] = Some(opening);
         if let [Some(host_opening), Some(guest_opening)] = openings {
             let seed = crate::crypto::observe_round(purpose, game_id, (host, host_opening), (guest, guest_opening))
                 .map_err(RoundError::BadProof)?;

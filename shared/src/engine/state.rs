@@ -23,10 +23,7 @@ pub(super) struct Form<G: Group> {
 }
 
 pub(super) fn index(seat: Seat) -> usize {
-    match seat {
-        Seat::Host => 0,
-        Seat::Guest => 1,
-    }
+    seat.slot()
 }
 
 /// The cards of one back in a library, as a shuffle step takes them.
