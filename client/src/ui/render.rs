@@ -258,8 +258,13 @@ fn watching(watchers: &Watchers) -> String {
     match (watchers.open, watchers.delay) {
         (false, _) => "│ watching off ".to_string(),
         (true, 0) => format!("│ {} watch ", watchers.count),
-        (true, delay) => format!("│ {} watch ({delay} turns behind) ", watchers.count),
+        (true, delay) => format!("│ {} watch ({}) ", watchers.count, turns_behind(delay)),
     }
+}
+
+/// How far behind spectators are: "1 turn behind", "3 turns behind".
+pub(crate) fn turns_behind(delay: u32) -> String {
+    if delay == 1 { "1 turn behind".into() } else { format!("{delay} turns behind") }
 }
 
 /// The connection state in words, and its colour.
@@ -288,6 +293,28 @@ pub(crate) fn screen_text(buffer: &ratatui::buffer::Buffer) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::Output;
+
+    #[test]
+    fn the_status_line_counts_both_players_spectators_and_says_when_watching_is_off() {
+        let mut view = View::new("ws://relay");
+        let status = |view: &View| {
+            status_spans(view, Status::Full).iter().map(|span| span.content.to_string()).collect::<String>()
+        };
+        assert!(!status(&view).contains("watch"), "nothing before the relay counts");
+        view.apply(&Output::Watchers { host: 2, guest: 1, open: true, delay: 1 }, &engine());
+        assert!(status(&view).contains("│ 3 watch (1 turn behind) "), "{}", status(&view));
+        view.apply(&Output::Watchers { host: 0, guest: 0, open: false, delay: 1 }, &engine());
+        assert!(status(&view).contains("│ watching off "), "{}", status(&view));
+        assert_eq!(view.log.lines().iter().filter(|line| line.text == "Watching is off in this game").count(), 1);
+    }
+
+    fn engine() -> fairdeck_shared::engine::Engine<fairdeck_shared::crypto::Ristretto255> {
+        let config = fairdeck_shared::engine::EngineConfig { name: "Ada".into(), software: "test".into() };
+        let card = fairdeck_shared::engine::DeckCard { name: "Mountain".into(), back: 0 };
+        let deck = fairdeck_shared::engine::DeckList { library: vec![card], ..Default::default() };
+        fairdeck_shared::engine::Engine::new(fairdeck_shared::Seat::Host, config, deck, [1; 32]).unwrap()
+    }
 
     #[test]
     fn status_names_each_connection_state() {

@@ -18,7 +18,7 @@ use crate::session::SessionError;
 use crate::ui::View;
 use crate::ui::board::render_table;
 use crate::ui::log::LogKind;
-use crate::ui::render::render_log;
+use crate::ui::render::{render_log, turns_behind};
 
 /// The keys, as `?` shows them.
 const KEYS: [&str; 5] =
@@ -127,7 +127,7 @@ fn status_spans(watching: &Watching) -> Vec<Span<'static>> {
         Span::from(format!("│ {me} {} · {them} {} │ {turn} ", life(table.me.life), life(table.opponent.life))),
     ];
     if watching.delay > 0 {
-        spans.push(Span::from(format!("│ {} turns behind ", watching.delay)));
+        spans.push(Span::from(format!("│ {} ", turns_behind(u32::from(watching.delay)))));
     }
     if table.over {
         spans.push(Span::from("│ GAME OVER ").fg(Color::Yellow).bold());
@@ -305,7 +305,7 @@ mod tests {
         let (bea, ada) = (text.find("Bea").expect("Bea"), text.rfind("Ada").expect("Ada"));
         assert!(bea < ada, "{text}");
         assert!(!text.contains("You"), "{text}");
-        assert!(text.contains("Ada 20 · Bea 20") && text.contains("1 turns behind"), "{text}");
+        assert!(text.contains("Ada 20 · Bea 20") && text.contains("1 turn behind"), "{text}");
         assert!(text.contains("hand 2") && text.contains("hand 3"), "hidden hands as counts: {text}");
         // The card played is public: named; the hands are not.
         assert!(text.contains("Goblin Guide") || text.contains("Mountain"), "{text}");
