@@ -431,6 +431,7 @@ fn a_spectator_gets_every_envelope_of_the_game_as_the_host_handled_them_after_th
     // The players chose a delay of one turn; the spectator comes in after the set-up.
     let watchers = r#"{"type":"watchers","host":1,"guest":0,"open":true,"delay":1}"#;
     table.input(Seat::Host, Input::Control(watchers.into()));
+    assert_eq!(table.core(Seat::Host).poll_watch_link(), None, "open already: not opened twice");
     table.input(Seat::Host, Input::Watch(WatchInput::Control(r#"{"type":"watcher_joined","watcher":0}"#.into())));
     let mut spectator = Channel::new(Side::Guest, &code.password(), code.nameplate(), [40; 32]);
     let fed = watch_exchange(&mut table, &mut spectator);
@@ -498,4 +499,16 @@ fn watching_opens_only_once_the_code_is_proved_and_watch_off_closes_it_for_good(
     assert_eq!(refused(&table), 2);
     assert_eq!(table.core(Seat::Host).poll_watch_link(), Some(WatchAction::Close));
     assert_eq!(table.core(Seat::Host).poll_watch_link(), None, "never opened again");
+}
+
+#[test]
+fn a_resumed_game_whose_spectators_wait_at_the_relay_opens_watching_again_by_itself() {
+    let mut table = Table::ready();
+    // This program never typed watch-code (it is a new process on a resumed game): the relay counts one
+    // spectator of the guest's seat.
+    let watchers = r#"{"type":"watchers","host":0,"guest":1,"open":true,"delay":0}"#;
+    table.input(Seat::Host, Input::Control(watchers.into()));
+    assert_eq!(table.core(Seat::Host).poll_watch_link(), None, "the host's seat has none");
+    table.input(Seat::Guest, Input::Control(watchers.into()));
+    assert_eq!(table.core(Seat::Guest).poll_watch_link(), Some(WatchAction::Open("token-Guest".into())));
 }

@@ -7,6 +7,7 @@
 use std::time::{Duration, Instant};
 
 use fairdeck_relay_protocol::{ClientMessage, ErrorCode, ServerMessage};
+use fairdeck_shared::Seat;
 
 use super::claim::WatchAction;
 use super::error::SessionError;
@@ -55,7 +56,8 @@ impl SessionCore {
     /// Asks the driver to open the watch link, if it is wanted and can be: the seat is had, with its token.
     pub(super) fn open_watch(&mut self) {
         let closed = matches!(self.watching.link, WatchLinkState::Closed | WatchLinkState::Waiting(_));
-        if !self.watching.wanted || self.watching.off || !closed || !self.link.is_up() {
+        let can = self.link.is_up() && self.channel.watch_secret().is_some();
+        if !self.watching.wanted || self.watching.off || !closed || !can {
             return;
         }
         if let Some(token) = self.relay.token.clone() {
@@ -149,6 +151,12 @@ impl SessionCore {
         self.set_watch_delay();
         if !open && !self.watching.off {
             self.close_watch(true);
+        }
+        // Spectators of this seat wait at the relay (this program resumed a game they watched): the feed goes on.
+        let mine = if self.engine.seat() == Seat::Host { host } else { guest };
+        if open && mine > 0 {
+            self.watching.wanted = true;
+            self.open_watch();
         }
         self.show(Output::Watchers { host, guest, open, delay });
     }

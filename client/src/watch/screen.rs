@@ -155,6 +155,8 @@ struct Screen {
     terminal: DefaultTerminal,
     keys: EventStream,
     watching: Watching,
+    /// Something was shown since the screen was last drawn.
+    unshown: bool,
 }
 
 impl Screen {
@@ -165,6 +167,10 @@ impl Screen {
 
 impl WatchFront for Screen {
     async fn next_line(&mut self) -> Option<String> {
+        // Asked for whenever the spectator waits: what came since (a whole batch of steps) is drawn once.
+        if std::mem::take(&mut self.unshown) {
+            self.draw().ok()?;
+        }
         loop {
             let TermEvent::Key(key) = self.keys.next().await?.ok()? else {
                 self.draw().ok()?;
@@ -186,8 +192,8 @@ impl WatchFront for Screen {
 
     fn show(&mut self, news: News, spectator: &Spectator) -> std::io::Result<()> {
         self.watching.apply(&news, spectator);
-        // Each step's table is drawn once, not once per event.
-        if news == News::Table || !spectator.started() { self.draw() } else { Ok(()) }
+        self.unshown = true;
+        Ok(())
     }
 
     fn ended(&mut self, why: Ended, _: &Spectator) -> std::io::Result<()> {
@@ -203,7 +209,8 @@ pub async fn watch_screen(options: WatchOptions) -> Result<(), WatchError> {
         SessionError::Output(error)
     })?;
     let _restore = RestoreOnDrop;
-    let mut screen = Screen { terminal, keys: EventStream::new(), watching: Watching::new(&options.relay) };
+    let watching = Watching::new(&options.relay);
+    let mut screen = Screen { terminal, keys: EventStream::new(), watching, unshown: false };
     screen.draw()?;
     watch(options, &mut screen).await?;
     // What ended watching stays on the screen until the spectator quits.
