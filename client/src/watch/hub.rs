@@ -17,7 +17,7 @@ use rand_chacha::ChaCha20Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};
 
 use super::feed::{Feed, MAX_DELAY};
-use crate::channel::{Channel, Side};
+use crate::channel::{Channel, ChannelError, Side};
 use crate::code::Code;
 
 /// The player's side of every spectator's channel. See the module documentation.
@@ -138,13 +138,13 @@ impl WatchHub {
     /// new spectator there while the link was down) gets a new channel.
     pub fn handle_frame(&mut self, frame: &[u8]) {
         let Some((&watcher, payload)) = frame.split_first() else { return };
-        let Some(spectator) = self.spectators.get_mut(&watcher) else { return };
-        if spectator.failed || spectator.channel.handle_frame(payload).is_ok() {
-            return;
-        }
-        let established = spectator.channel.is_established();
+        let Some(spectator) = self.spectators.get_mut(&watcher).filter(|s| !s.failed) else { return };
+        let Err(error) = spectator.channel.handle_frame(payload) else { return };
         spectator.failed = true;
-        if established && let Some(mut fresh) = self.new_spectator() {
+        // Another HELLO: another spectator at that seat (only then: a frame altered on the way ends the channel).
+        if matches!(error, ChannelError::HandshakeChanged(_))
+            && let Some(mut fresh) = self.new_spectator()
+        {
             if fresh.channel.handle_frame(payload).is_ok() {
                 self.spectators.insert(watcher, fresh);
             } else {
@@ -337,6 +337,25 @@ mod tests {
         let mut again = Watcher::new(1, &code);
         exchange(&mut hub, &mut [&mut again]);
         assert_eq!(again.envelopes(), [0, 1, 2, 3, 4, 5]);
+    }
+
+    #[test]
+    fn another_spectator_at_a_known_seat_after_the_link_came_back_gets_a_channel_of_its_own() {
+        let (mut hub, code) = opened_hub();
+        hub.follow(&record(0..3), 1, false);
+        hub.joined(2);
+        let mut first = Watcher::new(2, &code);
+        exchange(&mut hub, &mut [&mut first]);
+        assert_eq!(first.envelopes(), [0, 1, 2]);
+        // The watch link dropped; the first spectator left meanwhile and another took its seat: the relay tells
+        // the link that came back of spectator 2, whose HELLO is not the one its channel knows.
+        hub.opened(code.clone(), MAX_FRAME);
+        hub.joined(2);
+        let mut second =
+            Watcher { seat: 2, channel: Channel::new(Side::Guest, &code.password(), "42", [9; 32]), fed: Vec::new() };
+        exchange(&mut hub, &mut [&mut second]);
+        assert_eq!(second.envelopes(), [0, 1, 2], "the feed from the start");
+        assert_eq!(hub.spectators(), 1);
     }
 
     #[test]
