@@ -512,3 +512,28 @@ fn a_resumed_game_whose_spectators_wait_at_the_relay_opens_watching_again_by_its
     table.input(Seat::Guest, Input::Control(watchers.into()));
     assert_eq!(table.core(Seat::Guest).poll_watch_link(), Some(WatchAction::Open("token-Guest".into())));
 }
+
+#[test]
+fn a_dropped_watch_link_is_opened_again_after_a_second_or_with_the_seat() {
+    let mut table = Table::ready();
+    table.line(Seat::Host, "watch-code");
+    assert_eq!(table.core(Seat::Host).poll_watch_link(), Some(WatchAction::Open("token-Host".into())));
+    table.input(Seat::Host, Input::Watch(WatchInput::Opened { nameplate: "5".into(), max_frame: 1 << 16 }));
+    table.input(Seat::Host, Input::Watch(WatchInput::Lost));
+    assert_eq!(table.core(Seat::Host).poll_watch_link(), None, "not at once");
+    table.wait(Duration::from_secs(1));
+    assert_eq!(table.core(Seat::Host).poll_watch_link(), Some(WatchAction::Open("token-Host".into())));
+    // Dropped again while the game's seat is being taken back: no deadline spins, the seat's return opens it.
+    table.input(Seat::Host, Input::Watch(WatchInput::Opened { nameplate: "5".into(), max_frame: 1 << 16 }));
+    table.input(Seat::Host, Input::Watch(WatchInput::Lost));
+    table.here[0] = false;
+    table.input(Seat::Host, Input::Lost("the connection was cut".into()));
+    table.wait(Duration::from_secs(1));
+    assert_eq!(table.core(Seat::Host).poll_watch_link(), None);
+    let seat_attempt = table.core(Seat::Host).poll_timeout();
+    assert!(seat_attempt.is_none_or(|at| at > table.now), "nothing due now");
+    table.here[0] = true;
+    let seated = Seated::Resumed { peer: PeerState::Present, waiting_as: None };
+    table.input(Seat::Host, Input::Seated { seated, max_frame: 1 << 20 });
+    assert_eq!(table.core(Seat::Host).poll_watch_link(), Some(WatchAction::Open("token-Host".into())));
+}

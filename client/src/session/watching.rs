@@ -66,11 +66,13 @@ impl SessionCore {
         }
     }
 
-    /// The watch link's time to open again came, if it did.
+    /// The watch link's time to open again came, if it did. Without the seat it waits, with no deadline, for the
+    /// seat's return (`reconnect.rs`), which opens it.
     pub(super) fn watch_due(&mut self) {
         if let WatchLinkState::Waiting(at) = self.watching.link
             && at <= self.now
         {
+            self.watching.link = WatchLinkState::Closed;
             self.open_watch();
         }
     }
