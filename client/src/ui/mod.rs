@@ -51,8 +51,8 @@ pub async fn run(game: impl Play) -> Result<(), SessionError> {
     game.play(&mut tui).await
 }
 
-/// Leaves raw mode and the alternate screen when dropped, whichever way the session ended.
-struct RestoreOnDrop;
+/// Leaves raw mode and the alternate screen when dropped, whichever way the session (or watching) ended.
+pub(crate) struct RestoreOnDrop;
 
 impl Drop for RestoreOnDrop {
     fn drop(&mut self) {

@@ -15,7 +15,7 @@ use super::error::WatchError;
 use super::run::{Ended, WatchFront, WatchOptions, watch};
 use super::spectator::{News, Spectator};
 use crate::session::SessionError;
-use crate::ui::View;
+use crate::ui::{RestoreOnDrop, View};
 use crate::ui::board::render_table;
 use crate::ui::log::LogKind;
 use crate::ui::render::{render_log, turns_behind};
@@ -220,22 +220,11 @@ pub async fn watch_screen(options: WatchOptions) -> Result<(), WatchError> {
     Ok(())
 }
 
-/// Leaves raw mode and the alternate screen when dropped, whichever way watching ended.
-struct RestoreOnDrop;
-
-impl Drop for RestoreOnDrop {
-    fn drop(&mut self) {
-        ratatui::restore();
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use std::collections::VecDeque;
-
     use fairdeck_shared::Seat;
     use fairdeck_shared::crypto::{Group, Ristretto255};
-    use fairdeck_shared::engine::{DeckCard, DeckList, Engine, EngineConfig, Intent};
+    use fairdeck_shared::engine::{DeckCard, DeckList, Intent};
     use fairdeck_shared::pair::Pair;
     use fairdeck_shared::table::{Placement, Position, ZoneId, ZoneKind};
     use fairdeck_shared::wire::{Action, Envelope, encode_envelope};
@@ -246,7 +235,7 @@ mod tests {
     use crate::code::Code;
     use crate::watch::Feed;
 
-    /// Ada hosts, Bea joins, both draw three; Ada plays her first card face up.
+    /// Both players draw three; the host plays its first card face up.
     fn game() -> Pair<Ristretto255> {
         let deck = || DeckList {
             library: ["Goblin Guide", "Mountain"]
@@ -257,18 +246,7 @@ mod tests {
                 .collect(),
             ..DeckList::default()
         };
-        let engine = |seat, name: &str, seed| {
-            let config = EngineConfig { name: name.into(), software: "fairdeck-test".into() };
-            Engine::new(seat, config, deck(), [seed; 32]).expect("valid deck")
-        };
-        let mut pair = Pair {
-            host: engine(Seat::Host, "Ada", 3),
-            guest: engine(Seat::Guest, "Bea", 4),
-            host_events: Vec::new(),
-            guest_events: Vec::new(),
-            queue: VecDeque::new(),
-        };
-        pair.collect();
+        let mut pair = Pair::new(deck(), deck(), 3);
         pair.drive();
         for seat in [Seat::Host, Seat::Guest] {
             pair.intent(seat, Intent::Act(Action::Draw { count: 3 })).expect("draw");
@@ -308,11 +286,11 @@ mod tests {
         let pair = game();
         let (spectator, mut watching) = watched(pair.host.record());
         let text = screen(&watching);
-        // Ada, whose feed it is, at the bottom; Bea at the top; no "You".
-        let (bea, ada) = (text.find("Bea").expect("Bea"), text.rfind("Ada").expect("Ada"));
-        assert!(bea < ada, "{text}");
+        // The host, whose feed it is, at the bottom; the guest at the top; no "You".
+        let (guest, host) = (text.find("Guest").expect("the guest"), text.rfind("Host").expect("the host"));
+        assert!(guest < host, "{text}");
         assert!(!text.contains("You"), "{text}");
-        assert!(text.contains("Ada 20 · Bea 20") && text.contains("1 turn behind"), "{text}");
+        assert!(text.contains("Host 20 · Guest 20") && text.contains("1 turn behind"), "{text}");
         assert!(text.contains("hand 2") && text.contains("hand 3"), "hidden hands as counts: {text}");
         // The card played is public: named; the hands are not.
         assert!(text.contains("Goblin Guide") || text.contains("Mountain"), "{text}");
@@ -329,7 +307,7 @@ mod tests {
     fn a_breach_caught_by_the_observer_is_shown_in_red_on_the_status_line() {
         let pair = game();
         let mut record = pair.host.record().to_vec();
-        // Ada's program forwards one of Bea's envelopes altered: its signature no longer holds.
+        // The host's program forwards one of the guest's envelopes altered: its signature no longer holds.
         let (_, envelope) = record.iter_mut().rev().find(|(from, _)| *from == Seat::Guest).expect("one of Bea's");
         envelope.body[0] ^= 1;
         let (spectator, watching) = watched(&record);
