@@ -15,10 +15,10 @@ use super::error::WatchError;
 use super::run::{Ended, WatchFront, WatchOptions, watch};
 use super::spectator::{News, Spectator};
 use crate::session::SessionError;
-use crate::ui::{RestoreOnDrop, View};
 use crate::ui::board::render_table;
 use crate::ui::log::LogKind;
 use crate::ui::render::{render_log, turns_behind};
+use crate::ui::{RestoreOnDrop, View};
 
 /// The keys, as `?` shows them.
 const KEYS: [&str; 5] =
