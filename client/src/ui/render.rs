@@ -200,7 +200,7 @@ fn status_spans(view: &View, form: Status) -> Vec<Span<'static>> {
     if form != Status::Shortest
         && let Some(watchers) = &view.watchers
     {
-        game.push(Span::from(watching(watchers)));
+        game.push(Span::from(watching(watchers, form)));
     }
     let connection = if form == Status::Shortest { " ● ".to_string() } else { format!(" ● {state} ") };
     let mut spans = vec![Span::from(connection).fg(colour).bold()];
@@ -215,6 +215,12 @@ fn status_spans(view: &View, form: Status) -> Vec<Span<'static>> {
     }
     if let Some(reason) = &view.halted {
         spans.push(Span::from(format!("│ STOPPED: {reason} ")).fg(Color::Red).bold());
+    }
+    // Last on the shortest line, without the delay: where there is room, both players still see who watches.
+    if form == Status::Shortest
+        && let Some(watchers) = &view.watchers
+    {
+        spans.push(Span::from(watching(watchers, form)));
     }
     spans
 }
@@ -254,10 +260,10 @@ fn alerts(view: &View) -> Vec<Span<'static>> {
 }
 
 /// The spectators in the status line: how many watch, with the delay, or that watching is off.
-fn watching(watchers: &Watchers) -> String {
+fn watching(watchers: &Watchers, form: Status) -> String {
     match (watchers.open, watchers.delay) {
         (false, _) => "│ watching off ".to_string(),
-        (true, 0) => format!("│ {} watch ", watchers.count),
+        (true, delay) if delay == 0 || form == Status::Shortest => format!("│ {} watch ", watchers.count),
         (true, delay) => format!("│ {} watch ({}) ", watchers.count, turns_behind(delay)),
     }
 }
@@ -307,6 +313,19 @@ mod tests {
         view.apply(&Output::Watchers { host: 0, guest: 0, open: false, delay: 1 }, &engine());
         assert!(status(&view).contains("│ watching off "), "{}", status(&view));
         assert_eq!(view.log.lines().iter().filter(|line| line.text == "Watching is off in this game").count(), 1);
+    }
+
+    #[test]
+    fn at_80_columns_the_status_line_still_counts_the_spectators() {
+        let mut view = View::new("ws://relay");
+        view.relay = RelayLink::Up;
+        view.apply(&Output::Watchers { host: 1, guest: 1, open: true, delay: 2 }, &engine());
+        view.table.opponent.name = "Bea".into();
+        view.table.chooser = Some(Side::Opponent);
+        let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(80, 1)).unwrap();
+        terminal.draw(|frame| render_status(frame, frame.area(), &view)).unwrap();
+        let line = screen_text(terminal.backend().buffer());
+        assert!(line.contains("Bea chooses to play or draw") && line.contains("│ 2 watch"), "{line}");
     }
 
     fn engine() -> fairdeck_shared::engine::Engine<fairdeck_shared::crypto::Ristretto255> {
