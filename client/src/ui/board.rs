@@ -64,7 +64,8 @@ pub fn render_table(frame: &mut Frame, area: Rect, view: &View) {
         (
             Panel::MyHand,
             side_title(&table.me, &my_side, view.deck_labels[0].as_ref()),
-            side(table, &table.me, view.deck_labels[0].as_ref(), true, width),
+            // A spectator's bottom player keeps its hidden cards as the other does: backs.
+            side(table, &table.me, view.deck_labels[0].as_ref(), table.plays, width),
         ),
     ];
     let at = |panel: Panel| panels.iter().position(|(p, ..)| *p == panel).unwrap_or_default();

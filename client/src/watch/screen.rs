@@ -63,7 +63,12 @@ impl Watching {
             }
             News::Delay(turns) => {
                 self.delay = *turns;
-                self.view.log.push(LogKind::Notice, format!("The players chose a delay of {turns} turns"));
+                let said = match turns {
+                    0 => "The players chose no delay: each step as it is played".to_string(),
+                    1 => "The players chose a delay of 1 turn".to_string(),
+                    turns => format!("The players chose a delay of {turns} turns"),
+                };
+                self.view.log.push(LogKind::Notice, said);
             }
             News::Step { .. } => {}
             News::Event(event) => self.view.spectate(event, spectator),
@@ -292,6 +297,7 @@ mod tests {
         assert!(!text.contains("You"), "{text}");
         assert!(text.contains("Host 20 · Guest 20") && text.contains("1 turn behind"), "{text}");
         assert!(text.contains("hand 2") && text.contains("hand 3"), "hidden hands as counts: {text}");
+        assert_eq!(text.matches("[▒▒]").count(), 5, "both hands' hidden cards as backs, the bottom one's too: {text}");
         // The card played is public: named; the hands are not.
         assert!(text.contains("Goblin Guide") || text.contains("Mountain"), "{text}");
         let hand = pair.host.table().zone(ZoneId::hand(Seat::Host)).to_vec();
