@@ -269,6 +269,26 @@ impl Group for Modp2048 {
         product_of_powers(scalars, elements).is_one()
     }
 
+    /// No table: the base itself, multiplied as `multi_mul` does.
+    type FixedBase = ModpElement;
+
+    fn fixed_base(base: &ModpElement) -> ModpElement {
+        base.clone()
+    }
+
+    fn mul_generator_and_fixed(xs: &[ModpScalar], ys: &[ModpScalar], base: &ModpElement) -> Vec<ModpElement> {
+        let generator = Self::generator();
+        xs.iter()
+            .zip(ys)
+            .map(|(x, y)| {
+                let mut scalars = [x.clone(), y.clone()];
+                let element = Self::multi_mul(&scalars, &[&generator, base]);
+                scalars.iter_mut().for_each(Self::wipe_scalar);
+                element
+            })
+            .collect()
+    }
+
     fn encode_element(element: &ModpElement) -> Vec<u8> {
         to_fixed(&element.0)
     }
