@@ -132,6 +132,11 @@ pub trait Group: Copy + Debug + Send + Sync + 'static {
     fn mul(element: &Self::Element, scalar: &Self::Scalar) -> Self::Element;
     /// `scalar·G`, for the generator `G`.
     fn mul_generator(scalar: &Self::Scalar) -> Self::Element;
+    /// `scalar·G + element` for a secret `scalar`: the same element as `add(&mul_generator(scalar), element)`, with
+    /// one encoding instead of two where elements carry theirs (ristretto255).
+    fn mul_generator_plus(scalar: &Self::Scalar, element: &Self::Element) -> Self::Element {
+        Self::add(&Self::mul_generator(scalar), element)
+    }
     /// The group operation on two elements.
     fn add(a: &Self::Element, b: &Self::Element) -> Self::Element;
     /// Σ scalarᵢ·elementᵢ over public data; may take variable time.

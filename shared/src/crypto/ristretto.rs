@@ -159,6 +159,10 @@ impl Group for Ristretto255 {
         RistrettoElement::new(RistrettoPoint::mul_base(&scalar.0))
     }
 
+    fn mul_generator_plus(scalar: &RistrettoScalar, element: &RistrettoElement) -> RistrettoElement {
+        RistrettoElement::new(RistrettoPoint::mul_base(&scalar.0) + element.point)
+    }
+
     fn add(a: &RistrettoElement, b: &RistrettoElement) -> RistrettoElement {
         RistrettoElement::new(a.point + b.point)
     }
@@ -292,6 +296,9 @@ mod tests {
             let general: Vec<RistrettoElement> =
                 xs.iter().zip(ys).map(|(x, y)| R::multi_mul(&[*x, *y], &[&generator, &base])).collect();
             assert_same(&R::mul_generator_and_fixed(xs, ys, &table), &general);
+        }
+        for (x, element) in xs.iter().zip(&elements) {
+            assert_same(&[R::mul_generator_plus(x, element)], &[R::add(&R::mul_generator(x), element)]);
         }
         for key in [R::random_scalar(&mut rng), one, zero] {
             let general: Vec<RistrettoElement> = elements.iter().map(|element| R::mul(element, &key)).collect();

@@ -287,9 +287,9 @@ fn prove<G: Group, R: CryptoRng + ?Sized>(
     let permutation_commitments: Vec<G::Element> = r
         .iter()
         .zip(&inverse)
-        .map(|(r_j, &i)| {
-            let blinding = G::mul_generator(r_j);
-            G::select_element(bases, i).map_or_else(|| blinding.clone(), |base| G::add(&blinding, &base))
+        .map(|(r_j, &i)| match G::select_element(bases, i) {
+            Some(base) => G::mul_generator_plus(r_j, &base),
+            None => G::mul_generator(r_j),
         })
         .collect();
     inverse.zeroize();
