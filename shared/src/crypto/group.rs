@@ -132,6 +132,11 @@ pub trait Group: Copy + Debug + Send + Sync + 'static {
     fn mul(element: &Self::Element, scalar: &Self::Scalar) -> Self::Element;
     /// `scalar·G`, for the generator `G`.
     fn mul_generator(scalar: &Self::Scalar) -> Self::Element;
+    /// `scalar·G + element` for a secret `scalar`: the same element as `add(&mul_generator(scalar), element)`, with
+    /// one encoding instead of two where elements carry theirs (ristretto255).
+    fn mul_generator_plus(scalar: &Self::Scalar, element: &Self::Element) -> Self::Element {
+        Self::add(&Self::mul_generator(scalar), element)
+    }
     /// The group operation on two elements.
     fn add(a: &Self::Element, b: &Self::Element) -> Self::Element;
     /// Σ scalarᵢ·elementᵢ over public data; may take variable time.
@@ -148,6 +153,24 @@ pub trait Group: Copy + Debug + Send + Sync + 'static {
     /// Whether Σ scalarᵢ·elementᵢ is the identity, over public data; may take variable time.
     /// This is how a verifier checks many equations folded into one.
     fn vartime_multi_mul_is_identity(scalars: &[Self::Scalar], elements: &[&Self::Element]) -> bool;
+
+    /// `scalar·elementᵢ` for each element, for a secret `scalar`, on the group's constant-time path: the same
+    /// elements as `mul` one by one, made together where the group has a cheaper way (ristretto255 encodes them in
+    /// one batch).
+    fn mul_each(elements: &[Self::Element], scalar: &Self::Scalar) -> Vec<Self::Element> {
+        elements.iter().map(|element| Self::mul(element, scalar)).collect()
+    }
+
+    /// Precomputed multiples of one fixed base, for `mul_generator_and_fixed`: built once for a base that many
+    /// products use (it costs about a scalar multiplication) and kept.
+    type FixedBase: Send + Sync + 'static;
+    /// The table of `base`.
+    fn fixed_base(base: &Self::Element) -> Self::FixedBase;
+    /// `xᵢ·G + yᵢ·B` for each pair, for the generator `G` and the base `B` of `table`, where the `x` and `y` are
+    /// secret: on the group's constant-time path, as `multi_mul`, and the same elements as
+    /// `multi_mul(&[xᵢ, yᵢ], &[G, B])`. Pairs beyond the shorter list are ignored.
+    fn mul_generator_and_fixed(xs: &[Self::Scalar], ys: &[Self::Scalar], table: &Self::FixedBase)
+    -> Vec<Self::Element>;
 
     /// The canonical encoding of an element, of `ELEMENT_LEN` bytes.
     fn encode_element(element: &Self::Element) -> Vec<u8>;

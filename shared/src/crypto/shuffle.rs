@@ -105,11 +105,8 @@ impl<G: Group> LockKey<G> {
     ) -> (ProvenShuffle<G>, Verified<Shuffled<G>>) {
         let mut permutation = random_permutation(rng, cards.len());
         // Every index is below `cards.len()`, so every card is found; each by a scan of them all.
-        let outputs: Vec<G::Element> = permutation
-            .iter()
-            .filter_map(|&j| G::select_element(cards, j))
-            .map(|card| G::mul(&card, self.lock_scalar()))
-            .collect();
+        let chosen: Vec<G::Element> = permutation.iter().filter_map(|&j| G::select_element(cards, j)).collect();
+        let outputs = G::mul_each(&chosen, self.lock_scalar());
         let statement = Statement::new(context, self.commitment(), cards, &outputs);
         let proof = prove(&statement, self.lock_scalar(), &permutation, rng);
         permutation.zeroize();
@@ -184,23 +181,32 @@ fn sigma_challenge<G: Group>(
     transcript.challenge_scalar::<G>("e")
 }
 
-/// `h_0, H_0 … H_{count−2}`: hashed to the group from the index under their own domain, and
-/// kept, since hashing costs as much as a lock and every proof uses the same ones.
-fn generators<G: Group>(count: usize) -> Arc<Vec<G::Element>> {
+/// The shuffle's generators `h_0, H_0 … H_{count−2}`, hashed to the group from the index under their own domain,
+/// and the table of `h_0`, with which the prover's chain is a product of fixed bases.
+struct Generators<G: Group> {
+    elements: Vec<G::Element>,
+    h0: G::FixedBase,
+}
+
+/// The generators of shuffles of up to `count − 1` cards, kept, since hashing costs as much as a lock and the table
+/// a few, and every proof uses the same ones.
+fn generators<G: Group>(count: usize) -> Arc<Generators<G>> {
     type Cache = Mutex<HashMap<Suite, Arc<dyn Any + Send + Sync>>>;
     static CACHE: LazyLock<Cache> = LazyLock::new(Cache::default);
     let mut cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
-    let cached = cache.get(&G::SUITE).cloned().and_then(|any| any.downcast::<Vec<G::Element>>().ok());
-    if let Some(cached) = cached.as_ref().filter(|cached| cached.len() >= count) {
+    let cached = cache.get(&G::SUITE).cloned().and_then(|any| any.downcast::<Generators<G>>().ok());
+    if let Some(cached) = cached.as_ref().filter(|cached| cached.elements.len() >= count.max(1)) {
         return cached.clone();
     }
-    let known = cached.map(|cached| cached.to_vec()).unwrap_or_default();
-    let more = (known.len() as u64..count as u64).map(|index| {
+    let known = cached.map(|cached| cached.elements.clone()).unwrap_or_default();
+    // At least h_0, which the chain starts from even with no card.
+    let more = (known.len() as u64..count.max(1) as u64).map(|index| {
         let mut transcript = Transcript::new::<G>(GENERATORS_KIND);
         transcript.append_u64("index", index);
         G::hash_to_element(&transcript.challenge_bytes("generator"))
     });
-    let generators = Arc::new(known.into_iter().chain(more).collect::<Vec<_>>());
+    let elements: Vec<G::Element> = known.into_iter().chain(more).collect();
+    let generators = Arc::new(Generators { h0: G::fixed_base(&elements[0]), elements });
     cache.insert(G::SUITE, generators.clone());
     generators
 }
@@ -213,12 +219,46 @@ fn wipe<G: Group>(scalars: &mut [G::Scalar]) {
     scalars.iter_mut().for_each(G::wipe_scalar);
 }
 
-/// `x·G + y·base` for secret `x`, `y`, in constant time.
-fn secret_pair<G: Group>(x: &G::Scalar, y: &G::Scalar, base: &G::Element) -> G::Element {
-    let mut scalars = [x.clone(), y.clone()];
-    let element = G::multi_mul(&scalars, &[&G::generator(), base]);
-    wipe::<G>(&mut scalars);
-    element
+/// The chain `ĉ_i = r̂_i·G + u'_i·ĉ_{i−1}` from `ĉ_{−1} = h_0`, unrolled: `ĉ_i = R_i·G + P_i·h_0` with
+/// `R_i = u'_i·R_{i−1} + r̂_i` and `P_i = u'_i·P_{i−1}` (`R_{−1} = 0`, `P_{−1} = 1`), so that every link is a product
+/// of the two fixed bases, whose tables make it several times cheaper than one of the previous link. The same
+/// elements as the recursion. Returns the `R_i` and `P_i`, secret, for the caller to wipe.
+fn chain_scalars<G: Group>(r_chain: &[G::Scalar], u_permuted: &[G::Scalar]) -> (Vec<G::Scalar>, Vec<G::Scalar>) {
+    let (mut on_generator, mut on_h0): (Vec<G::Scalar>, Vec<G::Scalar>) = (Vec::new(), Vec::new());
+    let (zero, one) = (G::scalar_from_u128(0), G::scalar_from_u128(1));
+    for (r_i, u_i) in r_chain.iter().zip(u_permuted) {
+        let next = G::scalar_add(&G::scalar_mul(on_generator.last().unwrap_or(&zero), u_i), r_i);
+        on_generator.push(next);
+        let next = G::scalar_mul(on_h0.last().unwrap_or(&one), u_i);
+        on_h0.push(next);
+    }
+    (on_generator, on_h0)
+}
+
+/// `t̂_i = ŵ_i·G + w'_i·ĉ_{i−1}` for every link, as `(ŵ_i + w'_i·R_{i−1})·G + (w'_i·P_{i−1})·h_0` (`chain_scalars`).
+fn chain_commitments<G: Group>(
+    w_chain: &[G::Scalar],
+    w_permuted: &[G::Scalar],
+    (on_generator, on_h0): (&[G::Scalar], &[G::Scalar]),
+    h0: &G::FixedBase,
+) -> Vec<G::Element> {
+    let (zero, one) = (G::scalar_from_u128(0), G::scalar_from_u128(1));
+    let previous = || std::iter::once((&zero, &one)).chain(on_generator.iter().zip(on_h0));
+    let mut xs: Vec<G::Scalar> = w_chain
+        .iter()
+        .zip(w_permuted)
+        .zip(previous())
+        .map(|((w_i, w_permuted_i), (r_previous, _))| G::scalar_add(w_i, &G::scalar_mul(w_permuted_i, r_previous)))
+        .collect();
+    let mut ys: Vec<G::Scalar> = w_permuted
+        .iter()
+        .zip(previous())
+        .map(|(w_permuted_i, (_, p_previous))| G::scalar_mul(w_permuted_i, p_previous))
+        .collect();
+    let elements = G::mul_generator_and_fixed(&xs, &ys, h0);
+    wipe::<G>(&mut xs);
+    wipe::<G>(&mut ys);
+    elements
 }
 
 /// `w + e·x`: a Sigma protocol's response.
@@ -237,7 +277,7 @@ fn prove<G: Group, R: CryptoRng + ?Sized>(
 ) -> ShuffleProof<G> {
     let n = permutation.len();
     let generators = generators::<G>(n + 1);
-    let (h0, bases) = (&generators[0], &generators[1..=n]);
+    let bases = &generators.elements[1..=n];
     let zero = G::scalar_from_u128(0);
 
     // 1. Column j of the permutation matrix holds H_i for the i with π(i) = j: H_{π⁻¹(j)}, with
@@ -247,9 +287,9 @@ fn prove<G: Group, R: CryptoRng + ?Sized>(
     let permutation_commitments: Vec<G::Element> = r
         .iter()
         .zip(&inverse)
-        .map(|(r_j, &i)| {
-            let blinding = G::mul_generator(r_j);
-            G::select_element(bases, i).map_or_else(|| blinding.clone(), |base| G::add(&blinding, &base))
+        .map(|(r_j, &i)| match G::select_element(bases, i) {
+            Some(base) => G::mul_generator_plus(r_j, &base),
+            None => G::mul_generator(r_j),
         })
         .collect();
     inverse.zeroize();
@@ -261,17 +301,11 @@ fn prove<G: Group, R: CryptoRng + ?Sized>(
     let mut u_permuted: Vec<G::Scalar> =
         permutation.iter().map(|&j| G::select_scalar(&u, j).unwrap_or_else(|| zero.clone())).collect();
 
-    // 3. The chain, and r̂ = Σ r̂_i·Π_{l>i} u'_l accumulated along it.
+    // 3. The chain, and r̂ = R_{n−1} = Σ r̂_i·Π_{l>i} u'_l.
     let mut r_chain = random_scalars::<G, R>(rng, n);
-    let mut chain: Vec<G::Element> = Vec::with_capacity(n);
-    let mut r_chain_total = zero.clone();
-    for (r_i, u_i) in r_chain.iter().zip(&u_permuted) {
-        let link = secret_pair::<G>(r_i, u_i, chain.last().unwrap_or(h0));
-        chain.push(link);
-        let mut previous = std::mem::replace(&mut r_chain_total, zero.clone());
-        r_chain_total = G::scalar_add(&G::scalar_mul(&previous, u_i), r_i);
-        G::wipe_scalar(&mut previous);
-    }
+    let (mut on_generator, mut on_h0) = chain_scalars::<G>(&r_chain, &u_permuted);
+    let chain = G::mul_generator_and_fixed(&on_generator, &on_h0, &generators.h0);
+    let mut r_chain_total = on_generator.last().cloned().unwrap_or_else(|| zero.clone());
 
     // 4. The aggregates r̄ = Σ r_j, r̃ = Σ u_j·r_j, and the public A = Σ u_j·a_j.
     let mut r_total = r.iter().fold(zero.clone(), |sum, r_j| G::scalar_add(&sum, r_j));
@@ -295,9 +329,7 @@ fn prove<G: Group, R: CryptoRng + ?Sized>(
         G::multi_mul(&t4_scalars, &t4_elements),
         G::mul_generator(&w[3]),
     ];
-    let chain_commitments: Vec<G::Element> = (0..n)
-        .map(|i| secret_pair::<G>(&w_chain[i], &w_permuted[i], if i == 0 { h0 } else { &chain[i - 1] }))
-        .collect();
+    let chain_commitments = chain_commitments::<G>(&w_chain, &w_permuted, (&on_generator, &on_h0), &generators.h0);
     let e = sigma_challenge::<G>(transcript, &chain, &commitments, &chain_commitments);
     let responses = [
         respond::<G>(&w[0], &e, &r_total),
@@ -311,7 +343,7 @@ fn prove<G: Group, R: CryptoRng + ?Sized>(
     for secrets in [&mut r, &mut u_permuted, &mut r_chain, &mut w, &mut w_chain, &mut w_permuted] {
         wipe::<G>(secrets);
     }
-    for secrets in [&mut t3_scalars, &mut t4_scalars] {
+    for secrets in [&mut t3_scalars, &mut t4_scalars, &mut on_generator, &mut on_h0] {
         wipe::<G>(secrets);
     }
     for secret in [&mut r_total, &mut r_weighted, &mut r_chain_total] {
@@ -354,7 +386,7 @@ fn verify<G: Group, R: CryptoRng + ?Sized>(
         return Err(ProofError::Shuffle);
     }
     let generators = generators::<G>(n + 1);
-    let (h0, bases) = (&generators[0], &generators[1..=n]);
+    let (h0, bases) = (&generators.elements[0], &generators.elements[1..=n]);
     let mut transcript = statement.transcript();
     transcript.append_elements::<G>("permutation", &proof.permutation);
     let u = transcript.challenge_scalars::<G>("u", n);

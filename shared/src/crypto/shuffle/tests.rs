@@ -277,14 +277,14 @@ fn an_empty_shuffle_is_a_proof_about_nothing() {
 
 #[test]
 fn generators_are_distinct_and_stable() {
-    let first = generators::<Ristretto255>(5);
-    let more = generators::<Ristretto255>(70);
+    let first = &generators::<Ristretto255>(5).elements;
+    let more = &generators::<Ristretto255>(70).elements;
     assert!(first.len() >= 5 && more.len() >= 70);
     assert_eq!(first[..5], more[..5]);
     let distinct: std::collections::HashSet<_> = more[..70].iter().collect();
     assert_eq!(distinct.len(), 70);
     assert!(!more.contains(&Ristretto255::generator()));
-    assert_ne!(generators::<Modp2048>(2)[0], Modp2048::generator());
+    assert_ne!(generators::<Modp2048>(2).elements[0], Modp2048::generator());
 }
 
 /// A proof is a function of the key, the inputs and the draws: its bytes are pinned, so that a
