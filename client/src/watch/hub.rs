@@ -11,7 +11,8 @@
 use std::collections::BTreeMap;
 
 use fairdeck_shared::Seat;
-use fairdeck_shared::crypto::Suite;
+use fairdeck_shared::crypto::{Group, Ristretto255, Suite};
+use fairdeck_shared::observer::Observer;
 use fairdeck_shared::wire::{Envelope, encode_envelope};
 use rand_chacha::ChaCha20Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};
@@ -93,6 +94,21 @@ impl WatchHub {
 
     /// Takes in the engine's record as it stands and its turn number; `ended`: the game is over.
     pub fn follow(&mut self, record: &[(Seat, Envelope)], turn: u32, ended: bool) {
+        if self.last_turn.is_none() {
+            // The first record may be a resumed game's, whole: each envelope is put in the turn it was played in,
+            // the public table's then, as a spectator's own engine finds it.
+            let mut seed = [0u8; 32];
+            self.rng.fill_bytes(&mut seed);
+            for ((from, envelope), played) in record.iter().zip(played_turns(self.suite, record, seed)) {
+                // Past what the observer can follow, the envelope is put in the turn now: held the longest.
+                let played = played.unwrap_or(turn);
+                if self.last_turn.is_some_and(|last| last != played) {
+                    self.turns += 1;
+                }
+                self.last_turn = Some(played);
+                self.seen.push((*from, encode_envelope(envelope), self.turns));
+            }
+        }
         if self.last_turn.is_some_and(|last| last != turn) {
             self.turns += 1;
         }
@@ -211,6 +227,22 @@ impl WatchHub {
     }
 }
 
+/// The turn number of the public table after each envelope of `record`, as an observer finds it (fed with `seed`);
+/// none once it cannot follow (another suite than the client's Ristretto255, a game it stopped on).
+fn played_turns(suite: Suite, record: &[(Seat, Envelope)], seed: [u8; 32]) -> Vec<Option<u32>> {
+    let mut observer = (suite == Ristretto255::SUITE).then(|| Observer::<Ristretto255>::new(seed));
+    record
+        .iter()
+        .map(|(from, envelope)| {
+            let observer = observer.as_mut()?;
+            observer.observe(*from, &encode_envelope(envelope));
+            while observer.poll_event().is_some() {}
+            let following = observer.halted().is_none() && observer.unsupported().is_none();
+            following.then(|| observer.table().turn)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -303,6 +335,34 @@ mod tests {
         hub.follow(&record(0..7), 3, false);
         exchange(&mut hub, &mut [&mut watcher]);
         assert_eq!(watcher.envelopes(), [0, 1, 2, 3, 4, 5, 6]);
+    }
+
+    #[test]
+    fn a_record_given_whole_as_a_resumed_game_gives_it_holds_back_only_the_turns_the_delay_covers() {
+        use fairdeck_shared::engine::Intent;
+        use fairdeck_shared::pair::{Pair, numbered_deck};
+        use fairdeck_shared::wire::Action;
+        let mut pair = Pair::<Ristretto255>::new(numbered_deck("Host", 10, 0), numbered_deck("Guest", 10, 0), 3);
+        pair.drive();
+        let chooser = pair.host.chooser().expect("the coin chose");
+        let act = |pair: &mut Pair<Ristretto255>, action| {
+            pair.intent(chooser, Intent::Act(action)).unwrap();
+            pair.drive();
+            pair.guest.record().len()
+        };
+        act(&mut pair, Action::PlayOrDraw { play: true });
+        let turn_one = act(&mut pair, Action::Draw { count: 1 });
+        let turn_two = act(&mut pair, Action::NextTurn);
+        assert_eq!(pair.guest.table().turn, 2);
+        let (mut hub, code) = opened_hub();
+        hub.set_delay(1);
+        hub.joined(0);
+        let mut watcher = Watcher::new(0, &code);
+        hub.follow(pair.guest.record(), 2, false);
+        exchange(&mut hub, &mut [&mut watcher]);
+        // Everything before turn 2 began goes; the next-turn and what followed it wait for turn 3.
+        let sent = watcher.fed.iter().filter(|feed| matches!(feed, Feed::Envelope { .. })).count();
+        assert!(sent >= turn_one && sent < turn_two, "{sent} of {turn_two}, turn 1 ending at {turn_one}");
     }
 
     #[test]
