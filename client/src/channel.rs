@@ -609,6 +609,11 @@ impl Channel {
         self.unacked.iter().take(in_flight).map(Vec::len).sum()
     }
 
+    /// Whether the peer's HELLO came.
+    pub fn has_peer_hello(&self) -> bool {
+        self.peer_hello.is_some()
+    }
+
     /// Whether the peer has proved it holds the same key: game data may flow.
     pub fn is_established(&self) -> bool {
         matches!(self.handshake, Some(Handshake::Established))

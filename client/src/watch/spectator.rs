@@ -56,7 +56,13 @@ impl Spectator {
 
     /// Takes in a frame of the watch channel, from the player: every feed message it completes is read.
     pub fn handle_frame(&mut self, bytes: &[u8]) -> Result<(), WatchError> {
+        let first_hello = !self.channel.has_peer_hello();
         self.channel.handle_frame(bytes).map_err(WatchError::from)?;
+        if first_hello && self.channel.has_peer_hello() {
+            // This side's HELLO went out when the spectator was seated, perhaps before the player's program was at
+            // the relay to take it (a frame for nobody is dropped): the player's HELLO says it is there now.
+            self.channel.resend_unacked();
+        }
         while let Some(message) = self.channel.poll_message() {
             self.take(Feed::decode(&message)?)?;
         }
@@ -177,6 +183,16 @@ mod tests {
         hub.opened(code.clone(), 64 * 1024);
         hub.joined(0);
         hub
+    }
+
+    #[test]
+    fn a_spectator_seated_before_its_player_was_at_the_relay_is_fed_once_the_player_comes() {
+        let code = Code::from_secret("9", &[5; 32]);
+        let mut spectator = Spectator::new(&code, [1; 32], [2; 32]);
+        // Its HELLO reaches nobody: the player's program was not at the relay yet.
+        while spectator.poll_frame().is_some() {}
+        exchange(&mut hub(&code, 3), &mut spectator).expect("an honest player");
+        assert!(spectator.is_established() && spectator.started());
     }
 
     #[test]
