@@ -33,6 +33,18 @@ fn deck_names(seat: &str, cards: usize) -> Vec<String> {
     (1..=cards).map(|i| format!("Secret {seat} Card {i:02}")).collect()
 }
 
+/// Host and guest at a table set up over `relay`, each with a deck of 40 cards named once (the folder holding them).
+fn game(relay: &Relay) -> (Player, Player, tempfile::TempDir) {
+    let decks = tempfile::tempdir().unwrap();
+    let mut host = Player::spawn_with_deck("host", relay, &unique_deck(decks.path(), "Host", 40), &["host"]);
+    let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
+    let mut guest = Player::spawn_with_deck("guest", relay, &unique_deck(decks.path(), "Guest", 40), &["join", &code]);
+    for player in [&mut host, &mut guest] {
+        player.expect_event("ready");
+    }
+    (host, guest, decks)
+}
+
 /// A player's watch code, from `watch-code`.
 fn watch_code(player: &mut Player) -> String {
     player.send("watch-code");
@@ -78,13 +90,7 @@ fn caught_up(spectator: &mut Player, table: &Value, host: &Player, guest: &Playe
 #[test]
 fn two_spectators_see_only_what_both_players_know_and_the_players_public_table() {
     let relay = Relay::start();
-    let decks = tempfile::tempdir().unwrap();
-    let mut host = Player::spawn_with_deck("host", &relay, &unique_deck(decks.path(), "Host", 40), &["host"]);
-    let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
-    let mut guest = Player::spawn_with_deck("guest", &relay, &unique_deck(decks.path(), "Guest", 40), &["join", &code]);
-    for player in [&mut host, &mut guest] {
-        player.expect_event("ready");
-    }
+    let (mut host, mut guest, _decks) = game(&relay);
     let url = relay.url();
     let mut spectators = [
         Player::spawn_bringing("host's spectator", &url, &["watch", &watch_code(&mut host)]),
@@ -146,13 +152,7 @@ fn two_spectators_see_only_what_both_players_know_and_the_players_public_table()
 #[test]
 fn with_a_delay_of_one_turn_nothing_of_a_turn_reaches_a_spectator_before_the_next_turn_starts() {
     let relay = Relay::start();
-    let decks = tempfile::tempdir().unwrap();
-    let mut host = Player::spawn_with_deck("host", &relay, &unique_deck(decks.path(), "Host", 40), &["host"]);
-    let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
-    let mut guest = Player::spawn_with_deck("guest", &relay, &unique_deck(decks.path(), "Guest", 40), &["join", &code]);
-    for player in [&mut host, &mut guest] {
-        player.expect_event("ready");
-    }
+    let (mut host, mut guest, _decks) = game(&relay);
     guest.send("watch-delay 1");
     host.expect("the guest's delay", |v| v["event"] == "watchers" && v["delay"] == 1);
     let mut spectator = Player::spawn_bringing("spectator", &relay.url(), &["watch", &watch_code(&mut host)]);

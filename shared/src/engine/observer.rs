@@ -238,13 +238,7 @@ impl<G: Group> Observer<G> {
             }
             Message::Act { action, seen, digest } => self.act(from, seq, action, seen, digest)?,
             Message::Accept { seq: proposal } => engine.receive_accept(proposal)?,
-            Message::Reject { seq: proposal, reason } => {
-                let action = engine.expect_guest()?.game.proposals.remove(&proposal).ok_or_else(|| {
-                    Fault::new(AlertKind::Unexpected, format!("reject of unknown proposal {proposal}"))
-                })?;
-                check_text("reason", &reason)?;
-                engine.out.emit(Event::Rejected { action, reason });
-            }
+            Message::Reject { seq: proposal, reason } => engine.receive_reject(proposal, reason)?,
             Message::Strip { unlock, groups } => engine.receive_strip(seq, unlock, groups)?,
             Message::ShuffleStep { step } => engine.receive_shuffle_step(seq, step)?,
             Message::Relock { library, relock } => engine.receive_relock(seq, library, relock)?,

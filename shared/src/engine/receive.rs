@@ -43,13 +43,7 @@ impl<G: Group> Engine<G> {
             }
             Message::Act { action, seen, digest } => self.receive_act(seq, action, seen, digest)?,
             Message::Accept { seq: proposal } => self.receive_accept(proposal)?,
-            Message::Reject { seq: proposal, reason } => {
-                let action = self.expect_guest()?.game.proposals.remove(&proposal).ok_or_else(|| {
-                    Fault::new(AlertKind::Unexpected, format!("reject of unknown proposal {proposal}"))
-                })?;
-                check_text("reason", &reason)?;
-                self.out.emit(Event::Rejected { action, reason });
-            }
+            Message::Reject { seq: proposal, reason } => self.receive_reject(proposal, reason)?,
             Message::Strip { unlock, groups } => self.receive_strip(seq, unlock, groups)?,
             Message::ShuffleStep { step } => self.receive_shuffle_step(seq, step)?,
             Message::Relock { library, relock } => self.receive_relock(seq, library, relock)?,
@@ -175,6 +169,19 @@ impl<G: Group> Engine<G> {
             Fault::new(AlertKind::Unexpected, format!("accepted an action that does not fit: {}", e.reason))
         })?;
         self.apply(checked);
+        Ok(())
+    }
+
+    /// The host's refusal of this guest's proposal: it never takes a place in the game's order.
+    pub(super) fn receive_reject(&mut self, proposal: u64, reason: String) -> Result<(), Fault> {
+        let action = self
+            .expect_guest()?
+            .game
+            .proposals
+            .remove(&proposal)
+            .ok_or_else(|| Fault::new(AlertKind::Unexpected, format!("reject of unknown proposal {proposal}")))?;
+        check_text("reason", &reason)?;
+        self.out.emit(Event::Rejected { action, reason });
         Ok(())
     }
 
