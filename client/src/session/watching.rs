@@ -33,6 +33,7 @@ impl SessionCore {
             }
             WatchStep::Code => {
                 self.watching.wanted = true;
+                self.follow_for_spectators();
                 match self.watching.hub.code() {
                     Some(code) if self.watching.link == WatchLinkState::Up => {
                         let code = code.to_string();
@@ -158,6 +159,7 @@ impl SessionCore {
         let mine = if self.engine.seat() == Seat::Host { host } else { guest };
         if open && mine > 0 {
             self.watching.wanted = true;
+            self.follow_for_spectators();
             self.open_watch();
         }
         self.show(Output::Watchers { host, guest, open, delay });
@@ -168,8 +170,13 @@ impl SessionCore {
         self.watching.hub.set_delay(self.watching.own_delay.max(self.watching.both_delay));
     }
 
-    /// Hands the hub the engine's record as it stands, once the engine settled.
+    /// Hands the hub the engine's record as it stands, once the engine settled, while watching is wanted: a game
+    /// nobody asked to watch keeps no copy of its record, and one whose watching opens late (or a resumed one) is
+    /// given its record whole, each envelope then placed in the turn it was played in (`WatchHub::follow`).
     pub(super) fn follow_for_spectators(&mut self) {
+        if !self.watching.wanted {
+            return;
+        }
         // A conceded game is over as one whose decks were audited, or one stopped on a breach.
         let ended = self.engine.is_ended() || self.engine.loser().is_some() || self.engine.halted().is_some();
         self.watching.hub.follow(self.engine.record(), self.engine.table().turn, ended);

@@ -95,8 +95,8 @@ impl WatchHub {
     /// Takes in the engine's record as it stands and its turn number; `ended`: the game is over.
     pub fn follow(&mut self, record: &[(Seat, Envelope)], turn: u32, ended: bool) {
         if self.last_turn.is_none() {
-            // The first record may be a resumed game's, whole: each envelope is put in the turn it was played in,
-            // the public table's then, as a spectator's own engine finds it.
+            // The first record is the game's whole so far (watching wanted only now, or a game resumed): each
+            // envelope is put in the turn it was played in, the public table's then, as a spectator's engine finds it.
             let mut seed = [0u8; 32];
             self.rng.fill_bytes(&mut seed);
             for ((from, envelope), played) in record.iter().zip(played_turns(self.suite, record, seed)) {
