@@ -78,7 +78,7 @@ pub enum RoomError {
     ServerFull,
     #[error("watching is turned off for this game")]
     WatchingOff,
-    #[error("a delay for spectators is at most 20 turns")]
+    #[error("a delay for spectators is at most {max} turns", max = crate::protocol::MAX_WATCH_DELAY_TURNS)]
     DelayTooLong,
 }
 

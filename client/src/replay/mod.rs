@@ -207,7 +207,7 @@ impl<G: Group> Replay<G> {
         let input = self.inputs.get(number.checked_sub(1)?)?;
         let kind = match input {
             Input::Intent { intent } => StepKind::Intent {
-                intent: intent_name(intent),
+                intent: intent.name(),
                 action: match intent {
                     Intent::Act(action) => Some(action.name()),
                     _ => None,
@@ -277,27 +277,6 @@ fn drain<G: Group>(engine: &mut Engine<G>, view: &mut View) {
         view.apply(&Output::Engine(event), engine);
     }
     view.follow_engine(engine);
-}
-
-/// An intent's name, as the journal's JSON spells it.
-fn intent_name(intent: &Intent) -> &'static str {
-    match intent {
-        Intent::Act(_) => "act",
-        Intent::Chat(_) => "chat",
-        Intent::Ping => "ping",
-        Intent::RequestReveal { .. } => "request-reveal",
-        Intent::RefuseReveal { .. } => "refuse-reveal",
-        Intent::EndGame => "end-game",
-        Intent::ClaimForfeit => "claim-forfeit",
-        Intent::ClaimAbandoned => "claim-abandoned",
-        Intent::NewGame(_) => "new-game",
-        Intent::Build(_) => "build",
-        Intent::Pick(_) => "pick",
-        Intent::Pile(_) => "pile",
-        Intent::TakeCard(_) => "take-card",
-        Intent::AskUndo => "ask-undo",
-        Intent::AnswerUndo(_) => "answer-undo",
-    }
 }
 
 #[cfg(test)]

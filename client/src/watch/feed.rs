@@ -2,13 +2,15 @@
 //! message, postcard-encoded as the rest of the client's binary data. The envelopes are the wire's own bytes,
 //! as the player's engine signed or took them: the spectator checks them, it never trusts the player.
 
+use fairdeck_relay_protocol::MAX_WATCH_DELAY_TURNS;
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::Suite;
 use fairdeck_shared::wire::MAX_MESSAGE_LEN;
 use serde::{Deserialize, Serialize};
 
-/// The longest delay the players may choose, in turns (the relay's own limit on `watch_delay`).
-pub const MAX_DELAY: u8 = 20;
+/// The longest delay the players may choose, in turns: the relay's own limit on `watch_delay`.
+pub const MAX_DELAY: u8 = MAX_WATCH_DELAY_TURNS as u8;
+const _: () = assert!(MAX_WATCH_DELAY_TURNS <= u8::MAX as u32);
 /// The largest envelope a feed carries: the wire's largest body and room for its envelope
 /// (`wire::decode_envelope` refuses more).
 pub const MAX_ENVELOPE_BYTES: usize = MAX_MESSAGE_LEN + 1024;

@@ -168,9 +168,7 @@ impl Registry {
             self.nameplates.release(nameplate);
         }
     }
-}
 
-impl Registry {
     /// Gives a room taken back from a snapshot its watch nameplates (those still free), switch, delays and most
     /// spectators; its spectators and host_watch connections come back with `watch` and `host_watch`.
     pub(super) fn restore_watch(&mut self, room: &Arc<Room>, snapshot: &WatchSnapshot) {

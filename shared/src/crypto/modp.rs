@@ -152,15 +152,23 @@ fn product_of_powers(scalars: &[ModpScalar], elements: &[&ModpElement]) -> BigUi
             product = product.square_repeat_vartime(window as u32);
         }
         for (scalar, table) in scalars.iter().zip(&tables) {
-            let digit = (0..window)
-                .filter(|bit| scalar.0.bit(digit_index * window + bit))
-                .fold(0usize, |digit, bit| digit | 1 << bit);
+            let digit = digit(&scalar.0, digit_index, window);
             if digit != 0 {
                 product = product.mul(&table[digit]);
                 started = true;
             }
         }
     }
+    from_monty(product)
+}
+
+/// Digit `place` of `exponent` in radix `2^window`.
+fn digit(exponent: &BigUint, place: u64, window: u64) -> usize {
+    (0..window).filter(|bit| exponent.bit(place * window + bit)).fold(0usize, |digit, bit| digit | 1 << bit)
+}
+
+/// A product in Montgomery form, as a plain number.
+fn from_monty(product: Monty) -> BigUint {
     BigUint::from_bytes_be(&product.retrieve().to_be_bytes())
 }
 
@@ -202,14 +210,9 @@ impl ModpTable {
             return None;
         }
         let params = &*MONTY;
-        let product = (0..TABLE_PLACES).fold(product, |product, place| {
-            let digit = (0..TABLE_WINDOW)
-                .filter(|bit| exponent.bit(place * TABLE_WINDOW + bit))
-                .fold(0usize, |digit, bit| digit | 1 << bit);
-            match digit {
-                0 => product,
-                _ => product.mul(&Monty::from_montgomery(self.powers[place as usize * TABLE_DIGITS + digit], params)),
-            }
+        let product = (0..TABLE_PLACES).fold(product, |product, place| match digit(exponent, place, TABLE_WINDOW) {
+            0 => product,
+            digit => product.mul(&Monty::from_montgomery(self.powers[place as usize * TABLE_DIGITS + digit], params)),
         });
         Some(product)
     }
@@ -224,7 +227,7 @@ fn tabulated_pair(x: &ModpScalar, y: &ModpScalar, table: &ModpTable, base: &Modp
         .multiply_power(Monty::one(&MONTY), &x.0)
         .and_then(|product| table.multiply_power(product, &y.0));
     match product {
-        Some(product) => ModpElement(BigUint::from_bytes_be(&product.retrieve().to_be_bytes())),
+        Some(product) => ModpElement(from_monty(product)),
         None => ModpElement(product_of_powers(&[x.clone(), y.clone()], &[&Modp2048::generator(), base])),
     }
 }
@@ -305,7 +308,7 @@ impl Group for Modp2048 {
 
     fn mul_generator(scalar: &ModpScalar) -> ModpElement {
         match GENERATOR_TABLE.multiply_power(Monty::one(&MONTY), &scalar.0) {
-            Some(product) => ModpElement(BigUint::from_bytes_be(&product.retrieve().to_be_bytes())),
+            Some(product) => ModpElement(from_monty(product)),
             None => Self::mul(&Self::generator(), scalar),
         }
     }

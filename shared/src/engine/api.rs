@@ -164,6 +164,29 @@ pub enum Intent {
     AnswerUndo(bool),
 }
 
+impl Intent {
+    /// The intent's stable name, as the journal's JSON spells it: never renamed with the variant.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Intent::Act(_) => "act",
+            Intent::Chat(_) => "chat",
+            Intent::Ping => "ping",
+            Intent::RequestReveal { .. } => "request-reveal",
+            Intent::RefuseReveal { .. } => "refuse-reveal",
+            Intent::EndGame => "end-game",
+            Intent::ClaimForfeit => "claim-forfeit",
+            Intent::ClaimAbandoned => "claim-abandoned",
+            Intent::NewGame(_) => "new-game",
+            Intent::Build(_) => "build",
+            Intent::Pick(_) => "pick",
+            Intent::Pile(_) => "pile",
+            Intent::TakeCard(_) => "take-card",
+            Intent::AskUndo => "ask-undo",
+            Intent::AnswerUndo(_) => "answer-undo",
+        }
+    }
+}
+
 /// Where a card lies, as far as a player can tell without knowing it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Place {
@@ -672,5 +695,36 @@ pub enum DeckError {
 impl std::fmt::Display for AlertKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_intents_name_is_its_tag_in_the_journal() {
+        let intents = [
+            Intent::Act(Action::UntapAll),
+            Intent::Chat("hi".into()),
+            Intent::Ping,
+            Intent::RequestReveal { zone: ZoneId::hand(Seat::Host), count: None },
+            Intent::RefuseReveal { zone: ZoneId::hand(Seat::Host) },
+            Intent::EndGame,
+            Intent::ClaimForfeit,
+            Intent::ClaimAbandoned,
+            Intent::NewGame(None),
+            Intent::Build(DeckList::default()),
+            Intent::Pick(GridLine::Row(0)),
+            Intent::Pile(PileChoice::Take),
+            Intent::TakeCard(3),
+            Intent::AskUndo,
+            Intent::AnswerUndo(true),
+        ];
+        for intent in intents {
+            let json = serde_json::to_value(&intent).unwrap();
+            let tag = json.as_str().map(str::to_owned).or_else(|| json.as_object()?.keys().next().cloned());
+            assert_eq!(tag.as_deref(), Some(intent.name()), "{json}");
+        }
     }
 }
