@@ -55,6 +55,11 @@
 //! that acknowledges less than the data frame before it, comes from a peer that forgot what it had received
 //! (an old copy of its save): [`ChannelError::AckWentBack`].
 //!
+//! Every data frame carries an ack, so a side need not send an ack frame of its own for a message it answers:
+//! [`Channel::owes_ack`] says whether one may wait for that ([`Channel::poll_data_frame`] leaves it out,
+//! [`Channel::poll_ack`] makes it). Fragments of a message under way, and many frames, are acknowledged at once:
+//! the sender's window closes on what is unacknowledged.
+//!
 //! # Rendezvous
 //!
 //! The same HKDF also gives one secret per seat (info `rendezvous seat host` and `rendezvous seat guest`, 32
@@ -99,6 +104,19 @@ pub const WINDOW: u64 = 256;
 pub const SEND_WINDOW_FRAMES: u64 = WINDOW / 2;
 /// Bytes of data frames this side keeps unacknowledged, at most (one frame may always be in flight).
 pub const SEND_WINDOW_BYTES: usize = 256 * 1024;
+
+/// Data frames received before an ack leaves even when this side has no message of its own to carry it.
+const ACK_AT_THE_LATEST: u64 = 16;
+
+/// What a side owes the peer in acks ([`Channel::owes_ack`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OwedAck {
+    Nothing,
+    /// Owed, and may wait a little for a data frame to carry it.
+    MayWait,
+    /// Owed, and should leave now.
+    Now,
+}
 
 const VERSION: u8 = 2;
 const T_HELLO: u8 = 0x01;
@@ -664,31 +682,67 @@ impl Channel {
 
     /// The next frame to give the relay, if any.
     pub fn poll_frame(&mut self) -> Option<Vec<u8>> {
+        self.poll_data_frame().or_else(|| self.poll_ack())
+    }
+
+    /// The next handshake or data frame to send, never a standalone ack: a data frame carries the ack of
+    /// the moment it was sealed. For a side that holds its acks back to let them ride on its next message
+    /// ([`owes_ack`](Self::owes_ack), [`poll_ack`](Self::poll_ack)).
+    pub fn poll_data_frame(&mut self) -> Option<Vec<u8>> {
         if let Some(frame) = self.out.pop_front() {
             return Some(frame);
         }
-        if self.failed.is_some() || !self.is_established() {
-            return None;
-        }
-        let index = usize::try_from(self.transmitted - self.acked).unwrap_or(usize::MAX);
-        if let Some(next) = self.unacked.get(index)
-            && self.transmitted < self.acked + SEND_WINDOW_FRAMES
-            && (index == 0 || self.in_flight_bytes() + next.len() <= SEND_WINDOW_BYTES)
-        {
-            let frame = next.clone();
+        if let Some(next) = self.next_in_window() {
+            let frame = next.to_vec();
             self.transmitted += 1;
             // A frame sealed a while ago carries the ack of that moment: a fresher one may have to follow.
             let carried = header_u64(&frame, ACK_AT);
             self.last_ack_sent = self.last_ack_sent.max(carried);
             return Some(frame);
         }
-        if self.recv_next > self.last_ack_sent {
-            let frame = self.seal(T_ACK, self.ack_counter, &[]);
-            self.ack_counter += 1;
-            self.last_ack_sent = self.recv_next;
-            return Some(frame);
-        }
         None
+    }
+
+    /// A standalone ack frame, if data frames were received since the last ack sent.
+    pub fn poll_ack(&mut self) -> Option<Vec<u8>> {
+        if self.owes_ack() == OwedAck::Nothing || self.failed.is_some() {
+            return None;
+        }
+        let frame = self.seal(T_ACK, self.ack_counter, &[]);
+        self.ack_counter += 1;
+        self.last_ack_sent = self.recv_next;
+        Some(frame)
+    }
+
+    /// Whether data frames received wait for an ack, and whether it may wait. The peer's window closes on
+    /// what is unacknowledged: a message that comes in several frames, or many frames unacknowledged, are
+    /// acknowledged at once; a lone message's ack may wait for this side's next data frame.
+    pub fn owes_ack(&self) -> OwedAck {
+        let owed = self.recv_next.saturating_sub(self.last_ack_sent);
+        if owed == 0 || !self.is_established() {
+            OwedAck::Nothing
+        } else if !self.reassembly.is_empty() || owed >= ACK_AT_THE_LATEST {
+            OwedAck::Now
+        } else {
+            OwedAck::MayWait
+        }
+    }
+
+    /// Whether a data frame waits to be sent (in the send window), the handshake's frames included.
+    pub fn has_data_frame(&self) -> bool {
+        !self.out.is_empty() || self.next_in_window().is_some()
+    }
+
+    /// The next sealed data frame not yet given to the relay, if the send window lets it go.
+    fn next_in_window(&self) -> Option<&[u8]> {
+        if self.failed.is_some() || !self.is_established() {
+            return None;
+        }
+        let index = usize::try_from(self.transmitted - self.acked).unwrap_or(usize::MAX);
+        let next = self.unacked.get(index)?;
+        let fits = self.transmitted < self.acked + SEND_WINDOW_FRAMES
+            && (index == 0 || self.in_flight_bytes() + next.len() <= SEND_WINDOW_BYTES);
+        fits.then_some(next.as_slice())
     }
 
     /// The next message delivered by the peer, in the order it sent them, each exactly once.

@@ -346,6 +346,16 @@ impl SaveFile {
         &self.path
     }
 
+    /// Whether the last line says the game stands at `standing`, but for its count of moves (which only the
+    /// list of saves shows): nothing a resume needs at once changed.
+    pub fn stands_at(&self, standing: &Standing) -> bool {
+        let last = &self.cursor.standing;
+        last.relay == standing.relay
+            && last.status == standing.status
+            && last.opponent == standing.opponent
+            && last.record == standing.record
+    }
+
     /// Appends what changed since the last line, and syncs it, if anything did. Call it before any frame the
     /// channel sealed leaves.
     pub fn commit(&mut self, journal: &Journal, channel: &Channel, standing: Standing) -> Result<(), SaveError> {

@@ -1,7 +1,9 @@
 //! The end-to-end channel, two instances wired in memory: a relay that delivers, drops, reorders, duplicates
 //! or alters frames.
 
-use fairdeck::channel::{Channel, ChannelError, DEFAULT_MAX_FRAME_BYTES, SEND_WINDOW_BYTES, SEND_WINDOW_FRAMES, Side};
+use fairdeck::channel::{
+    Channel, ChannelError, DEFAULT_MAX_FRAME_BYTES, OwedAck, SEND_WINDOW_BYTES, SEND_WINDOW_FRAMES, Side,
+};
 use fairdeck_relay_protocol::{CHALLENGE_BYTES, ClientMessage, Meeting, MeetingRefusal};
 use proptest::prelude::*;
 
@@ -298,6 +300,51 @@ fn a_five_megabyte_message_goes_through_in_fragments() {
     assert!(frames.len() >= 5_000_000 / DEFAULT_MAX_FRAME_BYTES);
     assert!(frames.iter().all(|f| f.len() <= DEFAULT_MAX_FRAME_BYTES));
     assert_eq!(messages(&mut guest), vec![big]);
+}
+
+#[test]
+fn a_lone_message_s_ack_may_wait_for_a_data_frame_but_fragments_and_many_frames_are_acknowledged_at_once() {
+    let (mut host, mut guest) = established();
+    assert_eq!(guest.owes_ack(), OwedAck::Nothing);
+    host.send(b"draw".to_vec()).unwrap();
+    for frame in drain(&mut host) {
+        guest.handle_frame(&frame).unwrap();
+    }
+    assert_eq!(guest.owes_ack(), OwedAck::MayWait);
+    assert!(!guest.has_data_frame());
+    assert_eq!(guest.poll_data_frame(), None, "no standalone ack among the data frames");
+    // The answer carries the ack: the host's frame is acknowledged without an ack frame.
+    guest.send(b"strip".to_vec()).unwrap();
+    assert!(guest.has_data_frame());
+    let answer = guest.poll_data_frame().expect("the answer");
+    assert_eq!(guest.owes_ack(), OwedAck::Nothing);
+    assert_eq!(guest.poll_ack(), None);
+    host.handle_frame(&answer).unwrap();
+    assert_eq!(host.unacked_frames(), 0);
+
+    // A message in several frames: each is acknowledged at once, the sender's window counts bytes.
+    host.set_max_frame_bytes(256);
+    host.send(vec![3; 1000]).unwrap();
+    let fragments = drain(&mut host);
+    guest.handle_frame(&fragments[0]).unwrap();
+    assert_eq!(guest.owes_ack(), OwedAck::Now);
+    assert!(guest.poll_ack().is_some());
+    for frame in &fragments[1..] {
+        guest.handle_frame(frame).unwrap();
+    }
+    assert_eq!(guest.owes_ack(), OwedAck::MayWait, "the message is whole");
+    assert!(guest.poll_ack().is_some());
+
+    // Many lone messages: after sixteen frames the ack goes without waiting.
+    for i in 0..16u8 {
+        assert_ne!(guest.owes_ack(), OwedAck::Now, "{i} frames");
+        host.send(vec![i]).unwrap();
+        for frame in drain(&mut host) {
+            guest.handle_frame(&frame).unwrap();
+        }
+    }
+    assert_eq!(guest.owes_ack(), OwedAck::Now);
+    assert_eq!(messages(&mut guest).len(), 18);
 }
 
 #[test]

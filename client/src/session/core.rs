@@ -29,7 +29,7 @@ use super::claim::{LinkAction, Seated, WatchAction};
 use super::error::SessionError;
 use super::frontend::Output;
 pub(super) use super::state::SessionCore;
-use super::state::{Flow, LinkState, Stage, ToRelay};
+use super::state::{Flow, LinkState, SavePoint, Stage, ToRelay};
 pub(super) use super::watch_state::WatchInput;
 use super::watch_state::WatchLinkState;
 use crate::channel::Channel;
@@ -167,10 +167,11 @@ impl SessionCore {
         self.channel.is_established() && self.engine.halted().is_none() && !self.engine.is_ended()
     }
 
-    /// Whether the engine and the channel are settled at a point to save (see `outbound.rs`); asks once.
+    /// Whether the engine and the channel are settled at a point to save, and what for (see `outbound.rs`);
+    /// asks once.
     #[must_use]
-    pub fn poll_save(&mut self) -> bool {
-        std::mem::take(&mut self.save_due)
+    pub fn poll_save(&mut self) -> Option<SavePoint> {
+        self.save_due.take()
     }
 
     /// The next thing to show the player.
@@ -219,7 +220,9 @@ impl SessionCore {
         // Set while a `quit` waits for acknowledgements.
         let absence = self.absence.next_news().filter(|_| self.clocks_count());
         let watch = self.watch_deadline();
-        [retry, self.quit_deadline, self.wait_clock.next_news(), absence, watch].into_iter().flatten().min()
+        // An ack held back can only leave on a link that is up.
+        let ack = self.ack_deadline.filter(|_| self.can_transmit());
+        [retry, self.quit_deadline, self.wait_clock.next_news(), absence, watch, ack].into_iter().flatten().min()
     }
 
     /// The engine, as the front end shows it.

@@ -10,6 +10,7 @@ use super::error::SessionError;
 use super::frontend::Frontend;
 use super::link::Link;
 use super::saving::Saver;
+use super::state::SavePoint;
 use super::watch_link::WatchLink;
 
 /// What the driver holds beside the core: the link to the relay, the watch link, its TLS settings, the save file.
@@ -25,7 +26,9 @@ impl Driver {
     pub async fn run<F: Frontend>(&mut self, core: &mut SessionCore, front: &mut F) -> Result<(), SessionError> {
         loop {
             if let Some(end) = self.turn(core, front).await? {
-                return end;
+                // What came in since the last frame left is kept too, if the save can take it.
+                let kept = self.saver.save(core, SavePoint::Sending);
+                return end.and(kept.map(drop));
             }
             let deadline = core.poll_timeout().map(tokio::time::Instant::from_std);
             let timer = async {
@@ -71,8 +74,8 @@ impl Driver {
     /// Does what the core queued, in the core's order: the save before anything leaves, the shows, the sends,
     /// the link.
     async fn drain<F: Frontend>(&mut self, core: &mut SessionCore, front: &mut F) -> Result<(), SessionError> {
-        if core.poll_save()
-            && let Some(output) = self.saver.save(core)?
+        if let Some(point) = core.poll_save()
+            && let Some(output) = self.saver.save(core, point)?
         {
             front.show(output, core.engine())?;
         }

@@ -21,7 +21,7 @@ impl SessionCore {
         }
         if let Err(error) = self.channel.handle_frame(bytes) {
             // Our own CONFIRM may still be queued: sending it lets the peer see the failure too.
-            self.flush_frames();
+            self.flush_frames(false);
             let report = match error {
                 ChannelError::WrongCode => ReportedResult::Scary,
                 _ => ReportedResult::Errored,

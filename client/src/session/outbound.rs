@@ -2,12 +2,20 @@
 //! taken, the engine's events to the player. Frames the relay has not taken stay in the channel (as does every
 //! frame the opponent has not acknowledged), so a link that is down loses nothing.
 
+use std::time::Duration;
+
 use fairdeck_shared::engine::{Event, Input};
 use fairdeck_shared::wire::Action;
 
 use super::error::SessionError;
 use super::frontend::Output;
-use super::state::{SessionCore, ToRelay};
+use super::state::{SavePoint, SessionCore, ToRelay};
+use crate::channel::OwedAck;
+
+/// How long the ack of a lone message waits for a message of this side's to carry it. Most of the
+/// opponent's messages are answered at once (a strip, an acceptance), so its ack rides on the answer and
+/// no save is written for the ack alone; one that is not answered is acknowledged after this.
+const ACK_DELAY: Duration = Duration::from_millis(10);
 
 impl SessionCore {
     /// One step of moving the engine's messages to the channel and the channel's frames to the relay: a round
@@ -18,9 +26,33 @@ impl SessionCore {
             return Ok(true);
         }
         self.follow_for_spectators();
-        // Saved before anything leaves: a save is never behind what the opponent has seen.
-        self.save_due = true;
-        Ok(self.flush_frames())
+        let ack = self.ack_due();
+        // Saved before anything leaves: a save is never behind what the opponent (or a spectator) has seen.
+        let sending = self.can_transmit() && (self.channel.has_data_frame() || ack);
+        self.save_due = Some(if sending || self.watching.wanted { SavePoint::Sending } else { SavePoint::Settled });
+        let moved = self.flush_frames(ack);
+        self.ack_deadline = match self.channel.owes_ack() {
+            OwedAck::Nothing => None,
+            OwedAck::MayWait | OwedAck::Now => Some(self.ack_deadline.unwrap_or(self.now + ACK_DELAY)),
+        };
+        Ok(moved)
+    }
+
+    /// Whether the ack owed leaves now: the channel wants it at once, it waited long enough, or the player
+    /// is leaving.
+    fn ack_due(&self) -> bool {
+        match self.channel.owes_ack() {
+            OwedAck::Nothing => false,
+            OwedAck::Now => true,
+            OwedAck::MayWait => {
+                self.quit_deadline.is_some() || self.ack_deadline.is_some_and(|deadline| self.now >= deadline)
+            }
+        }
+    }
+
+    /// Whether frames can go to the opponent: both seats taken and the link up.
+    pub(super) fn can_transmit(&self) -> bool {
+        self.paired && self.link.is_up()
     }
 
     /// Hands the channel's messages to the engine and the engine's messages to the channel, and shows the
@@ -54,13 +86,13 @@ impl SessionCore {
         Ok(moved)
     }
 
-    /// Hands the driver what the channel has queued, once both seats are taken and the link is up. Whether
-    /// there was any.
-    pub(super) fn flush_frames(&mut self) -> bool {
+    /// Hands the driver what the channel has queued, once both seats are taken and the link is up, with a
+    /// standalone ack if `ack` and one is owed. Whether there was any.
+    pub(super) fn flush_frames(&mut self, ack: bool) -> bool {
         let mut any = false;
-        while self.paired
-            && self.link.is_up()
-            && let Some(frame) = self.channel.poll_frame()
+        while self.can_transmit()
+            && let Some(frame) =
+                self.channel.poll_data_frame().or_else(|| ack.then(|| self.channel.poll_ack()).flatten())
         {
             self.transmits.push_back(ToRelay::Frame(frame));
             any = true;

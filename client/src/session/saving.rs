@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use super::error::SessionError;
 use super::frontend::Output;
-use super::state::SessionCore;
+use super::state::{SavePoint, SessionCore};
 use crate::save::{SaveFile, Standing, Status};
 
 impl SessionCore {
@@ -41,11 +41,12 @@ impl Saver {
         Saver { games, file }
     }
 
-    /// Writes what changed at a save point of `core` (see `SessionCore::poll_save`); the file made, what to
-    /// tell the player.
-    pub fn save(&mut self, core: &mut SessionCore) -> Result<Option<Output>, SessionError> {
+    /// Writes what changed at a save point of `core` (see `SessionCore::poll_save`): everything before frames
+    /// leave, otherwise only a change of where the game stands; the file made, what to tell the player.
+    pub fn save(&mut self, core: &mut SessionCore, point: SavePoint) -> Result<Option<Output>, SessionError> {
         let standing = core.standing();
         match &mut self.file {
+            Some(save) if point == SavePoint::Settled && save.stands_at(&standing) => {}
             Some(save) => save.commit(core.engine().journal(), core.channel(), standing)?,
             None if core.channel().is_established() => {
                 let save = SaveFile::create(&self.games, core.engine().journal(), core.channel(), standing)?;

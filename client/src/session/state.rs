@@ -84,7 +84,9 @@ pub(super) struct SessionCore {
     pub transmits: VecDeque<ToRelay>,
     pub link_actions: VecDeque<LinkAction>,
     pub watch_actions: VecDeque<WatchAction>,
-    pub save_due: bool,
+    pub save_due: Option<SavePoint>,
+    /// When an ack held back (`outbound.rs`) leaves even with no message of ours to carry it.
+    pub ack_deadline: Option<Instant>,
     /// How the session ended, once it did; the driver hands over what is queued, then stops with it.
     pub end: Option<Result<(), SessionError>>,
 }
@@ -137,7 +139,8 @@ impl SessionCore {
             transmits: VecDeque::new(),
             link_actions: VecDeque::new(),
             watch_actions: VecDeque::new(),
-            save_due: false,
+            save_due: None,
+            ack_deadline: None,
             end: None,
         }
     }
@@ -169,6 +172,16 @@ impl SessionCore {
             self.transmits.push_back(ToRelay::Control(message));
         }
     }
+}
+
+/// A save point: the engine and the channel settled, and whether anything is about to leave.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SavePoint {
+    /// Frames leave after it (to the opponent or to spectators): everything they follow from is saved first.
+    Sending,
+    /// Nothing leaves: what came in may wait for the next save (the opponent keeps every frame until it is
+    /// acknowledged, and this side acknowledges only what is saved); where the game stands is saved now.
+    Settled,
 }
 
 /// What goes to the relay on the link that is up.

@@ -17,7 +17,7 @@ use super::claim::{Claim, LinkAction, Seated, WatchAction};
 use super::core::{Input, SessionCore, WatchInput};
 use super::error::SessionError;
 use super::frontend::Output;
-use super::state::{LinkState, ToRelay};
+use super::state::{LinkState, SavePoint, ToRelay};
 use crate::channel::{Channel, Side};
 use crate::code::Code;
 use crate::save::RelayPlace;
@@ -32,6 +32,10 @@ struct Seen {
     end: Option<Result<(), SessionError>>,
     /// The cards in this player's hand as each `table` was shown: what the front end drew it from.
     tables: Vec<usize>,
+    /// The save points asked for, in order.
+    saves: Vec<SavePoint>,
+    /// Channel frames sent.
+    frames: usize,
 }
 
 /// Two cores, host first, and the relay between them.
@@ -129,7 +133,7 @@ impl Table {
 
     fn drain(&mut self, seat: Seat) {
         let i = side(seat);
-        let _save_point = self.cores[i].poll_save();
+        self.seen[i].saves.extend(self.cores[i].poll_save());
         while let Some(output) = self.cores[i].poll_output() {
             if output == Output::Table {
                 let engine = self.cores[i].engine();
@@ -139,8 +143,11 @@ impl Table {
         }
         while let Some(transmit) = self.cores[i].poll_transmit() {
             match transmit {
-                ToRelay::Frame(frame) if self.here[1 - i] => self.wire[1 - i].push_back(frame),
-                ToRelay::Frame(_) => {}
+                ToRelay::Frame(frame) if self.here[1 - i] => {
+                    self.seen[i].frames += 1;
+                    self.wire[1 - i].push_back(frame);
+                }
+                ToRelay::Frame(_) => self.seen[i].frames += 1,
                 ToRelay::Control(message) => self.seen[i].controls.push(message),
             }
         }
@@ -193,6 +200,40 @@ fn a_draw_reaches_the_other_side_and_its_card_comes_back_known() {
     assert!(!table.saw(Seat::Guest, learned), "the guest learns nothing of the host's hand");
     let hand = |core: &SessionCore| core.engine().table().zone(ZoneId::hand(Seat::Host)).len();
     assert_eq!((hand(&table.cores[0]), hand(&table.cores[1])), (1, 1));
+}
+
+#[test]
+fn the_ack_of_a_message_not_answered_waits_for_the_next_message_and_no_save_is_written_for_it() {
+    let mut table = Table::ready();
+    table.wait(Duration::from_secs(1));
+    table.run();
+    table.forget();
+    table.line(Seat::Host, "draw 1");
+    table.run();
+    assert!(table.saw(Seat::Host, learned));
+    assert_eq!(table.seen[0].frames, 1, "the draw went; the guest's strip is not acknowledged yet");
+    assert_eq!(table.seen[0].saves.last(), Some(&SavePoint::Settled), "the strip taken in, nothing to send");
+    let ack_at = table.core(Seat::Host).poll_timeout().expect("the held ack has a deadline");
+    assert!(ack_at > table.now);
+
+    // The next draw carries the ack: the guest takes it in and answers at once.
+    table.line(Seat::Host, "draw 1");
+    table.run();
+    assert_eq!(table.seen[0].frames, 2, "no ack frame of its own");
+    assert!(table.saw(Seat::Guest, drew(Seat::Host)));
+    let guest_sent = table.seen[1].frames;
+
+    // Unanswered, the last strip is acknowledged once the delay passed: saved first, then the ack; the guest
+    // writes nothing for an ack alone.
+    table.forget();
+    table.wait(ack_at - table.now);
+    assert_eq!(table.seen[0].frames, 1, "the ack left");
+    assert_eq!(table.seen[0].saves.first(), Some(&SavePoint::Sending));
+    table.run();
+    assert!(table.seen[1].saves.iter().all(|point| *point == SavePoint::Settled), "the ack taken in, nothing to send");
+    assert_eq!(table.seen[1].frames, 0);
+    assert!(guest_sent > 0);
+    assert_eq!(table.core(Seat::Host).poll_timeout(), None, "nothing owed, nothing due");
 }
 
 /// `sideboard` trades cards for the next game, which `new-game` takes: the same cards, so not a changed deck, though
