@@ -155,8 +155,8 @@ pub trait Group: Copy + Debug + Send + Sync + 'static {
     fn vartime_multi_mul_is_identity(scalars: &[Self::Scalar], elements: &[&Self::Element]) -> bool;
 
     /// `scalar·elementᵢ` for each element, for a secret `scalar`, on the group's constant-time path: the same
-    /// elements as `mul` one by one, made together where the group has a cheaper way (ristretto255 encodes them in
-    /// one batch).
+    /// elements as `mul` one by one, made together where the group has a cheaper way (both suites share a long
+    /// batch among the machine's cores, ristretto255 encodes them in one batch).
     fn mul_each(elements: &[Self::Element], scalar: &Self::Scalar) -> Vec<Self::Element> {
         elements.iter().map(|element| Self::mul(element, scalar)).collect()
     }

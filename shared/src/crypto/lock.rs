@@ -114,12 +114,12 @@ impl<G: Group> LockKey<G> {
 
     /// Adds this key's layer to each card.
     pub fn lock(&self, cards: &[G::Element]) -> Vec<G::Element> {
-        cards.iter().map(|card| G::mul(card, &self.lock)).collect()
+        G::mul_each(cards, &self.lock)
     }
 
     /// Removes this key's layer from each card.
     pub fn strip(&self, locked: &[G::Element]) -> Vec<G::Element> {
-        locked.iter().map(|card| G::mul(card, &self.strip)).collect()
+        G::mul_each(locked, &self.strip)
     }
 
     /// Locks cards with this key, with a proof against its commitment that the same key locked them all.
@@ -173,7 +173,7 @@ impl<G: Group> LockKey<G> {
             Some(old) => (G::scalar_mul(&self.lock, &old.strip), old.commitment.element.clone()),
             None => (self.lock.clone(), G::generator()),
         };
-        let relocked: Vec<G::Element> = forms.iter().map(|form| G::mul(form, &factor)).collect();
+        let relocked = G::mul_each(forms, &factor);
         let mut factor = factor;
         let proof =
             prove_dleq(&factor, &generator, &self.commitment.element, forms, &relocked, RELOCK_KIND, context, rng);
@@ -346,8 +346,11 @@ fn prove_dleq<G: Group, R: CryptoRng + ?Sized>(
     let (mut transcript, weights) = dleq_statement::<G>(generator, commitment, bases, results, kind, context);
     let folded_base = fold::<G>(&weights, bases);
     let mut nonce = G::random_scalar(rng);
-    transcript.append_element::<G>("nonce-generator", &G::mul(generator, &nonce));
-    transcript.append_element::<G>("nonce-base", &G::mul(&folded_base, &nonce));
+    // One batch: modp2048 makes the two powers on two cores.
+    let [on_generator, on_base]: [G::Element; 2] =
+        G::mul_each(&[generator.clone(), folded_base], &nonce).try_into().expect("one product per element");
+    transcript.append_element::<G>("nonce-generator", &on_generator);
+    transcript.append_element::<G>("nonce-base", &on_base);
     let challenge = transcript.challenge_scalar::<G>("dleq");
     let response = G::scalar_add(&nonce, &G::scalar_mul(&challenge, secret));
     G::wipe_scalar(&mut nonce);

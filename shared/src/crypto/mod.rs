@@ -9,6 +9,7 @@ mod group;
 mod lock;
 mod modp;
 mod oblivious;
+mod parallel;
 mod ristretto;
 mod shuffle;
 mod transcript;

@@ -15,6 +15,7 @@ use rand_core::CryptoRng;
 use sha2::{Digest, Sha256};
 
 use super::group::{DecodeError, Group, Suite};
+use super::parallel;
 
 const P_HEX: &str = concat!(
     "FFFFFFFFFFFFFFFFC90FDAA22168C234C4C6628B80DC1CD1",
@@ -126,7 +127,21 @@ fn expand(domain: &[u8], input: &[u8], len: usize) -> Vec<u8> {
 /// about 2048 squarings and `m·(2048/w + 2^w)` multiplications instead of `m` separate exponentiations of about
 /// 2048 + 2048/w each. The products in Montgomery form (crypto-bigint), which spares each a long division; a single
 /// term is num-bigint's `modpow`. Variable time in the exponents: proofs' challenges and responses are public.
+///
+/// A long product is cut among the cores, each running the method on its share of the terms: a share costs its own
+/// chain of squarings, so a core takes at least `MIN_TERMS`.
 fn product_of_powers(scalars: &[ModpScalar], elements: &[&ModpElement]) -> BigUint {
+    const MIN_TERMS: usize = 8;
+    let partial = parallel::map_ranges(scalars.len().min(elements.len()), MIN_TERMS, |range| {
+        vec![straus(&scalars[range.clone()], &elements[range])]
+    });
+    let mut parts = partial.into_iter();
+    let first = parts.next().unwrap_or_else(BigUint::one);
+    parts.fold(first, |product, part| product * part % &*P)
+}
+
+/// Π elementᵢ^scalarᵢ mod p on one core, by the method above.
+fn straus(scalars: &[ModpScalar], elements: &[&ModpElement]) -> BigUint {
     if let ([scalar], [element]) = (scalars, elements) {
         return element.0.modpow(&scalar.0, &P);
     }
@@ -306,6 +321,13 @@ impl Group for Modp2048 {
         ModpElement(element.0.modpow(&scalar.0, &P))
     }
 
+    /// One exponentiation per element, the elements shared among the cores.
+    fn mul_each(elements: &[ModpElement], scalar: &ModpScalar) -> Vec<ModpElement> {
+        parallel::map_ranges(elements.len(), 1, |range| {
+            elements[range].iter().map(|element| Self::mul(element, scalar)).collect()
+        })
+    }
+
     fn mul_generator(scalar: &ModpScalar) -> ModpElement {
         match GENERATOR_TABLE.multiply_power(Monty::one(&MONTY), &scalar.0) {
             Some(product) => ModpElement(from_monty(product)),
@@ -352,7 +374,9 @@ impl Group for Modp2048 {
         ys: &[ModpScalar],
         (base, table): &(ModpElement, ModpTable),
     ) -> Vec<ModpElement> {
-        xs.iter().zip(ys).map(|(x, y)| tabulated_pair(x, y, table, base)).collect()
+        parallel::map_ranges(xs.len().min(ys.len()), 1, |range| {
+            xs[range.clone()].iter().zip(&ys[range]).map(|(x, y)| tabulated_pair(x, y, table, base)).collect()
+        })
     }
 
     fn encode_element(element: &ModpElement) -> Vec<u8> {

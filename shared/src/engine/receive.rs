@@ -233,9 +233,10 @@ impl<G: Group> Engine<G> {
         let strip = G::scalar_invert(&deck_key).ok_or_else(|| Fault::new(AlertKind::BadProof, "a zero deck key"))?;
         let mut deck = Vec::with_capacity(elements.len());
         let mut fault = None;
-        for (index, (element, back)) in elements.iter().enumerate() {
-            let point = G::mul(element, &strip);
-            match self.game.catalogues[&peer].open::<G>(&point) {
+        let locked: Vec<G::Element> = elements.iter().map(|(element, _)| element.clone()).collect();
+        let points = G::mul_each(&locked, &strip);
+        for (index, ((_, back), point)) in elements.iter().zip(&points).enumerate() {
+            match self.game.catalogues[&peer].open::<G>(point) {
                 Ok(instance) if instance.owner == peer && instance.back == *back => deck.push(instance),
                 Ok(_) => {
                     fault = Some(format!("element {index} of the opponent's deck claims another owner or back"));
