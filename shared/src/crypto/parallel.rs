@@ -23,11 +23,21 @@ pub(crate) fn map_ranges<U: Send>(
     }
     std::thread::scope(|scope| {
         let work = &work;
-        let others: Vec<_> = rest.iter().map(|range| scope.spawn(move || work(range.clone()))).collect();
+        let others: Vec<_> = rest
+            .iter()
+            .map(|range| {
+                let share = range.clone();
+                std::thread::Builder::new().spawn_scoped(scope, move || work(share)).map_err(|_| range.clone())
+            })
+            .collect();
         let mut out = work(first.clone());
         for other in others {
-            // A panic in a chunk is a bug of this crate's arithmetic: it goes on as this thread's.
-            out.extend(other.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+            match other {
+                // A panic in a share is a bug of this crate's arithmetic: it goes on as this thread's.
+                Ok(thread) => out.extend(thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))),
+                // No thread to be had (the process is at its limit): this thread does that share too.
+                Err(range) => out.extend(work(range)),
+            }
         }
         out
     })
