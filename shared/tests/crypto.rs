@@ -49,6 +49,12 @@ fn lock_and_strip_commute<G: Group>() {
     assert_eq!(b.strip(&a.strip(&both)), plain);
     assert_eq!(a.strip(&b.strip(&both)), plain);
     assert_ne!(a.lock(&plain), plain);
+    // Locked and stripped at once: the same cards as a lock with its proof, then a strip.
+    let ctx = context("deck/host");
+    let (locked, proof, stripped) = a.lock_with_proof_and_strip(&plain, &b, &ctx, &mut rng);
+    assert_eq!(locked.cards, a.lock(&plain));
+    assert_eq!(stripped, b.strip(&locked.cards));
+    assert!(a.commitment().verify_lock(&plain, locked.cards.clone(), &proof, &ctx).is_ok());
 }
 
 fn dleq_proofs<G: Group>() {

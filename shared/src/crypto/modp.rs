@@ -233,6 +233,43 @@ impl ModpTable {
     }
 }
 
+/// `base^e` for each exponent `e` of `exponents`, sharing one chain of squarings: the powers `base^(32^i)` of
+/// every digit place are made once (2048 squarings), then each exponent costs a multiplication per non-zero digit
+/// into the bucket of that digit and 62 to combine the 31 buckets (Yao's method: the product of the buckets from
+/// digit 31 down, each running product multiplied in once per digit value). Two exponents of one base cost about
+/// 3,000 multiplications instead of two exponentiations' 5,000. Variable time, as `modpow`.
+fn powers_of_one_base<const N: usize>(base: &ModpElement, exponents: [&BigUint; N]) -> [BigUint; N] {
+    let params = &*MONTY;
+    let places = exponents.iter().map(|e| e.bits()).max().unwrap_or(0).div_ceil(TABLE_WINDOW);
+    let mut place_powers = Vec::with_capacity(places as usize);
+    let mut power = Monty::new(&U2048::from_be_slice(&to_fixed(&base.0)), params);
+    for place in 0..places {
+        place_powers.push(power);
+        if place + 1 < places {
+            power = power.square_repeat_vartime(TABLE_WINDOW as u32);
+        }
+    }
+    exponents.map(|exponent| {
+        let mut buckets: [Option<Monty>; TABLE_DIGITS] = [None; TABLE_DIGITS];
+        for (place, place_power) in place_powers.iter().enumerate() {
+            let digit = digit(exponent, place as u64, TABLE_WINDOW);
+            if digit != 0 {
+                buckets[digit] = Some(buckets[digit].map_or(*place_power, |bucket| bucket.mul(place_power)));
+            }
+        }
+        let (mut running, mut product) = (None::<Monty>, None::<Monty>);
+        for bucket in buckets[1..].iter().rev() {
+            if let Some(bucket) = bucket {
+                running = Some(running.map_or(*bucket, |running| running.mul(bucket)));
+            }
+            if let Some(running) = running {
+                product = Some(product.map_or(running, |product| product.mul(&running)));
+            }
+        }
+        product.map_or_else(BigUint::one, from_monty)
+    })
+}
+
 /// The generator's table, for `mul_generator` and `mul_generator_and_fixed`.
 static GENERATOR_TABLE: LazyLock<ModpTable> = LazyLock::new(|| ModpTable::new(&Modp2048::generator()));
 
@@ -326,6 +363,21 @@ impl Group for Modp2048 {
         parallel::map_ranges(elements.len(), 1, |range| {
             elements[range].iter().map(|element| Self::mul(element, scalar)).collect()
         })
+    }
+
+    /// Both powers of each element from one chain of squarings (`powers_of_one_base`), the elements shared among
+    /// the cores.
+    fn mul_each_twice(
+        elements: &[ModpElement],
+        first: &ModpScalar,
+        second: &ModpScalar,
+    ) -> (Vec<ModpElement>, Vec<ModpElement>) {
+        parallel::map_ranges(elements.len(), 1, |range| {
+            elements[range].iter().map(|element| powers_of_one_base(element, [&first.0, &second.0])).collect()
+        })
+        .into_iter()
+        .map(|[a, b]| (ModpElement(a), ModpElement(b)))
+        .unzip()
     }
 
     fn mul_generator(scalar: &ModpScalar) -> ModpElement {
@@ -439,6 +491,33 @@ mod tests {
                 elements.iter().zip(&scalars).fold(BigUint::one(), |acc, (e, s)| acc * e.0.modpow(&s.0, &P) % &*P);
             assert_eq!(product_of_powers(&scalars, &refs), expected, "{count} terms");
         }
+    }
+
+    #[test]
+    fn two_powers_of_one_base_are_the_general_ones() {
+        let bases =
+            [Modp2048::hash_to_element(b"one base"), Modp2048::hash_to_element(b"another"), Modp2048::generator()];
+        // Zero, one, a digit, a challenge-sized one, q − 1, a random full-sized one, and one beyond 2048 bits.
+        let exponents = [
+            BigUint::zero(),
+            BigUint::one(),
+            BigUint::from(31u32),
+            BigUint::from_bytes_be(&[0xA5; 16]),
+            &*Q - 1u32,
+            BigUint::from_bytes_be(&[0x5A; LEN]) % &*Q,
+            BigUint::one() << 2060u32,
+        ];
+        for base in &bases {
+            for x in &exponents {
+                for y in &exponents {
+                    let [a, b] = powers_of_one_base(base, [x, y]);
+                    assert_eq!((a, b), (base.0.modpow(x, &P), base.0.modpow(y, &P)), "{x:x} {y:x}");
+                }
+            }
+        }
+        let (x, y) = (ModpScalar(exponents[5].clone()), ModpScalar(exponents[4].clone()));
+        let (first, second) = Modp2048::mul_each_twice(&bases, &x, &y);
+        assert_eq!((first, second), (Modp2048::mul_each(&bases, &x), Modp2048::mul_each(&bases, &y)));
     }
 
     #[test]

@@ -158,10 +158,11 @@ impl<G: Group> Engine<G> {
         let base_key = LockKey::<G>::generate(&mut self.rng);
         let bases = deck_bases::<G>(&game_id, seat, instances.len());
         let context = self.game.context(self.out.next_seq(), format!("deck/{}", seat.id_byte()));
-        let (locked, proof) = base_key.lock_with_proof(&bases, &context, &mut self.rng);
+        // The points the catalogue seals: the locked bases with the deck key stripped.
+        let (locked, proof, points) = base_key.lock_with_proof_and_strip(&bases, &key, &context, &mut self.rng);
         let placed: Vec<&CardInstance> = library_instances.iter().chain(&sideboard_instances).copied().collect();
         let sealed: Vec<(G::Element, CardInstance)> =
-            key.strip(&locked.cards).into_iter().zip(placed.iter().map(|&instance| instance.clone())).collect();
+            points.into_iter().zip(placed.iter().map(|&instance| instance.clone())).collect();
         // Sealing refuses a name too long (every deck is checked as it enters, `check_deck`) or two cards with one
         // point (each point is a secret multiple of its own hashed base); JSON and encryption of a card do not fail.
         let catalogue = Catalogue::seal::<G>(&sealed).expect("every deck is checked as it enters");
