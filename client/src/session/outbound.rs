@@ -2,6 +2,7 @@
 //! taken, the engine's events to the player. Frames the relay has not taken stay in the channel (as does every
 //! frame the opponent has not acknowledged), so a link that is down loses nothing.
 
+use fairdeck_shared::crypto::Group;
 use fairdeck_shared::engine::{Event, Input};
 use fairdeck_shared::wire::Action;
 
@@ -9,7 +10,7 @@ use super::error::SessionError;
 use super::frontend::Output;
 use super::state::{SessionCore, ToRelay};
 
-impl SessionCore {
+impl<G: Group> SessionCore<G> {
     /// One step of moving the engine's messages to the channel and the channel's frames to the relay: a round
     /// of [`settle`](Self::settle), whose events are shown before the next; once settled, a save point, then the
     /// frames. Whether anything moved (`false`: the next step has nothing to do either).

@@ -4,12 +4,14 @@
 
 use std::path::PathBuf;
 
+use fairdeck_shared::crypto::Group;
+
 use super::error::SessionError;
 use super::frontend::Output;
 use super::state::SessionCore;
 use crate::save::{SaveFile, Standing, Status};
 
-impl SessionCore {
+impl<G: Group> SessionCore<G> {
     /// Where the game stands, for the save.
     pub fn standing(&self) -> Standing {
         let status = if self.engine.halted().is_some() {
@@ -43,7 +45,7 @@ impl Saver {
 
     /// Writes what changed at a save point of `core` (see `SessionCore::poll_save`); the file made, what to
     /// tell the player.
-    pub fn save(&mut self, core: &mut SessionCore) -> Result<Option<Output>, SessionError> {
+    pub fn save<G: Group>(&mut self, core: &mut SessionCore<G>) -> Result<Option<Output>, SessionError> {
         let standing = core.standing();
         match &mut self.file {
             Some(save) => save.commit(core.engine().journal(), core.channel(), standing)?,

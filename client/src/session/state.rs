@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use fairdeck_relay_protocol::ClientMessage;
-use fairdeck_shared::crypto::{Group, Ristretto255};
+use fairdeck_shared::crypto::Group;
 use fairdeck_shared::engine::{DeckList, Engine};
 use rand::Rng;
 use rand_chacha::ChaCha20Rng;
@@ -16,6 +16,7 @@ use super::building::Limited;
 use super::claim::{Claim, LinkAction, WatchAction};
 use super::error::SessionError;
 use super::frontend::Output;
+use super::meeting::Meeting;
 use super::wait_clock::{AbsenceClock, WaitClock, forfeit_grace};
 use super::watch_state::Watching;
 use crate::channel::Channel;
@@ -26,8 +27,10 @@ use crate::watch::WatchHub;
 
 /// One game's session without I/O: the engine, the channel, the player's commands, hosting and the link's
 /// reconnection as timers. The driver (`event_loop.rs`) feeds it and does what it asks; see `core.rs`.
-pub(super) struct SessionCore {
-    pub engine: Engine<Ristretto255>,
+pub(super) struct SessionCore<G: Group> {
+    pub engine: Engine<G>,
+    /// Whether the engine plays the game's suite yet: a guest's waits for the host's hello (`meeting.rs`).
+    pub meeting: Meeting,
     pub channel: Channel,
     /// What the core knows of the link to the relay; the driver holds the WebSocket.
     pub link: LinkState,
@@ -89,11 +92,12 @@ pub(super) struct SessionCore {
     pub end: Option<Result<(), SessionError>>,
 }
 
-impl SessionCore {
-    /// A session in its first state at `now`: not paired, nothing queued, no code, no save yet, the door open.
+impl<G: Group> SessionCore<G> {
+    /// A session in its first state at `now`: not paired, nothing queued, no code, no save yet, the door open, the
+    /// engine's suite the game's (a guest's session says otherwise: `meeting.rs`).
     /// Its randomness comes from `seed`.
     pub fn new(
-        engine: Engine<Ristretto255>,
+        engine: Engine<G>,
         channel: Channel,
         link: LinkState,
         relay: RelayPlace,
@@ -103,9 +107,10 @@ impl SessionCore {
         let mut rng = ChaCha20Rng::from_seed(seed);
         let mut watch_seed = [0u8; 32];
         rng.fill_bytes(&mut watch_seed);
-        let watching = Watching::new(WatchHub::new(engine.seat(), Ristretto255::SUITE, watch_seed));
+        let watching = Watching::new(WatchHub::new(engine.seat(), G::SUITE, watch_seed));
         SessionCore {
             engine,
+            meeting: Meeting::Met,
             channel,
             link,
             paired: false,
