@@ -311,6 +311,15 @@ mod tests {
         numbers.map(|n| (if n % 2 == 0 { Seat::Host } else { Seat::Guest }, envelope(n))).collect()
     }
 
+    #[test]
+    fn a_modp2048_record_given_whole_is_placed_by_an_observer_of_its_suite() {
+        let record = crate::watch::hellos::<Modp2048>();
+        let turns = played_turns::<Modp2048>(&record, [7; 32]);
+        assert!(turns.iter().all(Option::is_some), "followed: {turns:?}");
+        // An observer of the other suite stops at the first hello: every envelope would go in the turn now.
+        assert!(played_turns::<Ristretto255>(&record, [7; 32]).iter().all(Option::is_none));
+    }
+
     fn opened_hub() -> (WatchHub, Code) {
         let mut hub = WatchHub::new(Seat::Guest, Suite::Ristretto255, [7; 32]);
         let code = Code::from_secret("42", &[3; 32]);

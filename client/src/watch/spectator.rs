@@ -258,6 +258,22 @@ mod tests {
     }
 
     #[test]
+    fn a_modp2048_game_is_followed_by_an_observer_of_the_suite_its_feed_names() {
+        let code = Code::from_secret("9", &[5; 32]);
+        let mut spectator = Spectator::new(&code, [1; 32], [2; 32]);
+        spectator.take(Feed::Start { suite: Suite::Modp2048, seat: Seat::Host, delay: 0 }).unwrap();
+        for (from, envelope) in crate::watch::hellos::<Modp2048>() {
+            let bytes = fairdeck_shared::wire::encode_envelope(&envelope);
+            spectator.take(Feed::Envelope { from, bytes }).unwrap();
+        }
+        let news: Vec<News> = std::iter::from_fn(|| spectator.poll_news()).collect();
+        let connected = |n: &&News| matches!(n, News::Event(Event::Connected { suite: Suite::Modp2048, .. }));
+        assert_eq!(news.iter().filter(connected).count(), 2, "{news:?}");
+        assert!(!news.iter().any(|n| matches!(n, News::Event(Event::Alert(_)))), "{news:?}");
+        assert_eq!(spectator.halted(), None);
+    }
+
+    #[test]
     fn the_feed_starts_with_the_players_seat_and_a_restarted_player_is_told_apart() {
         let code = Code::from_secret("9", &[5; 32]);
         let mut spectator = Spectator::new(&code, [1; 32], [2; 32]);
