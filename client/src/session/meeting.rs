@@ -22,21 +22,10 @@ use fairdeck_shared::wire::peek_suite;
 
 use super::claim::LinkAction;
 use super::error::SessionError;
-use super::state::{SessionCore, Stage};
+use super::state::{Meeting, SessionCore, Stage};
 use super::watch_state::Watching;
 use crate::command::Command;
 use crate::watch::WatchHub;
-
-/// Whether the engine plays the game's suite yet.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) enum Meeting {
-    /// A guest before the host's first message: its engine is held back (see the module documentation).
-    Awaiting,
-    /// The host's first message names another suite: the session goes on in it, with that message (`hello`).
-    Elsewhere { suite: Suite, hello: Vec<u8> },
-    /// The engine plays the game's suite: hosting, a resumed game, or a guest that met the host's.
-    Met,
-}
 
 impl<G: Group> SessionCore<G> {
     /// A step of a guest awaiting the host's first message, in place of `pump`: the channel's own frames go out (the

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use fairdeck_relay_protocol::ClientMessage;
-use fairdeck_shared::crypto::Group;
+use fairdeck_shared::crypto::{Group, Suite};
 use fairdeck_shared::engine::{DeckList, Engine};
 use rand::Rng;
 use rand_chacha::ChaCha20Rng;
@@ -16,7 +16,6 @@ use super::building::Limited;
 use super::claim::{Claim, LinkAction, WatchAction};
 use super::error::SessionError;
 use super::frontend::Output;
-use super::meeting::Meeting;
 use super::wait_clock::{AbsenceClock, WaitClock, forfeit_grace};
 use super::watch_state::Watching;
 use crate::channel::Channel;
@@ -234,6 +233,17 @@ pub(super) enum Stage {
     Clocks,
     /// Nothing more to do until the next input or timeout.
     Idle,
+}
+
+/// Whether the engine plays the game's suite yet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Meeting {
+    /// A guest before the host's first message: its engine is held back until then (`meeting.rs`).
+    Awaiting,
+    /// The host's first message names another suite: the session goes on in it, with that message (`hello`).
+    Elsewhere { suite: Suite, hello: Vec<u8> },
+    /// The engine plays the game's suite: hosting, a resumed game, or a guest that met the host's.
+    Met,
 }
 
 /// Hosting, before the key exchange succeeded: whether the next guest's frames go to the channel.
