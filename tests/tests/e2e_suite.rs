@@ -1,12 +1,13 @@
 //! A game in the modp2048 suite, played from the client: the host chooses it (`host --suite modp2048`), the guest's
-//! program learns it from the host's hello and says so, both draw and learn their cards, a killed guest resumes its
-//! save in that suite and draws again, and both journals verify clean, show and replay. Ten-card decks: modp2048 is
+//! program learns it from the host's hello and says so, both draw and learn their cards while a spectator checks the
+//! game (`fairdeck watch`), a killed guest resumes its save in that suite and draws again, and both journals verify
+//! clean, show and replay. Ten-card decks: modp2048 is
 //! about a hundred times slower than ristretto255 in a debug build.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use fairdeck_e2e::{Player, Relay, end_and_verify, fairdeck_binary, settle, zone_cards};
+use fairdeck_e2e::{Player, Relay, end_and_verify, fairdeck_binary, public, settle, zone_cards};
 use serde_json::Value;
 
 /// A deck of ten cards, each named once, written into `dir`; their names.
@@ -54,13 +55,22 @@ fn a_modp2048_game_hosted_joined_drawn_killed_resumed_and_verified() {
         assert_eq!(connected["suite"], "modp2048", "{connected}");
         player.expect_event("ready");
     }
+    // A spectator of the host's seat: the host's program places the record so far in its turns with an observer of
+    // the game's suite, the spectator checks every step with one.
+    host.send("watch-code");
+    let watch_code = host.expect_event("watch_code")["code"].as_str().unwrap().to_string();
+    let mut spectator = Player::spawn_bringing("spectator", &relay.url(), &["watch", &watch_code]);
+    spectator.expect_event("watching");
 
     let (_, host_card) = draw(&mut host, "host");
     let (_, guest_card) = draw(&mut guest, "guest");
     for card in [&host_card, &guest_card] {
         assert!(names.contains(card), "{card} is a card of the deck");
     }
-    settle(&mut host, &mut guest);
+    let table = settle(&mut host, &mut guest);
+    spectator
+        .expect("the spectator's table at the players' own", |v| v["event"] == "table" && public(v) == public(&table));
+    assert!(spectator.seen.iter().all(|v| v["event"] != "alert"), "an honest game raises no alert");
 
     // The guest crashes; its save is of the game's suite, and the game goes on from it.
     guest.kill();

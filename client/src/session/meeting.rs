@@ -34,6 +34,7 @@ impl<G: Group> SessionCore<G> {
         let Some(first) = self.channel.poll_message() else { return self.flush_frames() };
         match peek_suite(&first) {
             Ok(suite) if suite != G::SUITE => self.meeting = Meeting::Elsewhere { suite, hello: first },
+            // This engine's suite; or none, which the engine refuses as it refuses any message out of place.
             _ => {
                 self.meeting = Meeting::Met;
                 let _messages_are_never_refused = self.engine.handle(Input::Message { bytes: first });
