@@ -516,6 +516,35 @@ mod tests {
         assert_eq!(limited_standing(events, host), vec![pack(1), standing(1)]);
     }
 
+    /// A front end that keeps what it is shown.
+    struct Shown(Vec<Output>);
+
+    impl Frontend for Shown {
+        async fn next_line(&mut self) -> Option<String> {
+            None
+        }
+
+        fn show<G: Group>(&mut self, output: Output, _: &Engine<G>) -> std::io::Result<()> {
+            self.0.push(output);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_deck_too_large_for_the_hosts_suite_is_refused_when_it_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.txt");
+        std::fs::write(&path, (0..301).map(|i| format!("1 Card {i}\n")).collect::<String>()).unwrap();
+        let config = || EngineConfig { name: "Ada".into(), software: "test".into() };
+        let mut shown = Shown(Vec::new());
+        match deck_engine::<Modp2048, _>(&path, Seat::Host, config(), &mut shown) {
+            Err(SessionError::Deck { reason, .. }) => assert!(reason.contains("at most 300 cards"), "{reason}"),
+            other => panic!("refused as a deck: {:?}", other.err()),
+        }
+        assert!(shown.0.is_empty(), "nothing shown of a refused deck");
+        assert!(deck_engine::<Ristretto255, _>(&path, Seat::Host, config(), &mut shown).is_ok());
+    }
+
     #[cfg(unix)]
     #[test]
     fn a_journal_written_over_a_file_readable_by_others_is_owner_only() {
