@@ -8,6 +8,7 @@
 //! name = "Ada"
 //! ca = "/home/ada/club-ca.pem"
 //! untap_draw = true
+//! suite = "modp2048"
 //! ```
 //!
 //! Every key is optional. A missing file at the usual place is an empty configuration; a file that
@@ -18,6 +19,7 @@ use std::ffi::OsString;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+use fairdeck_shared::crypto::Suite;
 use fairdeck_shared::wire::MAX_TEXT_LEN;
 use serde::Deserialize;
 
@@ -34,7 +36,8 @@ Configuration file, read by host and join: {here}
   relay = \"wss://…\"               the default relay (--relay, then FAIRDECK_RELAY, come first)
   name = \"…\"                      your default name (--name comes first)
   ca = \"/path/ca.pem\"             also trust this CA's certificates for wss:// relays (--ca comes first)
-  untap_draw = true               when the opponent passes the turn to you, untap your cards and draw one"
+  untap_draw = true               when the opponent passes the turn to you, untap your cards and draw one
+  suite = \"modp2048\"              hosting: the suite the cards are locked in (--suite comes first)"
     )
 }
 
@@ -53,6 +56,8 @@ pub struct Config {
     pub ca: Option<PathBuf>,
     /// When the opponent passes the turn to you, untap your cards and draw one for you (`untap_draw = true`).
     pub untap_draw: bool,
+    /// Hosting: the suite the cards are locked in (`suite = "modp2048"`).
+    pub suite: Option<Suite>,
 }
 
 /// Where the configuration file is, and whether the user named it (then it must exist).
@@ -131,7 +136,12 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
     {
         return Err(invalid(Some(ca.span()), "ca must name a PEM file of CA certificates".to_string()));
     }
+    let suite = raw
+        .suite
+        .as_ref()
+        .map(|suite| suite.get_ref().parse::<Suite>().map_err(|e| invalid(Some(suite.span()), e.to_string())));
     Ok(Config {
+        suite: suite.transpose()?,
         relay: raw.relay.map(toml::Spanned::into_inner),
         name: raw.name.map(toml::Spanned::into_inner),
         // A relative path is read from the configuration file's folder, wherever fairdeck is started.
@@ -154,6 +164,7 @@ struct RawConfig {
     name: Option<toml::Spanned<String>>,
     ca: Option<toml::Spanned<String>>,
     untap_draw: Option<bool>,
+    suite: Option<toml::Spanned<String>>,
 }
 
 /// The 1-based line of byte `offset` in `text`.
@@ -205,6 +216,17 @@ mod tests {
         assert_eq!(parsed("ca = '/etc/ca.pem'").unwrap().ca, Some(PathBuf::from("/etc/ca.pem")));
         assert_eq!(invalid("name = \"Ada\"\nca = \" \"").0, 2);
         assert_eq!(invalid("ca = 7").0, 1);
+    }
+
+    #[test]
+    fn reads_the_hosts_suite_by_its_name() {
+        assert_eq!(parsed("suite = \"modp2048\"").unwrap().suite, Some(Suite::Modp2048));
+        assert_eq!(parsed("suite = 'ristretto255'").unwrap().suite, Some(Suite::Ristretto255));
+        assert_eq!(parsed("").unwrap().suite, None);
+        let (line, message) = invalid("name = \"Ada\"\nsuite = \"rsa\"");
+        assert_eq!(line, 2);
+        assert!(message.contains("unknown suite \"rsa\""), "{message}");
+        assert_eq!(invalid("suite = 2048").0, 1);
     }
 
     #[test]
@@ -265,8 +287,13 @@ mod tests {
 
     #[test]
     fn precedence() {
-        let file =
-            Config { relay: Some("wss://file/v1".into()), name: Some("Ada".into()), ca: None, untap_draw: false };
+        let file = Config {
+            relay: Some("wss://file/v1".into()),
+            name: Some("Ada".into()),
+            ca: None,
+            untap_draw: false,
+            suite: None,
+        };
         let default = "ws://127.0.0.1:7171/v1";
         assert_eq!(choose(Some("ws://flag/v1".into()), file.relay.as_deref(), default), "ws://flag/v1");
         assert_eq!(choose(None, file.relay.as_deref(), default), "wss://file/v1");

@@ -11,6 +11,7 @@ use fairdeck::config;
 use fairdeck::play::Play;
 use fairdeck::practice::Practice;
 use fairdeck::session::{Brought, DEFAULT_RELAY, Offer, Options, Role, SessionError};
+use fairdeck_shared::crypto::Suite;
 
 /// fairdeck: a two-player card table where neither player has to trust the other, nor the server.
 /// `host` and `join` open the terminal table (`fairdeck host --help` lists its keys), or with --script
@@ -35,6 +36,10 @@ enum Command {
         /// it again at the same address.
         #[arg(long, value_name = "ADDR:PORT")]
         serve: Option<std::net::SocketAddr>,
+        /// The suite the cards are locked in, for both players: the guest's program learns it from your hello and
+        /// shows it (`connected`) [default: the configuration file's suite, else ristretto255].
+        #[arg(long, value_name = "SUITE")]
+        suite: Option<SuiteChoice>,
     },
     /// Join the game of a code such as 7-crossbow-guitar.
     #[command(after_help = game_help())]
@@ -244,6 +249,30 @@ enum LimitedKind {
     Draft,
 }
 
+/// The suites `--suite` offers (the engine's [`Suite`], with a word on each for `--help`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum SuiteChoice {
+    /// ristretto255 over Curve25519: a lock in tens of microseconds, decks of up to 1000 cards.
+    Ristretto255,
+    /// The 2048-bit MODP group of RFC 3526, the seed's commutative encryption modulo a prime: about 200 times slower
+    /// (a 60-card game's set-up takes seconds), decks of up to 300 cards.
+    Modp2048,
+}
+
+impl From<SuiteChoice> for Suite {
+    fn from(choice: SuiteChoice) -> Suite {
+        match choice {
+            SuiteChoice::Ristretto255 => Suite::Ristretto255,
+            SuiteChoice::Modp2048 => Suite::Modp2048,
+        }
+    }
+}
+
+/// The host's suite: `--suite`, else the configuration file's, else ristretto255.
+fn host_suite(given: Option<SuiteChoice>, config: &config::Config) -> Suite {
+    given.map(Suite::from).or(config.suite).unwrap_or(Suite::Ristretto255)
+}
+
 impl LimitedKind {
     fn offer(self, counts: &Counts) -> Offer {
         match self {
@@ -324,12 +353,19 @@ fn game_help() -> String {
     format!("{}\n\n{}", fairdeck::ui::keys::help_text(), script_help())
 }
 
-fn play(role: Role, name: Option<String>, args: SessionArgs, serve: Option<std::net::SocketAddr>) -> ExitCode {
+/// Runs a game of the `role` the configuration file completes (the host's suite).
+fn play(
+    role: impl FnOnce(&config::Config) -> Role,
+    name: Option<String>,
+    args: SessionArgs,
+    serve: Option<std::net::SocketAddr>,
+) -> ExitCode {
     let script = args.script;
     let config = match prepare(script) {
         Ok(config) => config,
         Err(exit) => return exit,
     };
+    let role = role(&config);
     let default_name = if matches!(role, Role::Host { .. }) { "host" } else { "guest" };
     let games = match fairdeck::save::games_dir_from_env() {
         Ok(games) => games,
@@ -455,9 +491,12 @@ fn parse_cli() -> Cli {
 fn main() -> ExitCode {
     let cli = parse_cli();
     let result = match cli.command {
-        Command::Host { game, serve } => {
+        Command::Host { game, serve, suite } => {
             return match game.brought(true) {
-                Ok(brought) => play(Role::Host { brought }, game.name, game.session, serve),
+                Ok(brought) => {
+                    let role = |config: &config::Config| Role::Host { brought, suite: host_suite(suite, config) };
+                    play(role, game.name, game.session, serve)
+                }
                 Err(error) => usage_error(&error),
             };
         }
@@ -480,9 +519,9 @@ fn main() -> ExitCode {
                     Err(exit) => return exit,
                 },
             };
-            return play(Role::Join { code, brought }, game.name, game.session, None);
+            return play(|_| Role::Join { code, brought }, game.name, game.session, None);
         }
-        Command::Resume { file, session } => return play(Role::Resume { file }, None, session, None),
+        Command::Resume { file, session } => return play(|_| Role::Resume { file }, None, session, None),
         Command::Practice(args) => return practice(args),
         Command::Games => {
             fairdeck::save::games_dir_from_env().map_err(anyhow::Error::from).and_then(|dir| print_games(&dir))
@@ -585,4 +624,50 @@ fn print_games(dir: &std::path::Path) -> anyhow::Result<()> {
 
 fn is_broken_pipe(error: &anyhow::Error) -> bool {
     error.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::ValueEnum;
+
+    use super::*;
+
+    /// `host --deck d.txt ARGS` parsed: its `--suite`.
+    fn host_suite_given(args: &[&str]) -> Result<Option<SuiteChoice>, clap::Error> {
+        let line = ["fairdeck", "host", "--deck", "d.txt"].into_iter().chain(args.iter().copied());
+        match Cli::try_parse_from(line)?.command {
+            Command::Host { suite, .. } => Ok(suite),
+            _ => panic!("not host"),
+        }
+    }
+
+    #[test]
+    fn host_takes_a_suite_by_its_name_and_join_none() {
+        assert_eq!(host_suite_given(&["--suite", "modp2048"]).unwrap(), Some(SuiteChoice::Modp2048));
+        assert_eq!(host_suite_given(&["--suite", "ristretto255"]).unwrap(), Some(SuiteChoice::Ristretto255));
+        assert_eq!(host_suite_given(&[]).unwrap(), None);
+        let error = host_suite_given(&["--suite", "rsa"]).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::InvalidValue);
+        assert!(error.to_string().contains("ristretto255, modp2048"), "{error}");
+        // The guest plays the host's suite: it has no choice to make.
+        let join = Cli::try_parse_from(["fairdeck", "join", "7-a-b", "--deck", "d.txt", "--suite", "modp2048"]);
+        assert_eq!(join.err().map(|e| e.kind()), Some(ErrorKind::UnknownArgument));
+    }
+
+    #[test]
+    fn the_hosts_suite_is_the_flags_then_the_configuration_files_then_ristretto255() {
+        let config = config::Config { suite: Some(Suite::Modp2048), ..config::Config::default() };
+        assert_eq!(host_suite(Some(SuiteChoice::Ristretto255), &config), Suite::Ristretto255);
+        assert_eq!(host_suite(None, &config), Suite::Modp2048);
+        assert_eq!(host_suite(None, &config::Config::default()), Suite::Ristretto255);
+    }
+
+    #[test]
+    fn every_suite_is_offered_under_the_name_the_hello_gives_it() {
+        let offered: Vec<Suite> = SuiteChoice::value_variants().iter().map(|&choice| Suite::from(choice)).collect();
+        assert_eq!(offered, Suite::ALL);
+        for &choice in SuiteChoice::value_variants() {
+            assert_eq!(choice.to_possible_value().unwrap().get_name(), Suite::from(choice).name());
+        }
+    }
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use fairdeck_shared::Seat;
-use fairdeck_shared::crypto::Ristretto255;
+use fairdeck_shared::crypto::{Group, Suite};
 use fairdeck_shared::engine::{ChosenBy, DifferenceCheck, Engine, Event, GameEnd};
 use fairdeck_shared::table::{CardId, Knowledge, ZoneId, ZoneKind};
 use fairdeck_shared::wire::{Action, PeekPurpose};
@@ -67,7 +67,7 @@ impl<R: AsyncBufRead + Unpin, W: Write> Frontend for Script<R, W> {
     /// what a script's intent changes comes as events, and the status line's running counts are the terminal's (a
     /// script gets the one `waiting` event when a wait is long enough to claim a forfeit, and the one
     /// `forfeit_possible` when an absence is).
-    fn show(&mut self, output: Output, engine: &Engine<Ristretto255>) -> std::io::Result<()> {
+    fn show<G: Group>(&mut self, output: Output, engine: &Engine<G>) -> std::io::Result<()> {
         match output {
             Output::Waiting(_) | Output::ForfeitGrace(_) | Output::Taken(_) => Ok(()),
             Output::Table => emit_table(&mut self.out, engine),
@@ -113,9 +113,11 @@ enum ScriptEvent {
         message: String,
     },
     Table(TableView),
+    /// The opponent's hello: its name, its program, and the suite the cards are locked in (both hellos agree).
     Connected {
         name: String,
         software: String,
+        suite: Suite,
     },
     Setup {
         done: u32,
@@ -362,7 +364,7 @@ fn card_name(engine: &impl TableSource, card: CardId) -> Option<String> {
 
 fn engine_event(event: Event, engine: &impl TableSource) -> ScriptEvent {
     match event {
-        Event::Connected { name, software } => ScriptEvent::Connected { name, software },
+        Event::Connected { name, software, suite } => ScriptEvent::Connected { name, software, suite },
         Event::SetupProgress { done, total } => ScriptEvent::Setup { done, total },
         Event::Ready => ScriptEvent::Ready,
         Event::Applied { number, by, action, .. } => {
@@ -474,6 +476,7 @@ fn table_view(engine: &impl TableSource) -> TableView {
 
 #[cfg(test)]
 mod tests {
+    use fairdeck_shared::crypto::Ristretto255;
     use fairdeck_shared::engine::{DeckCard, DeckList, EngineConfig};
     use fairdeck_shared::wire::DeckDifference;
 

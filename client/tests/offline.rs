@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use fairdeck::session::{Brought, Options, Role, SessionError};
 use fairdeck_relay_protocol::{ClientMessage, ServerMessage};
+use fairdeck_shared::crypto::Suite;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::Value;
 use tokio::io::{AsyncWriteExt, BufReader, DuplexStream};
@@ -200,8 +201,12 @@ fn with_the_relay_down_a_command_still_reaches_the_engine_and_quit_ends_at_once(
         let dir = tempfile::tempdir().unwrap();
         let deck = deck_file(dir.path());
         let relay = Relay::start().await;
-        let mut host =
-            Player::spawn("host", Role::Host { brought: Brought::Deck(deck.clone()) }, &relay.url, dir.path());
+        let mut host = Player::spawn(
+            "host",
+            Role::Host { brought: Brought::Deck(deck.clone()), suite: Suite::Ristretto255 },
+            &relay.url,
+            dir.path(),
+        );
         let code = host.expect("code").await["code"].as_str().unwrap().to_string();
         let mut guest =
             Player::spawn("guest", Role::Join { code, brought: Brought::Deck(deck) }, &relay.url, dir.path());

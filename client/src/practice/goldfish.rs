@@ -19,7 +19,7 @@ use std::collections::VecDeque;
 use std::fmt::Write;
 use std::path::PathBuf;
 
-use fairdeck_shared::crypto::Ristretto255;
+use fairdeck_shared::crypto::Group;
 use fairdeck_shared::engine::{Engine, Event};
 use fairdeck_shared::wire::{BasicLand, GridLine};
 use tokio::sync::{oneshot, watch};
@@ -91,7 +91,7 @@ struct Goldfish {
 
 impl Goldfish {
     /// The answer the engine leaves to the player, if `event` calls for one.
-    fn answer(event: &Event, engine: &Engine<Ristretto255>) -> Option<String> {
+    fn answer<G: Group>(event: &Event, engine: &Engine<G>) -> Option<String> {
         match event {
             Event::NewGameRequested => Some(table::NEW_GAME.name.to_string()),
             Event::RevealRequested { zone, .. } if zone.owner == engine.seat() => {
@@ -173,7 +173,7 @@ impl Frontend for Goldfish {
         None
     }
 
-    fn show(&mut self, output: Output, engine: &Engine<Ristretto255>) -> std::io::Result<()> {
+    fn show<G: Group>(&mut self, output: Output, engine: &Engine<G>) -> std::io::Result<()> {
         match &output {
             Output::Engine(Event::Pool { cards }) => self.build(cards),
             Output::Engine(event) => {
@@ -205,6 +205,7 @@ impl Frontend for Goldfish {
 #[cfg(test)]
 mod tests {
     use fairdeck_shared::Seat;
+    use fairdeck_shared::crypto::Ristretto255;
     use fairdeck_shared::engine::{ChosenBy, EngineConfig};
     use fairdeck_shared::table::{ZoneId, ZoneKind};
 

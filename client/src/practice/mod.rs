@@ -20,7 +20,7 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use fairdeck_shared::crypto::Ristretto255;
+use fairdeck_shared::crypto::{Group, Suite};
 use fairdeck_shared::engine::Engine;
 use tokio::sync::{oneshot, watch};
 use tokio::task::{JoinError, JoinHandle};
@@ -78,7 +78,7 @@ impl Practice {
             build: folder.path().join("goldfish-deck.txt"),
         };
         let player = Options {
-            role: Role::Host { brought },
+            role: Role::Host { brought, suite: Suite::Ristretto255 },
             relay: Some(relay.url().to_string()),
             serve: None,
             games: folder.path().join("player"),
@@ -152,7 +152,7 @@ impl<F: Frontend> Frontend for PlayerTable<'_, F> {
         }
     }
 
-    fn show(&mut self, output: Output, engine: &Engine<Ristretto255>) -> std::io::Result<()> {
+    fn show<G: Group>(&mut self, output: Output, engine: &Engine<G>) -> std::io::Result<()> {
         match output {
             // The goldfish joins with it: the player has nobody to give it to. Only the first counts; the goldfish
             // is seated by then.
@@ -173,6 +173,7 @@ impl<F: Frontend> Frontend for PlayerTable<'_, F> {
 #[cfg(test)]
 mod tests {
     use fairdeck_shared::Seat;
+    use fairdeck_shared::crypto::Ristretto255;
     use fairdeck_shared::engine::EngineConfig;
 
     use super::*;
@@ -191,7 +192,7 @@ mod tests {
             }
         }
 
-        fn show(&mut self, output: Output, _: &Engine<Ristretto255>) -> std::io::Result<()> {
+        fn show<G: Group>(&mut self, output: Output, _: &Engine<G>) -> std::io::Result<()> {
             self.shown.push(output);
             Ok(())
         }

@@ -3,6 +3,7 @@
 //! thing that cleans a library someone has seen). `reveal hand` and `reveal top` live here too: they look at
 //! and show cards of the player's own zones. What each command means is `command/`'s.
 
+use fairdeck_shared::crypto::Group;
 use fairdeck_shared::engine::Intent;
 use fairdeck_shared::table::{CardId, ZoneId, ZoneKind};
 use fairdeck_shared::wire::{Action, PeekPurpose};
@@ -12,7 +13,7 @@ use super::state::SessionCore;
 use crate::command::resolve::{Reach, resolve_in};
 use crate::command::{Browsing, CardRef, ErrorKind, Placing, purpose_name, table};
 
-impl SessionCore {
+impl<G: Group> SessionCore<G> {
     /// `search`, `scry N`, `surveil N`: peeks at the top `count` cards (all for `None`) and opens the view on them.
     pub(super) fn open_browsing(&mut self, purpose: PeekPurpose, count: Option<u32>, line: &str) {
         if let Some(open) = &self.browsing {

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use fairdeck_shared::crypto::CardInstance;
+use fairdeck_shared::crypto::Group;
 use fairdeck_shared::engine::{Input, Intent, IntentError};
 use fairdeck_shared::table::{Placement, PowerToughness, ZoneId, ZoneKind};
 use fairdeck_shared::wire::{Action, PoolHash};
@@ -31,7 +32,7 @@ const DECK_FILES_PER_DAY: u32 = 1000;
 
 /// Does what the parsed line asks, its gate open: an intent for the engine, or what the session does itself; `line`
 /// is quoted by a refusal. A refusal is shown, not returned: the session goes on.
-fn run(Parsed { spec, command }: Parsed, session: &mut SessionCore, line: &str) -> Flow {
+fn run<G: Group>(Parsed { spec, command }: Parsed, session: &mut SessionCore<G>, line: &str) -> Flow {
     let mut give = |intent| {
         session.intent(intent, line);
     };
@@ -115,7 +116,7 @@ fn run(Parsed { spec, command }: Parsed, session: &mut SessionCore, line: &str) 
     Flow::Ran
 }
 
-impl SessionCore {
+impl<G: Group> SessionCore<G> {
     /// Takes a line from the player into the queue, read once; `None`, the end of the input, is a `quit` after the
     /// rest.
     pub fn take_line(&mut self, line: Option<String>) {
@@ -134,7 +135,7 @@ impl SessionCore {
     pub(super) fn run_queue(&mut self) -> Flow {
         let Some(Entered { parsed, .. }) = self.queue.front() else { return Flow::Blocked };
         if let Ok(parsed) = parsed
-            && !self.may_run(self.gate(&parsed.command))
+            && (self.waits_for_suite(&parsed.command) || !self.may_run(self.gate(&parsed.command)))
         {
             return Flow::Blocked;
         }

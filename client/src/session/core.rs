@@ -22,14 +22,14 @@
 
 use std::time::Instant;
 
-use fairdeck_shared::crypto::Ristretto255;
+use fairdeck_shared::crypto::Group;
 use fairdeck_shared::engine::Engine;
 
 use super::claim::{LinkAction, Seated, WatchAction};
 use super::error::SessionError;
 use super::frontend::Output;
 pub(super) use super::state::SessionCore;
-use super::state::{Flow, LinkState, SavePoint, Stage, ToRelay};
+use super::state::{Flow, LinkState, Meeting, SavePoint, Stage, ToRelay};
 pub(super) use super::watch_state::WatchInput;
 use super::watch_state::WatchLinkState;
 use crate::channel::Channel;
@@ -53,7 +53,7 @@ pub(super) enum Input {
     Watch(WatchInput),
 }
 
-impl SessionCore {
+impl<G: Group> SessionCore<G> {
     /// Takes in `input`, which came at `now`, and starts the turn that follows it.
     pub fn handle(&mut self, input: Input, now: Instant) {
         if self.end.is_some() {
@@ -101,7 +101,7 @@ impl SessionCore {
     /// engine at most once, so what it shows is shown with the engine it was told of.
     #[must_use]
     pub fn advance(&mut self) -> bool {
-        if self.end.is_some() {
+        if self.end.is_some() || self.elsewhere().is_some() {
             return false;
         }
         match self.step() {
@@ -116,7 +116,7 @@ impl SessionCore {
     fn step(&mut self) -> Result<bool, SessionError> {
         match self.stage {
             Stage::Pump => {
-                if !self.pump()? {
+                if !self.pump_or_meet()? {
                     self.stage = Stage::Browse;
                 }
             }
@@ -137,7 +137,7 @@ impl SessionCore {
                 }
             },
             Stage::QueuePump => {
-                if !self.pump()? {
+                if !self.pump_or_meet()? {
                     self.stage = Stage::Queue;
                 }
             }
@@ -148,6 +148,16 @@ impl SessionCore {
             Stage::Idle => return Ok(false),
         }
         Ok(true)
+    }
+
+    /// The engine ↔ channel ↔ relay step (`outbound.rs`), or, while a guest awaits the host's suite, its meeting
+    /// (`meeting.rs`). Whether anything moved.
+    fn pump_or_meet(&mut self) -> Result<bool, SessionError> {
+        match self.meeting {
+            Meeting::Met => self.pump(),
+            Meeting::Awaiting => Ok(self.meet()),
+            Meeting::Elsewhere { .. } => Ok(false),
+        }
     }
 
     /// Times the engine's wait on the opponent, and the opponent's absence. They count once the opponent
@@ -226,7 +236,7 @@ impl SessionCore {
     }
 
     /// The engine, as the front end shows it.
-    pub fn engine(&self) -> &Engine<Ristretto255> {
+    pub fn engine(&self) -> &Engine<G> {
         &self.engine
     }
 

@@ -3,6 +3,7 @@
 
 use fairdeck_relay_protocol::{ClientMessage, ReportedResult};
 use fairdeck_shared::Seat;
+use fairdeck_shared::crypto::Group;
 
 use super::frontend::Output;
 use super::state::{Door, SessionCore};
@@ -14,7 +15,7 @@ use crate::command::ErrorKind;
 /// before the host chooses, with `new-code`, whether to go on.
 pub const WRONG_CODES_PER_CODE: u32 = 3;
 
-impl SessionCore {
+impl<G: Group> SessionCore<G> {
     /// Hosting: a guest failed the key exchange. Reports it, and gives the seat to the next guest unless this
     /// code has had [`WRONG_CODES_PER_CODE`] wrong guests: then only `new-code` opens the game again.
     pub(super) fn send_away_guest(&mut self, report: ReportedResult) {

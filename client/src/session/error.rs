@@ -1,5 +1,7 @@
 //! Why a session stopped early: [`SessionError`], with the `kind` scripted mode prints and the exit code.
 
+use fairdeck_shared::crypto::Suite;
+
 use crate::channel::ChannelError;
 use crate::code::CodeError;
 use crate::save::SaveError;
@@ -45,6 +47,8 @@ pub enum SessionError {
     Restore { path: String, reason: String },
     #[error("cannot serve the relay: {0}")]
     Serve(ServeError),
+    #[error("the host plays the {suite} suite, which cannot take your game: {reason}")]
+    Suite { suite: Suite, reason: String },
 }
 
 impl SessionError {
@@ -68,6 +72,7 @@ impl SessionError {
             SessionError::Save(SaveError::InUse { .. }) => "in_use",
             SessionError::Save(_) | SessionError::Restore { .. } => "save",
             SessionError::Serve(_) => "serve",
+            SessionError::Suite { .. } => "suite",
         }
     }
 

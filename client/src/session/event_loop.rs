@@ -5,6 +5,8 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use fairdeck_shared::crypto::Group;
+
 use super::core::{Input, SessionCore};
 use super::error::SessionError;
 use super::frontend::Frontend;
@@ -22,13 +24,22 @@ pub(super) struct Driver {
 }
 
 impl Driver {
-    /// Runs `core` until `quit` (or the end of the input), or a fatal error.
-    pub async fn run<F: Frontend>(&mut self, core: &mut SessionCore, front: &mut F) -> Result<(), SessionError> {
+    /// Runs `core` until `quit` (or the end of the input), or a fatal error; or until a guest's core finds the host
+    /// plays another suite ([`SessionCore::elsewhere`]), also `Ok`.
+    pub async fn run<G: Group, F: Frontend>(
+        &mut self,
+        core: &mut SessionCore<G>,
+        front: &mut F,
+    ) -> Result<(), SessionError> {
         loop {
             if let Some(end) = self.turn(core, front).await? {
                 // What came in since the last frame left is kept too, if the save can take it.
                 let kept = self.saver.save(core, SavePoint::Sending);
                 return end.and(kept.map(drop));
+            }
+            if core.elsewhere().is_some() {
+                // The host plays another suite: the session goes on in it (`start.rs`).
+                return Ok(());
             }
             let deadline = core.poll_timeout().map(tokio::time::Instant::from_std);
             let timer = async {
@@ -53,9 +64,9 @@ impl Driver {
     }
 
     /// Runs the turn after an input, doing what each step asks; how the session ended, once it did.
-    async fn turn<F: Frontend>(
+    async fn turn<G: Group, F: Frontend>(
         &mut self,
-        core: &mut SessionCore,
+        core: &mut SessionCore<G>,
         front: &mut F,
     ) -> Result<Option<Result<(), SessionError>>, SessionError> {
         loop {
@@ -73,7 +84,11 @@ impl Driver {
 
     /// Does what the core queued, in the core's order: the save before anything leaves, the shows, the sends,
     /// the link.
-    async fn drain<F: Frontend>(&mut self, core: &mut SessionCore, front: &mut F) -> Result<(), SessionError> {
+    async fn drain<G: Group, F: Frontend>(
+        &mut self,
+        core: &mut SessionCore<G>,
+        front: &mut F,
+    ) -> Result<(), SessionError> {
         if let Some(point) = core.poll_save()
             && let Some(output) = self.saver.save(core, point)?
         {
@@ -100,7 +115,11 @@ impl Driver {
     }
 
     /// Does what the core queued for the watch link: its actions, then the spectators' frames.
-    async fn drain_watch<F: Frontend>(&mut self, core: &mut SessionCore, front: &mut F) -> Result<(), SessionError> {
+    async fn drain_watch<G: Group, F: Frontend>(
+        &mut self,
+        core: &mut SessionCore<G>,
+        front: &mut F,
+    ) -> Result<(), SessionError> {
         while let Some(action) = core.poll_watch_link() {
             self.watch.act(action, &core.relay().url, &self.tls);
         }

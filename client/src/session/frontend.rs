@@ -5,7 +5,7 @@
 use std::future::Future;
 use std::path::PathBuf;
 
-use fairdeck_shared::crypto::Ristretto255;
+use fairdeck_shared::crypto::Group;
 use fairdeck_shared::engine::{Engine, Event, Intent};
 use fairdeck_shared::wire::PeekPurpose;
 use serde::Serialize;
@@ -23,7 +23,7 @@ pub trait Frontend {
     /// the relay, a reconnection or the session's timer is ready first.
     fn next_line(&mut self) -> impl Future<Output = Option<String>>;
     /// Shows what happened; an error here ends the session.
-    fn show(&mut self, output: Output, engine: &Engine<Ristretto255>) -> std::io::Result<()>;
+    fn show<G: Group>(&mut self, output: Output, engine: &Engine<G>) -> std::io::Result<()>;
 }
 
 /// What the session tells the player, besides the engine's own events. Scripted mode prints each as it

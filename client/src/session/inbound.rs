@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use fairdeck_relay_protocol::{ErrorCode, GoneReason, ReportedResult, ServerMessage};
 use fairdeck_shared::Seat;
+use fairdeck_shared::crypto::Group;
 
 use super::claim::LinkAction;
 use super::error::SessionError;
@@ -13,7 +14,7 @@ use super::state::{Door, SessionCore};
 use crate::channel::ChannelError;
 use crate::save::Status;
 
-impl SessionCore {
+impl<G: Group> SessionCore<G> {
     /// A frame of the end-to-end channel, from the opponent.
     pub(super) fn handle_frame(&mut self, bytes: &[u8]) -> Result<(), SessionError> {
         if self.door != Door::Open {

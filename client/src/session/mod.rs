@@ -20,6 +20,7 @@
 //! | `reconnect.rs` | taking the seat back (resume token, else rendezvous) on a backoff timer, commands going on |
 //! | `claim.rs` | how a seat is claimed, what the relay answered, what the core asks of the link |
 //! | `door.rs` | hosting, until the code is proved: guests with a wrong code, `new-code` |
+//! | `meeting.rs` | a guest meets the host's suite: its engine held back until the host's hello names it |
 //! | `building.rs` | limited play: the deck built from the pool at the table (`add`, `remove`, `basics`, `pool`, `done`) |
 //! | `browse.rs`, `top_card.rs` | searching, scrying, surveilling ([`Browsing`] is `command/`'s), revealing; the top card watched |
 //! | `wait_clock.rs` | the wait on the opponent ([`WaitClock`], [`Waiting`]) and its absence ([`AbsenceClock`]) |
@@ -50,6 +51,7 @@ mod event_loop;
 mod frontend;
 mod inbound;
 mod link;
+mod meeting;
 mod outbound;
 mod reconnect;
 mod relay;

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use fairdeck_shared::crypto::Group;
 use fairdeck_shared::engine::{Event, Input};
 use fairdeck_shared::wire::Action;
 
@@ -17,7 +18,7 @@ use crate::channel::OwedAck;
 /// no save is written for the ack alone; one that is not answered is acknowledged after this.
 const ACK_DELAY: Duration = Duration::from_millis(10);
 
-impl SessionCore {
+impl<G: Group> SessionCore<G> {
     /// One step of moving the engine's messages to the channel and the channel's frames to the relay: a round
     /// of [`settle`](Self::settle), whose events are shown before the next; once settled, a save point, then the
     /// frames. Whether anything moved (`false`: the next step has nothing to do either).

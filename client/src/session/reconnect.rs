@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use fairdeck_relay_protocol::PeerState;
 use fairdeck_shared::Seat;
+use fairdeck_shared::crypto::Group;
 
 use super::claim::{Claim, LinkAction, Seated};
 use super::error::SessionError;
@@ -20,7 +21,7 @@ const RECONNECT_FOR: Duration = Duration::from_secs(60);
 const FIRST_RETRY: Duration = Duration::from_millis(200);
 const LONGEST_RETRY: Duration = Duration::from_secs(5);
 
-impl SessionCore {
+impl<G: Group> SessionCore<G> {
     /// The relay connection dropped (a restart, a network blip): the seat is taken back while the game goes on.
     pub(super) fn link_lost(&mut self, reason: String) -> Result<(), SessionError> {
         // What was queued for the connection goes with it: the channel keeps every frame not acknowledged.

@@ -1,15 +1,18 @@
 //! Saving as it goes: where the game stands (the core's), and the save file the driver writes at the core's
-//! save points from the moment the channel is up (before, nothing of the game has left this side).
+//! save points from the moment the channel is up, or for a guest the host's hello named the suite (before,
+//! nothing of the game has left this side).
 //! [`crate::save`] holds the file format.
 
 use std::path::PathBuf;
+
+use fairdeck_shared::crypto::Group;
 
 use super::error::SessionError;
 use super::frontend::Output;
 use super::state::{SavePoint, SessionCore};
 use crate::save::{SaveFile, Standing, Status};
 
-impl SessionCore {
+impl<G: Group> SessionCore<G> {
     /// Where the game stands, for the save.
     pub fn standing(&self) -> Standing {
         let status = if self.engine.halted().is_some() {
@@ -43,7 +46,11 @@ impl Saver {
 
     /// Writes what changed at a save point of `core` (see `SessionCore::poll_save`): everything before frames
     /// leave, otherwise only a change of where the game stands; the file made, what to tell the player.
-    pub fn save(&mut self, core: &mut SessionCore, point: SavePoint) -> Result<Option<Output>, SessionError> {
+    pub fn save<G: Group>(
+        &mut self,
+        core: &mut SessionCore<G>,
+        point: SavePoint,
+    ) -> Result<Option<Output>, SessionError> {
         let standing = core.standing();
         match &mut self.file {
             Some(save) if point == SavePoint::Settled && save.stands_at(&standing) => {}

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use fairdeck_shared::Seat;
-use fairdeck_shared::crypto::Ristretto255;
+use fairdeck_shared::crypto::{Group, Modp2048, Ristretto255, Suite};
 use fairdeck_shared::engine::{Engine, EngineConfig, Event, LimitedConfig, PoolList, PoolSource};
 use fairdeck_shared::journal::{self, Journal};
 use fairdeck_shared::wire::{LimitedFormat, PoolHash};
@@ -19,13 +19,13 @@ use super::frontend::{Frontend, Output};
 use super::link::Link;
 use super::relay::{Opened, SOFTWARE, create_room, join_room, open_relay};
 use super::saving::Saver;
-use super::state::{LinkState, os_seed};
+use super::state::{LinkState, Meeting, os_seed};
 use super::watch_link::WatchLink;
 use crate::channel::{Channel, Side};
 use crate::code::{self, Code};
 use crate::command::{self, Command};
 use crate::deck::{self, Deck, DeckFormatRule, ReadDeck, cockatrice_hash, parse_deck};
-use crate::save::{self, RelayPlace, SaveFile};
+use crate::save::{self, RelayPlace, SaveFile, Saved};
 use crate::serve::Served;
 use crate::tls::client_config;
 
@@ -88,8 +88,8 @@ impl Offer {
 /// Which seat to take.
 #[derive(Clone, Debug)]
 pub enum Role {
-    /// Open a room and print the code to share.
-    Host { brought: Brought },
+    /// Open a room and print the code to share; the game is played in `suite`.
+    Host { brought: Brought, suite: Suite },
     /// Join the room of this code.
     Join { code: String, brought: Brought },
     /// Go on with a saved game: this file, or the most recently played unfinished one.
@@ -152,15 +152,15 @@ pub(super) fn read_pool(path: &Path) -> Result<PoolList, SessionError> {
 
 /// The engine of a constructed match with the deck of the file at `path`, the deck and its checks' warnings shown
 /// to the player (a warning never stops the game: the table enforces no format).
-fn deck_engine<F: Frontend>(
+fn deck_engine<G: Group, F: Frontend>(
     path: &Path,
     seat: Seat,
     config: EngineConfig,
     front: &mut F,
-) -> Result<Engine<Ristretto255>, SessionError> {
+) -> Result<Engine<G>, SessionError> {
     let read = read_checked_deck(path)?;
     let deck = &read.deck;
-    let engine = Engine::<Ristretto255>::new(seat, config, deck.to_deck_list(), os_seed())
+    let engine = Engine::<G>::new(seat, config, deck.to_deck_list(), os_seed())
         .map_err(|e| SessionError::Deck { path: path.display().to_string(), reason: e.to_string() })?;
     let deck_output = Output::Deck {
         hash: cockatrice_hash(deck),
@@ -184,14 +184,20 @@ pub(super) fn deck_warnings(path: &Path, read: &ReadDeck) -> Vec<Output> {
 
 /// Runs a session to its end: `Ok` after `quit` (or the end of input), else the fatal error.
 pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), SessionError> {
-    let (seat, brought, code) = match &options.role {
-        Role::Host { brought } => (Seat::Host, brought, None),
-        Role::Join { code, brought } => (Seat::Guest, brought, Some(code)),
+    let (seat, brought, code, suite) = match &options.role {
+        Role::Host { brought, suite } => (Seat::Host, brought, None, *suite),
+        // A guest plays the host's suite, which the host's hello names: it starts in the default one, and goes on in
+        // the host's once it knows it (`meeting.rs`).
+        Role::Join { code, brought } => (Seat::Guest, brought, Some(code), Suite::Ristretto255),
         Role::Resume { file } => return resume(file.clone(), &options, front).await,
     };
     // The relay this program serves comes first: a port in use is said before anything else is read or shown.
     let served = serve(options.serve).await?;
-    let outcome = open(&options, (seat, brought, code), served.as_ref(), front).await;
+    let opening = (seat, brought, code);
+    let outcome = match suite {
+        Suite::Ristretto255 => open::<Ristretto255, F>(&options, opening, served.as_ref(), front).await,
+        Suite::Modp2048 => open::<Modp2048, F>(&options, opening, served.as_ref(), front).await,
+    };
     stop(served).await;
     outcome
 }
@@ -212,13 +218,13 @@ async fn stop(served: Option<Served>) {
 }
 
 /// Tells the player where the relay this program serves is reached.
-fn show_served<F: Frontend>(served: &Served, engine: &Engine<Ristretto255>, front: &mut F) -> Result<(), SessionError> {
+fn show_served<G: Group, F: Frontend>(served: &Served, engine: &Engine<G>, front: &mut F) -> Result<(), SessionError> {
     Ok(front.show(Output::Serving { listen: served.listen(), relay: served.guest_url() }, engine)?)
 }
 
-/// Hosts or joins a new match in `seat`, with what it brought (and the code it joins with), at the relay this program
-/// serves if any.
-async fn open<F: Frontend>(
+/// Hosts or joins a new match in `seat` in suite `G` (a guest's until it meets the host's), with what it brought (and
+/// the code it joins with), at the relay this program serves if any.
+async fn open<G: Group, F: Frontend>(
     options: &Options,
     (seat, brought, code): (Seat, &Brought, Option<&String>),
     served: Option<&Served>,
@@ -232,8 +238,7 @@ async fn open<F: Frontend>(
             let pool_error = |reason: String| SessionError::Pool { path: file.display().to_string(), reason };
             let format = offer.map(|offer| offer.format(&pool.source)).transpose().map_err(pool_error)?;
             let limited = LimitedConfig { pool, format };
-            Engine::<Ristretto255>::new_limited(seat, config, limited, os_seed())
-                .map_err(|e| pool_error(e.to_string()))?
+            Engine::<G>::new_limited(seat, config, limited, os_seed()).map_err(|e| pool_error(e.to_string()))?
         }
     };
 
@@ -272,18 +277,62 @@ async fn open<F: Frontend>(
     let relay = RelayPlace { url: relay_url, ca, token: Some(token), serve: served.map(Served::listen) };
     let mut core = SessionCore::new(engine, channel, LinkState::Up, relay, os_seed(), Instant::now());
     core.code = Some(code);
+    if seat == Seat::Guest {
+        core.meeting = Meeting::Awaiting;
+    }
     core.record = absolute(options.record.as_deref());
     core.untap_draw = options.untap_draw;
     for line in early {
         core.take_line(line);
     }
-    let mut driver = Driver {
+    let driver = Driver {
         link: Link::Up(Box::new(ws)),
         watch: WatchLink::Closed,
         tls,
         saver: Saver::new(options.games.clone(), None),
     };
-    finish(driver.run(&mut core, front).await, &core)
+    play(driver, core, front).await
+}
+
+/// Runs `core` to the end of the session and writes its journal. A guest whose host plays another suite goes on in
+/// it (`meeting.rs`), with the same driver: the link, the watch link and the save file (none yet) are kept.
+async fn play<G: Group, F: Frontend>(
+    mut driver: Driver,
+    mut core: SessionCore<G>,
+    front: &mut F,
+) -> Result<(), SessionError> {
+    let outcome = driver.run(&mut core, front).await;
+    match core.elsewhere().filter(|_| outcome.is_ok()) {
+        Some(Suite::Ristretto255) => go_on_in::<G, Ristretto255, F>(driver, core, front).await,
+        Some(Suite::Modp2048) => go_on_in::<G, Modp2048, F>(driver, core, front).await,
+        None => finish(outcome, &core),
+    }
+}
+
+/// Goes on with a guest's session in the host's suite `H` to its end, or ends it if its deck or pool cannot be played
+/// there. The host's suite is met then: the session does not change suites again.
+async fn go_on_in<G: Group, H: Group, F: Frontend>(
+    driver: Driver,
+    mut core: SessionCore<G>,
+    front: &mut F,
+) -> Result<(), SessionError> {
+    match core.engine_in::<H>(os_seed()) {
+        Ok(engine) => run_to_end(driver, core.into_suite(engine), front).await,
+        Err(error) => {
+            core.refuse_suite(error);
+            run_to_end(driver, core, front).await
+        }
+    }
+}
+
+/// Runs `core` to the end of the session and writes its journal.
+async fn run_to_end<G: Group, F: Frontend>(
+    mut driver: Driver,
+    mut core: SessionCore<G>,
+    front: &mut F,
+) -> Result<(), SessionError> {
+    let outcome = driver.run(&mut core, front).await;
+    finish(outcome, &core)
 }
 
 /// Runs `work` while reading the player's lines: `None` if the player's first line was `quit`, else the lines read
@@ -321,6 +370,20 @@ async fn resume<F: Frontend>(file: Option<PathBuf>, options: &Options, front: &m
     };
     // The lock first: a game another process plays is refused before anything is read, shown or sent.
     let (save, saved) = SaveFile::open(&path)?;
+    // The engine of the game's suite, which its journal says (the guest's is the host's, met before the first save).
+    match saved.journal.suite {
+        Suite::Ristretto255 => resume_in::<Ristretto255, F>(path, (save, saved), options, front).await,
+        Suite::Modp2048 => resume_in::<Modp2048, F>(path, (save, saved), options, front).await,
+    }
+}
+
+/// Goes on with the saved game of `path`, held open, in its suite `G`.
+async fn resume_in<G: Group, F: Frontend>(
+    path: PathBuf,
+    (save, saved): (SaveFile, Saved),
+    options: &Options,
+    front: &mut F,
+) -> Result<(), SessionError> {
     let restore_error = |reason: String| SessionError::Restore { path: path.display().to_string(), reason };
     let (mut limited, mut history) = (Vec::new(), Vec::new());
     let keep = |event: Event| {
@@ -339,7 +402,7 @@ async fn resume<F: Frontend>(file: Option<PathBuf>, options: &Options, front: &m
             history.push(event);
         }
     };
-    let engine = journal::replay::<Ristretto255>(&saved.journal, keep).map_err(|e| restore_error(e.to_string()))?;
+    let engine = journal::replay::<G>(&saved.journal, keep).map_err(|e| restore_error(e.to_string()))?;
     let limited = limited_standing(limited, engine.seat());
     let mut relay = saved.standing.relay.clone();
     if let Some(url) = options.relay.clone().filter(|url| *url != relay.url) {
@@ -369,18 +432,18 @@ async fn resume<F: Frontend>(file: Option<PathBuf>, options: &Options, front: &m
     for event in limited {
         core.show(Output::Engine(event));
     }
-    let mut driver = Driver {
+    let driver = Driver {
         link: Link::Closed,
         watch: WatchLink::Closed,
         tls,
         saver: Saver::new(options.games.clone(), Some(save)),
     };
     let outcome = match core.reach_seat() {
-        Ok(()) => driver.run(&mut core, front).await,
-        Err(error) => Err(error),
+        Ok(()) => run_to_end(driver, core, front).await,
+        Err(error) => finish(Err(error), &core),
     };
     stop(served).await;
-    finish(outcome, &core)
+    outcome
 }
 
 /// What a resumed limited match tells again, of its events replayed: the format and the pool (the player builds and
@@ -404,7 +467,7 @@ fn limited_standing(events: Vec<Event>, seat: Seat) -> Vec<Event> {
 }
 
 /// Ends a session: the journal goes to `--record`'s file, whatever the outcome.
-fn finish(outcome: Result<(), SessionError>, core: &SessionCore) -> Result<(), SessionError> {
+fn finish<G: Group>(outcome: Result<(), SessionError>, core: &SessionCore<G>) -> Result<(), SessionError> {
     if let Some(path) = &core.record {
         write_journal(path, core.engine().journal())?;
     }
@@ -451,6 +514,35 @@ mod tests {
         // A pack shown after this player's last pick.
         let events = vec![standing(0), pack(0), taken(host, 0), pack(1), standing(1)];
         assert_eq!(limited_standing(events, host), vec![pack(1), standing(1)]);
+    }
+
+    /// A front end that keeps what it is shown.
+    struct Shown(Vec<Output>);
+
+    impl Frontend for Shown {
+        async fn next_line(&mut self) -> Option<String> {
+            None
+        }
+
+        fn show<G: Group>(&mut self, output: Output, _: &Engine<G>) -> std::io::Result<()> {
+            self.0.push(output);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_deck_too_large_for_the_hosts_suite_is_refused_when_it_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.txt");
+        std::fs::write(&path, (0..301).map(|i| format!("1 Card {i}\n")).collect::<String>()).unwrap();
+        let config = || EngineConfig { name: "Ada".into(), software: "test".into() };
+        let mut shown = Shown(Vec::new());
+        match deck_engine::<Modp2048, _>(&path, Seat::Host, config(), &mut shown) {
+            Err(SessionError::Deck { reason, .. }) => assert!(reason.contains("at most 300 cards"), "{reason}"),
+            other => panic!("refused as a deck: {:?}", other.err()),
+        }
+        assert!(shown.0.is_empty(), "nothing shown of a refused deck");
+        assert!(deck_engine::<Ristretto255, _>(&path, Seat::Host, config(), &mut shown).is_ok());
     }
 
     #[cfg(unix)]

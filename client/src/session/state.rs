@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use fairdeck_relay_protocol::ClientMessage;
-use fairdeck_shared::crypto::{Group, Ristretto255};
+use fairdeck_shared::crypto::{Group, Suite};
 use fairdeck_shared::engine::{DeckList, Engine};
 use rand::Rng;
 use rand_chacha::ChaCha20Rng;
@@ -26,8 +26,10 @@ use crate::watch::WatchHub;
 
 /// One game's session without I/O: the engine, the channel, the player's commands, hosting and the link's
 /// reconnection as timers. The driver (`event_loop.rs`) feeds it and does what it asks; see `core.rs`.
-pub(super) struct SessionCore {
-    pub engine: Engine<Ristretto255>,
+pub(super) struct SessionCore<G: Group> {
+    pub engine: Engine<G>,
+    /// Whether the engine plays the game's suite yet: a guest's waits for the host's hello (`meeting.rs`).
+    pub meeting: Meeting,
     pub channel: Channel,
     /// What the core knows of the link to the relay; the driver holds the WebSocket.
     pub link: LinkState,
@@ -91,11 +93,12 @@ pub(super) struct SessionCore {
     pub end: Option<Result<(), SessionError>>,
 }
 
-impl SessionCore {
-    /// A session in its first state at `now`: not paired, nothing queued, no code, no save yet, the door open.
+impl<G: Group> SessionCore<G> {
+    /// A session in its first state at `now`: not paired, nothing queued, no code, no save yet, the door open, the
+    /// engine's suite the game's (a guest's session says otherwise: `meeting.rs`).
     /// Its randomness comes from `seed`.
     pub fn new(
-        engine: Engine<Ristretto255>,
+        engine: Engine<G>,
         channel: Channel,
         link: LinkState,
         relay: RelayPlace,
@@ -105,9 +108,10 @@ impl SessionCore {
         let mut rng = ChaCha20Rng::from_seed(seed);
         let mut watch_seed = [0u8; 32];
         rng.fill_bytes(&mut watch_seed);
-        let watching = Watching::new(WatchHub::new(engine.seat(), Ristretto255::SUITE, watch_seed));
+        let watching = Watching::new(WatchHub::new(engine.seat(), G::SUITE, watch_seed));
         SessionCore {
             engine,
+            meeting: Meeting::Met,
             channel,
             link,
             paired: false,
@@ -242,6 +246,17 @@ pub(super) enum Stage {
     Clocks,
     /// Nothing more to do until the next input or timeout.
     Idle,
+}
+
+/// Whether the engine plays the game's suite yet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Meeting {
+    /// A guest before the host's first message: its engine is held back until then (`meeting.rs`).
+    Awaiting,
+    /// The host's first message names another suite: the session goes on in it, with that message (`hello`).
+    Elsewhere { suite: Suite, hello: Vec<u8> },
+    /// The engine plays the game's suite: hosting, a resumed game, or a guest that met the host's.
+    Met,
 }
 
 /// Hosting, before the key exchange succeeded: whether the next guest's frames go to the channel.

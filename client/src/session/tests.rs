@@ -8,16 +8,16 @@ use std::time::{Duration, Instant};
 
 use fairdeck_relay_protocol::{ClientMessage, PeerState, ReportedResult};
 use fairdeck_shared::Seat;
-use fairdeck_shared::crypto::{Ristretto255, Suite};
-use fairdeck_shared::engine::{DeckCard, DeckList, Engine, EngineConfig, Event};
+use fairdeck_shared::crypto::{Group, Modp2048, Ristretto255, Suite};
+use fairdeck_shared::engine::{DeckCard, DeckList, Engine, EngineConfig, Event, Intent};
 use fairdeck_shared::table::ZoneId;
-use fairdeck_shared::wire::{Action, encode_envelope};
+use fairdeck_shared::wire::{Action, decode_envelope, encode_envelope, peek_suite};
 
 use super::claim::{Claim, LinkAction, Seated, WatchAction};
 use super::core::{Input, SessionCore, WatchInput};
 use super::error::SessionError;
 use super::frontend::Output;
-use super::state::{LinkState, SavePoint, ToRelay};
+use super::state::{LinkState, Meeting, SavePoint, ToRelay};
 use crate::channel::{Channel, Side};
 use crate::code::Code;
 use crate::save::RelayPlace;
@@ -40,7 +40,7 @@ struct Seen {
 
 /// Two cores, host first, and the relay between them.
 struct Table {
-    cores: [SessionCore; 2],
+    cores: [SessionCore<Ristretto255>; 2],
     seen: [Seen; 2],
     /// Frames on their way to each side.
     wire: [VecDeque<Vec<u8>>; 2],
@@ -59,15 +59,24 @@ fn deck() -> DeckList {
     DeckList { library, ..DeckList::default() }
 }
 
-fn core(seat: Seat, words: &Code, now: Instant) -> SessionCore {
+fn core(seat: Seat, words: &Code, now: Instant) -> SessionCore<Ristretto255> {
+    core_in(seat, words, now, deck())
+}
+
+/// The core of `seat` in suite `G`, seated on the relay, with `deck`.
+fn core_in<G: Group>(seat: Seat, words: &Code, now: Instant, deck: DeckList) -> SessionCore<G> {
     let config = EngineConfig { name: format!("{seat:?}"), software: "test".into() };
-    let engine = Engine::<Ristretto255>::new(seat, config, deck(), [side(seat) as u8 + 1; 32]).unwrap();
+    let engine = Engine::<G>::new(seat, config, deck, [side(seat) as u8 + 1; 32]).unwrap();
     let channel_side = if seat == Seat::Host { Side::Host } else { Side::Guest };
     let channel = Channel::new(channel_side, &words.password(), words.nameplate(), [side(seat) as u8 + 9; 32]);
     let relay =
         RelayPlace { url: "ws://relay.test/v1".into(), ca: None, token: Some(format!("token-{seat:?}")), serve: None };
     let mut core = SessionCore::new(engine, channel, LinkState::Up, relay, [side(seat) as u8 + 17; 32], now);
     core.code = Some(words.clone());
+    if seat == Seat::Guest {
+        // As `fairdeck join` starts it: its engine held back until the host's hello names the suite.
+        core.meeting = Meeting::Awaiting;
+    }
     core
 }
 
@@ -94,7 +103,7 @@ impl Table {
         table
     }
 
-    fn core(&mut self, seat: Seat) -> &mut SessionCore {
+    fn core(&mut self, seat: Seat) -> &mut SessionCore<Ristretto255> {
         &mut self.cores[side(seat)]
     }
 
@@ -120,43 +129,11 @@ impl Table {
         }
     }
 
-    /// Runs the turn of `seat`'s core as its driver would, draining everything it asks after each step.
+    /// Runs the turn of `seat`'s core as its driver would; its frames go to the other side while the relay holds it.
     fn turn(&mut self, seat: Seat) {
-        loop {
-            self.drain(seat);
-            if !self.core(seat).advance() {
-                self.drain(seat);
-                return;
-            }
-        }
-    }
-
-    fn drain(&mut self, seat: Seat) {
         let i = side(seat);
-        self.seen[i].saves.extend(self.cores[i].poll_save());
-        while let Some(output) = self.cores[i].poll_output() {
-            if output == Output::Table {
-                let engine = self.cores[i].engine();
-                self.seen[i].tables.push(engine.table().zone(ZoneId::hand(engine.seat())).len());
-            }
-            self.seen[i].shown.push(output);
-        }
-        while let Some(transmit) = self.cores[i].poll_transmit() {
-            match transmit {
-                ToRelay::Frame(frame) if self.here[1 - i] => {
-                    self.seen[i].frames += 1;
-                    self.wire[1 - i].push_back(frame);
-                }
-                ToRelay::Frame(_) => self.seen[i].frames += 1,
-                ToRelay::Control(message) => self.seen[i].controls.push(message),
-            }
-        }
-        while let Some(action) = self.cores[i].poll_link() {
-            self.seen[i].links.push(action);
-        }
-        if let Some(end) = self.cores[i].poll_end() {
-            self.seen[i].end = Some(end);
-        }
+        let wire = self.here[1 - i].then_some(&mut self.wire[1 - i]);
+        turn(&mut self.cores[i], &mut self.seen[i], wire);
     }
 
     /// Hands frames across until neither side has anything more to say.
@@ -179,6 +156,46 @@ impl Table {
     }
 }
 
+/// Runs the turn of `core` as its driver would, draining everything it asks after each step; its frames onto `wire`
+/// (none: lost, as the relay drops frames for a side that is away).
+fn turn<G: Group>(core: &mut SessionCore<G>, seen: &mut Seen, mut wire: Option<&mut VecDeque<Vec<u8>>>) {
+    loop {
+        drain(core, seen, wire.as_deref_mut());
+        if !core.advance() {
+            drain(core, seen, wire);
+            return;
+        }
+    }
+}
+
+fn drain<G: Group>(core: &mut SessionCore<G>, seen: &mut Seen, mut wire: Option<&mut VecDeque<Vec<u8>>>) {
+    seen.saves.extend(core.poll_save());
+    while let Some(output) = core.poll_output() {
+        if output == Output::Table {
+            let engine = core.engine();
+            seen.tables.push(engine.table().zone(ZoneId::hand(engine.seat())).len());
+        }
+        seen.shown.push(output);
+    }
+    while let Some(transmit) = core.poll_transmit() {
+        match transmit {
+            ToRelay::Frame(frame) => {
+                seen.frames += 1;
+                if let Some(wire) = wire.as_deref_mut() {
+                    wire.push_back(frame);
+                }
+            }
+            ToRelay::Control(message) => seen.controls.push(message),
+        }
+    }
+    while let Some(action) = core.poll_link() {
+        seen.links.push(action);
+    }
+    if let Some(end) = core.poll_end() {
+        seen.end = Some(end);
+    }
+}
+
 fn drew(by: Seat) -> impl Fn(&Output) -> bool {
     move |output| matches!(output, Output::Engine(Event::Applied { by: b, action: Action::Draw { count: 1 }, .. }) if *b == by)
 }
@@ -198,7 +215,7 @@ fn a_draw_reaches_the_other_side_and_its_card_comes_back_known() {
     assert!(table.saw(Seat::Guest, drew(Seat::Host)), "the guest's table shows the draw");
     assert!(table.saw(Seat::Host, learned), "the guest's strip came back: the host knows its card");
     assert!(!table.saw(Seat::Guest, learned), "the guest learns nothing of the host's hand");
-    let hand = |core: &SessionCore| core.engine().table().zone(ZoneId::hand(Seat::Host)).len();
+    let hand = |core: &SessionCore<Ristretto255>| core.engine().table().zone(ZoneId::hand(Seat::Host)).len();
     assert_eq!((hand(&table.cores[0]), hand(&table.cores[1])), (1, 1));
 }
 
@@ -577,4 +594,127 @@ fn a_dropped_watch_link_is_opened_again_after_a_second_or_with_the_seat() {
     let seated = Seated::Resumed { peer: PeerState::Present, waiting_as: None };
     table.input(Seat::Host, Input::Seated { seated, max_frame: 1 << 20 });
     assert_eq!(table.core(Seat::Host).poll_watch_link(), Some(WatchAction::Open("token-Host".into())));
+}
+
+/// A deck of one card: the meeting tests look at hellos, not at a shuffle.
+fn one_card() -> DeckList {
+    DeckList { library: vec![DeckCard { name: "Card 0".into(), back: 0 }], ..DeckList::default() }
+}
+
+/// Hands one frame across between a host and a guest of any suites, the host's first; whether there was one.
+fn hand_one<A: Group, B: Group>(
+    (host, guest): (&mut SessionCore<A>, &mut SessionCore<B>),
+    seen: &mut [Seen; 2],
+    wire: &mut [VecDeque<Vec<u8>>; 2],
+    now: Instant,
+) -> bool {
+    let [host_seen, guest_seen] = seen;
+    let [to_host, to_guest] = wire;
+    if let Some(frame) = to_host.pop_front() {
+        host.handle(Input::Frame(frame), now);
+        turn(host, host_seen, Some(to_guest));
+    } else if let Some(frame) = to_guest.pop_front() {
+        guest.handle(Input::Frame(frame), now);
+        turn(guest, guest_seen, Some(to_host));
+    } else {
+        return false;
+    }
+    true
+}
+
+/// `seat`'s core of any suite takes `input` and runs its turn, its frames onto `wire`.
+fn give<G: Group>(
+    core: &mut SessionCore<G>,
+    input: Input,
+    seen: &mut Seen,
+    wire: &mut VecDeque<Vec<u8>>,
+    now: Instant,
+) {
+    core.handle(input, now);
+    turn(core, seen, Some(wire));
+}
+
+fn connected_in(suite: Suite) -> impl Fn(&Output) -> bool {
+    move |output| matches!(output, Output::Engine(Event::Connected { suite: s, .. }) if *s == suite)
+}
+
+#[test]
+fn a_guest_goes_on_in_the_suite_of_the_hosts_hello_having_played_no_part_before() {
+    let (now, code) = (Instant::now(), Code::random("7"));
+    let mut host = core_in::<Modp2048>(Seat::Host, &code, now, one_card());
+    let mut guest = core_in::<Ristretto255>(Seat::Guest, &code, now, one_card());
+    let (mut seen, mut wire) = (<[Seen; 2]>::default(), <[VecDeque<Vec<u8>>; 2]>::default());
+    let paired = || Input::Control(r#"{"type":"paired"}"#.into());
+    give(&mut host, paired(), &mut seen[0], &mut wire[1], now);
+    give(&mut guest, paired(), &mut seen[1], &mut wire[0], now);
+    // Typed before the host's hello: `table` runs, `say` waits for the suite (the engine that would take it may not
+    // be the game's), and the commands behind it too.
+    for line in ["table", "say hello", "table"] {
+        give(&mut guest, Input::Line(Some(line.into())), &mut seen[1], &mut wire[0], now);
+    }
+    assert_eq!(seen[1].tables, [0]);
+    while guest.elsewhere().is_none() && hand_one((&mut host, &mut guest), &mut seen, &mut wire, now) {}
+    assert_eq!(guest.elsewhere(), Some(Suite::Modp2048));
+    assert!(!seen[1].shown.iter().any(|o| matches!(o, Output::Taken(_))), "nothing went to the engine");
+    // Nothing of the guest's own engine (its hello of another suite) reached the host, which would refuse it.
+    while hand_one((&mut host, &mut guest), &mut seen, &mut wire, now) {}
+    assert!(!seen[0].shown.iter().any(|o| matches!(o, Output::Engine(_))), "{:?}", seen[0].shown);
+
+    let engine = guest.engine_in::<Modp2048>([5; 32]).unwrap();
+    let mut guest = guest.into_suite(engine);
+    turn(&mut guest, &mut seen[1], Some(&mut wire[0]));
+    assert!(seen[1].shown.iter().any(connected_in(Suite::Modp2048)), "the guest is told the host's suite");
+    assert!(seen[1].shown.contains(&Output::Taken(Intent::Chat("hello".into()))), "the queued command ran");
+    while !seen[0].shown.iter().any(connected_in(Suite::Modp2048))
+        && hand_one((&mut host, &mut guest), &mut seen, &mut wire, now)
+    {}
+    assert!(seen[0].shown.iter().any(connected_in(Suite::Modp2048)), "the host took the guest's hello");
+    for (core_halted, side) in [(host.engine().halted(), "host"), (guest.engine().halted(), "guest")] {
+        assert_eq!(core_halted, None, "{side}");
+    }
+    assert_eq!(guest.engine().journal().suite, Suite::Modp2048, "the guest's save and journal are of the game's suite");
+}
+
+#[test]
+fn a_first_message_naming_no_suite_goes_to_the_guests_engine_which_refuses_it() {
+    // A hello whose suite is one no program knows: its tag made 7 (the body: kind, protocol, software, suite).
+    let config = EngineConfig { name: "Host".into(), software: "test".into() };
+    let mut source = Engine::<Ristretto255>::new(Seat::Host, config, one_card(), [9; 32]).unwrap();
+    let mut envelope = decode_envelope(&source.poll_transmit().unwrap()).unwrap();
+    let at = 1 + 1 + 1 + "test".len();
+    assert_eq!(envelope.body[at], 0, "ristretto255's tag");
+    envelope.body[at] = 7;
+    let unknown_suite = encode_envelope(&envelope);
+    assert!(peek_suite(&unknown_suite).is_err());
+    for first in [unknown_suite, b"not an envelope".to_vec(), Vec::new()] {
+        let (now, code) = (Instant::now(), Code::random("7"));
+        let mut host = core_in::<Modp2048>(Seat::Host, &code, now, one_card());
+        // The host's first message, before its engine's hello.
+        host.channel.send(first.clone()).unwrap();
+        let mut guest = core_in::<Ristretto255>(Seat::Guest, &code, now, one_card());
+        let (mut seen, mut wire) = (<[Seen; 2]>::default(), <[VecDeque<Vec<u8>>; 2]>::default());
+        let paired = || Input::Control(r#"{"type":"paired"}"#.into());
+        give(&mut host, paired(), &mut seen[0], &mut wire[1], now);
+        give(&mut guest, paired(), &mut seen[1], &mut wire[0], now);
+        while guest.engine().halted().is_none() && hand_one((&mut host, &mut guest), &mut seen, &mut wire, now) {}
+        assert_eq!(guest.elsewhere(), None, "{first:?}");
+        assert!(guest.engine().halted().is_some(), "{first:?}: the guest's engine refused it");
+        assert!(seen[1].shown.iter().any(|o| matches!(o, Output::Engine(Event::Alert(_)))), "{first:?}");
+    }
+}
+
+#[test]
+fn a_deck_the_hosts_suite_cannot_take_ends_the_guests_session_before_the_game_leaving_the_room() {
+    let library = (0..301).map(|i| DeckCard { name: format!("Card {i}"), back: 0 }).collect();
+    let deck = DeckList { library, ..DeckList::default() };
+    let mut guest = core_in::<Ristretto255>(Seat::Guest, &Code::random("7"), Instant::now(), deck);
+    let error = guest.engine_in::<Modp2048>([5; 32]).err().expect("301 cards are too many for modp2048");
+    assert!(matches!(error, SessionError::Suite { suite: Suite::Modp2048, .. }), "{error:?}");
+    assert!(error.to_string().contains("at most 300 cards"), "{error}");
+    assert!(guest.engine_in::<Ristretto255>([5; 32]).is_ok());
+    guest.refuse_suite(error);
+    let mut seen = Seen::default();
+    drain(&mut guest, &mut seen, None);
+    assert!(matches!(seen.links[..], [LinkAction::Leave(Some(ReportedResult::Errored))]), "{:?}", seen.links);
+    assert!(matches!(seen.end, Some(Err(SessionError::Suite { .. }))));
 }

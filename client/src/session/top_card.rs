@@ -2,6 +2,7 @@
 //! whenever it changes (a draw, a shuffle, a card put on top). Each new top card costs one peek (the opponent
 //! strips its lock), and a reveal one more message; the opponent's log tells each.
 
+use fairdeck_shared::crypto::Group;
 use fairdeck_shared::engine::Intent;
 use fairdeck_shared::table::{Knowledge, ZoneId};
 use fairdeck_shared::wire::{Action, PeekPurpose};
@@ -10,7 +11,7 @@ use super::frontend::Output;
 use super::state::SessionCore;
 use crate::command::{TopWatch, table};
 
-impl SessionCore {
+impl<G: Group> SessionCore<G> {
     /// Starts (or, with `None`, stops) watching the top card, and says so.
     pub(super) fn set_top_watch(&mut self, watch: Option<TopWatch>) {
         self.top_watch = watch;

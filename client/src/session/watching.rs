@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use fairdeck_relay_protocol::{ClientMessage, ErrorCode, ServerMessage};
 use fairdeck_shared::Seat;
+use fairdeck_shared::crypto::Group;
 
 use super::claim::WatchAction;
 use super::error::SessionError;
@@ -20,7 +21,7 @@ use crate::command::{ErrorKind, WatchStep};
 /// The wait before the watch link is opened again after a drop.
 const WATCH_RETRY: Duration = Duration::from_secs(1);
 
-impl SessionCore {
+impl<G: Group> SessionCore<G> {
     /// `watch-code`, `watch-off`, `watch-delay N`.
     pub(super) fn watch_command(&mut self, step: WatchStep, line: &str) {
         if self.watching.off {
@@ -57,7 +58,8 @@ impl SessionCore {
     /// Asks the driver to open the watch link, if it is wanted and can be: the seat is had, with its token.
     pub(super) fn open_watch(&mut self) {
         let closed = matches!(self.watching.link, WatchLinkState::Closed | WatchLinkState::Waiting(_));
-        let can = self.link.is_up() && self.channel.watch_secret().is_some();
+        // A guest's engine may be replaced until the host's suite is known (`meeting.rs`): nothing is watched before.
+        let can = self.link.is_up() && self.channel.watch_secret().is_some() && !self.awaits_suite();
         if !self.watching.wanted || self.watching.off || !closed || !can {
             return;
         }
@@ -174,7 +176,7 @@ impl SessionCore {
     /// nobody asked to watch keeps no copy of its record, and one whose watching opens late (or a resumed one) is
     /// given its record whole, each envelope then placed in the turn it was played in (`WatchHub::follow`).
     pub(super) fn follow_for_spectators(&mut self) {
-        if !self.watching.wanted {
+        if !self.watching.wanted || self.awaits_suite() {
             return;
         }
         // A conceded game is over as one whose decks were audited, or one stopped on a breach.

@@ -106,7 +106,9 @@ fn describe(event: &Event, words: &Words<impl TableSource>) -> Option<LogLine> {
     let line = |kind, text: String| Some(LogLine { kind, text });
     let them = words.name(engine.seat().opponent());
     match event {
-        Event::Connected { name, software } => line(LogKind::Notice, format!("Connected to {name} ({software})")),
+        Event::Connected { name, software, suite } => {
+            line(LogKind::Notice, format!("Connected to {name} ({software}); the cards are locked with {suite}"))
+        }
         Event::SetupProgress { .. } => None,
         Event::Ready => line(LogKind::Notice, "Both libraries are shuffled and verified: the table is ready".into()),
         Event::Rejected { action, reason } => {

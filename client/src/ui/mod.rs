@@ -23,7 +23,7 @@ pub mod table_view;
 pub mod view;
 
 use crossterm::event::{Event as TermEvent, EventStream};
-use fairdeck_shared::crypto::Ristretto255;
+use fairdeck_shared::crypto::Group;
 use fairdeck_shared::engine::Engine;
 use futures_util::StreamExt;
 use ratatui::DefaultTerminal;
@@ -107,7 +107,7 @@ impl Frontend for Tui {
         }
     }
 
-    fn show(&mut self, output: Output, engine: &Engine<Ristretto255>) -> std::io::Result<()> {
+    fn show<G: Group>(&mut self, output: Output, engine: &Engine<G>) -> std::io::Result<()> {
         self.view.apply(&output, engine);
         self.unshown = true;
         Ok(())

@@ -1,8 +1,6 @@
 //! Why watching stopped: [`WatchError`], with the `kind` scripted mode prints and the exit code, as a game's
 //! [`SessionError`] has them.
 
-use fairdeck_shared::crypto::Suite;
-
 use super::feed::FeedError;
 use crate::channel::ChannelError;
 use crate::session::SessionError;
@@ -25,8 +23,6 @@ pub enum WatchError {
     Unreadable(#[from] FeedError),
     #[error("the player's program broke the watch protocol: {0}")]
     Feed(String),
-    #[error("the game is played in the {0:?} suite, which fairdeck does not watch")]
-    Suite(Suite),
     #[error("the relay stopped watching: {0}")]
     Closed(&'static str),
     /// The program cannot start watching: no terminal, an unreadable configuration file.
@@ -61,7 +57,6 @@ impl WatchError {
             WatchError::Restarted => "restarted",
             WatchError::Channel(_) => "channel",
             WatchError::Unreadable(_) | WatchError::Feed(_) => "feed",
-            WatchError::Suite(_) => "suite",
             WatchError::Closed(_) => "closed",
             WatchError::Start(_) => "start",
         }

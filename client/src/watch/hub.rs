@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 
 use fairdeck_shared::Seat;
-use fairdeck_shared::crypto::{Group, Ristretto255, Suite};
+use fairdeck_shared::crypto::{Group, Modp2048, Ristretto255, Suite};
 use fairdeck_shared::observer::Observer;
 use fairdeck_shared::wire::{Envelope, encode_envelope};
 use rand_chacha::ChaCha20Rng;
@@ -99,7 +99,11 @@ impl WatchHub {
             // envelope is put in the turn it was played in, the public table's then, as a spectator's engine finds it.
             let mut seed = [0u8; 32];
             self.rng.fill_bytes(&mut seed);
-            for ((from, envelope), played) in record.iter().zip(played_turns(self.suite, record, seed)) {
+            let played_turns = match self.suite {
+                Suite::Ristretto255 => played_turns::<Ristretto255>(record, seed),
+                Suite::Modp2048 => played_turns::<Modp2048>(record, seed),
+            };
+            for ((from, envelope), played) in record.iter().zip(played_turns) {
                 // Past what the observer can follow, the envelope is put in the turn now: held the longest.
                 let played = played.unwrap_or(turn);
                 if self.last_turn.is_some_and(|last| last != played) {
@@ -227,14 +231,13 @@ impl WatchHub {
     }
 }
 
-/// The turn number of the public table after each envelope of `record`, as an observer finds it (fed with `seed`);
-/// none once it cannot follow (another suite than the client's Ristretto255, a game it stopped on).
-fn played_turns(suite: Suite, record: &[(Seat, Envelope)], seed: [u8; 32]) -> Vec<Option<u32>> {
-    let mut observer = (suite == Ristretto255::SUITE).then(|| Observer::<Ristretto255>::new(seed));
+/// The turn number of the public table after each envelope of `record`, as an observer of the game's suite `G` finds
+/// it (fed with `seed`); none once it cannot follow (a game it stopped on).
+fn played_turns<G: Group>(record: &[(Seat, Envelope)], seed: [u8; 32]) -> Vec<Option<u32>> {
+    let mut observer = Observer::<G>::new(seed);
     record
         .iter()
         .map(|(from, envelope)| {
-            let observer = observer.as_mut()?;
             observer.observe(*from, &encode_envelope(envelope));
             while observer.poll_event().is_some() {}
             let following = observer.halted().is_none() && observer.unsupported().is_none();
@@ -306,6 +309,15 @@ mod tests {
 
     fn record(numbers: std::ops::Range<u8>) -> Vec<(Seat, Envelope)> {
         numbers.map(|n| (if n % 2 == 0 { Seat::Host } else { Seat::Guest }, envelope(n))).collect()
+    }
+
+    #[test]
+    fn a_modp2048_record_given_whole_is_placed_by_an_observer_of_its_suite() {
+        let record = crate::watch::hellos::<Modp2048>();
+        let turns = played_turns::<Modp2048>(&record, [7; 32]);
+        assert!(turns.iter().all(Option::is_some), "followed: {turns:?}");
+        // An observer of the other suite stops at the first hello: every envelope would go in the turn now.
+        assert!(played_turns::<Ristretto255>(&record, [7; 32]).iter().all(Option::is_none));
     }
 
     fn opened_hub() -> (WatchHub, Code) {

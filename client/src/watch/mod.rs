@@ -28,3 +28,18 @@ pub use hub::WatchHub;
 pub use run::{Ended, WatchFront, WatchOptions, watch};
 pub use script::watch_script;
 pub use spectator::{News, Spectator};
+
+/// Both players' hellos of a game of one-card decks in suite `G`, host first, as a record holds them.
+#[cfg(test)]
+fn hellos<G: fairdeck_shared::crypto::Group>() -> Vec<(fairdeck_shared::Seat, fairdeck_shared::wire::Envelope)> {
+    use fairdeck_shared::Seat;
+    use fairdeck_shared::engine::{DeckCard, DeckList, Engine, EngineConfig};
+    let hello = |seat: Seat| {
+        let config = EngineConfig { name: format!("{seat:?}"), software: "test".into() };
+        let deck = DeckList { library: vec![DeckCard { name: "Card 0".into(), back: 0 }], ..DeckList::default() };
+        let mut engine = Engine::<G>::new(seat, config, deck, [seat as u8 + 1; 32]).unwrap();
+        let bytes = engine.poll_transmit().unwrap();
+        (seat, fairdeck_shared::wire::decode_envelope(&bytes).unwrap())
+    };
+    vec![hello(Seat::Host), hello(Seat::Guest)]
+}

@@ -74,7 +74,7 @@ impl Watching {
             News::Event(event) => self.view.spectate(event, spectator),
             News::Table => self.view.follow_source(spectator),
         }
-        self.halted = spectator.observer().halted().map(str::to_string);
+        self.halted = spectator.halted().map(str::to_string);
     }
 
     /// A key: `true` to quit.
@@ -238,6 +238,7 @@ mod tests {
 
     use super::*;
     use crate::code::Code;
+    use crate::ui::table_view::TableSource;
     use crate::watch::Feed;
 
     /// Both players draw three; the host plays its first card face up.
@@ -301,8 +302,8 @@ mod tests {
         // The card played is public: named; the hands are not.
         assert!(text.contains("Goblin Guide") || text.contains("Mountain"), "{text}");
         let hand = pair.host.table().zone(ZoneId::hand(Seat::Host)).to_vec();
-        assert!(hand.iter().all(|card| spectator.observer().identity(*card).is_none()));
-        assert!(spectator.observer().halted().is_none());
+        assert!(hand.iter().all(|card| TableSource::identity(&spectator, *card).is_none()));
+        assert!(spectator.halted().is_none());
 
         watching.help = true;
         let text = screen(&watching);
@@ -317,7 +318,7 @@ mod tests {
         let (_, envelope) = record.iter_mut().rev().find(|(from, _)| *from == Seat::Guest).expect("one of Bea's");
         envelope.body[0] ^= 1;
         let (spectator, watching) = watched(&record);
-        assert!(spectator.observer().halted().is_some());
+        assert!(spectator.halted().is_some());
         let text = screen(&watching);
         assert!(text.contains("CHEATING CAUGHT"), "{text}");
         assert!(text.contains("!! "), "the log marks the alert: {text}");

@@ -1,12 +1,13 @@
 //! The spectator's side, sans-IO: the watch channel's guest end (the watch code's words its password, the watch
 //! nameplate its identity), the feed read from it, and the observer every envelope goes to. What happens comes
 //! out as [`News`], for the spectator's front end; the table is the observer's, seen from the inviting player's
-//! seat ([`TableSource`]).
+//! seat ([`TableSource`]). The observer is of the game's suite, which the feed's start names: either suite fairdeck
+//! plays, behind one trait ([`Follow`]), so that the spectator's front ends need not know it.
 
 use std::collections::VecDeque;
 
 use fairdeck_shared::Seat;
-use fairdeck_shared::crypto::{CardInstance, Group, Ristretto255};
+use fairdeck_shared::crypto::{CardInstance, Group, Modp2048, Ristretto255, Suite};
 use fairdeck_shared::engine::Event;
 use fairdeck_shared::observer::Observer;
 use fairdeck_shared::table::{CardId, Table};
@@ -34,10 +35,71 @@ pub enum News {
     Table,
 }
 
+/// An observer of either suite, as the spectator uses it: [`Observer`]'s own methods.
+trait Follow {
+    fn observe(&mut self, from: Seat, bytes: &[u8]);
+    fn poll_event(&mut self) -> Option<Event>;
+    fn table(&self) -> &Table;
+    fn identity(&self, card: CardId) -> Option<&CardInstance>;
+    fn chooser(&self) -> Option<Seat>;
+    fn loser(&self) -> Option<Seat>;
+    fn is_ended(&self) -> bool;
+    fn actions_applied(&self) -> u64;
+    fn halted(&self) -> Option<&str>;
+}
+
+impl<G: Group> Follow for Observer<G> {
+    fn observe(&mut self, from: Seat, bytes: &[u8]) {
+        Observer::observe(self, from, bytes);
+    }
+
+    fn poll_event(&mut self) -> Option<Event> {
+        Observer::poll_event(self)
+    }
+
+    fn table(&self) -> &Table {
+        Observer::table(self)
+    }
+
+    fn identity(&self, card: CardId) -> Option<&CardInstance> {
+        Observer::identity(self, card)
+    }
+
+    fn chooser(&self) -> Option<Seat> {
+        Observer::chooser(self)
+    }
+
+    fn loser(&self) -> Option<Seat> {
+        Observer::loser(self)
+    }
+
+    fn is_ended(&self) -> bool {
+        Observer::is_ended(self)
+    }
+
+    fn actions_applied(&self) -> u64 {
+        Observer::actions_applied(self)
+    }
+
+    fn halted(&self) -> Option<&str> {
+        Observer::halted(self)
+    }
+}
+
+/// A fresh observer of `suite`, its randomness from `seed`.
+fn observer_of(suite: Suite, seed: [u8; 32]) -> Box<dyn Follow> {
+    match suite {
+        Suite::Ristretto255 => Box::new(Observer::<Ristretto255>::new(seed)),
+        Suite::Modp2048 => Box::new(Observer::<Modp2048>::new(seed)),
+    }
+}
+
 /// The spectator's channel, feed and observer.
 pub struct Spectator {
     channel: Channel,
-    observer: Observer<Ristretto255>,
+    /// The observer of the game's suite, made when the feed starts (until then, an empty table's).
+    observer: Box<dyn Follow>,
+    observer_seed: [u8; 32],
     /// The inviting player's seat, once its feed began.
     seat: Option<Seat>,
     news: VecDeque<News>,
@@ -48,7 +110,8 @@ impl Spectator {
     pub fn new(code: &Code, channel_seed: [u8; 32], observer_seed: [u8; 32]) -> Spectator {
         Spectator {
             channel: Channel::new(Side::Guest, &code.password(), code.nameplate(), channel_seed),
-            observer: Observer::new(observer_seed),
+            observer: observer_of(Suite::Ristretto255, observer_seed),
+            observer_seed,
             seat: None,
             news: VecDeque::new(),
         }
@@ -84,16 +147,15 @@ impl Spectator {
         self.channel.is_established()
     }
 
-    pub fn observer(&self) -> &Observer<Ristretto255> {
-        &self.observer
+    /// Why the observer stopped on a breach, if it did.
+    pub fn halted(&self) -> Option<&str> {
+        self.observer.halted()
     }
 
     pub(super) fn take(&mut self, feed: Feed) -> Result<(), WatchError> {
         match (feed, self.seat) {
             (Feed::Start { suite, seat, delay }, None) => {
-                if suite != Ristretto255::SUITE {
-                    return Err(WatchError::Suite(suite));
-                }
+                self.observer = observer_of(suite, self.observer_seed);
                 self.seat = Some(seat);
                 self.news.push_back(News::Started { seat, delay });
             }
@@ -193,6 +255,22 @@ mod tests {
         while spectator.poll_frame().is_some() {}
         exchange(&mut hub(&code, 3), &mut spectator).expect("an honest player");
         assert!(spectator.is_established() && spectator.started());
+    }
+
+    #[test]
+    fn a_modp2048_game_is_followed_by_an_observer_of_the_suite_its_feed_names() {
+        let code = Code::from_secret("9", &[5; 32]);
+        let mut spectator = Spectator::new(&code, [1; 32], [2; 32]);
+        spectator.take(Feed::Start { suite: Suite::Modp2048, seat: Seat::Host, delay: 0 }).unwrap();
+        for (from, envelope) in crate::watch::hellos::<Modp2048>() {
+            let bytes = fairdeck_shared::wire::encode_envelope(&envelope);
+            spectator.take(Feed::Envelope { from, bytes }).unwrap();
+        }
+        let news: Vec<News> = std::iter::from_fn(|| spectator.poll_news()).collect();
+        let connected = |n: &&News| matches!(n, News::Event(Event::Connected { suite: Suite::Modp2048, .. }));
+        assert_eq!(news.iter().filter(connected).count(), 2, "{news:?}");
+        assert!(!news.iter().any(|n| matches!(n, News::Event(Event::Alert(_)))), "{news:?}");
+        assert_eq!(spectator.halted(), None);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The engine's public vocabulary: what a player brings (deck), asks (intents), and is told (events, alerts).
 
-use crate::crypto::{BackId, CardInstance, Coin, Dice, MAX_NAME_LEN};
+use crate::crypto::{BackId, CardInstance, Coin, Dice, MAX_NAME_LEN, Suite};
 use crate::ids::Seat;
 use crate::table::{Card, CardId, ZoneId, ZoneKind};
 use crate::wire::{Action, Awaited, DeckDifference, Envelope, GridLine, LimitedFormat, PileChoice, PoolHash};
@@ -223,6 +223,8 @@ pub enum Event {
         name: String,
         /// The opponent's program name and version.
         software: String,
+        /// The suite the game is played in: the opponent's hello said it too (a hello of another is refused).
+        suite: Suite,
     },
     /// Set-up advanced: libraries locked, shuffled and verified so far.
     SetupProgress {

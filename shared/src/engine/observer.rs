@@ -341,7 +341,7 @@ impl<G: Group> Observer<G> {
         check_text("software", &software)?;
         let engine = &mut self.engine;
         engine.game.table.player_mut(from).name = name.clone();
-        engine.out.emit(Event::Connected { name, software });
+        engine.out.emit(Event::Connected { name, software, suite });
         self.nonces[index(from)] = Some(nonce);
         if let [Some(host), Some(guest)] = &self.nonces {
             engine

@@ -148,7 +148,7 @@ impl<G: Group> Engine<G> {
             .phase
             .met(game_id(&host_nonce, &guest_nonce))
             .map_err(|e| Fault::new(AlertKind::Unexpected, e.to_string()))?;
-        self.out.emit(Event::Connected { name, software });
+        self.out.emit(Event::Connected { name, software, suite: G::SUITE });
         // A limited match's first deck is built once the pool is dealt (`Intent::Build`).
         if self.limited.is_none() {
             self.send_deck();
