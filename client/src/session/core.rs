@@ -132,6 +132,7 @@ impl<G: Group> SessionCore<G> {
                 Flow::Ran => self.stage = Stage::QueuePump,
                 Flow::Blocked => self.stage = Stage::Clocks,
                 Flow::Quit => {
+                    self.acknowledge_before_leaving();
                     self.end = Some(Ok(()));
                     return Ok(false);
                 }

@@ -51,6 +51,15 @@ impl<G: Group> SessionCore<G> {
         }
     }
 
+    /// Sends the ack held back, if any, saved first: the opponent need not keep what this side took in after it
+    /// leaves.
+    pub(super) fn acknowledge_before_leaving(&mut self) {
+        if self.can_transmit() && self.channel.owes_ack() != OwedAck::Nothing {
+            self.save_due = Some(SavePoint::Sending);
+            self.flush_frames(true);
+        }
+    }
+
     /// Whether frames can go to the opponent: both seats taken and the link up.
     pub(super) fn can_transmit(&self) -> bool {
         self.paired && self.link.is_up()

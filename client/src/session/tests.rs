@@ -253,6 +253,23 @@ fn the_ack_of_a_message_not_answered_waits_for_the_next_message_and_no_save_is_w
     assert_eq!(table.core(Seat::Host).poll_timeout(), None, "nothing owed, nothing due");
 }
 
+#[test]
+fn a_player_who_quits_sends_the_ack_it_held_back_saved_first() {
+    let mut table = Table::ready();
+    table.wait(Duration::from_secs(1));
+    table.run();
+    table.line(Seat::Host, "draw 1");
+    table.run();
+    assert!(table.core(Seat::Host).poll_timeout().is_some(), "the strip's ack is held back");
+    table.forget();
+    table.line(Seat::Host, "quit");
+    assert_eq!(table.seen[0].frames, 1, "the ack left with the player");
+    assert_eq!(table.seen[0].saves.last(), Some(&SavePoint::Sending));
+    assert!(matches!(table.seen[0].end, Some(Ok(()))));
+    table.run();
+    assert_eq!(table.core(Seat::Guest).channel().unacked_frames(), 0, "the guest keeps nothing for the host");
+}
+
 /// `sideboard` trades cards for the next game, which `new-game` takes: the same cards, so not a changed deck, though
 /// its hash changed; a deck file with other cards is one.
 #[test]
