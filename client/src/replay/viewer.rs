@@ -195,7 +195,7 @@ pub fn opened<G: Group>(replay: Replay<G>, until: Option<Until>) -> Viewer<G> {
 
 pub fn run<G: Group>(replay: Replay<G>, until: Option<Until>) -> anyhow::Result<()> {
     let mut viewer = opened(replay, until);
-    let mut terminal = ratatui::try_init().inspect_err(|_| ratatui::restore())?;
+    let mut terminal = crate::ui::open_terminal()?;
     let result = show(&mut terminal, &mut viewer);
     ratatui::restore();
     result

@@ -33,17 +33,19 @@ pub use view::View;
 use crate::play::Play;
 use crate::session::{Frontend, Output, SessionError};
 
+/// The terminal in raw mode on its alternate screen, cleared: a program killed there (`kill -9`, before
+/// `fairdeck resume`) leaves its last screen behind, and the first frame is drawn over a blank one. On failure the
+/// terminal is put back (raw mode may be on already when entering the alternate screen failed).
+pub fn open_terminal() -> std::io::Result<DefaultTerminal> {
+    let mut terminal = ratatui::try_init().inspect_err(|_| ratatui::restore())?;
+    terminal.clear().inspect_err(|_| ratatui::restore())?;
+    Ok(terminal)
+}
+
 /// Runs a game (a session, or a practice game) in the terminal until the player quits or it fails. The
 /// terminal is put back as it was in every case: on return, and by ratatui's hook on a panic.
 pub async fn run(game: impl Play) -> Result<(), SessionError> {
-    let terminal = match ratatui::try_init() {
-        Ok(terminal) => terminal,
-        Err(error) => {
-            // Raw mode may be on already when entering the alternate screen failed.
-            ratatui::restore();
-            return Err(SessionError::Output(error));
-        }
-    };
+    let terminal = open_terminal().map_err(SessionError::Output)?;
     let _restore = RestoreOnDrop;
     let view = View::new(game.relay().unwrap_or_default());
     let mut tui = Tui { terminal, keys: EventStream::new(), view, unshown: false };

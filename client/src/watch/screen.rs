@@ -209,10 +209,7 @@ impl WatchFront for Screen {
 
 /// Watches in the terminal until the spectator quits; the terminal is put back as it was in every case.
 pub async fn watch_screen(options: WatchOptions) -> Result<(), WatchError> {
-    let terminal = ratatui::try_init().map_err(|error| {
-        ratatui::restore();
-        SessionError::Output(error)
-    })?;
+    let terminal = crate::ui::open_terminal().map_err(SessionError::Output)?;
     let _restore = RestoreOnDrop;
     let watching = Watching::new(&options.relay);
     let mut screen = Screen { terminal, keys: EventStream::new(), watching, unshown: false };
