@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use fairdeck_relay::{Limits, Relay};
-use fairdeck_relay_load::ws::{Ws, connect, field, next_binary, next_text};
+use fairdeck_relay_load::ws::{Ws, connect, field, next_binary, next_text, until_paired};
 use fairdeck_relay_load::{percentile, system};
 use futures_util::{SinkExt, StreamExt};
 use tokio_tungstenite::tungstenite::Message;
@@ -138,23 +138,27 @@ async fn serve(kind: Kind) -> anyhow::Result<()> {
         Kind::Baseline => baseline::serve(announce).await,
         Kind::Fairdeck => {
             let dir = tempfile::tempdir()?;
-            // Production limits, except those that would refuse a load generator on one address opening thousands
-            // of connections at once.
-            let limits = Limits {
-                rooms_per_minute: 0,
-                joins_per_minute: 0,
-                max_rooms: 50_000,
-                max_connections: 50_000,
-                connections_per_address: 0,
-                max_handshakes: 50_000,
-                ..Limits::default()
-            };
-            let mut relay = Relay::builder("127.0.0.1:0".parse()?, dir.path()).limits(limits).build().await?;
+            let mut relay = loaded_relay(dir.path()).await?;
             announce(relay.bind().await?);
             relay.serve().await?;
             Ok(())
         }
     }
+}
+
+/// `fairdeck-relay` on a loopback port with production limits, except those that would refuse a load generator
+/// on one address opening thousands of connections at once.
+async fn loaded_relay(data_dir: &std::path::Path) -> anyhow::Result<Relay> {
+    let limits = Limits {
+        rooms_per_minute: 0,
+        joins_per_minute: 0,
+        max_rooms: 50_000,
+        max_connections: 50_000,
+        connections_per_address: 0,
+        max_handshakes: 50_000,
+        ..Limits::default()
+    };
+    Ok(Relay::builder("127.0.0.1:0".parse()?, data_dir).limits(limits).build().await?)
 }
 
 /// A relay child process.
@@ -220,9 +224,8 @@ async fn open_pair(kind: Kind, (host, guest): (SocketAddr, SocketAddr), index: u
             next_text(&mut b).await?; // welcome
             let join = format!(r#"{{"type":"join","nameplate":"{nameplate}","client":"load"}}"#);
             b.send(Message::Text(join.into())).await?;
-            next_text(&mut b).await?; // joined
-            next_text(&mut b).await?; // paired
-            next_text(&mut a).await?; // paired
+            until_paired(&mut b).await?;
+            until_paired(&mut a).await?;
             Ok((a, b))
         }
     }
@@ -527,5 +530,42 @@ fn print_report(args: &Args, results: &[(Kind, Figures)]) {
             args.load.idle_connections,
             if args.load.idle_connections >= 10_000 { "met" } else { "not tried at 10,000" }
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Serves `kind` in this process; its address.
+    async fn relay_here(kind: Kind, data_dir: &std::path::Path) -> SocketAddr {
+        match kind {
+            Kind::Fairdeck => {
+                let mut relay = loaded_relay(data_dir).await.unwrap();
+                let addr = relay.bind().await.unwrap();
+                tokio::spawn(relay.serve());
+                addr
+            }
+            Kind::Baseline => {
+                let (tx, rx) = tokio::sync::oneshot::channel();
+                tokio::spawn(baseline::serve(move |addr| {
+                    let _ = tx.send(addr);
+                }));
+                rx.await.unwrap()
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn pairs_opened_through_either_relay_ping_pong_and_stream() {
+        for kind in [Kind::Baseline, Kind::Fairdeck] {
+            let dir = tempfile::tempdir().unwrap();
+            let addr = relay_here(kind, dir.path()).await;
+            let pairs = open_pairs(kind, &|_| (addr, addr), 3).await.unwrap();
+            let (_, times) = ping_pong(pairs, 4, 100).await.unwrap();
+            assert_eq!(times.len(), 3 * 4, "{kind:?}");
+            let pairs = open_pairs(kind, &|_| (addr, addr), 2).await.unwrap();
+            assert!(stream(pairs, 300, 100).await.unwrap() > 0.0, "{kind:?}");
+        }
     }
 }

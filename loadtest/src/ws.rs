@@ -1,6 +1,7 @@
 //! The load tools' WebSocket connections and reads: the next control message or frame, skipping pings.
 
 use anyhow::{Context, bail};
+use fairdeck_relay::protocol::ServerMessage;
 use futures_util::StreamExt;
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
@@ -36,6 +37,22 @@ pub async fn next_binary(ws: &mut Ws) -> anyhow::Result<Bytes> {
             Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
             other => bail!("expected a binary frame, got {other:?}"),
         }
+    }
+}
+
+/// The next control message; a binary frame before it is an error.
+pub async fn next_control(ws: &mut Ws) -> anyhow::Result<ServerMessage> {
+    let text = next_text(ws).await?;
+    serde_json::from_str(&text).with_context(|| format!("unreadable control message {text:?}"))
+}
+
+/// Reads on to `paired` (past `joined` or `created`), then the `watchers` the relay sends right after it: the
+/// next message is the peer's first frame.
+pub async fn until_paired(ws: &mut Ws) -> anyhow::Result<()> {
+    while !matches!(next_control(ws).await?, ServerMessage::Paired { .. }) {}
+    match next_control(ws).await? {
+        ServerMessage::Watchers { .. } => Ok(()),
+        other => bail!("expected watchers after paired, got {other:?}"),
     }
 }
 
