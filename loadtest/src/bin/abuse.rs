@@ -80,7 +80,7 @@ fn main() -> ExitCode {
 }
 
 async fn serve() -> anyhow::Result<()> {
-    system::raise_fd_limit()?;
+    system::raise_open_files(0);
     std::thread::spawn(|| {
         let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
         std::process::exit(0);
@@ -243,7 +243,7 @@ impl Honest {
 }
 
 async fn run(args: &Args) -> anyhow::Result<()> {
-    system::raise_fd_limit()?;
+    system::raise_open_files(0);
     let server = Server::start()?;
     let addr = server.addr;
     let limits = Limits::default();
