@@ -10,6 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, bail};
+use fairdeck_relay::Limits;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -51,6 +52,19 @@ fn kill(child: &mut Option<Child>) -> anyhow::Result<()> {
         running.wait()?;
     }
     Ok(())
+}
+
+/// The environment that gives a relay program the limits of [`Cluster::instance_limits`] that a load changes.
+fn instance_environment(limits: &Limits) -> [(&'static str, String); 7] {
+    [
+        ("FAIRDECK_RELAY_ROOMS_PER_MINUTE", limits.rooms_per_minute.to_string()),
+        ("FAIRDECK_RELAY_JOINS_PER_MINUTE", limits.joins_per_minute.to_string()),
+        ("FAIRDECK_RELAY_RESUMES_PER_MINUTE", limits.resumes_per_minute.to_string()),
+        ("FAIRDECK_RELAY_CONNECTIONS_PER_ADDRESS", limits.connections_per_address.to_string()),
+        ("FAIRDECK_RELAY_MAX_ROOMS", limits.max_rooms.to_string()),
+        ("FAIRDECK_RELAY_MAX_CONNECTIONS", limits.max_connections.to_string()),
+        ("FAIRDECK_RELAY_MAX_HANDSHAKES", limits.max_handshakes.to_string()),
+    ]
 }
 
 /// `redis-server` on a loopback port, keeping nothing on disk: a restart loses every key.
@@ -155,15 +169,7 @@ impl Instance {
             .arg("--data-dir")
             .arg(&self.data)
             .args(["--redis-url", &self.redis_url])
-            // Production limits, except those that would refuse a load generator opening thousands of
-            // connections from one address, and its players' many resumes and rendezvous after each kill.
-            .env("FAIRDECK_RELAY_ROOMS_PER_MINUTE", "0")
-            .env("FAIRDECK_RELAY_JOINS_PER_MINUTE", "0")
-            .env("FAIRDECK_RELAY_RESUMES_PER_MINUTE", "0")
-            .env("FAIRDECK_RELAY_CONNECTIONS_PER_ADDRESS", "0")
-            .env("FAIRDECK_RELAY_MAX_ROOMS", "50000")
-            .env("FAIRDECK_RELAY_MAX_CONNECTIONS", "50000")
-            .env("FAIRDECK_RELAY_MAX_HANDSHAKES", "50000")
+            .envs(instance_environment(&Cluster::instance_limits()))
             .stdin(Stdio::null())
             .stdout(log.try_clone()?)
             .stderr(log)
@@ -205,6 +211,21 @@ pub struct Cluster {
 }
 
 impl Cluster {
+    /// Each instance's limits: production limits, except those that would refuse a load generator opening tens
+    /// of thousands of connections from a few addresses, and its players' many resumes and rendezvous after
+    /// each kill. The relay program fits its connection caps under its open-file limit.
+    pub fn instance_limits() -> Limits {
+        Limits {
+            rooms_per_minute: 0,
+            joins_per_minute: 0,
+            resumes_per_minute: 0,
+            connections_per_address: 0,
+            max_rooms: 100_000,
+            max_connections: 200_000,
+            ..Limits::default()
+        }
+    }
+
     /// Starts Redis and `instances` relays, and waits until every relay says it reaches Redis.
     pub async fn start(instances: usize) -> anyhow::Result<Cluster> {
         let dir = tempfile::tempdir()?;

@@ -1,7 +1,8 @@
-//! `fairdeck-relay-load cluster`: two `fairdeck-relay` processes sharing a `redis-server`, all on loopback. The
+//! `fairdeck-relay-load cluster`: `fairdeck-relay` processes sharing a `redis-server`, all on loopback. The
 //! extra latency of a frame between instances (one pair with both players on instance 1, then with the host on
-//! instance 1 and the guest on instance 2), ping-pong of many pairs split across both instances against the
-//! same pairs on one, and idle connections held by both (on a fresh cluster, memory per connection on each).
+//! instance 1 and the guest on instance 2), ping-pong of many pairs split across those two instances against the
+//! same pairs on one, and idle connections held by every instance (on a fresh cluster, each pair's players on two
+//! neighbouring instances, memory per connection on each): more than one process can hold.
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -9,7 +10,17 @@ use std::time::Duration;
 use fairdeck_relay_load::cluster::Cluster;
 use fairdeck_relay_load::{percentile, system};
 
-use crate::{Kind, Load, ensure_fd_limit, micros, millis, open_idle, open_pairs, ping_pong};
+use crate::{Capacity, Kind, Load, bounds, capacity, idle, micros, millis, open_pairs, ping_pong};
+
+/// The cluster's load: the ping-pong and idle figures', and how many instances hold the idle connections.
+#[derive(Debug, clap::Args)]
+pub struct ClusterLoad {
+    #[command(flatten)]
+    pub load: Load,
+    /// Instances in the cluster (at least 2); the idle connections are spread over all of them.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(2..))]
+    instances: u16,
+}
 
 /// The metric counting the connections an instance forwards to another one.
 const LINKS: &str = "fairdeck_relay_cluster_links_total";
@@ -32,41 +43,41 @@ struct Idle {
     rss_kib: u64,
 }
 
-pub async fn run(load: &Load) -> anyhow::Result<()> {
-    ensure_fd_limit(load)?;
+pub async fn run(cluster_load: &ClusterLoad) -> anyhow::Result<()> {
+    let (load, instances) = (&cluster_load.load, usize::from(cluster_load.instances));
+    // Each instance holds its share of the idle players and as many ends of links: a guest on another instance
+    // than its room's is forwarded there, a descriptor on each. Or all of the ping-pong's players on instance 1.
+    let busiest = (2 * load.idle_connections).div_ceil(instances).max(2 * load.pairs);
+    let capacity = capacity(Cluster::instance_limits(), busiest)?;
     eprintln!("starting redis-server and two fairdeck-relay instances…");
     let cluster = Cluster::start(2).await?;
     let (one, two) = (cluster.instances[0].addr(), cluster.instances[1].addr());
     eprintln!("both players on instance 1…");
-    let alone = measure(&cluster, &|_| (one, one), load).await?;
+    let alone = measure(&cluster, &[one], load).await?;
     eprintln!("host on one instance, guest on the other…");
-    let split = measure(&cluster, &across(one, two), load).await?;
+    let split = measure(&cluster, &[one, two], load).await?;
     drop(cluster);
 
-    eprintln!("holding {} idle connections on a fresh cluster…", load.idle_connections);
-    let cluster = Cluster::start(2).await?;
-    let (one, two) = (cluster.instances[0].addr(), cluster.instances[1].addr());
+    eprintln!("holding {} idle connections on a fresh cluster of {instances}…", load.idle_connections);
+    let cluster = Cluster::start(instances).await?;
+    let addrs: Vec<SocketAddr> = cluster.instances.iter().map(|instance| instance.addr()).collect();
     let pids = pids(&cluster)?;
     tokio::time::sleep(Duration::from_millis(300)).await;
     let before: Vec<u64> = pids.iter().map(|&pid| system::rss_kib(pid)).collect::<Result<_, _>>()?;
-    let (pairs, opened) = open_idle(Kind::Fairdeck, &across(one, two), load.idle_connections).await?;
+    // Pair i's host on instance i mod n, its guest on the next: each instance holds as many connections.
+    let held = idle::open_idle(Kind::Fairdeck, &addrs, load.idle_connections).await?;
     let mut idle = Vec::new();
-    for (&pid, before) in pids.iter().zip(before) {
+    for (number, (&pid, before)) in pids.iter().zip(before).enumerate() {
         let after = system::rss_kib(pid)?;
-        // Each pair has one player on each instance.
-        let connections = pairs.len();
-        let kib_per_connection = after.saturating_sub(before) as f64 / connections as f64;
+        let connections =
+            (0..held.connections / 2).filter(|&i| [i % instances, (i + 1) % instances].contains(&number)).count();
+        let kib_per_connection = after.saturating_sub(before) as f64 / connections.max(1) as f64;
         idle.push(Idle { connections, kib_per_connection, rss_kib: after });
     }
-    drop(pairs);
-    print_report(load, &alone, &split, &idle, opened);
+    let opened = held.opened;
+    drop(held);
+    print_report(load, &alone, &split, &idle, opened, capacity);
     Ok(())
-}
-
-/// Each pair's host and guest on different instances: the first pair's host on `one`, then alternating, so that
-/// each instance holds half the rooms and forwards the guests of the other's.
-fn across(one: SocketAddr, two: SocketAddr) -> impl Fn(usize) -> (SocketAddr, SocketAddr) + Sync {
-    move |index| if index.is_multiple_of(2) { (one, two) } else { (two, one) }
 }
 
 fn pids(cluster: &Cluster) -> anyhow::Result<Vec<u32>> {
@@ -86,18 +97,14 @@ async fn links(cluster: &Cluster) -> anyhow::Result<f64> {
     Ok(total)
 }
 
-/// One pair's round trips, then many pairs' ping-pong, with the players placed by `place`.
-async fn measure(
-    cluster: &Cluster,
-    place: &(dyn Fn(usize) -> (SocketAddr, SocketAddr) + Sync),
-    load: &Load,
-) -> anyhow::Result<Placement> {
+/// One pair's round trips, then many pairs' ping-pong, with the players placed over `relays` (see `place`).
+async fn measure(cluster: &Cluster, relays: &[SocketAddr], load: &Load) -> anyhow::Result<Placement> {
     let mut figures = Placement::default();
     let links_before = links(cluster).await?;
-    let pairs = open_pairs(Kind::Fairdeck, place, 1).await?;
+    let pairs = open_pairs(Kind::Fairdeck, relays, 0..1).await?;
     (_, figures.latency) = ping_pong(pairs, load.latency_round_trips, load.size).await?;
 
-    let pairs = open_pairs(Kind::Fairdeck, place, load.pairs).await?;
+    let pairs = open_pairs(Kind::Fairdeck, relays, 0..load.pairs).await?;
     let pids = pids(cluster)?;
     let cpu = |pids: &[u32]| pids.iter().map(|&pid| system::cpu_seconds(pid)).sum::<Result<f64, _>>();
     let cpu_before = cpu(&pids)?;
@@ -108,9 +115,16 @@ async fn measure(
     Ok(figures)
 }
 
-fn print_report(load: &Load, alone: &Placement, split: &Placement, idle: &[Idle], opened: Duration) {
+fn print_report(
+    load: &Load,
+    alone: &Placement,
+    split: &Placement,
+    idle: &[Idle],
+    opened: Duration,
+    capacity: Capacity,
+) {
     println!(
-        "Cluster: 2 fairdeck-relay instances sharing one redis-server on loopback; {size}-byte messages; 1 pair × \
+        "Cluster: fairdeck-relay instances sharing one redis-server on loopback; {size}-byte messages; 1 pair × \
          {lat} round trips; {pairs} pairs × {rt} round trips; {idle} idle connections.\n",
         size = load.size,
         lat = load.latency_round_trips,
@@ -133,8 +147,9 @@ fn print_report(load: &Load, alone: &Placement, split: &Placement, idle: &[Idle]
     row("relay CPU per message, both instances (µs)", &|f| format!("{:.1}", f.cpu_us_per_message));
     row("connections forwarded between instances", &|f| format!("{:.0}", f.links));
     println!();
-    println!("| idle connections | instance 1 | instance 2 |");
-    println!("|---|---|---|");
+    let numbers: String = (1..=idle.len()).map(|n| format!(" instance {n} |")).collect();
+    println!("| idle connections |{numbers}");
+    println!("|---|{}", "---|".repeat(idle.len()));
     let idle_row = |label: &str, value: &dyn Fn(&Idle) -> String| {
         println!("| {label} |{}", idle.iter().map(|i| format!(" {} |", value(i))).collect::<String>());
     };
@@ -142,6 +157,7 @@ fn print_report(load: &Load, alone: &Placement, split: &Placement, idle: &[Idle]
     idle_row("relay memory per connection (KiB)", &|i| format!("{:.1}", i.kib_per_connection));
     idle_row("relay RSS (MiB)", &|i| format!("{:.0}", i.rss_kib as f64 / 1024.0));
     println!("\nOpening the {} idle connections took {:.1} s.", load.idle_connections, opened.as_secs_f64());
+    println!("{}", bounds(load.idle_connections, capacity, idle.len()));
 
     let extra = |p| percentile(&split.latency, p).saturating_sub(percentile(&alone.latency, p));
     let ratio = if alone.rate > 0.0 { 100.0 * split.rate / alone.rate } else { 0.0 };

@@ -17,7 +17,7 @@ use futures_util::stream::SplitSink;
 use futures_util::{SinkExt, StreamExt};
 use tokio_tungstenite::tungstenite::Message;
 
-use crate::ws::{Ws, connect};
+use crate::ws::{Ws, connect, next_control};
 
 /// How long a player keeps trying to take its seat back (the client's minute).
 const RECONNECT_FOR: Duration = Duration::from_secs(60);
@@ -622,10 +622,4 @@ async fn welcome(ws: &mut Ws) -> anyhow::Result<[u8; CHALLENGE_BYTES]> {
 async fn send_control(ws: &mut Ws, message: &ClientMessage) -> anyhow::Result<()> {
     ws.send(Message::Text(serde_json::to_string(message)?.into())).await?;
     Ok(())
-}
-
-/// The next control message; a binary frame before it (none is expected while claiming) is an error.
-async fn next_control(ws: &mut Ws) -> anyhow::Result<ServerMessage> {
-    let text = crate::ws::next_text(ws).await?;
-    serde_json::from_str(&text).with_context(|| format!("unreadable control message {text:?}"))
 }

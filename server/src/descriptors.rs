@@ -4,9 +4,10 @@
 //! descriptors under a flood of idle connections, and then cannot accept anyone: players are locked out. So the
 //! caps are kept below the limit, with a reserve for the process itself. Handshakes get at most a quarter of what
 //! is left (and may briefly hold twice their cap while the oldest close to make room, see `admission`): the other
-//! half stays for WebSocket connections, the seated players.
+//! half stays for WebSocket connections, the seated players. The relay program fits its caps at start; the load
+//! tools fit the relays they start the same way, and so know how many connections one process may hold.
 
-use fairdeck_relay::Limits;
+use crate::Limits;
 
 /// Descriptors kept for the process itself: standard streams, the runtime, the listener, the statistics
 /// database (a few connections, each with its journal), the hand-over and refusal files, a `/proc` read.

@@ -24,6 +24,7 @@ mod accept;
 mod admission;
 mod cluster;
 pub mod config;
+pub mod descriptors;
 mod handover;
 mod metrics;
 mod outbox;

@@ -1,7 +1,6 @@
 //! `fairdeck-relay`: parses flags, sets up logging, and runs the library's relay (or prints statistics).
 
 mod args;
-mod descriptors;
 mod listing;
 
 use std::io::IsTerminal;
@@ -9,7 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Parser;
-use fairdeck_relay::{Limits, Relay, RoomResult, StatsStore, Summary, note_process_start};
+use fairdeck_relay::{Limits, Relay, RoomResult, StatsStore, Summary, descriptors, note_process_start};
 
 use args::{Args, Command, LogFormat};
 

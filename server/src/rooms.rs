@@ -1151,7 +1151,7 @@ mod tests {
 
     fn messages(queue: &mut Queue) -> Vec<ServerMessage> {
         let mut out = Vec::new();
-        while let Ok(queued) = queue.items.try_recv() {
+        while let Some(queued) = queue.try_pop() {
             if let Outgoing::Text(text) = queued.item {
                 let message = serde_json::from_str(&text).unwrap();
                 // Told after paired, resumed and met; the tests of watching are in tests/relay/watch.rs.
@@ -1259,7 +1259,7 @@ mod tests {
         assert_eq!(deadline.at(), later.at + Duration::from_secs(600));
         assert_eq!(messages(&mut creator_rx), [ServerMessage::Reopened { nameplate: "1".into() }]);
         assert_eq!(messages(&mut guest_rx), [ServerMessage::PeerGone { reason: GoneReason::Rejected }]);
-        assert!(guest_rx.items.try_recv().is_err(), "the close frame was taken with the messages");
+        assert!(guest_rx.try_pop().is_none(), "the close frame was taken with the messages");
         assert_eq!(f.rooms.resume(&guest_token, conn().0, None).unwrap_err(), RoomError::BadToken);
         assert_eq!(f.rooms.forward(&guest, Bytes::from_static(b"x"), now.at), Forwarded::Dropped);
         assert_eq!(f.rooms.live_counts().waiting, 1);

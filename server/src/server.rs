@@ -26,6 +26,10 @@ use crate::stats::{RoomRecord, StatsError, StatsStore, StatsWriter, error_chain}
 /// Room records waiting to be written; past this the relay drops records (and counts them) rather than grow.
 const STATS_QUEUE: usize = 4096;
 
+/// Liveness sweeps per ping interval: a connection is pinged within an eighth of the interval of its due time,
+/// and a silent one told within as much of its deadline.
+const LIVENESS_SWEEPS: u32 = 8;
+
 /// How often histogram samples are folded into buckets.
 const METRICS_UPKEEP: Duration = Duration::from_secs(5);
 
@@ -285,13 +289,16 @@ impl Relay {
             })
         };
         tokio::spawn(state.admission.refusals().watch(state.shutdown.clone()));
+        let liveness = tokio::spawn(keep_alive(state.clone()));
         // Returns once shutting down; the listener closes with it.
         accept::serve(listener, state.clone()).await;
+        state.queues.restart_all();
         // Requests under way get the grace period to finish; a stuck one does not hold the shutdown.
         let grace = state.limits.shutdown_grace;
         state.admission.wait_handshakes_done(grace).await;
         state.connections.wait_empty(grace).await;
         let _ = upkeep.await;
+        let _ = liveness.await;
         let records = writer.finish().await;
         // In a cluster the other instances take the rooms over through Redis, unless it is down.
         let handed_to_cluster = match publisher {
@@ -350,6 +357,22 @@ fn take_over(state: &Arc<AppState>, handover: Handover, records_tx: &mpsc::Sende
     }
     if handed > 0 {
         tracing::info!(records = handed, lost, "took over statistics records from the previous relay process");
+    }
+}
+
+/// Pings every connection once per ping interval and tells those silent for longer than the interval and the
+/// timeout, sweeping them several times per interval, until the relay shuts down.
+async fn keep_alive(state: Arc<AppState>) {
+    let limits = &state.limits;
+    let silence = limits.ping_interval + limits.ping_timeout;
+    let mut ticks = tokio::time::interval(limits.ping_interval / LIVENESS_SWEEPS);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut shutdown = state.shutdown.clone();
+    loop {
+        tokio::select! {
+            _ = ticks.tick() => state.queues.keep_alive(Instant::now(), limits.ping_interval, silence),
+            _ = shutdown.wait_for(|stopping| *stopping) => return,
+        }
     }
 }
 

@@ -7,10 +7,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::extract::ws::{Message, WebSocket};
-use futures_util::stream::SplitStream;
+use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
-use tokio::sync::oneshot;
-use tokio::time::{MissedTickBehavior, interval_at, sleep, sleep_until};
+use tokio::time::{sleep, sleep_until};
 use tokio_tungstenite::tungstenite::Message as LinkMessage;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame as LinkClose;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
@@ -19,7 +18,7 @@ use crate::admission::AddressTicket;
 use crate::admission::Slot;
 use crate::cluster::link::{self, Link, LinkError};
 use crate::cluster::{Cluster, Located, Lookup};
-use crate::outbox::{Outbox, WriterEnd, write_loop};
+use crate::outbox::{News, Outbox, WriterEnd, write_loop};
 use crate::protocol::{
     CHALLENGE_BYTES, ClientMessage, ClosingReason, ErrorCode, MAX_CONTROL_BYTES, Meeting, PROTOCOL_VERSION,
     ServerMessage, close, sanitize_client_version,
@@ -72,14 +71,18 @@ enum Reserved {
     Rendezvous(u64),
 }
 
-/// Runs one connection to its end.
+/// Runs one connection to its end: `sink` and `stream` are its WebSocket's halves (split by the caller, so that
+/// this task does not keep room for the whole socket).
 /// `guard` (and a player's ticket) count the connection (in all, and against its address) until it ends.
-pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, origin: Origin, guard: Slot) {
+pub(crate) async fn run(
+    state: Arc<AppState>,
+    (sink, mut stream): (SplitSink<WebSocket, Message>, SplitStream<WebSocket>),
+    origin: Origin,
+    guard: Slot,
+) {
     let limits = &state.limits;
-    let (sink, mut stream) = socket.split();
     let (outbox, queue) = Outbox::new(limits.queue_bytes, limits.queue_age, &state.queues);
-    let (done_tx, writer_done) = oneshot::channel();
-    let writer = tokio::spawn(write_loop(sink, queue, outbox.clone(), state.metrics.clone(), done_tx));
+    let writer = tokio::spawn(write_loop(sink, queue, state.metrics.clone()));
     state.metrics.connections_accepted.increment(1);
     let (addr, challenge, ticket, forwarded) = match origin {
         Origin::Player { addr, ticket } => {
@@ -100,7 +103,7 @@ pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, origin: Origin,
 
     let mut session =
         Session { state: &state, outbox, addr, challenge, forwarded, seated: None, watching: None, link: None };
-    let end = session.serve(&mut stream, writer_done).await;
+    let end = session.serve(&mut stream).await;
     let Session { outbox, seated, watching, link, .. } = session;
     if let Some(seated) = seated {
         release(&state, &seated, end);
@@ -112,7 +115,7 @@ pub(crate) async fn run(state: Arc<AppState>, socket: WebSocket, origin: Origin,
     if let Some(mut link) = link {
         // Unless the player left (its close frame 1000 went first), the seat is held at the other instance.
         let going = LinkClose { code: CloseCode::Away, reason: "".into() };
-        let _ = tokio::time::timeout(WRITER_DRAIN, link.close(Some(going))).await;
+        let _ = tokio::time::timeout(WRITER_DRAIN, (*link).close(Some(going))).await;
     }
     if end == End::Left {
         let _ = outbox.close(close::NORMAL, "left");
@@ -155,45 +158,30 @@ struct Session<'a> {
     seated: Option<Seated>,
     /// A host_watch or spectator connection's place.
     watching: Option<Watcher>,
-    /// The link to the instance that holds this player's room.
-    link: Option<Link>,
+    /// The link to the instance that holds this player's room (boxed: few connections have one).
+    link: Option<Box<Link>>,
 }
 
 impl Session<'_> {
-    /// Reads the connection and keeps it alive (pings, the hello's deadline) until it ends: the client leaves or
-    /// is gone, the writer stops, a rule is broken, or the relay shuts down.
-    async fn serve(
-        &mut self,
-        stream: &mut SplitStream<WebSocket>,
-        mut writer_done: oneshot::Receiver<WriterEnd>,
-    ) -> End {
-        let limits = &self.state.limits;
-        let mut shutdown = self.state.shutdown.clone();
-        let mut last_heard = Instant::now();
-        let mut pings = interval_at((Instant::now() + limits.ping_interval).into(), limits.ping_interval);
-        pings.set_missed_tick_behavior(MissedTickBehavior::Delay);
-        let hello = sleep(limits.hello_timeout);
+    /// Reads the connection until it ends: the client leaves or is gone, the writer stops, a rule is broken (the
+    /// hello's deadline, liveness), or the relay shuts down. Liveness and shutdown come as the outbox's news
+    /// (see `outbox::Queues`): each message only notes the time it was heard.
+    async fn serve(&mut self, stream: &mut SplitStream<WebSocket>) -> End {
+        let hello = sleep(self.state.limits.hello_timeout);
         tokio::pin!(hello);
-        // Made once, not per message: each new wait registers with the channel shared by every connection.
-        // Its output (a lock guard, not `Send`) is dropped inside: this loop awaits in its branches.
-        let stopping = async {
-            let _ = shutdown.wait_for(|stopping| *stopping).await;
-        };
-        tokio::pin!(stopping);
         loop {
             let waiting = self.seated.is_none() && self.watching.is_none() && self.link.is_none();
             tokio::select! {
                 biased;
-                end = &mut writer_done => return self.writer_ended(end.unwrap_or(WriterEnd::SocketError)),
-                _ = &mut stopping => return self.restarting(),
+                news = self.outbox.news() => {
+                    return match news {
+                        News::WriterEnded(end) => self.writer_ended(end),
+                        News::Restarting => self.restarting(),
+                        News::Silent => self.fail(ErrorCode::Timeout, "no pong in time"),
+                    };
+                }
                 () = &mut hello, if waiting => {
                     return self.fail(ErrorCode::Timeout, "no create, join or resume in time");
-                }
-                _ = pings.tick() => {
-                    if last_heard.elapsed() > limits.ping_interval + limits.ping_timeout {
-                        return self.fail(ErrorCode::Timeout, "no pong in time");
-                    }
-                    let _ = self.outbox.ping();
                 }
                 message = next_on_link(&mut self.link) => {
                     if let Some(end) = self.pass_back(message) {
@@ -201,9 +189,10 @@ impl Session<'_> {
                     }
                 }
                 message = stream.next() => {
-                    last_heard = Instant::now();
+                    let heard = Instant::now();
+                    self.outbox.heard(&self.state.queues, heard);
                     let step = match message {
-                        Some(Ok(message)) => self.handle(message, last_heard).await,
+                        Some(Ok(message)) => self.handle(message, heard).await,
                         Some(Err(error)) => Some(self.read_failed(error)),
                         None => Some(End::Dropped { errored: false }),
                     };
@@ -299,7 +288,9 @@ impl Session<'_> {
                     return Some(self.fail(ErrorCode::BadMessage, "control message too long"));
                 }
                 match parse_control(text.as_str()) {
-                    Ok(control) => self.control(control, text.as_str()).await,
+                    // Boxed: control messages are few, and what answering one may await (Redis, a link to
+                    // another instance) would otherwise make every connection's task as large as that, idle or not.
+                    Ok(control) => Box::pin(self.control(control, text.as_str())).await,
                     Err(error) => Some(self.fail(ErrorCode::BadMessage, error)),
                 }
             }
@@ -379,7 +370,7 @@ impl Session<'_> {
             Route::Here(reserved) => reserved,
             Route::Linked(link) => {
                 state.metrics.cluster_links.increment(1);
-                self.link = Some(*link);
+                self.link = Some(link);
                 return None;
             }
             Route::ComeBack => {
@@ -730,7 +721,9 @@ async fn adopt_here(state: &Arc<AppState>, cluster: &Cluster, room: u64, owner: 
 }
 
 /// The next message from the instance holding the room; never, without a link.
-async fn next_on_link(link: &mut Option<Link>) -> Option<Result<LinkMessage, tokio_tungstenite::tungstenite::Error>> {
+async fn next_on_link(
+    link: &mut Option<Box<Link>>,
+) -> Option<Result<LinkMessage, tokio_tungstenite::tungstenite::Error>> {
     match link {
         Some(link) => link.next().await,
         None => std::future::pending().await,

@@ -12,6 +12,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Json, Response};
 use axum::routing::get;
 use base64::Engine;
+use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use subtle::ConstantTimeEq;
 
@@ -109,7 +110,7 @@ fn serve_websocket(state: Arc<AppState>, upgrade: WebSocketUpgrade, origin: Orig
         .max_write_buffer_size(2 * max + 2 * WS_BUFFER_BYTES)
         .max_message_size(max)
         .max_frame_size(max)
-        .on_upgrade(move |socket| session::run(state, socket, origin, guard))
+        .on_upgrade(move |socket| session::run(state, socket.split(), origin, guard))
 }
 
 fn refusal_response(refusal: Refusal) -> Response {

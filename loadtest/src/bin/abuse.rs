@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use fairdeck_relay::{Limits, Relay};
-use fairdeck_relay_load::ws::{Ws, field, next_binary, next_text};
+use fairdeck_relay_load::ws::{Ws, field, next_binary, next_text, until_paired};
 use fairdeck_relay_load::{percentile, system};
 use futures_util::{SinkExt, StreamExt};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -80,7 +80,7 @@ fn main() -> ExitCode {
 }
 
 async fn serve() -> anyhow::Result<()> {
-    system::raise_fd_limit()?;
+    system::raise_open_files(0);
     std::thread::spawn(|| {
         let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
         std::process::exit(0);
@@ -151,8 +151,8 @@ async fn pair(from: IpAddr, addr: SocketAddr) -> anyhow::Result<(Ws, Ws)> {
     let nameplate = field(&next_text(&mut a).await?, "nameplate")?;
     let mut b = ws_from(from, addr).await?;
     b.send(Message::Text(format!(r#"{{"type":"join","nameplate":"{nameplate}"}}"#).into())).await?;
-    while !next_text(&mut b).await?.contains("\"paired\"") {}
-    while !next_text(&mut a).await?.contains("\"paired\"") {}
+    until_paired(&mut b).await?;
+    until_paired(&mut a).await?;
     Ok((a, b))
 }
 
@@ -243,7 +243,7 @@ impl Honest {
 }
 
 async fn run(args: &Args) -> anyhow::Result<()> {
-    system::raise_fd_limit()?;
+    system::raise_open_files(0);
     let server = Server::start()?;
     let addr = server.addr;
     let limits = Limits::default();
