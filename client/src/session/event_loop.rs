@@ -12,7 +12,6 @@ use super::error::SessionError;
 use super::frontend::Frontend;
 use super::link::Link;
 use super::saving::Saver;
-use super::state::SavePoint;
 use super::watch_link::WatchLink;
 
 /// What the driver holds beside the core: the link to the relay, the watch link, its TLS settings, the save file.
@@ -34,8 +33,8 @@ impl Driver {
         loop {
             if let Some(end) = self.turn(core, front).await? {
                 // What came in since the last frame left is kept too, if the save can take it.
-                let kept = self.saver.save(core, SavePoint::Sending);
-                return end.and(kept.map(drop));
+                let kept = self.saver.keep(core);
+                return end.and(kept);
             }
             if core.elsewhere().is_some() {
                 // The host plays another suite: the session goes on in it (`start.rs`).

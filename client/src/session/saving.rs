@@ -44,6 +44,16 @@ impl Saver {
         Saver { games, file }
     }
 
+    /// Writes what changed to the save, if there is one: at the session's end, what came in since the last line.
+    /// It makes no save: a session that ends before its game is saved (a guest refused by the host's suite) leaves
+    /// none behind.
+    pub fn keep<G: Group>(&mut self, core: &SessionCore<G>) -> Result<(), SessionError> {
+        if let Some(save) = &mut self.file {
+            save.commit(core.engine().journal(), core.channel(), core.standing())?;
+        }
+        Ok(())
+    }
+
     /// Writes what changed at a save point of `core` (see `SessionCore::poll_save`): everything before frames
     /// leave, otherwise only a change of where the game stands; the file made, what to tell the player.
     pub fn save<G: Group>(

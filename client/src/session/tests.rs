@@ -270,6 +270,22 @@ fn a_player_who_quits_sends_the_ack_it_held_back_saved_first() {
     assert_eq!(table.core(Seat::Guest).channel().unacked_frames(), 0, "the guest keeps nothing for the host");
 }
 
+#[test]
+fn the_session_s_last_line_goes_to_its_save_and_makes_none() {
+    let mut table = Table::ready();
+    let games = tempfile::tempdir().unwrap();
+    let mut saver = super::saving::Saver::new(games.path().to_path_buf(), None);
+    saver.keep(table.core(Seat::Host)).unwrap();
+    assert_eq!(std::fs::read_dir(games.path()).unwrap().count(), 0, "a game never saved leaves no save behind");
+    saver.save(table.core(Seat::Host), SavePoint::Sending).unwrap();
+    let path = table.core(Seat::Host).saved_at.clone().expect("the save is made");
+    let before = std::fs::metadata(&path).unwrap().len();
+    table.line(Seat::Host, "draw 1");
+    table.run();
+    saver.keep(table.core(Seat::Host)).unwrap();
+    assert!(std::fs::metadata(&path).unwrap().len() > before, "what came since is kept");
+}
+
 /// `sideboard` trades cards for the next game, which `new-game` takes: the same cards, so not a changed deck, though
 /// its hash changed; a deck file with other cards is one.
 #[test]
