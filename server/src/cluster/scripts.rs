@@ -8,6 +8,9 @@
 //! - `nameplate:<n>`, `token:<sha256 hex>`, `rendezvous:<id hex>`: the room (its id) a player's first message
 //!   names (a watch nameplate is a `nameplate:` key too: one set of numbers for both). Every key of a room expires unless its instance renews it, so nothing outlives a dead instance by more
 //!   than the time its players have to come back.
+//! - `nameplate-holes`: the nameplates given back (a sorted set), and `nameplate-next`: the last one handed out
+//!   new. A claim takes the smallest one given back, else the next new one: a few commands however many rooms
+//!   the cluster has, where looking for the smallest free number would read every taken one.
 
 use redis::Script;
 
@@ -59,7 +62,8 @@ return {lease, room, owner, url}
 }
 
 /// ARGV: prefix, room, preferred nameplate (0: none), ttl ms, owner, highest nameplate. Claims the preferred
-/// nameplate if free (or already the room's), else the smallest free one, and makes `owner` the room's owner.
+/// nameplate if free (or already the room's), else the smallest one given back that is free, else the next new
+/// one (after the highest, from 1 again: each number is tried once at most), and makes `owner` the room's owner.
 /// Returns the nameplate, 0 if none is free.
 pub(super) fn claim_nameplate() -> Script {
     Script::new(
@@ -69,20 +73,47 @@ local function try(n)
   if redis.call('GET', key) == ARGV[2] then return redis.call('PEXPIRE', key, ARGV[4]) == 1 end
   return redis.call('SET', key, ARGV[2], 'NX', 'PX', ARGV[4])
 end
+local holes = ARGV[1] .. 'nameplate-holes'
+local highest = tonumber(ARGV[6])
 local claimed = 0
 local preferred = tonumber(ARGV[3])
 if preferred > 0 and try(preferred) then
   claimed = preferred
-else
-  for n = 1, tonumber(ARGV[6]) do
-    if try(n) then claimed = n break end
+  redis.call('ZREM', holes, preferred)
+end
+while claimed == 0 do
+  local hole = redis.call('ZPOPMIN', holes)
+  if #hole == 0 then break end
+  local n = tonumber(hole[1])
+  if n and n >= 1 and n <= highest and try(n) then claimed = n end
+end
+local tried = 0
+while claimed == 0 and tried < highest do
+  local n = redis.call('INCR', ARGV[1] .. 'nameplate-next')
+  if n > highest then
+    n = 1
+    redis.call('SET', ARGV[1] .. 'nameplate-next', 1)
   end
+  if try(n) then claimed = n end
+  tried = tried + 1
 end
 if claimed > 0 then redis.call('SET', ARGV[1] .. 'owner:' .. ARGV[2], ARGV[5], 'PX', ARGV[4]) end
 return claimed
 ",
     )
 }
+
+/// Lua that gives a nameplate back, for `publish` and `forget` when they remove a `nameplate:` key (`key`), so
+/// that the next claim hands it out again. Prefix in ARGV[1].
+const GIVE_BACK: &str = r"
+local function give_back(key)
+  local plates = ARGV[1] .. 'nameplate:'
+  if string.sub(key, 1, #plates) == plates then
+    local n = string.sub(key, #plates + 1)
+    if tonumber(n) then redis.call('ZADD', ARGV[1] .. 'nameplate-holes', tonumber(n), n) end
+  end
+end
+";
 
 /// KEYS[1] a rendezvous key; ARGV: prefix, room, ttl ms, owner. 1 if the rendezvous is now the room's (and
 /// `owner` holds it), 0 if another room has it.
@@ -124,8 +155,8 @@ return room
 /// does): 1, or 2 if the lease had lapsed (Redis lost it: everything is to be published again); 0 if another
 /// instance took the room over. A lookup key held by another live room is left alone.
 pub(super) fn publish() -> Script {
-    Script::new(
-        r"
+    Script::new(&format!(
+        r"{GIVE_BACK}
 local lease = redis.call('SET', ARGV[1] .. 'instance:' .. ARGV[3], ARGV[7], 'PX', ARGV[8], 'GET')
 local owner_key = ARGV[1] .. 'owner:' .. ARGV[2]
 local owner = redis.call('GET', owner_key)
@@ -146,20 +177,24 @@ for i, key in ipairs(KEYS) do
     if not held or held == ARGV[2] or stale then redis.call('SET', key, ARGV[2], 'PX', ARGV[4]) end
   elseif held == ARGV[2] then
     redis.call('DEL', key)
+    give_back(key)
   end
 end
 if lease then return 1 end
 return 2
 ",
-    )
+    ))
 }
 
 /// KEYS: the room's lookup keys; ARGV: prefix, room, owner. Removes an ended room's keys (those still its own).
 pub(super) fn forget() -> Script {
-    Script::new(
-        r"
+    Script::new(&format!(
+        r"{GIVE_BACK}
 for _, key in ipairs(KEYS) do
-  if redis.call('GET', key) == ARGV[2] then redis.call('DEL', key) end
+  if redis.call('GET', key) == ARGV[2] then
+    redis.call('DEL', key)
+    give_back(key)
+  end
 end
 local owner_key = ARGV[1] .. 'owner:' .. ARGV[2]
 if redis.call('GET', owner_key) == ARGV[3] then
@@ -167,5 +202,5 @@ if redis.call('GET', owner_key) == ARGV[3] then
 end
 return 1
 ",
-    )
+    ))
 }

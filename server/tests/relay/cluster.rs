@@ -432,3 +432,82 @@ async fn spectators_reach_a_room_held_by_another_instance() {
     }
     assert_eq!(metric(&metrics(b.addr).await, "fairdeck_relay_cluster_links_total"), 2.0);
 }
+
+/// How many times Redis ran `command` so far, the commands of scripts included (`INFO commandstats`).
+async fn redis_calls(redis: &TestRedis, command: &str) -> u64 {
+    let mut connection = redis::Client::open(redis.url()).unwrap().get_multiplexed_async_connection().await.unwrap();
+    let stats: String = redis::cmd("INFO").arg("commandstats").query_async(&mut connection).await.unwrap();
+    let prefix = format!("cmdstat_{command}:calls=");
+    let line = stats.lines().find_map(|line| line.strip_prefix(prefix.as_str())).unwrap_or("0,");
+    line.split(',').next().and_then(|calls| calls.parse().ok()).unwrap_or(0)
+}
+
+/// Waits until the cluster has the nameplates `given_back` to hand out again.
+async fn wait_given_back(redis: &TestRedis, given_back: &[&str]) {
+    let mut connection = redis::Client::open(redis.url()).unwrap().get_multiplexed_async_connection().await.unwrap();
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let holes: Vec<String> = redis::cmd("ZRANGE")
+            .arg("fairdeck:nameplate-holes")
+            .arg(0)
+            .arg(-1)
+            .query_async(&mut connection)
+            .await
+            .unwrap();
+        if given_back.iter().all(|plate| holes.iter().any(|hole| hole == plate)) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "nameplates {given_back:?} not given back; holes: {holes:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_nameplate_claim_costs_a_few_reads_however_many_rooms_and_given_back_nameplates_come_first() {
+    let redis = TestRedis::start();
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let limits = fairdeck_relay::Limits {
+        rooms_per_minute: 10_000,
+        joins_per_minute: 10_000,
+        connections_per_address: 1_000,
+        ..test_limits()
+    };
+    let mut instances = Vec::new();
+    for dir in &dirs {
+        let builder = Relay::builder("127.0.0.1:0".parse().unwrap(), dir.path()).limits(limits.clone());
+        let relay = TestRelay::start_with(builder.redis_url(redis.url())).await;
+        wait_for_metric(&relay, "fairdeck_relay_cluster_redis_up", 1.0).await;
+        instances.push(relay);
+    }
+    let url = |i: usize| instances[i % 2].url();
+    const ROOMS: usize = 300;
+    let mut hosts = Vec::new();
+    for i in 0..ROOMS {
+        let (host, nameplate, _) = Client::create(&url(i)).await;
+        hosts.push((host, nameplate));
+    }
+    let mut nameplates: Vec<u32> = hosts.iter().map(|(_, nameplate)| nameplate.parse().unwrap()).collect();
+    nameplates.sort_unstable();
+    assert_eq!(nameplates, (1..=ROOMS as u32).collect::<Vec<_>>(), "each instance hands out the next nameplate");
+
+    // One more room: its claim reads a few keys, not the 300 taken ones (which looking for the smallest free
+    // number from 1 read, and which made Redis too slow to answer with thousands of rooms).
+    let before = redis_calls(&redis, "get").await;
+    let (_next, nameplate, _) = Client::create(&url(1)).await;
+    let reads = redis_calls(&redis, "get").await - before;
+    assert_eq!(nameplate, (ROOMS + 1).to_string());
+    assert!(reads < 30, "{reads} keys read by Redis to claim a nameplate and publish its room");
+
+    // Nameplates given back (a guest joined room 7; the host of room 3 left) are handed out again, smallest first.
+    let (mut host, _) = hosts.remove(6);
+    let (_guest, _) = Client::join(&url(0), "7").await;
+    host.expect(|m| matches!(m, ServerMessage::Paired { .. })).await;
+    let (mut leaving, _) = hosts.remove(2);
+    leaving.send(json!({"type": "leave"})).await;
+    wait_given_back(&redis, &["3", "7"]).await;
+    for expected in ["3", "7", &(ROOMS + 2).to_string()] {
+        let (client, nameplate, _) = Client::create(&url(0)).await;
+        assert_eq!(nameplate, expected);
+        hosts.push((client, nameplate));
+    }
+}
