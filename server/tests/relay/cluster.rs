@@ -76,6 +76,19 @@ async fn wait_for_metric(relay: &TestRelay, name: &str, value: f64) {
     }
 }
 
+/// Two instances of one cluster with these limits, each with its own data directory.
+async fn instances_with(redis: &TestRedis, limits: fairdeck_relay::Limits) -> (Vec<TestRelay>, [tempfile::TempDir; 2]) {
+    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    let mut instances = Vec::new();
+    for dir in &dirs {
+        let builder = Relay::builder("127.0.0.1:0".parse().unwrap(), dir.path()).limits(limits.clone());
+        let relay = TestRelay::start_with(builder.redis_url(redis.url())).await;
+        wait_for_metric(&relay, "fairdeck_relay_cluster_redis_up", 1.0).await;
+        instances.push(relay);
+    }
+    (instances, dirs)
+}
+
 /// Two instances of one cluster, each with its own data directory.
 async fn two_instances(redis: &TestRedis) -> (TestRelay, TestRelay, [tempfile::TempDir; 2]) {
     let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
@@ -298,15 +311,8 @@ async fn games_go_on_across_a_redis_restart_that_lost_everything() {
 #[tokio::test]
 async fn a_player_over_its_rate_limit_claims_no_nameplate() {
     let redis = TestRedis::start();
-    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
-    let limits = fairdeck_relay::Limits { rooms_per_minute: 1, ..test_limits() };
-    let mut instances = Vec::new();
-    for dir in &dirs {
-        let builder = Relay::builder("127.0.0.1:0".parse().unwrap(), dir.path()).limits(limits.clone());
-        let relay = TestRelay::start_with(builder.redis_url(redis.url())).await;
-        wait_for_metric(&relay, "fairdeck_relay_cluster_redis_up", 1.0).await;
-        instances.push(relay);
-    }
+    let (instances, _dirs) =
+        instances_with(&redis, fairdeck_relay::Limits { rooms_per_minute: 1, ..test_limits() }).await;
     let (_first, nameplate, _) = Client::create(&instances[0].url()).await;
     assert_eq!(nameplate, "1");
     let mut refused = Client::connect(&instances[0].url()).await;
@@ -465,20 +471,13 @@ async fn wait_given_back(redis: &TestRedis, given_back: &[&str]) {
 #[tokio::test]
 async fn a_nameplate_claim_costs_a_few_reads_however_many_rooms_and_given_back_nameplates_come_first() {
     let redis = TestRedis::start();
-    let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
     let limits = fairdeck_relay::Limits {
         rooms_per_minute: 10_000,
         joins_per_minute: 10_000,
         connections_per_address: 1_000,
         ..test_limits()
     };
-    let mut instances = Vec::new();
-    for dir in &dirs {
-        let builder = Relay::builder("127.0.0.1:0".parse().unwrap(), dir.path()).limits(limits.clone());
-        let relay = TestRelay::start_with(builder.redis_url(redis.url())).await;
-        wait_for_metric(&relay, "fairdeck_relay_cluster_redis_up", 1.0).await;
-        instances.push(relay);
-    }
+    let (instances, _dirs) = instances_with(&redis, limits).await;
     let url = |i: usize| instances[i % 2].url();
     const ROOMS: usize = 300;
     let mut hosts = Vec::new();
