@@ -132,10 +132,18 @@ pub trait Group: Copy + Debug + Send + Sync + 'static {
     fn mul(element: &Self::Element, scalar: &Self::Scalar) -> Self::Element;
     /// `scalar·G`, for the generator `G`.
     fn mul_generator(scalar: &Self::Scalar) -> Self::Element;
-    /// `scalar·G + element` for a secret `scalar`: the same element as `add(&mul_generator(scalar), element)`, with
-    /// one encoding instead of two where elements carry theirs (ristretto255).
-    fn mul_generator_plus(scalar: &Self::Scalar, element: &Self::Element) -> Self::Element {
-        Self::add(&Self::mul_generator(scalar), element)
+    /// What `mul_generator_plus_each` adds to the products of the generator, made from the elements to add: the
+    /// elements themselves, or a form the group adds more cheaply in a batch (ristretto255: their halves, so that
+    /// the sums are made at half their scalars and encoded in one batch). About a multiplication an element where
+    /// it is not the elements: made once for elements added again and again (the shuffle's generators).
+    fn addends(elements: &[Self::Element]) -> Vec<Self::Element> {
+        elements.to_vec()
+    }
+    /// `scalarᵢ·G + elementᵢ` for each pair, for secret scalars, given the elements' `addends`: the same elements
+    /// as `add(&mul_generator(scalarᵢ), elementᵢ)`, on the group's constant-time path. Pairs beyond the shorter
+    /// list are ignored.
+    fn mul_generator_plus_each(scalars: &[Self::Scalar], addends: &[Self::Element]) -> Vec<Self::Element> {
+        scalars.iter().zip(addends).map(|(scalar, addend)| Self::add(&Self::mul_generator(scalar), addend)).collect()
     }
     /// The group operation on two elements.
     fn add(a: &Self::Element, b: &Self::Element) -> Self::Element;

@@ -180,10 +180,6 @@ impl Group for Ristretto255 {
         RistrettoElement::new(RistrettoPoint::mul_base(&scalar.0))
     }
 
-    fn mul_generator_plus(scalar: &RistrettoScalar, element: &RistrettoElement) -> RistrettoElement {
-        RistrettoElement::new(RistrettoPoint::mul_base(&scalar.0) + element.point)
-    }
-
     fn add(a: &RistrettoElement, b: &RistrettoElement) -> RistrettoElement {
         RistrettoElement::new(a.point + b.point)
     }
@@ -214,6 +210,29 @@ impl Group for Ristretto255 {
             let mut half = scalar.0 * *HALF;
             let halves = elements[range].iter().map(|element| element.point * half).collect();
             half.zeroize();
+            encoded_doubles(halves)
+        })
+    }
+
+    /// Their halves, for `mul_generator_plus_each`.
+    fn addends(elements: &[RistrettoElement]) -> Vec<RistrettoElement> {
+        Self::mul_each(elements, &RistrettoScalar(*HALF))
+    }
+
+    /// Each sum at half its scalar (`G` at half the scalar plus the element's half), then doubled and encoded in
+    /// one batch (`encoded_doubles`) per core.
+    fn mul_generator_plus_each(scalars: &[RistrettoScalar], addends: &[RistrettoElement]) -> Vec<RistrettoElement> {
+        parallel::map_ranges(scalars.len().min(addends.len()), MIN_CHUNK, |range| {
+            let halves = scalars[range.clone()]
+                .iter()
+                .zip(&addends[range])
+                .map(|(scalar, half_addend)| {
+                    let mut half = scalar.0 * *HALF;
+                    let sum = RistrettoPoint::mul_base(&half) + half_addend.point;
+                    half.zeroize();
+                    sum
+                })
+                .collect();
             encoded_doubles(halves)
         })
     }
@@ -315,9 +334,10 @@ mod tests {
                 xs.iter().zip(ys).map(|(x, y)| R::multi_mul(&[*x, *y], &[&generator, &base])).collect();
             assert_same(&R::mul_generator_and_fixed(xs, ys, &table), &general);
         }
-        for (x, element) in xs.iter().zip(&elements) {
-            assert_same(&[R::mul_generator_plus(x, element)], &[R::add(&R::mul_generator(x), element)]);
-        }
+        let sums: Vec<RistrettoElement> =
+            xs.iter().zip(&elements).map(|(x, element)| R::add(&R::mul_generator(x), element)).collect();
+        assert_same(&R::mul_generator_plus_each(&xs, &R::addends(&elements)), &sums);
+        assert_same(&R::mul_generator_plus_each(&xs[..5], &R::addends(&elements)), &sums[..5]);
         for key in [R::random_scalar(&mut rng), one, zero] {
             let general: Vec<RistrettoElement> = elements.iter().map(|element| R::mul(element, &key)).collect();
             assert_same(&R::mul_each(&elements, &key), &general);

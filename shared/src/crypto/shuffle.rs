@@ -182,10 +182,12 @@ fn sigma_challenge<G: Group>(
 }
 
 /// The shuffle's generators `h_0, H_0 … H_{count−2}`, hashed to the group from the index under their own domain,
-/// and the table of `h_0`, with which the prover's chain is a product of fixed bases.
+/// the table of `h_0`, with which the prover's chain is a product of fixed bases, and the `Group::addends` of the
+/// `H_i`, which the permutation's columns add to products of `G`.
 struct Generators<G: Group> {
     elements: Vec<G::Element>,
     h0: G::FixedBase,
+    addends: Vec<G::Element>,
 }
 
 /// The generators of shuffles of up to `count − 1` cards, kept, since hashing costs as much as a lock and the table
@@ -198,7 +200,8 @@ fn generators<G: Group>(count: usize) -> Arc<Generators<G>> {
     if let Some(cached) = cached.as_ref().filter(|cached| cached.elements.len() >= count.max(1)) {
         return cached.clone();
     }
-    let known = cached.map(|cached| cached.elements.clone()).unwrap_or_default();
+    let (known, mut addends) =
+        cached.map(|cached| (cached.elements.clone(), cached.addends.clone())).unwrap_or_default();
     // At least h_0, which the chain starts from even with no card.
     let more = (known.len() as u64..count.max(1) as u64).map(|index| {
         let mut transcript = Transcript::new::<G>(GENERATORS_KIND);
@@ -206,7 +209,8 @@ fn generators<G: Group>(count: usize) -> Arc<Generators<G>> {
         G::hash_to_element(&transcript.challenge_bytes("generator"))
     });
     let elements: Vec<G::Element> = known.into_iter().chain(more).collect();
-    let generators = Arc::new(Generators { h0: G::fixed_base(&elements[0]), elements });
+    addends.extend(G::addends(&elements[1 + addends.len()..]));
+    let generators = Arc::new(Generators { h0: G::fixed_base(&elements[0]), elements, addends });
     cache.insert(G::SUITE, generators.clone());
     generators
 }
@@ -281,17 +285,13 @@ fn prove<G: Group, R: CryptoRng + ?Sized>(
     let zero = G::scalar_from_u128(0);
 
     // 1. Column j of the permutation matrix holds H_i for the i with π(i) = j: H_{π⁻¹(j)}, with
-    //    π⁻¹ and each column's base found by scans of whole lists (`Group::select_element`).
+    //    π⁻¹ and each column's base (as its addend) found by scans of whole lists (`Group::select_element`).
+    //    Every index of π⁻¹ is below n, so every column's base is found.
     let mut r = random_scalars::<G, R>(rng, n);
     let mut inverse = oblivious::invert(permutation);
-    let permutation_commitments: Vec<G::Element> = r
-        .iter()
-        .zip(&inverse)
-        .map(|(r_j, &i)| match G::select_element(bases, i) {
-            Some(base) => G::mul_generator_plus(r_j, &base),
-            None => G::mul_generator(r_j),
-        })
-        .collect();
+    let columns: Vec<G::Element> =
+        inverse.iter().filter_map(|&i| G::select_element(&generators.addends[..n], i)).collect();
+    let permutation_commitments = G::mul_generator_plus_each(&r, &columns);
     inverse.zeroize();
 
     // 2. The challenges, and the prover's secret copy of them in the permuted order.
