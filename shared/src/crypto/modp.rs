@@ -7,9 +7,10 @@
 
 use std::sync::LazyLock;
 
-use crypto_bigint::modular::{FixedMontyForm, FixedMontyParams};
-use crypto_bigint::{JacobiSymbol, Odd, U2048};
+use crypto_bigint::U2048;
+use crypto_bigint::modular::ConstMontyForm;
 use num_bigint::BigUint;
+use num_modular::ModularSymbols;
 use num_traits::{One, Zero};
 use rand_core::CryptoRng;
 use sha2::{Digest, Sha256};
@@ -62,20 +63,23 @@ pub static Q: LazyLock<BigUint> = LazyLock::new(|| (&*P - 1u32) >> 1);
 
 const LEN: usize = 256;
 
-/// p, for the Jacobi symbol.
-static P_ODD: LazyLock<Odd<U2048>> =
-    LazyLock::new(|| Odd::new(U2048::from_be_slice(&P_BYTES)).expect("the prime p is odd"));
+crypto_bigint::const_monty_params!(
+    ModulusP,
+    U2048,
+    P_HEX,
+    "The prime p as crypto-bigint's Montgomery parameters, made as the crate is compiled."
+);
 
-/// Numbers modulo p in Montgomery form, for the multi-exponentiation's many products.
-type Monty = FixedMontyForm<{ U2048::LIMBS }>;
-static MONTY: LazyLock<FixedMontyParams<{ U2048::LIMBS }>> = LazyLock::new(|| FixedMontyParams::new_vartime(*P_ODD));
+/// Numbers modulo p in Montgomery form, for exponentiations' many products. The parameters are constants, so a
+/// product carries only its number (a form with parameters at run time copies them, a kilobyte, into each).
+type Monty = ConstMontyForm<ModulusP, { U2048::LIMBS }>;
 
-/// Whether `x` (the big-endian bytes of a number below p) is a quadratic residue modulo p, by its Legendre symbol,
-/// computed as a Jacobi symbol. For the safe prime p = 2q + 1 the non-zero quadratic residues are exactly the
-/// subgroup of order q, so this is the check x^q = 1 at a small part of its cost. Variable time: received elements
-/// are public.
-fn is_quadratic_residue(x: &[u8]) -> bool {
-    U2048::from_be_slice(x).jacobi_symbol_vartime(&P_ODD) == JacobiSymbol::One
+/// Whether `x` (a number below p) is a quadratic residue modulo p, by its Legendre symbol, computed as a Jacobi
+/// symbol (num-modular's, by Euclid's remainders: about a tenth of crypto-bigint's binary one at 2048 bits). For the
+/// safe prime p = 2q + 1 the non-zero quadratic residues are exactly the subgroup of order q, so this is the check
+/// x^q = 1 at a hundredth of its cost. Variable time: received elements are public.
+fn is_quadratic_residue(x: &BigUint) -> bool {
+    x.checked_jacobi(&P) == Some(1)
 }
 
 /// The modp2048 suite.
@@ -125,8 +129,9 @@ fn expand(domain: &[u8], input: &[u8], len: usize) -> Vec<u8> {
 /// Π elementᵢ^scalarᵢ mod p, the multi-exponentiation, by Straus's interleaved fixed-window method: one chain of
 /// squarings shared by every term, and per term a table of its first 2^w powers, so `m` exponents of 2048 bits cost
 /// about 2048 squarings and `m·(2048/w + 2^w)` multiplications instead of `m` separate exponentiations of about
-/// 2048 + 2048/w each. The products in Montgomery form (crypto-bigint), which spares each a long division; a single
-/// term is num-bigint's `modpow`. Variable time in the exponents: proofs' challenges and responses are public.
+/// 2048 + 2048/w each. Each term has the window its exponent's length makes cheapest ([`window_for`]). The products
+/// in Montgomery form (crypto-bigint), which spares each a long division. Variable time in the exponents: proofs'
+/// challenges and responses are public.
 ///
 /// A long product is cut among the cores, each running the method on its share of the terms: a share costs its own
 /// chain of squarings, so a core takes at least `MIN_TERMS`.
@@ -140,39 +145,57 @@ fn product_of_powers(scalars: &[ModpScalar], elements: &[&ModpElement]) -> BigUi
     parts.fold(first, |product, part| product * part % &*P)
 }
 
-/// Π elementᵢ^scalarᵢ mod p on one core, by the method above.
+/// The window that makes a term with an exponent of `bits` bits cheapest: its table's 2^w − 2 multiplications plus
+/// one per digit. Six for a full 2048-bit exponent (404 where a window of four costs 526), three or four for a
+/// 128-bit challenge.
+fn window_for(bits: u64) -> u64 {
+    (1..=7).min_by_key(|&window| (1u64 << window) - 2 + bits.div_ceil(window)).unwrap_or(1)
+}
+
+/// Π elementᵢ^scalarᵢ mod p on one core, by the method above; a single term is one exponentiation by a fixed
+/// window. The chain squares once a bit, and a term's digit is multiplied in at each multiple of its window.
 fn straus(scalars: &[ModpScalar], elements: &[&ModpElement]) -> BigUint {
-    if let ([scalar], [element]) = (scalars, elements) {
-        return element.0.modpow(&scalar.0, &P);
-    }
-    let params = &*MONTY;
-    let window: u64 = if elements.len() < 32 { 4 } else { 5 };
-    let tables: Vec<Vec<Monty>> = elements
+    // Each term's window and table of powers, kept as bare numbers (16 KiB a term at six bits).
+    let terms: Vec<(&BigUint, u64, Vec<U2048>)> = scalars
         .iter()
-        .map(|element| {
-            let base = Monty::new(&U2048::from_be_slice(&to_fixed(&element.0)), params);
-            let mut table = vec![Monty::one(params), base];
-            for power in 2..1usize << window {
-                let next = table[power - 1].mul(&base);
-                table.push(next);
+        .zip(elements)
+        .map(|(scalar, element)| {
+            let window = window_for(scalar.0.bits());
+            let base = Monty::new(&U2048::from_be_slice(&to_fixed(&element.0)));
+            let mut table = Vec::with_capacity(1 << window);
+            let mut power = Monty::ONE;
+            for _ in 0..1usize << window {
+                table.push(*power.as_montgomery());
+                power = power.mul(&base);
             }
-            table
+            (&scalar.0, window, table)
         })
         .collect();
     let bits = scalars.iter().map(|scalar| scalar.0.bits()).max().unwrap_or(0);
-    let mut product = Monty::one(params);
+    let mut product = Monty::ONE;
     let mut started = false;
-    for digit_index in (0..bits.div_ceil(window)).rev() {
+    let mut owed_squarings = 0u32;
+    for position in (0..bits).rev() {
         if started {
-            product = product.square_repeat_vartime(window as u32);
+            owed_squarings += 1;
         }
-        for (scalar, table) in scalars.iter().zip(&tables) {
-            let digit = digit(&scalar.0, digit_index, window);
+        for (exponent, window, table) in &terms {
+            if position % window != 0 {
+                continue;
+            }
+            let digit = digit(exponent, position / window, *window);
             if digit != 0 {
-                product = product.mul(&table[digit]);
+                if owed_squarings > 0 {
+                    product = product.square_repeat_vartime(owed_squarings);
+                    owed_squarings = 0;
+                }
+                product = product.mul(&Monty::from_montgomery(table[digit]));
                 started = true;
             }
         }
+    }
+    if owed_squarings > 0 {
+        product = product.square_repeat_vartime(owed_squarings);
     }
     from_monty(product)
 }
@@ -197,7 +220,7 @@ const TABLE_PLACES: u64 = 410;
 /// `base^e` is one multiplication per non-zero digit of `e` and no squaring, about 410 multiplications where an
 /// exponentiation makes 2048 squarings and as many multiplications as a window allows (a fifth of the time). 3.4 MB
 /// a base: made for the generator and `h_0` only, once. Variable time and memory access in the exponent's digits,
-/// as num-bigint's `modpow` is: nothing in this suite is constant-time (docs/CRYPTO.md).
+/// as every exponentiation here: nothing in this suite is constant-time (docs/CRYPTO.md).
 pub struct ModpTable {
     /// Place-major: `powers[i·32 + d] = base^(d·32^i)`.
     powers: Vec<U2048>,
@@ -205,11 +228,10 @@ pub struct ModpTable {
 
 impl ModpTable {
     fn new(base: &ModpElement) -> Self {
-        let params = &*MONTY;
-        let mut place_base = Monty::new(&U2048::from_be_slice(&to_fixed(&base.0)), params);
+        let mut place_base = Monty::new(&U2048::from_be_slice(&to_fixed(&base.0)));
         let mut powers = Vec::with_capacity(TABLE_PLACES as usize * TABLE_DIGITS);
         for _ in 0..TABLE_PLACES {
-            let mut power = Monty::one(params);
+            let mut power = Monty::ONE;
             for _ in 0..TABLE_DIGITS {
                 powers.push(*power.as_montgomery());
                 power = power.mul(&place_base);
@@ -224,10 +246,9 @@ impl ModpTable {
         if exponent.bits() > TABLE_PLACES * TABLE_WINDOW {
             return None;
         }
-        let params = &*MONTY;
         let product = (0..TABLE_PLACES).fold(product, |product, place| match digit(exponent, place, TABLE_WINDOW) {
             0 => product,
-            digit => product.mul(&Monty::from_montgomery(self.powers[place as usize * TABLE_DIGITS + digit], params)),
+            digit => product.mul(&Monty::from_montgomery(self.powers[place as usize * TABLE_DIGITS + digit])),
         });
         Some(product)
     }
@@ -237,12 +258,11 @@ impl ModpTable {
 /// every digit place are made once (2048 squarings), then each exponent costs a multiplication per non-zero digit
 /// into the bucket of that digit and 62 to combine the 31 buckets (Yao's method: the product of the buckets from
 /// digit 31 down, each running product multiplied in once per digit value). Two exponents of one base cost about
-/// 3,000 multiplications instead of two exponentiations' 5,000. Variable time, as `modpow`.
+/// 3,000 multiplications instead of two exponentiations' 5,000. Variable time, as [`straus`].
 fn powers_of_one_base<const N: usize>(base: &ModpElement, exponents: [&BigUint; N]) -> [BigUint; N] {
-    let params = &*MONTY;
     let places = exponents.iter().map(|e| e.bits()).max().unwrap_or(0).div_ceil(TABLE_WINDOW);
     let mut place_powers = Vec::with_capacity(places as usize);
-    let mut power = Monty::new(&U2048::from_be_slice(&to_fixed(&base.0)), params);
+    let mut power = Monty::new(&U2048::from_be_slice(&to_fixed(&base.0)));
     for place in 0..places {
         place_powers.push(power);
         if place + 1 < places {
@@ -275,9 +295,8 @@ static GENERATOR_TABLE: LazyLock<ModpTable> = LazyLock::new(|| ModpTable::new(&M
 
 /// `G^x · B^y` from the tables of `G` and `B`; by `product_of_powers` for exponents beyond them.
 fn tabulated_pair(x: &ModpScalar, y: &ModpScalar, table: &ModpTable, base: &ModpElement) -> ModpElement {
-    let product = GENERATOR_TABLE
-        .multiply_power(Monty::one(&MONTY), &x.0)
-        .and_then(|product| table.multiply_power(product, &y.0));
+    let product =
+        GENERATOR_TABLE.multiply_power(Monty::ONE, &x.0).and_then(|product| table.multiply_power(product, &y.0));
     match product {
         Some(product) => ModpElement(from_monty(product)),
         None => ModpElement(product_of_powers(&[x.clone(), y.clone()], &[&Modp2048::generator(), base])),
@@ -355,7 +374,7 @@ impl Group for Modp2048 {
     }
 
     fn mul(element: &ModpElement, scalar: &ModpScalar) -> ModpElement {
-        ModpElement(element.0.modpow(&scalar.0, &P))
+        ModpElement(straus(std::slice::from_ref(scalar), &[element]))
     }
 
     /// One exponentiation per element, the elements shared among the cores.
@@ -381,7 +400,7 @@ impl Group for Modp2048 {
     }
 
     fn mul_generator(scalar: &ModpScalar) -> ModpElement {
-        match GENERATOR_TABLE.multiply_power(Monty::one(&MONTY), &scalar.0) {
+        match GENERATOR_TABLE.multiply_power(Monty::ONE, &scalar.0) {
             Some(product) => ModpElement(from_monty(product)),
             None => Self::mul(&Self::generator(), scalar),
         }
@@ -444,7 +463,7 @@ impl Group for Modp2048 {
         if x <= BigUint::one() || x >= p_minus_one {
             return Err(DecodeError::OutOfRange);
         }
-        if !is_quadratic_residue(bytes) {
+        if !is_quadratic_residue(&x) {
             return Err(DecodeError::NotInSubgroup);
         }
         Ok(ModpElement(x))
@@ -482,14 +501,20 @@ mod tests {
                 .map(|i| Modp2048::scalar_from_wide(&[(i as u8).wrapping_mul(37).wrapping_add(1); 64]))
                 .collect();
             if let Some(last) = scalars.last_mut() {
-                // Exponents of different lengths, zero and q − 1 among them.
+                // Exponents of different lengths (so of different windows), zero and q − 1 among them.
                 *last = ModpScalar(&*Q - 1u32);
                 scalars[0] = ModpScalar(BigUint::zero());
+                if count > 2 {
+                    scalars[1] = Modp2048::scalar_from_u128(0xfeed_beef_u128 << 90 | 0x1234_5678);
+                }
             }
             let refs: Vec<&ModpElement> = elements.iter().collect();
             let expected =
                 elements.iter().zip(&scalars).fold(BigUint::one(), |acc, (e, s)| acc * e.0.modpow(&s.0, &P) % &*P);
             assert_eq!(product_of_powers(&scalars, &refs), expected, "{count} terms");
+            for (element, scalar) in elements.iter().zip(&scalars) {
+                assert_eq!(Modp2048::mul(element, scalar).0, element.0.modpow(&scalar.0, &P), "one power");
+            }
         }
     }
 
@@ -574,8 +599,7 @@ mod tests {
         candidates.extend([Q.clone(), &*Q + 1u32, &*Q - 1u32, BigUint::one() << 2047u32]);
         let mut members = 0;
         for x in candidates.into_iter().filter(|x| *x < *P) {
-            let bytes = to_fixed(&x);
-            assert_eq!(is_quadratic_residue(&bytes), in_subgroup_by_power(&x), "disagree on {x:x}");
+            assert_eq!(is_quadratic_residue(&x), in_subgroup_by_power(&x), "disagree on {x:x}");
             members += usize::from(in_subgroup_by_power(&x));
         }
         assert!(members > 200, "both kinds were tried: {members} members");
