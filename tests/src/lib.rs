@@ -68,10 +68,35 @@ pub fn relay_binary() -> &'static Path {
     BINARY.get_or_init(|| build_binary("fairdeck-relay", "fairdeck-relay"))
 }
 
+/// Whether Cargo sets the variable `name` for the crate it builds or runs, as opposed to configuring Cargo itself.
+fn set_for_the_running_crate(name: &str) -> bool {
+    name.starts_with("CARGO_PKG_")
+        || name.starts_with("CARGO_BIN_EXE_")
+        || matches!(
+            name,
+            "CARGO_MANIFEST_DIR"
+                | "CARGO_MANIFEST_PATH"
+                | "CARGO_MANIFEST_LINKS"
+                | "CARGO_CRATE_NAME"
+                | "CARGO_BIN_NAME"
+                | "CARGO_PRIMARY_PACKAGE"
+                | "CARGO_TARGET_TMPDIR"
+                | "OUT_DIR"
+        )
+}
+
 fn build_binary(package: &str, bin: &str) -> PathBuf {
     // Cargo sets CARGO for the tests it runs; the one that compiled this crate is the fallback.
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
     let mut command = Command::new(cargo);
+    // What Cargo set for the crate running this (a test, a tool under `cargo run`) is not the build's: a build
+    // script that reads it (ring's reads CARGO_MANIFEST_DIR and CARGO_PKG_*) would run again, and every crate
+    // above it be rebuilt, here and once more in the next plain build.
+    for (name, _) in std::env::vars_os() {
+        if name.to_str().is_some_and(set_for_the_running_crate) {
+            command.env_remove(name);
+        }
+    }
     command
         .args(["build", "--package", package, "--bin", bin, "--message-format", "json-render-diagnostics"])
         .arg("--manifest-path")
