@@ -476,7 +476,8 @@ impl Player {
     pub fn send(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().expect("stdin open");
         // A player that exited cannot take the command: say what it saw before.
-        let written = writeln!(stdin, "{line}").and_then(|()| stdin.flush());
+        // One write for the line and its end: `writeln!` makes two, and the player would wake for each.
+        let written = stdin.write_all(format!("{line}\n").as_bytes()).and_then(|()| stdin.flush());
         written.unwrap_or_else(|e| panic!("{}: cannot send {line:?} ({e}); saw {:#?}", self.name, self.seen));
     }
 
