@@ -498,7 +498,11 @@ impl View {
             Output::Code(code) => {
                 self.relay = RelayLink::Up;
                 self.code = Some(code.clone());
-                self.notice("Game open: give the code above to the other player");
+                // The guest learns the suite from the host's hello; the host, who chose it, is told it here.
+                self.notice(format!(
+                    "Game open: give the code above to the other player (the cards will be locked with {})",
+                    G::SUITE
+                ));
             }
             Output::WrongCodeTried { attempts, reopened } => self.wrong_code_tried(*attempts, *reopened),
             Output::WatchCode(_) | Output::Watchers { .. } => self.spectators(output),
@@ -783,7 +787,7 @@ fn watch_words(watch: Option<TopWatch>) -> &'static str {
 #[cfg(test)]
 mod tests {
     use fairdeck_shared::Seat;
-    use fairdeck_shared::crypto::Ristretto255;
+    use fairdeck_shared::crypto::{Modp2048, Ristretto255};
     use fairdeck_shared::engine::Intent;
     use fairdeck_shared::pair::{Pair, numbered_deck};
     use fairdeck_shared::wire::Action;
@@ -813,6 +817,20 @@ mod tests {
         }
         assert_eq!(view.table, TableView::from_engine(&pair.host));
         assert_eq!(view.table.me.hand.len(), 2);
+    }
+
+    #[test]
+    fn the_open_game_names_the_suite_the_cards_will_be_locked_with() {
+        fn opened<G: Group>() -> String {
+            let pair = Pair::<G>::new(numbered_deck("Host", 3, 0), numbered_deck("Guest", 3, 0), 3);
+            let mut view = View::new("ws://relay");
+            view.apply(&Output::Code("7-violin-ember".into()), &pair.host);
+            view.log.lines().back().map(|line| line.text.clone()).unwrap_or_default()
+        }
+        let ristretto = opened::<Ristretto255>();
+        assert!(ristretto.starts_with("Game open") && ristretto.ends_with("locked with ristretto255)"), "{ristretto}");
+        let modp = opened::<Modp2048>();
+        assert!(modp.ends_with("locked with modp2048)"), "{modp}");
     }
 
     #[test]
