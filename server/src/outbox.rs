@@ -7,7 +7,8 @@
 //! absorbed. A reader is cut off as too slow when its queue holds more than its byte budget (each item counts
 //! its size plus a fixed overhead, so memory stays bounded however small the frames), or when the oldest item
 //! not yet written (queued, or stuck writing to a full socket) is older than the age limit. The queue is then
-//! abandoned and the writer tries, for a short while, to deliver a `slow_reader` close frame.
+//! abandoned and the writer tries, for a short while, to deliver a `slow_reader` close frame. The writer flushes
+//! once a burst: an item with others queued behind it is only buffered, and the last one flushes them together.
 //!
 //! Every connection is listed in [`Queues`], which sums the queued bytes for the metrics, pings every connection
 //! once per ping interval and tells the silent ones, and tells every connection when the relay restarts: so a
@@ -416,6 +417,11 @@ impl Shared {
         cut_reason(self.cut.load(Ordering::Acquire))
     }
 
+    /// Whether an item waits in the queue.
+    fn has_queued(&self) -> bool {
+        !lock(&self.items).is_empty()
+    }
+
     /// The writer's next item, if there is one or the queue is over.
     fn try_next(&self) -> Option<Next> {
         if let Some(reason) = self.cut_reason() {
@@ -529,8 +535,12 @@ async fn write_items(sink: &mut SplitSink<WebSocket, Message>, shared: &Shared, 
                 return WriterEnd::Closed;
             }
         };
+        // With more queued behind it, the item is only handed to the socket's buffer: the last of a burst (a strip
+        // and its acceptance, a stream) flushes them all in one write, so the client reads them at one wake-up.
+        // Only this writer takes items, so those behind come at once, or the cut that ends the connection.
+        let more = shared.has_queued();
         // The send usually completes at once; only if it does not is a timer set up for the age limit.
-        let mut send = std::pin::pin!(sink.send(message));
+        let mut send = std::pin::pin!(async { if more { sink.feed(message).await } else { sink.send(message).await } });
         let sent = match poll_fn(|cx| Poll::Ready(send.as_mut().poll(cx))).await {
             Poll::Ready(sent) => sent,
             Poll::Pending => tokio::select! {
