@@ -481,6 +481,17 @@ impl View {
         }
     }
 
+    /// The host's game is open: the code to give, and the suite the cards will be locked with (the guest learns
+    /// it from the host's hello; the host, who chose it, is told it here).
+    fn game_open<G: Group>(&mut self, code: &str) {
+        self.relay = RelayLink::Up;
+        self.code = Some(code.to_owned());
+        self.notice(format!(
+            "Game open: give the code above to the other player (the cards will be locked with {})",
+            G::SUITE
+        ));
+    }
+
     /// Takes in one output of the session; `engine` is the table after it. The view follows one engine, the
     /// session's, throughout.
     pub fn apply<G: Group>(&mut self, output: &Output, engine: &Engine<G>) {
@@ -495,15 +506,7 @@ impl View {
                 self.notice(crate::deck::sideboarded_text(cards_in, cards_out, *main, *sideboard, hash))
             }
             Output::DeckWarning { file, warning } => self.log.push(LogKind::Alert, format!("{file}: {warning}")),
-            Output::Code(code) => {
-                self.relay = RelayLink::Up;
-                self.code = Some(code.clone());
-                // The guest learns the suite from the host's hello; the host, who chose it, is told it here.
-                self.notice(format!(
-                    "Game open: give the code above to the other player (the cards will be locked with {})",
-                    G::SUITE
-                ));
-            }
+            Output::Code(code) => self.game_open::<G>(code),
             Output::WrongCodeTried { attempts, reopened } => self.wrong_code_tried(*attempts, *reopened),
             Output::WatchCode(_) | Output::Watchers { .. } => self.spectators(output),
             Output::Paired => {
