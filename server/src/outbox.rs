@@ -182,7 +182,8 @@ pub(crate) struct Queue {
 
 /// What the writer takes next.
 enum Next {
-    Item(Queued),
+    /// An item, and whether more wait behind it.
+    Item(Queued, bool),
     /// The reader was cut off as too slow.
     Cut(SlowReason),
     /// Every sender is gone and the queue is empty.
@@ -417,11 +418,6 @@ impl Shared {
         cut_reason(self.cut.load(Ordering::Acquire))
     }
 
-    /// Whether an item waits in the queue.
-    fn has_queued(&self) -> bool {
-        !lock(&self.items).is_empty()
-    }
-
     /// The writer's next item, if there is one or the queue is over.
     fn try_next(&self) -> Option<Next> {
         if let Some(reason) = self.cut_reason() {
@@ -435,7 +431,7 @@ impl Shared {
             if items.is_empty() && items.capacity() > KEPT_ENTRIES {
                 items.shrink_to(KEPT_ENTRIES);
             }
-            return Some(Next::Item(queued));
+            return Some(Next::Item(queued, !items.is_empty()));
         }
         senders_gone.then_some(Next::Closed)
     }
@@ -487,7 +483,7 @@ impl Queue {
     #[cfg(test)]
     pub(crate) fn try_pop(&self) -> Option<Queued> {
         match self.shared.try_next() {
-            Some(Next::Item(queued)) => Some(queued),
+            Some(Next::Item(queued, _)) => Some(queued),
             _ => None,
         }
     }
@@ -511,8 +507,8 @@ pub(crate) async fn write_loop(mut sink: SplitSink<WebSocket, Message>, queue: Q
 /// The writer's loop proper; returns how it ended. A close item is written here before returning `Closed`.
 async fn write_items(sink: &mut SplitSink<WebSocket, Message>, shared: &Shared, metrics: &Metrics) -> WriterEnd {
     loop {
-        let Queued { item, at } = match poll_fn(|cx| shared.poll_next(cx)).await {
-            Next::Item(queued) => queued,
+        let (Queued { item, at }, more) = match poll_fn(|cx| shared.poll_next(cx)).await {
+            Next::Item(queued, more) => (queued, more),
             Next::Cut(reason) => return WriterEnd::SlowReader(reason),
             Next::Closed => {
                 // Every sender is gone: finish the close handshake (or echo the client's close frame).
@@ -538,7 +534,6 @@ async fn write_items(sink: &mut SplitSink<WebSocket, Message>, shared: &Shared, 
         // With more queued behind it, the item is only handed to the socket's buffer: the last of a burst (a strip
         // and its acceptance, a stream) flushes them all in one write, so the client reads them at one wake-up.
         // Only this writer takes items, so those behind come at once, or the cut that ends the connection.
-        let more = shared.has_queued();
         // The send usually completes at once; only if it does not is a timer set up for the age limit.
         let mut send = std::pin::pin!(async { if more { sink.feed(message).await } else { sink.send(message).await } });
         let sent = match poll_fn(|cx| Poll::Ready(send.as_mut().poll(cx))).await {
@@ -629,8 +624,8 @@ mod tests {
         outbox.close(close::NORMAL, "left").unwrap();
         drop(room);
         drop(outbox);
-        assert!(matches!(next(&queue), Poll::Ready(Next::Item(Queued { item: Outgoing::Frame(_), .. }))));
-        assert!(matches!(next(&queue), Poll::Ready(Next::Item(Queued { item: Outgoing::Close { .. }, .. }))));
+        assert!(matches!(next(&queue), Poll::Ready(Next::Item(Queued { item: Outgoing::Frame(_), .. }, true))));
+        assert!(matches!(next(&queue), Poll::Ready(Next::Item(Queued { item: Outgoing::Close { .. }, .. }, false))));
         assert!(matches!(next(&queue), Poll::Ready(Next::Closed)));
     }
 
@@ -641,7 +636,7 @@ mod tests {
             outbox.frame(Bytes::from_static(b"burst"), Instant::now()).unwrap();
         }
         assert!(queue.shared.items.lock().unwrap().capacity() >= 1000);
-        while let Poll::Ready(Next::Item(_)) = next(&queue) {}
+        while let Poll::Ready(Next::Item(..)) = next(&queue) {}
         assert!(queue.shared.items.lock().unwrap().capacity() <= KEPT_ENTRIES);
     }
 
