@@ -750,6 +750,11 @@ impl Channel {
         self.delivered.pop_front()
     }
 
+    /// Whether a message is waiting for [`poll_message`](Self::poll_message).
+    pub fn has_message(&self) -> bool {
+        !self.delivered.is_empty()
+    }
+
     /// Re-emits, through [`poll_frame`](Self::poll_frame), every frame the peer may not have: the handshake
     /// until the peer proved it completed it, every unacknowledged data frame, and a fresh ack. Call it after
     /// reconnecting to the relay and on `peer_back`.

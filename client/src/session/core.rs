@@ -9,9 +9,10 @@
 //!
 //! 1. [`SessionCore::poll_save`]: a save point, the engine and the channel settled: save them before any
 //!    frame leaves;
-//! 2. [`SessionCore::poll_output`]: what to show the player, with the engine as it stands (no step changes the
+//! 2. [`SessionCore::poll_transmit`]: frames and control messages for the relay (before the shows: the
+//!    opponent waits on them, not on this side's screen);
+//! 3. [`SessionCore::poll_output`]: what to show the player, with the engine as it stands (no step changes the
 //!    engine while something is left to show);
-//! 3. [`SessionCore::poll_transmit`]: frames and control messages for the relay;
 //! 4. [`SessionCore::poll_link`]: connecting and claiming a seat, leaving, dropping the connection;
 //! 5. [`SessionCore::poll_watch_frame`] and [`SessionCore::poll_watch_link`]: the spectators' frames and the watch
 //!    link (the player's second connection, `watching.rs`);

@@ -50,7 +50,7 @@ impl Driver {
             tokio::select! {
                 line = front.next_line(), if !core.input_done() => core.handle(Input::Line(line), Instant::now()),
                 input = self.link.next() => match input {
-                    Some(input) => core.handle(input, Instant::now()),
+                    Some(input) => self.take_in(core, input),
                     None => continue,
                 },
                 input = self.watch.next() => match input {
@@ -58,6 +58,22 @@ impl Driver {
                     None => continue,
                 },
                 () = timer => core.handle_timeout(Instant::now()),
+            }
+        }
+    }
+
+    /// Hands the core `input` from the link, and the frames the link holds already after it: frames that came
+    /// together (an acceptance and its strip) are taken in together, and answered in one turn with one save.
+    fn take_in<G: Group>(&mut self, core: &mut SessionCore<G>, input: Input) {
+        const MAX_TOGETHER: usize = 16;
+        let mut taken = 1;
+        let mut next = Some(input);
+        while let Some(input) = next.take() {
+            let frame = matches!(input, Input::Frame(_));
+            core.handle(input, Instant::now());
+            if frame && taken < MAX_TOGETHER {
+                next = self.link.ready();
+                taken += 1;
             }
         }
     }
@@ -81,29 +97,38 @@ impl Driver {
         }
     }
 
-    /// Does what the core queued, in the core's order: the save before anything leaves, the shows, the sends,
-    /// the link.
+    /// Does what the core queued, in the core's order: the save before anything leaves, the sends, the shows,
+    /// the link. The sends go before the shows: the opponent waits on them, not on this side's screen.
     async fn drain<G: Group, F: Frontend>(
         &mut self,
         core: &mut SessionCore<G>,
         front: &mut F,
     ) -> Result<(), SessionError> {
-        if let Some(point) = core.poll_save()
-            && let Some(output) = self.saver.save(core, point)?
+        let saved = match core.poll_save() {
+            Some(point) => self.saver.save(core, point)?,
+            None => None,
+        };
+        let mut lost = None;
+        while lost.is_none()
+            && let Some(transmit) = core.poll_transmit()
         {
+            lost = self.link.send(transmit).await.err();
+        }
+        if lost.is_none() {
+            lost = self.link.flush().await.err();
+        }
+        if let Some(output) = saved {
             front.show(output, core.engine())?;
         }
         while let Some(output) = core.poll_output() {
             front.show(output, core.engine())?;
         }
-        while let Some(transmit) = core.poll_transmit() {
-            if let Err(reason) = self.link.send(transmit).await {
-                // A dropped socket is not the end of the game: the channel still holds every unacknowledged
-                // frame, and resends them once the seat is resumed and paired.
-                core.handle(Input::Lost(reason), Instant::now());
-                while let Some(output) = core.poll_output() {
-                    front.show(output, core.engine())?;
-                }
+        if let Some(reason) = lost {
+            // A dropped socket is not the end of the game: the channel still holds every unacknowledged frame,
+            // and resends them once the seat is resumed and paired.
+            core.handle(Input::Lost(reason), Instant::now());
+            while let Some(output) = core.poll_output() {
+                front.show(output, core.engine())?;
             }
         }
         while let Some(action) = core.poll_link() {

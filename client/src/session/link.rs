@@ -61,19 +61,30 @@ impl Link {
         }
     }
 
-    /// Sends a frame or a control message; a failure is the reason the link is lost.
+    /// Queues a frame, or sends a control message (with the frames queued before it); a failure is the reason
+    /// the link is lost. Queued frames leave at the next [`flush`](Self::flush): the frames of one turn go in
+    /// one write.
     pub async fn send(&mut self, transmit: ToRelay) -> Result<(), String> {
         let Link::Up(ws) = self else { return Ok(()) };
         match transmit {
-            ToRelay::Frame(frame) => {
-                ws.send(Message::binary(frame)).await.map_err(|error| format!("sending to the relay failed: {error}"))
-            }
+            ToRelay::Frame(frame) => ws.feed(Message::binary(frame)).await.map_err(sending_failed),
             // A control message that does not go shows up on the next read.
             ToRelay::Control(message) => {
                 let _ = send_control(ws, &message).await;
                 Ok(())
             }
         }
+    }
+
+    /// Sends what [`send`](Self::send) queued.
+    pub async fn flush(&mut self) -> Result<(), String> {
+        let Link::Up(ws) = self else { return Ok(()) };
+        ws.flush().await.map_err(sending_failed)
+    }
+
+    /// What the link brought if it holds it already, without waiting.
+    pub fn ready(&mut self) -> Option<Input> {
+        futures_util::FutureExt::now_or_never(self.next()).flatten()
     }
 
     /// Does what the core asks of the link: `url` and `tls` reach the relay for a claim.
@@ -116,4 +127,8 @@ impl Link {
             let _ = tokio::time::timeout(PARTING, Ws::close(&mut ws, Some(frame))).await;
         }
     }
+}
+
+fn sending_failed(error: tokio_tungstenite::tungstenite::Error) -> String {
+    format!("sending to the relay failed: {error}")
 }

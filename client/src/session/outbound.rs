@@ -22,8 +22,12 @@ impl<G: Group> SessionCore<G> {
     /// One step of moving the engine's messages to the channel and the channel's frames to the relay: a round
     /// of [`settle`](Self::settle), whose events are shown before the next; once settled, a save point, then the
     /// frames. Whether anything moved (`false`: the next step has nothing to do either).
+    ///
+    /// A round that leaves nothing to take in or send is settled already: its save and frames go in the same
+    /// step, so the opponent's answer leaves before this side's screen is drawn, not after.
     pub(super) fn pump(&mut self) -> Result<bool, SessionError> {
-        if self.settle()? {
+        let moved = self.settle()?;
+        if moved && (self.channel.has_message() || self.engine.has_output()) {
             return Ok(true);
         }
         self.follow_for_spectators();
@@ -31,12 +35,12 @@ impl<G: Group> SessionCore<G> {
         // Saved before anything leaves: a save is never behind what the opponent (or a spectator) has seen.
         let sending = self.can_transmit() && (self.channel.has_data_frame() || ack);
         self.save_due = Some(if sending || self.watching.wanted { SavePoint::Sending } else { SavePoint::Settled });
-        let moved = self.flush_frames(ack);
+        let flushed = self.flush_frames(ack);
         self.ack_deadline = match self.channel.owes_ack() {
             OwedAck::Nothing => None,
             OwedAck::MayWait | OwedAck::Now => Some(self.ack_deadline.unwrap_or(self.now + ACK_DELAY)),
         };
-        Ok(moved)
+        Ok(moved || flushed)
     }
 
     /// Whether the ack owed leaves now: the channel wants it at once, it waited long enough, or the player

@@ -170,13 +170,6 @@ fn turn<G: Group>(core: &mut SessionCore<G>, seen: &mut Seen, mut wire: Option<&
 
 fn drain<G: Group>(core: &mut SessionCore<G>, seen: &mut Seen, mut wire: Option<&mut VecDeque<Vec<u8>>>) {
     seen.saves.extend(core.poll_save());
-    while let Some(output) = core.poll_output() {
-        if output == Output::Table {
-            let engine = core.engine();
-            seen.tables.push(engine.table().zone(ZoneId::hand(engine.seat())).len());
-        }
-        seen.shown.push(output);
-    }
     while let Some(transmit) = core.poll_transmit() {
         match transmit {
             ToRelay::Frame(frame) => {
@@ -187,6 +180,13 @@ fn drain<G: Group>(core: &mut SessionCore<G>, seen: &mut Seen, mut wire: Option<
             }
             ToRelay::Control(message) => seen.controls.push(message),
         }
+    }
+    while let Some(output) = core.poll_output() {
+        if output == Output::Table {
+            let engine = core.engine();
+            seen.tables.push(engine.table().zone(ZoneId::hand(engine.seat())).len());
+        }
+        seen.shown.push(output);
     }
     while let Some(action) = core.poll_link() {
         seen.links.push(action);
