@@ -123,6 +123,8 @@ impl Driver {
         while let Some(output) = core.poll_output() {
             front.show(output, core.engine())?;
         }
+        // The frames left and the player was told: the next save's room is made while nothing waits on it.
+        self.saver.make_room();
         if let Some(reason) = lost {
             // A dropped socket is not the end of the game: the channel still holds every unacknowledged frame,
             // and resends them once the seat is resumed and paired.

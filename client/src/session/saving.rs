@@ -54,6 +54,13 @@ impl Saver {
         Ok(())
     }
 
+    /// Makes room ahead in the save file, if it has one (see [`SaveFile::make_room`]): call it when nothing waits.
+    pub fn make_room(&mut self) {
+        if let Some(save) = &mut self.file {
+            save.make_room();
+        }
+    }
+
     /// Writes what changed at a save point of `core` (see `SessionCore::poll_save`): everything before frames
     /// leave, otherwise only a change of where the game stands; the file made, what to tell the player.
     pub fn save<G: Group>(
