@@ -54,12 +54,16 @@ pub fn example(file_name: &str) -> PathBuf {
     workspace_root().join("examples").join(file_name)
 }
 
-/// The `fairdeck` binary of this workspace, built with the tests' profile on first use.
+/// The `fairdeck` binary of this workspace, built with the tests' profile on first use; or the one
+/// `FAIRDECK_BINARY` names, which the measuring tools use to compare two builds in alternating runs.
 ///
 /// Panics (failing the test) with Cargo's output when the build fails.
 pub fn fairdeck_binary() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| build_binary("fairdeck", "fairdeck"))
+    BINARY.get_or_init(|| match std::env::var_os("FAIRDECK_BINARY") {
+        Some(path) => PathBuf::from(path),
+        None => build_binary("fairdeck", "fairdeck"),
+    })
 }
 
 /// The `fairdeck-relay` binary of this workspace, built with the tests' profile on first use.
