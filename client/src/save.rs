@@ -255,12 +255,15 @@ pub struct SaveFile {
     cursor: Cursor,
     /// The file's length: past `cursor.end`, zeros.
     len: u64,
+    /// Making room failed once (a full disk, say): lines are appended from then on, and the next line's write
+    /// tells what is wrong, if anything still is.
+    room_refused: bool,
 }
 
-/// The room [`SaveFile::make_room`] keeps ahead: at least `ROOM_LOW`, made `ROOM_MADE` at a time (a draw writes
-/// about 1.5 kB; a 60-card deck's shuffle with its proof, about 20 kB).
-const ROOM_LOW: u64 = 64 << 10;
-const ROOM_MADE: u64 = 256 << 10;
+/// The room [`SaveFile::make_room`] keeps ahead: made when less than `ROOM_LOW` is left, up to `ROOM_MADE` (a draw
+/// writes about 1.5 kB; a 60-card deck's shuffle with its proof, about 20 kB).
+const ROOM_LOW: u64 = 256 << 10;
+const ROOM_MADE: u64 = 1 << 20;
 
 impl Drop for SaveFile {
     // The room made ahead goes: a closed save ends with its last line. Then the pid file goes, before the lock
@@ -333,7 +336,7 @@ impl SaveFile {
         File::open(dir).and_then(|d| d.sync_all()).map_err(failed)?;
         let end = first.len() as u64;
         let cursor = Cursor { chain, end, inputs: 0, progress: Progress::default(), partial_len: 0, standing };
-        let mut save = SaveFile { path, file, cursor, len: end };
+        let mut save = SaveFile { path, file, cursor, len: end, room_refused: false };
         // The first record: what the game did before its channel was up (the frames sealed at establishment).
         save.force_commit(journal, channel)?;
         Ok(save)
@@ -354,7 +357,8 @@ impl SaveFile {
         });
         match opened {
             Ok((saved, len)) => {
-                Ok((SaveFile { path: path.to_path_buf(), file, cursor: saved.cursor.clone(), len }, saved))
+                let cursor = saved.cursor.clone();
+                Ok((SaveFile { path: path.to_path_buf(), file, cursor, len, room_refused: false }, saved))
             }
             Err(error) => {
                 // Not taken after all: the pid file goes, then the lock with `file`.
@@ -431,19 +435,22 @@ impl SaveFile {
         Ok(())
     }
 
-    /// Makes room ahead for the next lines, if little is left: zeros written past the end and synced, so that
-    /// the next records are written over them. Call it when nothing waits on the save (after the frames left).
-    /// Best effort: without room, a line is appended as it was before, so a failure here only costs time, and a
-    /// full disk is told by the next line's write.
+    /// Whether little room is left ahead of the lines, and making more may work.
+    pub fn wants_room(&self) -> bool {
+        !self.room_refused && self.len - self.cursor.end < ROOM_LOW
+    }
+
+    /// Makes room ahead for the next lines: zeros written past the end and synced, so that the next records are
+    /// written over them. A megabyte takes a few milliseconds: call it when nothing waits on the save (the driver
+    /// does once the game was quiet for a moment). Without room a line is appended, only more slowly, so a
+    /// failure here costs time, not data.
     pub fn make_room(&mut self) {
-        if self.len - self.cursor.end >= ROOM_LOW {
-            return;
-        }
         let target = self.cursor.end + ROOM_MADE;
-        let zeros = vec![0; (target - self.len) as usize];
+        let zeros = vec![0; target.saturating_sub(self.len) as usize];
         let made = self.file.seek(SeekFrom::Start(self.len)).and_then(|_| self.file.write_all(&zeros));
-        if made.and_then(|()| self.file.sync_data()).is_ok() {
-            self.len = target;
+        match made.and_then(|()| self.file.sync_data()) {
+            Ok(()) => self.len = self.len.max(target),
+            Err(_) => self.room_refused = true,
         }
     }
 }
@@ -796,10 +803,13 @@ mod tests {
         let bytes = std::fs::read(&path).unwrap();
         assert!(bytes[end as usize..].iter().all(|&b| b == 0) && bytes[end as usize - 1] == b'\n');
         assert_eq!(load(&path).unwrap().standing.moves, 20, "the reader stops at the room");
-        // Little room left: more is made, from where the zeros end.
+        // Little room left: more is wanted, and made from where the zeros end.
+        assert!(!save.wants_room());
         save.len = end + ROOM_LOW - 1;
+        assert!(save.wants_room());
         save.make_room();
         assert_eq!(file_len(&path), end + ROOM_MADE);
+        assert!(!save.wants_room());
         drop(save);
         assert_eq!(file_len(&path), end, "a closed save ends with its last line");
         assert_eq!(load(&path).unwrap().standing.moves, 20);

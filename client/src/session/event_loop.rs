@@ -3,7 +3,7 @@
 //! came to the [`SessionCore`] and does what the core asks: saves, shows, sends, link actions.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use fairdeck_shared::crypto::Group;
 
@@ -13,6 +13,10 @@ use super::frontend::Frontend;
 use super::link::Link;
 use super::saving::Saver;
 use super::watch_link::WatchLink;
+
+/// How long the game must be quiet (no input, no timer) before room is made ahead in the save: longer than the
+/// gaps within an exchange, far shorter than a player's pause.
+const ROOM_AFTER: Duration = Duration::from_millis(20);
 
 /// What the driver holds beside the core: the link to the relay, the watch link, its TLS settings, the save file.
 pub(super) struct Driver {
@@ -47,6 +51,8 @@ impl Driver {
                     None => std::future::pending().await,
                 }
             };
+            // Room for the next saves is made once the game is quiet, off the path of any message.
+            let room = tokio::time::sleep(ROOM_AFTER);
             tokio::select! {
                 line = front.next_line(), if !core.input_done() => core.handle(Input::Line(line), Instant::now()),
                 input = self.link.next() => match input {
@@ -58,6 +64,7 @@ impl Driver {
                     None => continue,
                 },
                 () = timer => core.handle_timeout(Instant::now()),
+                () = room, if self.saver.wants_room() => self.saver.make_room(),
             }
         }
     }
@@ -123,8 +130,6 @@ impl Driver {
         while let Some(output) = core.poll_output() {
             front.show(output, core.engine())?;
         }
-        // The frames left and the player was told: the next save's room is made while nothing waits on it.
-        self.saver.make_room();
         if let Some(reason) = lost {
             // A dropped socket is not the end of the game: the channel still holds every unacknowledged frame,
             // and resends them once the seat is resumed and paired.

@@ -54,7 +54,12 @@ impl Saver {
         Ok(())
     }
 
-    /// Makes room ahead in the save file, if it has one (see [`SaveFile::make_room`]): call it when nothing waits.
+    /// Whether the save file wants room made ahead (see [`SaveFile::make_room`]).
+    pub fn wants_room(&self) -> bool {
+        self.file.as_ref().is_some_and(SaveFile::wants_room)
+    }
+
+    /// Makes room ahead in the save file, if it has one: call it when nothing waits.
     pub fn make_room(&mut self) {
         if let Some(save) = &mut self.file {
             save.make_room();

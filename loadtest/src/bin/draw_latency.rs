@@ -1,8 +1,8 @@
 //! `fairdeck-draw-latency`: how long one draw takes through a local relay, as a player sees it.
 //!
 //! A real relay on loopback (in this process, on its own runtime) and two real `fairdeck --script` processes,
-//! each with a deck of `--cards` cards. Once both libraries are shuffled, each player in turn draws one card
-//! at a time; a draw is timed from writing `draw 1` to the drawer's standard input until the drawer prints
+//! each with a deck of `--cards` cards. Once both libraries are shuffled, each player in turn, after a pause of
+//! 100 ms, draws one card at a time; a draw is timed from writing `draw 1` to the drawer's standard input until the drawer prints
 //! the `learned` event that names the card. That covers both engines' CPU (the request, the opponent's strip
 //! and its proof, its verification, the drawer's own strip and its catalogue lookup), the end-to-end
 //! encryption, two hops through the relay per message and the pipes to this tool. The guest's draw is a
@@ -31,6 +31,9 @@ struct Args {
     #[arg(long, default_value_t = 10)]
     warmup: u32,
 }
+
+/// How long the players pause before each one's draws.
+const PAUSE: Duration = Duration::from_millis(100);
 
 /// One player's timed draws and what they cost in CPU.
 struct Figures {
@@ -77,6 +80,9 @@ fn run(args: &Args) -> anyhow::Result<()> {
         for player in [&mut host, &mut guest] {
             player.wait_idle();
         }
+        // A pause, as players make between turns: the clients make room ahead in their saves once the game has
+        // been quiet for 20 ms (docs/CLIENT.md, "Saved games"), enough for the draws that follow.
+        std::thread::sleep(PAUSE);
         let pids = [host.pid(), guest.pid(), std::process::id()];
         let player = if drawer == "host" { &mut host } else { &mut guest };
         draws(player, args.warmup);
