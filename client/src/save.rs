@@ -777,6 +777,14 @@ mod tests {
         (save, journal, host)
     }
 
+    /// A new save with room made, then a record of one move written over it.
+    fn one_record_and_room(dir: &Path) -> (SaveFile, Journal, Channel) {
+        let (mut save, journal, channel) = new_save(dir);
+        save.make_room();
+        save.commit(&journal, &channel, standing(1)).unwrap();
+        (save, journal, channel)
+    }
+
     fn standing(moves: u64) -> Standing {
         let relay = RelayPlace { url: "ws://127.0.0.1:1/v1".into(), ca: None, token: None, serve: None };
         Standing { relay, status: Status::Playing, opponent: Some("Bea".into()), moves, record: None }
@@ -818,9 +826,7 @@ mod tests {
     #[test]
     fn a_save_left_with_its_room_goes_on_at_the_end_of_its_lines() {
         let dir = tempfile::tempdir().unwrap();
-        let (mut save, journal, channel) = new_save(dir.path());
-        save.make_room();
-        save.commit(&journal, &channel, standing(1)).unwrap();
+        let (save, journal, channel) = one_record_and_room(dir.path());
         // The file as a process killed now leaves it: room and all.
         let left = dir.path().join("left.fairdeck");
         std::fs::copy(save.path(), &left).unwrap();
@@ -836,9 +842,7 @@ mod tests {
     #[test]
     fn a_line_cut_before_the_room_is_refused() {
         let dir = tempfile::tempdir().unwrap();
-        let (mut save, journal, channel) = new_save(dir.path());
-        save.make_room();
-        save.commit(&journal, &channel, standing(1)).unwrap();
+        let (save, ..) = one_record_and_room(dir.path());
         let mut bytes = std::fs::read(save.path()).unwrap();
         let end = save.cursor.end as usize;
         // The last line's end lost, as a write cut short by a crash may leave it: zeros where it was.
