@@ -220,6 +220,31 @@ fn a_draw_reaches_the_other_side_and_its_card_comes_back_known() {
 }
 
 #[test]
+fn the_answer_is_saved_and_sent_in_the_drain_that_shows_what_it_answers() {
+    let mut table = Table::ready();
+    table.line(Seat::Host, "draw 1");
+    let now = table.now;
+    let frames: Vec<Vec<u8>> = table.wire[1].drain(..).collect();
+    let guest = &mut table.cores[1];
+    for frame in frames {
+        guest.handle(Input::Frame(frame), now);
+    }
+    // Drain by drain, as the driver runs the turn: the strip does not wait for a step after the draw is shown.
+    let mut drains = Vec::new();
+    loop {
+        drains.push(Seen::default());
+        drain(guest, drains.last_mut().unwrap(), None);
+        if !guest.advance() {
+            break;
+        }
+    }
+    let shown = drains.iter().position(|seen| seen.shown.iter().any(drew(Seat::Host))).expect("the draw is shown");
+    assert_eq!(drains[shown].saves, [SavePoint::Sending], "saved before the strip leaves");
+    assert!(drains[shown].frames > 0, "the strip leaves in the same drain");
+    assert_eq!(drains.iter().map(|seen| seen.frames).sum::<usize>(), drains[shown].frames);
+}
+
+#[test]
 fn the_ack_of_a_message_not_answered_waits_for_the_next_message_and_no_save_is_written_for_it() {
     let mut table = Table::ready();
     table.wait(Duration::from_secs(1));
