@@ -323,7 +323,7 @@ impl Group for Modp2048 {
             let mut domain = b"fairdeck/v1/modp2048/hash-to-element/".to_vec();
             domain.extend_from_slice(&attempt.to_be_bytes());
             let h = BigUint::from_bytes_be(&expand(&domain, input, LEN + 16)) % &*P;
-            let element = h.modpow(&BigUint::from(2u32), &P);
+            let element = &h * &h % &*P;
             if element > BigUint::one() {
                 return ModpElement(element);
             }
@@ -404,6 +404,17 @@ impl Group for Modp2048 {
             Some(product) => ModpElement(from_monty(product)),
             None => Self::mul(&Self::generator(), scalar),
         }
+    }
+
+    /// Each product of the generator from its table, the pairs shared among the cores.
+    fn mul_generator_plus_each(scalars: &[ModpScalar], addends: &[ModpElement]) -> Vec<ModpElement> {
+        parallel::map_ranges(scalars.len().min(addends.len()), 1, |range| {
+            scalars[range.clone()]
+                .iter()
+                .zip(&addends[range])
+                .map(|(scalar, addend)| Self::add(&Self::mul_generator(scalar), addend))
+                .collect()
+        })
     }
 
     fn add(a: &ModpElement, b: &ModpElement) -> ModpElement {

@@ -60,12 +60,15 @@ const GENERATORS_KIND: &str = "shuffle/generators";
 #[serde(bound = "")]
 pub struct ShuffleProof<G: Group> {
     /// `c_j`, one per input: the commitment to the permutation.
+    #[serde(deserialize_with = "super::encoding::elements::<G, _>")]
     permutation: Vec<G::Element>,
     /// `ĉ_i`, one per output: the chain that commits to the permuted challenges.
+    #[serde(deserialize_with = "super::encoding::elements::<G, _>")]
     chain: Vec<G::Element>,
     /// `t_1 … t_5`: the Sigma protocol's commitments for equations (1)–(5).
     commitments: [G::Element; 5],
     /// `t̂_i`: its commitments for equation (6), one per link of the chain.
+    #[serde(deserialize_with = "super::encoding::elements::<G, _>")]
     chain_commitments: Vec<G::Element>,
     /// `s_1 … s_4`: its responses for `r̄`, `r̂`, `r̃` and `k`.
     responses: [G::Scalar; 4],
@@ -81,6 +84,7 @@ pub struct ShuffleProof<G: Group> {
 #[serde(bound = "")]
 pub struct ProvenShuffle<G: Group> {
     /// The outputs `b`: the inputs permuted, each locked with the key.
+    #[serde(deserialize_with = "super::encoding::elements::<G, _>")]
     pub cards: Vec<G::Element>,
     /// The proof of it.
     pub proof: ShuffleProof<G>,

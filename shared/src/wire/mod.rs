@@ -95,6 +95,7 @@ pub struct StripGroup<G: Group> {
     /// The cards, in the order of `forms`.
     pub cards: Vec<CardId>,
     /// Each card's form with the layer off.
+    #[serde(deserialize_with = "crate::crypto::encoding::elements::<G, _>")]
     pub forms: Vec<G::Element>,
     /// One proof for the whole group that the same key made every form.
     pub proof: DleqProof<G>,
@@ -109,6 +110,7 @@ pub struct RelockGroup<G: Group> {
     /// The cards, in the order of `forms`.
     pub cards: Vec<CardId>,
     /// Each card's form under the current key.
+    #[serde(deserialize_with = "crate::crypto::encoding::elements::<G, _>")]
     pub forms: Vec<G::Element>,
     /// One proof for the whole group, against the commitments of both keys.
     pub proof: DleqProof<G>,
@@ -178,8 +180,10 @@ pub enum Message<G: Group> {
         /// The proof that every element is `w` times its card's base, for the `w` of `base_key`.
         proof: DleqProof<G>,
         /// The library, locked, each card with its back, which both players see.
+        #[serde(deserialize_with = "crate::crypto::encoding::elements_with::<G, _, _>")]
         library: Vec<(G::Element, BackId)>,
         /// The sideboard, locked, each card with its back.
+        #[serde(deserialize_with = "crate::crypto::encoding::elements_with::<G, _, _>")]
         sideboard: Vec<(G::Element, BackId)>,
         /// One sealed entry per card: each opens only with its card's identity point.
         catalogue: Vec<CatalogueEntry>,
@@ -320,6 +324,7 @@ pub enum Message<G: Group> {
         /// The stack positions, in the order of `forms`.
         positions: Vec<u32>,
         /// Each position's form with the sender's layer off.
+        #[serde(deserialize_with = "crate::crypto::encoding::elements::<G, _>")]
         forms: Vec<G::Element>,
         /// One proof that the sender's stack key made every form.
         proof: DleqProof<G>,
@@ -335,6 +340,7 @@ pub enum Message<G: Group> {
         /// Where each sideboard card comes from.
         sideboard: Vec<DeckSource>,
         /// Each card's form under the deck key: library, then sideboard.
+        #[serde(deserialize_with = "crate::crypto::encoding::elements::<G, _>")]
         forms: Vec<G::Element>,
         /// The relock of the pool cards (in the order they appear), when there is one.
         pool_proof: Option<DleqProof<G>>,
@@ -351,6 +357,7 @@ pub enum Message<G: Group> {
         /// The grid's number, from 0.
         grid: u32,
         /// Each of the grid's nine positions with the sender's layer off, row by row.
+        #[serde(deserialize_with = "crate::crypto::encoding::elements::<G, _>")]
         forms: Vec<G::Element>,
         /// One proof that the sender's stack key made every form.
         proof: DleqProof<G>,
@@ -369,6 +376,7 @@ pub enum Message<G: Group> {
         /// The positions, as owed, in order.
         positions: Vec<u32>,
         /// Each with the sender's layer off.
+        #[serde(deserialize_with = "crate::crypto::encoding::elements::<G, _>")]
         forms: Vec<G::Element>,
         /// One proof that the sender's stack key made every form.
         proof: DleqProof<G>,
@@ -397,6 +405,7 @@ pub enum Message<G: Group> {
         /// The lock and shuffle of the drafted forms, with its proof.
         shuffle: ProvenShuffle<G>,
         /// The shuffle's outputs with the sender's stack layer off: each under the pool key alone.
+        #[serde(deserialize_with = "crate::crypto::encoding::elements::<G, _>")]
         forms: Vec<G::Element>,
         /// One proof that the sender's stack key made every form.
         proof: DleqProof<G>,
