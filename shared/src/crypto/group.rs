@@ -12,7 +12,7 @@ use rand_core::CryptoRng;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use super::{oblivious, parallel};
+use super::oblivious;
 
 /// The group a game is played in; both players agree on it in `hello`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -194,16 +194,10 @@ pub trait Group: Copy + Debug + Send + Sync + 'static {
     fn encode_element(element: &Self::Element) -> Vec<u8>;
     /// Decodes and validates a received element.
     fn decode_element(bytes: &[u8]) -> Result<Self::Element, DecodeError>;
-    /// Decodes and validates a received list of elements: `decode_element` on each, the list shared among the
-    /// cores when it is long (modp2048's subgroup check is a Jacobi symbol an element). The first error in the
-    /// list's order is the one returned.
+    /// Decodes and validates a received list of elements: `decode_element` on each, the first error in the list's
+    /// order the one returned. A group whose check is costly shares a long list among the cores (modp2048).
     fn decode_elements(encodings: &[Vec<u8>]) -> Result<Vec<Self::Element>, DecodeError> {
-        const MIN_CHUNK: usize = 16;
-        parallel::map_ranges(encodings.len(), MIN_CHUNK, |range| {
-            encodings[range].iter().map(|bytes| Self::decode_element(bytes)).collect()
-        })
-        .into_iter()
-        .collect()
+        encodings.iter().map(|bytes| Self::decode_element(bytes)).collect()
     }
     /// The canonical encoding of a scalar, of `SCALAR_LEN` bytes.
     fn encode_scalar(scalar: &Self::Scalar) -> Vec<u8>;
