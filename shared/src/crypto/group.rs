@@ -145,6 +145,15 @@ pub trait Group: Copy + Debug + Send + Sync + 'static {
     fn mul_generator_plus_each(scalars: &[Self::Scalar], addends: &[Self::Element]) -> Vec<Self::Element> {
         scalars.iter().zip(addends).map(|(scalar, addend)| Self::add(&Self::mul_generator(scalar), addend)).collect()
     }
+    /// `scalar·G` and `scalar·element` for a secret scalar, the two nonce products of a proof of equal logarithms
+    /// over `G`: the same elements as `mul_generator` and `mul`, made together where the group has a cheaper way.
+    fn mul_generator_and(scalar: &Self::Scalar, element: &Self::Element) -> [Self::Element; 2] {
+        [Self::mul_generator(scalar), Self::mul(element, scalar)]
+    }
+    /// `a·G + b·element` over public data, as `vartime_multi_mul(&[a, b], &[G, element])`; may take variable time.
+    fn vartime_mul_generator_plus(a: &Self::Scalar, b: &Self::Scalar, element: &Self::Element) -> Self::Element {
+        Self::vartime_multi_mul(&[a.clone(), b.clone()], &[&Self::generator(), element])
+    }
     /// The group operation on two elements.
     fn add(a: &Self::Element, b: &Self::Element) -> Self::Element;
     /// Σ scalarᵢ·elementᵢ over public data; may take variable time.

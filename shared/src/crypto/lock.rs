@@ -158,7 +158,7 @@ impl<G: Group> LockKey<G> {
         context: &ProofContext,
         rng: &mut R,
     ) -> DleqProof<G> {
-        prove_dleq(&self.lock, &G::generator(), &self.commitment.element, cards, locked, LOCK_KIND, context, rng)
+        prove_dleq(&self.lock, ProofBase::Generator, &self.commitment.element, cards, locked, LOCK_KIND, context, rng)
     }
 
     /// Strips this key's layer off cards, with a proof that the layer removed was this key's.
@@ -172,7 +172,7 @@ impl<G: Group> LockKey<G> {
         // Stripping is proven as the lock it undoes: locked = x·stripped.
         let proof = prove_dleq(
             &self.lock,
-            &G::generator(),
+            ProofBase::Generator,
             &self.commitment.element,
             &stripped,
             locked,
@@ -195,14 +195,13 @@ impl<G: Group> LockKey<G> {
         context: &ProofContext,
         rng: &mut R,
     ) -> (Verified<Locked<G>>, DleqProof<G>) {
-        let (factor, generator) = match from {
-            Some(old) => (G::scalar_mul(&self.lock, &old.strip), old.commitment.element.clone()),
-            None => (self.lock.clone(), G::generator()),
+        let (factor, base) = match from {
+            Some(old) => (G::scalar_mul(&self.lock, &old.strip), ProofBase::Commitment(&old.commitment.element)),
+            None => (self.lock.clone(), ProofBase::Generator),
         };
         let relocked = G::mul_each(forms, &factor);
         let mut factor = factor;
-        let proof =
-            prove_dleq(&factor, &generator, &self.commitment.element, forms, &relocked, RELOCK_KIND, context, rng);
+        let proof = prove_dleq(&factor, base, &self.commitment.element, forms, &relocked, RELOCK_KIND, context, rng);
         G::wipe_scalar(&mut factor);
         (Verified::made_here(Locked { cards: relocked }), proof)
     }
@@ -221,7 +220,7 @@ impl<G: Group> LockKey<G> {
         let element = G::mul(&self.commitment.element, &extra.lock);
         let proof = prove_dleq(
             &extra.lock,
-            &G::generator(),
+            ProofBase::Generator,
             &extra.commitment.element,
             std::slice::from_ref(&self.commitment.element),
             std::slice::from_ref(&element),
@@ -277,7 +276,7 @@ impl<G: Group> KeyCommitment<G> {
         proof: &DleqProof<G>,
         context: &ProofContext,
     ) -> Result<Verified<Locked<G>>, ProofError> {
-        verify_dleq(&G::generator(), &self.element, cards, &locked, proof, LOCK_KIND, context)?;
+        verify_dleq(ProofBase::Generator, &self.element, cards, &locked, proof, LOCK_KIND, context)?;
         Ok(Verified::assert_checked(Locked { cards: locked }))
     }
 
@@ -289,7 +288,7 @@ impl<G: Group> KeyCommitment<G> {
         proof: &DleqProof<G>,
         context: &ProofContext,
     ) -> Result<Verified<Stripped<G>>, ProofError> {
-        verify_dleq(&G::generator(), &self.element, &stripped, locked, proof, STRIP_KIND, context)?;
+        verify_dleq(ProofBase::Generator, &self.element, &stripped, locked, proof, STRIP_KIND, context)?;
         Ok(Verified::assert_checked(Stripped { cards: stripped }))
     }
 }
@@ -305,8 +304,8 @@ impl<G: Group> KeyCommitment<G> {
         proof: &DleqProof<G>,
         context: &ProofContext,
     ) -> Result<Verified<Locked<G>>, ProofError> {
-        let generator = from.map_or_else(G::generator, |old| old.element.clone());
-        verify_dleq(&generator, &self.element, forms, &relocked, proof, RELOCK_KIND, context)?;
+        let base = from.map_or(ProofBase::Generator, |old| ProofBase::Commitment(&old.element));
+        verify_dleq(base, &self.element, forms, &relocked, proof, RELOCK_KIND, context)?;
         Ok(Verified::assert_checked(Locked { cards: relocked }))
     }
 
@@ -322,6 +321,30 @@ impl<G: Group> KeyCommitment<G> {
         extra
             .verify_lock(std::slice::from_ref(&self.element), vec![combined.element.clone()], proof, context)
             .map(|_| Verified::assert_checked(combined))
+    }
+}
+
+/// What a key's commitment is a multiple of in a proof of equal logarithms: the group's generator (a lock, a strip,
+/// a first relock), whose multiples the group takes from a table, or a relock's old commitment.
+enum ProofBase<'a, G: Group> {
+    Generator,
+    Commitment(&'a G::Element),
+}
+
+// By hand: a derive would ask `G` itself to be `Copy`.
+impl<G: Group> Clone for ProofBase<'_, G> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<G: Group> Copy for ProofBase<'_, G> {}
+
+impl<G: Group> ProofBase<'_, G> {
+    fn element(self) -> G::Element {
+        match self {
+            ProofBase::Generator => G::generator(),
+            ProofBase::Commitment(element) => element.clone(),
+        }
     }
 }
 
@@ -361,7 +384,7 @@ fn fold<G: Group>(weights: &[G::Scalar], elements: &[G::Element]) -> G::Element 
 #[allow(clippy::too_many_arguments)] // one statement, spelled out
 fn prove_dleq<G: Group, R: CryptoRng + ?Sized>(
     secret: &G::Scalar,
-    generator: &G::Element,
+    base: ProofBase<G>,
     commitment: &G::Element,
     bases: &[G::Element],
     results: &[G::Element],
@@ -369,12 +392,16 @@ fn prove_dleq<G: Group, R: CryptoRng + ?Sized>(
     context: &ProofContext,
     rng: &mut R,
 ) -> DleqProof<G> {
-    let (mut transcript, weights) = dleq_statement::<G>(generator, commitment, bases, results, kind, context);
+    let (mut transcript, weights) = dleq_statement::<G>(&base.element(), commitment, bases, results, kind, context);
     let folded_base = fold::<G>(&weights, bases);
     let mut nonce = G::random_scalar(rng);
-    // One batch: modp2048 makes the two powers on two cores.
-    let [on_generator, on_base]: [G::Element; 2] =
-        G::mul_each(&[generator.clone(), folded_base], &nonce).try_into().expect("one product per element");
+    // One batch: modp2048 makes the two powers on two cores; over `G`, its multiples come from a table.
+    let [on_generator, on_base]: [G::Element; 2] = match base {
+        ProofBase::Generator => G::mul_generator_and(&nonce, &folded_base),
+        ProofBase::Commitment(generator) => {
+            G::mul_each(&[generator.clone(), folded_base], &nonce).try_into().expect("one product per element")
+        }
+    };
     transcript.append_element::<G>("nonce-generator", &on_generator);
     transcript.append_element::<G>("nonce-base", &on_base);
     let challenge = transcript.challenge_scalar::<G>("dleq");
@@ -384,7 +411,7 @@ fn prove_dleq<G: Group, R: CryptoRng + ?Sized>(
 }
 
 fn verify_dleq<G: Group>(
-    generator: &G::Element,
+    base: ProofBase<G>,
     commitment: &G::Element,
     bases: &[G::Element],
     results: &[G::Element],
@@ -395,11 +422,16 @@ fn verify_dleq<G: Group>(
     if bases.len() != results.len() {
         return Err(ProofError::LengthMismatch { expected: bases.len(), actual: results.len() });
     }
-    let (mut transcript, weights) = dleq_statement::<G>(generator, commitment, bases, results, kind, context);
+    let (mut transcript, weights) = dleq_statement::<G>(&base.element(), commitment, bases, results, kind, context);
     let (folded_base, folded_result) = (fold::<G>(&weights, bases), fold::<G>(&weights, results));
     let minus_challenge = G::scalar_neg(&proof.challenge);
+    let nonce_generator = match base {
+        ProofBase::Generator => G::vartime_mul_generator_plus(&proof.response, &minus_challenge, commitment),
+        ProofBase::Commitment(generator) => {
+            G::vartime_multi_mul(&[proof.response.clone(), minus_challenge.clone()], &[generator, commitment])
+        }
+    };
     let scalars = [proof.response.clone(), minus_challenge];
-    let nonce_generator = G::vartime_multi_mul(&scalars, &[generator, commitment]);
     let nonce_base = G::vartime_multi_mul(&scalars, &[&folded_base, &folded_result]);
     transcript.append_element::<G>("nonce-generator", &nonce_generator);
     transcript.append_element::<G>("nonce-base", &nonce_base);

@@ -417,6 +417,14 @@ impl Group for Modp2048 {
         })
     }
 
+    /// `G`'s power from its table on this core while the other power is made on another.
+    fn mul_generator_and(scalar: &ModpScalar, element: &ModpElement) -> [ModpElement; 2] {
+        let powers = parallel::map_ranges(2, 1, |range| {
+            range.map(|i| if i == 0 { Self::mul_generator(scalar) } else { Self::mul(element, scalar) }).collect()
+        });
+        powers.try_into().expect("two powers")
+    }
+
     fn add(a: &ModpElement, b: &ModpElement) -> ModpElement {
         ModpElement((&a.0 * &b.0) % &*P)
     }
@@ -587,6 +595,8 @@ mod tests {
                 let made = Modp2048::mul_generator_and_fixed(std::slice::from_ref(&x), &[y], &fixed);
                 assert_eq!(made, [ModpElement(expected)], "{x:?}");
                 assert_eq!(Modp2048::mul_generator(&x).0, generator.0.modpow(&x.0, &P));
+                let [on_generator, on_base] = Modp2048::mul_generator_and(&x, &base);
+                assert_eq!((on_generator.0, on_base.0), (generator.0.modpow(&x.0, &P), base.0.modpow(&x.0, &P)));
             }
         }
     }
