@@ -25,9 +25,9 @@ macro_rules! serde_via_group {
 }
 pub(crate) use serde_via_group;
 
-/// Lists of elements read whole, then decoded together by [`Group::decode_elements`] (shared among the cores for
-/// a long list): `#[serde(deserialize_with = "crate::crypto::encoding::elements::<G, _>")]` on a list's field. The
-/// encoding is a list of elements', as without it.
+/// Lists of elements read whole, then decoded together by [`Group::decode_elements`] (modp2048 shares a long list
+/// among the cores): `#[serde(deserialize_with = "crate::crypto::encoding::elements::<G, _>")]` on a list's field.
+/// The encoding is a list of elements', as without it.
 pub(crate) fn elements<'de, G: Group, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<G::Element>, D::Error> {
     let encodings: Vec<Encoding> = Vec::deserialize(deserializer)?;
     let encodings: Vec<Vec<u8>> = encodings.into_iter().map(|Encoding(bytes)| bytes).collect();
