@@ -3,10 +3,10 @@
 //! A real relay on loopback (in this process, on its own runtime) and two real `fairdeck --script` processes,
 //! each with a deck of `--cards` cards. Once both libraries are shuffled, each player in turn, after a pause of
 //! 100 ms, draws one card at a time; a draw is timed from writing `draw 1` to the drawer's standard input until
-//! the drawer prints the `learned` event that names the card. That covers both engines' CPU (the request, the opponent's strip
-//! and its proof, its verification, the drawer's own strip and its catalogue lookup), the end-to-end
-//! encryption, two hops through the relay per message and the pipes to this tool. The guest's draw is a
-//! proposal the host accepts first, so it is reported apart. CPU per draw is read from /proc for both players
+//! the drawer prints the `learned` event that names the card. That covers both engines' CPU (the request, the
+//! opponent's strip and its proof, its verification, the drawer's own strip and its catalogue lookup), the
+//! end-to-end encryption, two hops through the relay per message and the pipes to this tool. The guest's draw is
+//! a proposal the host accepts first, so it is reported apart. CPU per draw is read from /proc for both players
 //! and for this process (the relay and the tool's reader threads).
 
 use std::process::ExitCode;

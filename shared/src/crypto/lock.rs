@@ -424,14 +424,11 @@ fn verify_dleq<G: Group>(
     }
     let (mut transcript, weights) = dleq_statement::<G>(&base.element(), commitment, bases, results, kind, context);
     let (folded_base, folded_result) = (fold::<G>(&weights, bases), fold::<G>(&weights, results));
-    let minus_challenge = G::scalar_neg(&proof.challenge);
+    let scalars = [proof.response.clone(), G::scalar_neg(&proof.challenge)];
     let nonce_generator = match base {
-        ProofBase::Generator => G::vartime_mul_generator_plus(&proof.response, &minus_challenge, commitment),
-        ProofBase::Commitment(generator) => {
-            G::vartime_multi_mul(&[proof.response.clone(), minus_challenge.clone()], &[generator, commitment])
-        }
+        ProofBase::Generator => G::vartime_mul_generator_plus(&scalars[0], &scalars[1], commitment),
+        ProofBase::Commitment(generator) => G::vartime_multi_mul(&scalars, &[generator, commitment]),
     };
-    let scalars = [proof.response.clone(), minus_challenge];
     let nonce_base = G::vartime_multi_mul(&scalars, &[&folded_base, &folded_result]);
     transcript.append_element::<G>("nonce-generator", &nonce_generator);
     transcript.append_element::<G>("nonce-base", &nonce_base);

@@ -31,12 +31,11 @@ pub(crate) fn map_ranges<U: Send>(
 ) -> Vec<U> {
     let chunks = ranges(len, min_chunk, *THREADS);
     let [first, rest @ ..] = chunks.as_slice() else { return Vec::new() };
-    let pool = match POOL.as_ref() {
-        Some(pool) if !rest.is_empty() => pool,
-        _ => return chunks.into_iter().flat_map(&work).collect(),
-    };
+    // The pool is started only by the first batch that is shared.
+    let pool = if rest.is_empty() { None } else { POOL.as_ref() };
+    let Some(pool) = pool else { return chunks.into_iter().flat_map(&work).collect() };
     let mut shares: Vec<Vec<U>> = rest.iter().map(|_| Vec::new()).collect();
-    // A panic in a share is a bug of this crate's arithmetic: the scope goes on with it as this thread's.
+    // A panic in a share is a bug of this crate's arithmetic: the scope raises it again on this thread.
     let mut out = pool.in_place_scope(|scope| {
         let work = &work;
         for (range, share) in rest.iter().zip(&mut shares) {
