@@ -409,9 +409,12 @@ impl Table {
             card.tapped = false;
             card.counters.clear();
             card.attached_to = None;
-            for other in self.cards.values_mut() {
-                if other.attached_to == Some(id) {
-                    other.attached_to = None;
+            // Only a card in play has cards attached to it (`check_invariants`): a draw looks at no other card.
+            if from.kind == ZoneKind::Play {
+                for other in self.cards.values_mut() {
+                    if other.attached_to == Some(id) {
+                        other.attached_to = None;
+                    }
                 }
             }
         }
