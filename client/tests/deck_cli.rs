@@ -2,7 +2,7 @@
 //! without a card database, and bad files refused.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use support::fairdeck_in;
 
@@ -170,10 +170,8 @@ fn a_game_starts_with_the_decks_warnings_and_goes_on() {
 
     let dir = tempfile::tempdir().unwrap();
     let (file, data) = mistaken_deck(dir.path());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fairdeck"))
+    let mut child = support::command_in(data.as_ref())
         .args(["practice", "--deck", &file, "--script"])
-        .env("XDG_DATA_HOME", &data)
-        .env("HOME", &data)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()

@@ -66,6 +66,18 @@ pub fn fairdeck_binary() -> &'static Path {
     })
 }
 
+/// A command running [`fairdeck_binary`] as a user without configuration would: no configuration of the user
+/// running the tests (a default relay or name, `untap_draw`, a suite) reaches it. `XDG_CONFIG_HOME` names a
+/// folder that does not exist, and a missing configuration file is an empty one.
+pub fn fairdeck_command() -> Command {
+    let mut command = Command::new(fairdeck_binary());
+    command
+        .env_remove("FAIRDECK_CONFIG")
+        .env_remove("FAIRDECK_RELAY")
+        .env("XDG_CONFIG_HOME", Path::new(env!("CARGO_MANIFEST_DIR")).join("no-config"));
+    command
+}
+
 /// The `fairdeck-relay` binary of this workspace, built with the tests' profile on first use.
 pub fn relay_binary() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
@@ -124,12 +136,11 @@ fn build_binary(package: &str, bin: &str) -> PathBuf {
 /// to its end: its exit code and its last event.
 pub fn run_once(args: &[&str], url: &str) -> (Option<i32>, Value) {
     let data = tempfile::tempdir().expect("temp dir");
-    let output = Command::new(fairdeck_binary())
+    let output = fairdeck_command()
         .args(args)
         .arg("--deck")
         .arg(deck("burn.txt"))
         .args(["--script", "--relay", url])
-        .env_remove("FAIRDECK_RELAY")
         .env("XDG_DATA_HOME", data.path())
         .stdin(Stdio::null())
         .output()
@@ -413,20 +424,19 @@ impl Player {
     /// Starts `fairdeck practice --script` with `args` (what the player brings: `--deck FILE`, or `--pool FILE
     /// --limited sealed ...`), with `temp` as its temporary folder (`TMPDIR`).
     pub fn practice_bringing(name: &'static str, args: &[&OsStr], temp: &Path) -> Player {
-        let mut command = Command::new(fairdeck_binary());
+        let mut command = fairdeck_command();
         command.args(["practice", "--script"]).args(args).env("TMPDIR", temp);
         Player::launch_command(name, command, Arc::new(tempfile::tempdir().expect("temp dir")))
     }
 
     fn launch(name: &'static str, args: Vec<OsString>, data: Arc<tempfile::TempDir>) -> Player {
-        let mut command = Command::new(fairdeck_binary());
+        let mut command = fairdeck_command();
         command.args(args);
         Player::launch_command(name, command, data)
     }
 
     fn launch_command(name: &'static str, mut command: Command, data: Arc<tempfile::TempDir>) -> Player {
         let mut child = command
-            .env_remove("FAIRDECK_RELAY")
             .env("XDG_DATA_HOME", data.path())
             .env("FAIRDECK_FORFEIT_GRACE_SECS", FORFEIT_GRACE_SECS.to_string())
             .stdin(Stdio::piped())
@@ -609,7 +619,7 @@ pub fn settle(host: &mut Player, guest: &mut Player) -> Value {
 
 /// `fairdeck verify JOURNAL` finds no breach of the protocol.
 pub fn verify_clean(journal: &Path) {
-    let output = Command::new(fairdeck_binary()).arg("verify").arg(journal).output().expect("run fairdeck verify");
+    let output = fairdeck_command().arg("verify").arg(journal).output().expect("run fairdeck verify");
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success() && text.contains("no breach"),

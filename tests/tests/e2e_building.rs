@@ -4,9 +4,8 @@
 //! up, and both journals verify clean.
 
 use std::path::Path;
-use std::process::Command;
 
-use fairdeck_e2e::{Player, Relay, end_and_verify, example, fairdeck_binary, settle, zone_cards};
+use fairdeck_e2e::{Player, Relay, end_and_verify, example, fairdeck_command, settle, zone_cards};
 use serde_json::{Value, json};
 
 /// Each player brings this many cards of the pool into the deck, and this many Mountains and Islands.
@@ -45,7 +44,7 @@ type Rows = Vec<(u64, String)>;
 
 /// `fairdeck deck FILE --json`: the main deck's and the sideboard's rows.
 fn read_back(file: &Path) -> (Rows, Rows) {
-    let output = Command::new(fairdeck_binary()).arg("deck").arg(file).arg("--json").output().unwrap();
+    let output = fairdeck_command().arg("deck").arg(file).arg("--json").output().unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let deck: Value = serde_json::from_slice(&output.stdout).unwrap();
     let rows = |section: &str| -> Rows {

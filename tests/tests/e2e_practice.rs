@@ -1,9 +1,9 @@
 //! `fairdeck practice` end to end: a real `fairdeck practice --script` process, whose built-in opponent (the
 //! goldfish) and relay run inside it.
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
-use fairdeck_e2e::{Player, deck, fairdeck_binary, zone_cards};
+use fairdeck_e2e::{Player, deck, fairdeck_command, zone_cards};
 use serde_json::Value;
 
 /// The card `id`'s name, as the last `learned` event at or after event `from` of `seen` gives it.
@@ -115,7 +115,7 @@ fn a_practice_game_refuses_a_bad_deck_file() {
     std::fs::write(&bad, "0 Lightning Bolt\n").unwrap();
     let missing = temp.path().join("missing.txt");
     for (file, reason) in [(&bad, "a count of 0"), (&missing, "No such file")] {
-        let output = Command::new(fairdeck_binary())
+        let output = fairdeck_command()
             .args(["practice", "--script", "--deck"])
             .arg(file)
             .env("TMPDIR", temp.path())

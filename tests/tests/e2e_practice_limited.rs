@@ -3,9 +3,9 @@
 //! `--limited draft`, where the goldfish drafts the packs passed to it.
 
 use std::ffi::OsStr;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
-use fairdeck_e2e::{Player, example, fairdeck_binary, pool_cards, zone_cards};
+use fairdeck_e2e::{Player, example, fairdeck_command, pool_cards, zone_cards};
 use serde_json::Value;
 
 #[test]
@@ -103,7 +103,7 @@ fn a_practice_needs_a_deck_or_a_pool_with_its_format() {
         (&["--deck", cube, "--pool", cube, "--limited", "sealed"][..], "cannot be used with"),
         (&["--pool", cube, "--limited", "rochester"][..], "invalid value 'rochester'"),
     ] {
-        let output = Command::new(fairdeck_binary())
+        let output = fairdeck_command()
             .args(["practice", "--script"])
             .args(args)
             .stdin(Stdio::null())

@@ -3,14 +3,13 @@
 //! --text` tells the game in the table's words.
 
 use std::path::Path;
-use std::process::Command;
 
-use fairdeck_e2e::{Player, Relay, fairdeck_binary, zone_cards};
+use fairdeck_e2e::{Player, Relay, fairdeck_command, zone_cards};
 use serde_json::Value;
 
 /// `fairdeck ARGS`: what it printed, once it exited with success.
 fn fairdeck(args: &[&str]) -> String {
-    let output = Command::new(fairdeck_binary()).args(args).output().expect("run fairdeck");
+    let output = fairdeck_command().args(args).output().expect("run fairdeck");
     let err = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{args:?}: {err}");
     String::from_utf8(output.stdout).expect("UTF-8 output")

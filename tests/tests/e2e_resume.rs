@@ -4,10 +4,10 @@
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use fairdeck_e2e::{
-    FORFEIT_GRACE_SECS, Player, RelayProcess, card_total, deck, fairdeck_binary, public, verify_clean, zone_cards,
+    FORFEIT_GRACE_SECS, Player, RelayProcess, card_total, deck, fairdeck_command, public, verify_clean, zone_cards,
 };
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -179,7 +179,7 @@ fn an_opponent_who_never_returns_forfeits_after_the_grace_and_the_claim_is_kept_
     assert!(back.wait_exit().success());
     assert!(host.wait_exit().success());
     for who in ["host", "guest"] {
-        let output = Command::new(fairdeck_binary())
+        let output = fairdeck_command()
             .arg("verify")
             .arg(dir.path().join(format!("{who}.journal")))
             .output()
@@ -215,7 +215,7 @@ fn a_game_open_in_one_fairdeck_is_refused_to_another_until_that_one_is_killed() 
     let modified = std::fs::metadata(&save).unwrap().modified().unwrap();
     let held = format!("this game is open in another fairdeck (pid {}); close it first", guest.pid());
     for file in [Some(&save), None] {
-        let output = Command::new(fairdeck_binary())
+        let output = fairdeck_command()
             .args(["resume", "--script"])
             .args(file)
             .env("XDG_DATA_HOME", guest.data().path())
@@ -233,8 +233,7 @@ fn a_game_open_in_one_fairdeck_is_refused_to_another_until_that_one_is_killed() 
     }
     assert_eq!(std::fs::read(&save).unwrap(), bytes, "the save is untouched");
     assert_eq!(std::fs::metadata(&save).unwrap().modified().unwrap(), modified, "the save is untouched");
-    let output =
-        Command::new(fairdeck_binary()).arg("games").env("XDG_DATA_HOME", guest.data().path()).output().unwrap();
+    let output = fairdeck_command().arg("games").env("XDG_DATA_HOME", guest.data().path()).output().unwrap();
     let listing = String::from_utf8_lossy(&output.stdout);
     assert!(listing.contains(&format!("(open in fairdeck, pid {})", guest.pid())), "{listing}");
     // The refused process never reached the relay: the guest's seat is still its own.
@@ -355,7 +354,7 @@ fn a_damaged_save_is_refused_by_name_and_left_as_it_is() {
     let lines = bytes.iter().rposition(|&b| b != 0).unwrap() + 1;
     let bytes = &bytes[..lines];
     std::fs::write(&save, &bytes[..bytes.len() * 2 / 3]).unwrap();
-    let output = Command::new(fairdeck_binary())
+    let output = fairdeck_command()
         .args(["resume", "--script"])
         .arg(&save)
         .env("XDG_DATA_HOME", guest.data().path())
@@ -366,15 +365,14 @@ fn a_damaged_save_is_refused_by_name_and_left_as_it_is() {
     assert!(stderr.contains(&save.display().to_string()) && stderr.contains("damaged"), "{stderr}");
     assert_eq!(std::fs::read(&save).unwrap(), &bytes[..bytes.len() * 2 / 3], "nothing is overwritten");
     // Without a file, the damaged save is not taken for the latest game either.
-    let output = Command::new(fairdeck_binary())
+    let output = fairdeck_command()
         .args(["resume", "--script"])
         .env("XDG_DATA_HOME", guest.data().path())
         .output()
         .expect("run fairdeck resume");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("no unfinished game"), "{stderr}");
-    let output =
-        Command::new(fairdeck_binary()).arg("games").env("XDG_DATA_HOME", guest.data().path()).output().unwrap();
+    let output = fairdeck_command().arg("games").env("XDG_DATA_HOME", guest.data().path()).output().unwrap();
     let listing = String::from_utf8_lossy(&output.stdout);
     assert!(listing.contains("unreadable") && listing.contains("damaged"), "{listing}");
     host.send("quit");

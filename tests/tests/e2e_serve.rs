@@ -1,9 +1,9 @@
 //! No internet at all: `fairdeck host --serve ADDR:PORT` serves the relay inside the host's program, and the guest
 //! joins with `--relay` at the URL it prints. Real processes on loopback; a resumed game serves again at its address.
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
-use fairdeck_e2e::{Player, deck, fairdeck_binary, settle, zone_cards};
+use fairdeck_e2e::{Player, deck, fairdeck_command, settle, zone_cards};
 use serde_json::Value;
 
 /// A port free on loopback now (the system's choice, released at once).
@@ -63,7 +63,7 @@ fn a_port_in_use_is_refused_before_the_deck_is_read_or_a_code_made() {
     let listen = taken.local_addr().unwrap().to_string();
     let data = tempfile::tempdir().unwrap();
     // FAIRDECK_RELAY names the usual relay: `--serve` says not this time.
-    let output = Command::new(fairdeck_binary())
+    let output = fairdeck_command()
         .args(["host", "--script", "--serve", &listen, "--deck"])
         .arg(deck("burn.txt"))
         .env("FAIRDECK_RELAY", "ws://127.0.0.1:9/v1")
@@ -84,7 +84,7 @@ fn a_port_in_use_is_refused_before_the_deck_is_read_or_a_code_made() {
 
 #[test]
 fn relay_typed_beside_serve_is_refused_by_the_command_line() {
-    let output = Command::new(fairdeck_binary())
+    let output = fairdeck_command()
         .args(["host", "--script", "--serve", "127.0.0.1:0", "--relay", "ws://127.0.0.1:7171/v1", "--deck"])
         .arg(deck("burn.txt"))
         .env_remove("FAIRDECK_RELAY")

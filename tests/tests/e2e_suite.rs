@@ -5,9 +5,8 @@
 //! about a hundred times slower than ristretto255 in a debug build.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use fairdeck_e2e::{Player, Relay, end_and_verify, fairdeck_binary, public, settle, zone_cards};
+use fairdeck_e2e::{Player, Relay, end_and_verify, fairdeck_command, public, settle, zone_cards};
 use serde_json::Value;
 
 /// A deck of ten cards, each named once, written into `dir`; their names.
@@ -21,7 +20,7 @@ fn ten_cards(dir: &Path) -> (PathBuf, Vec<String>) {
 
 /// `fairdeck ARGS`: what it printed, once it exited with success.
 fn fairdeck(args: &[&str]) -> String {
-    let output = Command::new(fairdeck_binary()).args(args).output().expect("run fairdeck");
+    let output = fairdeck_command().args(args).output().expect("run fairdeck");
     let err = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{args:?}: {err}");
     String::from_utf8(output.stdout).expect("UTF-8 output")

@@ -1,9 +1,7 @@
 //! A match of two games, with sideboarding between them, saved by both players and checked
 //! afterwards with `fairdeck verify`.
 
-use std::process::Command;
-
-use fairdeck_e2e::{Player, Relay, fairdeck_binary, sideboarded_burn};
+use fairdeck_e2e::{Player, Relay, fairdeck_command, sideboarded_burn};
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::{Ristretto255, Suite};
 use fairdeck_shared::engine::Intent;
@@ -12,7 +10,7 @@ use fairdeck_shared::wire::{self, Action, Envelope, Message};
 
 /// `fairdeck verify FILE`: its exit code and what it printed.
 fn verify(file: &std::path::Path) -> (i32, String) {
-    let output = Command::new(fairdeck_binary()).arg("verify").arg(file).output().expect("run fairdeck verify");
+    let output = fairdeck_command().arg("verify").arg(file).output().expect("run fairdeck verify");
     (output.status.code().expect("an exit code"), String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
