@@ -3,7 +3,9 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
+
+mod support;
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/AtomicCards.json");
 
@@ -18,12 +20,7 @@ impl Home {
     }
 
     fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_fairdeck"))
-            .args(args)
-            .env("XDG_DATA_HOME", self.dir.path().join("data"))
-            .env("HOME", self.dir.path())
-            .output()
-            .expect("run fairdeck")
+        support::fairdeck_in(&self.dir.path().join("data"), args)
     }
 
     /// The standard output of a run that must succeed.

@@ -2,9 +2,11 @@
 //! under way.
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use serde_json::Value;
+
+mod support;
 
 const DECK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/decks/burn.txt");
 
@@ -14,10 +16,9 @@ fn quit_while_the_relay_does_not_answer_leaves_at_once_and_cleanly() {
     // so the client would wait out its connect timeout and fail as `unreachable`.
     let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let relay = format!("ws://{}/v1", silent.local_addr().unwrap());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fairdeck"))
+    let data = tempfile::tempdir().unwrap();
+    let mut child = support::command_in(data.path())
         .args(["host", "--deck", DECK, "--script", "--relay", &relay])
-        .env_remove("FAIRDECK_RELAY")
-        .env("XDG_DATA_HOME", tempfile::tempdir().unwrap().path())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()

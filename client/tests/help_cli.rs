@@ -1,11 +1,12 @@
 //! `--help` as the real binary prints it: every command of the table, and on `host --help` every key.
 
-use std::process::Command;
-
 use fairdeck::command::{COMMANDS, shortcuts};
 
+mod support;
+
 fn help(args: &[&str]) -> String {
-    let output = Command::new(env!("CARGO_BIN_EXE_fairdeck")).args(args).output().expect("run fairdeck");
+    let data = tempfile::tempdir().unwrap();
+    let output = support::fairdeck_in(data.path(), args);
     assert!(output.status.success(), "{output:?}");
     String::from_utf8(output.stdout).expect("UTF-8 help")
 }

@@ -1,8 +1,8 @@
 //! `fairdeck rng shuffle`, run as a user would, against the published vectors.
 
-use std::process::Command;
-
 use serde::Deserialize;
+
+mod support;
 
 #[derive(Deserialize)]
 struct Vectors {
@@ -18,7 +18,8 @@ struct Case {
 }
 
 fn fairdeck(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_fairdeck")).args(args).output().expect("run fairdeck")
+    let data = tempfile::tempdir().unwrap();
+    support::fairdeck_in(data.path(), args)
 }
 
 #[test]

@@ -1,5 +1,8 @@
 //! What the command-line tests share: fairdeck run as a user would, with its own data folder.
 
+// Each test crate compiles this module and uses a part of it.
+#![allow(dead_code)]
+
 use std::path::Path;
 use std::process::{Command, Output};
 
