@@ -590,35 +590,7 @@ fn print_line(text: String) -> anyhow::Result<()> {
 fn print_games(dir: &std::path::Path) -> anyhow::Result<()> {
     let listed = fairdeck::save::list(dir)?;
     let mut stdout = std::io::stdout().lock();
-    if listed.is_empty() {
-        writeln!(stdout, "No saved games in {}", dir.display())?;
-        return Ok(());
-    }
-    writeln!(stdout, "{:<10} {:<16} {:<20} {:<20} {:>5}  FILE", "STATE", "OPPONENT", "STARTED", "LAST MOVE", "MOVES")?;
-    for entry in listed {
-        let file = entry.path.display();
-        match entry.summary {
-            Ok(game) => {
-                let opponent = game.opponent.as_deref().unwrap_or("—");
-                let opponent: String = opponent.chars().take(16).collect();
-                let open = match entry.in_use {
-                    Some(fairdeck::save::InUse { pid: Some(pid) }) => format!("  (open in fairdeck, pid {pid})"),
-                    Some(fairdeck::save::InUse { pid: None }) => "  (open in fairdeck)".to_string(),
-                    None => String::new(),
-                };
-                writeln!(
-                    stdout,
-                    "{:<10} {:<16} {:<20} {:<20} {:>5}  {file}{open}",
-                    game.status.as_str(),
-                    opponent,
-                    fairdeck::save::format_time(game.started),
-                    fairdeck::save::format_time(game.last),
-                    game.moves,
-                )?;
-            }
-            Err(error) => writeln!(stdout, "{:<10} {error}", "unreadable")?,
-        }
-    }
+    writeln!(stdout, "{}", fairdeck::games::table(dir, &listed))?;
     Ok(())
 }
 

@@ -1,4 +1,11 @@
-//! Plain text for narrow places: the terminal table's panes and help, and `--help`.
+//! Plain text for narrow places: the terminal table's panes and help, and `--help`; and text from the opponent
+//! made safe to write to a terminal.
+
+/// Text from the opponent (names, chat, card names) with control characters replaced: written raw to
+/// the terminal, an escape sequence could rewrite the screen or worse.
+pub fn clean(text: &str) -> String {
+    text.chars().map(|c| if c.is_control() { '\u{fffd}' } else { c }).collect()
+}
 
 /// Splits text into rows of at most `width` characters, at spaces where it can.
 pub fn wrap(text: &str, width: usize) -> Vec<String> {

@@ -6,6 +6,8 @@ use fairdeck_shared::crypto::{CardInstance, Group};
 use fairdeck_shared::engine::Engine;
 use fairdeck_shared::table::{CardId, PowerToughness, Table, ZoneId, ZoneKind};
 
+use crate::text::clean;
+
 /// Zones in the order the screen lists their counts.
 pub const ZONE_ORDER: [ZoneKind; 6] =
     [ZoneKind::Library, ZoneKind::Hand, ZoneKind::Graveyard, ZoneKind::Exile, ZoneKind::Sideboard, ZoneKind::Play];
@@ -224,10 +226,4 @@ impl SideView {
     pub fn count(&self, kind: ZoneKind) -> usize {
         self.counts.iter().find(|(k, _)| *k == kind).map_or(0, |(_, n)| *n)
     }
-}
-
-/// Text from the opponent (names, chat, card names) with control characters replaced: written raw to
-/// the terminal, an escape sequence could rewrite the screen or worse.
-pub fn clean(text: &str) -> String {
-    text.chars().map(|c| if c.is_control() { '\u{fffd}' } else { c }).collect()
 }
