@@ -196,6 +196,21 @@ fn an_alert_is_red_bold_and_marked() {
     assert_ne!(buffer[(x, y)].fg, Color::Red);
 }
 
+#[test]
+fn the_opponents_words_reach_the_screen_without_their_control_characters() {
+    let mut pair = ready_pair();
+    // The opponent names a phase and a player value of its own: a window title and a screen clear in each.
+    act(&mut pair, Seat::Guest, "phase \u{1b}]2;PWNED\u{7}\u{1b}[2Jmain");
+    act(&mut pair, Seat::Guest, "player-counter \u{1b}]2;X\u{7}poison +1");
+    let view = view_of(&pair, Seat::Host);
+    assert_eq!(view.table.phase, "\u{fffd}]2;PWNED\u{fffd}\u{fffd}[2Jmain");
+    let values: Vec<&String> = view.table.opponent.values.iter().map(|(key, _)| key).collect();
+    assert_eq!(values, ["\u{fffd}]2;X\u{fffd}poison"]);
+    let text = screen(&draw(&view, WIDTH, HEIGHT));
+    assert!(text.chars().all(|c| c == '\n' || !c.is_control()), "{text:?}");
+    assert!(text.contains("\u{fffd}]2;PWNED"), "{text}");
+}
+
 /// How the `?` help shows a key: the key, then the line it runs or the usage of the command it types.
 fn shown(shortcut: &Shortcut) -> String {
     let command = if shortcut.line.starts_with(&shortcut.spec.usage()) || shortcut.prefill {

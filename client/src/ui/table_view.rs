@@ -175,7 +175,7 @@ impl TableView {
             opponent: SideView::of(engine, table, me.opponent(), unnamed(me.opponent(), "You", "Opponent")),
             turn: table.turn,
             my_turn: active.map(|seat| seat == me),
-            phase: table.phase.clone(),
+            phase: clean(&table.phase),
             // The chooser has chosen once the first turn is on; nobody chooses in a game that is over.
             chooser: engine.chooser().filter(|_| table.turn == 0 && !over).map(side),
             // A concession is the end: the deck audit (`is_ended`) may follow or not.
