@@ -101,7 +101,7 @@ pub fn load_from_env() -> Result<Config, ConfigError> {
 /// Reads and checks the file at `place`; a missing file is an empty configuration unless it was named.
 pub fn load(place: &ConfigPath) -> Result<Config, ConfigError> {
     let path = place.path.display().to_string();
-    match std::fs::read_to_string(&place.path) {
+    match crate::file::read_text_at_most(&place.path, crate::file::SETTINGS_BYTES) {
         Ok(text) => parse(&place.path, &text),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound && !place.explicit => Ok(Config::default()),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Err(ConfigError::Missing { path }),

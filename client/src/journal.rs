@@ -22,7 +22,8 @@ pub fn show_file(path: &Path) -> anyhow::Result<String> {
 /// The journal at `path`: a journal written by `--record`, or a game's save, which holds its journal. What
 /// `verify`, `journal show` and `replay` read.
 pub fn read_file(path: &Path) -> anyhow::Result<Journal> {
-    let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+    let bytes = crate::file::read_at_most(path, crate::file::GAME_BYTES)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
     match journal::decode(&bytes) {
         Ok(journal) => Ok(journal),
         Err(not_journal) => crate::save::load(path).map(|saved| saved.journal).map_err(|not_save| {

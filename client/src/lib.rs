@@ -6,6 +6,7 @@ pub mod code;
 pub mod command;
 pub mod config;
 pub mod deck;
+pub mod file;
 pub mod games;
 pub mod journal;
 pub mod play;

@@ -484,7 +484,7 @@ fn pid_file(save: &Path) -> PathBuf {
 /// The process the pid file of a save names, if it can be read: only a hint for the message, since the lock,
 /// not this file, says whether a process holds the save.
 fn holder(save: &Path) -> Option<u32> {
-    std::fs::read_to_string(pid_file(save)).ok()?.trim().parse().ok()
+    crate::file::read_text_at_most(&pid_file(save), 64).ok()?.trim().parse().ok()
 }
 
 /// Whether another process holds the save at `path`, as `fairdeck games` shows it: `Some` with its pid (if it
@@ -523,7 +523,8 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
 /// Reads a save back, checking every line.
 pub fn load(path: &Path) -> Result<Saved, SaveError> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| SaveError::Read { path: name.clone(), reason: e.to_string() })?;
+    let bytes = crate::file::read_at_most(path, crate::file::GAME_BYTES)
+        .map_err(|e| SaveError::Read { path: name.clone(), reason: e.to_string() })?;
     let damaged = |line: usize, reason: &str| SaveError::Damaged { path: name.clone(), line, reason: reason.into() };
     // The room made ahead is not the save's (no line holds a zero byte).
     let end = bytes.iter().rposition(|&b| b != 0).map_or(0, |last| last + 1);

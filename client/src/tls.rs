@@ -45,7 +45,8 @@ pub fn client_config(ca: Option<&Path>) -> Result<Arc<ClientConfig>, CaError> {
 }
 
 fn read_certificates(path: &Path) -> Result<Vec<CertificateDer<'static>>, CaError> {
-    let text = std::fs::read(path).map_err(|error| CaError::Read { path: shown(path), reason: error.to_string() })?;
+    let text = crate::file::read_at_most(path, crate::file::SETTINGS_BYTES)
+        .map_err(|error| CaError::Read { path: shown(path), reason: error.to_string() })?;
     let certificates = CertificateDer::pem_slice_iter(&text)
         .collect::<Result<Vec<_>, _>>()
         .map_err(|error| CaError::Unusable { path: shown(path), reason: error.to_string() })?;

@@ -75,6 +75,12 @@ fn a_bad_file_is_an_error_naming_the_file_and_line() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains(&format!("{} (named by FAIRDECK_CONFIG) does not exist", absent.display())), "{stderr}");
+
+    // A file without an end (a wrong variable) is refused once it passes the limit, not read to its end.
+    let output = fairdeck(Path::new("/dev/zero"), None, &host);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("cannot read the configuration file /dev/zero: the file is larger than 1 MiB"), "{stderr}");
 }
 
 #[test]

@@ -80,6 +80,9 @@ fn bad_files_are_refused_with_their_line() {
         (write("binary.dec", b"4 Lightning Bolt\n\xff\xfe\n"), "not UTF-8 text"),
         (write("broken.cod", b"<cockatrice_deck>\n<zone name=\"main\">\n"), "ends inside `<zone>`"),
         (dir.path().join("missing.txt").display().to_string(), "cannot read the deck file"),
+        // A wrong path: nothing to read it to its end.
+        ("/dev/zero".to_string(), "the file is larger than 4 MiB, the most fairdeck reads of such a file"),
+        (sparse(dir.path(), (4 << 20) + 1), "the file is larger than 4 MiB"),
     ];
     for (path, needle) in cases {
         for json in [false, true] {
@@ -94,6 +97,13 @@ fn bad_files_are_refused_with_their_line() {
             assert!(stderr.contains(needle) && stderr.contains(&path), "{path}: `{stderr}` should mention `{needle}`");
         }
     }
+}
+
+/// A file of `len` zero bytes in `dir`, made without writing them.
+fn sparse(dir: &Path, len: u64) -> String {
+    let path = dir.join("sparse.txt");
+    std::fs::File::create(&path).unwrap().set_len(len).unwrap();
+    path.display().to_string()
 }
 
 /// A deck with mistakes a database catches, its file, and a data folder with the fixture database imported.

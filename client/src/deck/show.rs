@@ -13,7 +13,8 @@ use super::{detect_format, read_deck_as};
 /// one) and prints it as text (`to_text`) or JSON (`to_json`). A file that cannot be read or is not a deck is an
 /// error naming the file, its line and column.
 pub fn show_file(path: &Path, json: bool, limited: bool) -> anyhow::Result<String> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read the deck file {}", path.display()))?;
+    let bytes = crate::file::read_at_most(path, crate::file::DECK_BYTES)
+        .with_context(|| format!("cannot read the deck file {}", path.display()))?;
     let text = String::from_utf8(bytes)
         .map_err(|_| anyhow::anyhow!("{}: not a deck list: the file is not UTF-8 text", path.display()))?;
     let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();

@@ -9,6 +9,7 @@ use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::{Group, Modp2048, Ristretto255, Suite};
 use fairdeck_shared::engine::{Engine, EngineConfig, Event, LimitedConfig, PoolList, PoolSource};
 use fairdeck_shared::journal::{self, Journal};
+use fairdeck_shared::pool::set::MAX_SET_FILE_BYTES;
 use fairdeck_shared::wire::{LimitedFormat, PoolHash};
 use sha2::{Digest, Sha256};
 
@@ -124,7 +125,7 @@ pub(super) fn read_deck(path: &Path) -> Result<Deck, SessionError> {
 /// Reads and parses a deck file, keeping what its checks need.
 pub(super) fn read_checked_deck(path: &Path) -> Result<ReadDeck, SessionError> {
     let deck_error = |reason: String| SessionError::Deck { path: path.display().to_string(), reason };
-    let text = std::fs::read_to_string(path).map_err(|e| deck_error(e.to_string()))?;
+    let text = crate::file::read_text_at_most(path, crate::file::DECK_BYTES).map_err(|e| deck_error(e.to_string()))?;
     let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     deck::read_deck(&file_name, &text).map_err(|e| deck_error(e.to_string()))
 }
@@ -133,7 +134,7 @@ pub(super) fn read_checked_deck(path: &Path) -> Result<ReadDeck, SessionError> {
 /// pool (main deck, sideboard and commanders alike); and the hash of its bytes, which both players' files must share.
 pub(super) fn read_pool(path: &Path) -> Result<PoolList, SessionError> {
     let pool_error = |reason: String| SessionError::Deck { path: path.display().to_string(), reason };
-    let bytes = std::fs::read(path).map_err(|e| pool_error(e.to_string()))?;
+    let bytes = crate::file::read_at_most(path, MAX_SET_FILE_BYTES as u64).map_err(|e| pool_error(e.to_string()))?;
     let hash = PoolHash(Sha256::digest(&bytes).into());
     if bytes.trim_ascii_start().starts_with(b"{") {
         return Ok(PoolList { hash, source: PoolSource::Set(bytes) });
