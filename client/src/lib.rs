@@ -8,6 +8,7 @@ pub mod config;
 pub mod deck;
 pub mod file;
 pub mod games;
+pub mod input_lines;
 pub mod journal;
 pub mod play;
 pub mod practice;

@@ -10,8 +10,10 @@ use fairdeck_shared::engine::{ChosenBy, DifferenceCheck, Engine, Event, GameEnd}
 use fairdeck_shared::table::{CardId, Knowledge, ZoneId, ZoneKind};
 use fairdeck_shared::wire::{Action, PeekPurpose};
 use serde::Serialize;
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, Lines};
+use tokio::io::AsyncBufRead;
 
+use crate::command::ErrorKind;
+use crate::input_lines::{InputLines, Refused};
 use crate::play::Play;
 use crate::session::{Frontend, Output, SessionError};
 use crate::ui::table_view::TableSource;
@@ -43,7 +45,7 @@ where
     R: AsyncBufRead + Unpin,
     W: Write,
 {
-    let mut front = Script { lines: input.lines(), out };
+    let mut front = Script { lines: InputLines::new(input), out };
     let result = game.play(&mut front).await;
     if let Err(error) = &result {
         // Best effort: the error also goes to stderr from the binary.
@@ -53,14 +55,23 @@ where
 }
 
 struct Script<R, W> {
-    lines: Lines<R>,
+    lines: InputLines<R>,
     out: W,
 }
 
 impl<R: AsyncBufRead + Unpin, W: Write> Frontend for Script<R, W> {
     async fn next_line(&mut self) -> Option<String> {
-        // `next_line` is cancel-safe, as the session requires. A read error ends the input like its end.
-        self.lines.next_line().await.ok().flatten()
+        // `InputLines::next` is cancel-safe, as the session requires. A read error ends the input like its end.
+        loop {
+            match self.lines.next().await?.taken() {
+                Ok(text) => return Some(text),
+                Err(Refused { start, reason }) => {
+                    let refused = Output::CommandError { kind: ErrorKind::BadCommand, command: start, message: reason };
+                    // Best effort, as every event: a script that stopped reading learns nothing more.
+                    let _ = emit(&mut self.out, &refused);
+                }
+            }
+        }
     }
 
     /// Each output as it serializes, but for those that need the engine to be written, and those not for scripts:
@@ -494,7 +505,7 @@ mod tests {
 
     /// The lines scripted mode writes for `outputs`.
     fn lines(outputs: Vec<Output>) -> Vec<String> {
-        let mut front = Script { lines: tokio::io::BufReader::new(&b""[..]).lines(), out: Vec::new() };
+        let mut front = Script { lines: InputLines::new(&b""[..]), out: Vec::new() };
         for output in outputs {
             front.show(output, &engine()).expect("an output is written");
         }

@@ -139,6 +139,24 @@ fn a_practice_game_refuses_a_bad_deck_file() {
 }
 
 #[test]
+fn an_overlong_line_is_refused_and_the_script_goes_on() {
+    let temp = tempfile::tempdir().expect("temp dir");
+    let mut player = Player::practice("player", &deck("burn.txt"), temp.path());
+    player.expect_event("ready");
+    // A program that forgot its line ends for a while: 100 KiB in one line.
+    player.send(&format!("say {}", "x".repeat(100 * 1024)));
+    let refused = player.expect_event("error");
+    assert_eq!(refused["kind"], "bad_command", "{refused}");
+    assert_eq!(refused["message"], "the line is longer than 64 KiB", "{refused}");
+    assert_eq!(refused["command"], format!("say {}…", "x".repeat(36)), "{refused}");
+    player.send("draw 1");
+    player.wait_idle();
+    assert_eq!(zone_cards(&player.table(), "host hand").len(), 1, "the next line is taken");
+    player.send("quit");
+    assert!(player.wait_exit().success(), "exit 0; saw {:#?}", player.seen);
+}
+
+#[test]
 fn a_script_typed_all_at_once_runs_in_order_before_its_quit() {
     let temp = tempfile::tempdir().expect("temp dir");
     let mut player = Player::practice("player", &deck("burn.txt"), temp.path());

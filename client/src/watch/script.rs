@@ -8,11 +8,12 @@ use fairdeck_shared::Seat;
 use fairdeck_shared::engine::Event;
 use fairdeck_shared::wire::MessageKind;
 use serde::Serialize;
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, Lines};
+use tokio::io::AsyncBufRead;
 
 use super::error::WatchError;
 use super::run::{Ended, WatchFront, WatchOptions, watch};
 use super::spectator::{News, Spectator};
+use crate::input_lines::InputLines;
 use crate::script::{emit, emit_event, emit_table};
 
 /// The lines besides the game's own `table` and `alert`: names and fields are stable.
@@ -48,13 +49,18 @@ enum WatchEvent {
 }
 
 struct Script<R, W> {
-    lines: Lines<R>,
+    lines: InputLines<R>,
     out: W,
 }
 
 impl<R: AsyncBufRead + Unpin, W: Write> WatchFront for Script<R, W> {
     async fn next_line(&mut self) -> Option<String> {
-        self.lines.next_line().await.ok().flatten()
+        // A refused line is no command a spectator has, as any unknown line: skipped.
+        loop {
+            if let Ok(text) = self.lines.next().await?.taken() {
+                return Some(text);
+            }
+        }
     }
 
     fn watching(&mut self, watcher: u8) -> std::io::Result<()> {
@@ -84,7 +90,7 @@ where
     R: AsyncBufRead + Unpin,
     W: Write,
 {
-    let mut front = Script { lines: input.lines(), out };
+    let mut front = Script { lines: InputLines::new(input), out };
     let result = watch(options, &mut front).await;
     if let Err(error) = &result {
         // Best effort: the error also goes to stderr from the binary.
