@@ -32,11 +32,12 @@ pub fn read_text_at_most(path: &Path, limit: u64) -> io::Result<String> {
 
 /// `limit` in the largest binary unit that divides it.
 fn size(limit: u64) -> String {
-    match limit {
-        0 => "0 bytes".into(),
-        _ if limit.is_multiple_of(1 << 20) => format!("{} MiB", limit >> 20),
-        _ if limit.is_multiple_of(1 << 10) => format!("{} KiB", limit >> 10),
-        _ => format!("{limit} bytes"),
+    if limit.is_multiple_of(1 << 20) {
+        format!("{} MiB", limit >> 20)
+    } else if limit.is_multiple_of(1 << 10) {
+        format!("{} KiB", limit >> 10)
+    } else {
+        format!("{limit} bytes")
     }
 }
 

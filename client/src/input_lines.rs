@@ -77,15 +77,17 @@ impl<R: AsyncBufRead + Unpin> InputLines<R> {
     }
 
     fn finish(&mut self) -> Line {
-        let bytes = std::mem::take(&mut self.line);
+        let mut bytes = std::mem::take(&mut self.line);
+        let start = |bytes: &[u8]| String::from_utf8_lossy(bytes).chars().take(QUOTED_CHARS).collect::<String>();
         if std::mem::take(&mut self.skipping) {
-            let start: String = String::from_utf8_lossy(&bytes).chars().take(QUOTED_CHARS).collect();
-            return Line::TooLong(format!("{start}…"));
+            return Line::TooLong(format!("{}…", start(&bytes)));
         }
-        let bytes = bytes.strip_suffix(b"\r").unwrap_or(&bytes);
-        match String::from_utf8(bytes.to_vec()) {
+        if bytes.last() == Some(&b'\r') {
+            bytes.pop();
+        }
+        match String::from_utf8(bytes) {
             Ok(text) => Line::Text(text),
-            Err(_) => Line::NotText(String::from_utf8_lossy(bytes).chars().take(QUOTED_CHARS).collect()),
+            Err(error) => Line::NotText(start(error.as_bytes())),
         }
     }
 }
