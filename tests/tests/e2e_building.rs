@@ -90,6 +90,14 @@ fn both_players_build_at_the_table_play_and_sideboard_from_the_pool() {
     assert!(refused["message"].as_str().unwrap().contains("holds 1 copy"), "{refused}");
     host.send("add Black Lotus");
     assert_eq!(host.expect_event("error")["kind"], "unknown_card");
+    // The whole pool in at once, then everything out again, the basic land with it.
+    host.send("add 1 island");
+    host.send("add all");
+    host.expect_event("building");
+    let deal = DEAL as usize;
+    assert_eq!(host.expect_event("building"), json!({"event": "building", "cards": deal, "lands": 1, "left": 0}));
+    host.send("remove all");
+    assert_eq!(host.expect_event("building"), json!({"event": "building", "cards": 0, "lands": 0, "left": deal}));
 
     for (player, pool) in [&mut host, &mut guest].into_iter().zip(&pools) {
         build(player, pool);

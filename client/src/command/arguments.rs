@@ -318,7 +318,13 @@ pub fn build(a: &Args) -> Result<Command, String> {
 }
 
 /// `add [N] NAME` and `remove [N] NAME`: the name as typed, in quotes or bare.
-pub fn build_card(a: &Args, step: fn(u32, String) -> BuildStep) -> Result<Command, String> {
+pub fn build_card(a: &Args, step: fn(u32, String) -> BuildStep, all: BuildStep) -> Result<Command, String> {
+    // No card is named just "All": a bare `all` means the whole pool (or deck), any other words a card's name.
+    if let [word] = a.words[..]
+        && word.eq_ignore_ascii_case("all")
+    {
+        return Ok(Command::Building(all));
+    }
     let (count, name) = match a.words[..] {
         [first, ref name @ ..] if !name.is_empty() && first.chars().all(|c| c.is_ascii_digit()) => {
             (first.parse::<u32>().map_err(|_| a.usage_with("N a whole number"))?, name)

@@ -170,6 +170,22 @@ mod tests {
     }
 
     #[test]
+    fn building_reads_a_count_and_a_name_or_all() {
+        let host = Seat::Host;
+        let step = |line| match parse(line, host) {
+            Ok(Command::Building(step)) => Ok(step),
+            other => Err(other),
+        };
+        assert_eq!(step("add 2 lightning bolt"), Ok(BuildStep::Add(2, "lightning bolt".into())));
+        assert_eq!(step("add \"Goblin Guide\""), Ok(BuildStep::Add(1, "Goblin Guide".into())));
+        assert_eq!(step("add ALL"), Ok(BuildStep::AddPool));
+        assert_eq!(step("remove all"), Ok(BuildStep::RemoveAll));
+        assert_eq!(step("add all is dust"), Ok(BuildStep::Add(1, "all is dust".into())), "a card's name");
+        assert_eq!(step("remove 1 all is dust"), Ok(BuildStep::Remove(1, "all is dust".into())));
+        assert!(step("add 0 all").is_err());
+    }
+
+    #[test]
     fn mill_parses_a_count_of_one_or_more() {
         let host = Seat::Host;
         assert_eq!(parse("mill 3", host), Ok(Command::OnTable(TableAct::Mill(3))));

@@ -91,6 +91,10 @@ pub enum BuildStep {
     Add(u32, String),
     /// This many copies of the card named out of the deck.
     Remove(u32, String),
+    /// `add all`: every card of the pool into the deck.
+    AddPool,
+    /// `remove all`: the deck emptied, its basic lands too.
+    RemoveAll,
     /// The deck's basic lands are these, no others.
     Basics(Vec<(u32, BasicLand)>),
     /// The pool by name, with how many of each are in the deck.

@@ -528,20 +528,20 @@ pub static BUILD: Spec = Spec {
 
 pub static ADD: Spec = Spec {
     name: "add",
-    args: "[N] NAME",
-    about: "limited play: N copies into your deck",
+    args: "[N] NAME | all",
+    about: "limited play: N copies into your deck, or the whole pool",
     example: "add 2 lightning bolt",
     keys: &[Key::Prefills('a')],
-    parse: |a| read::build_card(a, BuildStep::Add),
+    parse: |a| read::build_card(a, BuildStep::Add, BuildStep::AddPool),
 };
 
 pub static REMOVE: Spec = Spec {
     name: "remove",
-    args: "[N] NAME",
-    about: "limited play: N copies out of your deck",
+    args: "[N] NAME | all",
+    about: "limited play: N copies out of your deck, or all it holds",
     example: "remove 1 lightning bolt",
     keys: &[Key::Prefills('x')],
-    parse: |a| read::build_card(a, BuildStep::Remove),
+    parse: |a| read::build_card(a, BuildStep::Remove, BuildStep::RemoveAll),
 };
 
 pub static BASICS: Spec = Spec {

@@ -150,6 +150,19 @@ impl Build {
         Ok(self.tally())
     }
 
+    /// `add all`: every card of the pool in the deck (its basic lands as they were).
+    pub fn add_pool(&mut self) -> Tally {
+        self.deck = self.pool.clone();
+        self.tally()
+    }
+
+    /// `remove all`: no card in the deck, pool card or basic land.
+    pub fn remove_all(&mut self) -> Tally {
+        self.deck.clear();
+        self.basics.clear();
+        self.tally()
+    }
+
     /// `basics N LAND...`: the deck's basic lands are these, no others.
     pub fn set_basics(&mut self, lands: &[(u32, BasicLand)]) -> Tally {
         self.basics.clear();
@@ -301,6 +314,17 @@ mod tests {
         let bolt = listing.iter().find(|line| line.name == "Lightning Bolt").unwrap();
         assert_eq!((bolt.copies, bolt.in_deck), (2, 1));
         assert_eq!(listing.len(), 5, "one line per name");
+    }
+
+    #[test]
+    fn the_whole_pool_goes_in_and_everything_comes_out() {
+        let mut build = pool();
+        build.add(1, "Lightning Bolt").unwrap();
+        build.set_basics(&[(8, BasicLand::Mountain)]);
+        assert_eq!(build.add_pool(), Tally { cards: 6, lands: 8, left: 0 }, "no copy twice; the lands stay");
+        assert_eq!(build.add(1, "Goblin Guide").unwrap_err().0, ErrorKind::NotInPool);
+        assert_eq!(build.remove_all(), Tally { cards: 0, lands: 0, left: 6 });
+        assert_eq!(build.deck().unwrap_err().0, ErrorKind::Refused, "the deck is empty");
     }
 
     #[test]

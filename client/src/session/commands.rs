@@ -265,6 +265,8 @@ impl<G: Group> SessionCore<G> {
         let shown = match step {
             BuildStep::Add(count, name) => build.add(count, &name).map(Output::Building),
             BuildStep::Remove(count, name) => build.remove(count, &name).map(Output::Building),
+            BuildStep::AddPool => Ok(Output::Building(build.add_pool())),
+            BuildStep::RemoveAll => Ok(Output::Building(build.remove_all())),
             BuildStep::Basics(lands) => Ok(Output::Building(build.set_basics(&lands))),
             BuildStep::ShowPool => Ok(Output::PoolListed { cards: build.listing() }),
         };
