@@ -114,3 +114,20 @@ fn a_practice_needs_a_deck_or_a_pool_with_its_format() {
         assert!(stderr.contains(said), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn a_pool_file_that_cannot_be_read_is_named_as_the_pool() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing-pool.txt");
+    let output = fairdeck_command()
+        .args(["practice", "--script", "--limited", "sealed", "--pool"])
+        .arg(&missing)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run fairdeck practice");
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let event: Value = serde_json::from_slice(&output.stdout).expect("one error event");
+    assert_eq!(event["kind"], "pool", "{event}");
+    let message = event["message"].as_str().unwrap();
+    assert!(message.starts_with(&format!("cannot read the pool file {}", missing.display())), "{message}");
+}

@@ -13,6 +13,8 @@ use crate::tls::CaError;
 pub enum SessionError {
     #[error("cannot read the deck file {path}: {reason}")]
     Deck { path: String, reason: String },
+    #[error("cannot read the pool file {path}: {reason}")]
+    PoolFile { path: String, reason: String },
     #[error("the pool file {path} cannot give this match: {reason}")]
     Pool { path: String, reason: String },
     #[error("cannot write the game's journal to {path}: {reason}")]
@@ -56,7 +58,7 @@ impl SessionError {
     pub fn kind(&self) -> &'static str {
         match self {
             SessionError::Deck { .. } => "deck",
-            SessionError::Pool { .. } => "pool",
+            SessionError::PoolFile { .. } | SessionError::Pool { .. } => "pool",
             SessionError::Record { .. } => "record",
             SessionError::Unreachable { .. } => "unreachable",
             SessionError::Certificate { .. } => "certificate",

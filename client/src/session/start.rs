@@ -133,7 +133,7 @@ pub(super) fn read_checked_deck(path: &Path) -> Result<ReadDeck, SessionError> {
 /// Reads a pool file: an MTGJSON set file (JSON, which the engine reads), or any deck file, each copy a card of the
 /// pool (main deck, sideboard and commanders alike); and the hash of its bytes, which both players' files must share.
 pub(super) fn read_pool(path: &Path) -> Result<PoolList, SessionError> {
-    let pool_error = |reason: String| SessionError::Deck { path: path.display().to_string(), reason };
+    let pool_error = |reason: String| SessionError::PoolFile { path: path.display().to_string(), reason };
     let bytes = crate::file::read_at_most(path, MAX_SET_FILE_BYTES as u64).map_err(|e| pool_error(e.to_string()))?;
     let hash = PoolHash(Sha256::digest(&bytes).into());
     if bytes.trim_ascii_start().starts_with(b"{") {
