@@ -20,6 +20,10 @@ pub const ENDPOINT_PATH: &str = "/v1";
 /// Largest control (text) message the relay reads. Control messages are a few dozen bytes.
 pub const MAX_CONTROL_BYTES: usize = 1024;
 
+/// The most a relay's `max_message_bytes` may be: no message from a relay is larger, so a client refuses one that
+/// is rather than hold it.
+pub const MAX_MESSAGE_BYTES_CEILING: usize = 16 * 1024 * 1024;
+
 /// Longest client version string kept; longer ones are cut.
 pub const MAX_CLIENT_VERSION_CHARS: usize = 64;
 

@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use fairdeck_relay_protocol::MAX_MESSAGE_BYTES_CEILING;
 use thiserror::Error;
 
 /// Every bound the relay enforces. `Default` gives the production values documented in `docs/RELAY.md`.
@@ -101,8 +102,8 @@ impl Limits {
             if value < min { Err(LimitsError::TooSmall { name, min }) } else { Ok(()) }
         };
         at_least("max_message_bytes", self.max_message_bytes as u64, 1024)?;
-        if self.max_message_bytes > 16 * 1024 * 1024 {
-            return Err(LimitsError::TooLarge { name: "max_message_bytes", max: 16 * 1024 * 1024 });
+        if self.max_message_bytes > MAX_MESSAGE_BYTES_CEILING {
+            return Err(LimitsError::TooLarge { name: "max_message_bytes", max: MAX_MESSAGE_BYTES_CEILING as u64 });
         }
         // The queue must hold at least one largest message, or every large frame would cut the reader off.
         at_least("queue_bytes", self.queue_bytes as u64, self.max_message_bytes as u64)?;

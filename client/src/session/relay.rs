@@ -5,9 +5,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use fairdeck_relay_protocol::{CHALLENGE_BYTES, ClientMessage, ErrorCode, ServerMessage};
+use fairdeck_relay_protocol::{CHALLENGE_BYTES, ClientMessage, ErrorCode, MAX_MESSAGE_BYTES_CEILING, ServerMessage};
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::{self, Message};
 use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
 
@@ -119,7 +120,12 @@ pub(super) async fn claim_seat(
 /// `wss://` goes through rustls with `tls`; `ws://` ignores it.
 async fn connect(url: &str, tls: &Arc<rustls::ClientConfig>) -> Result<Ws, tungstenite::Error> {
     let connector = Connector::Rustls(tls.clone());
-    let (ws, _response) = tokio_tungstenite::connect_async_tls_with_config(url, None, true, Some(connector)).await?;
+    // A relay sends nothing larger than it may take; the library's default would hold 64 MiB.
+    let limits = WebSocketConfig::default()
+        .max_message_size(Some(MAX_MESSAGE_BYTES_CEILING))
+        .max_frame_size(Some(MAX_MESSAGE_BYTES_CEILING));
+    let (ws, _response) =
+        tokio_tungstenite::connect_async_tls_with_config(url, Some(limits), true, Some(connector)).await?;
     Ok(ws)
 }
 
@@ -204,5 +210,37 @@ mod tests {
         assert_eq!(host_of("wss://user@localhost:9/v1"), "localhost");
         assert_eq!(host_of("wss://[::1]:9/v1"), "::1");
         assert_eq!(host_of("ws://127.0.0.1:7171"), "127.0.0.1");
+    }
+
+    /// A relay that sends a binary message of `len` bytes in two frames (each within the library's default frame
+    /// limit), then its welcome.
+    async fn relay_sending(len: usize) -> String {
+        use tokio_tungstenite::tungstenite::protocol::frame::Frame;
+        use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("ws://{}/v1", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            let (tcp, _) = listener.accept().await.unwrap();
+            let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
+            let welcome = r#"{"type":"welcome","relay":"r","protocol":1,"max_message_bytes":65536,"hold_ms":1,"waiting_ms":1,"challenge":"00000000000000000000000000000000000000000000000000000000000000ff"}"#;
+            let first = Frame::message(vec![7; len / 2], OpCode::Data(Data::Binary), false);
+            let rest = Frame::message(vec![7; len - len / 2], OpCode::Data(Data::Continue), true);
+            // The client may already have refused the message and gone: what follows can fail.
+            for message in [Message::Frame(first), Message::Frame(rest), Message::text(welcome)] {
+                let _ = ws.send(message).await;
+            }
+        });
+        url
+    }
+
+    #[tokio::test]
+    async fn a_message_larger_than_any_relay_may_send_is_refused() {
+        let tls = crate::tls::client_config(None).unwrap();
+        let opened = open_relay(&relay_sending(MAX_MESSAGE_BYTES_CEILING).await, &tls).await;
+        assert_eq!(opened.map(|opened| opened.max_frame).ok(), Some(65536), "the largest a relay may send is read");
+        match open_relay(&relay_sending(MAX_MESSAGE_BYTES_CEILING + 1).await, &tls).await {
+            Err(SessionError::Lost(reason)) => assert!(reason.contains("too long"), "{reason}"),
+            other => panic!("a message over the ceiling was taken: {:?}", other.map(|opened| opened.max_frame)),
+        }
     }
 }
