@@ -139,6 +139,8 @@ pub struct Metrics {
     pub cluster_links: Counter,
     /// Connections told to come back because the instance holding their room could not be reached.
     pub cluster_link_failures: Counter,
+    /// Connections told to come back because Redis could not say where their room is.
+    pub cluster_unlocated: Counter,
     /// Rooms taken over from an instance that stopped or died.
     pub cluster_adoptions: Counter,
     rejections: Vec<(ErrorCode, Counter)>,
@@ -211,6 +213,10 @@ impl Default for Metrics {
             cluster_link_failures: counter(
                 "fairdeck_relay_cluster_link_failures_total",
                 "Connections told to come back: the instance holding their room could not be reached.",
+            ),
+            cluster_unlocated: counter(
+                "fairdeck_relay_cluster_unlocated_total",
+                "Connections told to come back: Redis could not say where their room is (down, or just restarted).",
             ),
             cluster_adoptions: counter(
                 "fairdeck_relay_cluster_adoptions_total",

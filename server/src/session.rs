@@ -59,7 +59,7 @@ enum Route {
     Here(Reserved),
     /// Forwarded to the instance that holds the room.
     Linked(Box<Link>),
-    /// That instance cannot be reached now: the player comes back shortly.
+    /// The room's instance cannot be reached now, or Redis cannot say which it is: the player comes back shortly.
     ComeBack,
 }
 
@@ -374,7 +374,6 @@ impl Session<'_> {
                 return None;
             }
             Route::ComeBack => {
-                state.metrics.cluster_link_failures.increment(1);
                 self.come_back(COME_BACK);
                 return Some(End::Dropped { errored: false });
             }
@@ -600,14 +599,22 @@ impl Session<'_> {
         };
         // Anything malformed is refused here, as by a relay alone.
         let Some(lookup) = lookup else { return Route::Here(Reserved::Nothing) };
+        let unlocated = || {
+            state.metrics.cluster_unlocated.increment(1);
+            Route::ComeBack
+        };
         // A second look if another instance won a race for the room.
         for _ in 0..2 {
             match cluster.locate(lookup).await {
                 Located::Nowhere => {
                     let Lookup::Rendezvous(meeting) = lookup else { return Route::Here(Reserved::Nothing) };
                     let id = state.rooms.reserve_id();
-                    if cluster.claim_rendezvous(id, meeting).await != Some(false) {
-                        return Route::Here(Reserved::Rendezvous(id));
+                    match cluster.claim_rendezvous(id, meeting).await {
+                        Some(true) => return Route::Here(Reserved::Rendezvous(id)),
+                        // Another instance won the race: a second look finds its room.
+                        Some(false) => {}
+                        // Opened here unclaimed, the opponent could open its own at another instance.
+                        None => return unlocated(),
                     }
                 }
                 Located::Here => {
@@ -623,7 +630,7 @@ impl Session<'_> {
                         Lookup::Token(hash) => state.rooms.has_token(&hash),
                         Lookup::Rendezvous(id) => state.rooms.has_rendezvous(&id),
                     };
-                    return if here { Route::Here(Reserved::Nothing) } else { Route::ComeBack };
+                    return if here { Route::Here(Reserved::Nothing) } else { unlocated() };
                 }
                 Located::There { room, owner, url } => {
                     let player = link::Forwarded { client: self.addr, challenge: self.challenge };
@@ -638,6 +645,7 @@ impl Session<'_> {
                         }
                         Err(error) => {
                             tracing::info!(error = %error, "cannot reach the instance holding a room");
+                            state.metrics.cluster_link_failures.increment(1);
                             return Route::ComeBack;
                         }
                     }

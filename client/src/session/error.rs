@@ -39,6 +39,9 @@ pub enum SessionError {
     Channel(ChannelError),
     #[error("lost the connection to the relay: {0}")]
     Lost(String),
+    /// The relay answered a claim with `closing`: it is restarting, or cannot yet say where the room is.
+    #[error("the relay asked to come back shortly, and did not take the seat in time")]
+    ComeBack { after: std::time::Duration },
     #[error("the game stopped: {0}")]
     Halted(String),
     #[error("cannot write events: {0}")]
@@ -68,7 +71,7 @@ impl SessionError {
             SessionError::UnknownCode => "unknown_code",
             SessionError::WrongCode => "wrong_code",
             SessionError::Channel(_) => "channel",
-            SessionError::Lost(_) => "lost",
+            SessionError::Lost(_) | SessionError::ComeBack { .. } => "lost",
             SessionError::Halted(_) => "halted",
             SessionError::Output(_) => "output",
             SessionError::Save(SaveError::InUse { .. }) => "in_use",

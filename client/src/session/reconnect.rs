@@ -113,6 +113,11 @@ impl<G: Group> SessionCore<G> {
                 _,
                 error @ (SessionError::UnknownCode | SessionError::Relay { .. } | SessionError::Certificate { .. }),
             ) => Err(SessionError::Lost(format!("the seat could not be resumed: {error}"))),
+            // Told when to come back (not for how long: a relay that always says so would hold the game for
+            // ever), within the attempts' deadline.
+            (_, SessionError::ComeBack { after }) if now < down.deadline => {
+                self.claim_seat(now + after.min(LONGEST_RETRY), down.deadline, down.delay)
+            }
             (_, error) if now >= down.deadline => {
                 let saved = match &self.saved_at {
                     Some(path) => format!("; the game is saved: `fairdeck resume {}` goes on", path.display()),

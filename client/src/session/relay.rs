@@ -195,6 +195,9 @@ pub(crate) fn relay_refusal(message: ServerMessage) -> SessionError {
     match message {
         ServerMessage::Error { code: ErrorCode::UnknownNameplate, .. } => SessionError::UnknownCode,
         ServerMessage::Error { code, message } => SessionError::Relay { code: code.as_str(), message },
+        ServerMessage::Closing { reconnect_after_ms, .. } => {
+            SessionError::ComeBack { after: Duration::from_millis(reconnect_after_ms) }
+        }
         other => unexpected(&other),
     }
 }

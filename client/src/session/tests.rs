@@ -409,6 +409,29 @@ fn taking_the_seat_back_gives_up_after_a_minute_naming_the_save() {
 }
 
 #[test]
+fn a_relay_that_says_come_back_is_tried_again_when_it_says_until_the_minute_is_out() {
+    let mut table = Table::ready();
+    table.core(Seat::Host).saved("/games/ada.fairdeck".into());
+    table.input(Seat::Host, Input::Lost("the connection was cut".into()));
+    let come_back = || SessionError::ComeBack { after: Duration::from_millis(700) };
+    table.input(Seat::Host, Input::Unseated(come_back()));
+    assert_eq!(table.core(Seat::Host).poll_timeout(), Some(table.now + Duration::from_millis(700)), "when it says");
+    let mut attempts = 1;
+    while table.seen[0].end.is_none() {
+        assert!(attempts < 200, "it never gave up");
+        if let Some(deadline) = table.core(Seat::Host).poll_timeout() {
+            table.wait(deadline - table.now);
+        }
+        attempts += 1;
+        table.input(Seat::Host, Input::Unseated(come_back()));
+    }
+    let Some(Err(SessionError::Lost(message))) = &table.seen[0].end else { panic!("{:?}", table.seen[0].end) };
+    assert!(message.contains("asked to come back") && message.contains("/games/ada.fairdeck"), "{message}");
+    // Every 700 ms for the minute (no longer: a relay that always says so would hold the game for ever).
+    assert!((85..=88).contains(&attempts), "{attempts} attempts");
+}
+
+#[test]
 fn a_seat_taken_by_another_copy_of_the_game_stops_this_one_without_taking_it_back() {
     let mut table = Table::ready();
     table.forget();

@@ -12,9 +12,11 @@
 //! lease (it died, or stopped and released it) is taken over by the first instance one of its players reaches,
 //! from its snapshot, with both seats held: its players resume there as after a restart. Every key expires
 //! unless renewed, so no entry outlives a dead instance by more than its players' hold. When Redis is down or
-//! forgets everything (a restart), instances serve their own rooms on; they publish them again once Redis
-//! answers, and players whose room can no longer be found meet at their rendezvous (the client falls back to
-//! it when its token is unknown). The end-to-end channel resends whatever a seat missed while it was away.
+//! forgets everything (a restart), instances serve their own rooms on and tell a player coming back to a room
+//! not here to come back shortly, rather than answer as a relay alone (its room may be at another instance);
+//! they publish their rooms again once Redis answers, and players whose room can no longer be found meet at
+//! their rendezvous (the client falls back to it when its token is unknown). The end-to-end channel resends
+//! whatever a seat missed while it was away.
 
 pub(crate) mod link;
 mod publish;
@@ -65,10 +67,12 @@ pub enum ClusterError {
 /// Where the room a player names is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Located {
-    /// No instance has it (or Redis cannot say): this instance answers as it would alone.
+    /// No instance has it: this instance answers as it would alone.
     Nowhere,
-    /// Not found, but Redis has just lost what the instances published (a restart) and they may not all have
-    /// published their rooms again yet: a player coming back is told to try again shortly.
+    /// Redis cannot say for sure: it does not answer, or it has just lost what the instances published (a
+    /// restart) and they may not all have published their rooms again yet. A player coming back to a room that
+    /// is not here is told to try again shortly: answered here, as by a relay alone, it would be told its room is
+    /// unknown and meet its opponent at a rendezvous of this instance's, while the room is held at another.
     Unsettled,
     Here,
     /// On a live instance, reached at this URL.
@@ -254,7 +258,7 @@ impl Cluster {
         if found.is_none() {
             found = self.answered(locate.invoke_async(&mut redis).await);
         }
-        let Some(found) = found else { return Located::Nowhere };
+        let Some(found) = found else { return Located::Unsettled };
         let settled = found.first().is_some_and(|lease| lease == "1") && !self.rejoined_lately();
         let Some(room) = found.get(1).and_then(|room| room.parse().ok()) else {
             return if settled { Located::Nowhere } else { Located::Unsettled };

@@ -510,3 +510,59 @@ async fn a_nameplate_claim_costs_a_few_reads_however_many_rooms_and_given_back_n
         hosts.push((client, nameplate));
     }
 }
+
+/// Sends `seat`'s rendezvous of the game of `keys` at `url`; the relay's first answer.
+async fn rendezvous_at(url: &str, keys: &[SeatKey; 2], seat: u8) -> (Client, Received) {
+    let mut client = Client::connect(url).await;
+    let (key, peer) = (&keys[usize::from(seat)], &keys[usize::from(1 - seat)]);
+    client.send(serde_json::to_value(key.rendezvous(seat, &peer.public(), &client.challenge, None)).unwrap()).await;
+    let answer = client.recv().await;
+    (client, answer)
+}
+
+#[tokio::test]
+async fn while_redis_is_down_players_not_held_here_come_back_rather_than_meet_apart() {
+    let mut redis = TestRedis::start();
+    let (a, b, _dirs) = two_instances(&redis).await;
+    let (host, mut guest, _, host_token, _) = Client::pair(&a.url()).await;
+    redis.kill();
+    drop(host);
+    // The host, cut off, comes back through the instance that does not hold its room: that instance cannot ask
+    // Redis where it is, so the host is told to come back (not that its token is unknown, which would send it
+    // to a rendezvous of its own), and it finds its seat at the instance that holds it.
+    guest.expect(|m| matches!(m, ServerMessage::PeerAway { .. })).await;
+    let mut lost = Client::connect(&b.url()).await;
+    lost.send(json!({"type": "resume", "token": host_token})).await;
+    assert!(matches!(lost.recv().await, Received::Control(ServerMessage::Closing { .. })), "told to come back");
+    let mut host = resume_until_seated(&a.url(), &host_token).await;
+    guest.expect(|m| matches!(m, ServerMessage::PeerBack)).await;
+    exchange(&mut host, &mut guest, "back at its instance").await;
+
+    // Two players meeting at their rendezvous through different instances: neither opens a room alone, where
+    // each would wait for the other for ever.
+    let keys = [SeatKey::from_secret(&[3; 32]), SeatKey::from_secret(&[4; 32])];
+    for (seat, url) in [(0, a.url()), (1, b.url())] {
+        let (_, answer) = rendezvous_at(&url, &keys, seat).await;
+        assert!(matches!(answer, Received::Control(ServerMessage::Closing { .. })), "seat {seat}: {answer:?}");
+    }
+    redis.start_again();
+    let deadline = Instant::now() + PATIENCE;
+    let mut players = Vec::new();
+    for (seat, url) in [(0, a.url()), (1, b.url())] {
+        loop {
+            match rendezvous_at(&url, &keys, seat).await {
+                (client, Received::Control(ServerMessage::Met { .. })) => break players.push(client),
+                (_, Received::Control(ServerMessage::Closing { .. })) => {
+                    assert!(Instant::now() < deadline, "seat {seat} did not meet in time");
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+                (_, other) => panic!("seat {seat}'s rendezvous got {other:?}"),
+            }
+        }
+    }
+    let [mut first, mut second] = <[Client; 2]>::try_from(players).ok().unwrap();
+    for player in [&mut first, &mut second] {
+        player.expect(|m| matches!(m, ServerMessage::Paired { .. })).await;
+    }
+    exchange(&mut first, &mut second, "met once redis is back").await;
+}
