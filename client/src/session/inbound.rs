@@ -1,8 +1,6 @@
 //! What comes from the relay while the link is up: the opponent's channel frames, and the relay's control
 //! messages (pairing, the opponent away, back or gone, a restart announced, errors).
 
-use std::time::Duration;
-
 use fairdeck_relay_protocol::{ErrorCode, GoneReason, ReportedResult, ServerMessage};
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::Group;
@@ -97,9 +95,9 @@ impl<G: Group> SessionCore<G> {
             }
             ServerMessage::PeerGone { reason } => return self.peer_gone(reason),
             ServerMessage::Closing { reconnect_after_ms, try_for_ms, .. } => {
-                self.restart_hint =
-                    Some((Duration::from_millis(reconnect_after_ms), Duration::from_millis(try_for_ms)));
-                self.show(Output::RelayRestarting { reconnect_after_ms });
+                let (after, try_for) = super::reconnect::restart_hint(reconnect_after_ms, try_for_ms);
+                self.restart_hint = Some((after, try_for));
+                self.show(Output::RelayRestarting { reconnect_after_ms: after.as_millis() as u64 });
             }
             ServerMessage::Watchers { host, guest, open, delay } => self.watchers(host, guest, open, delay),
             ServerMessage::Error { code: ErrorCode::NotPaired, .. } => {}

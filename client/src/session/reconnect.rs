@@ -20,6 +20,15 @@ const RECONNECT_FOR: Duration = Duration::from_secs(60);
 /// The wait after the first failed attempt; it doubles after each, up to [`LONGEST_RETRY`].
 const FIRST_RETRY: Duration = Duration::from_millis(200);
 const LONGEST_RETRY: Duration = Duration::from_secs(5);
+/// The most a relay's `closing` is believed: a relay says a few seconds and its hold (5 minutes by default).
+const LONGEST_COME_BACK: Duration = Duration::from_secs(30);
+const LONGEST_TRY_FOR: Duration = Duration::from_secs(60 * 60);
+
+/// What a relay's `closing` says of coming back, within bounds: when to, and for how long to keep trying.
+pub(super) fn restart_hint(reconnect_after_ms: u64, try_for_ms: u64) -> (Duration, Duration) {
+    let after = Duration::from_millis(reconnect_after_ms).min(LONGEST_COME_BACK);
+    (after, Duration::from_millis(try_for_ms).min(LONGEST_TRY_FOR))
+}
 
 impl<G: Group> SessionCore<G> {
     /// The relay connection dropped (a restart, a network blip): the seat is taken back while the game goes on.
@@ -116,7 +125,7 @@ impl<G: Group> SessionCore<G> {
             // Told when to come back (not for how long: a relay that always says so would hold the game for
             // ever), within the attempts' deadline.
             (_, SessionError::ComeBack { after }) if now < down.deadline => {
-                self.claim_seat(now + after.min(LONGEST_RETRY), down.deadline, down.delay)
+                self.claim_seat(now + after.min(LONGEST_COME_BACK), down.deadline, down.delay)
             }
             (_, error) if now >= down.deadline => {
                 let saved = match &self.saved_at {

@@ -799,3 +799,14 @@ fn a_deck_the_hosts_suite_cannot_take_ends_the_guests_session_before_the_game_le
     assert!(matches!(seen.links[..], [LinkAction::Leave(Some(ReportedResult::Errored))]), "{:?}", seen.links);
     assert!(matches!(seen.end, Some(Err(SessionError::Suite { .. }))));
 }
+
+#[test]
+fn a_relay_that_asks_to_come_back_after_ages_is_tried_again_within_bounds() {
+    let mut table = Table::ready();
+    table.forget();
+    let closing = r#"{"type":"closing","reason":"restart","reconnect_after_ms":18446744073709551615,"try_for_ms":18446744073709551615}"#;
+    table.input(Seat::Host, Input::Control(closing.into()));
+    table.input(Seat::Host, Input::Lost("the connection was cut".into()));
+    let next = table.core(Seat::Host).poll_timeout().expect("an attempt is scheduled");
+    assert!(next <= table.now + Duration::from_secs(30), "{:?} from now", next - table.now);
+}
