@@ -40,7 +40,7 @@ pub enum SessionError {
     #[error("lost the connection to the relay: {0}")]
     Lost(String),
     /// The relay answered a claim with `closing`: it is restarting, or cannot yet say where the room is.
-    #[error("the relay asked to come back shortly, and did not take the seat in time")]
+    #[error("the relay asked to come back shortly (it is restarting, or cannot yet say where the game is)")]
     ComeBack { after: std::time::Duration },
     #[error("the game stopped: {0}")]
     Halted(String),
