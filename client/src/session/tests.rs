@@ -677,6 +677,29 @@ fn a_dropped_watch_link_is_opened_again_after_a_second_or_with_the_seat() {
     assert_eq!(table.core(Seat::Host).poll_watch_link(), Some(WatchAction::Open("token-Host".into())));
 }
 
+#[test]
+fn a_watch_link_that_cannot_open_yet_is_tried_again_and_a_refusal_of_watching_is_not() {
+    let mut table = Table::ready();
+    table.line(Seat::Host, "watch-code");
+    assert_eq!(table.core(Seat::Host).poll_watch_link(), Some(WatchAction::Open("token-Host".into())));
+    let transient = [
+        SessionError::ComeBack { after: Duration::from_millis(500) },
+        SessionError::Lost("the relay closed the connection".into()),
+        SessionError::Unreachable { url: "ws://relay".into(), reason: "refused".into() },
+    ];
+    for error in transient {
+        table.input(Seat::Host, Input::Watch(WatchInput::Refused(error)));
+        assert_eq!(table.core(Seat::Host).poll_watch_link(), None, "not at once");
+        table.wait(Duration::from_secs(1));
+        assert_eq!(table.core(Seat::Host).poll_watch_link(), Some(WatchAction::Open("token-Host".into())));
+    }
+    let off = SessionError::Relay { code: "watching_off", message: "watching is off for this game".into() };
+    table.input(Seat::Host, Input::Watch(WatchInput::Refused(off)));
+    assert!(table.saw(Seat::Host, |o| matches!(o, Output::RelayAlert(_))));
+    table.wait(Duration::from_secs(5));
+    assert_eq!(table.core(Seat::Host).poll_watch_link(), None, "never opened again");
+}
+
 /// A deck of one card: the meeting tests look at hellos, not at a shuffle.
 fn one_card() -> DeckList {
     DeckList { library: vec![DeckCard { name: "Card 0".into(), back: 0 }], ..DeckList::default() }

@@ -92,6 +92,13 @@ impl<G: Group> SessionCore<G> {
     pub(super) fn handle_watch(&mut self, input: WatchInput) {
         match input {
             WatchInput::Opened { nameplate, max_frame } => self.watch_opened(&nameplate, max_frame),
+            // Not a refusal of watching: the relay could not be reached, or asked to come back (it is restarting,
+            // or cannot yet say where the room is). Opened again as after a drop.
+            WatchInput::Refused(
+                SessionError::Lost(_) | SessionError::Unreachable { .. } | SessionError::ComeBack { .. },
+            ) => {
+                self.watching.link = WatchLinkState::Waiting(self.now + WATCH_RETRY);
+            }
             WatchInput::Refused(error) => {
                 self.watching.link = WatchLinkState::Closed;
                 if matches!(error, SessionError::Relay { code: "watching_off", .. }) {
