@@ -133,16 +133,7 @@ pub struct Metrics {
     pub watch_joins: Counter,
     /// Room records waiting to be written.
     pub stats_queued: AtomicUsize,
-    /// 1 while this instance reaches the Redis its cluster shares, else 0 (also without a cluster).
-    pub cluster_redis_up: Gauge,
-    /// Connections forwarded to the instance that holds their room.
-    pub cluster_links: Counter,
-    /// Connections told to come back because the instance holding their room could not be reached.
-    pub cluster_link_failures: Counter,
-    /// Connections told to come back because Redis could not say where their room is.
-    pub cluster_unlocated: Counter,
-    /// Rooms taken over from an instance that stopped or died.
-    pub cluster_adoptions: Counter,
+    pub cluster: ClusterMetrics,
     rejections: Vec<(ErrorCode, Counter)>,
     refusals: Vec<(Refusal, Counter)>,
     slow_readers: [Counter; 2],
@@ -163,6 +154,49 @@ pub struct Metrics {
 impl std::fmt::Debug for Metrics {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Metrics").finish_non_exhaustive()
+    }
+}
+
+/// What the instances of a cluster do together (all 0 without one).
+pub struct ClusterMetrics {
+    /// 1 while this instance reaches the Redis its cluster shares, else 0 (also without a cluster).
+    pub redis_up: Gauge,
+    /// Connections forwarded to the instance that holds their room.
+    pub links: Counter,
+    /// Connections told to come back because the instance holding their room could not be reached.
+    pub link_failures: Counter,
+    /// Connections told to come back because Redis could not say where their room is.
+    pub unlocated: Counter,
+    /// Rooms taken over from an instance that stopped or died.
+    pub adoptions: Counter,
+}
+
+impl ClusterMetrics {
+    fn register(registry: &Registry) -> ClusterMetrics {
+        let counter = |name, help| registry.counter(name, help, vec![]);
+        ClusterMetrics {
+            redis_up: registry.gauge(
+                "fairdeck_relay_cluster_redis_up",
+                "1 while the Redis shared by the relay's instances answers, else 0 (also when there is none).",
+                vec![],
+            ),
+            links: counter(
+                "fairdeck_relay_cluster_links_total",
+                "Connections forwarded to the instance that holds their room.",
+            ),
+            link_failures: counter(
+                "fairdeck_relay_cluster_link_failures_total",
+                "Connections told to come back: the instance holding their room could not be reached.",
+            ),
+            unlocated: counter(
+                "fairdeck_relay_cluster_unlocated_total",
+                "Connections told to come back: Redis could not say where their room is (down, or just restarted).",
+            ),
+            adoptions: counter(
+                "fairdeck_relay_cluster_adoptions_total",
+                "Rooms taken over from an instance that stopped or died.",
+            ),
+        }
     }
 }
 
@@ -202,26 +236,7 @@ impl Default for Metrics {
             ),
             watch_joins: counter("fairdeck_relay_watch_joins_total", "Spectators seated in a watch seat."),
             stats_queued: AtomicUsize::new(0),
-            cluster_redis_up: gauge(
-                "fairdeck_relay_cluster_redis_up",
-                "1 while the Redis shared by the relay's instances answers, else 0 (also when there is none).",
-            ),
-            cluster_links: counter(
-                "fairdeck_relay_cluster_links_total",
-                "Connections forwarded to the instance that holds their room.",
-            ),
-            cluster_link_failures: counter(
-                "fairdeck_relay_cluster_link_failures_total",
-                "Connections told to come back: the instance holding their room could not be reached.",
-            ),
-            cluster_unlocated: counter(
-                "fairdeck_relay_cluster_unlocated_total",
-                "Connections told to come back: Redis could not say where their room is (down, or just restarted).",
-            ),
-            cluster_adoptions: counter(
-                "fairdeck_relay_cluster_adoptions_total",
-                "Rooms taken over from an instance that stopped or died.",
-            ),
+            cluster: ClusterMetrics::register(&registry),
             rejections: registry.counters(
                 "fairdeck_relay_rejections_total",
                 "Requests refused or connections cut, by reason.",

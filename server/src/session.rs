@@ -369,7 +369,7 @@ impl Session<'_> {
         let reserved = match self.route(&control, text).await {
             Route::Here(reserved) => reserved,
             Route::Linked(link) => {
-                state.metrics.cluster_links.increment(1);
+                state.metrics.cluster.links.increment(1);
                 self.link = Some(link);
                 return None;
             }
@@ -600,7 +600,7 @@ impl Session<'_> {
         // Anything malformed is refused here, as by a relay alone.
         let Some(lookup) = lookup else { return Route::Here(Reserved::Nothing) };
         let unlocated = || {
-            state.metrics.cluster_unlocated.increment(1);
+            state.metrics.cluster.unlocated.increment(1);
             Route::ComeBack
         };
         // A second look if another instance won a race for the room.
@@ -645,7 +645,7 @@ impl Session<'_> {
                         }
                         Err(error) => {
                             tracing::info!(error = %error, "cannot reach the instance holding a room");
-                            state.metrics.cluster_link_failures.increment(1);
+                            state.metrics.cluster.link_failures.increment(1);
                             return Route::ComeBack;
                         }
                     }

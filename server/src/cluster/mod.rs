@@ -163,7 +163,7 @@ impl Cluster {
             .set_number_of_retries(1)
             .set_max_delay(Duration::from_secs(1));
         let redis = ConnectionManager::new_lazy_with_config(client, config).map_err(ClusterError::Url)?;
-        metrics.cluster_redis_up.set(0.0);
+        metrics.cluster.redis_up.set(0.0);
         Ok(Cluster {
             instance: hex::encode(rand::random::<[u8; 8]>()),
             advertise: OnceLock::new(),
@@ -235,7 +235,7 @@ impl Cluster {
         let up = result.is_ok();
         let state = if up { UP } else { DOWN };
         if self.redis_state.swap(state, Ordering::Relaxed) != state {
-            self.metrics.cluster_redis_up.set(if up { 1.0 } else { 0.0 });
+            self.metrics.cluster.redis_up.set(if up { 1.0 } else { 0.0 });
             match &result {
                 Ok(_) => tracing::info!(instance = %self.instance, "Redis answers: serving the cluster's rooms"),
                 Err(error) => tracing::warn!(
@@ -337,7 +337,7 @@ impl Cluster {
                 return None;
             }
         };
-        self.metrics.cluster_adoptions.increment(1);
+        self.metrics.cluster.adoptions.increment(1);
         tracing::info!(room, from = owner.unwrap_or("nobody"), "took over a room whose instance is gone");
         Some(entry.snapshot).filter(|snapshot| snapshot.id == room)
     }
