@@ -91,7 +91,7 @@ enum Command {
         /// Also trust the CA certificates of this PEM file for a wss:// relay [default: the configuration file's ca].
         #[arg(long, value_name = "FILE")]
         ca: Option<std::path::PathBuf>,
-        /// Print JSON events (watching, step, table, alert, ended) instead of opening the table.
+        /// Print JSON events (watching, step, table, alert, relay_lost, ended) instead of opening the table.
         #[arg(long)]
         script: bool,
     },

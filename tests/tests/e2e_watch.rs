@@ -84,3 +84,39 @@ fn a_mistyped_or_unknown_watch_code_is_a_clear_error() {
     assert_eq!(spectator.expect_event("error")["kind"], "unknown_code");
     assert_eq!(spectator.wait_exit().code(), Some(2));
 }
+
+#[test]
+fn a_spectator_takes_a_watch_seat_again_after_a_relay_restart() {
+    let mut relay = Relay::start();
+    let mut host = Player::spawn("host", &relay, &["host"]);
+    let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
+    let mut guest = Player::spawn("guest", &relay, &["join", &code]);
+    for player in [&mut host, &mut guest] {
+        player.expect_event("ready");
+    }
+    host.send("watch-code");
+    let watch_code = host.expect_event("watch_code")["code"].as_str().unwrap().to_string();
+    let mut spectator = Player::spawn_bringing("spectator", &relay.url(), &["watch", &watch_code]);
+    spectator.expect_event("watching");
+    host.send("draw 7");
+    let table = settle(&mut host, &mut guest);
+    spectator.expect("the table before the restart", |v| v["event"] == "table" && public(v) == public(&table));
+
+    relay.restart();
+    for player in [&mut host, &mut guest] {
+        player.expect_event("resumed");
+    }
+    assert!(spectator.expect_event("relay_lost")["reason"].is_string());
+    spectator.expect_event("watching");
+    // The feed starts afresh on the new seat and goes on with what is played after the restart.
+    spectator.expect_event("started");
+    guest.send("draw 7");
+    let table = settle(&mut host, &mut guest);
+    let watched =
+        spectator.expect("the table after the restart", |v| v["event"] == "table" && public(v) == public(&table));
+    assert_eq!(counts(&watched), counts(&table));
+    assert!(spectator.seen.iter().all(|v| v["event"] != "alert" && v["event"] != "ended"), "watching went on");
+    spectator.send("quit");
+    assert_eq!(spectator.expect_event("ended")["reason"], "quit");
+    assert!(spectator.wait_exit().success());
+}

@@ -4,6 +4,8 @@
 
 use std::future::Future;
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use fairdeck_relay_protocol::{ClientMessage, ErrorCode, GoneReason, ServerMessage};
 use futures_util::{SinkExt, StreamExt};
@@ -14,6 +16,12 @@ use super::error::WatchError;
 use super::spectator::{News, Spectator};
 use crate::code::{self, Code};
 use crate::session::{Opened, SessionError, Ws, next_control, open_relay, os_seed, relay_refusal, send_control};
+
+/// How long a spectator tries to take a watch seat again after the connection was lost, as a player does.
+const COME_BACK_FOR: Duration = Duration::from_secs(60);
+/// The first wait before trying again; it doubles after each failure, up to [`LONGEST_RETRY`].
+const FIRST_RETRY: Duration = Duration::from_millis(200);
+const LONGEST_RETRY: Duration = Duration::from_secs(5);
 
 /// What `fairdeck watch` was given.
 pub struct WatchOptions {
@@ -32,7 +40,7 @@ pub enum Ended {
     WatchingOff,
     /// The player left, and the room is over.
     PlayerLeft,
-    /// The relay closed the connection.
+    /// The relay closed the connection, and no watch seat could be had again for a minute.
     Closed,
     /// The spectator quit.
     Quit,
@@ -42,19 +50,47 @@ pub enum Ended {
 pub trait WatchFront {
     /// The spectator's next command (`quit`, `table`), or `None` once its input ended. Cancel-safe.
     fn next_line(&mut self) -> impl Future<Output = Option<String>>;
-    /// The relay gave this watch seat.
+    /// The relay gave this watch seat (again, after a lost connection: the feed starts afresh).
     fn watching(&mut self, watcher: u8) -> std::io::Result<()>;
+    /// The connection to the relay was lost, for `reason`: a watch seat is being taken again.
+    fn relay_lost(&mut self, reason: &str) -> std::io::Result<()>;
     /// Shows what happened, with the spectator's table as it stands after it.
     fn show(&mut self, news: News, spectator: &Spectator) -> std::io::Result<()>;
     /// Watching ended.
     fn ended(&mut self, why: Ended, spectator: &Spectator) -> std::io::Result<()>;
 }
 
-/// Watches the game of `options.code` until it ends or the spectator quits.
+/// Watches the game of `options.code` until it ends or the spectator quits. A lost connection to the relay (a
+/// restart, a network blip) is taken back as a player's is, for a minute: the spectator starts afresh, the
+/// player's program sending its feed again from the start to a new watch seat.
 pub async fn watch(options: WatchOptions, front: &mut impl WatchFront) -> Result<(), WatchError> {
     let code = code::parse(&options.code).map_err(SessionError::BadCode)?;
     let tls = crate::tls::client_config(options.ca.as_deref()).map_err(SessionError::Ca)?;
-    let Opened { mut ws, .. } = open_relay(&options.relay, &tls).await?;
+    let mut ws = take_watch_seat(&options.relay, &tls, &code, front).await?;
+    loop {
+        let mut spectator = Spectator::new(&code, os_seed(), os_seed());
+        let reason = match follow(&mut ws, &code, &mut spectator, front).await {
+            Ok(Ended::Closed) => "the relay closed the connection".to_string(),
+            Err(WatchError::Session(SessionError::Lost(reason))) => reason,
+            Ok(why) => return Ok(front.ended(why, &spectator)?),
+            Err(error) => return Err(error),
+        };
+        front.relay_lost(&reason)?;
+        match come_back(&options.relay, &tls, &code, front).await? {
+            Ok(again) => ws = again,
+            Err(why) => return Ok(front.ended(why, &spectator)?),
+        }
+    }
+}
+
+/// Takes a watch seat of the game of `code`.
+async fn take_watch_seat(
+    relay: &str,
+    tls: &Arc<rustls::ClientConfig>,
+    code: &Code,
+    front: &mut impl WatchFront,
+) -> Result<Ws, WatchError> {
+    let Opened { mut ws, .. } = open_relay(relay, tls).await?;
     send_control(&mut ws, &ClientMessage::Watch { nameplate: code.nameplate().to_string() }).await?;
     let watcher = match next_control(&mut ws).await? {
         ServerMessage::Watching { watcher } => watcher,
@@ -62,10 +98,50 @@ pub async fn watch(options: WatchOptions, front: &mut impl WatchFront) -> Result
         other => return Err(relay_refusal(other).into()),
     };
     front.watching(watcher)?;
-    let mut spectator = Spectator::new(&code, os_seed(), os_seed());
-    let why = follow(&mut ws, &code, &mut spectator, front).await?;
-    front.ended(why, &spectator)?;
-    Ok(())
+    Ok(ws)
+}
+
+/// Takes a watch seat again after the connection was lost, backing off as a player does, until a minute is out
+/// (`Err(Ended::Closed)`), watching is turned off, or the spectator quits.
+async fn come_back(
+    relay: &str,
+    tls: &Arc<rustls::ClientConfig>,
+    code: &Code,
+    front: &mut impl WatchFront,
+) -> Result<Result<Ws, Ended>, WatchError> {
+    let deadline = Instant::now() + COME_BACK_FOR;
+    let mut delay = FIRST_RETRY;
+    let mut input_done = false;
+    loop {
+        let wait = tokio::time::sleep(delay);
+        tokio::pin!(wait);
+        loop {
+            tokio::select! {
+                () = &mut wait => break,
+                line = front.next_line(), if !input_done => match line.as_deref().map(str::trim) {
+                    Some("quit") => return Ok(Err(Ended::Quit)),
+                    Some(_) => {}
+                    None => input_done = true,
+                },
+            }
+        }
+        delay = match take_watch_seat(relay, tls, code, front).await {
+            Ok(ws) => return Ok(Ok(ws)),
+            Err(WatchError::Session(SessionError::Relay { code: "watching_off", .. })) => {
+                return Ok(Err(Ended::WatchingOff));
+            }
+            // A relay restarting says when to come back; one that lost the room may have it again once the
+            // player's program is back.
+            Err(WatchError::Session(SessionError::ComeBack { after })) => after.min(LONGEST_RETRY),
+            Err(
+                WatchError::UnknownCode | WatchError::Session(SessionError::Lost(_) | SessionError::Unreachable { .. }),
+            ) => (delay * 2).min(LONGEST_RETRY),
+            Err(error) => return Err(error),
+        };
+        if Instant::now() >= deadline {
+            return Ok(Err(Ended::Closed));
+        }
+    }
 }
 
 /// Runs the channel and the observer until the relay or the spectator ends it. A player's program that starts

@@ -77,6 +77,15 @@ impl Watching {
         self.halted = spectator.halted().map(str::to_string);
     }
 
+    /// The connection to the relay was lost: the game is shown again from its start once a seat is had again.
+    pub fn relay_lost(&mut self, reason: &str) {
+        self.view = View::new(std::mem::take(&mut self.view.relay_url));
+        self.started = false;
+        let text =
+            format!("Lost the relay ({reason}): taking a watch seat again, then checking the game from its start");
+        self.view.log.push(LogKind::Notice, text);
+    }
+
     /// A key: `true` to quit.
     pub fn key(&mut self, key: KeyEvent) -> bool {
         if key.kind == KeyEventKind::Release {
@@ -192,6 +201,11 @@ impl WatchFront for Screen {
     fn watching(&mut self, watcher: u8) -> std::io::Result<()> {
         let text = format!("Seated as spectator {}: waiting for the player's program", watcher + 1);
         self.watching.view.log.push(LogKind::Notice, text);
+        self.draw()
+    }
+
+    fn relay_lost(&mut self, reason: &str) -> std::io::Result<()> {
+        self.watching.relay_lost(reason);
         self.draw()
     }
 

@@ -1,6 +1,7 @@
 //! `fairdeck watch --script`: JSON lines, as a game's scripted mode writes them. `watching` once seated, then
 //! for every envelope a `step` (its number, sender and message kind) followed by the observer's `alert` events
-//! and a `table` event of the game's own shape; `ended` at the end, or the `error` that stopped it.
+//! and a `table` event of the game's own shape; `relay_lost` when the connection is lost (then `watching` again);
+//! `ended` at the end, or the `error` that stopped it.
 
 use std::io::Write;
 
@@ -28,6 +29,11 @@ enum WatchEvent {
     Started {
         seat: Seat,
         delay: u8,
+    },
+    /// The connection to the relay was lost: a watch seat is being taken again (`watching`), then the feed
+    /// starts afresh (`started`).
+    RelayLost {
+        reason: String,
     },
     /// The players changed the delay.
     Delay {
@@ -65,6 +71,10 @@ impl<R: AsyncBufRead + Unpin, W: Write> WatchFront for Script<R, W> {
 
     fn watching(&mut self, watcher: u8) -> std::io::Result<()> {
         emit(&mut self.out, &WatchEvent::Watching { watcher })
+    }
+
+    fn relay_lost(&mut self, reason: &str) -> std::io::Result<()> {
+        emit(&mut self.out, &WatchEvent::RelayLost { reason: reason.to_string() })
     }
 
     fn show(&mut self, news: News, spectator: &Spectator) -> std::io::Result<()> {
