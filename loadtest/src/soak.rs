@@ -160,7 +160,7 @@ async fn instance_metrics(cluster: &Cluster) -> Vec<String> {
     let mut lines = Vec::new();
     for instance in &cluster.instances {
         let mut line = format!("instance {}:", instance.number);
-        for name in ["redis_up", "links_total", "adoptions_total"] {
+        for name in ["redis_up", "links_total", "unlocated_total", "adoptions_total"] {
             let value = match instance.metric(&format!("fairdeck_relay_cluster_{name}")).await {
                 Ok(Some(value)) => format!("{value}"),
                 Ok(None) => "absent".into(),
