@@ -90,6 +90,11 @@ fn both_players_build_at_the_table_play_and_sideboard_from_the_pool() {
     assert!(refused["message"].as_str().unwrap().contains("holds 1 copy"), "{refused}");
     host.send("add Black Lotus");
     assert_eq!(host.expect_event("error")["kind"], "unknown_card");
+    // Spectators would see an empty table: the observer does not follow limited play yet.
+    host.send("watch-code");
+    let refused = host.expect_event("error");
+    assert_eq!(refused["kind"], "refused");
+    assert!(refused["message"].as_str().unwrap().contains("cannot follow limited play"), "{refused}");
     // The whole pool in at once, then everything out again, the basic land with it.
     host.send("add 1 island");
     host.send("add all");

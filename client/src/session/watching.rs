@@ -28,6 +28,11 @@ impl<G: Group> SessionCore<G> {
             return self.refuse(ErrorKind::Refused, line, "watching is off in this game".into());
         }
         match step {
+            // Its spectators would be shown an empty table: the observer does not follow pools and drafts.
+            WatchStep::Code if self.limited.pool_hash().is_some() => {
+                let message = "spectators cannot follow limited play yet: watching stays closed in this match".into();
+                self.refuse(ErrorKind::Refused, line, message);
+            }
             WatchStep::Code if self.channel.watch_secret().is_none() => {
                 let message = "watching opens once the opponent proved the game's code".into();
                 self.refuse(ErrorKind::Refused, line, message);
@@ -59,7 +64,10 @@ impl<G: Group> SessionCore<G> {
     pub(super) fn open_watch(&mut self) {
         let closed = matches!(self.watching.link, WatchLinkState::Closed | WatchLinkState::Waiting(_));
         // A guest's engine may be replaced until the host's suite is known (`meeting.rs`): nothing is watched before.
-        let can = self.link.is_up() && self.channel.watch_secret().is_some() && !self.awaits_suite();
+        let can = self.link.is_up()
+            && self.channel.watch_secret().is_some()
+            && !self.awaits_suite()
+            && self.limited.pool_hash().is_none();
         if !self.watching.wanted || self.watching.off || !closed || !can {
             return;
         }

@@ -44,6 +44,8 @@ pub enum Ended {
     Closed,
     /// The spectator quit.
     Quit,
+    /// The game is one spectators cannot follow yet (limited play).
+    Unsupported,
 }
 
 /// The spectator's side: scripted mode, or the terminal's read-only table.
@@ -162,13 +164,21 @@ async fn follow(
         }
         tokio::select! {
             message = ws.next() => match message {
-                Some(Ok(Message::Binary(bytes))) => match spectator.handle_frame(&bytes) {
-                    Err(WatchError::Restarted) => {
-                        *spectator = Spectator::new(code, os_seed(), os_seed());
-                        spectator.handle_frame(&bytes)?;
+                Some(Ok(Message::Binary(bytes))) => {
+                    match spectator.handle_frame(&bytes) {
+                        Err(WatchError::Restarted) => {
+                            *spectator = Spectator::new(code, os_seed(), os_seed());
+                            spectator.handle_frame(&bytes)?;
+                        }
+                        handled => handled?,
                     }
-                    handled => handled?,
-                },
+                    if spectator.unsupported().is_some() {
+                        while let Some(news) = spectator.poll_news() {
+                            front.show(news, spectator)?;
+                        }
+                        return Ok(Ended::Unsupported);
+                    }
+                }
                 Some(Ok(Message::Text(text))) => {
                     if let Some(why) = control(text.as_str())? {
                         return Ok(why);

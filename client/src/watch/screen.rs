@@ -130,6 +130,7 @@ fn status_spans(watching: &Watching) -> Vec<Span<'static>> {
         Some(Ended::WatchingOff) => " ● watching was turned off (q quits) ".to_string(),
         Some(Ended::PlayerLeft) => " ● the player left (q quits) ".to_string(),
         Some(Ended::Closed | Ended::Quit) => " ● the relay closed (q quits) ".to_string(),
+        Some(Ended::Unsupported) => " ● spectators cannot follow limited play yet (q quits) ".to_string(),
     };
     let turn = match table.my_turn {
         None => "no turn yet".to_string(),

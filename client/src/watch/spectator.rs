@@ -46,6 +46,7 @@ trait Follow {
     fn is_ended(&self) -> bool;
     fn actions_applied(&self) -> u64;
     fn halted(&self) -> Option<&str>;
+    fn unsupported(&self) -> Option<&str>;
 }
 
 impl<G: Group> Follow for Observer<G> {
@@ -83,6 +84,10 @@ impl<G: Group> Follow for Observer<G> {
 
     fn halted(&self) -> Option<&str> {
         Observer::halted(self)
+    }
+
+    fn unsupported(&self) -> Option<&str> {
+        Observer::unsupported(self)
     }
 }
 
@@ -150,6 +155,11 @@ impl Spectator {
     /// Why the observer stopped on a breach, if it did.
     pub fn halted(&self) -> Option<&str> {
         self.observer.halted()
+    }
+
+    /// Why the observer cannot follow this game, if it cannot (limited play).
+    pub fn unsupported(&self) -> Option<&str> {
+        self.observer.unsupported()
     }
 
     pub(super) fn take(&mut self, feed: Feed) -> Result<(), WatchError> {
@@ -269,6 +279,36 @@ mod tests {
         let news: Vec<News> = std::iter::from_fn(|| spectator.poll_news()).collect();
         let connected = |n: &&News| matches!(n, News::Event(Event::Connected { suite: Suite::Modp2048, .. }));
         assert_eq!(news.iter().filter(connected).count(), 2, "{news:?}");
+        assert!(!news.iter().any(|n| matches!(n, News::Event(Event::Alert(_)))), "{news:?}");
+        assert_eq!(spectator.halted(), None);
+    }
+
+    #[test]
+    fn a_limited_match_is_told_as_one_spectators_cannot_follow_without_an_alert() {
+        use fairdeck_shared::engine::{LimitedConfig, PoolList, PoolSource};
+        use fairdeck_shared::pair::Pair;
+        use fairdeck_shared::wire::{LimitedFormat, PoolHash};
+        let pool = || PoolList {
+            hash: PoolHash([7; 32]),
+            source: PoolSource::Cube((0..40).map(|i| format!("Cube card {i}")).collect()),
+        };
+        let host = LimitedConfig { pool: pool(), format: Some(LimitedFormat::Sealed { cards: 15 }) };
+        let mut pair = Pair::<Ristretto255>::limited(host, LimitedConfig { pool: pool(), format: None }, 4);
+        pair.drive();
+        let code = Code::from_secret("9", &[5; 32]);
+        let mut spectator = Spectator::new(&code, [1; 32], [2; 32]);
+        spectator.take(Feed::Start { suite: Suite::Ristretto255, seat: Seat::Host, delay: 0 }).unwrap();
+        assert_eq!(spectator.unsupported(), None);
+        for (from, envelope) in pair.engine(Seat::Host).record() {
+            let bytes = fairdeck_shared::wire::encode_envelope(envelope);
+            spectator.take(Feed::Envelope { from: *from, bytes }).unwrap();
+        }
+        assert!(
+            spectator.unsupported().is_some_and(|why| why.contains("limited play")),
+            "{:?}",
+            spectator.unsupported()
+        );
+        let news: Vec<News> = std::iter::from_fn(|| spectator.poll_news()).collect();
         assert!(!news.iter().any(|n| matches!(n, News::Event(Event::Alert(_)))), "{news:?}");
         assert_eq!(spectator.halted(), None);
     }
