@@ -69,6 +69,7 @@ pub use building::{PoolLine, Tally};
 pub use door::WRONG_CODES_PER_CODE;
 pub use error::SessionError;
 pub use frontend::{Frontend, Output};
+pub(crate) use reconnect::{FIRST_RETRY, LONGEST_RETRY, RECONNECT_FOR};
 pub(crate) use relay::{Opened, Ws, next_control, open_relay, relay_refusal, send_control};
 pub use start::{Brought, DEFAULT_RELAY, Offer, Options, Role, run};
 pub(crate) use state::os_seed;

@@ -16,10 +16,10 @@ use super::frontend::Output;
 use super::state::{Door, LinkState, Retry, SessionCore};
 
 /// How long to keep trying to take the seat back, unless a restarting relay says otherwise.
-const RECONNECT_FOR: Duration = Duration::from_secs(60);
+pub(crate) const RECONNECT_FOR: Duration = Duration::from_secs(60);
 /// The wait after the first failed attempt; it doubles after each, up to [`LONGEST_RETRY`].
-const FIRST_RETRY: Duration = Duration::from_millis(200);
-const LONGEST_RETRY: Duration = Duration::from_secs(5);
+pub(crate) const FIRST_RETRY: Duration = Duration::from_millis(200);
+pub(crate) const LONGEST_RETRY: Duration = Duration::from_secs(5);
 /// The most a relay's `closing` is believed: a relay says a few seconds and its hold (5 minutes by default).
 const LONGEST_COME_BACK: Duration = Duration::from_secs(30);
 const LONGEST_TRY_FOR: Duration = Duration::from_secs(60 * 60);

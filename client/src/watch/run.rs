@@ -5,7 +5,7 @@
 use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use fairdeck_relay_protocol::{ClientMessage, ErrorCode, GoneReason, ServerMessage};
 use futures_util::{SinkExt, StreamExt};
@@ -15,13 +15,10 @@ use tokio_tungstenite::tungstenite::Message;
 use super::error::WatchError;
 use super::spectator::{News, Spectator};
 use crate::code::{self, Code};
-use crate::session::{Opened, SessionError, Ws, next_control, open_relay, os_seed, relay_refusal, send_control};
-
-/// How long a spectator tries to take a watch seat again after the connection was lost, as a player does.
-const COME_BACK_FOR: Duration = Duration::from_secs(60);
-/// The first wait before trying again; it doubles after each failure, up to [`LONGEST_RETRY`].
-const FIRST_RETRY: Duration = Duration::from_millis(200);
-const LONGEST_RETRY: Duration = Duration::from_secs(5);
+use crate::session::{
+    FIRST_RETRY, LONGEST_RETRY, Opened, RECONNECT_FOR, SessionError, Ws, next_control, open_relay, os_seed,
+    relay_refusal, send_control,
+};
 
 /// What `fairdeck watch` was given.
 pub struct WatchOptions {
@@ -111,7 +108,8 @@ async fn come_back(
     code: &Code,
     front: &mut impl WatchFront,
 ) -> Result<Result<Ws, Ended>, WatchError> {
-    let deadline = Instant::now() + COME_BACK_FOR;
+    // A player's backoff, for as long as a player tries.
+    let deadline = Instant::now() + RECONNECT_FOR;
     let mut delay = FIRST_RETRY;
     let mut input_done = false;
     loop {
