@@ -374,6 +374,17 @@ impl Player {
         Player::spawn_with_deck(name, relay, &deck("burn.txt"), args)
     }
 
+    /// A host and a guest of a new game on `relay`, each with burn.txt, once both said `ready`.
+    pub fn ready_pair(relay: &Relay) -> (Player, Player) {
+        let mut host = Player::spawn("host", relay, &["host"]);
+        let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
+        let mut guest = Player::spawn("guest", relay, &["join", &code]);
+        for player in [&mut host, &mut guest] {
+            player.expect_event("ready");
+        }
+        (host, guest)
+    }
+
     /// Starts `fairdeck ARGS --deck DECK --script --relay URL`.
     pub fn spawn_with_deck(name: &'static str, relay: &Relay, deck: &Path, args: &[&str]) -> Player {
         Player::spawn_at(name, &relay.url(), deck, args)

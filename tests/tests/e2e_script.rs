@@ -8,12 +8,7 @@ use fairdeck_e2e::{Player, Relay, public, run_once, zone_cards};
 #[test]
 fn mill_puts_the_library_top_cards_into_the_graveyard_for_both_to_see() {
     let relay = Relay::start();
-    let mut host = Player::spawn("host", &relay, &["host"]);
-    let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
-    let mut guest = Player::spawn("guest", &relay, &["join", &code]);
-    for player in [&mut host, &mut guest] {
-        player.expect_event("ready");
-    }
+    let (mut host, mut guest) = Player::ready_pair(&relay);
     host.wait_idle();
     let top = zone_cards(&host.table(), "host library")[..3].to_vec();
     host.send("mill 3");
@@ -196,12 +191,7 @@ fn an_unreachable_relay_and_an_unknown_code_fail_with_advice() {
 #[test]
 fn a_relay_restart_is_resumed_and_play_goes_on() {
     let mut relay = Relay::start();
-    let mut host = Player::spawn("host", &relay, &["host"]);
-    let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
-    let mut guest = Player::spawn("guest", &relay, &["join", &code]);
-    for player in [&mut host, &mut guest] {
-        player.expect_event("ready");
-    }
+    let (mut host, mut guest) = Player::ready_pair(&relay);
     // Frames in flight as the relay stops (a draw): each player still reads the relay's
     // notice, which the relay keeps the socket open to deliver.
     guest.send("draw 1");

@@ -88,12 +88,7 @@ fn a_mistyped_or_unknown_watch_code_is_a_clear_error() {
 #[test]
 fn a_spectator_takes_a_watch_seat_again_after_a_relay_restart() {
     let mut relay = Relay::start();
-    let mut host = Player::spawn("host", &relay, &["host"]);
-    let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
-    let mut guest = Player::spawn("guest", &relay, &["join", &code]);
-    for player in [&mut host, &mut guest] {
-        player.expect_event("ready");
-    }
+    let (mut host, mut guest) = Player::ready_pair(&relay);
     host.send("watch-code");
     let watch_code = host.expect_event("watch_code")["code"].as_str().unwrap().to_string();
     let mut spectator = Player::spawn_bringing("spectator", &relay.url(), &["watch", &watch_code]);
