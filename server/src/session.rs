@@ -32,6 +32,8 @@ use crate::state::AppState;
 const WRITER_DRAIN: Duration = Duration::from_secs(5);
 /// When a player whose room's instance cannot be reached now is told to come back (plus as much jitter).
 const COME_BACK: Duration = Duration::from_millis(500);
+/// Where a room opened while Redis cannot claim a nameplate takes one, at random.
+const UNCLAIMED_NAMEPLATES: std::ops::Range<u32> = 100_000..1_000_000;
 
 /// How the connection ended, which decides what happens to its seat.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -580,8 +582,14 @@ impl Session<'_> {
         let lookup = match control {
             ClientMessage::Create { .. } => {
                 let id = state.rooms.reserve_id();
-                let claim = cluster.claim_nameplate(id, None).await.map(|nameplate| Claim { id, nameplate });
-                return Route::Here(claim.map_or(Reserved::Nothing, Reserved::Create));
+                // Unclaimed (Redis cannot say which nameplates the other instances hold): one drawn from the top of
+                // the range, which theirs (the smallest free first) seldom reach, rather than this instance's
+                // smallest, which another instance has likely handed out too.
+                let nameplate = match cluster.claim_nameplate(id, None).await {
+                    Some(claimed) => claimed,
+                    None => UNCLAIMED_NAMEPLATES.start + rand::random::<u32>() % UNCLAIMED_NAMEPLATES.len() as u32,
+                };
+                return Route::Here(Reserved::Create(Claim { id, nameplate }));
             }
             ClientMessage::Join { nameplate, .. } => parse_nameplate(nameplate).map(Lookup::Nameplate),
             ClientMessage::Resume { token, .. } => token_sha256(token).map(Lookup::Token),
@@ -626,7 +634,7 @@ impl Session<'_> {
                 // as usual).
                 Located::Unsettled => {
                     let here = match lookup {
-                        Lookup::Nameplate(_) => true,
+                        Lookup::Nameplate(nameplate) => state.rooms.has_nameplate(nameplate),
                         Lookup::Token(hash) => state.rooms.has_token(&hash),
                         Lookup::Rendezvous(id) => state.rooms.has_rendezvous(&id),
                     };

@@ -3,6 +3,7 @@
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use fairdeck_shared::Seat;
@@ -18,7 +19,8 @@ use super::error::SessionError;
 use super::event_loop::Driver;
 use super::frontend::{Frontend, Output};
 use super::link::Link;
-use super::relay::{Opened, SOFTWARE, create_room, join_room, open_relay};
+use super::reconnect::{LONGEST_RETRY, RECONNECT_FOR};
+use super::relay::{Opened, SOFTWARE, Ws, create_room, join_room, open_relay};
 use super::saving::Saver;
 use super::state::{LinkState, Meeting, os_seed};
 use super::watch_link::WatchLink;
@@ -256,14 +258,7 @@ async fn open<G: Group, F: Frontend>(
     let tls = client_config(options.ca.as_deref())?;
     // Until the room is had there is no game to play, but the player is not ignored meanwhile: `quit` (Ctrl-C at
     // the terminal) leaves at once, and other commands wait for the game.
-    let reach = async {
-        let Opened { mut ws, max_frame, .. } = open_relay(&relay_url, &tls).await?;
-        let room = match &joining {
-            None => create_room(&mut ws).await.map(|(nameplate, token)| (Code::random(&nameplate), token))?,
-            Some(code) => (code.clone(), join_room(&mut ws, code).await?),
-        };
-        Ok::<_, SessionError>((ws, max_frame, room))
-    };
+    let reach = reach_room(&relay_url, &tls, joining.as_ref());
     let Some((early, (ws, max_frame, (code, token)))) = while_typing(reach, seat, front).await? else {
         return Ok(());
     };
@@ -293,6 +288,33 @@ async fn open<G: Group, F: Frontend>(
         saver: Saver::new(options.games.clone(), None),
     };
     play(driver, core, front).await
+}
+
+/// Opens a room at the relay (`joining` none) or joins the one of `joining`: the connection, its largest frame, the
+/// game's code and the seat's token. A relay that asks to come back (one of several sharing Redis, while Redis
+/// cannot say where the room is) is asked again when it says, for a minute.
+async fn reach_room(
+    relay_url: &str,
+    tls: &Arc<rustls::ClientConfig>,
+    joining: Option<&Code>,
+) -> Result<(Ws, usize, (Code, String)), SessionError> {
+    let deadline = Instant::now() + RECONNECT_FOR;
+    loop {
+        let attempt = async {
+            let Opened { mut ws, max_frame, .. } = open_relay(relay_url, tls).await?;
+            let room = match joining {
+                None => create_room(&mut ws).await.map(|(nameplate, token)| (Code::random(&nameplate), token))?,
+                Some(code) => (code.clone(), join_room(&mut ws, code).await?),
+            };
+            Ok::<_, SessionError>((ws, max_frame, room))
+        };
+        match attempt.await {
+            Err(SessionError::ComeBack { after }) if Instant::now() < deadline => {
+                tokio::time::sleep(after.min(LONGEST_RETRY)).await;
+            }
+            reached => return reached,
+        }
+    }
 }
 
 /// Runs `core` to the end of the session and writes its journal. A guest whose host plays another suite goes on in

@@ -65,7 +65,16 @@ pub trait WatchFront {
 pub async fn watch(options: WatchOptions, front: &mut impl WatchFront) -> Result<(), WatchError> {
     let code = code::parse(&options.code).map_err(SessionError::BadCode)?;
     let tls = crate::tls::client_config(options.ca.as_deref()).map_err(SessionError::Ca)?;
-    let mut ws = take_watch_seat(&options.relay, &tls, &code, front).await?;
+    let mut ws = match take_watch_seat(&options.relay, &tls, &code, front).await {
+        // A relay of several sharing Redis, which cannot say where the room is now.
+        Err(WatchError::Session(SessionError::ComeBack { .. })) => {
+            match come_back(&options.relay, &tls, &code, front).await? {
+                Ok(ws) => ws,
+                Err(why) => return Ok(front.ended(why, &Spectator::new(&code, os_seed(), os_seed()))?),
+            }
+        }
+        seated => seated?,
+    };
     loop {
         let mut spectator = Spectator::new(&code, os_seed(), os_seed());
         let reason = match follow(&mut ws, &code, &mut spectator, front).await {

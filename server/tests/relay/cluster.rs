@@ -566,3 +566,22 @@ async fn while_redis_is_down_players_not_held_here_come_back_rather_than_meet_ap
     }
     exchange(&mut first, &mut second, "met once redis is back").await;
 }
+
+#[tokio::test]
+async fn while_redis_is_down_a_new_room_takes_a_far_nameplate_and_a_join_elsewhere_comes_back() {
+    let mut redis = TestRedis::start();
+    let (a, b, _dirs) = two_instances(&redis).await;
+    let (_early, claimed, _) = Client::create(&a.url()).await;
+    redis.kill();
+    // Each instance's smallest free nameplate is likely another's too: an unclaimed room takes one far above.
+    let (mut host, nameplate, _) = Client::create(&a.url()).await;
+    let number: u32 = nameplate.parse().unwrap();
+    assert!((100_000..1_000_000).contains(&number), "{nameplate} (claimed before: {claimed})");
+    // The other instance cannot say where that room is: the guest is told to come back, not that no game has it.
+    let mut lost = Client::connect(&b.url()).await;
+    lost.send(json!({"type": "join", "nameplate": nameplate})).await;
+    assert!(matches!(lost.recv().await, Received::Control(ServerMessage::Closing { .. })), "told to come back");
+    let (mut guest, _) = Client::join(&a.url(), &nameplate).await;
+    host.expect(|m| matches!(m, ServerMessage::Paired { .. })).await;
+    exchange(&mut host, &mut guest, "joined at its instance").await;
+}
