@@ -580,17 +580,7 @@ impl Session<'_> {
             return Route::Here(Reserved::Nothing);
         }
         let lookup = match control {
-            ClientMessage::Create { .. } => {
-                let id = state.rooms.reserve_id();
-                // Unclaimed (Redis cannot say which nameplates the other instances hold): one drawn from the top of
-                // the range, which theirs (the smallest free first) seldom reach, rather than this instance's
-                // smallest, which another instance has likely handed out too.
-                let nameplate = match cluster.claim_nameplate(id, None).await {
-                    Some(claimed) => claimed,
-                    None => UNCLAIMED_NAMEPLATES.start + rand::random::<u32>() % UNCLAIMED_NAMEPLATES.len() as u32,
-                };
-                return Route::Here(Reserved::Create(Claim { id, nameplate }));
-            }
+            ClientMessage::Create { .. } => return Route::Here(Reserved::Create(reserve_room(state, cluster).await)),
             ClientMessage::Join { nameplate, .. } => parse_nameplate(nameplate).map(Lookup::Nameplate),
             ClientMessage::Resume { token, .. } => token_sha256(token).map(Lookup::Token),
             ClientMessage::Rendezvous { room, seat, key, peer, proof, .. } => {
@@ -723,6 +713,18 @@ fn parse_control(text: &str) -> Result<ClientMessage, String> {
         return Err("a control message is a JSON object".into());
     }
     serde_json::from_str(text).map_err(|error| format!("cannot read control message: {error}"))
+}
+
+/// The id and nameplate of a room about to open here. Unclaimed (Redis cannot say which nameplates the other
+/// instances hold), the nameplate is drawn from the top of the range, which theirs (the smallest free first) seldom
+/// reach, rather than this instance's smallest, which another instance has likely handed out too.
+async fn reserve_room(state: &AppState, cluster: &Cluster) -> Claim {
+    let id = state.rooms.reserve_id();
+    let nameplate = match cluster.claim_nameplate(id, None).await {
+        Some(claimed) => claimed,
+        None => UNCLAIMED_NAMEPLATES.start + rand::random::<u32>() % UNCLAIMED_NAMEPLATES.len() as u32,
+    };
+    Claim { id, nameplate }
 }
 
 /// Takes over a room whose instance is gone, with both seats held for its players' hold. Whether it is here now.
