@@ -51,8 +51,8 @@ enum Command {
         game: GameArgs,
     },
     /// Go on with a saved game after a crash, a quit or another day: the most recently played unfinished
-    /// one, or FILE. Every game is saved as it goes (`fairdeck games` lists them); both players resume
-    /// and meet again on the game's relay with no new code.
+    /// one that no other fairdeck has open, or FILE. Every game is saved as it goes (`fairdeck games` lists
+    /// them); both players resume and meet again on the game's relay with no new code.
     #[command(after_help = game_help())]
     Resume {
         /// A saved game (a .fairdeck file of `fairdeck games`).

@@ -720,13 +720,13 @@ pub fn list(dir: &Path) -> Result<Vec<Listed>, SaveError> {
     Ok(listed)
 }
 
-/// The most recently played unfinished game in `dir`.
+/// The most recently played unfinished game in `dir` that no other fairdeck has open (the player's own, where both
+/// players of a game share the folder); else the most recent one, which opening then refuses naming its process.
 pub fn latest_unfinished(dir: &Path) -> Result<PathBuf, SaveError> {
-    list(dir)?
-        .into_iter()
-        .find(|l| l.summary.as_ref().is_ok_and(|s| s.status == Status::Playing))
-        .map(|l| l.path)
-        .ok_or_else(|| SaveError::NoneToResume(dir.display().to_string()))
+    let playing: Vec<Listed> =
+        list(dir)?.into_iter().filter(|l| l.summary.as_ref().is_ok_and(|s| s.status == Status::Playing)).collect();
+    let chosen = playing.iter().find(|l| l.in_use.is_none()).or(playing.first());
+    chosen.map(|l| l.path.clone()).ok_or_else(|| SaveError::NoneToResume(dir.display().to_string()))
 }
 
 /// A unix time as `2026-11-23 10:15` (UTC).

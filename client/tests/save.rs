@@ -190,6 +190,26 @@ fn a_save_is_open_in_one_process_at_a_time_and_a_refused_one_touches_nothing() {
 
 #[cfg(unix)]
 #[test]
+fn resuming_without_a_file_takes_the_newest_game_no_other_fairdeck_has_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, guest) = established();
+    let paths: Vec<std::path::PathBuf> = (0..2)
+        .map(|_| SaveFile::create(dir.path(), &journal(1), &guest, standing(0)).unwrap().path().to_path_buf())
+        .collect();
+    let newest = save::latest_unfinished(dir.path()).unwrap();
+    let other = paths.iter().find(|path| **path != newest).unwrap().clone();
+    // Both players of a game on one computer: the newest is the other player's, open in its fairdeck.
+    let (held, _) = SaveFile::open(&newest).unwrap();
+    assert_eq!(save::latest_unfinished(dir.path()).unwrap(), other);
+    // With every game open elsewhere, the newest is named, and opening it says which process has it.
+    let (also_held, _) = SaveFile::open(&other).unwrap();
+    let chosen = save::latest_unfinished(dir.path()).unwrap();
+    assert_eq!(chosen, newest);
+    assert!(matches!(SaveFile::open(&chosen), Err(SaveError::InUse { .. })));
+    drop((held, also_held));
+}
+
+#[test]
 fn a_save_made_readable_by_others_is_owner_only_again_once_opened() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
