@@ -620,8 +620,7 @@ impl Session<'_> {
                     drop(cluster.adopting().await);
                     return Route::Here(Reserved::Nothing);
                 }
-                // Only players coming back to a room held elsewhere (a join of an unknown nameplate is answered
-                // as usual).
+                // Served if its room is here; else it may be held elsewhere, which Redis cannot say now.
                 Located::Unsettled => {
                     let here = match lookup {
                         Lookup::Nameplate(nameplate) => state.rooms.has_nameplate(nameplate),
