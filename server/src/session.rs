@@ -32,8 +32,6 @@ use crate::state::AppState;
 const WRITER_DRAIN: Duration = Duration::from_secs(5);
 /// When a player whose room's instance cannot be reached now is told to come back (plus as much jitter).
 const COME_BACK: Duration = Duration::from_millis(500);
-/// Where a room opened while Redis cannot claim a nameplate takes one, at random.
-const UNCLAIMED_NAMEPLATES: std::ops::Range<u32> = 100_000..1_000_000;
 
 /// How the connection ended, which decides what happens to its seat.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -417,7 +415,7 @@ impl Session<'_> {
                 let claimed = match &state.cluster {
                     Some(cluster) => {
                         let last = state.rooms.last_nameplate(seated);
-                        cluster.claim_nameplate(seated.room_id(), last).await
+                        Some(cluster.nameplate(seated.room_id(), last).await)
                     }
                     None => None,
                 };
@@ -544,7 +542,7 @@ impl Session<'_> {
                 // In a cluster the watch nameplate is claimed in Redis, as a room's is, so that it is unique there
                 // and a spectator reaching another instance is forwarded here.
                 let claimed = match (&state.cluster, state.rooms.needs_watch_nameplate(&token)) {
-                    (Some(cluster), Some(room)) => cluster.claim_nameplate(room, None).await,
+                    (Some(cluster), Some(room)) => Some(cluster.nameplate(room, None).await),
                     _ => None,
                 };
                 let opened = state.rooms.host_watch(&token, self.outbox.clone(), claimed);
@@ -580,7 +578,10 @@ impl Session<'_> {
             return Route::Here(Reserved::Nothing);
         }
         let lookup = match control {
-            ClientMessage::Create { .. } => return Route::Here(Reserved::Create(reserve_room(state, cluster).await)),
+            ClientMessage::Create { .. } => {
+                let id = state.rooms.reserve_id();
+                return Route::Here(Reserved::Create(Claim { id, nameplate: cluster.nameplate(id, None).await }));
+            }
             ClientMessage::Join { nameplate, .. } => parse_nameplate(nameplate).map(Lookup::Nameplate),
             ClientMessage::Resume { token, .. } => token_sha256(token).map(Lookup::Token),
             ClientMessage::Rendezvous { room, seat, key, peer, proof, .. } => {
@@ -712,18 +713,6 @@ fn parse_control(text: &str) -> Result<ClientMessage, String> {
         return Err("a control message is a JSON object".into());
     }
     serde_json::from_str(text).map_err(|error| format!("cannot read control message: {error}"))
-}
-
-/// The id and nameplate of a room about to open here. Unclaimed (Redis cannot say which nameplates the other
-/// instances hold), the nameplate is drawn from the top of the range, which theirs (the smallest free first) seldom
-/// reach, rather than this instance's smallest, which another instance has likely handed out too.
-async fn reserve_room(state: &AppState, cluster: &Cluster) -> Claim {
-    let id = state.rooms.reserve_id();
-    let nameplate = match cluster.claim_nameplate(id, None).await {
-        Some(claimed) => claimed,
-        None => UNCLAIMED_NAMEPLATES.start + rand::random::<u32>() % UNCLAIMED_NAMEPLATES.len() as u32,
-    };
-    Claim { id, nameplate }
 }
 
 /// Takes over a room whose instance is gone, with both seats held for its players' hold. Whether it is here now.

@@ -52,6 +52,8 @@ const DOWN: u8 = 2;
 
 /// The highest nameplate a cluster hands out.
 const MAX_NAMEPLATE: u32 = 999_999;
+/// Where a nameplate Redis cannot claim is drawn from, at random.
+const UNCLAIMED_NAMEPLATES: std::ops::Range<u32> = 100_000..MAX_NAMEPLATE + 1;
 
 /// Errors setting up the cluster.
 #[derive(Debug, Error)]
@@ -290,6 +292,19 @@ impl Cluster {
             self.note_published(room, Lookup::Nameplate(claimed).key());
             claimed
         })
+    }
+
+    /// A nameplate for a room of this instance, or for its watch seats: claimed in Redis as [`Cluster::claim_nameplate`]
+    /// does; else (Redis cannot say which nameplates the other instances hold) `preferred`, or one drawn from the top
+    /// of the range, which theirs (the smallest free first) seldom reach, rather than this instance's smallest, which
+    /// another instance has likely handed out too.
+    pub(crate) async fn nameplate(&self, room: u64, preferred: Option<u32>) -> u32 {
+        match self.claim_nameplate(room, preferred).await {
+            Some(claimed) => claimed,
+            None => preferred.unwrap_or_else(|| {
+                UNCLAIMED_NAMEPLATES.start + rand::random::<u32>() % UNCLAIMED_NAMEPLATES.len() as u32
+            }),
+        }
     }
 
     /// Claims a rendezvous for a room about to open here: `Some(true)` if it is the room's now, `Some(false)` if

@@ -574,9 +574,19 @@ async fn while_redis_is_down_a_new_room_takes_a_far_nameplate_and_a_join_elsewhe
     let (_early, claimed, _) = Client::create(&a.url()).await;
     redis.kill();
     // Each instance's smallest free nameplate is likely another's too: an unclaimed room takes one far above.
-    let (mut host, nameplate, _) = Client::create(&a.url()).await;
+    let (mut host, nameplate, host_token) = Client::create(&a.url()).await;
     let number: u32 = nameplate.parse().unwrap();
     assert!((100_000..1_000_000).contains(&number), "{nameplate} (claimed before: {claimed})");
+    // So does the room's watch nameplate.
+    let mut watch_side = Client::connect(&a.url()).await;
+    watch_side.send(json!({"type": "host_watch", "token": host_token})).await;
+    match watch_side.recv().await {
+        Received::Control(ServerMessage::WatchOpened { nameplate: watch, .. }) => {
+            let number: u32 = watch.parse().unwrap();
+            assert!((100_000..1_000_000).contains(&number) && watch != nameplate, "{watch}");
+        }
+        other => panic!("host_watch got {other:?}"),
+    }
     // The other instance cannot say where that room is: the guest is told to come back, not that no game has it.
     let mut lost = Client::connect(&b.url()).await;
     lost.send(json!({"type": "join", "nameplate": nameplate})).await;
