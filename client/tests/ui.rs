@@ -9,7 +9,7 @@ use fairdeck::ui::keys::{OTHER_KEYS, handle_key};
 use fairdeck::ui::log::LogKind;
 use fairdeck::ui::render::render;
 use fairdeck::ui::table_view::Side;
-use fairdeck::ui::view::{Overlay, Pile};
+use fairdeck::ui::view::{Overlay, Pile, Stage};
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::{CardInstance, Ristretto255};
 use fairdeck_shared::engine::{DeckCard, DeckList, Event, Intent, LimitedConfig, PoolList, PoolSource};
@@ -508,6 +508,8 @@ fn typed(view: &mut View, text: &str) -> Option<String> {
 fn shortcuts_are_commands() {
     let mut view = View::new("ws://relay");
     for shortcut in shortcuts() {
+        let building = ["add", "remove"].contains(&shortcut.spec.name);
+        view.stage = if building { Stage::Building } else { Stage::Playing };
         let out = handle_key(&mut view, key(shortcut.key));
         if shortcut.prefill {
             // The command line opens with the command's name, for the player to complete.
@@ -536,6 +538,11 @@ fn shortcuts_are_commands() {
     }
     // Ctrl-D is not d.
     assert_eq!(handle_key(&mut view, KeyEvent::new(KeyCode::Char('d'), KeyModifiers::CONTROL)), None);
+    // Building keys are for building: in a game they say so and open nothing.
+    view.stage = Stage::Playing;
+    assert_eq!(handle_key(&mut view, key('a')), None);
+    assert!(!view.prompt.focused && view.overlay == Overlay::None);
+    assert_eq!(view.log.lines().back().unwrap().text, "a: `add` is for building a limited deck");
 }
 
 #[test]

@@ -81,6 +81,12 @@ impl SessionError {
         }
     }
 
+    /// Whether opening a link again may go better: the relay could not be reached, the link dropped, or the relay
+    /// asked to come back (it is restarting, or cannot yet say where the room is).
+    pub fn is_transient(&self) -> bool {
+        matches!(self, SessionError::Lost(_) | SessionError::Unreachable { .. } | SessionError::ComeBack { .. })
+    }
+
     /// The process exit code: 2 when the user can put it right at once (the code, by asking again; a game open
     /// in another fairdeck, by closing it), 1 otherwise.
     pub fn exit_code(&self) -> u8 {

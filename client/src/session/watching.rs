@@ -100,11 +100,8 @@ impl<G: Group> SessionCore<G> {
     pub(super) fn handle_watch(&mut self, input: WatchInput) {
         match input {
             WatchInput::Opened { nameplate, max_frame } => self.watch_opened(&nameplate, max_frame),
-            // Not a refusal of watching: the relay could not be reached, or asked to come back (it is restarting,
-            // or cannot yet say where the room is). Opened again as after a drop.
-            WatchInput::Refused(
-                SessionError::Lost(_) | SessionError::Unreachable { .. } | SessionError::ComeBack { .. },
-            ) => {
+            // Not a refusal of watching: opened again as after a drop.
+            WatchInput::Refused(error) if error.is_transient() => {
                 self.watching.link = WatchLinkState::Waiting(self.now + WATCH_RETRY);
             }
             WatchInput::Refused(error) => {

@@ -158,7 +158,10 @@ fn shortcut(view: &mut View, key: KeyEvent) -> Option<String> {
         },
         KeyCode::Char(c) => {
             let found = shortcuts().find(|s| s.key == c)?;
-            if found.prefill {
+            if HINTED_BUILDING.contains(&found.spec) && view.stage != Stage::Building {
+                let message = format!("{c}: `{}` is for building a limited deck", found.spec.name);
+                view.log.push(LogKind::Error, message);
+            } else if found.prefill {
                 view.prompt.text = found.line;
                 view.prompt.focused = true;
             } else if AT_ONCE.contains(&found.spec) {

@@ -65,18 +65,24 @@ pub trait WatchFront {
 pub async fn watch(options: WatchOptions, front: &mut impl WatchFront) -> Result<(), WatchError> {
     let code = code::parse(&options.code).map_err(SessionError::BadCode)?;
     let tls = crate::tls::client_config(options.ca.as_deref()).map_err(SessionError::Ca)?;
-    let mut ws = match take_watch_seat(&options.relay, &tls, &code, front).await {
+    let mut seated = match take_watch_seat(&options.relay, &tls, &code, front).await {
         // A relay of several sharing Redis, which cannot say where the room is now.
-        Err(WatchError::Session(SessionError::ComeBack { .. })) => {
-            match come_back(&options.relay, &tls, &code, front).await? {
-                Ok(ws) => ws,
-                Err(why) => return Ok(front.ended(why, &Spectator::new(&code, os_seed(), os_seed()))?),
-            }
-        }
-        seated => seated?,
+        Err(WatchError::Session(SessionError::ComeBack { .. })) => None,
+        seated => Some(seated?),
     };
+    // What the spectator saw last stays for the end's words until a seat is taken again.
+    let mut spectator = Spectator::new(&code, os_seed(), os_seed());
     loop {
-        let mut spectator = Spectator::new(&code, os_seed(), os_seed());
+        let mut ws = match seated.take() {
+            Some(ws) => ws,
+            None => match come_back(&options.relay, &tls, &code, front).await? {
+                Ok(ws) => {
+                    spectator = Spectator::new(&code, os_seed(), os_seed());
+                    ws
+                }
+                Err(why) => return Ok(front.ended(why, &spectator)?),
+            },
+        };
         let reason = match follow(&mut ws, &code, &mut spectator, front).await {
             Ok(Ended::Closed) => "the relay closed the connection".to_string(),
             Err(WatchError::Session(SessionError::Lost(reason))) => reason,
@@ -84,10 +90,6 @@ pub async fn watch(options: WatchOptions, front: &mut impl WatchFront) -> Result
             Err(error) => return Err(error),
         };
         front.relay_lost(&reason)?;
-        match come_back(&options.relay, &tls, &code, front).await? {
-            Ok(again) => ws = again,
-            Err(why) => return Ok(front.ended(why, &spectator)?),
-        }
     }
 }
 
@@ -142,9 +144,8 @@ async fn come_back(
             // A relay restarting says when to come back; one that lost the room may have it again once the
             // player's program is back.
             Err(WatchError::Session(SessionError::ComeBack { after })) => after.min(LONGEST_RETRY),
-            Err(
-                WatchError::UnknownCode | WatchError::Session(SessionError::Lost(_) | SessionError::Unreachable { .. }),
-            ) => (delay * 2).min(LONGEST_RETRY),
+            Err(WatchError::UnknownCode) => (delay * 2).min(LONGEST_RETRY),
+            Err(WatchError::Session(error)) if error.is_transient() => (delay * 2).min(LONGEST_RETRY),
             Err(error) => return Err(error),
         };
         if Instant::now() >= deadline {
@@ -215,4 +216,76 @@ fn control(text: &str) -> Result<Option<Ended>, WatchError> {
         ServerMessage::Error { code, .. } => return Err(WatchError::Closed(code.as_str())),
         _ => None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use fairdeck_relay_protocol::ClosingReason;
+
+    use super::*;
+
+    /// A relay whose connections answer a `watch` with these messages, one connection each in turn.
+    async fn relay_answering(answers: Vec<Vec<ServerMessage>>) -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("ws://{}/v1", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            for messages in answers {
+                let (tcp, _) = listener.accept().await.unwrap();
+                let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
+                let welcome = ServerMessage::Welcome {
+                    relay: "r".into(),
+                    protocol: 1,
+                    max_message_bytes: 65536,
+                    hold_ms: 1,
+                    waiting_ms: 1,
+                    challenge: "ff".repeat(32),
+                };
+                ws.send(Message::text(serde_json::to_string(&welcome).unwrap())).await.unwrap();
+                let asked = ws.next().await.unwrap().unwrap();
+                assert!(asked.to_text().unwrap().contains(r#""type":"watch""#), "{asked}");
+                for message in messages {
+                    ws.send(Message::text(serde_json::to_string(&message).unwrap())).await.unwrap();
+                }
+            }
+        });
+        url
+    }
+
+    /// A front that records what it was told, with no spectator's commands.
+    #[derive(Default)]
+    struct Told(Vec<String>);
+
+    impl WatchFront for Told {
+        fn next_line(&mut self) -> impl Future<Output = Option<String>> {
+            std::future::pending()
+        }
+        fn watching(&mut self, watcher: u8) -> std::io::Result<()> {
+            self.0.push(format!("watching {watcher}"));
+            Ok(())
+        }
+        fn relay_lost(&mut self, reason: &str) -> std::io::Result<()> {
+            self.0.push(format!("relay_lost {reason}"));
+            Ok(())
+        }
+        fn show(&mut self, _: News, _: &Spectator) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn ended(&mut self, why: Ended, _: &Spectator) -> std::io::Result<()> {
+            self.0.push(format!("ended {why:?}"));
+            Ok(())
+        }
+    }
+
+    #[tokio::test]
+    async fn a_first_watch_told_to_come_back_takes_its_seat_when_it_does() {
+        let closing =
+            ServerMessage::Closing { reason: ClosingReason::Restart, reconnect_after_ms: 1, try_for_ms: 1000 };
+        let watching = ServerMessage::Watching { watcher: 3 };
+        let gone = ServerMessage::PeerGone { reason: GoneReason::Left };
+        let relay = relay_answering(vec![vec![closing.clone()], vec![closing], vec![watching, gone]]).await;
+        let options = WatchOptions { code: "7-crossbow-guitar".into(), relay, ca: None };
+        let mut told = Told::default();
+        watch(options, &mut told).await.unwrap();
+        assert_eq!(told.0, ["watching 3", "ended PlayerLeft"]);
+    }
 }
