@@ -169,6 +169,8 @@ pub struct ClusterMetrics {
     pub unlocated: Counter,
     /// Rooms taken over from an instance that stopped or died.
     pub adoptions: Counter,
+    /// The other instances this one last read from Redis: those it asks for a room while Redis is down.
+    pub peers: Gauge,
 }
 
 impl ClusterMetrics {
@@ -195,6 +197,11 @@ impl ClusterMetrics {
             adoptions: counter(
                 "fairdeck_relay_cluster_adoptions_total",
                 "Rooms taken over from an instance that stopped or died.",
+            ),
+            peers: registry.gauge(
+                "fairdeck_relay_cluster_peers",
+                "Other instances this one last read from Redis: those it asks for a room while Redis is down.",
+                vec![],
             ),
         }
     }

@@ -17,7 +17,7 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use crate::admission::AddressTicket;
 use crate::admission::Slot;
 use crate::cluster::link::{self, Link, LinkError};
-use crate::cluster::{Cluster, Located, Lookup};
+use crate::cluster::{self, Cluster, Located, Lookup};
 use crate::outbox::{News, Outbox, WriterEnd, write_loop};
 use crate::protocol::{
     CHALLENGE_BYTES, ClientMessage, ClosingReason, ErrorCode, MAX_CONTROL_BYTES, Meeting, PROTOCOL_VERSION,
@@ -598,6 +598,7 @@ impl Session<'_> {
         };
         // Anything malformed is refused here, as by a relay alone.
         let Some(lookup) = lookup else { return Route::Here(Reserved::Nothing) };
+        let max = state.limits.max_message_bytes;
         let unlocated = || {
             state.metrics.cluster.unlocated.increment(1);
             Route::ComeBack
@@ -622,18 +623,10 @@ impl Session<'_> {
                     return Route::Here(Reserved::Nothing);
                 }
                 // Served if its room is here; else it may be held elsewhere, which Redis cannot say now.
-                Located::Unsettled => {
-                    let here = match lookup {
-                        Lookup::Nameplate(nameplate) => state.rooms.has_nameplate(nameplate),
-                        Lookup::Token(hash) => state.rooms.has_token(&hash),
-                        Lookup::Rendezvous(id) => state.rooms.has_rendezvous(&id),
-                    };
-                    return if here { Route::Here(Reserved::Nothing) } else { unlocated() };
-                }
+                Located::Unsettled if cluster::holds(&state.rooms, lookup) => return Route::Here(Reserved::Nothing),
+                Located::Unsettled => return self.ask_peers(cluster, text, lookup).await.unwrap_or_else(unlocated),
                 Located::There { room, owner, url } => {
-                    let player = link::Forwarded { client: self.addr, challenge: self.challenge };
-                    let max = state.limits.max_message_bytes;
-                    match link::open(cluster, (&owner, &url), player, text, max).await {
+                    match link::open(cluster, (&owner, &url), self.forwarded_as(), (text, None), max).await {
                         Ok(link) => return Route::Linked(Box::new(link)),
                         // Restarted at its address: the instance holding the room died; its lease only runs on.
                         Err(LinkError::Superseded) => {
@@ -656,6 +649,26 @@ impl Session<'_> {
             }
         }
         Route::Here(Reserved::Nothing)
+    }
+
+    /// While Redis is down: the link to the instance, of those Redis last named, that holds the room `lookup`
+    /// names, if one does. They are asked one after another, each taking the player only if it holds the room.
+    async fn ask_peers(&self, cluster: &Cluster, text: &str, lookup: Lookup) -> Option<Route> {
+        let max = self.state.limits.max_message_bytes;
+        for peer in cluster.peers() {
+            let player = self.forwarded_as();
+            match link::open(cluster, (&peer.instance, &peer.url), player, (text, Some(lookup)), max).await {
+                Ok(link) => return Some(Route::Linked(Box::new(link))),
+                Err(LinkError::NotHeld) => {}
+                Err(error) => tracing::debug!(error = %error, "an instance asked for a room did not answer"),
+            }
+        }
+        None
+    }
+
+    /// This player as another instance takes it.
+    fn forwarded_as(&self) -> link::Forwarded {
+        link::Forwarded { client: self.addr, challenge: self.challenge }
     }
 
     /// Whether a first message would be refused for its address's rate limit (or is no first message at all).

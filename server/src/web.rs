@@ -81,13 +81,16 @@ async fn forwarded_websocket(
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
     let forwarded = match &state.cluster {
-        Some(cluster) => link::Forwarded::from_headers(&headers, cluster),
+        Some(cluster) => link::Forwarded::from_headers(&headers, cluster, &state.rooms),
         None => Err(link::Refusal::Unknown),
     };
     let (forwarded, upgrade) = match (forwarded, upgrade) {
         (Ok(forwarded), Ok(upgrade)) => (forwarded, upgrade),
         (Err(link::Refusal::NotThisInstance), _) => {
             return (StatusCode::CONFLICT, "another instance answers here now\n").into_response();
+        }
+        (Err(link::Refusal::NotHeld), _) => {
+            return (StatusCode::MISDIRECTED_REQUEST, "this instance does not hold the room\n").into_response();
         }
         _ => return (StatusCode::NOT_FOUND, "not found\n").into_response(),
     };

@@ -133,6 +133,17 @@ impl Cluster {
         }
     }
 
+    /// Waits until every instance of `running` has read the others from Redis: whom it asks for a room while Redis
+    /// is down.
+    pub fn wait_peers(&self, running: &[usize]) {
+        let deadline = Instant::now() + TIMEOUT;
+        let others = running.len().saturating_sub(1) as f64;
+        while running.iter().any(|&i| self.relays[i].metric("fairdeck_relay_cluster_peers") != others) {
+            assert!(Instant::now() < deadline, "the relays do not know each other:\n{}", self.logs());
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     /// Every instance's log, for failure messages.
     pub fn logs(&self) -> String {
         let logs = self.relays.iter().enumerate().map(|(i, relay)| format!("--- relay {i}:\n{}", relay.log()));

@@ -242,10 +242,11 @@ fn a_rolling_restart_of_both_instances_loses_no_game() {
 fn a_game_opened_while_redis_is_down_is_joined_whichever_instance_the_guest_reaches_first() {
     let mut front = Front::start();
     front.cluster.wait_redis(&BOTH, true);
+    front.cluster.wait_peers(&BOTH);
     front.cluster.redis.kill();
     front.cluster.wait_redis(&BOTH, false);
     // Caddy takes turns between the instances: the guest's first connection reaches the one without the room,
-    // which cannot ask Redis where it is and tells it to come back; the next reaches the room.
+    // which cannot ask Redis where it is and asks the other instance, which holds it.
     let dir = tempfile::tempdir().unwrap();
     let mut host = front.player("host", &["host"], &dir);
     let code = host.expect_event("code")["code"].as_str().unwrap().to_string();
@@ -260,8 +261,8 @@ fn a_game_opened_while_redis_is_down_is_joined_whichever_instance_the_guest_reac
     let table = settle(&mut host, &mut guest);
     assert_eq!(zone_cards(&table, "host hand").len(), 2);
     assert!(host.seen.iter().chain(&guest.seen).all(|v| v["event"] != "alert"), "{}", front.logs());
-    let told = front.cluster.metric_sum(&BOTH, "fairdeck_relay_cluster_unlocated_total");
-    assert!(told >= 1.0, "the guest was told to come back: {told}\n{}", front.logs());
+    let linked = front.cluster.metric_sum(&BOTH, "fairdeck_relay_cluster_links_total");
+    assert!(linked >= 1.0, "the guest was forwarded to the room's instance: {linked}\n{}", front.logs());
     for player in [&mut host, &mut guest] {
         player.send("quit");
     }

@@ -5,6 +5,10 @@
 //! challenge of its `welcome` (which a `rendezvous` proof signs), and sends the player's first message. The holding
 //! instance then serves it as one of its own players, without a `welcome`; the forwarding instance passes every
 //! message both ways unchanged, close codes included, and keeps the player's connection alive with its own pings.
+//!
+//! While Redis is down, an instance cannot say which instance holds a room: it asks those Redis last named, one
+//! after another, naming the room in a header ([`HELD_HEADER`]); an instance that does not hold it refuses the
+//! link (421) before the player's first message is sent, so at most one instance ever takes the player.
 
 use std::net::IpAddr;
 use std::time::Duration;
@@ -20,9 +24,10 @@ use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::{self, Message};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-use super::Cluster;
+use super::{Cluster, Lookup};
 use crate::config::WS_BUFFER_BYTES;
 use crate::protocol::CHALLENGE_BYTES;
+use crate::rooms::Rooms;
 
 /// Where an instance takes the connections other instances forward to it.
 pub(crate) const PATH: &str = "/cluster/v1";
@@ -31,6 +36,9 @@ const CLIENT_HEADER: &str = "x-fairdeck-client";
 const CHALLENGE_HEADER: &str = "x-fairdeck-challenge";
 /// The instance meant: a process that restarted at the same address is another instance, without its rooms.
 const INSTANCE_HEADER: &str = "x-fairdeck-instance";
+/// The room the player's first message names ([`Lookup::name`]), when the forwarding instance does not know
+/// whether this one holds it: the link is taken only if it does.
+const HELD_HEADER: &str = "x-fairdeck-held";
 
 /// How long opening a link may take before the player is told to come back.
 const OPEN_PATIENCE: Duration = Duration::from_secs(2);
@@ -47,6 +55,8 @@ pub(crate) enum LinkError {
     Timeout,
     #[error("another instance answers at the address: the one holding the room is gone")]
     Superseded,
+    #[error("the instance does not hold the room")]
+    NotHeld,
     #[error(transparent)]
     WebSocket(#[from] tungstenite::Error),
 }
@@ -58,6 +68,8 @@ pub(crate) enum Refusal {
     Unknown,
     /// Meant for the instance that was at this address before.
     NotThisInstance,
+    /// Meant for the instance holding a room, which this one does not hold.
+    NotHeld,
 }
 
 /// A player forwarded by another instance, as that instance vouches for it.
@@ -68,8 +80,9 @@ pub(crate) struct Forwarded {
 }
 
 impl Forwarded {
-    /// The forwarded player of a request that presents the cluster's secret and names this instance.
-    pub(crate) fn from_headers(headers: &HeaderMap, cluster: &Cluster) -> Result<Forwarded, Refusal> {
+    /// The forwarded player of a request that presents the cluster's secret, names this instance and, if it names
+    /// a room, one that this instance holds.
+    pub(crate) fn from_headers(headers: &HeaderMap, cluster: &Cluster, rooms: &Rooms) -> Result<Forwarded, Refusal> {
         let read = || {
             let secret = cluster.secret()?;
             let presented = headers.get(SECRET_HEADER)?.as_bytes();
@@ -78,15 +91,21 @@ impl Forwarded {
             }
             let client = headers.get(CLIENT_HEADER)?.to_str().ok()?.parse().ok()?;
             let challenge = hex::decode(headers.get(CHALLENGE_HEADER)?.as_bytes()).ok()?.try_into().ok()?;
+            let held = match headers.get(HELD_HEADER) {
+                Some(name) => Some(Lookup::from_name(name.to_str().ok()?)?),
+                None => None,
+            };
             Some((
                 Forwarded { client, challenge },
                 headers.get(INSTANCE_HEADER)?.as_bytes() == cluster.instance().as_bytes(),
+                held,
             ))
         };
         match read() {
             None => Err(Refusal::Unknown),
-            Some((_, false)) => Err(Refusal::NotThisInstance),
-            Some((forwarded, true)) => Ok(forwarded),
+            Some((_, false, _)) => Err(Refusal::NotThisInstance),
+            Some((_, true, Some(lookup))) if !super::holds(rooms, lookup) => Err(Refusal::NotHeld),
+            Some((forwarded, true, _)) => Ok(forwarded),
         }
     }
 }
@@ -105,12 +124,13 @@ pub(crate) async fn healthy(url: &str) -> bool {
     matches!(tokio::time::timeout(OPEN_PATIENCE, ask).await, Ok(Ok(true)))
 }
 
-/// Opens a link to the instance `owner`, at `url`, for a player, and sends it the player's first message.
+/// Opens a link to the instance `owner`, at `url`, for a player, and sends it the player's first message. With
+/// `held`, the room that message names, only if that instance holds it ([`LinkError::NotHeld`]).
 pub(crate) async fn open(
     cluster: &Cluster,
     (owner, url): (&str, &str),
     player: Forwarded,
-    first: &str,
+    (first, held): (&str, Option<Lookup>),
     max_message_bytes: usize,
 ) -> Result<Link, LinkError> {
     let secret = cluster.secret().ok_or(LinkError::NoSecret)?;
@@ -121,6 +141,9 @@ pub(crate) async fn open(
     headers.insert(CLIENT_HEADER, value(player.client.to_string())?);
     headers.insert(CHALLENGE_HEADER, value(hex::encode(player.challenge))?);
     headers.insert(INSTANCE_HEADER, value(owner.to_owned())?);
+    if let Some(lookup) = held {
+        headers.insert(HELD_HEADER, value(lookup.name())?);
+    }
     // The buffers of the relay's own connections: a link is held as long as its player's.
     let config = WebSocketConfig::default()
         .read_buffer_size(WS_BUFFER_BYTES)
@@ -131,6 +154,7 @@ pub(crate) async fn open(
     let open = async {
         let (mut link, _) = match tokio_tungstenite::connect_async_with_config(request, Some(config), true).await {
             Err(tungstenite::Error::Http(answer)) if answer.status() == 409 => return Err(LinkError::Superseded),
+            Err(tungstenite::Error::Http(answer)) if answer.status() == 421 => return Err(LinkError::NotHeld),
             connected => connected?,
         };
         futures_util::SinkExt::send(&mut link, Message::text(first)).await?;

@@ -12,9 +12,9 @@
 //! lease (it died, or stopped and released it) is taken over by the first instance one of its players reaches,
 //! from its snapshot, with both seats held: its players resume there as after a restart. Every key expires
 //! unless renewed, so no entry outlives a dead instance by more than its players' hold. When Redis is down or
-//! forgets everything (a restart), instances serve their own rooms on and tell a player coming back to a room
-//! not here to come back shortly, rather than answer as a relay alone (its room may be at another instance);
-//! they publish their rooms again once Redis answers, and players whose room can no longer be found meet at
+//! forgets everything (a restart), instances serve their own rooms on, take a player whose room is not here to
+//! the instance of those Redis last named that holds it ([`link`]), else tell it to come back shortly, rather than
+//! answer as a relay alone (its room may be at another instance); they publish their rooms again once Redis answers, and players whose room can no longer be found meet at
 //! their rendezvous (the client falls back to it when its token is unknown). The end-to-end channel resends
 //! whatever a seat missed while it was away.
 
@@ -35,7 +35,7 @@ use thiserror::Error;
 
 use crate::handover::RoomSnapshot;
 use crate::metrics::Metrics;
-use crate::rooms::RoomListing;
+use crate::rooms::{RoomListing, Rooms};
 
 pub(crate) use publish::{leave, run};
 pub(crate) use scripts::Lookup;
@@ -99,6 +99,14 @@ pub(crate) struct Canary {
     pub(crate) unreachable: usize,
 }
 
+/// Another instance of the cluster, as its lease in Redis names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Peer {
+    pub(crate) instance: String,
+    /// Its advertised URL, `ws://host:port`.
+    pub(crate) url: String,
+}
+
 /// A room as published: its snapshot, and which seats are connected at its instance.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct RoomEntry {
@@ -114,6 +122,8 @@ pub(crate) struct Cluster {
     advertise: OnceLock<String>,
     redis: ConnectionManager,
     secret: RwLock<Option<String>>,
+    /// The other instances with a lease, as last read from Redis: asked for a room while Redis is down.
+    peers: RwLock<Vec<Peer>>,
     /// How Redis answered the last command: [`UNKNOWN`] before the first, then [`UP`] or [`DOWN`].
     redis_state: AtomicU8,
     /// Held while a room is taken over, until it is in `Rooms`.
@@ -136,6 +146,15 @@ struct Scripts {
     adopt: Script,
     publish: Script,
     forget: Script,
+}
+
+/// Whether this instance holds the room a lookup names.
+pub(crate) fn holds(rooms: &Rooms, lookup: Lookup) -> bool {
+    match lookup {
+        Lookup::Nameplate(nameplate) => rooms.has_nameplate(nameplate),
+        Lookup::Token(hash) => rooms.has_token(&hash),
+        Lookup::Rendezvous(id) => rooms.has_rendezvous(&id),
+    }
 }
 
 /// An advertised URL as given, if it is `ws://host:port`.
@@ -171,6 +190,7 @@ impl Cluster {
             advertise: OnceLock::new(),
             redis,
             secret: RwLock::new(None),
+            peers: RwLock::default(),
             redis_state: AtomicU8::new(UNKNOWN),
             adopting: tokio::sync::Mutex::new(()),
             rejoined: Mutex::new(None),
@@ -208,6 +228,11 @@ impl Cluster {
     /// What instances present to each other, once read from Redis.
     pub(crate) fn secret(&self) -> Option<String> {
         self.secret.read().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// The other instances with a lease when Redis last answered.
+    pub(crate) fn peers(&self) -> Vec<Peer> {
+        self.peers.read().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
     /// Taken while a room is taken over, and by a player whose room Redis says is here, so that it finds the room
@@ -397,28 +422,51 @@ impl Cluster {
         if read.as_deref() != Some(sent.as_str()) {
             return None;
         }
-        let own = self.advertise.get();
-        let urls: Vec<String> = self.instance_urls().await?.into_iter().filter(|url| Some(url) != own).collect();
+        let peers = self.read_peers().await?;
         let mut unreachable = 0;
-        for url in &urls {
-            if !link::healthy(url).await {
+        for peer in &peers {
+            if !link::healthy(&peer.url).await {
                 unreachable += 1;
             }
         }
-        Some(Canary { instances: urls.len() + 1, unreachable })
+        Some(Canary { instances: peers.len() + 1, unreachable })
     }
 
-    /// The advertised URLs of every instance with a lease.
-    async fn instance_urls(&self) -> Option<Vec<String>> {
-        let keys = self.keys(&scripts::instance_key("*")).await?;
+    /// Reads the other instances with a lease from Redis, and keeps them for when it is down. Members of the
+    /// instances' set whose lease is gone are removed from it.
+    pub(super) async fn read_peers(&self) -> Option<Vec<Peer>> {
         let mut redis = self.redis.clone();
-        let mut urls = Vec::new();
-        for keys in keys.chunks(500) {
-            let found: Vec<Option<String>> =
-                self.answered(redis::cmd("MGET").arg(keys).query_async(&mut redis).await)?;
-            urls.extend(found.into_iter().flatten());
+        let (members,): (Vec<String>,) = self.answered(
+            redis::pipe()
+                .sadd(scripts::INSTANCES_KEY, &self.instance)
+                .ignore()
+                .pexpire(scripts::INSTANCES_KEY, 3 * LEASE.as_millis() as i64)
+                .ignore()
+                .smembers(scripts::INSTANCES_KEY)
+                .query_async(&mut redis)
+                .await,
+        )?;
+        let others: Vec<String> = members.into_iter().filter(|instance| *instance != self.instance).collect();
+        let mut peers = Vec::new();
+        if !others.is_empty() {
+            let keys: Vec<String> = others.iter().map(|instance| scripts::instance_key(instance)).collect();
+            let urls: Vec<Option<String>> =
+                self.answered(redis::cmd("MGET").arg(&keys).query_async(&mut redis).await)?;
+            let mut gone = Vec::new();
+            for (instance, url) in others.into_iter().zip(urls) {
+                match url {
+                    Some(url) => peers.push(Peer { instance, url }),
+                    None => gone.push(instance),
+                }
+            }
+            if !gone.is_empty() {
+                let _: Option<i64> = self
+                    .answered(redis::cmd("SREM").arg(scripts::INSTANCES_KEY).arg(gone).query_async(&mut redis).await);
+            }
         }
-        Some(urls)
+        self.metrics.cluster.peers.set(peers.len() as f64);
+        *self.peers.write().unwrap_or_else(PoisonError::into_inner) = peers.clone();
+        Some(peers)
     }
 
     /// Every key matching `pattern`, read a thousand at a time (SCAN: Redis is never blocked on them all).

@@ -47,6 +47,9 @@ pub(crate) async fn run(
                     // A new lease: this instance just joined, was cut off past its lease, or Redis lost everything.
                     cluster.publish_all(&rooms).await;
                 }
+                if cluster.is_up() {
+                    cluster.read_peers().await;
+                }
             }
             _ = refresh.tick() => cluster.publish_all(&rooms).await,
             () = &mut stopping => return changes,

@@ -3,6 +3,8 @@
 //!
 //! Keys, all under [`PREFIX`]:
 //! - `instance:<instance>`: the instance's advertised URL, under a lease that it renews; gone with the instance.
+//! - `instances`: the set of instances that took a lease, for each to find the others (a member whose lease is
+//!   gone is removed by the next instance that reads it); it expires unless an instance renews it.
 //! - `secret`: what instances present to each other on a forwarded connection.
 //! - `owner:<room>`: the instance holding the room; `room:<room>`: its snapshot (JSON, see `RoomEntry`).
 //! - `nameplate:<n>`, `token:<sha256 hex>`, `rendezvous:<id hex>`: the room (its id) a player's first message
@@ -29,10 +31,26 @@ pub(crate) enum Lookup {
 
 impl Lookup {
     pub(super) fn key(self) -> String {
+        format!("{PREFIX}{}", self.name())
+    }
+
+    /// The lookup without the prefix: `nameplate:<n>`, `token:<sha256 hex>` or `rendezvous:<id hex>`.
+    pub(crate) fn name(self) -> String {
         match self {
-            Lookup::Nameplate(nameplate) => format!("{PREFIX}nameplate:{nameplate}"),
-            Lookup::Token(hash) => format!("{PREFIX}token:{}", hex::encode(hash)),
-            Lookup::Rendezvous(id) => format!("{PREFIX}rendezvous:{}", hex::encode(id)),
+            Lookup::Nameplate(nameplate) => format!("nameplate:{nameplate}"),
+            Lookup::Token(hash) => format!("token:{}", hex::encode(hash)),
+            Lookup::Rendezvous(id) => format!("rendezvous:{}", hex::encode(id)),
+        }
+    }
+
+    /// Reads what [`Lookup::name`] wrote; `None` for anything else.
+    pub(crate) fn from_name(name: &str) -> Option<Lookup> {
+        let hash = |hex: &str| hex::decode(hex).ok()?.try_into().ok();
+        match name.split_once(':')? {
+            ("nameplate", number) if !number.starts_with('+') => Some(Lookup::Nameplate(number.parse().ok()?)),
+            ("token", hex) => Some(Lookup::Token(hash(hex)?)),
+            ("rendezvous", hex) => Some(Lookup::Rendezvous(hash(hex)?)),
+            _ => None,
         }
     }
 }
@@ -42,6 +60,7 @@ pub(super) fn instance_key(instance: &str) -> String {
 }
 
 pub(super) const SECRET_KEY: &str = "fairdeck:secret";
+pub(super) const INSTANCES_KEY: &str = "fairdeck:instances";
 
 /// KEYS[1] a lookup key, KEYS[2] the asking instance's lease. Returns `{lease}` (no room), `{lease, room}` (no
 /// owner), `{lease, room, owner}` (its lease is gone) or `{lease, room, owner, url}`, where `lease` is 1 if the

@@ -231,6 +231,48 @@ async fn the_instances_endpoint_is_closed_to_anyone_without_the_secret() {
 }
 
 #[tokio::test]
+async fn a_link_naming_a_room_is_taken_only_by_the_instance_holding_it() {
+    let redis = TestRedis::start();
+    let (a, _b, _dirs) = two_instances(&redis).await;
+    let (_host, nameplate, _) = Client::create(&a.url()).await;
+    let mut connection = redis::Client::open(redis.url()).unwrap().get_multiplexed_async_connection().await.unwrap();
+    let secret: String = redis::cmd("GET").arg("fairdeck:secret").query_async(&mut connection).await.unwrap();
+    let instances: Vec<String> =
+        redis::cmd("SMEMBERS").arg("fairdeck:instances").query_async(&mut connection).await.unwrap();
+    let mut owner = None;
+    for instance in instances {
+        let key = format!("fairdeck:instance:{instance}");
+        let url: String = redis::cmd("GET").arg(key).query_async(&mut connection).await.unwrap();
+        if url == format!("ws://{}", a.addr) {
+            owner = Some(instance);
+        }
+    }
+    let owner = owner.expect("the instance is in the cluster's set");
+    let challenge = "00".repeat(32);
+    let link = |held: String| {
+        let (secret, owner, challenge) = (secret.clone(), owner.clone(), challenge.clone());
+        async move {
+            let headers = [
+                ("x-fairdeck-cluster-secret", secret.as_str()),
+                ("x-fairdeck-client", "127.0.0.1"),
+                ("x-fairdeck-challenge", challenge.as_str()),
+                ("x-fairdeck-instance", owner.as_str()),
+                ("x-fairdeck-held", held.as_str()),
+            ];
+            http_get(a.addr, "/cluster/v1", &headers).await.0
+        }
+    };
+    let other = nameplate.parse::<u32>().unwrap() + 1;
+    assert_eq!(link(format!("nameplate:{other}")).await, 421, "a room it does not hold");
+    assert_eq!(link(format!("token:{}", "ab".repeat(32))).await, 421, "a token it does not hold");
+    // Held: the request goes on to the upgrade, which a plain GET lacks.
+    assert_eq!(link(format!("nameplate:{nameplate}")).await, 404);
+    for malformed in ["nameplate:+1", "nameplate:", "token:zz", "room:1", ""] {
+        assert_eq!(link(malformed.to_string()).await, 404, "{malformed}");
+    }
+}
+
+#[tokio::test]
 async fn operators_see_every_instances_rooms_and_whether_the_cluster_is_ready() {
     let mut redis = TestRedis::start();
     let dirs = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
@@ -520,23 +562,35 @@ async fn rendezvous_at(url: &str, keys: &[SeatKey; 2], seat: u8) -> (Client, Rec
     (client, answer)
 }
 
+/// Waits until each instance has read the other from Redis: whom it asks for a room while Redis is down.
+async fn wait_for_peers(instances: [&TestRelay; 2]) {
+    for instance in instances {
+        wait_for_metric(instance, "fairdeck_relay_cluster_peers", 1.0).await;
+    }
+}
+
 #[tokio::test]
-async fn while_redis_is_down_players_not_held_here_come_back_rather_than_meet_apart() {
+async fn while_redis_is_down_players_not_held_here_reach_their_room_or_come_back_but_never_meet_apart() {
     let mut redis = TestRedis::start();
     let (a, b, _dirs) = two_instances(&redis).await;
     let (host, mut guest, _, host_token, _) = Client::pair(&a.url()).await;
+    wait_for_peers([&a, &b]).await;
     redis.kill();
     drop(host);
     // The host, cut off, comes back through the instance that does not hold its room: that instance cannot ask
-    // Redis where it is, so the host is told to come back (not that its token is unknown, which would send it
-    // to a rendezvous of its own), and it finds its seat at the instance that holds it.
+    // Redis where it is, so it asks the instances Redis last named, and the one holding the room takes the host
+    // (not told that its token is unknown, which would send it to a rendezvous of its own).
     guest.expect(|m| matches!(m, ServerMessage::PeerAway { .. })).await;
-    let mut lost = Client::connect(&b.url()).await;
-    lost.send(json!({"type": "resume", "token": host_token})).await;
-    assert!(matches!(lost.recv().await, Received::Control(ServerMessage::Closing { .. })), "told to come back");
-    let mut host = resume_until_seated(&a.url(), &host_token).await;
+    let mut host = Client::connect(&b.url()).await;
+    host.send(json!({"type": "resume", "token": host_token})).await;
+    host.expect(|m| matches!(m, ServerMessage::Resumed { seat: 0, peer: PeerState::Present, .. })).await;
     guest.expect(|m| matches!(m, ServerMessage::PeerBack)).await;
-    exchange(&mut host, &mut guest, "back at its instance").await;
+    exchange(&mut host, &mut guest, "forwarded to its instance").await;
+    assert_eq!(metric(&metrics(b.addr).await, "fairdeck_relay_cluster_links_total"), 1.0);
+    // A token no instance answers for may be a room of an instance Redis did not name: come back shortly.
+    let mut unknown = Client::connect(&b.url()).await;
+    unknown.send(json!({"type": "resume", "token": "ab".repeat(host_token.len() / 2)})).await;
+    assert!(matches!(unknown.recv().await, Received::Control(ServerMessage::Closing { .. })), "told to come back");
 
     // Two players meeting at their rendezvous through different instances: neither opens a room alone, where
     // each would wait for the other for ever.
@@ -568,10 +622,11 @@ async fn while_redis_is_down_players_not_held_here_come_back_rather_than_meet_ap
 }
 
 #[tokio::test]
-async fn while_redis_is_down_a_new_room_takes_a_far_nameplate_and_a_join_elsewhere_comes_back() {
+async fn while_redis_is_down_a_new_room_takes_a_far_nameplate_and_a_join_elsewhere_is_forwarded_to_it() {
     let mut redis = TestRedis::start();
     let (a, b, _dirs) = two_instances(&redis).await;
     let (_early, claimed, _) = Client::create(&a.url()).await;
+    wait_for_peers([&a, &b]).await;
     redis.kill();
     // Each instance's smallest free nameplate is likely another's too: an unclaimed room takes one far above.
     let (mut host, nameplate, host_token) = Client::create(&a.url()).await;
@@ -587,11 +642,13 @@ async fn while_redis_is_down_a_new_room_takes_a_far_nameplate_and_a_join_elsewhe
         }
         other => panic!("host_watch got {other:?}"),
     }
-    // The other instance cannot say where that room is: the guest is told to come back, not that no game has it.
-    let mut lost = Client::connect(&b.url()).await;
-    lost.send(json!({"type": "join", "nameplate": nameplate})).await;
-    assert!(matches!(lost.recv().await, Received::Control(ServerMessage::Closing { .. })), "told to come back");
-    let (mut guest, _) = Client::join(&a.url(), &nameplate).await;
+    // The other instance cannot ask Redis where that room is: it asks the instance Redis last named, which holds
+    // it, and the guest joins there.
+    let (mut guest, _) = Client::join(&b.url(), &nameplate).await;
     host.expect(|m| matches!(m, ServerMessage::Paired { .. })).await;
-    exchange(&mut host, &mut guest, "joined at its instance").await;
+    exchange(&mut host, &mut guest, "joined through the other instance").await;
+    // A nameplate no instance answers for: come back shortly, not that no game has it.
+    let mut lost = Client::connect(&b.url()).await;
+    lost.send(json!({"type": "join", "nameplate": "999999"})).await;
+    assert!(matches!(lost.recv().await, Received::Control(ServerMessage::Closing { .. })), "told to come back");
 }
