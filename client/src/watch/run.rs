@@ -13,7 +13,7 @@ use serde::Serialize;
 use tokio_tungstenite::tungstenite::Message;
 
 use super::error::WatchError;
-use super::spectator::{News, Spectator};
+use super::spectator::{HELLO_AGAIN, News, Spectator};
 use crate::code::{self, Code};
 use crate::session::{
     FIRST_RETRY, LONGEST_RETRY, Opened, RECONNECT_FOR, SessionError, Ws, next_control, open_relay, os_seed,
@@ -163,6 +163,8 @@ async fn follow(
     front: &mut impl WatchFront,
 ) -> Result<Ended, WatchError> {
     let mut input_done = false;
+    let mut hello_again = tokio::time::interval_at(tokio::time::Instant::now() + HELLO_AGAIN, HELLO_AGAIN);
+    hello_again.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         while let Some(frame) = spectator.poll_frame() {
             ws.send(Message::binary(frame)).await.map_err(|e| SessionError::Lost(e.to_string()))?;
@@ -196,6 +198,7 @@ async fn follow(
                 Some(Ok(_)) => {}
                 Some(Err(e)) => return Err(SessionError::Lost(e.to_string()).into()),
             },
+            _ = hello_again.tick(), if !spectator.is_established() => spectator.resend_hello(),
             line = front.next_line(), if !input_done => match line.as_deref().map(str::trim) {
                 Some("quit") => return Ok(Ended::Quit),
                 Some("table") if spectator.started() => front.show(News::Table, spectator)?,

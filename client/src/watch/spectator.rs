@@ -99,6 +99,9 @@ fn observer_of(suite: Suite, seed: [u8; 32]) -> Box<dyn Follow> {
     }
 }
 
+/// How often a spectator sends its HELLO again while the player's has not come ([`Spectator::resend_hello`]).
+pub const HELLO_AGAIN: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// The spectator's channel, feed and observer.
 pub struct Spectator {
     channel: Channel,
@@ -135,6 +138,16 @@ impl Spectator {
             self.take(Feed::decode(&message)?)?;
         }
         Ok(())
+    }
+
+    /// Sends this side's HELLO again while the player's has not come: the relay drops a spectator's frames while the
+    /// player's watch link is away, and a player's program that comes back takes the spectator at this seat for the
+    /// one it knew (whose channel it keeps), so only a new HELLO tells it that a new channel starts. The driver
+    /// calls it every [`HELLO_AGAIN`].
+    pub fn resend_hello(&mut self) {
+        if !self.channel.has_peer_hello() {
+            self.channel.resend_unacked();
+        }
     }
 
     /// The next frame for the player (the handshake, acknowledgements).
@@ -265,6 +278,30 @@ mod tests {
         while spectator.poll_frame().is_some() {}
         exchange(&mut hub(&code, 3), &mut spectator).expect("an honest player");
         assert!(spectator.is_established() && spectator.started());
+    }
+
+    #[test]
+    fn a_spectator_back_at_a_seat_its_player_knew_is_fed_afresh_once_it_sends_its_hello_again() {
+        let code = Code::from_secret("9", &[5; 32]);
+        let mut hub = hub(&code, 3);
+        let mut first = Spectator::new(&code, [1; 32], [2; 32]);
+        exchange(&mut hub, &mut first).expect("an honest player");
+        assert!(first.started());
+        // The spectator's connection dropped and it takes the same seat afresh; its HELLO reaches nobody, the
+        // player's watch link being away too. The link comes back and the relay names spectator 0, which the
+        // player's hub takes for the one it knew: it resends what that one lacked.
+        let mut again = Spectator::new(&code, [7; 32], [8; 32]);
+        while again.poll_frame().is_some() {}
+        hub.opened(code.clone(), 64 * 1024);
+        hub.joined(0);
+        exchange(&mut hub, &mut again).expect("frames of the old channel are dropped");
+        assert!(!again.is_established(), "the player lacks the new HELLO");
+        again.resend_hello();
+        exchange(&mut hub, &mut again).expect("an honest player");
+        assert!(again.is_established() && again.started());
+        // Once the player's HELLO came, nothing is sent again.
+        again.resend_hello();
+        assert_eq!(again.poll_frame(), None);
     }
 
     #[test]
