@@ -287,12 +287,16 @@ fn grid_words(grid: u32, cells: &[Option<String>], picker: Option<Seat>, words: 
 }
 
 /// A card this player learned, if it is news: the opponent's cards, and those of one's own library (a peek); one's
-/// other cards were known already, or are in the hand pane now.
+/// other cards were known already, or are in the hand pane now. A spectator learns only cards made public, each
+/// of them news, whoever owns it.
 fn learned(card: CardId, instance: &CardInstance, words: &Words<impl TableSource>) -> Option<LogLine> {
     let me = words.engine.seat();
     let place = words.place(card);
-    let news = instance.owner != me || place.is_some_and(|p| p.zone == ZoneId::library(me));
     let zone = place.map_or_else(|| "gone".into(), |p| words.zone(p.zone, None));
+    if !words.engine.plays() {
+        return Some(LogLine { kind: LogKind::Action, text: format!("Shown: {card} {} ({zone})", instance.name) });
+    }
+    let news = instance.owner != me || place.is_some_and(|p| p.zone == ZoneId::library(me));
     let text = format!("You see {card} {} ({zone})", instance.name);
     news.then_some(LogLine { kind: LogKind::Action, text })
 }

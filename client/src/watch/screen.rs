@@ -311,8 +311,13 @@ mod tests {
         assert!(text.contains("Host 20 · Guest 20") && text.contains("1 turn behind"), "{text}");
         assert!(text.contains("hand 2") && text.contains("hand 3"), "hidden hands as counts: {text}");
         assert_eq!(text.matches("[▒▒]").count(), 5, "both hands' hidden cards as backs, the bottom one's too: {text}");
-        // The card played is public: named; the hands are not.
+        // The card played is public: named, on the table and in the log, although it is the watched player's own;
+        // the hands are not.
         assert!(text.contains("Goblin Guide") || text.contains("Mountain"), "{text}");
+        let played = pair.host.table().zone(ZoneId::new(Seat::Host, ZoneKind::Play))[0];
+        let name = &TableSource::identity(&spectator, played).expect("public").name;
+        let shown = format!("Shown: {played} {name} (Host's play area)");
+        assert!(watching.view.log.lines().iter().any(|line| line.text == shown), "{:?}", watching.view.log.lines());
         let hand = pair.host.table().zone(ZoneId::hand(Seat::Host)).to_vec();
         assert!(hand.iter().all(|card| TableSource::identity(&spectator, *card).is_none()));
         assert!(spectator.halted().is_none());
