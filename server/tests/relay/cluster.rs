@@ -635,13 +635,19 @@ async fn while_redis_is_down_a_new_room_takes_a_far_nameplate_and_a_join_elsewhe
     // So does the room's watch nameplate.
     let mut watch_side = Client::connect(&a.url()).await;
     watch_side.send(json!({"type": "host_watch", "token": host_token})).await;
-    match watch_side.recv().await {
+    let watch = match watch_side.recv().await {
         Received::Control(ServerMessage::WatchOpened { nameplate: watch, .. }) => {
             let number: u32 = watch.parse().unwrap();
             assert!((100_000..1_000_000).contains(&number) && watch != nameplate, "{watch}");
+            watch
         }
         other => panic!("host_watch got {other:?}"),
-    }
+    };
+    // A spectator reaching the other instance is taken to the room too.
+    let mut spectator = Client::connect(&b.url()).await;
+    spectator.send(json!({"type": "watch", "nameplate": watch})).await;
+    spectator.expect(|m| matches!(m, ServerMessage::Watching { watcher: 0 })).await;
+    watch_side.expect(|m| matches!(m, ServerMessage::WatcherJoined { watcher: 0 })).await;
     // The other instance cannot ask Redis where that room is: it asks the instance Redis last named, which holds
     // it, and the guest joins there.
     let (mut guest, _) = Client::join(&b.url(), &nameplate).await;
