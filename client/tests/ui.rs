@@ -585,6 +585,16 @@ fn quitting_asks_first_and_ctrl_c_does_not() {
 }
 
 #[test]
+fn an_opponent_away_is_counted_down_as_away_not_as_gone() {
+    let (pair, ..) = played_game();
+    let mut view = view_of(&pair, Seat::Host);
+    view.apply(&Output::ForfeitGrace(Some(56)), &pair.host);
+    let status = rows(&draw(&view, 200, 24)).last().unwrap().clone();
+    assert!(status.contains("Guest away: forfeit possible in 56 s"), "{status}");
+    assert!(view.log.lines().iter().any(|line| line.text == "Guest is away: forfeit possible in 56 s"));
+}
+
+#[test]
 fn a_wrong_code_is_shown_to_the_host_and_the_game_waits_again() {
     let pair = Pair::<Ristretto255>::new(numbered_deck("Host", 10, 2), numbered_deck("Guest", 10, 2), 7);
     let mut view = View::new("ws://127.0.0.1:7171/v1");

@@ -240,7 +240,7 @@ fn alerts(view: &View) -> Vec<Span<'static>> {
         texts.push(format!("│ waiting for {opponent}: {} ({} s){hint} ", waiting.awaited, waiting.seconds));
     }
     if let Some(left) = view.forfeit_in {
-        texts.push(format!("│ {opponent} left: forfeit possible in {left} s "));
+        texts.push(format!("│ {opponent} away: forfeit possible in {left} s "));
     }
     if let Some(chooser) = table.chooser {
         texts.push(match chooser {

@@ -736,7 +736,7 @@ impl View {
     /// once, as it begins.
     fn forfeit_grace(&mut self, left: Option<u64>, opponent: &str) {
         if let (None, Some(left)) = (self.forfeit_in, left) {
-            self.notice(format!("{opponent} left: forfeit possible in {left} s"));
+            self.notice(format!("{opponent} is away: forfeit possible in {left} s"));
         }
         self.forfeit_in = left;
     }
