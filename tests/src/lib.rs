@@ -62,7 +62,7 @@ pub fn fairdeck_binary() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
     BINARY.get_or_init(|| match std::env::var_os("FAIRDECK_BINARY") {
         Some(path) => PathBuf::from(path),
-        None => build_binary("fairdeck", "fairdeck"),
+        None => build_binary("fairdeck"),
     })
 }
 
@@ -81,7 +81,7 @@ pub fn fairdeck_command() -> Command {
 /// The `fairdeck-relay` binary of this workspace, built with the tests' profile on first use.
 pub fn relay_binary() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| build_binary("fairdeck-relay", "fairdeck-relay"))
+    BINARY.get_or_init(|| build_binary("fairdeck-relay"))
 }
 
 /// Whether Cargo sets the variable `name` for the crate it builds or runs, as opposed to configuring Cargo itself.
@@ -101,7 +101,9 @@ fn set_for_the_running_crate(name: &str) -> bool {
         )
 }
 
-fn build_binary(package: &str, bin: &str) -> PathBuf {
+/// Builds both programs the tests run, `fairdeck` and `fairdeck-relay`, in one Cargo run, and returns `bin`: built
+/// apart, each package resolves its dependencies' features alone, and most of them were compiled twice.
+fn build_binary(bin: &str) -> PathBuf {
     // Cargo sets CARGO for the tests it runs; the one that compiled this crate is the fallback.
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
     let mut command = Command::new(cargo);
@@ -114,7 +116,8 @@ fn build_binary(package: &str, bin: &str) -> PathBuf {
         }
     }
     command
-        .args(["build", "--package", package, "--bin", bin, "--message-format", "json-render-diagnostics"])
+        .args(["build", "--package", "fairdeck", "--package", "fairdeck-relay"])
+        .args(["--bin", "fairdeck", "--bin", "fairdeck-relay", "--message-format", "json-render-diagnostics"])
         .arg("--manifest-path")
         .arg(workspace_root().join("Cargo.toml"))
         .stderr(Stdio::inherit());
@@ -122,7 +125,7 @@ fn build_binary(package: &str, bin: &str) -> PathBuf {
         command.arg("--release");
     }
     let output = command.output().unwrap_or_else(|e| panic!("run cargo build for {bin}: {e}"));
-    assert!(output.status.success(), "cargo build -p {package} failed ({})", output.status);
+    assert!(output.status.success(), "cargo build of {bin} failed ({})", output.status);
     // One JSON message per line; the executable is in the `compiler-artifact` of the binary.
     String::from_utf8_lossy(&output.stdout)
         .lines()
