@@ -223,3 +223,32 @@ return 1
 ",
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lookup_reads_back_from_its_name_and_nothing_else_reads() {
+        for lookup in
+            [Lookup::Nameplate(0), Lookup::Nameplate(999_999), Lookup::Token([7; 32]), Lookup::Rendezvous([9; 32])]
+        {
+            assert_eq!(Lookup::from_name(&lookup.name()), Some(lookup));
+            assert_eq!(lookup.key(), format!("{PREFIX}{}", lookup.name()));
+        }
+        let short = format!("token:{}", "ab".repeat(31));
+        for name in [
+            "",
+            "nameplate",
+            "nameplate:",
+            "nameplate:+7",
+            "nameplate:-7",
+            "nameplate:99999999999",
+            "token:zz",
+            &short,
+            "room:1",
+        ] {
+            assert_eq!(Lookup::from_name(name), None, "{name}");
+        }
+    }
+}
