@@ -53,6 +53,9 @@ pub(crate) enum Origin {
     Instance(link::Forwarded),
 }
 
+/// While Redis is down, how long other instances are asked for a player's room: none is asked after this.
+const ASK_PEERS_FOR: Duration = Duration::from_secs(5);
+
 /// What a player's first message needs where the cluster holds its room.
 enum Route {
     /// Served here; with what the cluster reserved for a room opened here.
@@ -655,7 +658,13 @@ impl Session<'_> {
     /// names, if one does. They are asked one after another, each taking the player only if it holds the room.
     async fn ask_peers(&self, cluster: &Cluster, text: &str, lookup: Lookup) -> Option<Route> {
         let max = self.state.limits.max_message_bytes;
+        // Each link may take its patience (2 s) to fail: the player, which waits 10 s for an answer, is told to
+        // come back before then rather than left waiting on instances that do not answer.
+        let give_up = Instant::now() + ASK_PEERS_FOR;
         for peer in cluster.peers() {
+            if Instant::now() >= give_up {
+                break;
+            }
             let player = self.forwarded_as();
             match link::open(cluster, (&peer.instance, &peer.url), player, (text, Some(lookup)), max).await {
                 Ok(link) => return Some(Route::Linked(Box::new(link))),
