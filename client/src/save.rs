@@ -347,7 +347,13 @@ impl SaveFile {
     pub fn open(path: &Path) -> Result<(SaveFile, Saved), SaveError> {
         let failed = |e: std::io::Error| SaveError::Write { path: path.display().to_string(), reason: e.to_string() };
         // Opening to write writes nothing: a refused process leaves the file's bytes and time as they were.
-        let file = OpenOptions::new().write(true).open(path).map_err(failed)?;
+        let file = OpenOptions::new().write(true).open(path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => SaveError::Read {
+                path: path.display().to_string(),
+                reason: "there is no such file (`fairdeck games` lists the saved games)".into(),
+            },
+            _ => failed(e),
+        })?;
         lock(path, &file)?;
         let opened = load(path).and_then(|saved| {
             #[cfg(unix)]
@@ -838,6 +844,17 @@ mod tests {
         assert_eq!(load(&left).unwrap().standing.moves, 2, "the new line follows the last, its chain unbroken");
         drop(reopened);
         assert_eq!(load(&left).unwrap().standing.moves, 2);
+    }
+
+    #[test]
+    fn a_save_that_is_not_there_is_named_as_missing_not_as_unwritable() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("gone.fairdeck");
+        match SaveFile::open(&missing) {
+            Err(SaveError::Read { reason, .. }) => assert!(reason.contains("no such file"), "{reason}"),
+            other => panic!("{:?}", other.map(|_| ())),
+        }
+        assert!(!missing.exists() && !pid_file(&missing).exists(), "nothing is made");
     }
 
     #[test]
