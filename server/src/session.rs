@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use axum::extract::ws::{Message, WebSocket};
 use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
+use rand::seq::SliceRandom;
 use tokio::time::{sleep, sleep_until};
 use tokio_tungstenite::tungstenite::Message as LinkMessage;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame as LinkClose;
@@ -54,7 +55,7 @@ pub(crate) enum Origin {
 }
 
 /// While Redis is down, how long other instances are asked for a player's room: none is asked after this.
-const ASK_PEERS_FOR: Duration = Duration::from_secs(5);
+const ASK_PEERS_FOR: Duration = Duration::from_secs(4);
 
 /// What a player's first message needs where the cluster holds its room.
 enum Route {
@@ -659,9 +660,12 @@ impl Session<'_> {
     async fn ask_peers(&self, cluster: &Cluster, text: &str, lookup: Lookup) -> Option<Route> {
         let max = self.state.limits.max_message_bytes;
         // Each link may take its patience (2 s) to fail: the player, which waits 10 s for an answer, is told to
-        // come back before then rather than left waiting on instances that do not answer.
+        // come back before then rather than left waiting on instances that do not answer. In another order each
+        // time, so that one coming back again asks the others first.
         let give_up = Instant::now() + ASK_PEERS_FOR;
-        for peer in cluster.peers() {
+        let mut peers = cluster.peers();
+        peers.shuffle(&mut rand::rng());
+        for peer in peers {
             if Instant::now() >= give_up {
                 break;
             }

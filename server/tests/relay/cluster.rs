@@ -622,6 +622,37 @@ async fn while_redis_is_down_players_not_held_here_reach_their_room_or_come_back
 }
 
 #[tokio::test]
+async fn while_redis_is_down_instances_that_do_not_answer_do_not_keep_a_player_waiting() {
+    let mut redis = TestRedis::start();
+    let (_a, b, _dirs) = two_instances(&redis).await;
+    // Six instances Redis names whose address takes connections and never answers (a machine gone silent).
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("ws://{}", silent.local_addr().unwrap());
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((stream, _)) = silent.accept().await {
+            held.push(stream);
+        }
+    });
+    let mut connection = redis::Client::open(redis.url()).unwrap().get_multiplexed_async_connection().await.unwrap();
+    for i in 0..6 {
+        let instance = format!("silent{i}");
+        let _: () =
+            redis::cmd("SADD").arg("fairdeck:instances").arg(&instance).query_async(&mut connection).await.unwrap();
+        let key = format!("fairdeck:instance:{instance}");
+        let _: () =
+            redis::cmd("SET").arg(key).arg(&url).arg("PX").arg(600_000).query_async(&mut connection).await.unwrap();
+    }
+    wait_for_metric(&b, "fairdeck_relay_cluster_peers", 7.0).await;
+    redis.kill();
+    // Each would take its link's patience (2 s) to fail, 12 s in all: the player, which waits 10 s for an answer
+    // (as `recv` here does), is told to come back before then.
+    let mut lost = Client::connect(&b.url()).await;
+    lost.send(json!({"type": "resume", "token": "cd".repeat(16)})).await;
+    assert!(matches!(lost.recv().await, Received::Control(ServerMessage::Closing { .. })), "told to come back");
+}
+
+#[tokio::test]
 async fn while_redis_is_down_a_new_room_takes_a_far_nameplate_and_a_join_elsewhere_is_forwarded_to_it() {
     let mut redis = TestRedis::start();
     let (a, b, _dirs) = two_instances(&redis).await;
