@@ -602,7 +602,6 @@ impl Session<'_> {
         };
         // Anything malformed is refused here, as by a relay alone.
         let Some(lookup) = lookup else { return Route::Here(Reserved::Nothing) };
-        let max = state.limits.max_message_bytes;
         let unlocated = || {
             state.metrics.cluster.unlocated.increment(1);
             Route::ComeBack
@@ -630,6 +629,7 @@ impl Session<'_> {
                 Located::Unsettled if cluster::holds(&state.rooms, lookup) => return Route::Here(Reserved::Nothing),
                 Located::Unsettled => return self.ask_peers(cluster, text, lookup).await.unwrap_or_else(unlocated),
                 Located::There { room, owner, url } => {
+                    let max = state.limits.max_message_bytes;
                     match link::open(cluster, (&owner, &url), self.forwarded_as(), (text, None), max).await {
                         Ok(link) => return Route::Linked(Box::new(link)),
                         // Restarted at its address: the instance holding the room died; its lease only runs on.

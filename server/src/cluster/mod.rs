@@ -14,8 +14,9 @@
 //! unless renewed, so no entry outlives a dead instance by more than its players' hold. When Redis is down or
 //! forgets everything (a restart), instances serve their own rooms on, take a player whose room is not here to
 //! the instance of those Redis last named that holds it ([`link`]), else tell it to come back shortly, rather than
-//! answer as a relay alone (its room may be at another instance); they publish their rooms again once Redis answers, and players whose room can no longer be found meet at
-//! their rendezvous (the client falls back to it when its token is unknown). The end-to-end channel resends
+//! answer as a relay alone (its room may be at another instance); they publish their rooms again once Redis
+//! answers, and players whose room can no longer be found meet at their rendezvous (the client falls back to it
+//! when its token is unknown). The end-to-end channel resends
 //! whatever a seat missed while it was away.
 
 pub(crate) mod link;
