@@ -47,6 +47,20 @@ pub(crate) fn map_ranges<U: Send>(
     out
 }
 
+/// `a` on this thread and `b` on the pool at once, where there is a second core; one after the other where there
+/// is not. For two independent products each too small to share (a shuffle proof's two long commitments).
+pub(crate) fn join<A: Send, B: Send>(a: impl FnOnce() -> A, b: impl FnOnce() -> B + Send) -> (A, B) {
+    let Some(pool) = POOL.as_ref().filter(|_| *THREADS > 1) else { return (a(), b()) };
+    let mut second = None;
+    // As in `map_ranges`, a panic in `b` is raised again here.
+    let first = pool.in_place_scope(|scope| {
+        let second = &mut second;
+        scope.spawn(move |_| *second = Some(b()));
+        a()
+    });
+    (first, second.expect("the scope ends once its spawned work has run"))
+}
+
 /// `0..len` in at most `threads` consecutive ranges of at least `min_chunk` items (one range if `len` is small),
 /// as even as they can be.
 fn ranges(len: usize, min_chunk: usize, threads: usize) -> Vec<Range<usize>> {
@@ -80,6 +94,16 @@ mod tests {
         let squares = map_ranges(1000, 3, |range| range.map(|i| i * i).collect());
         assert_eq!(squares, (0..1000).map(|i| i * i).collect::<Vec<_>>());
         assert!(map_ranges(0, 3, |range| range.collect::<Vec<_>>()).is_empty());
+    }
+
+    #[test]
+    fn both_halves_of_a_join_run_and_come_back_in_place() {
+        let (left, right) = join(|| (0..100).sum::<u32>(), || (0..100).map(|i| i * 2).collect::<Vec<u32>>());
+        assert_eq!(left, 4950);
+        assert_eq!(right, (0..100).map(|i| i * 2).collect::<Vec<_>>());
+        // A join inside a share of a batch, as a proof made on the pool would do.
+        let nested = map_ranges(4, 1, |range| range.map(|i| join(|| i, || i * 10)).collect());
+        assert_eq!(nested, vec![(0, 0), (1, 10), (2, 20), (3, 30)]);
     }
 
     #[test]
