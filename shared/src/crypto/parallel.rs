@@ -48,7 +48,8 @@ pub(crate) fn map_ranges<U: Send>(
 }
 
 /// `a` on this thread and `b` on the pool at once, where there is a second core; one after the other where there
-/// is not. For two independent products each too small to share (a shuffle proof's two long commitments).
+/// is not. For independent work each too short to share out alone (a shuffle proof's `t_3`, and its `t_4` with the
+/// sum that `t_4` needs).
 pub(crate) fn join<A: Send, B: Send>(a: impl FnOnce() -> A, b: impl FnOnce() -> B + Send) -> (A, B) {
     let Some(pool) = POOL.as_ref().filter(|_| *THREADS > 1) else { return (a(), b()) };
     let mut second = None;
