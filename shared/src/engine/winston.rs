@@ -98,15 +98,26 @@ impl<G: Group> WinstonDraft<G> {
                 self.arrive(seat.opponent(), 0);
                 (taken, false)
             }
-            PileChoice::Pass => {
+            PileChoice::Pass if (pile + 1..3).any(|later| !self.piles[later].is_empty()) => {
                 let card = self.draw();
                 self.piles[pile].extend(card);
-                if (pile + 1..3).any(|later| !self.piles[later].is_empty()) {
-                    self.arrive(seat, pile + 1);
+                self.arrive(seat, pile + 1);
+                (Vec::new(), false)
+            }
+            PileChoice::Pass => {
+                // The last pile passed: the stack's next card joins it, and the card after that, unseen, goes to
+                // the taker. With one card left in the stack the pile stays as it is: that card is the one taken.
+                let (Some(first), second) = (self.draw(), self.draw()) else {
+                    // `may_pass` refuses this pass, on both sides; nothing changes.
                     return (Vec::new(), false);
-                }
-                // The last pile passed: the stack's top card, unseen, owed to the taker.
-                let top = self.draw().expect("a pass is allowed only with a card left (may_pass)");
+                };
+                let top = match second {
+                    Some(second) => {
+                        self.piles[pile].push(first);
+                        second
+                    }
+                    None => first,
+                };
                 self.picked[index(seat)].push(top);
                 self.reveals.owe(seat, &[top]);
                 self.arrive(seat.opponent(), 0);
