@@ -587,6 +587,9 @@ pub enum AlertKind {
     MovedYourCards,
     /// Incompatible protocol or suite.
     Incompatible,
+    /// This program failed on an input (a fault of its own, `engine/contain.rs`): the game stops, and nobody is
+    /// accused.
+    Internal,
 }
 
 impl AlertKind {
@@ -603,6 +606,7 @@ impl AlertKind {
             AlertKind::LookedAtYourCards => "looked_at_your_cards",
             AlertKind::MovedYourCards => "moved_your_cards",
             AlertKind::Incompatible => "incompatible",
+            AlertKind::Internal => "internal",
         }
     }
 
@@ -616,7 +620,7 @@ impl AlertKind {
     /// a game that could not be played, not a breach (a journal edited to another suite or seat
     /// makes a genuine hello look so).
     pub fn is_breach(self) -> bool {
-        self.is_misbehaviour() && !matches!(self, AlertKind::Sequence | AlertKind::Incompatible)
+        self.is_misbehaviour() && !matches!(self, AlertKind::Sequence | AlertKind::Incompatible | AlertKind::Internal)
     }
 }
 

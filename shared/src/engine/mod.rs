@@ -15,6 +15,7 @@
 mod api;
 mod awaited;
 mod boosters;
+mod contain;
 mod fault;
 mod grid;
 mod intent;
@@ -38,6 +39,8 @@ mod stack;
 mod state;
 #[cfg(feature = "testing")]
 mod testing;
+#[cfg(feature = "testing")]
+pub use testing::FAILING_CHAT;
 mod the75;
 mod undo;
 mod unlock;
@@ -293,9 +296,15 @@ impl<G: Group> Engine<G> {
     /// the opponent (misbehaviour becomes an alert, never an error or a panic).
     pub fn handle(&mut self, input: Input) -> Result<(), IntentError> {
         match input {
-            Input::Intent { intent } => self.handle_intent(intent),
+            Input::Intent { intent } => {
+                let name = intent.name();
+                self.contained(|engine| engine.handle_intent(intent), || format!("your {name}"))?
+            }
             Input::Message { bytes } => {
-                self.handle_message(&bytes);
+                let _halted_with_an_alert =
+                    self.contained(|engine| engine.handle_message(&bytes), || {
+                        format!("the opponent's {}", contain::message_words::<G>(&bytes))
+                    });
                 Ok(())
             }
         }

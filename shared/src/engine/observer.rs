@@ -18,6 +18,7 @@
 use ed25519_dalek::VerifyingKey;
 
 use super::api::{AlertKind, EngineConfig, Event, GameEnd};
+use super::contain;
 use super::fault::{Fault, check_text, forbidden_kind};
 use super::pool_deck::ReceivedPoolDeck;
 use super::receive::{check_hello, game_id};
@@ -93,6 +94,13 @@ impl<G: Group> Observer<G> {
     /// Takes one envelope of `from`'s, in the order the forwarding player's engine handled it. Misbehaviour becomes
     /// an alert (and stops the observer), never an error or a panic.
     pub fn observe(&mut self, from: Seat, bytes: &[u8]) {
+        if let Err(words) = contain::hold(self, |observer| observer.take(from, bytes)) {
+            let input = format!("the {} {}", from.name(), contain::message_words::<G>(bytes));
+            self.engine.fail(&input, &words);
+        }
+    }
+
+    fn take(&mut self, from: Seat, bytes: &[u8]) {
         if self.engine.halted.is_some() || self.unsupported.is_some() {
             return;
         }

@@ -70,6 +70,8 @@ impl<G: Group> Engine<G> {
             Message::UndoRefuse { action } => self.receive_undo_refuse(action),
             Message::Chat { text } => {
                 check_text("chat", &text)?;
+                #[cfg(feature = "testing")]
+                super::testing::fail_on(&text);
                 self.out.emit(Event::Chat { from: peer, text });
             }
             Message::Ping => {

@@ -29,3 +29,11 @@ impl<G: Group> Engine<G> {
         self.stripped_point(card)
     }
 }
+
+/// A chat line that makes its receiver's engine panic, in builds with the feature `testing` only: the tests of
+/// `contain.rs` need a panic that comes back whenever the message is taken in again, as a real fault would.
+pub const FAILING_CHAT: &str = "\u{0}testing: fail on this chat\u{0}";
+
+pub(super) fn fail_on(text: &str) {
+    assert!(text != FAILING_CHAT, "a chat made to fail");
+}

@@ -248,6 +248,7 @@ impl<S: TableSource> Words<'_, S> {
             AlertKind::LookedAtYourCards => format!("{them} took your hidden cards"),
             AlertKind::MovedYourCards => format!("{them} changed your cards"),
             AlertKind::Incompatible => format!("{them}'s program cannot play with this one"),
+            AlertKind::Internal => "A fault in this program, not a cheat by anyone; your save is kept".to_string(),
             // A kind newer than this screen: its stable name, in words.
             other => words_of_name(other.name()),
         };
