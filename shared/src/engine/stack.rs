@@ -1,7 +1,7 @@
 //! The shared stack of a limited match and the deal of each player's pool from it.
 //!
 //! The stack is the pool's cards as public points (`crypto::pool_point`, one per stack position, so two copies of a
-//! card are two unrelated points), in segments: a cube's stack is one, a set's has one per booster sheet. The host
+//! card are two unrelated points), in segments: a cube's stack is one, a set's one per player and booster sheet. The host
 //! locks and shuffles every segment within itself, then the guest, each with the shuffle proof libraries use: after
 //! that nobody knows which card lies where. Each seat is dealt fixed positions (a cube's first `cards` to the host,
 //! the next to the guest; a set's by the boosters' plan). Each player strips its layer off the other's positions,
@@ -339,7 +339,7 @@ impl<G: Group> Engine<G> {
         if positions != stack.positions[index(me)] || forms.len() != positions.len() {
             return Err(Fault::new(AlertKind::Unexpected, "a stack-deal of other positions than this player's"));
         }
-        let peer_key = stack.peer_key.as_ref().expect("the opponent's key came with its shuffle, before the deal");
+        let peer_key = stack.peer_key.as_ref().ok_or_else(|| Fault::new(AlertKind::Unexpected, "a stack-deal before the shuffles"))?;
         let stripped = peer_key
             .verify_strip(&stack.at_positions(me), forms, &proof, &context)
             .map_err(|e| Fault::new(AlertKind::BadProof, format!("the deal of this player's pool: {e}")))?;
