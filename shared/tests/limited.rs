@@ -822,3 +822,89 @@ fn a_pass_that_swaps_a_card_is_an_alert() {
         assert!(alerts.iter().any(|alert| alert.contains(expected)), "{alerts:?}");
     }
 }
+
+#[test]
+fn passing_every_pile_with_one_card_left_in_the_stack_takes_that_card_unseen() {
+    // Six cards: piles 0, 1, 2 and three in the stack. The host passes pile 0 and pile 1 (each gets a card of the
+    // stack), then the last pile with one card left: it takes that card unseen, and pile 2 stays as it was.
+    let mut pair = winston_pair(6);
+    for pile in 0..3 {
+        assert_eq!(looking(&pair, Seat::Host), Some((Seat::Host, pile)));
+        pair.intent(Seat::Host, Intent::Pile(wire::PileChoice::Pass)).unwrap();
+        pair.drive();
+    }
+    let winston = |pair: &Pair<Ristretto255>, seat| {
+        pair.events(seat).iter().rev().find_map(|event| match event {
+            Event::Winston { piles, stack, looking } => Some((*piles, *stack, *looking)),
+            _ => None,
+        })
+    };
+    for seat in Seat::BOTH {
+        assert_eq!(winston(&pair, seat), Some(([2, 2, 1], 0, Some((Seat::Guest, 0)))), "{seat:?}");
+        assert!(misbehaviour(&pair, seat).is_empty(), "{:?}", misbehaviour(&pair, seat));
+    }
+    let unseen = |event: &Event| matches!(event, Event::PileTaken { by: Seat::Host, pile: None, count: 1, cards } if cards.len() == 1);
+    assert!(pair.events(Seat::Host).iter().any(unseen), "the host is told the card it took");
+    // With the stack empty, the guest may not pass its only pile with no later card: it takes it.
+    assert!(pair.intent(Seat::Guest, Intent::Pile(wire::PileChoice::Take)).is_ok());
+    pair.drive();
+    while let Some((seat, _)) = looking(&pair, Seat::Host) {
+        pair.intent(seat, Intent::Pile(wire::PileChoice::Take)).unwrap();
+        pair.drive();
+    }
+    let pools = Seat::BOTH.map(|seat| pool_of(&pair, seat));
+    assert_eq!(pools[0].len() + pools[1].len(), 6, "every card went to a pool: {pools:?}");
+    build_both(&mut pair, Seat::BOTH.map(|seat| deck(&pools[seat as usize], 1, 6)));
+    end_clean(&mut pair);
+}
+
+#[test]
+fn a_pass_of_the_last_pile_with_the_stack_empty_is_refused_and_the_message_is_an_alert() {
+    let mut pair = winston_pair(3);
+    // Three cards: the three piles, no stack. Passing pile 0 is allowed (later piles hold cards); passing the last
+    // one is not.
+    for _ in 0..2 {
+        pair.intent(Seat::Host, Intent::Pile(wire::PileChoice::Pass)).unwrap();
+        pair.drive();
+    }
+    assert_eq!(looking(&pair, Seat::Host), Some((Seat::Host, 2)));
+    assert!(pair.intent(Seat::Host, Intent::Pile(wire::PileChoice::Pass)).is_err());
+    // The same pass, made up by the host's program, is refused by the guest with an alert, and nothing crashes.
+    let seq = pair.engine(Seat::Host).record().iter().filter(|(from, _)| *from == Seat::Host).count() as u64;
+    let ack = pair.ack_of(Seat::Host, seq);
+    let pass = Message::<Ristretto255>::WinstonChoice { pile: 2, choice: wire::PileChoice::Pass };
+    pair.host.send_unchecked(wire::encode_body(&pass), ack);
+    pair.collect();
+    pair.drive();
+    let alerts = misbehaviour(&pair, Seat::Guest);
+    assert!(alerts.iter().any(|alert| alert.contains("not offered")), "{alerts:?}");
+}
+
+/// The names of `kind`'s sheet `sheet` of the small set.
+fn sheet_names(set: &fairdeck_shared::pool::SetFile, sheet: &str) -> HashSet<String> {
+    let kind = &set.boosters()["draft"];
+    let sheet = kind.sheets().iter().find(|s| s.name() == sheet).expect("the fixture has the sheet");
+    sheet.cards().iter().map(|(card, _)| set.cards()[*card].name.clone()).collect()
+}
+
+#[test]
+fn a_players_boosters_tell_nothing_of_the_others_pool() {
+    // The small set's common sheet is twenty cards, one each, and a booster holds nine or ten of them. Were both
+    // players' boosters dealt from one stack, the commons the guest did not get would be the host's: the guest
+    // would name the host's commons exactly in most matches. Dealt from stacks of their own, it names them by
+    // chance alone, one in 184,756.
+    let set = fairdeck_shared::pool::SetFile::parse(SMALL_SET).unwrap();
+    let commons = sheet_names(&set, "common");
+    let mut named = 0;
+    for seed in 40..46 {
+        let host = LimitedConfig { pool: set_pool(), format: Some(LimitedFormat::SealedBoosters { boosters: 1 }) };
+        let mut pair = Pair::<Ristretto255>::limited(host, LimitedConfig { pool: set_pool(), format: None }, seed);
+        pair.drive();
+        let [host_pool, guest_pool] = Seat::BOTH.map(|seat| pool_of(&pair, seat));
+        let guess: HashSet<&String> = commons.iter().filter(|card| !guest_pool.contains(card)).collect();
+        if guess.len() <= 10 && guess.iter().all(|card| host_pool.contains(card)) {
+            named += 1;
+        }
+    }
+    assert_eq!(named, 0, "the guest named the host's commons from its own pool");
+}

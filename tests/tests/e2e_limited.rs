@@ -312,3 +312,41 @@ fn a_winston_draft_from_a_cube_is_drafted_built_and_played() {
     play(&mut host, &mut guest);
     finish(host, guest, dir.path());
 }
+
+#[test]
+fn passing_every_pile_with_one_card_left_takes_it_unseen_and_a_resume_goes_on_from_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let relay = Relay::start();
+    // Six cards: three piles and three in the stack. The host passes all three piles: the last pass finds one card
+    // left in the stack, which it takes unseen (this once crashed both programs).
+    let (mut host, mut guest) = pair(&relay, dir.path(), &cube(), &["winston", "--cards", "6"]);
+    for pile in 0..3 {
+        host.wait_idle();
+        guest.wait_idle();
+        host.wait_idle();
+        let state = host.seen.iter().rev().find(|v| v["event"] == "winston").unwrap().clone();
+        assert_eq!((state["looking"].as_str(), state["pile"].as_u64()), (Some("host"), Some(pile)), "{state}");
+        host.send("pile pass");
+    }
+    host.wait_idle();
+    guest.wait_idle();
+    host.wait_idle();
+    let unseen = |v: &&Value| v["event"] == "pile_taken" && v["by"] == "host" && v["pile"].is_null();
+    let taken = host.seen.iter().find(unseen).expect("the host is told the card it took unseen");
+    assert_eq!(taken["cards"].as_array().map(Vec::len), Some(1), "{taken}");
+    assert!(guest.seen.iter().any(|v| unseen(&v)), "the guest is told the host took a card, not which");
+    // The guest's program, killed and resumed, replays that pass from its save and goes on.
+    guest.kill();
+    let mut guest = resume("guest", &guest, dir.path());
+    guest.expect_event("winston");
+    assert!(draft_winston(&mut host, &mut guest, 20), "the draft ends");
+    let pools: Vec<Vec<String>> =
+        [&host, &guest].map(|player| pool_cards(player.seen.iter().find(|v| v["event"] == "pool").unwrap())).into();
+    assert_eq!(pools[0].len() + pools[1].len(), 6, "{pools:?}");
+    let wrong: Vec<&Value> =
+        host.seen.iter().chain(&guest.seen).filter(|v| v["event"] == "alert" || v["event"] == "error").collect();
+    assert!(wrong.is_empty(), "{wrong:?}");
+    build_both(dir.path(), [&mut host, &mut guest], [&pools[0], &pools[1]], 1, 12);
+    play(&mut host, &mut guest);
+    finish(host, guest, dir.path());
+}
