@@ -1,23 +1,24 @@
 #!/usr/bin/env bash
 # Fuzzes the envelope and message decoders, the deck readers, the encrypted channel (two
 # handshaken ends over a hostile relay) and the engine on both suites (games the input scripts,
-# with a cheater's messages rewritten) with cargo-fuzz on the nightly toolchain.
+# with a cheater's messages rewritten; every limited format played to its end) with cargo-fuzz
+# on the nightly toolchain.
 #
 #   scripts/fuzz.sh --smoke              every target for 20,000 executions or 25 s, whichever ends first (CI)
 #   scripts/fuzz.sh --long TARGET        one target for 10 million executions
 #   scripts/fuzz.sh --runs N [TARGET…]   every target (or those named) for N executions
 #   scripts/fuzz.sh --time S [TARGET…]   every target (or those named) for S seconds
 #
-# Targets: envelope message deck channel engine_ristretto255 engine_modp2048 (docs/PERFORMANCE.md,
-# "Fuzzing", says what each checks). Corpora grow in fuzz/corpus/TARGET and crashes land in
-# fuzz/artifacts/TARGET; the script fails on the first crash. Builds use no sanitizer:
+# Targets: envelope message deck channel engine_ristretto255 engine_modp2048 draft_ristretto255
+# draft_modp2048 (docs/PERFORMANCE.md, "Fuzzing", says what each checks). Corpora grow in
+# fuzz/corpus/TARGET and crashes land in fuzz/artifacts/TARGET; the script fails on the first crash. Builds use no sanitizer:
 # the code under test is safe Rust, and AddressSanitizer would cut executions per second by 3–4×.
 # Debug assertions and overflow checks stay on, so an arithmetic overflow is a crash.
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 
 usage() {
-    sed -n '6,9p' "$0" | sed 's/^# //' >&2
+    sed -n '7,10p' "$0" | sed 's/^# //' >&2
     exit 2
 }
 
@@ -30,7 +31,7 @@ case "$1" in
     *) usage ;;
 esac
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(envelope message deck channel engine_ristretto255 engine_modp2048)
+[[ ${#targets[@]} -gt 0 ]] || targets=(envelope message deck channel engine_ristretto255 engine_modp2048 draft_ristretto255 draft_modp2048)
 
 if ! rustup toolchain list | grep '^nightly' >/dev/null; then
     echo "fuzzing needs the nightly toolchain: rustup toolchain install nightly" >&2
@@ -55,7 +56,7 @@ for target in "${targets[@]}"; do
     # comparisons halves the executions per second and guides nothing; their builds live apart
     # so neither flag set rebuilds the other's.
     case "$target" in
-        channel | engine_*) build=(--no-trace-compares --target-dir target/no-cmp) ;;
+        channel | engine_* | draft_*) build=(--no-trace-compares --target-dir target/no-cmp) ;;
         *) build=() ;;
     esac
     cargo +nightly fuzz run --release --debug-assertions --sanitizer none "${build[@]}" "$target" -- \

@@ -1,6 +1,7 @@
 //! What the fuzz targets share: a reader that turns the fuzzer's bytes into choices, and the
-//! engine harness both suites' targets run (`table`).
+//! engine harnesses both suites' targets run (`table`, and `draft` for limited play).
 
+pub mod draft;
 pub mod table;
 
 /// The fuzzer's input, read as a stream of choices. Past its end every choice is 0, so any

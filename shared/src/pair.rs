@@ -9,6 +9,8 @@ use crate::engine::{DeckCard, DeckList, Engine, EngineConfig, Event, Intent, Int
 use crate::ids::Seat;
 use crate::wire::{Ack, Envelope};
 
+pub mod draft;
+
 /// A message on its way, and who sent it.
 #[derive(Clone, Debug)]
 pub struct InFlight {
