@@ -519,6 +519,7 @@ mod tests {
         use crate::command::{ErrorKind, TopWatch};
         use crate::deck::{DeckWarning, WarningKind};
         use crate::session::Waiting;
+        use crate::watch::OpeningFailure;
 
         let refused =
             Output::CommandError { kind: ErrorKind::BadCommand, command: "dance".into(), message: "no".into() };
@@ -537,6 +538,7 @@ mod tests {
             },
             Output::Code("7-violin-ember".into()),
             Output::WrongCodeTried { attempts: 2, reopened: true },
+            Output::WrongWatchCodeTried { watcher: 1, failure: OpeningFailure::Replaced, attempts: 3, closed: true },
             Output::Serving { listen: "0.0.0.0:7171".parse().unwrap(), relay: Some("ws://192.168.1.5:7171/v1".into()) },
             Output::Serving { listen: "[::]:7171".parse().unwrap(), relay: None },
             Output::Paired,
@@ -569,6 +571,7 @@ mod tests {
             r#"{"event":"sideboarded","cards_in":[[2,"Kor Firewalker"]],"cards_out":[[2,"Lava Spike"]],"main":60,"sideboard":15,"hash":"ab"}"#.into(),
             r#"{"event":"code","code":"7-violin-ember"}"#.into(),
             r#"{"event":"wrong_code_tried","attempts":2,"reopened":true}"#.into(),
+            r#"{"event":"wrong_watch_code_tried","watcher":1,"failure":"replaced","attempts":3,"closed":true}"#.into(),
             r#"{"event":"serving","listen":"0.0.0.0:7171","relay":"ws://192.168.1.5:7171/v1"}"#.into(),
             r#"{"event":"serving","listen":"[::]:7171","relay":null}"#.into(),
             r#"{"event":"paired"}"#.into(),

@@ -115,3 +115,45 @@ fn a_spectator_takes_a_watch_seat_again_after_a_relay_restart() {
     assert_eq!(spectator.expect_event("ended")["reason"], "quit");
     assert!(spectator.wait_exit().success());
 }
+
+#[test]
+fn three_wrong_watch_codes_close_it_even_to_the_right_one_until_new_watch_code() {
+    let relay = Relay::start();
+    let (mut host, mut guest) = Player::ready_pair(&relay);
+    host.send("watch-code");
+    let watch_code = host.expect_event("watch_code")["code"].as_str().unwrap().to_string();
+    let (nameplate, words) = watch_code.split_once('-').unwrap();
+    let guesses = ["acorn-anchor", "anchor-button", "button-actor", "actor-agent"];
+    let mut guesses = guesses.iter().filter(|guess| **guess != words);
+    for attempt in 1..=3 {
+        let wrong = format!("{nameplate}-{}", guesses.next().unwrap());
+        let mut guesser = Player::spawn_bringing("guesser", &relay.url(), &["watch", &wrong]);
+        assert_eq!(guesser.expect_event("error")["kind"], "wrong_code");
+        assert_eq!(guesser.wait_exit().code(), Some(2));
+        let tried = host.expect_event("wrong_watch_code_tried");
+        assert_eq!((tried["attempts"].as_u64(), tried["closed"].as_bool()), (Some(attempt), Some(attempt == 3)));
+    }
+    // The right words get no answer now: the player's program answers no opening of a closed code.
+    let mut late = Player::spawn_bringing("late", &relay.url(), &["watch", &watch_code]);
+    late.expect_event("watching");
+    host.expect("the late spectator counted", |v| v["event"] == "watchers" && v["host"] == 1);
+    // It sends its HELLO again every second: three of them go unanswered.
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    late.send("quit");
+    assert_eq!(late.expect_event("ended")["reason"], "quit");
+    assert!(late.seen.iter().all(|v| v["event"] != "started"), "refused: {:#?}", late.seen);
+
+    // New words: a spectator with them watches the game, which went on meanwhile.
+    host.send("new-watch-code");
+    let renewed = host.expect_event("watch_code")["code"].as_str().unwrap().to_string();
+    assert_ne!(renewed, watch_code);
+    assert!(renewed.starts_with(&format!("{nameplate}-")), "the same number: {renewed}");
+    let mut spectator = Player::spawn_bringing("spectator", &relay.url(), &["watch", &renewed]);
+    spectator.expect_event("started");
+    host.send("draw 7");
+    guest.send("draw 7");
+    let table = settle(&mut host, &mut guest);
+    let watched = spectator.expect("the players' table", |v| v["event"] == "table" && public(v) == public(&table));
+    assert_eq!(counts(&watched), counts(&table));
+    assert!(host.seen.iter().all(|v| v["event"] != "alert"), "the game went on untroubled");
+}

@@ -86,6 +86,7 @@ mod tests {
             "add 2 bolt",
             "pool",
             "watch-code",
+            "new-watch-code",
             "watch-off",
             "watch-delay 2",
         ] {

@@ -106,6 +106,8 @@ pub enum BuildStep {
 pub enum WatchStep {
     /// Open watching if it is not open, and show the watch code.
     Code,
+    /// New words for the watch code (after guesses closed it, or if it was overheard), and show it.
+    NewCode,
     /// Close every watch seat of the game for good (both players' spectators).
     Off,
     /// This player's choice of delay, in turns: spectators see a turn's messages that many turns later.

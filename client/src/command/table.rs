@@ -69,6 +69,7 @@ pub static COMMANDS: &[&Spec] = &[
     &POOL,
     &NEW_CODE,
     &WATCH_CODE,
+    &NEW_WATCH_CODE,
     &WATCH_OFF,
     &WATCH_DELAY,
     &TABLE,
@@ -578,6 +579,15 @@ pub static WATCH_CODE: Spec = Spec {
     example: "watch-code",
     keys: &[],
     parse: |a| a.none(Command::Watch(WatchStep::Code)),
+};
+
+pub static NEW_WATCH_CODE: Spec = Spec {
+    name: "new-watch-code",
+    args: "",
+    about: "new words for the watch code (spectators watching go on; the others need the new code)",
+    example: "new-watch-code",
+    keys: &[],
+    parse: |a| a.none(Command::Watch(WatchStep::NewCode)),
 };
 
 pub static WATCH_OFF: Spec = Spec {

@@ -14,6 +14,7 @@ use super::building::{PoolLine, Tally};
 use super::wait_clock::{AbsenceNews, WaitNews, Waiting};
 use crate::command::{Browsing, ErrorKind, TopWatch};
 use crate::deck::DeckWarning;
+use crate::watch::OpeningFailure;
 
 /// The player's side of a session. The session calls `next_line` in every turn of its loop and shows
 /// every output as it happens, with the engine as it stands after it.
@@ -95,6 +96,15 @@ pub enum Output {
     /// watch seats another number. A secret, as the game's code.
     #[serde(serialize_with = "json::code")]
     WatchCode(String),
+    /// A spectator at watch seat `watcher` had the player's answer to its opening and did not prove the watch
+    /// code (`failure` says how). `attempts` counts them on this watch code; once `closed`, no spectator comes in
+    /// until `new-watch-code`, and those watching go on.
+    WrongWatchCodeTried {
+        watcher: u8,
+        failure: OpeningFailure,
+        attempts: u32,
+        closed: bool,
+    },
     /// The relay's count of spectators of each seat, whether watching is open, and the delay in turns (the
     /// larger of both players' choices).
     Watchers {

@@ -21,7 +21,7 @@ use super::state::{LinkState, Meeting, SavePoint, ToRelay};
 use crate::channel::{Channel, Side};
 use crate::code::Code;
 use crate::save::RelayPlace;
-use crate::watch::Feed;
+use crate::watch::{Feed, OpeningFailure};
 
 /// What one side's driver did with its core's requests.
 #[derive(Default)]
@@ -832,4 +832,60 @@ fn a_relay_that_asks_to_come_back_after_ages_is_tried_again_within_bounds() {
     table.input(Seat::Host, Input::Lost("the connection was cut".into()));
     let next = table.core(Seat::Host).poll_timeout().expect("an attempt is scheduled");
     assert!(next <= table.now + Duration::from_secs(30), "{:?} from now", next - table.now);
+}
+
+#[test]
+fn guesses_at_the_watch_code_are_told_and_close_it_until_new_watch_code_whose_words_outlive_a_dropped_link() {
+    let mut table = Table::ready();
+    table.line(Seat::Host, "new-watch-code");
+    assert!(
+        table.saw(Seat::Host, |o| matches!(o, Output::CommandError { message, .. } if message.contains("watch-code")))
+    );
+    table.line(Seat::Host, "watch-code");
+    assert_eq!(table.core(Seat::Host).poll_watch_link(), Some(WatchAction::Open("token-Host".into())));
+    table.input(Seat::Host, Input::Watch(WatchInput::Opened { nameplate: "5".into(), max_frame: 1 << 16 }));
+    table.input(Seat::Host, Input::Watch(WatchInput::Control(r#"{"type":"watcher_joined","watcher":0}"#.into())));
+    // A guesser at seat 0 sends HELLO after HELLO, each of other words.
+    for n in 0..5u8 {
+        let guess = Code::from_secret("5", &[n; 32]);
+        let mut guesser = Channel::new(Side::Guest, &guess.password(), guess.nameplate(), [n; 32]);
+        let hello = guesser.poll_frame().unwrap();
+        table.input(Seat::Host, Input::Watch(WatchInput::Frame([&[0][..], &hello].concat())));
+        while table.core(Seat::Host).poll_watch_frame().is_some() {}
+    }
+    let told: Vec<_> = table.seen[0]
+        .shown
+        .iter()
+        .filter_map(|o| match o {
+            Output::WrongWatchCodeTried { watcher: 0, failure: OpeningFailure::Replaced, attempts, closed } => {
+                Some((*attempts, *closed))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(told, [(1, false), (2, false), (3, true)]);
+    let shown_codes = |table: &Table| -> Vec<String> {
+        let codes = table.seen[0].shown.iter().filter_map(|o| match o {
+            Output::WatchCode(code) => Some(code.clone()),
+            _ => None,
+        });
+        codes.collect()
+    };
+    table.line(Seat::Host, "new-watch-code");
+    let codes = shown_codes(&table);
+    let [first, renewed] = codes.as_slice() else { panic!("two watch codes: {codes:?}") };
+    assert_ne!(first, renewed);
+    let renewed = crate::code::parse(renewed).unwrap();
+    assert_eq!(renewed.nameplate(), "5");
+    // The link drops and comes back under another number: the new words stay.
+    table.input(Seat::Host, Input::Watch(WatchInput::Lost));
+    table.wait(Duration::from_secs(1));
+    assert_eq!(table.core(Seat::Host).poll_watch_link(), Some(WatchAction::Open("token-Host".into())));
+    table.input(Seat::Host, Input::Watch(WatchInput::Opened { nameplate: "6".into(), max_frame: 1 << 16 }));
+    assert_eq!(shown_codes(&table).last(), Some(&renewed.with_nameplate("6").to_string()));
+    table.input(Seat::Host, Input::Watch(WatchInput::Control(r#"{"type":"watcher_joined","watcher":0}"#.into())));
+    let renewed = renewed.with_nameplate("6");
+    let mut spectator = Channel::new(Side::Guest, &renewed.password(), renewed.nameplate(), [40; 32]);
+    let fed = watch_exchange(&mut table, &mut spectator);
+    assert!(matches!(fed.first(), Some(Feed::Start { .. })), "the spectator with the new words watches: {fed:?}");
 }

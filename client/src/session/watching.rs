@@ -1,8 +1,9 @@
 //! The player's spectators, in the core: the [`WatchHub`] fed with the engine's record as it grows, the watch
 //! link (a second connection to the relay, `host_watch`) opened by `watch-code` and taken back after a drop,
-//! the relay's `watchers` news, and the commands `watch-code`, `watch-off` and `watch-delay`. The watch code's
-//! words come from this seat's secret ([`Channel::watch_secret`](crate::channel::Channel::watch_secret)): a
-//! resumed game gives the same words, under the nameplate the relay gives its watch seats.
+//! the relay's `watchers` news, and the commands `watch-code`, `new-watch-code`, `watch-off` and `watch-delay`.
+//! The watch code's words come from this seat's secret
+//! ([`Channel::watch_secret`](crate::channel::Channel::watch_secret)): a resumed game gives the same words, under
+//! the nameplate the relay gives its watch seats. `new-watch-code` draws other words, kept by this process only.
 
 use std::time::{Duration, Instant};
 
@@ -17,12 +18,13 @@ use super::state::SessionCore;
 use super::watch_state::{WatchInput, WatchLinkState};
 use crate::code::{self, Code};
 use crate::command::{ErrorKind, WatchStep};
+use crate::watch::FailedOpening;
 
 /// The wait before the watch link is opened again after a drop.
 const WATCH_RETRY: Duration = Duration::from_secs(1);
 
 impl<G: Group> SessionCore<G> {
-    /// `watch-code`, `watch-off`, `watch-delay N`.
+    /// `watch-code`, `new-watch-code`, `watch-off`, `watch-delay N`.
     pub(super) fn watch_command(&mut self, step: WatchStep, line: &str) {
         if self.watching.off {
             return self.refuse(ErrorKind::Refused, line, "watching is off in this game".into());
@@ -47,6 +49,14 @@ impl<G: Group> SessionCore<G> {
                     }
                     _ => self.open_watch(),
                 }
+            }
+            WatchStep::NewCode => {
+                let Some(nameplate) = self.watching.hub.code().map(|code| code.nameplate().to_string()) else {
+                    return self.refuse(ErrorKind::Refused, line, "watching is not open: watch-code opens it".into());
+                };
+                let code = Code::random_from(&mut self.rng, &nameplate);
+                self.watching.hub.renew(code.clone());
+                self.show(Output::WatchCode(code.to_string()));
             }
             WatchStep::Off | WatchStep::Delay(_) if !self.link.is_up() => {
                 self.refuse(ErrorKind::Refused, line, "not connected to the relay: try again once it is back".into());
@@ -111,7 +121,10 @@ impl<G: Group> SessionCore<G> {
                 }
                 self.show(Output::RelayAlert(format!("watching could not open: {error}")));
             }
-            WatchInput::Frame(frame) => self.watching.hub.handle_frame(&frame),
+            WatchInput::Frame(frame) => {
+                self.watching.hub.handle_frame(&frame);
+                self.tell_failed_openings();
+            }
             WatchInput::Control(text) => self.watch_control(&text),
             WatchInput::Lost => {
                 // Spectators keep their channels: each resends what it lacks once the link is back.
@@ -126,7 +139,11 @@ impl<G: Group> SessionCore<G> {
             self.watching.link = WatchLinkState::Closed;
             return self.show(Output::RelayAlert("the relay gave an impossible watch number".into()));
         };
-        let code = Code::from_secret(nameplate, &secret);
+        // Words `new-watch-code` drew stay when the link comes back, under the nameplate it has now.
+        let code = match self.watching.hub.code() {
+            Some(known) => known.with_nameplate(nameplate),
+            None => Code::from_secret(nameplate, &secret),
+        };
         let news = self.watching.hub.code() != Some(&code);
         self.watching.hub.opened(code.clone(), max_frame);
         self.watching.link = WatchLinkState::Up;
@@ -143,7 +160,10 @@ impl<G: Group> SessionCore<G> {
         };
         match message {
             ServerMessage::WatcherJoined { watcher } => self.watching.hub.joined(watcher),
-            ServerMessage::WatcherLeft { watcher } => self.watching.hub.left(watcher),
+            ServerMessage::WatcherLeft { watcher } => {
+                self.watching.hub.left(watcher);
+                self.tell_failed_openings();
+            }
             // Another copy of this game holds the watch seats now; taking them back would only take turns.
             ServerMessage::Error { code: ErrorCode::Replaced, .. } => self.close_watch(false),
             ServerMessage::Error { code: ErrorCode::WatchingOff, .. } => self.close_watch(true),
@@ -151,6 +171,13 @@ impl<G: Group> SessionCore<G> {
                 self.show(Output::RelayAlert(format!("{}: {message}", code.as_str())));
             }
             _ => {}
+        }
+    }
+
+    /// Tells the player of each opening of its watch code that failed.
+    fn tell_failed_openings(&mut self) {
+        while let Some(FailedOpening { watcher, failure, attempts, closed }) = self.watching.hub.poll_failed_opening() {
+            self.show(Output::WrongWatchCodeTried { watcher, failure, attempts, closed });
         }
     }
 

@@ -19,6 +19,7 @@ use super::table_view::{CardView, Side, TableSource, TableView};
 use crate::command::{Spec, TopWatch, table};
 use crate::session::{Browsing, Output, WRONG_CODES_PER_CODE, Waiting, purpose_name};
 use crate::text::clean;
+use crate::watch::{OpeningFailure, WRONG_WATCH_CODES_PER_CODE};
 
 /// Set-up shuffles one library per player; the engine's `SetupProgress` confirms the total.
 const LIBRARIES: u32 = 2;
@@ -510,6 +511,9 @@ impl View {
             Output::Code(code) => self.game_open::<G>(code),
             Output::WrongCodeTried { attempts, reopened } => self.wrong_code_tried(*attempts, *reopened),
             Output::WatchCode(_) | Output::Watchers { .. } => self.spectators(output),
+            Output::WrongWatchCodeTried { watcher, failure, attempts, closed } => {
+                self.wrong_watch_code_tried(*watcher, *failure, *attempts, *closed)
+            }
             Output::Paired => {
                 self.relay = RelayLink::Up;
                 self.peer = PeerState::Present;
@@ -657,6 +661,25 @@ impl View {
             )
         } else {
             format!("{attempts} wrong codes: someone may be guessing. Nobody joins until new-code gives new words")
+        };
+        self.log.push(LogKind::Alert, message);
+    }
+
+    fn wrong_watch_code_tried(&mut self, watcher: u8, failure: OpeningFailure, attempts: u32, closed: bool) {
+        let how = match failure {
+            OpeningFailure::WrongCode => "a wrong watch code",
+            OpeningFailure::Replaced => "another try at its seat",
+            OpeningFailure::Left => "gone before proving the watch code",
+            OpeningFailure::Broken => "a broken key exchange",
+        };
+        let message = if closed {
+            format!(
+                "{attempts} wrong watch codes: someone may be guessing. No spectator comes in until new-watch-code gives new words; those watching go on"
+            )
+        } else {
+            format!(
+                "Spectator {watcher}: {how} ({attempts} of {WRONG_WATCH_CODES_PER_CODE}): watching stays open for the right code; new-watch-code gives new words"
+            )
         };
         self.log.push(LogKind::Alert, message);
     }

@@ -7,8 +7,13 @@
 //! not see yet.
 //!
 //! Frames on the watch link are `[K] ++ payload` both ways, K the spectator's watch seat (docs/RELAY.md).
+//!
+//! Each spectator's HELLO answered is one guess of the watch code's words: the player's CONFIRM lets the
+//! spectator check its words offline. An opening that ends without proving the code (a wrong CONFIRM, another
+//! HELLO at its seat, the spectator gone) is counted; after [`WRONG_WATCH_CODES_PER_CODE`] the watch code takes
+//! no more openings, on any seat, until the player makes new words ([`WatchHub::renew`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::{Group, Modp2048, Ristretto255, Suite};
@@ -16,10 +21,41 @@ use fairdeck_shared::observer::Observer;
 use fairdeck_shared::wire::{Envelope, encode_envelope};
 use rand_chacha::ChaCha20Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};
+use serde::Serialize;
 
 use super::feed::{Feed, MAX_DELAY};
 use crate::channel::{Channel, ChannelError, Side};
 use crate::code::Code;
+
+/// Openings of one watch code that may fail before it takes no more. Each is one guess of two words of 256, one
+/// chance in 65,536: a guesser's odds against one watch code are at most 3 in 65,536, as against a game code.
+pub const WRONG_WATCH_CODES_PER_CODE: u32 = 3;
+
+/// How an opening ended without proving the watch code, once the player's CONFIRM had gone to the spectator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OpeningFailure {
+    /// The spectator's CONFIRM was not the player's: other words.
+    WrongCode,
+    /// Another HELLO came at its seat: another spectator there, or the same one guessing again.
+    Replaced,
+    /// The spectator left its seat.
+    Left,
+    /// The spectator broke the channel (a malformed or altered frame).
+    Broken,
+}
+
+/// An opening of the watch code that failed (from [`WatchHub::poll_failed_opening`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FailedOpening {
+    /// The spectator's watch seat.
+    pub watcher: u8,
+    pub failure: OpeningFailure,
+    /// Failed openings of this watch code so far, this one included.
+    pub attempts: u32,
+    /// The watch code takes no more openings.
+    pub closed: bool,
+}
 
 /// The player's side of every spectator's channel. See the module documentation.
 pub struct WatchHub {
@@ -40,6 +76,10 @@ pub struct WatchHub {
     ended: bool,
     delay: u8,
     spectators: BTreeMap<u8, Spectator>,
+    /// Openings of this watch code that failed.
+    wrong_codes: u32,
+    /// Failed openings not yet polled.
+    failed_openings: VecDeque<FailedOpening>,
     rng: ChaCha20Rng,
 }
 
@@ -68,6 +108,8 @@ impl WatchHub {
             ended: false,
             delay: 0,
             spectators: BTreeMap::new(),
+            wrong_codes: 0,
+            failed_openings: VecDeque::new(),
             rng: ChaCha20Rng::from_seed(seed),
         }
     }
@@ -90,6 +132,20 @@ impl WatchHub {
     /// The watch code, once the watch link was opened.
     pub fn code(&self) -> Option<&Code> {
         self.code.as_ref()
+    }
+
+    /// New words for the watch code (the player's `new-watch-code`), under the same nameplate: openings are
+    /// counted afresh. Spectators who proved the old words watch on; the others' channels are of the old words,
+    /// and they come again with the new ones.
+    pub fn renew(&mut self, code: Code) {
+        self.spectators.retain(|_, spectator| spectator.channel.is_established() && !spectator.failed);
+        self.code = Some(code);
+        self.wrong_codes = 0;
+    }
+
+    /// Whether the watch code takes no more openings: [`WRONG_WATCH_CODES_PER_CODE`] failed.
+    pub fn is_closed(&self) -> bool {
+        self.wrong_codes >= WRONG_WATCH_CODES_PER_CODE
     }
 
     /// Takes in the engine's record as it stands and its turn number; `ended`: the game is over.
@@ -143,9 +199,13 @@ impl WatchHub {
         }
     }
 
-    /// Spectator `watcher` left: one at its seat later starts afresh.
+    /// Spectator `watcher` left: one at its seat later starts afresh. One that had the player's CONFIRM and had
+    /// not proved the code had its guess: counted.
     pub fn left(&mut self, watcher: u8) {
-        self.spectators.remove(&watcher);
+        let Some(spectator) = self.spectators.remove(&watcher) else { return };
+        if !spectator.failed && spectator.is_unproven() {
+            self.count_failure(watcher, OpeningFailure::Left);
+        }
     }
 
     /// How many spectators have a channel with this side.
@@ -155,14 +215,29 @@ impl WatchHub {
 
     /// A frame of the watch link: `[K] ++ payload` from spectator K. A spectator whose channel fails (a wrong
     /// code, tampering) gets nothing more; one whose first frame does not fit an older channel of its seat (a
-    /// new spectator there while the link was down) gets a new channel.
+    /// new spectator there while the link was down) gets a new channel, while the watch code takes openings.
     pub fn handle_frame(&mut self, frame: &[u8]) {
         let Some((&watcher, payload)) = frame.split_first() else { return };
+        let closed = self.is_closed();
         let Some(spectator) = self.spectators.get_mut(&watcher).filter(|s| !s.failed) else { return };
+        // A closed code answers no HELLO: its CONFIRM would be one more guess.
+        if closed && !spectator.channel.has_peer_hello() {
+            return;
+        }
         let Err(error) = spectator.channel.handle_frame(payload) else { return };
         spectator.failed = true;
+        let replaced = matches!(error, ChannelError::HandshakeChanged(_));
+        if spectator.is_unproven() {
+            let failure = match error {
+                ChannelError::WrongCode => OpeningFailure::WrongCode,
+                _ if replaced => OpeningFailure::Replaced,
+                _ => OpeningFailure::Broken,
+            };
+            self.count_failure(watcher, failure);
+        }
         // Another HELLO: another spectator at that seat (only then: a frame altered on the way ends the channel).
-        if matches!(error, ChannelError::HandshakeChanged(_))
+        if replaced
+            && !self.is_closed()
             && let Some(mut fresh) = self.new_spectator()
         {
             if fresh.channel.handle_frame(payload).is_ok() {
@@ -172,6 +247,12 @@ impl WatchHub {
             }
         }
         self.feed();
+    }
+
+    /// The next opening that failed, since the last call.
+    #[must_use]
+    pub fn poll_failed_opening(&mut self) -> Option<FailedOpening> {
+        self.failed_openings.pop_front()
     }
 
     /// The next frame for the watch link, `[K] ++ payload`.
@@ -187,8 +268,18 @@ impl WatchHub {
         })
     }
 
-    /// A channel for a new spectator, its feed starting; none before the code is known.
+    /// Counts a failed opening at seat `watcher`, and tells it.
+    fn count_failure(&mut self, watcher: u8, failure: OpeningFailure) {
+        self.wrong_codes += 1;
+        let opening = FailedOpening { watcher, failure, attempts: self.wrong_codes, closed: self.is_closed() };
+        self.failed_openings.push_back(opening);
+    }
+
+    /// A channel for a new spectator, its feed starting; none before the code is known, or once it is closed.
     fn new_spectator(&mut self) -> Option<Spectator> {
+        if self.is_closed() {
+            return None;
+        }
         let code = self.code.as_ref()?;
         let mut seed = [0u8; 32];
         self.rng.fill_bytes(&mut seed);
@@ -228,6 +319,13 @@ impl WatchHub {
                 spectator.sent += 1;
             }
         }
+    }
+}
+
+impl Spectator {
+    /// It had the player's CONFIRM, and so its guess, without proving the code.
+    fn is_unproven(&self) -> bool {
+        self.channel.has_peer_hello() && !self.channel.is_established()
     }
 }
 
@@ -454,5 +552,86 @@ mod tests {
         assert_eq!(hub.spectators(), 1);
         exchange(&mut hub, &mut [&mut honest]);
         assert_eq!(honest.envelopes(), [0, 1]);
+    }
+
+    /// One guess of the words at seat `seat`, as the proof of concept of issue 47 made them: only the guesser's
+    /// HELLO goes to the hub, and the guess is checked offline against the hub's CONFIRM. Whether it could be.
+    fn guess(hub: &mut WatchHub, seat: u8, words: &Code, seed: u8) -> bool {
+        let mut guesser = Channel::new(Side::Guest, &words.password(), words.nameplate(), [seed; 32]);
+        let hello = guesser.poll_frame().expect("the guesser's HELLO");
+        hub.handle_frame(&[&[seat][..], &hello].concat());
+        let mut checked = false;
+        while let Some(frame) = hub.poll_frame().filter(|frame| frame[0] == seat) {
+            // The hub's CONFIRM tells a wrong guess (`WrongCode`) from a right one (the channel established).
+            checked |= match guesser.handle_frame(&frame[1..]) {
+                Err(error) => error == ChannelError::WrongCode,
+                Ok(()) => guesser.is_established(),
+            };
+        }
+        checked
+    }
+
+    #[test]
+    fn a_guesser_at_one_seat_checks_three_words_and_then_none_even_the_right_ones() {
+        let (mut hub, code) = opened_hub();
+        hub.follow(&record(0..2), 1, false);
+        hub.joined(0);
+        let mut honest = Watcher::new(0, &code);
+        exchange(&mut hub, &mut [&mut honest]);
+        hub.joined(1);
+        let wrong = |n: u8| Code::from_secret("42", &[n; 32]);
+        let checked = (10..110).filter(|&n| guess(&mut hub, 1, &wrong(n), n)).count();
+        assert_eq!(checked, 3, "one guess per CONFIRM, three CONFIRMs per watch code");
+        assert!(!guess(&mut hub, 1, &code, 200), "the right words are refused too, once the code is closed");
+        // Another seat too: no channel, no HELLO answered.
+        hub.joined(2);
+        assert!(!guess(&mut hub, 2, &code, 201));
+        // The spectator who proved the code watches on.
+        hub.follow(&record(0..4), 1, false);
+        exchange(&mut hub, &mut [&mut honest]);
+        assert_eq!(honest.envelopes(), [0, 1, 2, 3]);
+        assert_eq!(hub.spectators(), 1);
+    }
+
+    #[test]
+    fn failed_openings_are_told_with_their_seat_and_the_code_closes_at_the_third() {
+        let (mut hub, _) = opened_hub();
+        let wrong = Code::from_secret("42", &[4; 32]);
+        // A wrong CONFIRM; a HELLO replaced by another; a spectator gone with its guess.
+        hub.joined(0);
+        let mut typo = Watcher::new(0, &wrong);
+        for _ in 0..3 {
+            while let Some(frame) = hub.poll_frame() {
+                let _ = typo.channel.handle_frame(&frame[1..]);
+            }
+            while let Some(payload) = typo.channel.poll_frame() {
+                hub.handle_frame(&[&[0][..], &payload].concat());
+            }
+        }
+        hub.joined(1);
+        assert!(guess(&mut hub, 1, &wrong, 10));
+        assert!(guess(&mut hub, 1, &wrong, 11));
+        hub.left(1);
+        let failed: Vec<_> = std::iter::from_fn(|| hub.poll_failed_opening()).collect();
+        let told = |watcher, failure, attempts, closed| FailedOpening { watcher, failure, attempts, closed };
+        assert_eq!(
+            failed,
+            [
+                told(0, OpeningFailure::WrongCode, 1, false),
+                told(1, OpeningFailure::Replaced, 2, false),
+                told(1, OpeningFailure::Left, 3, true),
+            ]
+        );
+        assert!(hub.is_closed());
+        // New words: the count starts again, and a spectator with them watches.
+        let renewed = Code::from_secret("42", &[5; 32]);
+        hub.renew(renewed.clone());
+        assert!(!hub.is_closed());
+        hub.left(0);
+        hub.joined(0);
+        let mut spectator = Watcher::new(0, &renewed);
+        exchange(&mut hub, &mut [&mut spectator]);
+        assert!(spectator.channel.is_established());
+        assert_eq!(hub.poll_failed_opening(), None);
     }
 }

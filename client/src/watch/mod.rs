@@ -24,7 +24,7 @@ mod spectator;
 pub use command::command;
 pub use error::WatchError;
 pub use feed::{Feed, FeedError, MAX_DELAY};
-pub use hub::WatchHub;
+pub use hub::{FailedOpening, OpeningFailure, WRONG_WATCH_CODES_PER_CODE, WatchHub};
 pub use run::{Ended, WatchFront, WatchOptions, watch};
 pub use script::watch_script;
 pub use spectator::{News, Spectator};
