@@ -106,7 +106,10 @@ impl<G: Group> Engine<G> {
         {
             return Err(Fault::new(AlertKind::Unexpected, format!("a grid-reveal of grid {number} out of turn")));
         }
-        let key = stack.peer_key.as_ref().ok_or_else(|| Fault::new(AlertKind::Unexpected, "a grid-reveal before the shuffles"))?;
+        let key = stack
+            .peer_key
+            .as_ref()
+            .ok_or_else(|| Fault::new(AlertKind::Unexpected, "a grid-reveal before the shuffles"))?;
         let start = 9 * grid.current as usize;
         let stripped = key
             .verify_strip(stack.cards_at(start..start + 9), forms, &proof, &context)

@@ -301,10 +301,10 @@ impl<G: Group> Engine<G> {
                 self.contained(|engine| engine.handle_intent(intent), || format!("your {name}"))?
             }
             Input::Message { bytes } => {
-                let _halted_with_an_alert =
-                    self.contained(|engine| engine.handle_message(&bytes), || {
-                        format!("the opponent's {}", contain::message_words::<G>(&bytes))
-                    });
+                let _halted_with_an_alert = self.contained(
+                    |engine| engine.handle_message(&bytes),
+                    || format!("the opponent's {}", contain::message_words::<G>(&bytes)),
+                );
                 Ok(())
             }
         }

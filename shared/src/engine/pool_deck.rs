@@ -302,7 +302,8 @@ impl<G: Group> Engine<G> {
         forms.extend(sideboard_forms);
         let inputs: Vec<G::Element> = split.pool.iter().map(|&slot| dealt[slot as usize].clone()).collect();
         let stack_key = stack.peer_pool_key.as_ref().or(stack.peer_key.as_ref());
-        let stack_key = stack_key.ok_or_else(|| Fault::new(AlertKind::Unexpected, "a pool-deck before the shuffles"))?;
+        let stack_key =
+            stack_key.ok_or_else(|| Fault::new(AlertKind::Unexpected, "a pool-deck before the shuffles"))?;
         let proof = pool_proof.ok_or_else(|| Fault::new(AlertKind::Malformed, "a pool-deck without its relock"))?;
         let relocked = key
             .verify_relock(Some(stack_key), &inputs, forms, &proof, &context("pool"))

@@ -63,8 +63,10 @@ impl<G: Group> Engine<G> {
         let outputs = key
             .verify_shuffle(drafted, shuffle, &shuffling, &mut self.rng)
             .map_err(|e| Fault::new(AlertKind::BadProof, format!("the shuffle of the drafted pool: {e}")))?;
-        let stack_key =
-            stack.peer_key.as_ref().ok_or_else(|| Fault::new(AlertKind::Unexpected, "a pool-shuffle before the shuffles"))?;
+        let stack_key = stack
+            .peer_key
+            .as_ref()
+            .ok_or_else(|| Fault::new(AlertKind::Unexpected, "a pool-shuffle before the shuffles"))?;
         let stripped = stack_key
             .verify_strip(&outputs.into_inner().cards, forms, &proof, &stripping)
             .map_err(|e| Fault::new(AlertKind::BadProof, format!("the drafted pool's stack layer: {e}")))?;

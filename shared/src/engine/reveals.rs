@@ -113,7 +113,10 @@ impl<G: Group> Engine<G> {
         if reveals.owed[index(me)].front() != Some(&positions) || forms.len() != positions.len() {
             return Err(Fault::new(AlertKind::Unexpected, "a stack-reveal of other cards than owed"));
         }
-        let key = stack.peer_key.as_ref().ok_or_else(|| Fault::new(AlertKind::Unexpected, "a stack-reveal before the shuffles"))?;
+        let key = stack
+            .peer_key
+            .as_ref()
+            .ok_or_else(|| Fault::new(AlertKind::Unexpected, "a stack-reveal before the shuffles"))?;
         let stripped = key
             .verify_strip(&stack.forms_at(&positions), forms, &proof, &context)
             .map_err(|e| Fault::new(AlertKind::BadProof, format!("a reveal of stack positions: {e}")))?;

@@ -339,7 +339,10 @@ impl<G: Group> Engine<G> {
         if positions != stack.positions[index(me)] || forms.len() != positions.len() {
             return Err(Fault::new(AlertKind::Unexpected, "a stack-deal of other positions than this player's"));
         }
-        let peer_key = stack.peer_key.as_ref().ok_or_else(|| Fault::new(AlertKind::Unexpected, "a stack-deal before the shuffles"))?;
+        let peer_key = stack
+            .peer_key
+            .as_ref()
+            .ok_or_else(|| Fault::new(AlertKind::Unexpected, "a stack-deal before the shuffles"))?;
         let stripped = peer_key
             .verify_strip(&stack.at_positions(me), forms, &proof, &context)
             .map_err(|e| Fault::new(AlertKind::BadProof, format!("the deal of this player's pool: {e}")))?;

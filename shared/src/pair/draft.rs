@@ -200,9 +200,10 @@ impl<G: Group> Run<G> {
 
     fn check_no_internal_fault(&self) {
         for seat in Seat::BOTH {
-            let internal = self.pair.events(seat).iter().find(|event| {
-                matches!(event, Event::Alert(alert) if alert.kind == crate::engine::AlertKind::Internal)
-            });
+            let internal =
+                self.pair.events(seat).iter().find(
+                    |event| matches!(event, Event::Alert(alert) if alert.kind == crate::engine::AlertKind::Internal),
+                );
             assert!(internal.is_none(), "{seat:?}'s program failed: {internal:?}");
         }
     }
