@@ -234,7 +234,7 @@ fn pick_intent(pick: usize) -> Intent {
 /// One of the grid's six lines from a number, or a line beyond it.
 fn grid_line(number: u32) -> GridLine {
     let index = ((number / 2) % 4) as u8;
-    if number % 2 == 0 { GridLine::Row(index) } else { GridLine::Column(index) }
+    if number.is_multiple_of(2) { GridLine::Row(index) } else { GridLine::Column(index) }
 }
 
 /// `seat`'s pool, once it was told it.
