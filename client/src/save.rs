@@ -32,7 +32,7 @@ use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::fmt;
 use std::fs::{File, OpenOptions, TryLockError};
-use std::io::{Seek, SeekFrom, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -431,8 +431,7 @@ impl SaveFile {
             |e: std::io::Error| SaveError::Write { path: self.path.display().to_string(), reason: e.to_string() };
         // One write of the whole line, at the end of the lines (over the room made, if any): a process killed
         // meanwhile leaves the line whole or absent.
-        self.file.seek(SeekFrom::Start(self.cursor.end)).map_err(failed)?;
-        self.file.write_all(&bytes).map_err(failed)?;
+        write_at(&self.file, self.cursor.end, &bytes).map_err(failed)?;
         self.file.sync_data().map_err(failed)?;
         let end = self.cursor.end + bytes.len() as u64;
         self.len = self.len.max(end);
@@ -453,12 +452,25 @@ impl SaveFile {
     pub fn make_room(&mut self) {
         let target = self.cursor.end + ROOM_MADE;
         let zeros = vec![0; target.saturating_sub(self.len) as usize];
-        let made = self.file.seek(SeekFrom::Start(self.len)).and_then(|_| self.file.write_all(&zeros));
-        match made.and_then(|()| self.file.sync_data()) {
+        match write_at(&self.file, self.len, &zeros).and_then(|()| self.file.sync_data()) {
             Ok(()) => self.len = self.len.max(target),
             Err(_) => self.room_refused = true,
         }
     }
+}
+
+/// Writes `bytes` at `offset` of `file` in one positioned write (`pwrite`), not a seek then a write: a save line
+/// costs one system call fewer on the path of the frames it holds.
+#[cfg(unix)]
+fn write_at(file: &File, offset: u64, bytes: &[u8]) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::write_all_at(file, bytes, offset)
+}
+
+#[cfg(not(unix))]
+fn write_at(mut file: &File, offset: u64, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom};
+    file.seek(SeekFrom::Start(offset))?;
+    file.write_all(bytes)
 }
 
 /// Takes the exclusive lock on the save `file` at `path` for this process, and says so in its pid file; if
