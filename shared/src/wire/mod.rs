@@ -21,14 +21,15 @@ pub use limited::{
     BasicLand, DeckSource, GridLine, LimitedFormat, MAX_DEAL, MAX_GRIDS, MAX_PACKS, MAX_POOL_LEN, PileChoice, PoolHash,
 };
 
-/// Version 7: limited play (`limited-pool`, `stack-shuffle`, `stack-deal`, `pool-deck`, `grid-reveal`, `grid-pick`). Version 6: a new-game request names the loser of the game it leaves, as its sender saw it (the agreed loser
+/// Version 10: each player's boosters of a set are dealt from stack segments of their own (9 shared one a sheet, so
+/// that a pool told the other's in part, and an engine of each would set the deal apart). Version 7: limited play (`limited-pool`, `stack-shuffle`, `stack-deal`, `pool-deck`, `grid-reveal`, `grid-pick`). Version 6: a new-game request names the loser of the game it leaves, as its sender saw it (the agreed loser
 /// chooses to play or draw); a deck says how its cards differ from its sender's deck in the match's first game. Version 5: a shuffle step carries a non-interactive proof of its shuffle (a linear-size argument), and the
 /// `shuffle-challenge` and `shuffle-response` messages are gone; the command zone, commanders and a deck label in
 /// the deck message; concede, attach, arrows, untap all, the choice to play or draw, a token's power and
 /// toughness, and why a player looks at their library. Version 4: envelopes and bodies in a binary encoding
 /// (postcard), about a quarter of their JSON size. Version 3 made what a forfeit claim names a typed value
 /// (`Awaited`); version 2 had the hello sign the sender's seat.
-pub const PROTOCOL_VERSION: u32 = 9;
+pub const PROTOCOL_VERSION: u32 = 10;
 /// The largest message body accepted (a 300-card modp2048 shuffle step with its relocks is about 0.6 MB).
 pub const MAX_MESSAGE_LEN: usize = 8 << 20;
 /// Longest chat line, player name, value key or phase name, in bytes.
