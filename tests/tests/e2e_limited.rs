@@ -259,6 +259,16 @@ fn draft_winston(host: &mut Player, guest: &mut Player, looks: usize) -> bool {
     false
 }
 
+/// Both players' pools, which hold `cards` cards between them, once neither was shown an alert or an error.
+fn drafted_without_alert(host: &Player, guest: &Player, cards: usize) -> [Vec<String>; 2] {
+    let pools = [host, guest].map(|player| pool_cards(player.seen.iter().find(|v| v["event"] == "pool").unwrap()));
+    assert_eq!(pools[0].len() + pools[1].len(), cards, "{pools:?}");
+    let wrong: Vec<&Value> =
+        host.seen.iter().chain(&guest.seen).filter(|v| v["event"] == "alert" || v["event"] == "error").collect();
+    assert!(wrong.is_empty(), "{wrong:?}");
+    pools
+}
+
 #[test]
 fn a_host_killed_in_a_winston_draft_resumes_where_it_stood_and_the_match_goes_on() {
     let dir = tempfile::tempdir().unwrap();
@@ -274,12 +284,7 @@ fn a_host_killed_in_a_winston_draft_resumes_where_it_stood_and_the_match_goes_on
         host.expect_event("pile_shown");
     }
     assert!(draft_winston(&mut host, &mut guest, 100), "the draft ends after the resume");
-    let pools: Vec<Vec<String>> =
-        [&host, &guest].map(|player| pool_cards(player.seen.iter().find(|v| v["event"] == "pool").unwrap())).into();
-    assert_eq!(pools[0].len() + pools[1].len(), 15, "{pools:?}");
-    let wrong: Vec<&Value> =
-        host.seen.iter().chain(&guest.seen).filter(|v| v["event"] == "alert" || v["event"] == "error").collect();
-    assert!(wrong.is_empty(), "{wrong:?}");
+    let pools = drafted_without_alert(&host, &guest, 15);
     // Every look takes at least one card and the looks alternate: each pool holds one card at least.
     build_both(dir.path(), [&mut host, &mut guest], [&pools[0], &pools[1]], 1, 12);
     play(&mut host, &mut guest);
@@ -340,12 +345,7 @@ fn passing_every_pile_with_one_card_left_takes_it_unseen_and_a_resume_goes_on_fr
     let mut guest = resume("guest", &guest, dir.path());
     guest.expect_event("winston");
     assert!(draft_winston(&mut host, &mut guest, 20), "the draft ends");
-    let pools: Vec<Vec<String>> =
-        [&host, &guest].map(|player| pool_cards(player.seen.iter().find(|v| v["event"] == "pool").unwrap())).into();
-    assert_eq!(pools[0].len() + pools[1].len(), 6, "{pools:?}");
-    let wrong: Vec<&Value> =
-        host.seen.iter().chain(&guest.seen).filter(|v| v["event"] == "alert" || v["event"] == "error").collect();
-    assert!(wrong.is_empty(), "{wrong:?}");
+    let pools = drafted_without_alert(&host, &guest, 6);
     build_both(dir.path(), [&mut host, &mut guest], [&pools[0], &pools[1]], 1, 12);
     play(&mut host, &mut guest);
     finish(host, guest, dir.path());

@@ -21,8 +21,8 @@ pub use limited::{
     BasicLand, DeckSource, GridLine, LimitedFormat, MAX_DEAL, MAX_GRIDS, MAX_PACKS, MAX_POOL_LEN, PileChoice, PoolHash,
 };
 
-/// Version 10: each player's boosters of a set are dealt from stack segments of their own (9 shared one a sheet, so
-/// that a pool told the other's in part, and an engine of each would set the deal apart). Version 7: limited play (`limited-pool`, `stack-shuffle`, `stack-deal`, `pool-deck`, `grid-reveal`, `grid-pick`). Version 6: a new-game request names the loser of the game it leaves, as its sender saw it (the agreed loser
+/// Version 10: each player's boosters of a set are dealt from stack segments of their own (9 shared one segment a
+/// sheet between both players, so that a pool told part of the other's; a 9 and a 10 would disagree on the deal). Version 7: limited play (`limited-pool`, `stack-shuffle`, `stack-deal`, `pool-deck`, `grid-reveal`, `grid-pick`). Version 6: a new-game request names the loser of the game it leaves, as its sender saw it (the agreed loser
 /// chooses to play or draw); a deck says how its cards differ from its sender's deck in the match's first game. Version 5: a shuffle step carries a non-interactive proof of its shuffle (a linear-size argument), and the
 /// `shuffle-challenge` and `shuffle-response` messages are gone; the command zone, commanders and a deck label in
 /// the deck message; concede, attach, arrows, untap all, the choice to play or draw, a token's power and
