@@ -21,7 +21,9 @@ pub use engine::observer;
 pub mod pair;
 pub mod pool;
 pub mod serde_hex;
+pub mod seats;
 pub mod table;
 pub mod wire;
 
 pub use ids::{GameId, Seat};
+pub use seats::{SeatMap, Seats};

@@ -136,20 +136,18 @@ pub struct Placement {
     pub face_down: bool,
 }
 
-/// Which players know a card's identity.
+/// Which players know a card's identity: one bit per seat, the host's lowest.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
 pub struct Knowledge {
-    /// The host knows it.
-    pub host: bool,
-    /// The guest knows it.
-    pub guest: bool,
+    seats: u8,
 }
 
 impl Knowledge {
     /// No one knows the card: a locked card in a library.
-    pub const NOBODY: Knowledge = Knowledge { host: false, guest: false };
-    /// Both players know it: a public card.
-    pub const BOTH: Knowledge = Knowledge { host: true, guest: true };
+    pub const NOBODY: Knowledge = Knowledge { seats: 0 };
+    /// Both players of a two-player table know it: a public card.
+    pub const BOTH: Knowledge = Knowledge { seats: 0b11 };
 
     /// Only this player knows the card.
     pub fn only(seat: Seat) -> Self {
@@ -160,28 +158,26 @@ impl Knowledge {
 
     /// Whether this player knows the card.
     pub fn knows(self, seat: Seat) -> bool {
-        match seat {
-            Seat::Host => self.host,
-            Seat::Guest => self.guest,
-        }
+        self.seats & Knowledge::bit(seat) != 0
     }
 
     /// This player learns the card.
     pub fn add(&mut self, seat: Seat) {
-        match seat {
-            Seat::Host => self.host = true,
-            Seat::Guest => self.guest = true,
-        }
+        self.seats |= Knowledge::bit(seat);
+    }
+
+    fn bit(seat: Seat) -> u8 {
+        1 << seat.index()
     }
 
     /// Everyone who knows the card in either.
     pub fn union(self, other: Knowledge) -> Knowledge {
-        Knowledge { host: self.host || other.host, guest: self.guest || other.guest }
+        Knowledge { seats: self.seats | other.seats }
     }
 
     /// Whether anyone at all knows the card.
     pub fn is_anyone(self) -> bool {
-        self.host || self.guest
+        self.seats != 0
     }
 }
 
@@ -331,12 +327,12 @@ impl Table {
 
     /// A player's name and values.
     pub fn player(&self, seat: Seat) -> &Player {
-        &self.players[usize::from(seat == Seat::Guest)]
+        &self.players[usize::from(seat == Seat::GUEST)]
     }
 
     /// A player's name and values, to change.
     pub fn player_mut(&mut self, seat: Seat) -> &mut Player {
-        &mut self.players[usize::from(seat == Seat::Guest)]
+        &mut self.players[usize::from(seat == Seat::GUEST)]
     }
 
     pub(crate) fn card_mut(&mut self, id: CardId) -> Result<&mut Card, TableError> {

@@ -37,9 +37,9 @@ fn hellos<G: fairdeck_shared::crypto::Group>() -> Vec<(fairdeck_shared::Seat, fa
     let hello = |seat: Seat| {
         let config = EngineConfig { name: format!("{seat:?}"), software: "test".into() };
         let deck = DeckList { library: vec![DeckCard { name: "Card 0".into(), back: 0 }], ..DeckList::default() };
-        let mut engine = Engine::<G>::new(seat, config, deck, [seat as u8 + 1; 32]).unwrap();
+        let mut engine = Engine::<G>::new(seat, config, deck, [seat.id_byte(); 32]).unwrap();
         let bytes = engine.poll_transmit().unwrap();
         (seat, fairdeck_shared::wire::decode_envelope(&bytes).unwrap())
     };
-    vec![hello(Seat::Host), hello(Seat::Guest)]
+    vec![hello(Seat::HOST), hello(Seat::GUEST)]
 }

@@ -29,7 +29,7 @@ pub use limited::{
 /// toughness, and why a player looks at their library. Version 4: envelopes and bodies in a binary encoding
 /// (postcard), about a quarter of their JSON size. Version 3 made what a forfeit claim names a typed value
 /// (`Awaited`); version 2 had the hello sign the sender's seat.
-pub const PROTOCOL_VERSION: u32 = 10;
+pub const PROTOCOL_VERSION: u32 = 11;
 /// The largest message body accepted (a 300-card modp2048 shuffle step with its relocks is about 0.6 MB).
 pub const MAX_MESSAGE_LEN: usize = 8 << 20;
 /// Longest chat line, player name, value key or phase name, in bytes.
@@ -848,8 +848,7 @@ impl std::fmt::Display for Awaited {
                 let ids: Vec<String> = cards.iter().map(|c| c.to_string()).collect();
                 write!(f, "its strip of {}", ids.join(", "))
             }
-            Awaited::Shuffle { library: Seat::Host } => write!(f, "its part of the shuffle of the host's library"),
-            Awaited::Shuffle { library: Seat::Guest } => write!(f, "its part of the shuffle of the guest's library"),
+            Awaited::Shuffle { library } => write!(f, "its part of the shuffle of the {library}'s library"),
             Awaited::RandomRound { round } => match *round {
                 ARRANGEMENT_ROUNDS.. => write!(f, "its side of the random order of a library's card backs"),
                 CHOOSER_ROUND => write!(f, "its side of the coin for who chooses to play or draw"),
