@@ -4,35 +4,36 @@
 //! what it does are [`crate::command`]'s; here are the queue, the gates as the session judges them, and what
 //! commands share: an intent handed to the engine, a refusal shown.
 
-use std::fs::OpenOptions;
-use std::io::{ErrorKind as IoErrorKind, Write as _};
-use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::path::Path;
+use std::time::Duration;
 
 use fairdeck_shared::crypto::CardInstance;
 use fairdeck_shared::crypto::Group;
 use fairdeck_shared::engine::{Input, Intent, IntentError};
 use fairdeck_shared::table::{Placement, PowerToughness, ZoneId, ZoneKind};
-use fairdeck_shared::wire::{Action, PoolHash};
+use fairdeck_shared::wire::Action;
 use rand::Rng;
 
-use super::building::{deck_file_name, deck_text};
+use super::building::{Refusal, deck_text};
 use super::claim::LinkAction;
+use super::files::{FileAnswer, FileRequest};
 use super::frontend::Output;
-use super::start::{deck_warnings, read_checked_deck, read_deck};
 use super::state::{Flow, SessionCore};
-use crate::command::{self, Amount, BuildStep, Command, Entered, ErrorKind, Gate, Parsed, Placing, UndoStep, table};
+use crate::command::{self, Amount, BuildStep, Command, Entered, ErrorKind, Gate, Parsed, Placing, UndoStep};
 use crate::deck::{Deck, Swap, Swapped};
-use crate::save::games_dir;
 
 /// How long `quit` waits for the peer to acknowledge what was sent.
 const QUIT_GRACE: Duration = Duration::from_secs(5);
-/// Deck files built from one pool in one day, at most: each gets a name of its own.
-const DECK_FILES_PER_DAY: u32 = 1000;
 
 /// Does what the parsed line asks, its gate open: an intent for the engine, or what the session does itself; `line`
-/// is quoted by a refusal. A refusal is shown, not returned: the session goes on.
-fn run<G: Group>(Parsed { spec, command }: Parsed, session: &mut SessionCore<G>, line: &str) -> Flow {
+/// is quoted by a refusal, `answer` is the driver's to the file the command asked for. A refusal is shown, not
+/// returned: the session goes on.
+fn run<G: Group>(
+    Parsed { spec, command }: Parsed,
+    session: &mut SessionCore<G>,
+    line: &str,
+    answer: Option<FileAnswer>,
+) -> Flow {
     let mut give = |intent| {
         session.intent(intent, line);
     };
@@ -65,7 +66,7 @@ fn run<G: Group>(Parsed { spec, command }: Parsed, session: &mut SessionCore<G>,
                 {
                     // First in the queue: it runs once what was just handed in is answered (its gate).
                     let parsed = Ok(Parsed { spec, command: Command::OnTable(then) });
-                    session.queue.push_front(Entered { line: line.to_string(), parsed });
+                    session.commands.push_front(Entered { line: line.to_string(), parsed });
                 }
             }
             Err(message) => session.refuse(ErrorKind::Refused, line, message),
@@ -82,15 +83,15 @@ fn run<G: Group>(Parsed { spec, command }: Parsed, session: &mut SessionCore<G>,
             }
         }
         Command::Place(placing, cards) => session.place_browsed(placing, &cards, line),
-        Command::Done if session.done_builds() => session.finish_build(line),
+        Command::Done if session.done_builds() => session.finish_build(answer, line),
         Command::Done => session.close_browsing(line),
         Command::RevealHand => session.reveal_hand(line),
         Command::RevealTop => session.reveal_top(line),
         Command::WatchTop(watch) => session.set_top_watch(watch),
         Command::Forfeit => session.forfeit(line),
-        Command::NewGame(file) => session.new_game(file.as_deref(), line),
+        Command::NewGame(file) => session.new_game(file.as_deref(), answer, line),
         Command::Sideboard(swap) => session.sideboard(&swap, line),
-        Command::Build(file) => session.build(&file, line),
+        Command::Build(file) => session.build(&file, answer, line),
         Command::Pick(grid_line) => {
             session.intent(Intent::Pick(grid_line), line);
         }
@@ -120,26 +121,27 @@ impl<G: Group> SessionCore<G> {
     /// Takes a line from the player into the queue, read once; `None`, the end of the input, is a `quit` after the
     /// rest.
     pub fn take_line(&mut self, line: Option<String>) {
-        let seat = self.engine.seat();
-        match line {
-            Some(line) if line.trim().is_empty() => {}
-            Some(line) => self.queue.push_back(command::read(&line, seat)),
-            None => {
-                self.input_done = true;
-                self.queue.push_back(command::read(table::QUIT.name, seat));
-            }
-        }
+        self.commands.take_line(line, self.engine.seat());
     }
 
-    /// Runs the next queued command if its gate is open (a line that did not parse is reported in its turn).
+    /// Runs the next queued command if its gate is open (a line that did not parse is reported in its turn). A
+    /// command with a file asks the driver for it first, and runs once answered.
     pub(super) fn run_queue(&mut self) -> Flow {
-        let Some(Entered { parsed, .. }) = self.queue.front() else { return Flow::Blocked };
+        let Some(Entered { parsed, .. }) = self.commands.head() else { return Flow::Blocked };
         if let Ok(parsed) = parsed
             && (self.waits_for_suite(&parsed.command) || !self.may_run(self.gate(&parsed.command)))
         {
             return Flow::Blocked;
         }
-        let Some(Entered { line, parsed }) = self.queue.pop_front() else { return Flow::Blocked };
+        if let Some(Entered { parsed: Ok(parsed), .. }) = self.commands.head()
+            && !self.commands.answered()
+            && let Some(request) = self.file_request(&parsed.command)
+        {
+            self.commands.ask();
+            self.files.push_back(request);
+            return Flow::Asked;
+        }
+        let Some((Entered { line, parsed }, answer)) = self.commands.pop() else { return Flow::Blocked };
         let parsed = match parsed {
             Ok(parsed) => parsed,
             Err(message) => {
@@ -147,11 +149,29 @@ impl<G: Group> SessionCore<G> {
                 return Flow::Ran;
             }
         };
-        let flow = run(parsed, self, &line);
+        let flow = run(parsed, self, &line, answer);
         if let Flow::Quit = flow {
             self.link_actions.push_back(LinkAction::Leave(None));
         }
         flow
+    }
+
+    /// The file `command` needs before it runs, if any: a deck file to read, or the deck built to write (unless
+    /// `done` is refused before).
+    fn file_request(&self, command: &Command) -> Option<FileRequest> {
+        match command {
+            Command::NewGame(Some(path)) => {
+                // A limited deck is checked by its pool, not by a constructed deck's rules.
+                let checked = self.limited.pool_hash().is_none();
+                Some(FileRequest::ReadDeck { path: path.clone(), checked })
+            }
+            Command::Build(path) => Some(FileRequest::ReadDeck { path: path.clone(), checked: false }),
+            Command::Done if self.done_builds() => {
+                let deck = self.deck_to_send()?.ok()?;
+                Some(FileRequest::WriteDeck { text: deck_text(&deck), pool: self.limited.pool_hash() })
+            }
+            _ => None,
+        }
     }
 
     /// When `command` may run: its own gate, but for a `done` that sends the deck built from the pool, at once.
@@ -203,17 +223,15 @@ impl<G: Group> SessionCore<G> {
     }
 
     /// `new-game [DECKFILE]`: asks for the next game, with the deck of that file, or the one `sideboard` left, or
-    /// the same one.
-    pub(super) fn new_game(&mut self, file: Option<&Path>, line: &str) {
-        match file.map(|file| read_checked_deck(file).map(|read| (file, read))).transpose() {
+    /// the same one; `answer` is the driver's to the file read.
+    pub(super) fn new_game(&mut self, file: Option<&Path>, answer: Option<FileAnswer>, line: &str) {
+        match file.map(|file| FileAnswer::into_deck(answer, file)).transpose() {
             Ok(read) => {
-                // A limited deck is checked by its pool, not by a constructed deck's rules.
-                if let Some((file, read)) = &read
-                    && self.limited.pool_hash().is_none()
-                {
-                    deck_warnings(file, read).into_iter().for_each(|warning| self.show(warning));
-                }
-                let deck = read.map(|(_, read)| read.deck.to_deck_list()).or_else(|| self.sideboarded.clone());
+                let deck = read.map(|read| {
+                    read.warnings.into_iter().for_each(|warning| self.show(warning));
+                    read.deck.to_deck_list()
+                });
+                let deck = deck.or_else(|| self.sideboarded.clone());
                 if self.intent(Intent::NewGame(deck), line) {
                     self.sideboarded = None;
                 }
@@ -246,11 +264,11 @@ impl<G: Group> SessionCore<G> {
         }
     }
 
-    /// `build DECKFILE`: this player's deck from its pool.
-    pub(super) fn build(&mut self, file: &Path, line: &str) {
-        match read_deck(file) {
-            Ok(deck) => {
-                self.intent(Intent::Build(deck.to_deck_list()), line);
+    /// `build DECKFILE`: this player's deck from its pool; `answer` is the driver's to the file read.
+    pub(super) fn build(&mut self, file: &Path, answer: Option<FileAnswer>, line: &str) {
+        match FileAnswer::into_deck(answer, file) {
+            Ok(read) => {
+                self.intent(Intent::Build(read.deck.to_deck_list()), line);
             }
             Err(error) => self.refuse(ErrorKind::BadDeck, line, error.to_string()),
         }
@@ -276,30 +294,37 @@ impl<G: Group> SessionCore<G> {
         }
     }
 
-    /// `done` in limited play: the deck built is written to a deck file of its own and sent, as the first game's
-    /// deck or, once a game is over, the next one's (sideboarding). A deck the engine refuses leaves no file.
-    fn finish_build(&mut self, line: &str) {
-        let first = self.engine.is_building();
-        if !first && !self.engine.is_ended() {
-            let message = "your deck for this game is in: sideboard once the game is over (`end`)".to_string();
-            return self.refuse(ErrorKind::Refused, line, message);
-        }
-        let Some(build) = self.limited.build() else { return self.close_browsing(line) };
-        let deck = match build.deck() {
-            Ok(deck) => deck,
-            Err((kind, message)) => return self.refuse(kind, line, message),
+    /// `done` in limited play: the deck built is written to a deck file of its own (`answer` is the driver's) and
+    /// sent, as the first game's deck or, once a game is over, the next one's (sideboarding). A deck the engine
+    /// refuses leaves no file.
+    fn finish_build(&mut self, answer: Option<FileAnswer>, line: &str) {
+        let deck = match self.deck_to_send() {
+            Some(Ok(deck)) => deck,
+            Some(Err((kind, message))) => return self.refuse(kind, line, message),
+            None => return self.close_browsing(line),
         };
-        let path = match write_deck_file(&deck, self.limited.pool_hash()) {
+        let path = match FileAnswer::into_path(answer) {
             Ok(path) => path,
             Err(message) => return self.refuse(ErrorKind::Refused, line, message),
         };
         let list = deck.to_deck_list();
-        let intent = if first { Intent::Build(list) } else { Intent::NewGame(Some(list)) };
+        let intent = if self.engine.is_building() { Intent::Build(list) } else { Intent::NewGame(Some(list)) };
         if self.intent(intent, line) {
             self.show(Output::DeckWritten(path));
         } else {
-            let _already_refused = std::fs::remove_file(&path);
+            self.files.push_back(FileRequest::Remove(path));
         }
+    }
+
+    /// The deck `done` sends in limited play, or why it is refused: the first game's deck while building, else
+    /// the next one's once a game is over. `None` outside limited play.
+    fn deck_to_send(&self) -> Option<Result<Deck, Refusal>> {
+        let build = self.limited.build()?;
+        if !self.engine.is_building() && !self.engine.is_ended() {
+            let message = "your deck for this game is in: sideboard once the game is over (`end`)".to_string();
+            return Some(Err((ErrorKind::Refused, message)));
+        }
+        Some(build.deck())
     }
 
     /// Why `forfeit` is refused now, if it is: the opponent is away, and has not been for the whole
@@ -380,29 +405,4 @@ impl<G: Group> SessionCore<G> {
     pub(super) fn refuse(&mut self, kind: ErrorKind, line: &str, message: String) {
         self.show(Output::CommandError { kind, command: line.to_string(), message });
     }
-}
-
-/// Writes `deck` as a new plain-text deck file in `$XDG_DATA_HOME/fairdeck/decks` (else
-/// `$HOME/.local/share/fairdeck/decks`), named by the day and the pool file's hash; returns its path.
-fn write_deck_file(deck: &Deck, pool: Option<PoolHash>) -> Result<PathBuf, String> {
-    let games = games_dir(|name| std::env::var_os(name))
-        .ok_or("cannot tell where to write the deck file: neither XDG_DATA_HOME nor HOME is set")?;
-    let dir = games.parent().unwrap_or(&games).join("decks");
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot make the folder {}: {e}", dir.display()))?;
-    let now = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
-    let day = now.get(..10).unwrap_or(&now);
-    let text = deck_text(deck);
-    for number in 1..=DECK_FILES_PER_DAY {
-        let path = dir.join(deck_file_name(day, pool, number));
-        // A new file each time: the decks built earlier stay as they were.
-        match OpenOptions::new().write(true).create_new(true).open(&path) {
-            Ok(mut file) => {
-                file.write_all(text.as_bytes()).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-                return Ok(path);
-            }
-            Err(error) if error.kind() == IoErrorKind::AlreadyExists => continue,
-            Err(error) => return Err(format!("cannot write {}: {error}", path.display())),
-        }
-    }
-    Err(format!("{} holds {DECK_FILES_PER_DAY} deck files of this pool from today already", dir.display()))
 }

@@ -13,8 +13,10 @@
 //!    opponent waits on them, not on this side's screen);
 //! 3. [`SessionCore::poll_output`]: what to show the player, with the engine as it stands (no step changes the
 //!    engine while something is left to show);
-//! 4. [`SessionCore::poll_link`]: connecting and claiming a seat, leaving, dropping the connection;
-//! 5. [`SessionCore::poll_watch_frame`] and [`SessionCore::poll_watch_link`]: the spectators' frames and the watch
+//! 4. [`SessionCore::poll_file`]: a deck file to read or write for a command, answered at once with
+//!    [`Input::File`];
+//! 5. [`SessionCore::poll_link`]: connecting and claiming a seat, leaving, dropping the connection;
+//! 6. [`SessionCore::poll_watch_frame`] and [`SessionCore::poll_watch_link`]: the spectators' frames and the watch
 //!    link (the player's second connection, `watching.rs`);
 //!
 //! then asks [`SessionCore::poll_end`] whether the session is over. The timers are deadlines in
@@ -28,6 +30,7 @@ use fairdeck_shared::engine::Engine;
 
 use super::claim::{LinkAction, Seated, WatchAction};
 use super::error::SessionError;
+use super::files::{FileAnswer, FileRequest};
 use super::frontend::Output;
 pub(super) use super::state::SessionCore;
 use super::state::{Flow, LinkState, Meeting, SavePoint, Stage, ToRelay};
@@ -52,6 +55,8 @@ pub(super) enum Input {
     Unseated(SessionError),
     /// What the watch link, the spectators' side, brought.
     Watch(WatchInput),
+    /// The answer to the file asked for ([`SessionCore::poll_file`]).
+    File(FileAnswer),
 }
 
 impl<G: Group> SessionCore<G> {
@@ -74,6 +79,12 @@ impl<G: Group> SessionCore<G> {
             Input::Watch(input) => {
                 self.handle_watch(input);
                 Ok(())
+            }
+            Input::File(answer) => {
+                // The turn goes on at the command that asked, which runs now.
+                self.commands.answer(answer);
+                self.stage = Stage::Queue;
+                return;
             }
         };
         self.turn_after(handled);
@@ -132,6 +143,8 @@ impl<G: Group> SessionCore<G> {
             Stage::Queue => match self.run_queue() {
                 Flow::Ran => self.stage = Stage::QueuePump,
                 Flow::Blocked => self.stage = Stage::Clocks,
+                // The driver answers before anything else comes in; the turn goes on with the answer.
+                Flow::Asked => self.stage = Stage::Idle,
                 Flow::Quit => {
                     self.acknowledge_before_leaving();
                     self.end = Some(Ok(()));
@@ -198,6 +211,12 @@ impl<G: Group> SessionCore<G> {
         self.transmits.pop_front()
     }
 
+    /// The next file to read or write; the driver answers a read or a write with [`Input::File`] at once.
+    #[must_use]
+    pub fn poll_file(&mut self) -> Option<FileRequest> {
+        self.files.pop_front()
+    }
+
     /// The next thing to do with the link.
     #[must_use]
     pub fn poll_link(&mut self) -> Option<LinkAction> {
@@ -253,7 +272,7 @@ impl<G: Group> SessionCore<G> {
 
     /// Whether the player's input ended: the driver reads no more lines.
     pub fn input_done(&self) -> bool {
-        self.input_done
+        self.commands.input_done()
     }
 
     /// The driver made the save file at `path`.

@@ -14,7 +14,9 @@
 //! |---|---|
 //! | `core.rs` | the core's inputs (`handle`, `handle_timeout`), its turn (`advance`) and outputs (`poll_*`) |
 //! | `state.rs` | the core's state ([`SessionCore`](state::SessionCore)), which the files below work on |
+//! | `queue.rs` | the player's commands read but not run yet, and the file the first one waits for |
 //! | `commands.rs` | the player's commands: queued until the table takes them, then given to the engine |
+//! | `files.rs` | the files a command asks the driver to read or write, and the driver's answers |
 //! | `inbound.rs` | what the relay sends: the opponent's frames, the relay's control messages |
 //! | `outbound.rs` | engine → channel → frames for the relay, and the engine's events to the player |
 //! | `reconnect.rs` | taking the seat back (resume token, else rendezvous) on a backoff timer, commands going on |
@@ -36,6 +38,7 @@
 //! | `link.rs` | the driver's link: the WebSocket up, an attempt at the seat under way, or none; leaving the room |
 //! | `watch_link.rs` | the driver's watch link: the second WebSocket (`host_watch`), for the spectators' frames |
 //! | `relay.rs` | one WebSocket: connecting, control messages, creating, joining and claiming a seat |
+//! | `disk.rs` | the driver's file work for the core: deck files read, decks built from a pool written |
 //! | `saving.rs` | where the game stands (the core's), and the save file written at the core's save points |
 //! | `frontend.rs` | the front-end contract: [`Frontend`], [`Output`] |
 //! | `error.rs` | [`SessionError`] |
@@ -45,14 +48,17 @@ mod building;
 mod claim;
 mod commands;
 mod core;
+mod disk;
 mod door;
 mod error;
 mod event_loop;
+mod files;
 mod frontend;
 mod inbound;
 mod link;
 mod meeting;
 mod outbound;
+mod queue;
 mod reconnect;
 mod relay;
 mod saving;
@@ -71,8 +77,8 @@ pub use error::SessionError;
 pub use frontend::{Frontend, Output};
 pub(crate) use reconnect::{FIRST_RETRY, LONGEST_RETRY, RECONNECT_FOR};
 pub(crate) use relay::{Opened, Ws, next_control, open_relay, relay_refusal, send_control};
+pub(crate) use start::os_seed;
 pub use start::{Brought, DEFAULT_RELAY, Offer, Options, Role, run};
-pub(crate) use state::os_seed;
 pub use wait_clock::{
     AbsenceClock, AbsenceNews, BUILD_HINT_AFTER, FORFEIT_GRACE, FORFEIT_GRACE_VARIABLE, FORFEIT_HINT_AFTER,
     WAIT_SHOWN_AFTER, WaitClock, WaitNews, Waiting, forfeit_hint_after,

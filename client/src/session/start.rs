@@ -4,7 +4,9 @@
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+use rand::Rng;
 
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::{Group, Modp2048, Ristretto255, Suite};
@@ -22,12 +24,13 @@ use super::link::Link;
 use super::reconnect::{LONGEST_RETRY, RECONNECT_FOR};
 use super::relay::{Opened, SOFTWARE, Ws, create_room, join_room, open_relay};
 use super::saving::Saver;
-use super::state::{LinkState, Meeting, os_seed};
+use super::state::{LinkState, Meeting};
+use super::wait_clock::{FORFEIT_GRACE, FORFEIT_GRACE_VARIABLE};
 use super::watch_link::WatchLink;
 use crate::channel::{Channel, Side};
 use crate::code::{self, Code};
 use crate::command::{self, Command};
-use crate::deck::{self, Deck, DeckFormatRule, ReadDeck, cockatrice_hash, parse_deck};
+use crate::deck::{self, DeckFormatRule, ReadDeck, cockatrice_hash, parse_deck};
 use crate::save::{self, RelayPlace, SaveFile, Saved};
 use crate::serve::Served;
 use crate::tls::client_config;
@@ -119,9 +122,19 @@ pub struct Options {
     pub ca: Option<PathBuf>,
 }
 
-/// Reads and parses a deck file.
-pub(super) fn read_deck(path: &Path) -> Result<Deck, SessionError> {
-    read_checked_deck(path).map(|read| read.deck)
+/// 32 bytes of the operating system's randomness: the seed of an engine or of a key exchange.
+pub(crate) fn os_seed() -> [u8; 32] {
+    let mut seed = [0u8; 32];
+    rand::rng().fill_bytes(&mut seed);
+    seed
+}
+
+/// The grace of this process: [`FORFEIT_GRACE`], unless [`FORFEIT_GRACE_VARIABLE`] holds a number of seconds.
+fn forfeit_grace() -> Duration {
+    std::env::var(FORFEIT_GRACE_VARIABLE)
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .map_or(FORFEIT_GRACE, Duration::from_secs)
 }
 
 /// Reads and parses a deck file, keeping what its checks need.
@@ -271,7 +284,7 @@ async fn open<G: Group, F: Frontend>(
     channel.set_max_frame_bytes(max_frame);
     let ca = absolute(options.ca.as_deref());
     let relay = RelayPlace { url: relay_url, ca, token: Some(token), serve: served.map(Served::listen) };
-    let mut core = SessionCore::new(engine, channel, LinkState::Up, relay, os_seed(), Instant::now());
+    let mut core = SessionCore::new(engine, channel, LinkState::Up, relay, os_seed(), forfeit_grace(), Instant::now());
     core.code = Some(code);
     if seat == Seat::Guest {
         core.meeting = Meeting::Awaiting;
@@ -444,7 +457,8 @@ async fn resume_in<G: Group, F: Frontend>(
         show_served(served, &engine, front)?;
     }
     let channel = saved.restore_channel(os_seed());
-    let mut core = SessionCore::new(engine, channel, LinkState::Closed, relay, os_seed(), Instant::now());
+    let mut core =
+        SessionCore::new(engine, channel, LinkState::Closed, relay, os_seed(), forfeit_grace(), Instant::now());
     core.announced = true;
     core.saved(save.path().to_path_buf());
     core.opponent = saved.standing.opponent.clone();

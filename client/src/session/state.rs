@@ -15,12 +15,14 @@ use rand_chacha::rand_core::SeedableRng;
 use super::building::Limited;
 use super::claim::{Claim, LinkAction, WatchAction};
 use super::error::SessionError;
+use super::files::FileRequest;
 use super::frontend::Output;
-use super::wait_clock::{AbsenceClock, WaitClock, forfeit_grace};
+use super::queue::CommandQueue;
+use super::wait_clock::{AbsenceClock, WaitClock};
 use super::watch_state::Watching;
 use crate::channel::Channel;
 use crate::code::Code;
-use crate::command::{Browsing, Entered, TopWatch};
+use crate::command::{Browsing, TopWatch};
 use crate::save::RelayPlace;
 use crate::watch::WatchHub;
 
@@ -41,9 +43,8 @@ pub(super) struct SessionCore<G: Group> {
     pub restart_hint: Option<(Duration, Duration)>,
     /// Set by the first `quit`: until then, it waits for the peer to acknowledge what was sent.
     pub quit_deadline: Option<Instant>,
-    /// Commands read but not run yet: table commands wait for set-up, `wait` for an idle engine.
-    pub queue: VecDeque<Entered>,
-    pub input_done: bool,
+    /// Commands read but not run yet.
+    pub commands: CommandQueue,
     pub wait_clock: WaitClock,
     /// The relay, its CA, and the seat's token there while the relay knows it.
     pub relay: RelayPlace,
@@ -86,6 +87,7 @@ pub(super) struct SessionCore<G: Group> {
     pub transmits: VecDeque<ToRelay>,
     pub link_actions: VecDeque<LinkAction>,
     pub watch_actions: VecDeque<WatchAction>,
+    pub files: VecDeque<FileRequest>,
     pub save_due: Option<SavePoint>,
     /// When an ack held back (`outbound.rs`) leaves even with no message of ours to carry it.
     pub ack_deadline: Option<Instant>,
@@ -96,13 +98,14 @@ pub(super) struct SessionCore<G: Group> {
 impl<G: Group> SessionCore<G> {
     /// A session in its first state at `now`: not paired, nothing queued, no code, no save yet, the door open, the
     /// engine's suite the game's (a guest's session says otherwise: `meeting.rs`).
-    /// Its randomness comes from `seed`.
+    /// Its randomness comes from `seed`; `forfeit` may claim the game against an absence of `forfeit_grace`.
     pub fn new(
         engine: Engine<G>,
         channel: Channel,
         link: LinkState,
         relay: RelayPlace,
         seed: [u8; 32],
+        forfeit_grace: Duration,
         now: Instant,
     ) -> Self {
         let mut rng = ChaCha20Rng::from_seed(seed);
@@ -118,8 +121,7 @@ impl<G: Group> SessionCore<G> {
             announced: false,
             restart_hint: None,
             quit_deadline: None,
-            queue: VecDeque::new(),
-            input_done: false,
+            commands: CommandQueue::default(),
             wait_clock: WaitClock::default(),
             relay,
             code: None,
@@ -130,7 +132,7 @@ impl<G: Group> SessionCore<G> {
             record: None,
             untap_draw: false,
             peer_here: false,
-            absence: AbsenceClock::new(forfeit_grace()),
+            absence: AbsenceClock::new(forfeit_grace),
             browsing: None,
             top_watch: None,
             limited: Limited::default(),
@@ -143,6 +145,7 @@ impl<G: Group> SessionCore<G> {
             transmits: VecDeque::new(),
             link_actions: VecDeque::new(),
             watch_actions: VecDeque::new(),
+            files: VecDeque::new(),
             save_due: None,
             ack_deadline: None,
             end: None,
@@ -277,12 +280,7 @@ pub(super) enum Flow {
     Ran,
     /// The next command waits (or none is queued).
     Blocked,
+    /// The next command asked the driver for a file: it runs with the answer, the driver's next input.
+    Asked,
     Quit,
-}
-
-/// 32 bytes of the operating system's randomness: the seed of an engine or of a key exchange.
-pub(crate) fn os_seed() -> [u8; 32] {
-    let mut seed = [0u8; 32];
-    rand::rng().fill_bytes(&mut seed);
-    seed
 }
