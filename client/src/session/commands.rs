@@ -19,6 +19,7 @@ use super::claim::LinkAction;
 use super::files::{FileAnswer, FileRequest};
 use super::frontend::Output;
 use super::state::{Flow, SessionCore};
+use super::timers::Timer;
 use crate::command::{self, Amount, BuildStep, Command, Entered, ErrorKind, Gate, Parsed, Placing, UndoStep};
 use crate::deck::{Deck, Swap, Swapped};
 
@@ -138,7 +139,7 @@ impl<G: Group> SessionCore<G> {
             && let Some(request) = self.file_request(&parsed.command)
         {
             self.commands.ask();
-            self.files.push_back(request);
+            self.outbox.file(request);
             return Flow::Asked;
         }
         let Some((Entered { line, parsed }, answer)) = self.commands.pop() else { return Flow::Blocked };
@@ -151,7 +152,7 @@ impl<G: Group> SessionCore<G> {
         };
         let flow = run(parsed, self, &line, answer);
         if let Flow::Quit = flow {
-            self.link_actions.push_back(LinkAction::Leave(None));
+            self.outbox.link(LinkAction::Leave(None));
         }
         flow
     }
@@ -204,9 +205,10 @@ impl<G: Group> SessionCore<G> {
                 // Let what we sent reach the peer before leaving the room, but not forever (the peer may be
                 // away): the core's timer brings us back here until the grace runs out. With the link down
                 // nothing can be acknowledged: the game is saved, and it leaves at once.
-                let deadline = *self.quit_deadline.get_or_insert_with(|| self.now + QUIT_GRACE);
+                let deadline = self.timers.get(Timer::Quit).unwrap_or(self.now + QUIT_GRACE);
+                self.timers.set(Timer::Quit, Some(deadline));
                 let pending = self.channel.unacked_frames() > 0 || self.engine.is_busy();
-                halted || !self.link.is_up() || !pending || self.now >= deadline
+                halted || !self.uplink.is_up() || !pending || self.now >= deadline
             }
         }
     }
@@ -217,7 +219,8 @@ impl<G: Group> SessionCore<G> {
             return self.refuse(ErrorKind::Refused, line, message);
         }
         // Nothing awaited, but the opponent left and has not come back: its absence is the claim.
-        let abandoned = self.engine.awaiting_opponent().is_none() && !self.peer_here && self.channel.is_established();
+        let abandoned =
+            self.engine.awaiting_opponent().is_none() && !self.clocks.peer_here() && self.channel.is_established();
         let claim = if abandoned { Intent::ClaimAbandoned } else { Intent::ClaimForfeit };
         self.intent(claim, line);
     }
@@ -312,7 +315,7 @@ impl<G: Group> SessionCore<G> {
         if self.intent(intent, line) {
             self.show(Output::DeckWritten(path));
         } else {
-            self.files.push_back(FileRequest::Remove(path));
+            self.outbox.file(FileRequest::Remove(path));
         }
     }
 
@@ -331,18 +334,18 @@ impl<G: Group> SessionCore<G> {
     /// [`FORFEIT_GRACE`](super::FORFEIT_GRACE) (it may be coming back), or the relay has not said yet whether
     /// it is here. An opponent who is here but silent is the engine's to judge, by what it owes.
     fn forfeit_refused(&self) -> Option<String> {
-        if self.peer_here || !self.channel.is_established() {
+        if self.clocks.peer_here() || !self.channel.is_established() {
             return None;
         }
         let opponent = self.opponent.as_deref().unwrap_or("the opponent");
         let now = self.now;
-        let Some(left) = self.absence.forfeit_in(now) else {
+        let Some(left) = self.clocks.forfeit_in(now) else {
             return Some(format!("the relay has not said yet whether {opponent} is here: forfeit once it has"));
         };
         if left.is_zero() {
             return None;
         }
-        let away = self.absence.away_for(now).unwrap_or_default().as_secs();
+        let away = self.clocks.away_for(now).unwrap_or_default().as_secs();
         let left = left.as_millis().div_ceil(1000);
         Some(format!("{opponent} left {away} s ago and may be coming back: forfeit is possible in {left} s"))
     }

@@ -6,7 +6,7 @@ use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::Group;
 
 use super::frontend::Output;
-use super::state::{Door, SessionCore};
+use super::state::SessionCore;
 use crate::code::{self, Code};
 use crate::command::ErrorKind;
 
@@ -19,36 +19,29 @@ impl<G: Group> SessionCore<G> {
     /// Hosting: a guest failed the key exchange. Reports it, and gives the seat to the next guest unless this
     /// code has had [`WRONG_CODES_PER_CODE`] wrong guests: then only `new-code` opens the game again.
     pub(super) fn send_away_guest(&mut self, report: ReportedResult) {
-        self.wrong_codes += 1;
-        let reopened = self.wrong_codes < WRONG_CODES_PER_CODE;
-        self.paired = false;
+        let (attempts, reopened) = self.hosting.send_away();
+        self.uplink.pair(false);
         // The game's own messages wait in the channel for whoever proves the code next.
-        if let Some(code) = self.code.clone() {
+        if let Some(code) = self.hosting.code().cloned() {
             let seed = self.seed();
             self.channel.restart_handshake(&code.password(), code.nameplate(), seed);
         }
-        self.door = if reopened { Door::Reopening } else { Door::Closed };
         // A lost connection shows up on the next read; the seat is resumed and the door stays as set.
         self.send_control(ClientMessage::Report { result: report });
         if reopened {
             self.send_control(ClientMessage::Reopen);
         }
-        self.show(Output::WrongCodeTried { attempts: self.wrong_codes, reopened });
+        self.show(Output::WrongCodeTried { attempts, reopened });
     }
 
     /// Hosting: the game has a new room under `nameplate` (its previous one ended before any guest proved the
     /// code). The channel starts again under the new number, with the same words.
     pub(super) fn new_room_opened(&mut self, nameplate: &str, token: String) {
-        let Some(code) = &self.code else { return };
-        let code = code.with_nameplate(nameplate);
-        self.relay.token = Some(token);
+        let Some(code) = self.hosting.moved_to(nameplate).cloned() else { return };
+        self.uplink.keep_token(token);
         let seed = self.seed();
         self.channel.restart_handshake(&code.password(), code.nameplate(), seed);
-        if self.door == Door::Reopening {
-            self.door = Door::Open;
-        }
         self.show(Output::Code(code.to_string()));
-        self.code = Some(code);
     }
 
     /// Hosting: the relay gave seat 1 back and waits for a guest under `nameplate` (perhaps another number, if
@@ -61,22 +54,21 @@ impl<G: Group> SessionCore<G> {
             self.show(Output::RelayAlert("the relay reopened the room under an impossible number".into()));
             return;
         }
-        let Some(mut code) = self.code.clone() else { return };
+        let Some(mut code) = self.hosting.code().cloned() else { return };
         if code.nameplate() != nameplate {
             // The nameplate is part of the key exchange: the channel starts again under the new one.
             code = code.with_nameplate(nameplate);
             let seed = self.seed();
             self.channel.restart_handshake(&code.password(), code.nameplate(), seed);
         }
-        self.door = Door::Open;
-        self.paired = false;
+        self.uplink.pair(false);
         self.show(Output::Code(code.to_string()));
-        self.code = Some(code);
+        self.hosting.reopened(code);
     }
 
     /// `new-code`: hosting, before the key exchange succeeded, new words, and the seat given to the next guest.
     pub(super) fn new_code(&mut self, line: &str) {
-        let code = match &self.code {
+        let code = match self.hosting.code() {
             Some(code) if self.engine.seat() == Seat::Host && !self.channel.is_established() => code,
             _ => {
                 let message = "only the host has a code, and only until the opponent proved it".to_string();
@@ -86,10 +78,8 @@ impl<G: Group> SessionCore<G> {
         let code = Code::random_from(&mut self.rng, code.nameplate());
         let seed = self.seed();
         self.channel.restart_handshake(&code.password(), code.nameplate(), seed);
-        self.code = Some(code);
-        self.wrong_codes = 0;
-        self.paired = false;
-        self.door = Door::Reopening;
+        self.hosting.new_code(code);
+        self.uplink.pair(false);
         self.send_control(ClientMessage::Reopen);
     }
 }

@@ -23,7 +23,7 @@ impl<G: Group> SessionCore<G> {
             Status::Playing
         };
         Standing {
-            relay: self.relay.clone(),
+            relay: self.uplink.place().clone(),
             status,
             opponent: self.opponent.clone(),
             moves: self.engine.actions_applied(),

@@ -24,7 +24,8 @@ use super::link::Link;
 use super::reconnect::{LONGEST_RETRY, RECONNECT_FOR};
 use super::relay::{Opened, SOFTWARE, Ws, create_room, join_room, open_relay};
 use super::saving::Saver;
-use super::state::{LinkState, Meeting};
+use super::state::Meeting;
+use super::uplink::{LinkState, Uplink};
 use super::wait_clock::{FORFEIT_GRACE, FORFEIT_GRACE_VARIABLE};
 use super::watch_link::WatchLink;
 use crate::channel::{Channel, Side};
@@ -284,8 +285,9 @@ async fn open<G: Group, F: Frontend>(
     channel.set_max_frame_bytes(max_frame);
     let ca = absolute(options.ca.as_deref());
     let relay = RelayPlace { url: relay_url, ca, token: Some(token), serve: served.map(Served::listen) };
-    let mut core = SessionCore::new(engine, channel, LinkState::Up, relay, os_seed(), forfeit_grace(), Instant::now());
-    core.code = Some(code);
+    let uplink = Uplink::new(LinkState::Up, relay);
+    let mut core =
+        SessionCore::new(engine, channel, uplink, os_seed(), forfeit_grace(), Instant::now()).with_code(code);
     if seat == Seat::Guest {
         core.meeting = Meeting::Awaiting;
     }
@@ -457,8 +459,14 @@ async fn resume_in<G: Group, F: Frontend>(
         show_served(served, &engine, front)?;
     }
     let channel = saved.restore_channel(os_seed());
-    let mut core =
-        SessionCore::new(engine, channel, LinkState::Closed, relay, os_seed(), forfeit_grace(), Instant::now());
+    let mut core = SessionCore::new(
+        engine,
+        channel,
+        Uplink::new(LinkState::Closed, relay),
+        os_seed(),
+        forfeit_grace(),
+        Instant::now(),
+    );
     core.announced = true;
     core.saved(save.path().to_path_buf());
     core.opponent = saved.standing.opponent.clone();

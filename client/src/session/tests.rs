@@ -19,7 +19,8 @@ use super::core::{Input, SessionCore, WatchInput};
 use super::error::SessionError;
 use super::files::{DeckRead, FileAnswer, FileRequest};
 use super::frontend::Output;
-use super::state::{LinkState, Meeting, SavePoint, ToRelay};
+use super::state::{Meeting, SavePoint, ToRelay};
+use super::uplink::{LinkState, Uplink};
 use super::wait_clock::FORFEIT_GRACE;
 use crate::channel::{Channel, Side};
 use crate::code::Code;
@@ -102,9 +103,9 @@ fn core_in<G: Group>(seat: Seat, words: &Code, now: Instant, deck: DeckList) -> 
     let channel = Channel::new(channel_side, &words.password(), words.nameplate(), [side(seat) as u8 + 9; 32]);
     let relay =
         RelayPlace { url: "ws://relay.test/v1".into(), ca: None, token: Some(format!("token-{seat:?}")), serve: None };
-    let mut core =
-        SessionCore::new(engine, channel, LinkState::Up, relay, [side(seat) as u8 + 17; 32], FORFEIT_GRACE, now);
-    core.code = Some(words.clone());
+    let uplink = Uplink::new(LinkState::Up, relay);
+    let seed = [side(seat) as u8 + 17; 32];
+    let mut core = SessionCore::new(engine, channel, uplink, seed, FORFEIT_GRACE, now).with_code(words.clone());
     if seat == Seat::Guest {
         // As `fairdeck join` starts it: its engine held back until the host's hello names the suite.
         core.meeting = Meeting::Awaiting;
