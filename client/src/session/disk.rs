@@ -3,14 +3,16 @@
 
 use std::fs::OpenOptions;
 use std::io::{ErrorKind as IoErrorKind, Write as _};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use fairdeck_shared::wire::PoolHash;
 
 use super::building::deck_file_name;
+use super::error::SessionError;
 use super::files::{DeckRead, FileAnswer, FileRequest};
-use super::start::{deck_warnings, read_checked_deck};
+use super::frontend::Output;
+use crate::deck::{self, DeckFormatRule, ReadDeck};
 use crate::save::games_dir;
 
 /// Deck files built from one pool in one day, at most: each gets a name of its own.
@@ -30,6 +32,21 @@ pub(super) fn perform(request: FileRequest) -> Option<FileAnswer> {
             None
         }
     }
+}
+
+/// Reads and parses a deck file, keeping what its checks need.
+pub(super) fn read_checked_deck(path: &Path) -> Result<ReadDeck, SessionError> {
+    let deck_error = |reason: String| SessionError::Deck { path: path.display().to_string(), reason };
+    let text = crate::file::read_text_at_most(path, crate::file::DECK_BYTES).map_err(|e| deck_error(e.to_string()))?;
+    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    deck::read_deck(&file_name, &text).map_err(|e| deck_error(e.to_string()))
+}
+
+/// The checks' warnings about a constructed deck read from `path`, as outputs.
+pub(super) fn deck_warnings(path: &Path, read: &ReadDeck) -> Vec<Output> {
+    let file = path.display().to_string();
+    let warnings = deck::check_deck_here(read, DeckFormatRule::of(&read.deck, false));
+    warnings.into_iter().map(|warning| Output::DeckWarning { file: file.clone(), warning }).collect()
 }
 
 /// Writes `text` as a new plain-text deck file in `$XDG_DATA_HOME/fairdeck/decks` (else

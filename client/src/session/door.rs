@@ -1,5 +1,6 @@
 //! Hosting, until a guest proved the code: who is let in. A guest with another code is sent away and the seat
-//! given to the next one, up to [`WRONG_CODES_PER_CODE`] per code; `new-code` makes new words.
+//! given to the next one, up to [`WRONG_CODES_PER_CODE`](super::WRONG_CODES_PER_CODE) per code; `new-code` makes
+//! new words. What the host keeps of it is [`Hosting`](super::hosting::Hosting)'s.
 
 use fairdeck_relay_protocol::{ClientMessage, ReportedResult};
 use fairdeck_shared::Seat;
@@ -10,14 +11,10 @@ use super::state::SessionCore;
 use crate::code::{self, Code};
 use crate::command::ErrorKind;
 
-/// Wrong codes a host takes on one code before it stops giving the seat to the next guest: each guess has one
-/// chance in 65,536 (two words of 256), so an online guesser gets at most this many such chances per code
-/// before the host chooses, with `new-code`, whether to go on.
-pub const WRONG_CODES_PER_CODE: u32 = 3;
-
 impl<G: Group> SessionCore<G> {
     /// Hosting: a guest failed the key exchange. Reports it, and gives the seat to the next guest unless this
-    /// code has had [`WRONG_CODES_PER_CODE`] wrong guests: then only `new-code` opens the game again.
+    /// code has had [`WRONG_CODES_PER_CODE`](super::WRONG_CODES_PER_CODE) wrong guests: then only `new-code` opens
+    /// the game again.
     pub(super) fn send_away_guest(&mut self, report: ReportedResult) {
         let (attempts, reopened) = self.hosting.send_away();
         self.uplink.pair(false);

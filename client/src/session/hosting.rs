@@ -1,8 +1,12 @@
 //! What a host keeps until a guest proved the code ([`Hosting`]): the code, whether the next guest is let in, and
 //! how many guests the current code sent away. The core's work with it is in `door.rs`.
 
-use super::door::WRONG_CODES_PER_CODE;
 use crate::code::Code;
+
+/// Wrong codes a host takes on one code before it stops giving the seat to the next guest: each guess has one
+/// chance in 65,536 (two words of 256), so an online guesser gets at most this many such chances per code
+/// before the host chooses, with `new-code`, whether to go on.
+pub const WRONG_CODES_PER_CODE: u32 = 3;
 
 /// The game's code and its door.
 #[derive(Debug)]

@@ -8,12 +8,18 @@
 //! Layering: relay frames → channel (decrypt, order, deduplicate) → engine messages → engine; the engine's
 //! messages go back the same way. The relay sees only channel frames.
 //!
-//! Where each part lives. The core (no socket, task or clock; time is a parameter):
+//! Where each part lives. The core (no socket, file, environment variable, task or clock; time is a parameter), a
+//! [`SessionCore`](state::SessionCore) made of parts that each own their data:
 //!
 //! | file | job |
 //! |---|---|
-//! | `core.rs` | the core's inputs (`handle`, `handle_timeout`), its turn (`advance`) and outputs (`poll_*`) |
+//! | `core.rs` | the core's inputs (`handle`, `handle_timeout`), its turn (`advance`), outputs (`poll_*`) and timers |
 //! | `state.rs` | the core's state ([`SessionCore`](state::SessionCore)), which the files below work on |
+//! | `uplink.rs` | the link as the core knows it: up, an attempt at the seat waiting or under way, or closed |
+//! | `outbox.rs` | what the driver is to do, in its order: the save point, sends, shows, files, link actions |
+//! | `timers.rs` | the timer table: one deadline per kind of timer, the next timeout the earliest |
+//! | `clocks.rs` | the wait and absence clocks, and whether the opponent is here |
+//! | `hosting.rs` | the game's code, its door, and the guests the code sent away |
 //! | `queue.rs` | the player's commands read but not run yet, and the file the first one waits for |
 //! | `commands.rs` | the player's commands: queued until the table takes them, then given to the engine |
 //! | `files.rs` | the files a command asks the driver to read or write, and the driver's answers |
@@ -77,9 +83,9 @@ mod watching;
 
 pub use crate::command::{Browsing, purpose_name};
 pub use building::{PoolLine, Tally};
-pub use door::WRONG_CODES_PER_CODE;
 pub use error::SessionError;
 pub use frontend::{Frontend, Output};
+pub use hosting::WRONG_CODES_PER_CODE;
 pub(crate) use reconnect::{FIRST_RETRY, LONGEST_RETRY, RECONNECT_FOR};
 pub(crate) use relay::{Opened, Ws, next_control, open_relay, relay_refusal, send_control};
 pub(crate) use start::os_seed;

@@ -10,7 +10,8 @@ use fairdeck_shared::wire::Action;
 
 use super::error::SessionError;
 use super::frontend::Output;
-use super::state::{SavePoint, SessionCore, ToRelay};
+use super::outbox::{SavePoint, ToRelay};
+use super::state::SessionCore;
 use super::timers::Timer;
 use crate::channel::OwedAck;
 

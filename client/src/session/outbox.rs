@@ -3,10 +3,29 @@
 
 use std::collections::VecDeque;
 
+use fairdeck_relay_protocol::ClientMessage;
+
 use super::claim::{LinkAction, WatchAction};
 use super::files::FileRequest;
 use super::frontend::Output;
-use super::state::{SavePoint, ToRelay};
+
+/// A save point: the engine and the channel settled, and whether anything is about to leave.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SavePoint {
+    /// Frames leave after it (to the opponent or to spectators): everything they follow from is saved first.
+    Sending,
+    /// Nothing leaves: what came in may wait for the next save (the opponent keeps every frame until it is
+    /// acknowledged, and this side acknowledges only what is saved); where the game stands is saved now.
+    Settled,
+}
+
+/// What goes to the relay on the link that is up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum ToRelay {
+    /// A frame of the end-to-end channel.
+    Frame(Vec<u8>),
+    Control(ClientMessage),
+}
 
 /// The queues of what the driver is to do, and whether to save.
 #[derive(Default)]

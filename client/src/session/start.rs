@@ -6,17 +6,17 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rand::Rng;
-
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::{Group, Modp2048, Ristretto255, Suite};
 use fairdeck_shared::engine::{Engine, EngineConfig, Event, LimitedConfig, PoolList, PoolSource};
 use fairdeck_shared::journal::{self, Journal};
 use fairdeck_shared::pool::set::MAX_SET_FILE_BYTES;
 use fairdeck_shared::wire::{LimitedFormat, PoolHash};
+use rand::Rng;
 use sha2::{Digest, Sha256};
 
 use super::core::SessionCore;
+use super::disk::{deck_warnings, read_checked_deck};
 use super::error::SessionError;
 use super::event_loop::Driver;
 use super::frontend::{Frontend, Output};
@@ -31,7 +31,7 @@ use super::watch_link::WatchLink;
 use crate::channel::{Channel, Side};
 use crate::code::{self, Code};
 use crate::command::{self, Command};
-use crate::deck::{self, DeckFormatRule, ReadDeck, cockatrice_hash, parse_deck};
+use crate::deck::{cockatrice_hash, parse_deck};
 use crate::save::{self, RelayPlace, SaveFile, Saved};
 use crate::serve::Served;
 use crate::tls::client_config;
@@ -138,14 +138,6 @@ fn forfeit_grace() -> Duration {
         .map_or(FORFEIT_GRACE, Duration::from_secs)
 }
 
-/// Reads and parses a deck file, keeping what its checks need.
-pub(super) fn read_checked_deck(path: &Path) -> Result<ReadDeck, SessionError> {
-    let deck_error = |reason: String| SessionError::Deck { path: path.display().to_string(), reason };
-    let text = crate::file::read_text_at_most(path, crate::file::DECK_BYTES).map_err(|e| deck_error(e.to_string()))?;
-    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    deck::read_deck(&file_name, &text).map_err(|e| deck_error(e.to_string()))
-}
-
 /// Reads a pool file: an MTGJSON set file (JSON, which the engine reads), or any deck file, each copy a card of the
 /// pool (main deck, sideboard and commanders alike); and the hash of its bytes, which both players' files must share.
 pub(super) fn read_pool(path: &Path) -> Result<PoolList, SessionError> {
@@ -190,13 +182,6 @@ fn deck_engine<G: Group, F: Frontend>(
         front.show(warning, &engine)?;
     }
     Ok(engine)
-}
-
-/// The checks' warnings about a constructed deck read from `path`, as outputs.
-pub(super) fn deck_warnings(path: &Path, read: &ReadDeck) -> Vec<Output> {
-    let file = path.display().to_string();
-    let warnings = deck::check_deck_here(read, DeckFormatRule::of(&read.deck, false));
-    warnings.into_iter().map(|warning| Output::DeckWarning { file: file.clone(), warning }).collect()
 }
 
 /// Runs a session to its end: `Ok` after `quit` (or the end of input), else the fatal error.

@@ -16,7 +16,7 @@ use super::clocks::Clocks;
 use super::error::SessionError;
 use super::frontend::Output;
 use super::hosting::Hosting;
-use super::outbox::Outbox;
+use super::outbox::{Outbox, ToRelay};
 use super::queue::CommandQueue;
 use super::timers::TimerTable;
 use super::uplink::Uplink;
@@ -154,24 +154,6 @@ impl<G: Group> SessionCore<G> {
             self.outbox.transmit(ToRelay::Control(message));
         }
     }
-}
-
-/// A save point: the engine and the channel settled, and whether anything is about to leave.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SavePoint {
-    /// Frames leave after it (to the opponent or to spectators): everything they follow from is saved first.
-    Sending,
-    /// Nothing leaves: what came in may wait for the next save (the opponent keeps every frame until it is
-    /// acknowledged, and this side acknowledges only what is saved); where the game stands is saved now.
-    Settled,
-}
-
-/// What goes to the relay on the link that is up.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) enum ToRelay {
-    /// A frame of the end-to-end channel.
-    Frame(Vec<u8>),
-    Control(ClientMessage),
 }
 
 /// Where the turn after an input stands: the steps of the loop, each run on its own so that the driver shows

@@ -19,7 +19,8 @@ use super::core::{Input, SessionCore, WatchInput};
 use super::error::SessionError;
 use super::files::{DeckRead, FileAnswer, FileRequest};
 use super::frontend::Output;
-use super::state::{Meeting, SavePoint, ToRelay};
+use super::outbox::{SavePoint, ToRelay};
+use super::state::Meeting;
 use super::uplink::{LinkState, Uplink};
 use super::wait_clock::FORFEIT_GRACE;
 use crate::channel::{Channel, Side};
@@ -390,8 +391,9 @@ fn new_game_asks_the_driver_for_its_deck_file_and_a_file_it_cannot_read_is_refus
     let answer = table.seen[0].file(asked.unwrap()).unwrap();
     table.input(Seat::Host, Input::File(answer));
     let shown = &table.seen[0].shown;
-    let refused = |o: &Output| matches!(o, Output::CommandError { kind: ErrorKind::BadDeck, command, .. } if command == "new-game missing.txt");
-    assert!(refused(&shown[0]), "{shown:?}");
+    let refused = matches!(&shown[0], Output::CommandError { kind: ErrorKind::BadDeck, command, .. }
+        if command == "new-game missing.txt");
+    assert!(refused, "{shown:?}");
     assert_eq!(shown[1], Output::Table, "the next command runs after it");
 }
 
