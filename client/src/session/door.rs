@@ -1,6 +1,6 @@
 //! Hosting, until a guest proved the code: who is let in. A guest with another code is sent away and the seat
-//! given to the next one, up to [`WRONG_CODES_PER_CODE`](super::WRONG_CODES_PER_CODE) per code; `new-code` makes
-//! new words. What the host keeps of it is [`Hosting`](super::hosting::Hosting)'s.
+//! given to the next one, up to [`WRONG_CODES_PER_CODE`](super::WRONG_CODES_PER_CODE) per code; `new-code`
+//! (`cmd/codes.rs`) makes new words. What the host keeps of it is [`Hosting`](super::hosting::Hosting)'s.
 
 use fairdeck_relay_protocol::{ClientMessage, ReportedResult};
 use fairdeck_shared::Seat;
@@ -8,8 +8,7 @@ use fairdeck_shared::crypto::Group;
 
 use super::frontend::Output;
 use super::state::SessionCore;
-use crate::code::{self, Code};
-use crate::command::ErrorKind;
+use crate::code;
 
 impl<G: Group> SessionCore<G> {
     /// Hosting: a guest failed the key exchange. Reports it, and gives the seat to the next guest unless this
@@ -61,22 +60,5 @@ impl<G: Group> SessionCore<G> {
         self.uplink.pair(false);
         self.show(Output::Code(code.to_string()));
         self.hosting.reopened(code);
-    }
-
-    /// `new-code`: hosting, before the key exchange succeeded, new words, and the seat given to the next guest.
-    pub(super) fn new_code(&mut self, line: &str) {
-        let code = match self.hosting.code() {
-            Some(code) if self.engine.seat() == Seat::Host && !self.channel.is_established() => code,
-            _ => {
-                let message = "only the host has a code, and only until the opponent proved it".to_string();
-                return self.refuse(ErrorKind::Refused, line, message);
-            }
-        };
-        let code = Code::random_from(&mut self.rng, code.nameplate());
-        let seed = self.seed();
-        self.channel.restart_handshake(&code.password(), code.nameplate(), seed);
-        self.hosting.new_code(code);
-        self.uplink.pair(false);
-        self.send_control(ClientMessage::Reopen);
     }
 }

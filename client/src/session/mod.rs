@@ -21,13 +21,14 @@
 //! | `clocks.rs` | the wait and absence clocks, and whether the opponent is here |
 //! | `hosting.rs` | the game's code, its door, and the guests the code sent away |
 //! | `queue.rs` | the player's commands read but not run yet, and the file the first one waits for |
-//! | `commands.rs` | the player's commands: queued until the table takes them, then given to the engine |
+//! | `commands.rs` | the player's commands: each run once its gate opens; an intent given, a refusal shown |
+//! | `cmd/` | each kind of command in its module: its gate, the file it needs first, its effect, its refusals |
 //! | `files.rs` | the files a command asks the driver to read or write, and the driver's answers |
 //! | `inbound.rs` | what the relay sends: the opponent's frames, the relay's control messages |
 //! | `outbound.rs` | engine → channel → frames for the relay, and the engine's events to the player |
 //! | `reconnect.rs` | taking the seat back (resume token, else rendezvous) on a backoff timer, commands going on |
 //! | `claim.rs` | how a seat is claimed, what the relay answered, what the core asks of the link |
-//! | `door.rs` | hosting, until the code is proved: guests with a wrong code, `new-code` |
+//! | `door.rs` | hosting, until the code is proved: guests with a wrong code, a room reopened or moved |
 //! | `meeting.rs` | a guest meets the host's suite: its engine held back until the host's hello names it |
 //! | `building.rs` | limited play: the deck built from the pool at the table (`add`, `remove`, `basics`, `pool`, `done`) |
 //! | `browse.rs`, `top_card.rs` | searching, scrying, surveilling ([`Browsing`] is `command/`'s), revealing; the top card watched |
@@ -53,6 +54,7 @@ mod browse;
 mod building;
 mod claim;
 mod clocks;
+mod cmd;
 mod commands;
 mod core;
 mod disk;
