@@ -21,7 +21,7 @@ const GAME: GameId = GameId([1; 32]);
 fn library<G: Group>(key: &LockKey<G>, len: usize) -> Vec<G::Element> {
     let cards: Vec<G::Element> = (0..len)
         .map(|i| {
-            CardInstance { owner: Seat::Host, nonce: [i as u8; 16], name: format!("Card {i}"), back: 0 }
+            CardInstance { owner: Seat::HOST, nonce: [i as u8; 16], name: format!("Card {i}"), back: 0 }
                 .point::<G>(&GAME)
         })
         .collect();

@@ -33,8 +33,8 @@ fn bench_suite<G: Group>(c: &mut Criterion, slow: bool) {
     // Draws need a fresh library now and then; only the draws are timed. A guest's draw is a proposal the host
     // accepts (one more signed message) before the strips.
     let library = if slow { 40 } else { 400 };
-    group.bench_function("draw/1", |b| b.iter_custom(|iters| time_draws::<G>(Seat::Host, library, iters)));
-    group.bench_function("guest_draw/1", |b| b.iter_custom(|iters| time_draws::<G>(Seat::Guest, library, iters)));
+    group.bench_function("draw/1", |b| b.iter_custom(|iters| time_draws::<G>(Seat::HOST, library, iters)));
+    group.bench_function("guest_draw/1", |b| b.iter_custom(|iters| time_draws::<G>(Seat::GUEST, library, iters)));
     group.finish();
 }
 
@@ -140,12 +140,12 @@ fn limited(c: &mut Criterion) {
         b.iter_batched(
             || {
                 let mut pair = grid_pair(2);
-                pair.intent(Seat::Host, Intent::Pick(GridLine::Row(0))).unwrap();
+                pair.intent(Seat::HOST, Intent::Pick(GridLine::Row(0))).unwrap();
                 pair.drive();
                 pair
             },
             |mut pair| {
-                pair.intent(Seat::Guest, Intent::Pick(GridLine::Row(1))).unwrap();
+                pair.intent(Seat::GUEST, Intent::Pick(GridLine::Row(1))).unwrap();
                 pair.drive();
                 pair
             },
@@ -158,7 +158,7 @@ fn limited(c: &mut Criterion) {
         b.iter_batched(
             booster_draft_pair,
             |mut pair| {
-                pair.intent(Seat::Host, Intent::TakeCard(0)).unwrap();
+                pair.intent(Seat::HOST, Intent::TakeCard(0)).unwrap();
                 pair.drive();
                 pair
             },

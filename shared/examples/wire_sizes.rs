@@ -19,7 +19,7 @@ fn drive_counting(pair: &mut Pair<Ristretto255>) -> ([usize; 2], (usize, usize))
     loop {
         pair.collect();
         let Some(message) = pair.queue.pop_front() else { return (sent, step) };
-        sent[usize::from(message.from == Seat::Guest)] += message.bytes.len();
+        sent[usize::from(message.from == Seat::GUEST)] += message.bytes.len();
         let body = wire::decode_envelope(&message.bytes).expect("an engine's envelope").body;
         if wire::peek_kind(&body) == Ok(MessageKind::ShuffleStep) && body.len() > step.1 {
             step = (message.bytes.len(), body.len());
@@ -39,7 +39,7 @@ fn main() {
     );
     let mut draws = [0; 2];
     for _ in 0..20 {
-        pair.intent(Seat::Host, Intent::Act(Action::Draw { count: 1 })).expect("a draw");
+        pair.intent(Seat::HOST, Intent::Act(Action::Draw { count: 1 })).expect("a draw");
         let (sent, _) = drive_counting(&mut pair);
         draws[0] += sent[0];
         draws[1] += sent[1];

@@ -15,37 +15,37 @@ pub enum Seat {
 
 impl Seat {
     /// Both seats, host first: the order every seat-by-seat loop follows.
-    pub const BOTH: [Seat; 2] = [Seat::Host, Seat::Guest];
+    pub const BOTH: [Seat; 2] = [Seat::HOST, Seat::GUEST];
 
     /// 0 for the host, 1 for the guest: where a seat's entry is in an array of both.
     pub fn slot(self) -> usize {
         match self {
-            Seat::Host => 0,
-            Seat::Guest => 1,
+            Seat::HOST => 0,
+            Seat::GUEST => 1,
         }
     }
 
     /// The byte that stands for this seat inside hashes.
     pub fn id_byte(self) -> u8 {
         match self {
-            Seat::Host => 1,
-            Seat::Guest => 2,
+            Seat::HOST => 1,
+            Seat::GUEST => 2,
         }
     }
 
     /// The other player.
     pub fn opponent(self) -> Seat {
         match self {
-            Seat::Host => Seat::Guest,
-            Seat::Guest => Seat::Host,
+            Seat::HOST => Seat::GUEST,
+            Seat::GUEST => Seat::HOST,
         }
     }
 
     /// The seat's name, as the wire and scripts spell it: never renamed with the variant.
     pub fn name(self) -> &'static str {
         match self {
-            Seat::Host => "host",
-            Seat::Guest => "guest",
+            Seat::HOST => "host",
+            Seat::GUEST => "guest",
         }
     }
 }

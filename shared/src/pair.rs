@@ -54,8 +54,8 @@ impl<G: Group> Pair<G> {
             // Test support: a test that hands the pair a deck `Engine::new` refuses is a broken test, and stops.
             Engine::new(seat, config, deck, [seed; 32]).expect("a test's decks are valid")
         };
-        let host = engine(Seat::Host, "Host", host_deck, seed);
-        let guest = engine(Seat::Guest, "Guest", guest_deck, seed.wrapping_add(1));
+        let host = engine(Seat::HOST, "Host", host_deck, seed);
+        let guest = engine(Seat::GUEST, "Guest", guest_deck, seed.wrapping_add(1));
         Self::of(host, guest)
     }
 
@@ -66,8 +66,8 @@ impl<G: Group> Pair<G> {
             // Test support, as in `new`: a pool the engine refuses is a broken test.
             Engine::new_limited(seat, config, limited, [seed; 32]).expect("a test's pools are valid")
         };
-        let host = engine(Seat::Host, "Host", host, seed);
-        let guest = engine(Seat::Guest, "Guest", guest, seed.wrapping_add(1));
+        let host = engine(Seat::HOST, "Host", host, seed);
+        let guest = engine(Seat::GUEST, "Guest", guest, seed.wrapping_add(1));
         Self::of(host, guest)
     }
 
@@ -80,16 +80,16 @@ impl<G: Group> Pair<G> {
     /// The engine of `seat`.
     pub fn engine(&self, seat: Seat) -> &Engine<G> {
         match seat {
-            Seat::Host => &self.host,
-            Seat::Guest => &self.guest,
+            Seat::HOST => &self.host,
+            Seat::GUEST => &self.guest,
         }
     }
 
     /// The engine of `seat`, to act on.
     pub fn engine_mut(&mut self, seat: Seat) -> &mut Engine<G> {
         match seat {
-            Seat::Host => &mut self.host,
-            Seat::Guest => &mut self.guest,
+            Seat::HOST => &mut self.host,
+            Seat::GUEST => &mut self.guest,
         }
     }
 
@@ -112,8 +112,8 @@ impl<G: Group> Pair<G> {
     /// The events `seat`'s engine gave so far.
     pub fn events(&self, seat: Seat) -> &[Event] {
         match seat {
-            Seat::Host => &self.host_events,
-            Seat::Guest => &self.guest_events,
+            Seat::HOST => &self.host_events,
+            Seat::GUEST => &self.guest_events,
         }
     }
 
@@ -125,8 +125,8 @@ impl<G: Group> Pair<G> {
             }
             while let Some(event) = self.engine_mut(seat).poll_event() {
                 match seat {
-                    Seat::Host => self.host_events.push(event),
-                    Seat::Guest => self.guest_events.push(event),
+                    Seat::HOST => self.host_events.push(event),
+                    Seat::GUEST => self.guest_events.push(event),
                 }
             }
         }

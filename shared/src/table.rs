@@ -161,16 +161,16 @@ impl Knowledge {
     /// Whether this player knows the card.
     pub fn knows(self, seat: Seat) -> bool {
         match seat {
-            Seat::Host => self.host,
-            Seat::Guest => self.guest,
+            Seat::HOST => self.host,
+            Seat::GUEST => self.guest,
         }
     }
 
     /// This player learns the card.
     pub fn add(&mut self, seat: Seat) {
         match seat {
-            Seat::Host => self.host = true,
-            Seat::Guest => self.guest = true,
+            Seat::HOST => self.host = true,
+            Seat::GUEST => self.guest = true,
         }
     }
 
@@ -331,12 +331,12 @@ impl Table {
 
     /// A player's name and values.
     pub fn player(&self, seat: Seat) -> &Player {
-        &self.players[usize::from(seat == Seat::Guest)]
+        &self.players[usize::from(seat == Seat::GUEST)]
     }
 
     /// A player's name and values, to change.
     pub fn player_mut(&mut self, seat: Seat) -> &mut Player {
-        &mut self.players[usize::from(seat == Seat::Guest)]
+        &mut self.players[usize::from(seat == Seat::GUEST)]
     }
 
     pub(crate) fn card_mut(&mut self, id: CardId) -> Result<&mut Card, TableError> {

@@ -22,26 +22,26 @@ fn internal(events: &[Event]) -> Vec<String> {
 fn a_panic_on_a_message_is_an_alert_naming_it_and_a_replay_of_the_journal_stops_there_again() {
     let mut pair = Pair::<Ristretto255>::new(numbered_deck("Host", 20, 0), numbered_deck("Guest", 20, 0), 5);
     pair.drive();
-    pair.intent(Seat::Host, Intent::Act(Action::Draw { count: 2 })).unwrap();
+    pair.intent(Seat::HOST, Intent::Act(Action::Draw { count: 2 })).unwrap();
     pair.drive();
-    pair.intent(Seat::Host, Intent::Chat(FAILING_CHAT.into())).unwrap();
+    pair.intent(Seat::HOST, Intent::Chat(FAILING_CHAT.into())).unwrap();
     pair.drive();
 
-    let alerts = internal(pair.events(Seat::Guest));
+    let alerts = internal(pair.events(Seat::GUEST));
     assert_eq!(alerts.len(), 1, "{alerts:?}");
     assert!(alerts[0].contains("the opponent's message") && alerts[0].contains("(chat)"), "{}", alerts[0]);
     assert!(alerts[0].contains("a chat made to fail"), "{}", alerts[0]);
-    let guest = pair.engine(Seat::Guest);
+    let guest = pair.engine(Seat::GUEST);
     assert!(guest.halted().is_some_and(|why| why.starts_with("internal")), "{:?}", guest.halted());
-    let refused = pair.intent(Seat::Guest, Intent::Act(Action::Draw { count: 1 }));
+    let refused = pair.intent(Seat::GUEST, Intent::Act(Action::Draw { count: 1 }));
     assert!(matches!(refused, Err(IntentError::Halted(_))), "{refused:?}");
-    assert!(internal(pair.events(Seat::Host)).is_empty(), "the sender's program is not at fault");
+    assert!(internal(pair.events(Seat::HOST)).is_empty(), "the sender's program is not at fault");
 
     // The journal holds the message; a replay meets the same fault and halts on it, with the same alert.
-    let journal = pair.engine(Seat::Guest).journal().clone();
+    let journal = pair.engine(Seat::GUEST).journal().clone();
     let mut replayed = Vec::new();
     let engine = journal::replay::<Ristretto255>(&journal, |event| replayed.push(event)).expect("the journal replays");
-    assert_eq!(engine.halted(), pair.engine(Seat::Guest).halted());
+    assert_eq!(engine.halted(), pair.engine(Seat::GUEST).halted());
     assert_eq!(internal(&replayed), alerts);
     // A fault of this program convicts nobody.
     let verdict = check::<Ristretto255>(&journal).expect("the journal reads");

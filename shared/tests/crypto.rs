@@ -42,7 +42,7 @@ fn with_field<T: serde::Serialize + serde::de::DeserializeOwned, V: serde::Seria
 fn lock_and_strip_commute<G: Group>() {
     let mut rng = rng(1);
     let (a, b) = (LockKey::<G>::generate(&mut rng), LockKey::<G>::generate(&mut rng));
-    let plain = cards::<G>(4, Seat::Host);
+    let plain = cards::<G>(4, Seat::HOST);
     assert_eq!(b.lock(&a.lock(&plain)), a.lock(&b.lock(&plain)));
     // Either player may strip first.
     let both = b.lock(&a.lock(&plain));
@@ -61,7 +61,7 @@ fn dleq_proofs<G: Group>() {
     let mut rng = rng(2);
     let key = LockKey::<G>::generate(&mut rng);
     let other = LockKey::<G>::generate(&mut rng);
-    let plain = cards::<G>(3, Seat::Host);
+    let plain = cards::<G>(3, Seat::HOST);
     let ctx = context("library/host/lock");
     let (locked, proof) = key.lock_with_proof(&plain, &ctx, &mut rng);
     let locked = locked.into_inner().cards;
@@ -122,7 +122,7 @@ fn dleq_proofs<G: Group>() {
 fn strip_proofs<G: Group>() {
     let mut rng = rng(3);
     let (owner, opponent) = (LockKey::<G>::generate(&mut rng), LockKey::<G>::generate(&mut rng));
-    let plain = cards::<G>(2, Seat::Guest);
+    let plain = cards::<G>(2, Seat::GUEST);
     let both = opponent.lock(&owner.lock(&plain));
     let ctx = context("draw");
     let (stripped, proof) = opponent.strip_with_proof(&both, &ctx, &mut rng);
@@ -149,7 +149,7 @@ fn strip_proofs<G: Group>() {
 fn shuffle_proofs<G: Group>(n: usize) {
     let mut rng = rng(5);
     let key = LockKey::<G>::generate(&mut rng);
-    let plain = cards::<G>(n, Seat::Host);
+    let plain = cards::<G>(n, Seat::HOST);
     let ctx = context("library/host/shuffle");
     let (shuffle, made) = key.lock_and_shuffle(&plain, &ctx, &mut rng);
     let shuffled = key.commitment().verify_shuffle(&plain, shuffle.clone(), &ctx, &mut rng).unwrap();
@@ -183,7 +183,7 @@ fn relock_and_combine<G: Group>() {
     let mut rng = rng(10);
     let (old, new, extra) =
         (LockKey::<G>::generate(&mut rng), LockKey::<G>::generate(&mut rng), LockKey::<G>::generate(&mut rng));
-    let plain = cards::<G>(3, Seat::Host);
+    let plain = cards::<G>(3, Seat::HOST);
     let ctx = context("relock");
     // From no layer: a lock, checked against the generator.
     let (locked, proof) = new.relock_with_proof(None, &plain, &ctx, &mut rng);
@@ -219,7 +219,7 @@ fn catalogue_opens_only_with_the_point<G: Group>() {
     use fairdeck_shared::crypto::{Catalogue, CatalogueEntry, CatalogueError};
     let instances: Vec<CardInstance> = (0..4u8)
         .map(|i| CardInstance {
-            owner: Seat::Guest,
+            owner: Seat::GUEST,
             nonce: [i; 16],
             name: "x".repeat(1 + 40 * usize::from(i)),
             back: 0,
@@ -227,7 +227,7 @@ fn catalogue_opens_only_with_the_point<G: Group>() {
         .collect();
     // Identity points as a deck makes them: one secret multiple of the public bases.
     let key = LockKey::<G>::generate(&mut rng(4));
-    let points = key.lock(&(0..4).map(|i| deck_base::<G>(&GAME, Seat::Guest, i)).collect::<Vec<_>>());
+    let points = key.lock(&(0..4).map(|i| deck_base::<G>(&GAME, Seat::GUEST, i)).collect::<Vec<_>>());
     let cards: Vec<(G::Element, CardInstance)> = points.iter().cloned().zip(instances.iter().cloned()).collect();
     let catalogue = Catalogue::seal::<G>(&cards).unwrap();
     let entries = catalogue.entries();
@@ -242,7 +242,7 @@ fn catalogue_opens_only_with_the_point<G: Group>() {
     }
     // The public base itself (what a player who strips every lock but the owner's secret
     // multiple would hold) opens nothing.
-    let base = deck_base::<G>(&GAME, Seat::Guest, 0);
+    let base = deck_base::<G>(&GAME, Seat::GUEST, 0);
     assert_eq!(received.open::<G>(&base).unwrap_err(), CatalogueError::Missing);
     // Two cards under one point cannot both be sealed.
     let twice = [cards[0].clone(), (cards[0].0.clone(), instances[1].clone())];
@@ -300,12 +300,12 @@ macro_rules! suite_tests {
 
             #[test]
             fn deck_bases_differ_by_game_owner_and_index() {
-                let base = deck_base::<$group>(&GAME, Seat::Host, 3);
-                assert_eq!(base, deck_base::<$group>(&GAME, Seat::Host, 3));
+                let base = deck_base::<$group>(&GAME, Seat::HOST, 3);
+                assert_eq!(base, deck_base::<$group>(&GAME, Seat::HOST, 3));
                 for other in [
-                    deck_base::<$group>(&GameId([9; 32]), Seat::Host, 3),
-                    deck_base::<$group>(&GAME, Seat::Guest, 3),
-                    deck_base::<$group>(&GAME, Seat::Host, 4),
+                    deck_base::<$group>(&GameId([9; 32]), Seat::HOST, 3),
+                    deck_base::<$group>(&GAME, Seat::GUEST, 3),
+                    deck_base::<$group>(&GAME, Seat::HOST, 4),
                 ] {
                     assert_ne!(base, other);
                 }
@@ -314,9 +314,9 @@ macro_rules! suite_tests {
 
             #[test]
             fn token_points_are_distinct_and_valid() {
-                let base = CardInstance { owner: Seat::Host, nonce: [1; 16], name: "Island".into(), back: 0 };
+                let base = CardInstance { owner: Seat::HOST, nonce: [1; 16], name: "Island".into(), back: 0 };
                 let variants = [
-                    CardInstance { owner: Seat::Guest, ..base.clone() },
+                    CardInstance { owner: Seat::GUEST, ..base.clone() },
                     CardInstance { nonce: [2; 16], ..base.clone() },
                     CardInstance { name: "Islan".into(), ..base.clone() },
                     CardInstance { back: 1, ..base.clone() },
@@ -336,7 +336,7 @@ macro_rules! suite_tests {
             fn proofs_round_trip_through_json() {
                 let mut rng = rng(9);
                 let key = LockKey::<$group>::generate(&mut rng);
-                let plain = cards::<$group>(2, Seat::Host);
+                let plain = cards::<$group>(2, Seat::HOST);
                 let ctx = context("json");
                 let (locked, proof) = key.lock_with_proof(&plain, &ctx, &mut rng);
                 let locked = locked.into_inner().cards;
@@ -510,13 +510,13 @@ fn every_name_a_deck_accepts_seals_and_opens_whole() {
     ];
     let key = LockKey::<Ristretto255>::generate(&mut rng(5));
     let points =
-        key.lock(&(0..names.len() as u32).map(|i| deck_base::<Ristretto255>(&GAME, Seat::Host, i)).collect::<Vec<_>>());
+        key.lock(&(0..names.len() as u32).map(|i| deck_base::<Ristretto255>(&GAME, Seat::HOST, i)).collect::<Vec<_>>());
     let cards: Vec<_> = points
         .iter()
         .zip(&names)
         .map(|(point, name)| {
             assert!(name_fits(name), "{name:?} fits");
-            let instance = CardInstance { owner: Seat::Guest, nonce: [0xff; 16], name: name.clone(), back: u32::MAX };
+            let instance = CardInstance { owner: Seat::GUEST, nonce: [0xff; 16], name: name.clone(), back: u32::MAX };
             (*point, instance)
         })
         .collect();
@@ -529,11 +529,11 @@ fn every_name_a_deck_accepts_seals_and_opens_whole() {
         assert!(!name_fits(&name));
         let deck = DeckList { library: vec![DeckCard { name: name.clone(), back: 0 }], ..DeckList::default() };
         let config = EngineConfig { name: "host".into(), software: "test".into() };
-        match Engine::<Ristretto255>::new(Seat::Host, config, deck, [1; 32]) {
+        match Engine::<Ristretto255>::new(Seat::HOST, config, deck, [1; 32]) {
             Err(DeckError::BadName(refused)) => assert_eq!(refused, name),
             other => panic!("expected BadName, got {:?}", other.map(|_| "an engine")),
         }
-        let instance = CardInstance { owner: Seat::Host, nonce: [0; 16], name, back: 0 };
+        let instance = CardInstance { owner: Seat::HOST, nonce: [0; 16], name, back: 0 };
         assert!(Catalogue::seal::<Ristretto255>(&[(points[0], instance)]).is_err());
     }
 }

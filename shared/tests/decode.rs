@@ -22,13 +22,13 @@ const LIBRARY: usize = 4;
 
 fn deck(seat: Seat) -> fairdeck_shared::engine::DeckList {
     match seat {
-        Seat::Host => numbered_deck("Host", LIBRARY, 1),
-        Seat::Guest => numbered_deck("Guest", LIBRARY, 1),
+        Seat::HOST => numbered_deck("Host", LIBRARY, 1),
+        Seat::GUEST => numbered_deck("Guest", LIBRARY, 1),
     }
 }
 
 fn new_pair<G: Group>() -> Pair<G> {
-    Pair::new(deck(Seat::Host), deck(Seat::Guest), SEED)
+    Pair::new(deck(Seat::HOST), deck(Seat::GUEST), SEED)
 }
 
 fn alerts<G: Group>(pair: &Pair<G>, seat: Seat) -> Vec<Alert> {
@@ -98,34 +98,34 @@ fn hand<G: Group>(pair: &Pair<G>, seat: Seat) -> Vec<fairdeck_shared::table::Car
 fn play<G: Group>(stop: Option<usize>) -> Play<G> {
     let mut play = Play::<G>::new(stop);
     play.drive();
-    play.act(Seat::Host, |_| Action::Draw { count: 2 });
-    play.act(Seat::Guest, |_| Action::Draw { count: 1 });
-    play.act(Seat::Host, |p| Action::Move {
-        card: hand(p, Seat::Host)[0],
-        to: ZoneId::new(Seat::Host, ZoneKind::Play),
+    play.act(Seat::HOST, |_| Action::Draw { count: 2 });
+    play.act(Seat::GUEST, |_| Action::Draw { count: 1 });
+    play.act(Seat::HOST, |p| Action::Move {
+        card: hand(p, Seat::HOST)[0],
+        to: ZoneId::new(Seat::HOST, ZoneKind::Play),
         position: Position::Top,
         placement: Placement { x: 1, y: 2, face_down: false },
     });
-    play.act(Seat::Guest, |p| Action::Reveal { cards: vec![hand(p, Seat::Guest)[0]], to: Some(Seat::Host) });
-    play.act(Seat::Host, |_| Action::Roll { dice: "1d6".parse().unwrap() });
-    play.act(Seat::Guest, |_| Action::Peek { count: 1, purpose: Default::default() });
-    play.act(Seat::Guest, |_| Action::Shuffle { permutation: None });
-    play.act(Seat::Host, |_| Action::TakeFromLibrary { count: 1 });
-    play.intent(Seat::Guest, Intent::Chat("good luck".into()));
-    play.intent(Seat::Host, Intent::Ping);
-    play.intent(Seat::Guest, Intent::RequestReveal { zone: ZoneId::hand(Seat::Host), count: None });
-    play.intent(Seat::Host, Intent::RefuseReveal { zone: ZoneId::hand(Seat::Host) });
-    play.act(Seat::Host, |p| Action::Move {
-        card: hand(p, Seat::Host)[0],
-        to: ZoneId::library(Seat::Host),
+    play.act(Seat::GUEST, |p| Action::Reveal { cards: vec![hand(p, Seat::GUEST)[0]], to: Some(Seat::HOST) });
+    play.act(Seat::HOST, |_| Action::Roll { dice: "1d6".parse().unwrap() });
+    play.act(Seat::GUEST, |_| Action::Peek { count: 1, purpose: Default::default() });
+    play.act(Seat::GUEST, |_| Action::Shuffle { permutation: None });
+    play.act(Seat::HOST, |_| Action::TakeFromLibrary { count: 1 });
+    play.intent(Seat::GUEST, Intent::Chat("good luck".into()));
+    play.intent(Seat::HOST, Intent::Ping);
+    play.intent(Seat::GUEST, Intent::RequestReveal { zone: ZoneId::hand(Seat::HOST), count: None });
+    play.intent(Seat::HOST, Intent::RefuseReveal { zone: ZoneId::hand(Seat::HOST) });
+    play.act(Seat::HOST, |p| Action::Move {
+        card: hand(p, Seat::HOST)[0],
+        to: ZoneId::library(Seat::HOST),
         position: Position::Top,
         placement: Placement::default(),
     });
-    play.act(Seat::Host, |_| Action::Shuffle { permutation: None });
-    play.act(Seat::Guest, |_| Action::Shuffle { permutation: None });
-    play.act(Seat::Host, |_| Action::Flip);
-    play.act(Seat::Host, |_| Action::ShowRandom);
-    play.act(Seat::Guest, |_| Action::SetPlayerValue { key: "life".into(), value: 18 });
+    play.act(Seat::HOST, |_| Action::Shuffle { permutation: None });
+    play.act(Seat::GUEST, |_| Action::Shuffle { permutation: None });
+    play.act(Seat::HOST, |_| Action::Flip);
+    play.act(Seat::HOST, |_| Action::ShowRandom);
+    play.act(Seat::GUEST, |_| Action::SetPlayerValue { key: "life".into(), value: 18 });
     play
 }
 
@@ -155,14 +155,14 @@ fn before(index: usize) -> (Pair<Ristretto255>, InFlight) {
 fn reseal<G: Group>(pair: &Pair<G>, from: Seat, seq: u64, body: Vec<u8>) -> Vec<u8> {
     let config = EngineConfig {
         name: match from {
-            Seat::Host => "Host".into(),
-            Seat::Guest => "Guest".into(),
+            Seat::HOST => "Host".into(),
+            Seat::GUEST => "Guest".into(),
         },
         software: "fairdeck-test".into(),
     };
     let seed = match from {
-        Seat::Host => [SEED; 32],
-        Seat::Guest => [SEED.wrapping_add(1); 32],
+        Seat::HOST => [SEED; 32],
+        Seat::GUEST => [SEED.wrapping_add(1); 32],
     };
     let mut puppet = Engine::<G>::new(from, config, deck(from), seed).expect("valid deck");
     let sent: Vec<&Envelope> =
@@ -310,7 +310,7 @@ proptest! {
         to_host in any::<bool>(),
     ) {
         let mut pair = new_pair::<Ristretto255>();
-        let from = if to_host { Seat::Guest } else { Seat::Host };
+        let from = if to_host { Seat::GUEST } else { Seat::HOST };
         pair.deliver(InFlight { from, bytes });
         let victim = from.opponent();
         prop_assert_eq!(alerts(&pair, victim).len(), 1);
@@ -487,8 +487,8 @@ fn stable_names_are_the_json_names() {
         }
     }
     let card = CardId(1);
-    let zone = ZoneId::hand(Seat::Host);
-    let token = CardInstance { owner: Seat::Host, nonce: [7; 16], name: "Goblin token".into(), back: 0 };
+    let zone = ZoneId::hand(Seat::HOST);
+    let token = CardInstance { owner: Seat::HOST, nonce: [7; 16], name: "Goblin token".into(), back: 0 };
     let actions = [
         Action::Draw { count: 1 },
         Action::Move { card, to: zone, position: Position::Top, placement: Placement::default() },
@@ -509,7 +509,7 @@ fn stable_names_are_the_json_names() {
         Action::AddCard { card: token, to: zone, placement: Placement::default(), power_toughness: None },
         Action::UntapAll,
         Action::Attach { card, to: None },
-        Action::Arrow { from: card, to: ArrowTarget::Player(Seat::Guest) },
+        Action::Arrow { from: card, to: ArrowTarget::Player(Seat::GUEST) },
         Action::Concede,
         Action::PlayOrDraw { play: true },
     ];

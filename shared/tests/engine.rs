@@ -47,18 +47,18 @@ fn whole_game<G: Group>(library: usize) {
         assert_eq!(pair.engine(seat).identities().len(), 2);
     }
 
-    act(&mut pair, Seat::Host, Action::Draw { count: 3 });
-    act(&mut pair, Seat::Guest, Action::Draw { count: 3 });
-    let host_hand = pair.host.table().zone(ZoneId::hand(Seat::Host)).to_vec();
+    act(&mut pair, Seat::HOST, Action::Draw { count: 3 });
+    act(&mut pair, Seat::GUEST, Action::Draw { count: 3 });
+    let host_hand = pair.host.table().zone(ZoneId::hand(Seat::HOST)).to_vec();
     assert_eq!(host_hand.len(), 3);
     assert!(host_hand.iter().all(|id| pair.host.identity(*id).is_some() && pair.guest.identity(*id).is_none()));
 
     // Play a card face up: both learn it. Face down: nobody new does.
     let played = host_hand[0];
-    let to_play = ZoneId::new(Seat::Host, ZoneKind::Play);
+    let to_play = ZoneId::new(Seat::HOST, ZoneKind::Play);
     act(
         &mut pair,
-        Seat::Host,
+        Seat::HOST,
         Action::Move {
             card: played,
             to: to_play,
@@ -70,7 +70,7 @@ fn whole_game<G: Group>(library: usize) {
     let hidden = host_hand[1];
     act(
         &mut pair,
-        Seat::Host,
+        Seat::HOST,
         Action::Move {
             card: hidden,
             to: to_play,
@@ -79,66 +79,66 @@ fn whole_game<G: Group>(library: usize) {
         },
     );
     assert!(pair.guest.identity(hidden).is_none());
-    act(&mut pair, Seat::Host, Action::Tap { card: played, tapped: true });
-    act(&mut pair, Seat::Host, Action::SetCardValue { card: played, key: "+1/+1".into(), value: Some(2) });
+    act(&mut pair, Seat::HOST, Action::Tap { card: played, tapped: true });
+    act(&mut pair, Seat::HOST, Action::SetCardValue { card: played, key: "+1/+1".into(), value: Some(2) });
     // The opponent changing a card of this player's: allowed, and the player is told.
-    act(&mut pair, Seat::Guest, Action::Tap { card: played, tapped: false });
+    act(&mut pair, Seat::GUEST, Action::Tap { card: played, tapped: false });
     assert!(
-        alerts(&pair, Seat::Host).iter().any(|a| a.starts_with("moved_your_cards") && a.contains(&played.to_string()))
+        alerts(&pair, Seat::HOST).iter().any(|a| a.starts_with("moved_your_cards") && a.contains(&played.to_string()))
     );
 
     // The guest discards: public. Then reveals a card to the host only.
-    let guest_hand = pair.guest.table().zone(ZoneId::hand(Seat::Guest)).to_vec();
+    let guest_hand = pair.guest.table().zone(ZoneId::hand(Seat::GUEST)).to_vec();
     act(
         &mut pair,
-        Seat::Guest,
+        Seat::GUEST,
         Action::Move {
             card: guest_hand[0],
-            to: ZoneId::new(Seat::Guest, ZoneKind::Graveyard),
+            to: ZoneId::new(Seat::GUEST, ZoneKind::Graveyard),
             position: Position::Top,
             placement: Placement::default(),
         },
     );
     assert!(pair.host.identity(guest_hand[0]).is_some());
-    act(&mut pair, Seat::Guest, Action::Reveal { cards: vec![guest_hand[1]], to: Some(Seat::Host) });
+    act(&mut pair, Seat::GUEST, Action::Reveal { cards: vec![guest_hand[1]], to: Some(Seat::HOST) });
     assert!(pair.host.identity(guest_hand[1]).is_some());
 
     // Peek makes the library dirty; the next shuffle relocks and reshuffles with proofs.
-    act(&mut pair, Seat::Guest, Action::Peek { count: 2, purpose: Default::default() });
-    assert!(pair.host.table().is_dirty(Seat::Guest));
-    act(&mut pair, Seat::Guest, Action::Shuffle { permutation: None });
-    assert!(!pair.host.table().is_dirty(Seat::Guest));
-    assert!(pair.guest_events.iter().any(|e| matches!(e, Event::Shuffled { library: Seat::Guest })));
+    act(&mut pair, Seat::GUEST, Action::Peek { count: 2, purpose: Default::default() });
+    assert!(pair.host.table().is_dirty(Seat::GUEST));
+    act(&mut pair, Seat::GUEST, Action::Shuffle { permutation: None });
+    assert!(!pair.host.table().is_dirty(Seat::GUEST));
+    assert!(pair.guest_events.iter().any(|e| matches!(e, Event::Shuffled { library: Seat::GUEST })));
 
     // A card back into the library from the hand, then a shuffle: relocked first.
-    let back = pair.host.table().zone(ZoneId::hand(Seat::Host))[0];
+    let back = pair.host.table().zone(ZoneId::hand(Seat::HOST))[0];
     act(
         &mut pair,
-        Seat::Host,
+        Seat::HOST,
         Action::Move {
             card: back,
-            to: ZoneId::library(Seat::Host),
+            to: ZoneId::library(Seat::HOST),
             position: Position::Top,
             placement: Placement::default(),
         },
     );
-    assert!(pair.host.table().is_dirty(Seat::Host));
-    act(&mut pair, Seat::Host, Action::Shuffle { permutation: None });
-    assert!(!pair.host.table().is_dirty(Seat::Host));
-    act(&mut pair, Seat::Host, Action::Draw { count: 2 });
+    assert!(pair.host.table().is_dirty(Seat::HOST));
+    act(&mut pair, Seat::HOST, Action::Shuffle { permutation: None });
+    assert!(!pair.host.table().is_dirty(Seat::HOST));
+    act(&mut pair, Seat::HOST, Action::Draw { count: 2 });
 
     // A clean library shuffles by reordering alone.
-    act(&mut pair, Seat::Guest, Action::Shuffle { permutation: None });
+    act(&mut pair, Seat::GUEST, Action::Shuffle { permutation: None });
 
     // Taking from the opponent's library: only the taker learns the card.
-    act(&mut pair, Seat::Host, Action::TakeFromLibrary { count: 1 });
-    let taken = *pair.host.table().zone(ZoneId::hand(Seat::Host)).last().unwrap();
-    assert_eq!(pair.host.table().card(taken).unwrap().owner, Seat::Guest);
+    act(&mut pair, Seat::HOST, Action::TakeFromLibrary { count: 1 });
+    let taken = *pair.host.table().zone(ZoneId::hand(Seat::HOST)).last().unwrap();
+    assert_eq!(pair.host.table().card(taken).unwrap().owner, Seat::GUEST);
     assert!(pair.host.identity(taken).is_some() && pair.guest.identity(taken).is_none());
-    assert!(alerts(&pair, Seat::Guest).iter().any(|a| a.starts_with("looked_at_your_cards")));
+    assert!(alerts(&pair, Seat::GUEST).iter().any(|a| a.starts_with("looked_at_your_cards")));
 
     // Shared randomness.
-    act(&mut pair, Seat::Guest, Action::Roll { dice: "2d6".parse().unwrap() });
+    act(&mut pair, Seat::GUEST, Action::Roll { dice: "2d6".parse().unwrap() });
     let rolls = |events: &[Event]| {
         events
             .iter()
@@ -150,8 +150,8 @@ fn whole_game<G: Group>(library: usize) {
     };
     assert_eq!(rolls(&pair.host_events), rolls(&pair.guest_events));
     assert_eq!(rolls(&pair.host_events).len(), 1);
-    act(&mut pair, Seat::Host, Action::Flip);
-    act(&mut pair, Seat::Host, Action::ShowRandom);
+    act(&mut pair, Seat::HOST, Action::Flip);
+    act(&mut pair, Seat::HOST, Action::ShowRandom);
     let shown = pair
         .host_events
         .iter()
@@ -163,19 +163,19 @@ fn whole_game<G: Group>(library: usize) {
     assert!(pair.guest.identity(shown).is_some());
 
     // A mulligan: hand into the library, a full shuffle, then a fresh draw.
-    let hand_before = pair.guest.table().zone(ZoneId::hand(Seat::Guest)).len();
-    act(&mut pair, Seat::Guest, Action::Mulligan { draw: 2 });
-    let hand_after = pair.guest.table().zone(ZoneId::hand(Seat::Guest)).to_vec();
+    let hand_before = pair.guest.table().zone(ZoneId::hand(Seat::GUEST)).len();
+    act(&mut pair, Seat::GUEST, Action::Mulligan { draw: 2 });
+    let hand_after = pair.guest.table().zone(ZoneId::hand(Seat::GUEST)).to_vec();
     assert_eq!(hand_after.len(), 2, "had {hand_before}");
     assert!(hand_after.iter().all(|id| pair.guest.identity(*id).is_some() && pair.host.identity(*id).is_none()));
-    assert!(!pair.host.table().is_dirty(Seat::Guest));
+    assert!(!pair.host.table().is_dirty(Seat::GUEST));
 
     // A token: public from the start.
-    let token = CardInstance { owner: Seat::Host, nonce: [9; 16], name: "Goblin token".into(), back: 7 };
-    let play = ZoneId::new(Seat::Host, ZoneKind::Play);
+    let token = CardInstance { owner: Seat::HOST, nonce: [9; 16], name: "Goblin token".into(), back: 7 };
+    let play = ZoneId::new(Seat::HOST, ZoneKind::Play);
     act(
         &mut pair,
-        Seat::Host,
+        Seat::HOST,
         Action::AddCard {
             card: token.clone(),
             to: play,
@@ -186,10 +186,10 @@ fn whole_game<G: Group>(library: usize) {
     let token_id = pair.host.table().zone(play)[0];
     assert_eq!(pair.guest.identity(token_id), Some(&token));
 
-    act(&mut pair, Seat::Guest, Action::SetPlayerValue { key: "life".into(), value: 17 });
-    act(&mut pair, Seat::Host, Action::SetPhase { phase: "combat".into() });
-    act(&mut pair, Seat::Host, Action::NextTurn);
-    pair.intent(Seat::Guest, Intent::Chat("good game".into())).unwrap();
+    act(&mut pair, Seat::GUEST, Action::SetPlayerValue { key: "life".into(), value: 17 });
+    act(&mut pair, Seat::HOST, Action::SetPhase { phase: "combat".into() });
+    act(&mut pair, Seat::HOST, Action::NextTurn);
+    pair.intent(Seat::GUEST, Intent::Chat("good game".into())).unwrap();
     pair.drive();
     assert!(pair.host_events.iter().any(|e| matches!(e, Event::Chat { text, .. } if text == "good game")));
 
@@ -209,7 +209,7 @@ fn whole_game<G: Group>(library: usize) {
             .expect("the opponent audited the deck");
         let mut names: Vec<String> = deck.iter().map(|card| card.name.clone()).collect();
         names.sort();
-        let prefix = if seat == Seat::Host { "Host" } else { "Guest" };
+        let prefix = if seat == Seat::HOST { "Host" } else { "Guest" };
         let mut expected: Vec<String> = numbered_deck(prefix, library, 2)
             .library
             .iter()
@@ -245,10 +245,10 @@ fn deck_sizes_are_bounded_per_suite() {
     let config = || EngineConfig { name: "Host".into(), software: "test".into() };
     let deck = |n| numbered_deck("Host", n, 0);
     // modp2048's 256-byte elements would make a bigger library's shuffle step overflow a message.
-    assert_eq!(Engine::<Modp2048>::new(Seat::Host, config(), deck(301), [1; 32]).err(), Some(DeckError::TooLarge(300)));
-    assert!(Engine::<Modp2048>::new(Seat::Host, config(), deck(300), [1; 32]).is_ok());
+    assert_eq!(Engine::<Modp2048>::new(Seat::HOST, config(), deck(301), [1; 32]).err(), Some(DeckError::TooLarge(300)));
+    assert!(Engine::<Modp2048>::new(Seat::HOST, config(), deck(300), [1; 32]).is_ok());
     assert_eq!(
-        Engine::<Ristretto255>::new(Seat::Host, config(), deck(1001), [1; 32]).err(),
+        Engine::<Ristretto255>::new(Seat::HOST, config(), deck(1001), [1; 32]).err(),
         Some(DeckError::TooLarge(1000))
     );
 }
@@ -258,27 +258,27 @@ fn deck_sizes_are_bounded_per_suite() {
 /// flight, which the engines must drop without an alert.
 fn new_game_with_sideboarding(concurrent: bool) {
     let mut pair = set_up::<Ristretto255>(10);
-    act(&mut pair, Seat::Host, Action::Draw { count: 2 });
+    act(&mut pair, Seat::HOST, Action::Draw { count: 2 });
     let first_id = pair.host.game_id().unwrap();
     let mut sideboarded = numbered_deck("Guest", 10, 2);
     let swapped = std::mem::replace(&mut sideboarded.library[0], sideboarded.sideboard[0].clone());
     sideboarded.sideboard[0] = swapped;
 
     if concurrent {
-        pair.intent(Seat::Host, Intent::Act(Action::Draw { count: 1 })).unwrap();
-        pair.intent(Seat::Guest, Intent::Act(Action::Draw { count: 1 })).unwrap();
-        pair.intent(Seat::Host, Intent::NewGame(None)).unwrap();
-        pair.intent(Seat::Guest, Intent::NewGame(Some(sideboarded.clone()))).unwrap();
+        pair.intent(Seat::HOST, Intent::Act(Action::Draw { count: 1 })).unwrap();
+        pair.intent(Seat::GUEST, Intent::Act(Action::Draw { count: 1 })).unwrap();
+        pair.intent(Seat::HOST, Intent::NewGame(None)).unwrap();
+        pair.intent(Seat::GUEST, Intent::NewGame(Some(sideboarded.clone()))).unwrap();
     } else {
-        pair.intent(Seat::Host, Intent::NewGame(None)).unwrap();
+        pair.intent(Seat::HOST, Intent::NewGame(None)).unwrap();
         pair.drive();
         assert!(pair.guest_events.contains(&Event::NewGameRequested));
         assert!(!pair.host_events.iter().any(|e| matches!(e, Event::NewGame { .. })), "one ask starts nothing");
         // The game goes on until both ask.
-        act(&mut pair, Seat::Guest, Action::Draw { count: 1 });
-        assert_eq!(pair.guest.table().zone(ZoneId::hand(Seat::Guest)).len(), 1);
-        assert!(pair.intent(Seat::Host, Intent::NewGame(None)).is_err(), "asked once already");
-        pair.intent(Seat::Guest, Intent::NewGame(Some(sideboarded.clone()))).unwrap();
+        act(&mut pair, Seat::GUEST, Action::Draw { count: 1 });
+        assert_eq!(pair.guest.table().zone(ZoneId::hand(Seat::GUEST)).len(), 1);
+        assert!(pair.intent(Seat::HOST, Intent::NewGame(None)).is_err(), "asked once already");
+        pair.intent(Seat::GUEST, Intent::NewGame(Some(sideboarded.clone()))).unwrap();
     }
     pair.drive();
 
@@ -292,22 +292,22 @@ fn new_game_with_sideboarding(concurrent: bool) {
         assert!(pair.host.table().zone(ZoneId::hand(seat)).is_empty());
     }
     assert_eq!(pair.host.game_id(), pair.guest.game_id());
-    assert_eq!(pair.host.table().player(Seat::Guest).name, "Guest");
+    assert_eq!(pair.host.table().player(Seat::GUEST).name, "Guest");
     assert_consistent(&pair);
     // The guest's new sideboard holds the card it took out.
-    let sideboard = pair.guest.table().zone(ZoneId::new(Seat::Guest, ZoneKind::Sideboard)).to_vec();
+    let sideboard = pair.guest.table().zone(ZoneId::new(Seat::GUEST, ZoneKind::Sideboard)).to_vec();
     let names: Vec<&str> = sideboard.iter().map(|id| pair.guest.identity(*id).unwrap().name.as_str()).collect();
     assert!(names.contains(&"Guest 0"), "{names:?}");
 
     // Game 2 plays, and its end-of-game audit shows the sideboarded deck.
-    act(&mut pair, Seat::Guest, Action::Draw { count: 3 });
-    pair.intent(Seat::Guest, Intent::EndGame).unwrap();
+    act(&mut pair, Seat::GUEST, Action::Draw { count: 3 });
+    pair.intent(Seat::GUEST, Intent::EndGame).unwrap();
     pair.drive();
     let deck = pair
         .host_events
         .iter()
         .find_map(|e| match e {
-            Event::Audited { seat: Seat::Guest, deck } => Some(deck.clone()),
+            Event::Audited { seat: Seat::GUEST, deck } => Some(deck.clone()),
             _ => None,
         })
         .expect("the host audited the guest's new deck");
@@ -358,28 +358,28 @@ fn libraries_of_mixed_backs_are_shuffled_with_their_backs_drawn_in_common() {
         assert_consistent(&pair);
 
         // Every card drawn is what its back says, and a reorder could place the backs.
-        act(&mut pair, Seat::Host, Action::Draw { count: 12 });
-        for id in pair.host.table().zone(ZoneId::hand(Seat::Host)) {
+        act(&mut pair, Seat::HOST, Action::Draw { count: 12 });
+        for id in pair.host.table().zone(ZoneId::hand(Seat::HOST)) {
             let card = pair.host.table().card(*id).unwrap();
             assert_eq!(pair.host.identity(*id).unwrap().back, card.back);
         }
-        for id in pair.host.table().zone(ZoneId::hand(Seat::Host)).to_vec() {
-            let to = ZoneId::library(Seat::Host);
+        for id in pair.host.table().zone(ZoneId::hand(Seat::HOST)).to_vec() {
+            let to = ZoneId::library(Seat::HOST);
             act(
                 &mut pair,
-                Seat::Host,
+                Seat::HOST,
                 Action::Move { card: id, to, position: Position::Top, placement: Placement::default() },
             );
         }
         let permutation = Some((0..12).rev().collect());
-        assert!(pair.intent(Seat::Host, Intent::Act(Action::Shuffle { permutation })).is_err(), "stacking the backs");
-        act(&mut pair, Seat::Host, Action::Shuffle { permutation: None });
-        assert_eq!(library_backs(&pair, Seat::Host).iter().filter(|&&b| b == 7).count(), 3);
-        assert!(pair.host.table().zone(ZoneId::library(Seat::Host)).iter().all(|id| pair.host.identity(*id).is_none()));
+        assert!(pair.intent(Seat::HOST, Intent::Act(Action::Shuffle { permutation })).is_err(), "stacking the backs");
+        act(&mut pair, Seat::HOST, Action::Shuffle { permutation: None });
+        assert_eq!(library_backs(&pair, Seat::HOST).iter().filter(|&&b| b == 7).count(), 3);
+        assert!(pair.host.table().zone(ZoneId::library(Seat::HOST)).iter().all(|id| pair.host.identity(*id).is_none()));
         // The guest's mulligan takes every back back into its library.
-        act(&mut pair, Seat::Guest, Action::Draw { count: 5 });
-        act(&mut pair, Seat::Guest, Action::Mulligan { draw: 4 });
-        assert_eq!(pair.host.table().zone(ZoneId::hand(Seat::Guest)).len(), 4);
+        act(&mut pair, Seat::GUEST, Action::Draw { count: 5 });
+        act(&mut pair, Seat::GUEST, Action::Mulligan { draw: 4 });
+        assert_eq!(pair.host.table().zone(ZoneId::hand(Seat::GUEST)).len(), 4);
         for seat in Seat::BOTH {
             assert!(misbehaviour(&pair, seat).is_empty(), "{seat:?}: {:?}", misbehaviour(&pair, seat));
             assert!(!pair.engine(seat).is_busy(), "{seat:?} busy");
@@ -393,19 +393,19 @@ fn libraries_of_mixed_backs_are_shuffled_with_their_backs_drawn_in_common() {
 fn a_player_who_stops_answering_can_be_claimed_to_forfeit() {
     let mut pair = set_up::<Ristretto255>(10);
     assert_eq!(pair.host.awaiting_opponent(), None);
-    assert!(pair.intent(Seat::Host, Intent::ClaimForfeit).is_err(), "nothing waits on the guest");
+    assert!(pair.intent(Seat::HOST, Intent::ClaimForfeit).is_err(), "nothing waits on the guest");
 
     // The host draws; the guest receives the draw and strips, but its strip never arrives.
-    pair.intent(Seat::Host, Intent::Act(Action::Draw { count: 1 })).unwrap();
+    pair.intent(Seat::HOST, Intent::Act(Action::Draw { count: 1 })).unwrap();
     pair.step();
     let held = pair.queue.pop_front().expect("the guest's strip");
     let awaited = pair.host.awaiting_opponent().expect("the host waits on the guest's strip");
     assert!(matches!(awaited, Awaited::Strip { .. }), "{awaited}");
 
-    pair.intent(Seat::Host, Intent::ClaimForfeit).unwrap();
+    pair.intent(Seat::HOST, Intent::ClaimForfeit).unwrap();
     pair.drive();
     for seat in Seat::BOTH {
-        let claimed = Event::ForfeitClaimed { by: Seat::Host, awaited: awaited.clone() };
+        let claimed = Event::ForfeitClaimed { by: Seat::HOST, awaited: awaited.clone() };
         assert!(pair.events(seat).contains(&claimed), "{seat:?}");
         assert!(misbehaviour(&pair, seat).is_empty(), "{seat:?}: {:?}", misbehaviour(&pair, seat));
         assert!(pair.intent(seat, Intent::Act(Action::Draw { count: 1 })).is_err(), "the game is over");
@@ -429,7 +429,7 @@ fn a_player_who_stops_answering_can_be_claimed_to_forfeit() {
 #[test]
 fn a_replayed_journal_sends_nothing_again_even_with_no_input() {
     let engine = fairdeck_shared::engine::Engine::<Ristretto255>::new(
-        Seat::Guest,
+        Seat::GUEST,
         fairdeck_shared::engine::EngineConfig { name: "guest".into(), software: "test".into() },
         numbered_deck("Guest", 10, 2),
         [3; 32],
@@ -442,13 +442,13 @@ fn a_replayed_journal_sends_nothing_again_even_with_no_input() {
 
     let mut pair = Pair::<Ristretto255>::new(numbered_deck("Host", 10, 2), numbered_deck("Guest", 10, 2), 1);
     pair.drive();
-    let journal = pair.engine(Seat::Guest).journal().clone();
+    let journal = pair.engine(Seat::GUEST).journal().clone();
     let mut replayed = fairdeck_shared::journal::replay::<Ristretto255>(&journal, |_| {}).unwrap();
     assert!(replayed.poll_transmit().is_none());
     assert!(replayed.is_ready());
     assert_eq!(
-        replayed.table().zone(ZoneId::library(Seat::Guest)),
-        pair.engine(Seat::Guest).table().zone(ZoneId::library(Seat::Guest))
+        replayed.table().zone(ZoneId::library(Seat::GUEST)),
+        pair.engine(Seat::GUEST).table().zone(ZoneId::library(Seat::GUEST))
     );
 }
 
@@ -469,17 +469,17 @@ fn a_next_turn_sent_while_the_guest_is_ahead_of_a_shuffle_raises_nothing() {
     };
     let mut pair = Pair::<Ristretto255>::new(two_backs("Host"), two_backs("Guest"), 3);
     pair.drive();
-    pair.intent(Seat::Host, Intent::Act(Action::Draw { count: 1 })).unwrap();
+    pair.intent(Seat::HOST, Intent::Act(Action::Draw { count: 1 })).unwrap();
     pair.drive();
-    pair.intent(Seat::Host, Intent::Act(Action::Mulligan { draw: 0 })).unwrap();
+    pair.intent(Seat::HOST, Intent::Act(Action::Mulligan { draw: 0 })).unwrap();
     // The host's act, random commitment and relock; the guest's commitment and opening.
-    for (from, count) in [(Seat::Host, 3), (Seat::Guest, 2)] {
+    for (from, count) in [(Seat::HOST, 3), (Seat::GUEST, 2)] {
         for _ in 0..count {
             pair.step_from(from);
         }
     }
     assert!(pair.host.is_busy(), "the host still waits for the guest's step");
-    pair.intent(Seat::Host, Intent::Act(Action::NextTurn)).unwrap();
+    pair.intent(Seat::HOST, Intent::Act(Action::NextTurn)).unwrap();
     pair.drive();
     for seat in Seat::BOTH {
         assert!(misbehaviour(&pair, seat).is_empty(), "{seat:?}: {:?}", misbehaviour(&pair, seat));

@@ -13,10 +13,10 @@ fn played() -> Pair<Ristretto255> {
     let mut pair = Pair::<Ristretto255>::new(numbered_deck("Host", 10, 2), numbered_deck("Guest", 10, 2), 5);
     pair.drive();
     for (seat, action) in [
-        (Seat::Host, Action::Draw { count: 3 }),
-        (Seat::Guest, Action::Draw { count: 2 }),
-        (Seat::Guest, Action::Roll { dice: fairdeck_shared::crypto::Dice::new(2, 6).unwrap() }),
-        (Seat::Host, Action::Mulligan { draw: 2 }),
+        (Seat::HOST, Action::Draw { count: 3 }),
+        (Seat::GUEST, Action::Draw { count: 2 }),
+        (Seat::GUEST, Action::Roll { dice: fairdeck_shared::crypto::Dice::new(2, 6).unwrap() }),
+        (Seat::HOST, Action::Mulligan { draw: 2 }),
     ] {
         pair.intent(seat, Intent::Act(action)).unwrap();
         pair.drive();
@@ -25,8 +25,8 @@ fn played() -> Pair<Ristretto255> {
         pair.intent(seat, Intent::NewGame(None)).unwrap();
     }
     pair.drive();
-    pair.intent(Seat::Guest, Intent::Act(Action::Draw { count: 1 })).unwrap();
-    pair.intent(Seat::Guest, Intent::EndGame).unwrap();
+    pair.intent(Seat::GUEST, Intent::Act(Action::Draw { count: 1 })).unwrap();
+    pair.intent(Seat::GUEST, Intent::EndGame).unwrap();
     pair.drive();
     pair
 }
@@ -44,12 +44,12 @@ fn an_honest_match_checks_clean_from_either_side() {
             panic!("{seat:?}: an honest journal is not clean")
         };
         assert_eq!(summary.games, 2);
-        assert_eq!(summary.opponent_audited, seat == Seat::Host, "only the guest ended game 2");
+        assert_eq!(summary.opponent_audited, seat == Seat::HOST, "only the guest ended game 2");
         assert_eq!(summary.sent + summary.received, pair.engine(seat).record().len());
         let (name, _) = summary.opponent.expect("the opponent's hello");
         let printed = format!("{:?}", pair.engine(seat).journal());
         assert!(!printed.contains(&format!("{:?}", saved(&pair, seat).rng_seed)), "the seed in {printed}");
-        assert_eq!(name, if seat == Seat::Host { "Guest" } else { "Host" });
+        assert_eq!(name, if seat == Seat::HOST { "Guest" } else { "Host" });
     }
 }
 
@@ -57,9 +57,9 @@ fn an_honest_match_checks_clean_from_either_side() {
 fn a_breach_is_named_with_its_signed_evidence() {
     let mut pair = played();
     // The host ends the game revealing a deck key that is not the one it committed to.
-    let seq = pair.host.record().iter().filter(|(from, _)| *from == Seat::Host).count() as u64;
+    let seq = pair.host.record().iter().filter(|(from, _)| *from == Seat::HOST).count() as u64;
     let body = wire::encode_body(&Message::<Ristretto255>::Audit { deck_key: Ristretto255::scalar_from_u128(7) });
-    let ack = pair.ack_of(Seat::Host, seq);
+    let ack = pair.ack_of(Seat::HOST, seq);
     pair.host.send_unchecked(body, ack);
     pair.collect();
     pair.drive();
@@ -67,9 +67,9 @@ fn a_breach_is_named_with_its_signed_evidence() {
         fairdeck_shared::engine::Event::Alert(alert) => Some(alert.clone()),
         _ => None,
     });
-    match check::<Ristretto255>(&saved(&pair, Seat::Guest)).unwrap() {
+    match check::<Ristretto255>(&saved(&pair, Seat::GUEST)).unwrap() {
         Verdict::Breach { by, alert, .. } => {
-            assert_eq!(by, Seat::Host);
+            assert_eq!(by, Seat::HOST);
             assert_eq!(alert.kind, AlertKind::BadProof);
             assert_eq!(Some(&alert), live.as_ref(), "the check sees what the guest saw");
             assert_eq!(alert.evidence.unwrap().seq, seq);
@@ -77,7 +77,7 @@ fn a_breach_is_named_with_its_signed_evidence() {
         other => panic!("not a breach: {other:?}"),
     }
     // The cheater's own journal shows nothing against the guest.
-    assert!(matches!(check::<Ristretto255>(&saved(&pair, Seat::Host)).unwrap(), Verdict::Clean(_)));
+    assert!(matches!(check::<Ristretto255>(&saved(&pair, Seat::HOST)).unwrap(), Verdict::Clean(_)));
 }
 
 #[test]
@@ -86,7 +86,7 @@ fn a_journal_with_a_rewritten_past_proves_nothing() {
     // guest answered, so the guest's messages no longer fit. That must not read as the
     // guest's breach.
     let pair = played();
-    let mut journal = saved(&pair, Seat::Host);
+    let mut journal = saved(&pair, Seat::HOST);
     let first_draw = journal
         .inputs
         .iter_mut()
@@ -106,17 +106,17 @@ fn a_journal_with_a_rewritten_past_proves_nothing() {
 fn a_forfeit_claim_is_in_the_verdict_of_both_journals() {
     let mut pair = Pair::<Ristretto255>::new(numbered_deck("Host", 6, 0), numbered_deck("Guest", 6, 0), 8);
     pair.drive();
-    pair.intent(Seat::Host, Intent::Act(Action::Draw { count: 1 })).unwrap();
+    pair.intent(Seat::HOST, Intent::Act(Action::Draw { count: 1 })).unwrap();
     pair.step();
     pair.queue.clear(); // the guest's strip never arrives
-    pair.intent(Seat::Host, Intent::ClaimForfeit).unwrap();
+    pair.intent(Seat::HOST, Intent::ClaimForfeit).unwrap();
     pair.drive();
     for seat in Seat::BOTH {
         let Verdict::Clean(summary) = check::<Ristretto255>(&saved(&pair, seat)).unwrap() else {
             panic!("{seat:?}: a silence is no breach")
         };
         let (by, awaited) = summary.forfeit.expect("the claim");
-        assert_eq!(by, Seat::Host);
+        assert_eq!(by, Seat::HOST);
         assert!(matches!(awaited, Awaited::Strip { .. }), "{awaited}");
     }
 }
@@ -254,7 +254,7 @@ proptest! {
     /// changed message of the opponent's makes the journal prove nothing.
     #[test]
     fn no_edit_of_a_journal_convicts_an_honest_opponent(host in any::<bool>(), edits in prop::collection::vec(edit(), 1..3)) {
-        let seat = if host { Seat::Host } else { Seat::Guest };
+        let seat = if host { Seat::HOST } else { Seat::GUEST };
         let original = saved(played_once(), seat);
         let mut journal = original.clone();
         for edit in &edits {

@@ -30,13 +30,13 @@ fn cube_cards(cards: usize) -> Vec<String> {
 }
 
 fn config(seat: Seat, pool: PoolList, dealt: u32) -> LimitedConfig {
-    let format = (seat == Seat::Host).then_some(LimitedFormat::Sealed { cards: dealt });
+    let format = (seat == Seat::HOST).then_some(LimitedFormat::Sealed { cards: dealt });
     LimitedConfig { pool, format }
 }
 
 fn sealed(cards: usize, dealt: u32) -> Pair<Ristretto255> {
-    let host = config(Seat::Host, cube(cards), dealt);
-    let guest = config(Seat::Guest, cube(cards), dealt);
+    let host = config(Seat::HOST, cube(cards), dealt);
+    let guest = config(Seat::GUEST, cube(cards), dealt);
     Pair::limited(host, guest, SEED)
 }
 
@@ -108,8 +108,8 @@ fn built(dealt: u32) -> (Pair<Ristretto255>, [Vec<String>; 2]) {
 fn each_player_is_dealt_its_own_pool_unseen_by_the_other() {
     let mut pair = sealed(60, 20);
     pair.drive();
-    let host = pool_of(&pair, Seat::Host);
-    let guest = pool_of(&pair, Seat::Guest);
+    let host = pool_of(&pair, Seat::HOST);
+    let guest = pool_of(&pair, Seat::GUEST);
     assert_eq!((host.len(), guest.len()), (20, 20));
     let listed: HashSet<String> = cube_cards(60).into_iter().collect();
     let dealt: HashSet<&String> = host.iter().chain(&guest).collect();
@@ -122,9 +122,9 @@ fn each_player_is_dealt_its_own_pool_unseen_by_the_other() {
     }
     // Another seed deals other pools: the deal follows both players' shuffles, not the file's order.
     let mut other =
-        Pair::<Ristretto255>::limited(config(Seat::Host, cube(60), 20), config(Seat::Guest, cube(60), 20), 33);
+        Pair::<Ristretto255>::limited(config(Seat::HOST, cube(60), 20), config(Seat::GUEST, cube(60), 20), 33);
     other.drive();
-    assert_ne!(pool_of(&other, Seat::Host), host);
+    assert_ne!(pool_of(&other, Seat::HOST), host);
     assert_ne!(host[..], cube_cards(60)[..20]);
 }
 
@@ -133,11 +133,11 @@ fn decks_built_from_the_pools_play_and_pass_the_audit() {
     let (mut pair, pools) = built(20);
     assert!(Seat::BOTH.into_iter().all(|seat| pair.engine(seat).is_ready()));
     assert_consistent(&pair);
-    pair.intent(Seat::Host, Intent::Act(Action::Draw { count: 14 })).unwrap();
+    pair.intent(Seat::HOST, Intent::Act(Action::Draw { count: 14 })).unwrap();
     pair.drive();
     assert_consistent(&pair);
-    let host = pair.engine(Seat::Host);
-    let hand = host.table().zone(ZoneId::new(Seat::Host, ZoneKind::Hand));
+    let host = pair.engine(Seat::HOST);
+    let hand = host.table().zone(ZoneId::new(Seat::HOST, ZoneKind::Hand));
     assert_eq!(hand.len(), 14, "the whole library is drawn");
     let library: Vec<DeckCard> = deck(&pools[0], 8, 6).library;
     let drawn = hand.iter().map(|id| host.identity(*id).expect("the host knows its hand").name.as_str());
@@ -169,10 +169,10 @@ fn decks_built_from_the_pools_play_and_pass_the_audit() {
 fn a_build_naming_cards_outside_the_pool_is_refused_with_them() {
     let mut pair = sealed(60, 20);
     pair.drive();
-    let guest_card = pool_of(&pair, Seat::Guest)[0].clone();
-    let mut list = deck(&pool_of(&pair, Seat::Host), 5, 3);
+    let guest_card = pool_of(&pair, Seat::GUEST)[0].clone();
+    let mut list = deck(&pool_of(&pair, Seat::HOST), 5, 3);
     list.library.extend(cards(&["Black Lotus", "Black Lotus", &guest_card]));
-    let refused = pair.intent(Seat::Host, Intent::Build(list)).unwrap_err();
+    let refused = pair.intent(Seat::HOST, Intent::Build(list)).unwrap_err();
     let mut expected = vec![(2, "Black Lotus".to_string()), (1, guest_card)];
     expected.sort_by(|a, b| a.1.cmp(&b.1));
     assert_eq!(refused, IntentError::NotInPool(expected));
@@ -184,12 +184,12 @@ fn a_build_naming_cards_outside_the_pool_is_refused_with_them() {
 fn a_second_game_takes_another_split_of_the_pool() {
     let (mut pair, pools) = built(20);
     let second = deck(&pools[0][10..], 9, 7);
-    pair.intent(Seat::Host, Intent::NewGame(Some(second))).unwrap();
-    pair.intent(Seat::Guest, Intent::NewGame(None)).unwrap();
+    pair.intent(Seat::HOST, Intent::NewGame(Some(second))).unwrap();
+    pair.intent(Seat::GUEST, Intent::NewGame(None)).unwrap();
     pair.drive();
     assert!(Seat::BOTH.into_iter().all(|seat| pair.engine(seat).is_ready()));
     assert_consistent(&pair);
-    assert_eq!(pair.engine(Seat::Host).table().zone(ZoneId::library(Seat::Host)).len(), 16);
+    assert_eq!(pair.engine(Seat::HOST).table().zone(ZoneId::library(Seat::HOST)).len(), 16);
     for seat in Seat::BOTH {
         assert!(misbehaviour(&pair, seat).is_empty(), "{:?}", misbehaviour(&pair, seat));
     }
@@ -199,7 +199,7 @@ fn a_second_game_takes_another_split_of_the_pool() {
 fn different_pool_files_stop_the_match_before_anything_is_dealt() {
     let mut other = cube(60);
     other.hash = PoolHash([8; 32]);
-    let mut pair = Pair::<Ristretto255>::limited(config(Seat::Host, cube(60), 20), config(Seat::Guest, other, 20), 1);
+    let mut pair = Pair::<Ristretto255>::limited(config(Seat::HOST, cube(60), 20), config(Seat::GUEST, other, 20), 1);
     pair.drive();
     for seat in Seat::BOTH {
         let alert = pair
@@ -226,7 +226,7 @@ fn messages_in_any_interleaving_deal_the_same_pools() {
     let mut straight = sealed(40, 10);
     straight.drive();
     let mut guest_first = sealed(40, 10);
-    while guest_first.step_from(Seat::Guest) || guest_first.step_from(Seat::Host) {}
+    while guest_first.step_from(Seat::GUEST) || guest_first.step_from(Seat::HOST) {}
     for seat in Seat::BOTH {
         assert_eq!(pool_of(&straight, seat), pool_of(&guest_first, seat));
     }
@@ -235,18 +235,18 @@ fn messages_in_any_interleaving_deal_the_same_pools() {
 /// The host's message `seq` replaced by `body`, sealed after its earlier ones by a puppet built as the pair builds
 /// the host.
 fn reseal(pair: &Pair<Ristretto255>, seq: u64, body: Vec<u8>) -> Vec<u8> {
-    reseal_as(pair, config(Seat::Host, cube(60), 20), SEED, seq, body)
+    reseal_as(pair, config(Seat::HOST, cube(60), 20), SEED, seq, body)
 }
 
 /// As `reseal`, for a host of `limited` built with `seed`.
 fn reseal_as(pair: &Pair<Ristretto255>, limited: LimitedConfig, seed: u8, seq: u64, body: Vec<u8>) -> Vec<u8> {
     let config = EngineConfig { name: "Host".into(), software: "fairdeck-test".into() };
-    let mut puppet = Engine::<Ristretto255>::new_limited(Seat::Host, config, limited, [seed; 32]).unwrap();
-    let sent: Vec<_> = pair.host.record().iter().filter(|(seat, _)| *seat == Seat::Host).map(|(_, e)| e).collect();
+    let mut puppet = Engine::<Ristretto255>::new_limited(Seat::HOST, config, limited, [seed; 32]).unwrap();
+    let sent: Vec<_> = pair.host.record().iter().filter(|(seat, _)| *seat == Seat::HOST).map(|(_, e)| e).collect();
     for envelope in &sent[2..seq as usize] {
-        puppet.send_unchecked(envelope.body.clone(), pair.ack_of(Seat::Host, envelope.seq));
+        puppet.send_unchecked(envelope.body.clone(), pair.ack_of(Seat::HOST, envelope.seq));
     }
-    puppet.send_unchecked(body, pair.ack_of(Seat::Host, seq));
+    puppet.send_unchecked(body, pair.ack_of(Seat::HOST, seq));
     std::iter::from_fn(|| puppet.poll_transmit()).last().unwrap()
 }
 
@@ -254,8 +254,8 @@ fn reseal_as(pair: &Pair<Ristretto255>, limited: LimitedConfig, seed: u8, seq: u
 fn a_deck_card_that_is_not_a_pool_card_is_an_alert_with_the_signed_deck_as_evidence() {
     let mut pair = sealed(60, 20);
     pair.drive();
-    let pool = pool_of(&pair, Seat::Host);
-    pair.intent(Seat::Host, Intent::Build(deck(&pool, 8, 2))).unwrap();
+    let pool = pool_of(&pair, Seat::HOST);
+    pair.intent(Seat::HOST, Intent::Build(deck(&pool, 8, 2))).unwrap();
     let genuine = pair.queue.pop_back().expect("the host's deck is on its way");
     let envelope = wire::decode_envelope(&genuine.bytes).unwrap();
     let Message::PoolDeck { key, library, sideboard, mut forms, pool_proof, basic_proof, label, difference } =
@@ -267,9 +267,9 @@ fn a_deck_card_that_is_not_a_pool_card_is_an_alert_with_the_signed_deck_as_evide
     forms[0] = Ristretto255::hash_to_element(b"a card from elsewhere");
     let forged = Message::PoolDeck { key, library, sideboard, forms, pool_proof, basic_proof, label, difference };
     let bytes = reseal(&pair, envelope.seq, wire::encode_body(&forged));
-    pair.deliver(fairdeck_shared::pair::InFlight { from: Seat::Host, bytes: bytes.clone() });
+    pair.deliver(fairdeck_shared::pair::InFlight { from: Seat::HOST, bytes: bytes.clone() });
     let alert = pair
-        .events(Seat::Guest)
+        .events(Seat::GUEST)
         .iter()
         .find_map(|event| match event {
             Event::Alert(alert) => Some(alert.clone()),
@@ -278,8 +278,8 @@ fn a_deck_card_that_is_not_a_pool_card_is_an_alert_with_the_signed_deck_as_evide
         .expect("the guest is told");
     assert_eq!(alert.kind, AlertKind::NotInDeck);
     assert_eq!(alert.evidence, Some(wire::decode_envelope(&bytes).unwrap()));
-    let verdict = check::<Ristretto255>(pair.engine(Seat::Guest).journal()).unwrap();
-    assert!(matches!(verdict, Verdict::Breach { by: Seat::Host, .. }), "{verdict:?}");
+    let verdict = check::<Ristretto255>(pair.engine(Seat::GUEST).journal()).unwrap();
+    assert!(matches!(verdict, Verdict::Breach { by: Seat::HOST, .. }), "{verdict:?}");
 }
 
 #[test]
@@ -360,16 +360,16 @@ fn a_format_that_does_not_fit_the_pool_file_is_refused_before_anything_is_sent()
     let config = EngineConfig { name: "Host".into(), software: "test".into() };
     let boosters_of_a_cube =
         LimitedConfig { pool: cube(60), format: Some(LimitedFormat::SealedBoosters { boosters: 6 }) };
-    let refused = Engine::<Ristretto255>::new_limited(Seat::Host, config.clone(), boosters_of_a_cube, [1; 32]);
+    let refused = Engine::<Ristretto255>::new_limited(Seat::HOST, config.clone(), boosters_of_a_cube, [1; 32]);
     assert!(matches!(refused, Err(fairdeck_shared::engine::PoolError::WrongFile { .. })));
     let sealed_of_a_set = LimitedConfig { pool: set_pool(), format: Some(LimitedFormat::Sealed { cards: 10 }) };
-    let refused = Engine::<Ristretto255>::new_limited(Seat::Host, config.clone(), sealed_of_a_set, [1; 32]);
+    let refused = Engine::<Ristretto255>::new_limited(Seat::HOST, config.clone(), sealed_of_a_set, [1; 32]);
     assert!(matches!(refused, Err(fairdeck_shared::engine::PoolError::WrongFile { .. })));
     let broken = LimitedConfig {
         pool: PoolList { hash: PoolHash([1; 32]), source: PoolSource::Set(b"{\"data\": {".to_vec()) },
         format: None,
     };
-    let refused = Engine::<Ristretto255>::new_limited(Seat::Guest, config, broken, [1; 32]);
+    let refused = Engine::<Ristretto255>::new_limited(Seat::GUEST, config, broken, [1; 32]);
     assert!(matches!(refused, Err(fairdeck_shared::engine::PoolError::Set(_))), "a set file that does not read");
 }
 
@@ -377,7 +377,7 @@ fn a_format_that_does_not_fit_the_pool_file_is_refused_before_anything_is_sent()
 fn until_host_message(pair: &mut Pair<Ristretto255>, seq: u64) -> Option<fairdeck_shared::pair::InFlight> {
     loop {
         let next = pair.queue.iter().position(|m| {
-            m.from == Seat::Host && wire::decode_envelope(&m.bytes).is_ok_and(|envelope| envelope.seq == seq)
+            m.from == Seat::HOST && wire::decode_envelope(&m.bytes).is_ok_and(|envelope| envelope.seq == seq)
         });
         if let Some(at) = next {
             return pair.queue.remove(at);
@@ -399,8 +399,8 @@ fn mutated_limited_messages_are_refused_never_panicked_on() {
             if seq >= 4 {
                 // Its pool-deck needs a build; the pools come first.
                 pair.drive();
-                let pool = pool_of(&pair, Seat::Host);
-                pair.intent(Seat::Host, Intent::Build(deck(&pool, 8, 2))).unwrap();
+                let pool = pool_of(&pair, Seat::HOST);
+                pair.intent(Seat::HOST, Intent::Build(deck(&pool, 8, 2))).unwrap();
             }
             let Some(message) = until_host_message(&mut pair, seq) else { continue };
             let mut body = wire::decode_envelope(&message.bytes).unwrap().body;
@@ -408,11 +408,11 @@ fn mutated_limited_messages_are_refused_never_panicked_on() {
             *byte ^= 0x5a;
             tried += 1;
             let bytes = reseal(&pair, seq, body);
-            pair.deliver(fairdeck_shared::pair::InFlight { from: Seat::Host, bytes });
+            pair.deliver(fairdeck_shared::pair::InFlight { from: Seat::HOST, bytes });
             pair.drive();
             // Refused with an alert, or (a change that still reads as an honest message) taken: never a panic, and
             // the guest's engine answers afterwards.
-            let _ = pair.intent(Seat::Guest, Intent::Ping);
+            let _ = pair.intent(Seat::GUEST, Intent::Ping);
         }
     }
     assert!(tried > 20, "only {tried} mutations reached the guest");
@@ -423,7 +423,7 @@ fn no_message_makes_a_player_strip_the_stack_for_the_other_beyond_its_deal() {
     let mut pair = sealed(60, 20);
     pair.drive();
     // Each honest engine stripped its layer once, off exactly the other's positions.
-    for (seat, positions) in [(Seat::Host, 20..40u32), (Seat::Guest, 0..20u32)] {
+    for (seat, positions) in [(Seat::HOST, 20..40u32), (Seat::GUEST, 0..20u32)] {
         let deals: Vec<Vec<u32>> = pair
             .engine(seat)
             .record()
@@ -439,21 +439,21 @@ fn no_message_makes_a_player_strip_the_stack_for_the_other_beyond_its_deal() {
     // A host that sends its deal again (or any stack message after the deal) is refused: nothing asks the guest for
     // more.
     let again = pair
-        .engine(Seat::Host)
+        .engine(Seat::HOST)
         .record()
         .iter()
-        .filter(|(from, _)| *from == Seat::Host)
+        .filter(|(from, _)| *from == Seat::HOST)
         .find_map(|(_, envelope)| match wire::decode_body::<Ristretto255>(&envelope.body) {
             Ok(message @ Message::StackDeal { .. }) => Some(message),
             _ => None,
         })
         .unwrap();
-    let seq = pair.engine(Seat::Host).record().iter().filter(|(from, _)| *from == Seat::Host).count() as u64;
-    let ack = pair.ack_of(Seat::Host, seq);
+    let seq = pair.engine(Seat::HOST).record().iter().filter(|(from, _)| *from == Seat::HOST).count() as u64;
+    let ack = pair.ack_of(Seat::HOST, seq);
     pair.host.send_unchecked(wire::encode_body(&again), ack);
     pair.collect();
     pair.drive();
-    let alerts = misbehaviour(&pair, Seat::Guest);
+    let alerts = misbehaviour(&pair, Seat::GUEST);
     assert!(alerts.iter().any(|alert| alert.contains("stack-deal")), "{alerts:?}");
 }
 
@@ -492,7 +492,7 @@ fn picked(pair: &Pair<Ristretto255>, seat: Seat) -> Vec<(Seat, u32, Vec<String>)
 fn a_grid_draft_shows_both_the_same_grids_and_each_pick_joins_the_pickers_pool() {
     let mut pair = grid_pair(4);
     for _ in 0..8 {
-        let (host_view, guest_view) = (shown_grid(&pair, Seat::Host), shown_grid(&pair, Seat::Guest));
+        let (host_view, guest_view) = (shown_grid(&pair, Seat::HOST), shown_grid(&pair, Seat::GUEST));
         assert_eq!(host_view, guest_view, "both see the same grid");
         let (_, cells, picker) = host_view.expect("a grid is shown");
         let picker = picker.expect("someone picks");
@@ -502,12 +502,12 @@ fn a_grid_draft_shows_both_the_same_grids_and_each_pick_joins_the_pickers_pool()
         pair.intent(picker, Intent::Pick(open_line(&cells))).unwrap();
         pair.drive();
     }
-    assert_eq!(picked(&pair, Seat::Host), picked(&pair, Seat::Guest));
-    let picks = picked(&pair, Seat::Host);
+    assert_eq!(picked(&pair, Seat::HOST), picked(&pair, Seat::GUEST));
+    let picks = picked(&pair, Seat::HOST);
     assert_eq!(picks.len(), 8);
     // The first pick of each grid is the host's in even grids, the guest's in odd ones, and takes three cards.
     for (grid, pair_of_picks) in picks.chunks(2).enumerate() {
-        let first = if grid % 2 == 0 { Seat::Host } else { Seat::Guest };
+        let first = if grid % 2 == 0 { Seat::HOST } else { Seat::GUEST };
         assert_eq!((pair_of_picks[0].0, pair_of_picks[1].0), (first, first.opponent()));
         assert_eq!(pair_of_picks[0].2.len(), 3);
     }
@@ -540,16 +540,16 @@ fn sent_forms(pair: &Pair<Ristretto255>, seat: Seat, pool_shuffle: bool) -> Vec<
 fn a_drafted_pool_is_shuffled_by_its_owner_so_a_deck_does_not_tell_which_cards_seen_drafted_it_kept() {
     let mut pair = grid_pair(2);
     for _ in 0..4 {
-        let (_, cells, picker) = shown_grid(&pair, Seat::Host).expect("a grid is shown");
+        let (_, cells, picker) = shown_grid(&pair, Seat::HOST).expect("a grid is shown");
         pair.intent(picker.unwrap(), Intent::Pick(open_line(&cells))).unwrap();
         pair.drive();
     }
     // Every card of a grid draft is public, and the guest holds the host's picks in the forms it stripped for it.
     // The host's pool, which its decks name positions of, is none of those forms: a deck's positions cannot be
     // matched to the picks the guest saw.
-    let drafted = sent_forms(&pair, Seat::Guest, false);
-    let pool = sent_forms(&pair, Seat::Host, true);
-    assert_eq!(pool.len(), pool_of(&pair, Seat::Host).len());
+    let drafted = sent_forms(&pair, Seat::GUEST, false);
+    let pool = sent_forms(&pair, Seat::HOST, true);
+    assert_eq!(pool.len(), pool_of(&pair, Seat::HOST).len());
     assert!(pool.iter().all(|form| !drafted.contains(form)), "the host's pool is in the forms the guest drafted");
     let pools = Seat::BOTH.map(|seat| pool_of(&pair, seat));
     build_both(&mut pair, Seat::BOTH.map(|seat| deck(&pools[seat as usize], 3, 10)));
@@ -559,17 +559,17 @@ fn a_drafted_pool_is_shuffled_by_its_owner_so_a_deck_does_not_tell_which_cards_s
 #[test]
 fn a_pick_of_a_line_not_offered_is_an_alert() {
     let mut pair = grid_pair(2);
-    let (_, cells, _) = shown_grid(&pair, Seat::Host).unwrap();
+    let (_, cells, _) = shown_grid(&pair, Seat::HOST).unwrap();
     let line = open_line(&cells);
-    pair.intent(Seat::Host, Intent::Pick(line)).unwrap();
+    pair.intent(Seat::HOST, Intent::Pick(line)).unwrap();
     pair.drive();
     // The guest's turn: it takes the same row again, which holds nothing now.
-    let seq = pair.engine(Seat::Guest).record().iter().filter(|(from, _)| *from == Seat::Guest).count() as u64;
-    let ack = pair.ack_of(Seat::Guest, seq);
+    let seq = pair.engine(Seat::GUEST).record().iter().filter(|(from, _)| *from == Seat::GUEST).count() as u64;
+    let ack = pair.ack_of(Seat::GUEST, seq);
     pair.guest.send_unchecked(wire::encode_body(&Message::<Ristretto255>::GridPick { grid: 0, line }), ack);
     pair.collect();
     pair.drive();
-    let alerts = misbehaviour(&pair, Seat::Host);
+    let alerts = misbehaviour(&pair, Seat::HOST);
     assert!(alerts.iter().any(|alert| alert.contains("not offered")), "{alerts:?}");
 }
 
@@ -592,8 +592,8 @@ fn looking(pair: &Pair<Ristretto255>, seat: Seat) -> Option<(Seat, u8)> {
 fn a_winston_draft_shares_out_every_card_and_shows_each_player_only_what_it_looked_at() {
     let mut pair = winston_pair(24);
     let mut turns = 0;
-    while let Some((seat, pile)) = looking(&pair, Seat::Host) {
-        assert_eq!(looking(&pair, Seat::Guest), Some((seat, pile)), "both engines agree on whose turn it is");
+    while let Some((seat, pile)) = looking(&pair, Seat::HOST) {
+        assert_eq!(looking(&pair, Seat::GUEST), Some((seat, pile)), "both engines agree on whose turn it is");
         // Out of turn is refused, and nothing is sent.
         assert!(pair.intent(seat.opponent(), Intent::Pile(wire::PileChoice::Take)).is_err());
         // Pass three looks in four, so that piles grow and the last pile is passed too (taking the stack's top card
@@ -608,7 +608,7 @@ fn a_winston_draft_shares_out_every_card_and_shows_each_player_only_what_it_look
     }
     let pools = Seat::BOTH.map(|seat| pool_of(&pair, seat));
     assert_eq!(pools[0].len() + pools[1].len(), 24, "every card of the draft went to a pool: {pools:?}");
-    let unseen = pair.events(Seat::Host).iter().filter(|e| matches!(e, Event::PileTaken { pile: None, .. })).count();
+    let unseen = pair.events(Seat::HOST).iter().filter(|e| matches!(e, Event::PileTaken { pile: None, .. })).count();
     assert!(unseen > 0, "a card was taken from the stack unseen");
     assert!(pools[0].iter().all(|card| !pools[1].contains(card)));
     for seat in Seat::BOTH {
@@ -632,13 +632,13 @@ fn a_winston_draft_shares_out_every_card_and_shows_each_player_only_what_it_look
 fn a_winston_choice_of_a_pile_not_offered_is_an_alert() {
     let mut pair = winston_pair(12);
     // The host looks at pile 0; the guest answers for pile 2 in its place.
-    let seq = pair.engine(Seat::Guest).record().iter().filter(|(from, _)| *from == Seat::Guest).count() as u64;
-    let ack = pair.ack_of(Seat::Guest, seq);
+    let seq = pair.engine(Seat::GUEST).record().iter().filter(|(from, _)| *from == Seat::GUEST).count() as u64;
+    let ack = pair.ack_of(Seat::GUEST, seq);
     let choice = Message::<Ristretto255>::WinstonChoice { pile: 2, choice: wire::PileChoice::Take };
     pair.guest.send_unchecked(wire::encode_body(&choice), ack);
     pair.collect();
     pair.drive();
-    let alerts = misbehaviour(&pair, Seat::Host);
+    let alerts = misbehaviour(&pair, Seat::HOST);
     assert!(alerts.iter().any(|alert| alert.contains("not offered")), "{alerts:?}");
 }
 
@@ -699,7 +699,7 @@ fn draft_through(pair: &mut Pair<Ristretto255>, guest_first: bool, pick: impl Fn
             }
         }
         if guest_first {
-            while pair.step_from(Seat::Guest) || pair.step_from(Seat::Host) {}
+            while pair.step_from(Seat::GUEST) || pair.step_from(Seat::HOST) {}
         } else {
             pair.drive();
         }
@@ -724,7 +724,7 @@ fn sent_positions(pair: &Pair<Ristretto255>, seat: Seat, pick: bool) -> Vec<u32>
 #[test]
 fn a_booster_draft_passes_every_pack_and_shows_nobody_a_card_before_its_pack_comes() {
     let mut pair = draft_pair(2, 5, 41);
-    draft_through(&mut pair, false, |seat, size| if seat == Seat::Host { 0 } else { size as u32 - 1 });
+    draft_through(&mut pair, false, |seat, size| if seat == Seat::HOST { 0 } else { size as u32 - 1 });
     let pools = Seat::BOTH.map(|seat| pool_of(&pair, seat));
     assert_eq!([pools[0].len(), pools[1].len()], [10, 10], "two packs of five each, both passed: {pools:?}");
     assert!(pools[0].iter().all(|card| !pools[1].contains(card)));
@@ -763,7 +763,7 @@ fn a_booster_draft_passes_every_pack_and_shows_nobody_a_card_before_its_pack_com
 
 #[test]
 fn a_booster_draft_drafts_the_same_pools_whichever_messages_arrive_first() {
-    let pick = |seat: Seat, size: usize| if seat == Seat::Host { (size / 2) as u32 } else { 0 };
+    let pick = |seat: Seat, size: usize| if seat == Seat::HOST { (size / 2) as u32 } else { 0 };
     let mut straight = draft_pair(3, 4, 43);
     draft_through(&mut straight, false, pick);
     let mut guest_first = draft_pair(3, 4, 43);
@@ -779,13 +779,13 @@ fn a_pick_of_a_card_not_offered_is_an_alert() {
     // The host's first pack is pack 0; the guest picks from it, then from its own with a position of pack 0.
     for (pack, position) in [(0u32, 1u32), (1, 2)] {
         let mut pair = draft_pair(1, 5, 45);
-        let seq = pair.engine(Seat::Guest).record().iter().filter(|(from, _)| *from == Seat::Guest).count() as u64;
-        let ack = pair.ack_of(Seat::Guest, seq);
+        let seq = pair.engine(Seat::GUEST).record().iter().filter(|(from, _)| *from == Seat::GUEST).count() as u64;
+        let ack = pair.ack_of(Seat::GUEST, seq);
         let pick = Message::<Ristretto255>::PackPick { pack, position };
         pair.guest.send_unchecked(wire::encode_body(&pick), ack);
         pair.collect();
         pair.drive();
-        let alerts = misbehaviour(&pair, Seat::Host);
+        let alerts = misbehaviour(&pair, Seat::HOST);
         assert!(alerts.iter().any(|alert| alert.contains("not offered")), "{alerts:?}");
     }
 }
@@ -794,7 +794,7 @@ fn a_pick_of_a_card_not_offered_is_an_alert() {
 fn a_pass_that_swaps_a_card_is_an_alert() {
     for swap_form in [false, true] {
         let mut pair = draft_pair(1, 5, 47);
-        pair.intent(Seat::Host, Intent::TakeCard(2)).unwrap();
+        pair.intent(Seat::HOST, Intent::TakeCard(2)).unwrap();
         // The host's pass: its pick, then its reveal of the rest of the pack to the guest.
         let genuine = pair.queue.pop_back().expect("the pass is on its way");
         let envelope = wire::decode_envelope(&genuine.bytes).unwrap();
@@ -808,16 +808,16 @@ fn a_pass_that_swaps_a_card_is_an_alert() {
             forms.swap(0, 1);
         } else {
             // The card taken passed in place of one kept.
-            positions[0] = sent_positions(&pair, Seat::Host, true)[0];
+            positions[0] = sent_positions(&pair, Seat::HOST, true)[0];
         }
         let body = wire::encode_body(&Message::StackReveal { positions, forms, proof });
         let host = LimitedConfig { pool: cube(60), format: Some(LimitedFormat::Draft { packs: 1, cards: 5 }) };
         let bytes = reseal_as(&pair, host, 47, envelope.seq, body);
         // The pick goes first, as sent.
         pair.drive();
-        pair.deliver(fairdeck_shared::pair::InFlight { from: Seat::Host, bytes });
+        pair.deliver(fairdeck_shared::pair::InFlight { from: Seat::HOST, bytes });
         pair.drive();
-        let alerts = misbehaviour(&pair, Seat::Guest);
+        let alerts = misbehaviour(&pair, Seat::GUEST);
         let expected = if swap_form { "reveal of stack positions" } else { "other cards than owed" };
         assert!(alerts.iter().any(|alert| alert.contains(expected)), "{alerts:?}");
     }
@@ -829,8 +829,8 @@ fn passing_every_pile_with_one_card_left_in_the_stack_takes_that_card_unseen() {
     // stack), then the last pile with one card left: it takes that card unseen, and pile 2 stays as it was.
     let mut pair = winston_pair(6);
     for pile in 0..3 {
-        assert_eq!(looking(&pair, Seat::Host), Some((Seat::Host, pile)));
-        pair.intent(Seat::Host, Intent::Pile(wire::PileChoice::Pass)).unwrap();
+        assert_eq!(looking(&pair, Seat::HOST), Some((Seat::HOST, pile)));
+        pair.intent(Seat::HOST, Intent::Pile(wire::PileChoice::Pass)).unwrap();
         pair.drive();
     }
     let winston = |pair: &Pair<Ristretto255>, seat| {
@@ -840,15 +840,15 @@ fn passing_every_pile_with_one_card_left_in_the_stack_takes_that_card_unseen() {
         })
     };
     for seat in Seat::BOTH {
-        assert_eq!(winston(&pair, seat), Some(([2, 2, 1], 0, Some((Seat::Guest, 0)))), "{seat:?}");
+        assert_eq!(winston(&pair, seat), Some(([2, 2, 1], 0, Some((Seat::GUEST, 0)))), "{seat:?}");
         assert!(misbehaviour(&pair, seat).is_empty(), "{:?}", misbehaviour(&pair, seat));
     }
-    let unseen = |event: &Event| matches!(event, Event::PileTaken { by: Seat::Host, pile: None, count: 1, cards } if cards.len() == 1);
-    assert!(pair.events(Seat::Host).iter().any(unseen), "the host is told the card it took");
+    let unseen = |event: &Event| matches!(event, Event::PileTaken { by: Seat::HOST, pile: None, count: 1, cards } if cards.len() == 1);
+    assert!(pair.events(Seat::HOST).iter().any(unseen), "the host is told the card it took");
     // With the stack empty, the guest may not pass its only pile with no later card: it takes it.
-    assert!(pair.intent(Seat::Guest, Intent::Pile(wire::PileChoice::Take)).is_ok());
+    assert!(pair.intent(Seat::GUEST, Intent::Pile(wire::PileChoice::Take)).is_ok());
     pair.drive();
-    while let Some((seat, _)) = looking(&pair, Seat::Host) {
+    while let Some((seat, _)) = looking(&pair, Seat::HOST) {
         pair.intent(seat, Intent::Pile(wire::PileChoice::Take)).unwrap();
         pair.drive();
     }
@@ -864,19 +864,19 @@ fn a_pass_of_the_last_pile_with_the_stack_empty_is_refused_and_the_message_is_an
     // Three cards: the three piles, no stack. Passing pile 0 is allowed (later piles hold cards); passing the last
     // one is not.
     for _ in 0..2 {
-        pair.intent(Seat::Host, Intent::Pile(wire::PileChoice::Pass)).unwrap();
+        pair.intent(Seat::HOST, Intent::Pile(wire::PileChoice::Pass)).unwrap();
         pair.drive();
     }
-    assert_eq!(looking(&pair, Seat::Host), Some((Seat::Host, 2)));
-    assert!(pair.intent(Seat::Host, Intent::Pile(wire::PileChoice::Pass)).is_err());
+    assert_eq!(looking(&pair, Seat::HOST), Some((Seat::HOST, 2)));
+    assert!(pair.intent(Seat::HOST, Intent::Pile(wire::PileChoice::Pass)).is_err());
     // The same pass, made up by the host's program, is refused by the guest with an alert, and nothing crashes.
-    let seq = pair.engine(Seat::Host).record().iter().filter(|(from, _)| *from == Seat::Host).count() as u64;
-    let ack = pair.ack_of(Seat::Host, seq);
+    let seq = pair.engine(Seat::HOST).record().iter().filter(|(from, _)| *from == Seat::HOST).count() as u64;
+    let ack = pair.ack_of(Seat::HOST, seq);
     let pass = Message::<Ristretto255>::WinstonChoice { pile: 2, choice: wire::PileChoice::Pass };
     pair.host.send_unchecked(wire::encode_body(&pass), ack);
     pair.collect();
     pair.drive();
-    let alerts = misbehaviour(&pair, Seat::Guest);
+    let alerts = misbehaviour(&pair, Seat::GUEST);
     assert!(alerts.iter().any(|alert| alert.contains("not offered")), "{alerts:?}");
 }
 

@@ -40,22 +40,22 @@ fn alerts(observer: &mut Observer<G>) -> Vec<(AlertKind, bool)> {
 #[test]
 fn a_card_is_named_to_the_spectator_when_both_players_know_it() {
     let mut pair = ready();
-    pair.intent(Seat::Guest, Intent::Act(Action::Draw { count: 2 })).unwrap();
+    pair.intent(Seat::GUEST, Intent::Act(Action::Draw { count: 2 })).unwrap();
     pair.drive();
     let mut spectator = Observer::<G>::new([1; 32]);
-    assert!(feed(&mut spectator, &pair, Seat::Host, 0).is_empty());
-    let hand = pair.guest.table().zone(ZoneId::hand(Seat::Guest)).to_vec();
+    assert!(feed(&mut spectator, &pair, Seat::HOST, 0).is_empty());
+    let hand = pair.guest.table().zone(ZoneId::hand(Seat::GUEST)).to_vec();
     assert_eq!(hand.len(), 2);
     assert!(hand.iter().all(|id| spectator.identity(*id).is_none()), "the guest's hand is the guest's alone");
     assert_eq!(spectator.table(), pair.host.table());
 
     let played = hand[0];
-    let to = ZoneId::new(Seat::Guest, ZoneKind::Play);
+    let to = ZoneId::new(Seat::GUEST, ZoneKind::Play);
     let action = Action::Move { card: played, to, position: Position::Top, placement: Placement::default() };
-    pair.intent(Seat::Guest, Intent::Act(action)).unwrap();
+    pair.intent(Seat::GUEST, Intent::Act(action)).unwrap();
     pair.drive();
-    let taken = spectator.seen(Seat::Host) + spectator.seen(Seat::Guest);
-    assert!(feed(&mut spectator, &pair, Seat::Host, taken as usize).is_empty());
+    let taken = spectator.seen(Seat::HOST) + spectator.seen(Seat::GUEST);
+    assert!(feed(&mut spectator, &pair, Seat::HOST, taken as usize).is_empty());
     assert_eq!(spectator.identity(played), pair.guest.identity(played), "played face up: public");
     assert!(spectator.identity(played).is_some());
     assert_eq!(spectator.identity(hand[1]), None, "still in hand");
@@ -65,7 +65,7 @@ fn a_card_is_named_to_the_spectator_when_both_players_know_it() {
 #[test]
 fn a_forwarded_envelope_changed_on_its_way_is_caught_and_blames_nobody() {
     let mut pair = ready();
-    pair.intent(Seat::Host, Intent::Act(Action::Draw { count: 1 })).unwrap();
+    pair.intent(Seat::HOST, Intent::Act(Action::Draw { count: 1 })).unwrap();
     pair.drive();
     let mut spectator = Observer::<G>::new([2; 32]);
     let record = pair.host.record();
@@ -91,8 +91,8 @@ fn a_player_showing_the_spectator_another_message_is_caught_by_the_opponents_nex
     let mut shown = ready();
     let mut played = ready();
     let before = shown.host.record().len();
-    shown.intent(Seat::Host, Intent::Act(Action::Flip)).unwrap();
-    played.intent(Seat::Host, Intent::Act(Action::Roll { dice: "1d6".parse().unwrap() })).unwrap();
+    shown.intent(Seat::HOST, Intent::Act(Action::Flip)).unwrap();
+    played.intent(Seat::HOST, Intent::Act(Action::Roll { dice: "1d6".parse().unwrap() })).unwrap();
     played.drive();
     let mut spectator = Observer::<G>::new([3; 32]);
     for (from, envelope) in &played.host.record()[..before] {
@@ -104,7 +104,7 @@ fn a_player_showing_the_spectator_another_message_is_caught_by_the_opponents_nex
     }
     assert!(alerts(&mut spectator).is_empty());
     // The guest's next message acknowledges the message it really took in: the chains differ.
-    let (guest, answer) = played.host.record()[before..].iter().find(|(from, _)| *from == Seat::Guest).unwrap();
+    let (guest, answer) = played.host.record()[before..].iter().find(|(from, _)| *from == Seat::GUEST).unwrap();
     spectator.observe(*guest, &wire::encode_envelope(answer));
     let raised = alerts(&mut spectator);
     assert_eq!(raised, vec![(AlertKind::Sequence, false)]);
@@ -113,19 +113,19 @@ fn a_player_showing_the_spectator_another_message_is_caught_by_the_opponents_nex
 #[test]
 fn an_envelope_acknowledging_messages_not_shown_is_caught() {
     let mut pair = ready();
-    pair.intent(Seat::Host, Intent::Act(Action::Draw { count: 1 })).unwrap();
+    pair.intent(Seat::HOST, Intent::Act(Action::Draw { count: 1 })).unwrap();
     pair.drive();
     let record = pair.host.record();
     // Everything but the host's last message before the guest's last: the guest's acknowledges a message the
     // spectator was not shown.
-    let guest_last = record.iter().rposition(|(from, _)| *from == Seat::Guest).unwrap();
-    let host_before = record[..guest_last].iter().rposition(|(from, _)| *from == Seat::Host).unwrap();
+    let guest_last = record.iter().rposition(|(from, _)| *from == Seat::GUEST).unwrap();
+    let host_before = record[..guest_last].iter().rposition(|(from, _)| *from == Seat::HOST).unwrap();
     let mut spectator = Observer::<G>::new([4; 32]);
     for (from, envelope) in record[..guest_last].iter().take(host_before) {
         spectator.observe(*from, &wire::encode_envelope(envelope));
     }
     for (from, envelope) in &record[host_before + 1..=guest_last] {
-        if *from == Seat::Guest {
+        if *from == Seat::GUEST {
             spectator.observe(*from, &wire::encode_envelope(envelope));
         }
     }
@@ -141,8 +141,8 @@ fn what_a_spectator_is_forwarded_holds_no_hidden_card_name() {
         pair.intent(seat, Intent::Act(Action::Draw { count: 3 })).unwrap();
     }
     pair.drive();
-    let shown = pair.host.table().zone(ZoneId::hand(Seat::Host))[0];
-    pair.intent(Seat::Host, Intent::Act(Action::Reveal { cards: vec![shown], to: None })).unwrap();
+    let shown = pair.host.table().zone(ZoneId::hand(Seat::HOST))[0];
+    pair.intent(Seat::HOST, Intent::Act(Action::Reveal { cards: vec![shown], to: None })).unwrap();
     pair.drive();
     let forwarded: Vec<u8> =
         pair.guest.record().iter().flat_map(|(_, envelope)| wire::encode_envelope(envelope)).collect();
@@ -163,6 +163,6 @@ fn what_a_spectator_is_forwarded_holds_no_hidden_card_name() {
     }
     assert!(hidden >= 20, "most cards are hidden: {hidden}");
     let mut spectator = Observer::<G>::new([6; 32]);
-    assert!(feed(&mut spectator, &pair, Seat::Guest, 0).is_empty());
+    assert!(feed(&mut spectator, &pair, Seat::GUEST, 0).is_empty());
     assert_eq!(spectator.identity(shown), pair.host.identity(shown), "the revealed card is named");
 }

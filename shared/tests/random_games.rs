@@ -45,7 +45,7 @@ struct Choice {
 }
 
 fn seat() -> impl Strategy<Value = Seat> {
-    prop_oneof![Just(Seat::Host), Just(Seat::Guest)]
+    prop_oneof![Just(Seat::HOST), Just(Seat::GUEST)]
 }
 
 fn step() -> impl Strategy<Value = Step> {

@@ -190,19 +190,19 @@ fn seed_000_shuffle_is_a_bijection_of_the_draws() {
 #[test]
 fn commitments_bind_the_seat_the_nonce_and_the_value() {
     let mut rng = ChaCha20Rng::from_seed([1; 32]);
-    let (commitment, opening) = commit("dice/1", &GAME, Seat::Host, b"value", &mut rng);
-    assert_eq!(commitment.verify("dice/1", &GAME, Seat::Host, &opening).unwrap().into_inner(), b"value");
-    assert_eq!(commitment.verify("dice/1", &GAME, Seat::Guest, &opening).unwrap_err(), ProofError::Opening);
-    assert_eq!(commitment.verify("dice/2", &GAME, Seat::Host, &opening).unwrap_err(), ProofError::Opening);
-    assert_eq!(commitment.verify("dice/1", &GameId([4; 32]), Seat::Host, &opening).unwrap_err(), ProofError::Opening);
+    let (commitment, opening) = commit("dice/1", &GAME, Seat::HOST, b"value", &mut rng);
+    assert_eq!(commitment.verify("dice/1", &GAME, Seat::HOST, &opening).unwrap().into_inner(), b"value");
+    assert_eq!(commitment.verify("dice/1", &GAME, Seat::GUEST, &opening).unwrap_err(), ProofError::Opening);
+    assert_eq!(commitment.verify("dice/2", &GAME, Seat::HOST, &opening).unwrap_err(), ProofError::Opening);
+    assert_eq!(commitment.verify("dice/1", &GameId([4; 32]), Seat::HOST, &opening).unwrap_err(), ProofError::Opening);
     let mut other_value = opening.clone();
     other_value.value = b"valuf".to_vec();
-    assert_eq!(commitment.verify("dice/1", &GAME, Seat::Host, &other_value).unwrap_err(), ProofError::Opening);
+    assert_eq!(commitment.verify("dice/1", &GAME, Seat::HOST, &other_value).unwrap_err(), ProofError::Opening);
     let mut other_nonce = opening.clone();
     other_nonce.nonce[31] ^= 1;
-    assert_eq!(commitment.verify("dice/1", &GAME, Seat::Host, &other_nonce).unwrap_err(), ProofError::Opening);
+    assert_eq!(commitment.verify("dice/1", &GAME, Seat::HOST, &other_nonce).unwrap_err(), ProofError::Opening);
     // Two commitments to the same value differ (the nonce), so a die is not guessed from its hash.
-    let (again, _) = commit("dice/1", &GAME, Seat::Host, b"value", &mut rng);
+    let (again, _) = commit("dice/1", &GAME, Seat::HOST, b"value", &mut rng);
     assert_ne!(again, commitment);
 }
 
@@ -210,8 +210,8 @@ fn commitments_bind_the_seat_the_nonce_and_the_value() {
 fn shared_randomness_agrees_and_refuses_echoes_and_bad_openings() {
     let mut host_rng = ChaCha20Rng::from_seed([1; 32]);
     let mut guest_rng = ChaCha20Rng::from_seed([2; 32]);
-    let (host, host_commitment) = SharedRandom::start("roll/3", GAME, Seat::Host, &mut host_rng);
-    let (guest, guest_commitment) = SharedRandom::start("roll/3", GAME, Seat::Guest, &mut guest_rng);
+    let (host, host_commitment) = SharedRandom::start("roll/3", GAME, Seat::HOST, &mut host_rng);
+    let (guest, guest_commitment) = SharedRandom::start("roll/3", GAME, Seat::GUEST, &mut guest_rng);
     let (host_waiting, host_opening) = host.reveal(guest_commitment).unwrap();
     let (guest_waiting, guest_opening) = guest.reveal(host_commitment).unwrap();
     let host_seed = host_waiting.finish(&guest_opening).unwrap();
@@ -227,15 +227,15 @@ fn shared_randomness_agrees_and_refuses_echoes_and_bad_openings() {
     // The mirror attack: the guest echoes the host's commitment (to open it with the host's
     // own opening later, cancelling it out). Refused at once; and the seat inside the hash
     // would refuse the echoed opening anyway (see the commitment test).
-    let (host, host_commitment) = SharedRandom::start("coin/4", GAME, Seat::Host, &mut host_rng);
+    let (host, host_commitment) = SharedRandom::start("coin/4", GAME, Seat::HOST, &mut host_rng);
     assert_eq!(host.reveal(host_commitment).err().unwrap(), ProofError::EchoedCommitment);
 
     // An opening from another round does not open this one.
-    let (host, host_commitment) = SharedRandom::start("coin/5", GAME, Seat::Host, &mut host_rng);
-    let (guest, guest_commitment) = SharedRandom::start("coin/5", GAME, Seat::Guest, &mut guest_rng);
+    let (host, host_commitment) = SharedRandom::start("coin/5", GAME, Seat::HOST, &mut host_rng);
+    let (guest, guest_commitment) = SharedRandom::start("coin/5", GAME, Seat::GUEST, &mut guest_rng);
     let (host_waiting, _) = host.reveal(guest_commitment).unwrap();
     let (_, _) = guest.reveal(host_commitment).unwrap();
-    let (old_guest, _) = SharedRandom::start("coin/4", GAME, Seat::Guest, &mut guest_rng);
+    let (old_guest, _) = SharedRandom::start("coin/4", GAME, Seat::GUEST, &mut guest_rng);
     let (_, old_opening) = old_guest.reveal(host_commitment).unwrap();
     assert_eq!(host_waiting.finish(&old_opening).unwrap_err(), ProofError::Opening);
 }
@@ -250,8 +250,8 @@ fn shared_coins_and_dice_are_fair() {
         let mut host_rng = ChaCha20Rng::seed_from_u64(round);
         let mut guest_rng = ChaCha20Rng::seed_from_u64(round + 1_000_000);
         let purpose = format!("roll/{round}");
-        let (host, host_commitment) = SharedRandom::start(&purpose, GAME, Seat::Host, &mut host_rng);
-        let (guest, guest_commitment) = SharedRandom::start(&purpose, GAME, Seat::Guest, &mut guest_rng);
+        let (host, host_commitment) = SharedRandom::start(&purpose, GAME, Seat::HOST, &mut host_rng);
+        let (guest, guest_commitment) = SharedRandom::start(&purpose, GAME, Seat::GUEST, &mut guest_rng);
         let (host_waiting, _) = host.reveal(guest_commitment).unwrap();
         let (_, guest_opening) = guest.reveal(host_commitment).unwrap();
         let seed = host_waiting.finish(&guest_opening).unwrap();

@@ -41,8 +41,8 @@ const SEED: u8 = 11;
 
 fn slot(seat: Seat) -> usize {
     match seat {
-        Seat::Host => 0,
-        Seat::Guest => 1,
+        Seat::HOST => 0,
+        Seat::GUEST => 1,
     }
 }
 
@@ -159,14 +159,14 @@ impl<G: Group> Game<G> {
     ) -> Vec<u8> {
         let config = EngineConfig {
             name: match cheater {
-                Seat::Host => "Host".into(),
-                Seat::Guest => "Guest".into(),
+                Seat::HOST => "Host".into(),
+                Seat::GUEST => "Guest".into(),
             },
             software: "fairdeck-test".into(),
         };
         let seed = match cheater {
-            Seat::Host => [SEED; 32],
-            Seat::Guest => [SEED.wrapping_add(1); 32],
+            Seat::HOST => [SEED; 32],
+            Seat::GUEST => [SEED.wrapping_add(1); 32],
         };
         let mut puppet =
             Engine::<G>::new(cheater, config, self.decks[slot(cheater)].clone(), seed).expect("valid deck");
@@ -384,7 +384,7 @@ fn scalar_plus_one<G: Group>(value: &Value) -> Value {
 
 /// The proposal the host's last message rejected, if it is a rejection.
 fn last_reject<G: Group>(game: &Game<G>) -> Option<u64> {
-    match body::<G>(game.sent(Seat::Host).last().unwrap()) {
+    match body::<G>(game.sent(Seat::HOST).last().unwrap()) {
         Message::Reject { seq, .. } => Some(seq),
         _ => None,
     }
@@ -455,7 +455,7 @@ fn rewrite_body<G: Group>(
 /// the next message of the guest.
 fn host_draws<G: Group>(library: usize, count: u32) -> Game<G> {
     let mut game = Game::ready(library);
-    game.act(Seat::Host, Action::Draw { count });
+    game.act(Seat::HOST, Action::Draw { count });
     game
 }
 
@@ -481,8 +481,8 @@ fn stacking_the_host_reorders_its_dirty_library_without_fresh_locks() {
     // The honest host's shuffle of a dirty library is a full one; the cheater sends a
     // reorder it chose itself, knowing where its peeked card goes.
     rewrite_body::<Ristretto255>(
-        || dirty_shuffle(Seat::Host),
-        Seat::Host,
+        || dirty_shuffle(Seat::HOST),
+        Seat::HOST,
         is_act,
         |game, act| {
             let Message::Act { action: Action::Shuffle { permutation: None }, seen, .. } = body::<Ristretto255>(act)
@@ -490,7 +490,7 @@ fn stacking_the_host_reorders_its_dirty_library_without_fresh_locks() {
                 panic!("an honest shuffle of a dirty library is a full one")
             };
             wire::encode_body::<Ristretto255>(&Message::Act {
-                action: reorder_only(game, Seat::Host),
+                action: reorder_only(game, Seat::HOST),
                 seen,
                 digest: None,
             })
@@ -502,13 +502,13 @@ fn stacking_the_host_reorders_its_dirty_library_without_fresh_locks() {
 #[test]
 fn stacking_proposed_by_the_guest_is_rejected_and_alerted() {
     let (game, alert) = rewrite_body::<Ristretto255>(
-        || dirty_shuffle(Seat::Guest),
-        Seat::Guest,
+        || dirty_shuffle(Seat::GUEST),
+        Seat::GUEST,
         is_act,
         |game, act| {
             let Message::Act { seen, .. } = body::<Ristretto255>(act) else { panic!("an act") };
             wire::encode_body::<Ristretto255>(&Message::Act {
-                action: reorder_only(game, Seat::Guest),
+                action: reorder_only(game, Seat::GUEST),
                 seen,
                 digest: None,
             })
@@ -527,12 +527,12 @@ fn a_reorder_that_is_not_a_permutation_is_refused() {
     // position (it would duplicate a card and lose another).
     let prepare = || {
         let mut game = Game::<Ristretto255>::ready(8);
-        game.act(Seat::Host, Action::Shuffle { permutation: None });
+        game.act(Seat::HOST, Action::Shuffle { permutation: None });
         game
     };
     rewrite_body(
         prepare,
-        Seat::Host,
+        Seat::HOST,
         is_act,
         |_, act| {
             retype::<Ristretto255>(act, |m| {
@@ -551,10 +551,10 @@ fn a_reorder_that_is_not_a_permutation_is_refused() {
 /// The guest draws a card and plays it face up: its strip reveals the card to the host.
 fn guest_plays_face_up<G: Group>() -> Game<G> {
     let mut game = Game::ready(8);
-    game.play(Seat::Guest, Action::Draw { count: 1 });
-    let card = game.hand(Seat::Guest)[0];
-    let to = ZoneId::new(Seat::Guest, ZoneKind::Play);
-    game.act(Seat::Guest, Action::Move { card, to, position: Position::Top, placement: Placement::default() });
+    game.play(Seat::GUEST, Action::Draw { count: 1 });
+    let card = game.hand(Seat::GUEST)[0];
+    let to = ZoneId::new(Seat::GUEST, ZoneKind::Play);
+    game.act(Seat::GUEST, Action::Move { card, to, position: Position::Top, placement: Placement::default() });
     game
 }
 
@@ -564,11 +564,11 @@ fn a_card_substituted_at_reveal_by_one_of_the_sideboard_is_caught() {
     // point of its own deck, just not the one under the lock.
     rewrite_body(
         guest_plays_face_up::<Ristretto255>,
-        Seat::Guest,
+        Seat::GUEST,
         is_strip,
         |game, strip| {
-            let guest = game.engine(Seat::Guest);
-            let sideboard = guest.table().zone(ZoneId::new(Seat::Guest, ZoneKind::Sideboard))[0];
+            let guest = game.engine(Seat::GUEST);
+            let sideboard = guest.table().zone(ZoneId::new(Seat::GUEST, ZoneKind::Sideboard))[0];
             let point = guest.identity_point(sideboard).expect("the guest's own sideboard card");
             retype::<Ristretto255>(strip, |m| strip_groups(m)[0].forms[0] = point)
         },
@@ -581,7 +581,7 @@ fn swapped_strip<G: Group>(library: usize) {
     // take each card for the other.
     rewrite_body(
         || host_draws::<G>(library, 2),
-        Seat::Guest,
+        Seat::GUEST,
         is_strip,
         |_, strip| {
             retype::<G>(strip, |m| {
@@ -608,7 +608,7 @@ fn cards_swapped_in_a_strip_are_caught_modp2048() {
 fn a_strip_to_a_garbage_element_is_caught() {
     rewrite_body(
         || host_draws::<Ristretto255>(8, 2),
-        Seat::Guest,
+        Seat::GUEST,
         is_strip,
         |_, strip| {
             retype::<Ristretto255>(strip, |m| strip_groups(m)[0].forms[1] = Ristretto255::hash_to_element(b"garbage"))
@@ -623,23 +623,23 @@ fn a_strip_with_another_key_and_a_proof_for_that_key_is_caught() {
     // one the guest committed to on these cards.
     rewrite_body(
         || host_draws::<Ristretto255>(8, 2),
-        Seat::Guest,
+        Seat::GUEST,
         is_strip,
         |game, strip| {
             // At set-up the guest's shuffle step gave the host's library, in order, the forms
             // the guest now strips (host cards are numbered from 1 in library order).
             let setup = game
-                .received(Seat::Host)
+                .received(Seat::HOST)
                 .iter()
                 .find_map(|e| match body::<Ristretto255>(e) {
-                    Message::ShuffleStep { step } if step.library == Seat::Host => Some(step.shuffles[0].cards.clone()),
+                    Message::ShuffleStep { step } if step.library == Seat::HOST => Some(step.shuffles[0].cards.clone()),
                     _ => None,
                 })
                 .unwrap();
             let Message::Strip { unlock, groups } = body::<Ristretto255>(strip) else { panic!("a strip") };
             let locked: Vec<_> = groups[0].cards.iter().map(|id| setup[id.0 as usize - 1]).collect();
             let context =
-                ProofContext::new(game.engine(Seat::Host).game_id().unwrap(), strip.seq, format!("unlock/{unlock}"));
+                ProofContext::new(game.engine(Seat::HOST).game_id().unwrap(), strip.seq, format!("unlock/{unlock}"));
             let wrong = LockKey::<Ristretto255>::generate(&mut ChaCha20Rng::from_seed([3; 32]));
             let (stripped, proof) = wrong.strip_with_proof(&locked, &context, &mut ChaCha20Rng::from_seed([4; 32]));
             let forms = stripped.into_inner().cards;
@@ -660,7 +660,7 @@ fn a_tampered_strip_proof_is_caught() {
     for field in ["challenge", "response"] {
         let (_, alert) = rewrite_body(
             || host_draws::<Ristretto255>(8, 2),
-            Seat::Guest,
+            Seat::GUEST,
             is_strip,
             |_, strip| {
                 rejson(strip, |v| {
@@ -678,7 +678,7 @@ fn a_tampered_strip_proof_is_caught() {
 fn a_strip_under_the_wrong_key_name_is_caught() {
     rewrite_body(
         || host_draws::<Ristretto255>(8, 2),
-        Seat::Guest,
+        Seat::GUEST,
         is_strip,
         |_, strip| retype::<Ristretto255>(strip, |m| strip_groups(m)[0].key.epoch += 1),
         AlertKind::Unexpected,
@@ -689,7 +689,7 @@ fn a_strip_under_the_wrong_key_name_is_caught() {
 fn a_strip_that_leaves_cards_locked_is_caught() {
     rewrite_body(
         || host_draws::<Ristretto255>(8, 2),
-        Seat::Guest,
+        Seat::GUEST,
         is_strip,
         |_, strip| retype::<Ristretto255>(strip, |m| strip_groups(m).clear()),
         AlertKind::Unexpected,
@@ -700,7 +700,7 @@ fn a_strip_that_leaves_cards_locked_is_caught() {
 fn a_strip_with_fewer_forms_than_cards_is_caught() {
     rewrite_body(
         || host_draws::<Ristretto255>(8, 2),
-        Seat::Guest,
+        Seat::GUEST,
         is_strip,
         |_, strip| {
             retype::<Ristretto255>(strip, |m| {
@@ -718,27 +718,27 @@ fn a_strip_with_fewer_forms_than_cards_is_caught() {
 /// the evidence.
 fn forged_shuffle_output<G: Group>(library: usize, change: impl FnOnce(&mut Vec<G::Element>)) {
     let mut control = Game::<G>::new(library);
-    let step = control.intercept(Seat::Guest, shuffle_step_of(Seat::Host));
-    control.deliver(Seat::Guest, bytes(&step));
+    let step = control.intercept(Seat::GUEST, shuffle_step_of(Seat::HOST));
+    control.deliver(Seat::GUEST, bytes(&step));
     control.assert_honest();
-    assert!(control.engine(Seat::Host).is_ready());
+    assert!(control.engine(Seat::HOST).is_ready());
 
     let mut game = Game::<G>::new(library);
-    let step = game.intercept(Seat::Guest, shuffle_step_of(Seat::Host));
+    let step = game.intercept(Seat::GUEST, shuffle_step_of(Seat::HOST));
     let forged = retype::<G>(&step, |m| {
         let Message::ShuffleStep { step } = m else { unreachable!() };
         change(&mut step.shuffles[0].cards);
     });
-    let forged = game.substitute(Seat::Guest, step.seq, forged);
-    game.deliver(Seat::Guest, forged.clone());
+    let forged = game.substitute(Seat::GUEST, step.seq, forged);
+    game.deliver(Seat::GUEST, forged.clone());
     let forged = wire::decode_envelope(&forged).unwrap();
-    game.assert_attributable(Seat::Guest, &forged);
-    game.assert_caught(Seat::Host, AlertKind::BadProof, Some(&forged));
-    assert!(!game.engine(Seat::Host).is_ready());
+    game.assert_attributable(Seat::GUEST, &forged);
+    game.assert_caught(Seat::HOST, AlertKind::BadProof, Some(&forged));
+    assert!(!game.engine(Seat::HOST).is_ready());
     // The proof is non-interactive: the host's record alone convicts the guest (`fairdeck verify`).
-    match fairdeck_shared::journal::check::<G>(game.engine(Seat::Host).journal()).unwrap() {
+    match fairdeck_shared::journal::check::<G>(game.engine(Seat::HOST).journal()).unwrap() {
         fairdeck_shared::journal::Verdict::Breach { by, alert, .. } => {
-            assert_eq!((by, alert.kind), (Seat::Guest, AlertKind::BadProof));
+            assert_eq!((by, alert.kind), (Seat::GUEST, AlertKind::BadProof));
             assert_eq!(alert.evidence.as_ref(), Some(&forged));
         }
         other => panic!("not a breach: {other:?}"),
@@ -779,8 +779,8 @@ fn a_shuffle_step_that_mixes_the_backs_of_a_library_is_caught() {
     };
     let (_, alert) = rewrite_body(
         || Game::<Ristretto255>::with_decks([two_backs("Host"), two_backs("Guest")]),
-        Seat::Guest,
-        shuffle_step_of(Seat::Host),
+        Seat::GUEST,
+        shuffle_step_of(Seat::HOST),
         |_, step| {
             retype::<Ristretto255>(step, |m| {
                 let Message::ShuffleStep { step } = m else { unreachable!() };
@@ -816,8 +816,8 @@ fn a_tampered_shuffle_proof_is_caught() {
     for (what, tamper) in tampers {
         let (_, alert) = rewrite_body(
             || Game::<Ristretto255>::new(8),
-            Seat::Guest,
-            shuffle_step_of(Seat::Host),
+            Seat::GUEST,
+            shuffle_step_of(Seat::HOST),
             |_, step| rejson(step, tamper),
             AlertKind::BadProof,
         );
@@ -831,17 +831,17 @@ fn a_tampered_relock_before_a_reshuffle_is_caught() {
     // must first lock that card again (its layer was stripped), with a proof.
     let prepare = || {
         let mut game = Game::<Ristretto255>::ready(8);
-        game.play(Seat::Host, Action::Draw { count: 1 });
-        let card = game.hand(Seat::Host)[0];
-        let to = ZoneId::library(Seat::Host);
-        game.play(Seat::Host, Action::Move { card, to, position: Position::Top, placement: Placement::default() });
-        game.act(Seat::Host, Action::Shuffle { permutation: None });
+        game.play(Seat::HOST, Action::Draw { count: 1 });
+        let card = game.hand(Seat::HOST)[0];
+        let to = ZoneId::library(Seat::HOST);
+        game.play(Seat::HOST, Action::Move { card, to, position: Position::Top, placement: Placement::default() });
+        game.act(Seat::HOST, Action::Shuffle { permutation: None });
         game
     };
     rewrite_body(
         prepare,
-        Seat::Guest,
-        shuffle_step_of(Seat::Host),
+        Seat::GUEST,
+        shuffle_step_of(Seat::HOST),
         |_, step| {
             retype::<Ristretto255>(step, |m| {
                 let Message::ShuffleStep { step } = m else { unreachable!() };
@@ -856,7 +856,7 @@ fn a_tampered_relock_before_a_reshuffle_is_caught() {
 // ----- duplicated cards and bad catalogues in a deck -----
 
 fn forged_deck(change: impl FnOnce(&mut Message<Ristretto255>), kind: AlertKind) {
-    rewrite_body(|| Game::<Ristretto255>::new(8), Seat::Guest, is_deck, |_, deck| retype(deck, change), kind);
+    rewrite_body(|| Game::<Ristretto255>::new(8), Seat::GUEST, is_deck, |_, deck| retype(deck, change), kind);
 }
 
 fn deck_parts(message: &mut Message<Ristretto255>) -> (&mut DeckCards, &mut DeckCards, &mut Vec<CatalogueEntry>) {
@@ -946,7 +946,7 @@ fn a_catalogue_that_names_no_card_of_the_deck_is_caught() {
     // end-of-game audit: then the evidence is the deck message that carried the catalogue.
     for (opening, tamper) in [Discovery::Taken, Discovery::Audit].into_iter().flat_map(|d| [(d, false), (d, true)]) {
         let mut game = Game::<Ristretto255>::new(8);
-        let deck = game.intercept(Seat::Guest, is_deck);
+        let deck = game.intercept(Seat::GUEST, is_deck);
         let sent = match tamper {
             false => bytes(&deck),
             true => {
@@ -955,22 +955,22 @@ fn a_catalogue_that_names_no_card_of_the_deck_is_caught() {
                         entry.tag = [i as u8 + 1; 32];
                     }
                 });
-                game.substitute(Seat::Guest, deck.seq, changed)
+                game.substitute(Seat::GUEST, deck.seq, changed)
             }
         };
-        game.deliver(Seat::Guest, sent.clone());
-        game.drive_as_cheater(Seat::Guest);
-        assert!(game.engine(Seat::Host).is_ready() && game.alerts(Seat::Host).is_empty());
+        game.deliver(Seat::GUEST, sent.clone());
+        game.drive_as_cheater(Seat::GUEST);
+        assert!(game.engine(Seat::HOST).is_ready() && game.alerts(Seat::HOST).is_empty());
         match opening {
-            Discovery::Taken => game.act(Seat::Host, Action::TakeFromLibrary { count: 1 }),
-            Discovery::Audit => game.pair.intent(Seat::Guest, Intent::EndGame).expect("the guest may end"),
+            Discovery::Taken => game.act(Seat::HOST, Action::TakeFromLibrary { count: 1 }),
+            Discovery::Audit => game.pair.intent(Seat::GUEST, Intent::EndGame).expect("the guest may end"),
         }
-        game.drive_as_cheater(Seat::Guest);
+        game.drive_as_cheater(Seat::GUEST);
         let audited =
-            game.pair.events(Seat::Host).iter().any(|e| matches!(e, Event::Audited { seat: Seat::Guest, .. }));
+            game.pair.events(Seat::HOST).iter().any(|e| matches!(e, Event::Audited { seat: Seat::GUEST, .. }));
         if let Discovery::Taken = opening {
-            let taken = *game.hand(Seat::Host).last().unwrap();
-            assert_eq!(game.engine(Seat::Host).identity(taken).is_some(), !tamper, "{opening:?}");
+            let taken = *game.hand(Seat::HOST).last().unwrap();
+            assert_eq!(game.engine(Seat::HOST).identity(taken).is_some(), !tamper, "{opening:?}");
         } else {
             assert_eq!(audited, !tamper, "{opening:?}");
         }
@@ -978,7 +978,7 @@ fn a_catalogue_that_names_no_card_of_the_deck_is_caught() {
             if let Discovery::Taken = opening {
                 game.victim_alone = Some("a card the victim alone learned");
             }
-            game.assert_caught_forgery(Seat::Guest, &sent, AlertKind::NotInDeck);
+            game.assert_caught_forgery(Seat::GUEST, &sent, AlertKind::NotInDeck);
         } else {
             game.assert_honest();
         }
@@ -991,18 +991,18 @@ fn a_catalogue_that_names_no_card_of_the_deck_is_caught() {
 /// message, which the guest signs: the host refuses it as malformed.
 fn invalid_elements<G: Group>(bad: Vec<(String, Vec<u8>)>) {
     let mut control = Game::<G>::new(2);
-    let deck = control.intercept(Seat::Guest, is_deck);
-    control.deliver(Seat::Guest, bytes(&deck));
+    let deck = control.intercept(Seat::GUEST, is_deck);
+    control.deliver(Seat::GUEST, bytes(&deck));
     control.assert_honest();
 
     for (what, raw) in bad {
         for pointer in ["/deck/library/0/0", "/deck/key"] {
             let mut game = Game::<G>::new(2);
-            let deck = game.intercept(Seat::Guest, is_deck);
+            let deck = game.intercept(Seat::GUEST, is_deck);
             let changed = replace_bytes::<G>(&deck, pointer, &raw);
-            let forged = game.forge(Seat::Guest, deck.seq, changed);
-            game.deliver(Seat::Guest, forged.clone());
-            let alert = game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Malformed);
+            let forged = game.forge(Seat::GUEST, deck.seq, changed);
+            game.deliver(Seat::GUEST, forged.clone());
+            let alert = game.assert_caught_forgery(Seat::GUEST, &forged, AlertKind::Malformed);
             assert!(!alert.detail.is_empty(), "{what} as {pointer}");
         }
     }
@@ -1072,7 +1072,7 @@ fn invalid_elements_and_scalars_in_strips_and_shuffles_are_refused() {
     for (pointer, raw) in [("/strip/groups/0/forms/0", &identity), ("/strip/groups/0/proof/response", &unreduced)] {
         rewrite_body(
             || host_draws::<Ristretto255>(8, 2),
-            Seat::Guest,
+            Seat::GUEST,
             is_strip,
             |_, strip| replace_bytes::<Ristretto255>(strip, pointer, raw),
             AlertKind::Malformed,
@@ -1088,8 +1088,8 @@ fn invalid_elements_and_scalars_in_strips_and_shuffles_are_refused() {
     ] {
         rewrite_body(
             || Game::<Ristretto255>::new(8),
-            Seat::Guest,
-            shuffle_step_of(Seat::Host),
+            Seat::GUEST,
+            shuffle_step_of(Seat::HOST),
             |_, step| replace_bytes::<Ristretto255>(step, pointer, &identity),
             AlertKind::Malformed,
         );
@@ -1101,8 +1101,8 @@ fn invalid_elements_and_scalars_in_strips_and_shuffles_are_refused() {
     ] {
         rewrite_body(
             || Game::<Ristretto255>::new(8),
-            Seat::Guest,
-            shuffle_step_of(Seat::Host),
+            Seat::GUEST,
+            shuffle_step_of(Seat::HOST),
             |_, step| replace_bytes::<Ristretto255>(step, pointer, &unreduced),
             AlertKind::Malformed,
         );
@@ -1114,10 +1114,10 @@ fn invalid_elements_and_scalars_in_strips_and_shuffles_are_refused() {
 /// The host draws a card, then sets the phase: two host messages in a row.
 fn two_host_actions() -> (Game<Ristretto255>, Envelope, Envelope) {
     let mut game = Game::<Ristretto255>::ready(8);
-    game.act(Seat::Host, Action::Draw { count: 1 });
-    game.act(Seat::Host, Action::SetPhase { phase: "main".into() });
-    let first = game.intercept(Seat::Host, is_act);
-    let second = game.intercept(Seat::Host, is_act);
+    game.act(Seat::HOST, Action::Draw { count: 1 });
+    game.act(Seat::HOST, Action::SetPhase { phase: "main".into() });
+    let first = game.intercept(Seat::HOST, is_act);
+    let second = game.intercept(Seat::HOST, is_act);
     assert_eq!(second.seq, first.seq + 1);
     (game, first, second)
 }
@@ -1125,49 +1125,49 @@ fn two_host_actions() -> (Game<Ristretto255>, Envelope, Envelope) {
 #[test]
 fn a_replayed_message_is_caught() {
     let (mut control, first, second) = two_host_actions();
-    control.deliver(Seat::Host, bytes(&first));
-    control.deliver(Seat::Host, bytes(&second));
+    control.deliver(Seat::HOST, bytes(&first));
+    control.deliver(Seat::HOST, bytes(&second));
     control.assert_honest();
 
     // The host's draw, delivered twice: the second copy must not draw again.
     let (mut game, first, _) = two_host_actions();
-    game.deliver(Seat::Host, bytes(&first));
+    game.deliver(Seat::HOST, bytes(&first));
     game.pair.drive();
-    let hand = game.hand(Seat::Host);
-    game.deliver(Seat::Host, bytes(&first));
-    game.assert_attributable(Seat::Host, &first);
-    game.assert_caught(Seat::Guest, AlertKind::Sequence, Some(&first));
-    assert_eq!(game.engine(Seat::Guest).table().zone(ZoneId::hand(Seat::Host)), hand.as_slice());
+    let hand = game.hand(Seat::HOST);
+    game.deliver(Seat::HOST, bytes(&first));
+    game.assert_attributable(Seat::HOST, &first);
+    game.assert_caught(Seat::GUEST, AlertKind::Sequence, Some(&first));
+    assert_eq!(game.engine(Seat::GUEST).table().zone(ZoneId::hand(Seat::HOST)), hand.as_slice());
 
     // The host's hello, replayed in the middle of the game.
     let mut game = Game::<Ristretto255>::ready(8);
-    let hello = game.sent(Seat::Host)[0].clone();
-    game.deliver(Seat::Host, bytes(&hello));
-    game.assert_caught(Seat::Guest, AlertKind::Sequence, Some(&hello));
+    let hello = game.sent(Seat::HOST)[0].clone();
+    game.deliver(Seat::HOST, bytes(&hello));
+    game.assert_caught(Seat::GUEST, AlertKind::Sequence, Some(&hello));
 }
 
 #[test]
 fn a_reordered_or_missing_message_is_caught() {
     let (mut game, _, second) = two_host_actions();
-    game.deliver(Seat::Host, bytes(&second));
-    game.assert_caught(Seat::Guest, AlertKind::Sequence, Some(&second));
+    game.deliver(Seat::HOST, bytes(&second));
+    game.assert_caught(Seat::GUEST, AlertKind::Sequence, Some(&second));
 }
 
 #[test]
 fn a_message_reflected_back_to_its_sender_is_caught() {
     // The guest's own proposal, sent back to it as if the host had sent it.
     let mut game = Game::<Ristretto255>::ready(8);
-    game.act(Seat::Guest, Action::Draw { count: 1 });
-    let proposal = game.intercept(Seat::Guest, is_act);
-    game.deliver(Seat::Host, bytes(&proposal));
-    game.assert_caught(Seat::Guest, AlertKind::Sequence, Some(&proposal));
+    game.act(Seat::GUEST, Action::Draw { count: 1 });
+    let proposal = game.intercept(Seat::GUEST, is_act);
+    game.deliver(Seat::HOST, bytes(&proposal));
+    game.assert_caught(Seat::GUEST, AlertKind::Sequence, Some(&proposal));
 }
 
 #[test]
 fn an_unsigned_wrongly_signed_or_rechained_message_is_caught() {
     let (mut control, first, second) = two_host_actions();
-    control.deliver(Seat::Host, bytes(&first));
-    control.deliver(Seat::Host, bytes(&second));
+    control.deliver(Seat::HOST, bytes(&first));
+    control.deliver(Seat::HOST, bytes(&second));
     control.assert_honest();
 
     let other_key = SigningKey::from_bytes(&[42; 32]);
@@ -1189,16 +1189,16 @@ fn an_unsigned_wrongly_signed_or_rechained_message_is_caught() {
         (
             "a changed body, rechained, signature kept",
             Box::new(|game, e| {
-                let previous = game.sent(Seat::Host)[e.seq as usize - 1].chain;
-                let chain = wire::chain_hash(&previous, e.seq, &game.pair.ack_of(Seat::Host, e.seq), &draw_two);
+                let previous = game.sent(Seat::HOST)[e.seq as usize - 1].chain;
+                let chain = wire::chain_hash(&previous, e.seq, &game.pair.ack_of(Seat::HOST, e.seq), &draw_two);
                 Envelope { body: draw_two.clone(), chain, ..e.clone() }
             }),
         ),
         (
             "a changed body, rechained, signed by another key",
             Box::new(|game, e| {
-                let previous = game.sent(Seat::Host)[e.seq as usize - 1].chain;
-                let chain = wire::chain_hash(&previous, e.seq, &game.pair.ack_of(Seat::Host, e.seq), &draw_two);
+                let previous = game.sent(Seat::HOST)[e.seq as usize - 1].chain;
+                let chain = wire::chain_hash(&previous, e.seq, &game.pair.ack_of(Seat::HOST, e.seq), &draw_two);
                 let signature = other_key.sign(&chain).to_bytes().to_vec();
                 Envelope { seq: e.seq, ack: e.ack, chain, body: draw_two.clone(), signature }
             }),
@@ -1206,7 +1206,7 @@ fn an_unsigned_wrongly_signed_or_rechained_message_is_caught() {
         (
             "signed by the host, on a past it rewrote",
             Box::new(|game, e| {
-                let forged = game.forge_with_history(Seat::Host, e.seq, e.body.clone(), |seq, body| {
+                let forged = game.forge_with_history(Seat::HOST, e.seq, e.body.clone(), |seq, body| {
                     if seq == 1 { [body.as_slice(), b" "].concat() } else { body }
                 });
                 wire::decode_envelope(&forged).unwrap()
@@ -1216,9 +1216,9 @@ fn an_unsigned_wrongly_signed_or_rechained_message_is_caught() {
     for (what, tamper) in tampers {
         let (mut game, first, _) = two_host_actions();
         let forged = tamper(&game, &first);
-        assert!(game.check_signed(Seat::Host, &forged).is_err(), "{what}: the forgery checks out");
-        game.deliver(Seat::Host, bytes(&forged));
-        let alert = game.assert_caught(Seat::Guest, AlertKind::Sequence, Some(&forged));
+        assert!(game.check_signed(Seat::HOST, &forged).is_err(), "{what}: the forgery checks out");
+        game.deliver(Seat::HOST, bytes(&forged));
+        let alert = game.assert_caught(Seat::GUEST, AlertKind::Sequence, Some(&forged));
         assert!(!alert.detail.is_empty(), "{what}");
     }
 }
@@ -1226,11 +1226,11 @@ fn an_unsigned_wrongly_signed_or_rechained_message_is_caught() {
 #[test]
 fn a_hello_signed_with_another_key_than_the_one_it_announces_is_caught() {
     let mut game = Game::<Ristretto255>::new(8);
-    let hello = game.intercept(Seat::Host, |m| matches!(m, Message::Hello { .. }));
+    let hello = game.intercept(Seat::HOST, |m| matches!(m, Message::Hello { .. }));
     let signature = SigningKey::from_bytes(&[42; 32]).sign(&hello.chain).to_bytes().to_vec();
     let forged = Envelope { signature, ..hello };
-    game.deliver(Seat::Host, bytes(&forged));
-    game.assert_caught(Seat::Guest, AlertKind::Sequence, Some(&forged));
+    game.deliver(Seat::HOST, bytes(&forged));
+    game.assert_caught(Seat::GUEST, AlertKind::Sequence, Some(&forged));
 }
 
 // ----- forbidden actions -----
@@ -1249,8 +1249,8 @@ fn forbidden_action(
 ) -> Game<Ristretto255> {
     let prepare = || {
         let mut game = Game::<Ristretto255>::ready(8);
-        game.play(Seat::Host, Action::Draw { count: 1 });
-        game.play(Seat::Guest, Action::Draw { count: 1 });
+        game.play(Seat::HOST, Action::Draw { count: 1 });
+        game.play(Seat::GUEST, Action::Draw { count: 1 });
         game
     };
     let mut control = prepare();
@@ -1268,56 +1268,56 @@ fn forbidden_action(
 
 #[test]
 fn a_move_in_the_opponents_library_is_caught() {
-    forbidden_action(Seat::Host, |g| take_top(g, Seat::Host, Seat::Host), |g| take_top(g, Seat::Guest, Seat::Host));
+    forbidden_action(Seat::HOST, |g| take_top(g, Seat::HOST, Seat::HOST), |g| take_top(g, Seat::GUEST, Seat::HOST));
 }
 
 #[test]
 fn a_move_in_the_opponents_library_proposed_by_the_guest_is_rejected_and_alerted() {
     let game = forbidden_action(
-        Seat::Guest,
-        |g| take_top(g, Seat::Guest, Seat::Guest),
-        |g| take_top(g, Seat::Host, Seat::Guest),
+        Seat::GUEST,
+        |g| take_top(g, Seat::GUEST, Seat::GUEST),
+        |g| take_top(g, Seat::HOST, Seat::GUEST),
     );
-    let alert = &game.alerts(Seat::Host)[0];
+    let alert = &game.alerts(Seat::HOST)[0];
     assert_eq!(last_reject(&game), alert.evidence.as_ref().map(|e| e.seq));
 }
 
 #[test]
 fn other_forbidden_actions_are_caught() {
-    let own_hand_card = |g: &Game<Ristretto255>| g.hand(Seat::Host)[0];
+    let own_hand_card = |g: &Game<Ristretto255>| g.hand(Seat::HOST)[0];
     let cases: Vec<(&str, MakeAction)> = vec![
         (
             "a card of one's hand put into the opponent's library",
             Box::new(move |g| Action::Move {
                 card: own_hand_card(g),
-                to: ZoneId::library(Seat::Guest),
+                to: ZoneId::library(Seat::GUEST),
                 position: Position::Top,
                 placement: Placement::default(),
             }),
         ),
         (
             "the opponent's library rearranged",
-            Box::new(|g| Action::Rearrange { card: g.library(Seat::Guest)[0], index: 3 }),
+            Box::new(|g| Action::Rearrange { card: g.library(Seat::GUEST)[0], index: 3 }),
         ),
         (
             "a reveal of a card the revealer does not know",
-            Box::new(|g| Action::Reveal { cards: vec![g.library(Seat::Host)[0]], to: None }),
+            Box::new(|g| Action::Reveal { cards: vec![g.library(Seat::HOST)[0]], to: None }),
         ),
         ("a draw of no card", Box::new(|_| Action::Draw { count: 0 })),
         ("a card that does not exist", Box::new(|_| Action::Tap { card: CardId(77_777), tapped: true })),
     ];
     for (what, forbidden) in cases {
         let game = forbidden_action(
-            Seat::Host,
+            Seat::HOST,
             |g| Action::Move {
                 card: own_hand_card(g),
-                to: ZoneId::library(Seat::Host),
+                to: ZoneId::library(Seat::HOST),
                 position: Position::Top,
                 placement: Placement::default(),
             },
             forbidden,
         );
-        assert!(game.engine(Seat::Guest).halted().is_some(), "{what}");
+        assert!(game.engine(Seat::GUEST).halted().is_some(), "{what}");
     }
 }
 
@@ -1327,7 +1327,7 @@ fn other_forbidden_actions_are_caught() {
 fn a_strip_for_an_unknown_unlock_is_caught() {
     rewrite_body(
         || host_draws::<Ristretto255>(8, 2),
-        Seat::Guest,
+        Seat::GUEST,
         is_strip,
         |_, strip| {
             retype::<Ristretto255>(strip, |m| {
@@ -1347,14 +1347,14 @@ fn a_strip_out_of_turn_is_caught() {
     // checks that honest, overlapping unlocks of one card raise no alert.
     let prepare = || {
         let mut game = host_draws::<Ristretto255>(8, 1);
-        let card = game.hand(Seat::Host)[0];
-        let to = ZoneId::new(Seat::Host, ZoneKind::Graveyard);
-        game.act(Seat::Host, Action::Move { card, to, position: Position::Top, placement: Placement::default() });
+        let card = game.hand(Seat::HOST)[0];
+        let to = ZoneId::new(Seat::HOST, ZoneKind::Graveyard);
+        game.act(Seat::HOST, Action::Move { card, to, position: Position::Top, placement: Placement::default() });
         game
     };
     rewrite_body(
         prepare,
-        Seat::Guest,
+        Seat::GUEST,
         is_strip,
         |_, strip| {
             retype::<Ristretto255>(strip, |m| {
@@ -1375,9 +1375,9 @@ fn a_strip_by_a_player_who_has_nothing_to_strip_is_caught() {
         Event::Applied { number, .. } => Some(*number),
         _ => None,
     });
-    let forged = game.forge_next(Seat::Host, &Message::Strip { unlock: number.unwrap(), groups: Vec::new() });
-    game.deliver(Seat::Host, forged.clone());
-    game.assert_caught_forgery(Seat::Host, &forged, AlertKind::Unexpected);
+    let forged = game.forge_next(Seat::HOST, &Message::Strip { unlock: number.unwrap(), groups: Vec::new() });
+    game.deliver(Seat::HOST, forged.clone());
+    game.assert_caught_forgery(Seat::HOST, &forged, AlertKind::Unexpected);
 }
 
 #[test]
@@ -1387,23 +1387,23 @@ fn other_messages_out_of_turn_are_caught() {
         move |g: &Game<Ristretto255>| g.sent(from).iter().map(body::<Ristretto255>).find(pick).unwrap()
     };
     let cases: Vec<(&str, Seat, Make)> = vec![
-        ("an accept of a proposal never made", Seat::Host, Box::new(|_| Message::Accept { seq: 999 })),
-        ("an accept from the guest", Seat::Guest, Box::new(|_| Message::Accept { seq: 3 })),
-        ("a second deck", Seat::Guest, Box::new(setup_message(Seat::Guest, is_deck))),
-        ("a second hello", Seat::Host, Box::new(setup_message(Seat::Host, |m| matches!(m, Message::Hello { .. })))),
+        ("an accept of a proposal never made", Seat::HOST, Box::new(|_| Message::Accept { seq: 999 })),
+        ("an accept from the guest", Seat::GUEST, Box::new(|_| Message::Accept { seq: 3 })),
+        ("a second deck", Seat::GUEST, Box::new(setup_message(Seat::GUEST, is_deck))),
+        ("a second hello", Seat::HOST, Box::new(setup_message(Seat::HOST, |m| matches!(m, Message::Hello { .. })))),
         (
             "a shuffle step for a library nobody is shuffling",
-            Seat::Guest,
-            Box::new(setup_message(Seat::Guest, |m| matches!(m, Message::ShuffleStep { .. }))),
+            Seat::GUEST,
+            Box::new(setup_message(Seat::GUEST, |m| matches!(m, Message::ShuffleStep { .. }))),
         ),
         (
             "a commitment for a random round nobody started",
-            Seat::Host,
+            Seat::HOST,
             Box::new(|_| Message::RandomCommit { round: 40, commitment: Commitment([1; 32]) }),
         ),
         (
             "an opening for a random round nobody started",
-            Seat::Guest,
+            Seat::GUEST,
             Box::new(|_| Message::RandomOpen { round: 40, opening: Opening { nonce: [1; 32], value: vec![2; 32] } }),
         ),
     ];
@@ -1422,8 +1422,8 @@ fn other_messages_out_of_turn_are_caught() {
 fn an_action_before_set_up_is_caught() {
     rewrite_body(
         || Game::<Ristretto255>::new(8),
-        Seat::Host,
-        shuffle_step_of(Seat::Guest),
+        Seat::HOST,
+        shuffle_step_of(Seat::GUEST),
         |_, _| wire::encode_body::<Ristretto255>(&Message::Act { action: Action::NextTurn, seen: 0, digest: None }),
         AlertKind::Unexpected,
     );
@@ -1434,7 +1434,7 @@ fn an_action_before_set_up_is_caught() {
 /// The host rolls dice: both players commit to a contribution, then open it.
 fn host_rolls() -> Game<Ristretto255> {
     let mut game = Game::<Ristretto255>::ready(4);
-    game.act(Seat::Host, Action::Roll { dice: "2d6".parse().unwrap() });
+    game.act(Seat::HOST, Action::Roll { dice: "2d6".parse().unwrap() });
     game
 }
 
@@ -1444,12 +1444,12 @@ fn an_echoed_random_commitment_is_caught() {
     // host's contribution out.
     rewrite_body(
         host_rolls,
-        Seat::Guest,
+        Seat::GUEST,
         |m| matches!(m, Message::RandomCommit { .. }),
         |game, commit| {
             let Message::RandomCommit { round: guests, .. } = body::<Ristretto255>(commit) else { unreachable!() };
             // The host's commitment in the same round (the coin of who chooses to play or draw came before).
-            let hosts = game.sent(Seat::Host).iter().map(body::<Ristretto255>).find_map(|m| match m {
+            let hosts = game.sent(Seat::HOST).iter().map(body::<Ristretto255>).find_map(|m| match m {
                 Message::RandomCommit { round, commitment } if round == guests => Some(commitment),
                 _ => None,
             });
@@ -1467,7 +1467,7 @@ fn a_random_opening_that_does_not_match_its_commitment_is_caught() {
     // The guest, having seen the host's contribution, opens to another value of its own.
     rewrite_body(
         host_rolls,
-        Seat::Guest,
+        Seat::GUEST,
         |m| matches!(m, Message::RandomOpen { .. }),
         |_, open| {
             retype::<Ristretto255>(open, |m| {
@@ -1489,10 +1489,10 @@ fn dice_outside_their_bounds_are_refused_not_rolled() {
         rewrite_body::<Ristretto255>(
             || {
                 let mut game = Game::ready(4);
-                game.act(Seat::Guest, Action::Roll { dice: genuine });
+                game.act(Seat::GUEST, Action::Roll { dice: genuine });
                 game
             },
-            Seat::Guest,
+            Seat::GUEST,
             is_act,
             // The dice's count and sides, as the binary encoding writes them, in place of the genuine ones.
             |_, act| {
@@ -1513,8 +1513,8 @@ fn empty_group_proof() -> Value {
 fn a_relock_group_naming_no_card_is_refused() {
     rewrite_body::<Ristretto255>(
         || Game::new(8),
-        Seat::Guest,
-        shuffle_step_of(Seat::Host),
+        Seat::GUEST,
+        shuffle_step_of(Seat::HOST),
         |_, step| {
             rejson(step, |v| {
                 v["step"]["relock"] = json!([{"from": null, "cards": [], "forms": [], "proof": empty_group_proof()}])
@@ -1527,9 +1527,9 @@ fn a_relock_group_naming_no_card_is_refused() {
 #[test]
 fn a_relock_from_an_unknown_key_is_refused() {
     rewrite_body::<Ristretto255>(
-        || dirty_shuffle(Seat::Host),
-        Seat::Guest,
-        shuffle_step_of(Seat::Host),
+        || dirty_shuffle(Seat::HOST),
+        Seat::GUEST,
+        shuffle_step_of(Seat::HOST),
         |_, step| {
             rejson(step, |v| {
                 let from = json!({"holder": "guest", "library": "host", "epoch": 7});
@@ -1544,7 +1544,7 @@ fn a_relock_from_an_unknown_key_is_refused() {
 fn a_strip_group_with_no_card_and_an_unknown_key_is_refused() {
     rewrite_body::<Ristretto255>(
         || host_draws(8, 2),
-        Seat::Guest,
+        Seat::GUEST,
         is_strip,
         |_, strip| {
             rejson(strip, |v| {
@@ -1560,9 +1560,9 @@ fn a_strip_group_with_no_card_and_an_unknown_key_is_refused() {
 #[test]
 fn a_reveal_naming_a_card_twice_is_refused_before_it_is_sent() {
     let mut game = Game::<Ristretto255>::ready(8);
-    game.play(Seat::Host, Action::Draw { count: 1 });
-    let card = game.hand(Seat::Host)[0];
-    let result = game.pair.intent(Seat::Host, Intent::Act(Action::Reveal { cards: vec![card, card], to: None }));
+    game.play(Seat::HOST, Action::Draw { count: 1 });
+    let card = game.hand(Seat::HOST)[0];
+    let result = game.pair.intent(Seat::HOST, Intent::Act(Action::Reveal { cards: vec![card, card], to: None }));
     assert!(matches!(result, Err(IntentError::Invalid(_))), "{result:?}");
     game.pair.drive();
     game.assert_honest();
@@ -1571,8 +1571,8 @@ fn a_reveal_naming_a_card_twice_is_refused_before_it_is_sent() {
 #[test]
 fn an_unsigned_message_with_a_bad_body_is_a_sequence_fault_not_the_senders() {
     let (mut game, first, _) = two_host_actions();
-    game.deliver(Seat::Host, bytes(&Envelope { body: b"{not json".to_vec(), signature: vec![0; 64], ..first }));
-    let alerts = game.alerts(Seat::Guest);
+    game.deliver(Seat::HOST, bytes(&Envelope { body: b"{not json".to_vec(), signature: vec![0; 64], ..first }));
+    let alerts = game.alerts(Seat::GUEST);
     assert_eq!(alerts.len(), 1, "{alerts:?}");
     assert_eq!(alerts[0].kind, AlertKind::Sequence);
 }
@@ -1580,21 +1580,21 @@ fn an_unsigned_message_with_a_bad_body_is_a_sequence_fault_not_the_senders() {
 #[test]
 fn a_new_game_asked_for_twice_is_caught() {
     let mut game = Game::<Ristretto255>::ready(8);
-    game.pair.intent(Seat::Guest, Intent::NewGame(None)).expect("the guest may ask");
+    game.pair.intent(Seat::GUEST, Intent::NewGame(None)).expect("the guest may ask");
     game.pair.drive();
     assert!(game.pair.host_events.contains(&Event::NewGameRequested));
-    let forged = game.forge_next(Seat::Guest, &Message::NewGame { loser: None });
-    game.deliver(Seat::Guest, forged.clone());
-    game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Unexpected);
+    let forged = game.forge_next(Seat::GUEST, &Message::NewGame { loser: None });
+    game.deliver(Seat::GUEST, forged.clone());
+    game.assert_caught_forgery(Seat::GUEST, &forged, AlertKind::Unexpected);
 }
 
 /// The host concedes game 1 and asks for a new game; the guest's request is the next message.
 fn host_conceded_and_asked() -> Game<Ristretto255> {
     let mut game = Game::<Ristretto255>::ready(8);
-    game.play(Seat::Host, Action::Concede);
-    game.pair.intent(Seat::Host, Intent::NewGame(None)).expect("the loser may ask");
+    game.play(Seat::HOST, Action::Concede);
+    game.pair.intent(Seat::HOST, Intent::NewGame(None)).expect("the loser may ask");
     game.pair.drive();
-    game.pair.intent(Seat::Guest, Intent::NewGame(None)).expect("the winner may ask");
+    game.pair.intent(Seat::GUEST, Intent::NewGame(None)).expect("the winner may ask");
     game
 }
 
@@ -1608,19 +1608,19 @@ fn chosen_in_game_two(game: &Game<Ristretto255>, seat: Seat) -> Vec<Event> {
 /// delivered: the host, whose concession the guest's own `ack` shows it had, catches the forgery.
 fn winner_names(loser: Option<Seat>) {
     let mut game = host_conceded_and_asked();
-    let genuine = game.intercept(Seat::Guest, |m| matches!(m, Message::NewGame { .. }));
-    assert_eq!(body::<Ristretto255>(&genuine), Message::NewGame { loser: Some(Seat::Host) });
+    let genuine = game.intercept(Seat::GUEST, |m| matches!(m, Message::NewGame { .. }));
+    assert_eq!(body::<Ristretto255>(&genuine), Message::NewGame { loser: Some(Seat::HOST) });
     let forged =
-        game.substitute(Seat::Guest, genuine.seq, wire::encode_body(&Message::<Ristretto255>::NewGame { loser }));
-    game.deliver(Seat::Guest, forged.clone());
+        game.substitute(Seat::GUEST, genuine.seq, wire::encode_body(&Message::<Ristretto255>::NewGame { loser }));
+    game.deliver(Seat::GUEST, forged.clone());
     game.victim_alone = Some("which losses the victim had told of when");
-    let alert = game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Unexpected);
+    let alert = game.assert_caught_forgery(Seat::GUEST, &forged, AlertKind::Unexpected);
     assert!(alert.detail.contains("made it the host"), "{}", alert.detail);
     assert!(!game.pair.host_events.contains(&Event::NewGame { number: 2 }), "no game 2 on a false request");
     // The guest's signed `ack` is in the request: the host's journal alone convicts it (`fairdeck verify`).
-    match fairdeck_shared::journal::check::<Ristretto255>(game.engine(Seat::Host).journal()).unwrap() {
+    match fairdeck_shared::journal::check::<Ristretto255>(game.engine(Seat::HOST).journal()).unwrap() {
         fairdeck_shared::journal::Verdict::Breach { by, alert: found, .. } => {
-            assert_eq!(by, Seat::Guest);
+            assert_eq!(by, Seat::GUEST);
             assert_eq!(found, alert);
         }
         other => panic!("not a breach: {other:?}"),
@@ -1634,12 +1634,12 @@ fn a_winner_naming_another_loser_after_taking_in_the_concession_is_caught() {
     for seat in Seat::BOTH {
         assert_eq!(
             chosen_in_game_two(&control, seat),
-            [Event::Chooser { seat: Seat::Host, by: ChosenBy::Loser }],
+            [Event::Chooser { seat: Seat::HOST, by: ChosenBy::Loser }],
             "{seat:?}"
         );
     }
     // The guest, who won, names itself the loser to get the choice, or no one to get the coin.
-    winner_names(Some(Seat::Guest));
+    winner_names(Some(Seat::GUEST));
     winner_names(None);
 }
 
@@ -1648,33 +1648,33 @@ fn a_winner_naming_another_loser_after_taking_in_the_concession_is_caught() {
 #[test]
 fn a_new_game_crossing_the_concession_brings_the_coin_and_no_alert() {
     let mut game = Game::<Ristretto255>::ready(8);
-    game.act(Seat::Host, Action::Concede);
-    game.pair.intent(Seat::Host, Intent::NewGame(None)).expect("the loser may ask");
-    game.pair.intent(Seat::Guest, Intent::NewGame(None)).expect("the winner asks before it hears");
+    game.act(Seat::HOST, Action::Concede);
+    game.pair.intent(Seat::HOST, Intent::NewGame(None)).expect("the loser may ask");
+    game.pair.intent(Seat::GUEST, Intent::NewGame(None)).expect("the winner asks before it hears");
     game.assert_honest();
     for seat in Seat::BOTH {
         let chosen = chosen_in_game_two(&game, seat);
         assert!(matches!(chosen[..], [Event::Chooser { by: ChosenBy::Coin, .. }]), "{seat:?}: {chosen:?}");
     }
-    assert_eq!(game.engine(Seat::Host).chooser(), game.engine(Seat::Guest).chooser());
+    assert_eq!(game.engine(Seat::HOST).chooser(), game.engine(Seat::GUEST).chooser());
 }
 
 /// A guest that concedes and asks at once counts its own concession: a request naming the host instead is caught.
 #[test]
 fn a_guest_naming_the_host_the_loser_of_its_own_concession_is_caught() {
     let mut game = Game::<Ristretto255>::ready(8);
-    game.act(Seat::Guest, Action::Concede);
-    game.pair.intent(Seat::Guest, Intent::NewGame(None)).expect("the guest asks at once");
-    let genuine = game.intercept(Seat::Guest, |m| matches!(m, Message::NewGame { .. }));
-    assert_eq!(body::<Ristretto255>(&genuine), Message::NewGame { loser: Some(Seat::Guest) });
+    game.act(Seat::GUEST, Action::Concede);
+    game.pair.intent(Seat::GUEST, Intent::NewGame(None)).expect("the guest asks at once");
+    let genuine = game.intercept(Seat::GUEST, |m| matches!(m, Message::NewGame { .. }));
+    assert_eq!(body::<Ristretto255>(&genuine), Message::NewGame { loser: Some(Seat::GUEST) });
     let forged = game.substitute(
-        Seat::Guest,
+        Seat::GUEST,
         genuine.seq,
-        wire::encode_body(&Message::<Ristretto255>::NewGame { loser: Some(Seat::Host) }),
+        wire::encode_body(&Message::<Ristretto255>::NewGame { loser: Some(Seat::HOST) }),
     );
-    game.deliver(Seat::Guest, forged.clone());
+    game.deliver(Seat::GUEST, forged.clone());
     game.victim_alone = Some("which losses the victim had told of when");
-    game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Unexpected);
+    game.assert_caught_forgery(Seat::GUEST, &forged, AlertKind::Unexpected);
 }
 
 /// The host claims the guest's forfeit over a strip still on its way; the guest, having taken the claim in, asks for a new
@@ -1683,13 +1683,13 @@ fn a_guest_naming_the_host_the_loser_of_its_own_concession_is_caught() {
 fn a_request_ignoring_a_forfeit_claim_it_took_in_is_caught() {
     let claimed = || {
         let mut game = Game::<Ristretto255>::ready(8);
-        game.act(Seat::Host, Action::Draw { count: 2 });
-        game.pair.step_from(Seat::Host);
+        game.act(Seat::HOST, Action::Draw { count: 2 });
+        game.pair.step_from(Seat::HOST);
         // The guest's strip is on its way when the host claims.
-        game.pair.intent(Seat::Host, Intent::ClaimForfeit).expect("the host waits on the guest");
-        game.pair.intent(Seat::Host, Intent::NewGame(None)).expect("the claimant asks");
-        while game.pair.step_from(Seat::Host) {}
-        game.pair.intent(Seat::Guest, Intent::NewGame(None)).expect("the forfeiter asks");
+        game.pair.intent(Seat::HOST, Intent::ClaimForfeit).expect("the host waits on the guest");
+        game.pair.intent(Seat::HOST, Intent::NewGame(None)).expect("the claimant asks");
+        while game.pair.step_from(Seat::HOST) {}
+        game.pair.intent(Seat::GUEST, Intent::NewGame(None)).expect("the forfeiter asks");
         game
     };
     let mut control = claimed();
@@ -1697,17 +1697,17 @@ fn a_request_ignoring_a_forfeit_claim_it_took_in_is_caught() {
     for seat in Seat::BOTH {
         assert!(game_alerts_none(&control, seat), "{seat:?}: {:?}", control.alerts(seat));
         let chosen = chosen_in_game_two(&control, seat);
-        assert_eq!(chosen, [Event::Chooser { seat: Seat::Guest, by: ChosenBy::Loser }], "{seat:?}");
+        assert_eq!(chosen, [Event::Chooser { seat: Seat::GUEST, by: ChosenBy::Loser }], "{seat:?}");
     }
 
     let mut game = claimed();
-    let genuine = game.intercept(Seat::Guest, |m| matches!(m, Message::NewGame { .. }));
-    assert_eq!(body::<Ristretto255>(&genuine), Message::NewGame { loser: Some(Seat::Guest) });
+    let genuine = game.intercept(Seat::GUEST, |m| matches!(m, Message::NewGame { .. }));
+    assert_eq!(body::<Ristretto255>(&genuine), Message::NewGame { loser: Some(Seat::GUEST) });
     let forged =
-        game.substitute(Seat::Guest, genuine.seq, wire::encode_body(&Message::<Ristretto255>::NewGame { loser: None }));
-    game.deliver(Seat::Guest, forged.clone());
+        game.substitute(Seat::GUEST, genuine.seq, wire::encode_body(&Message::<Ristretto255>::NewGame { loser: None }));
+    game.deliver(Seat::GUEST, forged.clone());
     game.victim_alone = Some("which losses the victim had told of when");
-    game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Unexpected);
+    game.assert_caught_forgery(Seat::GUEST, &forged, AlertKind::Unexpected);
 }
 
 fn game_alerts_none(game: &Game<Ristretto255>, seat: Seat) -> bool {
@@ -1741,7 +1741,7 @@ fn every_delivery_order_of_a_loss_and_the_requests_agrees_with_no_alert() {
             loop {
                 state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
                 let pick = (state >> 33) % 4;
-                let seat = if pick.is_multiple_of(2) { Seat::Host } else { Seat::Guest };
+                let seat = if pick.is_multiple_of(2) { Seat::HOST } else { Seat::GUEST };
                 let intents = &scenario[slot(seat)];
                 if pick < 2 && next[slot(seat)] < intents.len() {
                     // A claim finds nothing to wait for in some orders: refused, and the order goes on.
@@ -1761,8 +1761,8 @@ fn every_delivery_order_of_a_loss_and_the_requests_agrees_with_no_alert() {
                     game.alerts(seat)
                 );
             }
-            let chosen = chosen_in_game_two(&game, Seat::Host);
-            assert_eq!(chosen, chosen_in_game_two(&game, Seat::Guest), "scenario {number}, order {order}");
+            let chosen = chosen_in_game_two(&game, Seat::HOST);
+            assert_eq!(chosen, chosen_in_game_two(&game, Seat::GUEST), "scenario {number}, order {order}");
             match chosen[..] {
                 [Event::Chooser { by: ChosenBy::Coin, .. }] => *by.entry("coin").or_default() += 1,
                 [Event::Chooser { by: ChosenBy::Loser, .. }] => *by.entry("loser").or_default() += 1,
@@ -1781,15 +1781,15 @@ fn host_swaps_a_card_in_game_two() -> Game<Ristretto255> {
         game.pair.intent(seat, Intent::EndGame).expect("either may end the game");
     }
     game.pair.drive();
-    let mut changed = game.decks[slot(Seat::Host)].clone();
+    let mut changed = game.decks[slot(Seat::HOST)].clone();
     changed.library[0].name = "Shock".into();
-    game.pair.intent(Seat::Host, Intent::NewGame(Some(changed))).expect("a new deck");
-    game.pair.intent(Seat::Guest, Intent::NewGame(None)).expect("the same deck");
+    game.pair.intent(Seat::HOST, Intent::NewGame(Some(changed))).expect("a new deck");
+    game.pair.intent(Seat::GUEST, Intent::NewGame(None)).expect("the same deck");
     game
 }
 
 fn host_difference_told(game: &Game<Ristretto255>) -> bool {
-    game.pair.guest_events.iter().any(|e| matches!(e, Event::DeckDiffers { seat: Seat::Host, game: 2, .. }))
+    game.pair.guest_events.iter().any(|e| matches!(e, Event::DeckDiffers { seat: Seat::HOST, game: 2, .. }))
 }
 
 #[test]
@@ -1797,26 +1797,26 @@ fn a_deck_hiding_its_difference_from_the_first_game_is_caught_at_its_audit() {
     let mut control = host_swaps_a_card_in_game_two();
     control.assert_honest();
     assert!(host_difference_told(&control));
-    control.pair.intent(Seat::Host, Intent::EndGame).expect("the host may end game 2");
+    control.pair.intent(Seat::HOST, Intent::EndGame).expect("the host may end game 2");
     control.assert_honest();
 
     // The host says its deck is the first game's.
     let mut game = host_swaps_a_card_in_game_two();
-    let genuine = game.intercept(Seat::Host, is_deck);
+    let genuine = game.intercept(Seat::HOST, is_deck);
     let forged = retype::<Ristretto255>(&genuine, |message| {
         let Message::Deck { difference, .. } = message else { unreachable!() };
         assert!(!difference.is_empty(), "the honest host tells its Shock");
         *difference = Default::default();
     });
-    let forged = game.substitute(Seat::Host, genuine.seq, forged);
-    game.deliver(Seat::Host, forged);
-    game.drive_as_cheater(Seat::Host);
+    let forged = game.substitute(Seat::HOST, genuine.seq, forged);
+    game.deliver(Seat::HOST, forged);
+    game.drive_as_cheater(Seat::HOST);
     // Its account is all the guest has until the audit: no warning, no alert yet.
     assert!(!host_difference_told(&game));
-    assert!(game.alerts(Seat::Guest).is_empty(), "{:?}", game.alerts(Seat::Guest));
-    game.pair.intent(Seat::Host, Intent::EndGame).expect("the host may end game 2");
-    game.drive_as_cheater(Seat::Host);
-    let alerts = game.alerts(Seat::Guest);
+    assert!(game.alerts(Seat::GUEST).is_empty(), "{:?}", game.alerts(Seat::GUEST));
+    game.pair.intent(Seat::HOST, Intent::EndGame).expect("the host may end game 2");
+    game.drive_as_cheater(Seat::HOST);
+    let alerts = game.alerts(Seat::GUEST);
     assert_eq!(alerts.len(), 1, "{alerts:?}");
     assert_eq!(alerts[0].kind, AlertKind::Unexpected);
     assert!(alerts[0].detail.contains("Shock"), "{}", alerts[0].detail);
@@ -1826,9 +1826,9 @@ fn a_deck_hiding_its_difference_from_the_first_game_is_caught_at_its_audit() {
 #[test]
 fn a_deck_key_that_does_not_match_its_commitment_is_caught() {
     let mut game = Game::<Ristretto255>::ready(8);
-    let forged = game.forge_next(Seat::Guest, &Message::Audit { deck_key: Ristretto255::scalar_from_u128(7) });
-    game.deliver(Seat::Guest, forged.clone());
-    game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::BadProof);
+    let forged = game.forge_next(Seat::GUEST, &Message::Audit { deck_key: Ristretto255::scalar_from_u128(7) });
+    game.deliver(Seat::GUEST, forged.clone());
+    game.assert_caught_forgery(Seat::GUEST, &forged, AlertKind::BadProof);
 }
 
 #[test]
@@ -1838,10 +1838,10 @@ fn a_turn_on_a_table_that_differs_is_caught() {
     rewrite_body::<Ristretto255>(
         || {
             let mut game = Game::ready(4);
-            game.act(Seat::Host, Action::NextTurn);
+            game.act(Seat::HOST, Action::NextTurn);
             game
         },
-        Seat::Host,
+        Seat::HOST,
         is_act,
         |_, act| rejson(act, |v| v["digest"] = json!("00".repeat(32))),
         AlertKind::Unexpected,
@@ -1853,7 +1853,7 @@ fn a_turn_on_a_table_that_differs_is_caught() {
 #[test]
 fn a_weak_signing_key_is_refused_and_proves_nothing() {
     let mut game = Game::<Ristretto255>::new(8);
-    let genuine = game.intercept(Seat::Guest, |m| matches!(m, Message::Hello { .. }));
+    let genuine = game.intercept(Seat::GUEST, |m| matches!(m, Message::Hello { .. }));
     let mut identity = [0u8; 32];
     identity[0] = 1;
     let body = rejson(&genuine, |v| v["signing_key"] = json!(hex::encode(identity)));
@@ -1862,13 +1862,13 @@ fn a_weak_signing_key_is_refused_and_proves_nothing() {
     let mut signature = identity.to_vec();
     signature.extend_from_slice(&[0; 32]);
     let forged = Envelope { seq: 0, ack: genuine.ack, chain, body, signature };
-    game.deliver(Seat::Guest, bytes(&forged));
-    let alerts = game.alerts(Seat::Host);
+    game.deliver(Seat::GUEST, bytes(&forged));
+    let alerts = game.alerts(Seat::HOST);
     assert_eq!(alerts.len(), 1, "{alerts:?}");
     assert_eq!(alerts[0].kind, AlertKind::Sequence, "a weak key is no evidence of a breach: {alerts:?}");
     assert!(alerts[0].detail.contains("weak"), "{alerts:?}");
-    assert!(game.engine(Seat::Host).halted().is_some());
-    let verdict = fairdeck_shared::journal::check::<Ristretto255>(game.engine(Seat::Host).journal()).unwrap();
+    assert!(game.engine(Seat::HOST).halted().is_some());
+    let verdict = fairdeck_shared::journal::check::<Ristretto255>(game.engine(Seat::HOST).journal()).unwrap();
     assert!(matches!(verdict, fairdeck_shared::journal::Verdict::Inconsistent { .. }), "{verdict:?}");
 }
 
@@ -1877,8 +1877,8 @@ fn a_weak_signing_key_is_refused_and_proves_nothing() {
 #[test]
 fn a_non_canonical_signature_is_refused() {
     let mut game = Game::<Ristretto255>::ready(8);
-    game.act(Seat::Host, Action::Draw { count: 1 });
-    let genuine = game.intercept(Seat::Host, is_act);
+    game.act(Seat::HOST, Action::Draw { count: 1 });
+    let genuine = game.intercept(Seat::HOST, is_act);
     let mut signature = genuine.signature.clone();
     // ℓ = 2^252 + 27742317777372353535851937790883648493, little-endian.
     let order: [u8; 32] = [
@@ -1892,8 +1892,8 @@ fn a_non_canonical_signature_is_refused() {
         carry = sum >> 8;
     }
     let forged = Envelope { signature, ..genuine.clone() };
-    game.deliver(Seat::Host, bytes(&forged));
-    let alerts = game.alerts(Seat::Guest);
+    game.deliver(Seat::HOST, bytes(&forged));
+    let alerts = game.alerts(Seat::GUEST);
     assert_eq!(alerts.len(), 1, "{alerts:?}");
     assert_eq!(alerts[0].kind, AlertKind::Sequence, "{alerts:?}");
     assert!(alerts[0].detail.contains("signature"), "{alerts:?}");
@@ -1909,10 +1909,10 @@ fn sideboard_ids_do_not_follow_the_deck_list() {
     deck.sideboard = (0..15).map(|i| DeckCard { name: format!("Sideboard {i:02}"), back: 0 }).collect();
     let mut game = Game::<Ristretto255>::with_decks([deck, numbered_deck("Guest", 8, 1)]);
     game.pair.drive();
-    let host = game.engine(Seat::Host);
+    let host = game.engine(Seat::HOST);
     let names: Vec<String> = host
         .table()
-        .zone(ZoneId::new(Seat::Host, ZoneKind::Sideboard))
+        .zone(ZoneId::new(Seat::HOST, ZoneKind::Sideboard))
         .iter()
         .map(|id| host.identity(*id).expect("the owner knows its sideboard").name.clone())
         .collect();
@@ -1927,18 +1927,18 @@ fn sideboard_ids_do_not_follow_the_deck_list() {
 #[test]
 fn a_hand_being_picked_from_at_random_is_pinned_until_the_pick_settles() {
     let mut game = Game::<Ristretto255>::ready(8);
-    game.play(Seat::Host, Action::Draw { count: 3 });
-    game.act(Seat::Host, Action::ShowRandom);
-    game.pair.step_from(Seat::Host);
-    let card = game.hand(Seat::Host)[0];
+    game.play(Seat::HOST, Action::Draw { count: 3 });
+    game.act(Seat::HOST, Action::ShowRandom);
+    game.pair.step_from(Seat::HOST);
+    let card = game.hand(Seat::HOST)[0];
     let away = Action::Move {
         card,
-        to: ZoneId::new(Seat::Host, ZoneKind::Graveyard),
+        to: ZoneId::new(Seat::HOST, ZoneKind::Graveyard),
         position: Position::Top,
         placement: Default::default(),
     };
     for attempt in [away.clone(), Action::Mulligan { draw: 0 }] {
-        let refused = game.pair.intent(Seat::Host, Intent::Act(attempt));
+        let refused = game.pair.intent(Seat::HOST, Intent::Act(attempt));
         assert!(
             matches!(&refused, Err(IntentError::Invalid(reason)) if reason.contains("picked from at random")),
             "{refused:?}"
@@ -1946,7 +1946,7 @@ fn a_hand_being_picked_from_at_random_is_pinned_until_the_pick_settles() {
     }
     game.pair.drive();
     assert!(game.pair.host_events.iter().any(|e| matches!(e, Event::ShownAtRandom { .. })));
-    game.play(Seat::Host, away);
+    game.play(Seat::HOST, away);
     game.assert_honest();
 }
 
@@ -1955,25 +1955,25 @@ fn a_hand_being_picked_from_at_random_is_pinned_until_the_pick_settles() {
 #[test]
 fn a_forfeit_claim_when_nothing_was_owed_is_caught() {
     let mut game = Game::<Ristretto255>::ready(8);
-    game.play(Seat::Host, Action::Draw { count: 2 });
+    game.play(Seat::HOST, Action::Draw { count: 2 });
     let forged =
-        game.forge_next(Seat::Guest, &Message::ForfeitClaim { awaited: Awaited::Strip { cards: vec![CardId(3)] } });
-    game.deliver(Seat::Guest, forged.clone());
+        game.forge_next(Seat::GUEST, &Message::ForfeitClaim { awaited: Awaited::Strip { cards: vec![CardId(3)] } });
+    game.deliver(Seat::GUEST, forged.clone());
     game.victim_alone = Some("what the victim's engine waited on it for");
-    game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Unexpected);
+    game.assert_caught_forgery(Seat::GUEST, &forged, AlertKind::Unexpected);
 }
 
 /// The same claim while the receiver still owes the claimant a strip is reported, not alerted.
 #[test]
 fn a_forfeit_claim_while_something_is_owed_ends_the_game() {
     let mut game = Game::<Ristretto255>::ready(8);
-    game.act(Seat::Host, Action::Draw { count: 2 });
-    game.pair.step_from(Seat::Host);
-    game.pair.queue.retain(|m| m.from != Seat::Guest); // the guest's strip never arrives
-    game.pair.intent(Seat::Host, Intent::ClaimForfeit).expect("the host waits on the guest");
+    game.act(Seat::HOST, Action::Draw { count: 2 });
+    game.pair.step_from(Seat::HOST);
+    game.pair.queue.retain(|m| m.from != Seat::GUEST); // the guest's strip never arrives
+    game.pair.intent(Seat::HOST, Intent::ClaimForfeit).expect("the host waits on the guest");
     game.pair.drive();
-    assert!(game.alerts(Seat::Guest).is_empty(), "{:?}", game.alerts(Seat::Guest));
-    assert!(game.pair.guest_events.iter().any(|e| matches!(e, Event::ForfeitClaimed { by: Seat::Host, .. })));
+    assert!(game.alerts(Seat::GUEST).is_empty(), "{:?}", game.alerts(Seat::GUEST));
+    assert!(game.pair.guest_events.iter().any(|e| matches!(e, Event::ForfeitClaimed { by: Seat::HOST, .. })));
 }
 
 /// A shuffle step locked with the key 1 hides nothing: refused as stacking.
@@ -1981,8 +1981,8 @@ fn a_forfeit_claim_while_something_is_owed_ends_the_game() {
 fn a_shuffle_step_with_the_unit_key_is_caught() {
     rewrite_body::<Ristretto255>(
         || Game::new(8),
-        Seat::Guest,
-        shuffle_step_of(Seat::Host),
+        Seat::GUEST,
+        shuffle_step_of(Seat::HOST),
         |_, step| {
             let generator = serde_json::to_value(Ristretto255::generator()).unwrap();
             rejson(step, |v| v["step"]["fresh"] = generator)
@@ -1995,13 +1995,13 @@ fn a_shuffle_step_with_the_unit_key_is_caught() {
 #[test]
 fn an_action_after_the_audit_is_caught() {
     let mut game = Game::<Ristretto255>::ready(8);
-    game.pair.intent(Seat::Guest, Intent::EndGame).unwrap();
+    game.pair.intent(Seat::GUEST, Intent::EndGame).unwrap();
     game.pair.drive();
-    assert!(game.pair.host_events.iter().any(|e| matches!(e, Event::Audited { seat: Seat::Guest, .. })));
-    let seen = game.engine(Seat::Host).actions_applied();
-    let forged = game.forge_next(Seat::Guest, &Message::Act { action: Action::Draw { count: 1 }, seen, digest: None });
-    game.deliver(Seat::Guest, forged.clone());
-    game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Unexpected);
+    assert!(game.pair.host_events.iter().any(|e| matches!(e, Event::Audited { seat: Seat::GUEST, .. })));
+    let seen = game.engine(Seat::HOST).actions_applied();
+    let forged = game.forge_next(Seat::GUEST, &Message::Act { action: Action::Draw { count: 1 }, seen, digest: None });
+    game.deliver(Seat::GUEST, forged.clone());
+    game.assert_caught_forgery(Seat::GUEST, &forged, AlertKind::Unexpected);
 }
 
 /// Tokens moved into a library fill it up to the suite's bound and no further: past it, an
@@ -2011,12 +2011,12 @@ fn an_action_after_the_audit_is_caught() {
 fn a_library_filled_with_tokens_stops_at_its_bound() {
     let max = wire::max_library_len::<Ristretto255>();
     let mut game = Game::<Ristretto255>::ready(4);
-    let token = |n: usize| CardInstance { owner: Seat::Host, nonce: [0; 16], name: format!("Token {n}"), back: 0 };
-    let hand = ZoneId::hand(Seat::Host);
+    let token = |n: usize| CardInstance { owner: Seat::HOST, nonce: [0; 16], name: format!("Token {n}"), back: 0 };
+    let hand = ZoneId::hand(Seat::HOST);
     for n in 0..=(max - 4) {
         game.pair
             .intent(
-                Seat::Host,
+                Seat::HOST,
                 Intent::Act(Action::AddCard {
                     card: token(n),
                     to: hand,
@@ -2025,25 +2025,25 @@ fn a_library_filled_with_tokens_stops_at_its_bound() {
                 }),
             )
             .unwrap();
-        let id = *game.hand(Seat::Host).last().unwrap();
+        let id = *game.hand(Seat::HOST).last().unwrap();
         let into_library = Action::Move {
             card: id,
-            to: ZoneId::library(Seat::Host),
+            to: ZoneId::library(Seat::HOST),
             position: Position::Top,
             placement: Default::default(),
         };
-        let result = game.pair.intent(Seat::Host, Intent::Act(into_library.clone()));
+        let result = game.pair.intent(Seat::HOST, Intent::Act(into_library.clone()));
         if n < max - 4 {
             result.unwrap();
         } else {
             assert!(matches!(&result, Err(IntentError::Invalid(reason)) if reason.contains("at most")), "{result:?}");
             game.pair.drive();
-            assert_eq!(game.library(Seat::Host).len(), max);
+            assert_eq!(game.library(Seat::HOST).len(), max);
             // The guest takes a forced move for what it is.
-            let seen = game.engine(Seat::Guest).actions_applied();
-            let forged = game.forge_next(Seat::Host, &Message::Act { action: into_library, seen, digest: None });
-            game.deliver(Seat::Host, forged.clone());
-            game.assert_caught_forgery(Seat::Host, &forged, AlertKind::Forbidden);
+            let seen = game.engine(Seat::GUEST).actions_applied();
+            let forged = game.forge_next(Seat::HOST, &Message::Act { action: into_library, seen, digest: None });
+            game.deliver(Seat::HOST, forged.clone());
+            game.assert_caught_forgery(Seat::HOST, &forged, AlertKind::Forbidden);
             return;
         }
         if n % 100 == 0 {
@@ -2057,29 +2057,29 @@ fn a_library_filled_with_tokens_stops_at_its_bound() {
 fn a_full_library_shuffles_in_one_message() {
     let max = wire::max_library_len::<Ristretto255>();
     let mut game = Game::<Ristretto255>::ready(4);
-    let hand = ZoneId::hand(Seat::Host);
+    let hand = ZoneId::hand(Seat::HOST);
     for n in 0..(max - 4) {
-        let card = CardInstance { owner: Seat::Host, nonce: [0; 16], name: format!("Token {n}"), back: 0 };
+        let card = CardInstance { owner: Seat::HOST, nonce: [0; 16], name: format!("Token {n}"), back: 0 };
         game.pair
             .intent(
-                Seat::Host,
+                Seat::HOST,
                 Intent::Act(Action::AddCard { card, to: hand, placement: Default::default(), power_toughness: None }),
             )
             .unwrap();
-        let id = *game.hand(Seat::Host).last().unwrap();
+        let id = *game.hand(Seat::HOST).last().unwrap();
         let into_library = Action::Move {
             card: id,
-            to: ZoneId::library(Seat::Host),
+            to: ZoneId::library(Seat::HOST),
             position: Position::Top,
             placement: Default::default(),
         };
-        game.pair.intent(Seat::Host, Intent::Act(into_library)).unwrap();
+        game.pair.intent(Seat::HOST, Intent::Act(into_library)).unwrap();
     }
-    game.play(Seat::Host, Action::Shuffle { permutation: None });
+    game.play(Seat::HOST, Action::Shuffle { permutation: None });
     game.assert_honest();
-    let largest = game.sent(Seat::Guest).iter().map(|e| e.body.len()).max().unwrap();
+    let largest = game.sent(Seat::GUEST).iter().map(|e| e.body.len()).max().unwrap();
     assert!(largest <= wire::MAX_MESSAGE_LEN, "{largest} bytes");
-    assert_eq!(game.library(Seat::Host).len(), max);
+    assert_eq!(game.library(Seat::HOST).len(), max);
 }
 
 /// A strip when no unlock awaits one is refused on its kind alone: its (invalid) elements are
@@ -2089,9 +2089,9 @@ fn a_strip_nothing_awaits_is_refused_before_its_elements_are_read() {
     let mut game = Game::<Ristretto255>::ready(8);
     // A strip's kind, unlock 0, one group, then bytes no element could be.
     let body = [postcard::to_stdvec(&MessageKind::Strip).unwrap(), vec![0, 1], vec![0xff; 40]].concat();
-    let forged = game.forge(Seat::Guest, game.sent(Seat::Guest).len() as u64, body);
-    game.deliver(Seat::Guest, forged.clone());
-    let alert = game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Unexpected);
+    let forged = game.forge(Seat::GUEST, game.sent(Seat::GUEST).len() as u64, body);
+    game.deliver(Seat::GUEST, forged.clone());
+    let alert = game.assert_caught_forgery(Seat::GUEST, &forged, AlertKind::Unexpected);
     assert!(alert.detail.contains("nothing awaits"), "{alert:?}");
 }
 
@@ -2100,13 +2100,13 @@ fn a_strip_nothing_awaits_is_refused_before_its_elements_are_read() {
 #[test]
 fn a_strip_far_larger_than_what_is_owed_is_refused_on_its_size() {
     let mut game = host_draws::<Ristretto255>(8, 1);
-    let strip = game.intercept(Seat::Guest, is_strip);
+    let strip = game.intercept(Seat::GUEST, is_strip);
     let element = serde_json::to_value(Ristretto255::generator()).unwrap();
     let body = rejson(&strip, |v| v["groups"][0]["forms"] = Value::Array(vec![element; 5000]));
-    let forged = game.forge(Seat::Guest, strip.seq, body);
-    game.pair.engine_mut(Seat::Guest).replace_sent_head(strip.seq, wire::decode_envelope(&forged).unwrap().chain);
-    game.deliver(Seat::Guest, forged.clone());
-    let alert = game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Malformed);
+    let forged = game.forge(Seat::GUEST, strip.seq, body);
+    game.pair.engine_mut(Seat::GUEST).replace_sent_head(strip.seq, wire::decode_envelope(&forged).unwrap().chain);
+    game.deliver(Seat::GUEST, forged.clone());
+    let alert = game.assert_caught_forgery(Seat::GUEST, &forged, AlertKind::Malformed);
     assert!(alert.detail.contains("more than what is awaited"), "{alert:?}");
 }
 
@@ -2116,38 +2116,38 @@ fn a_strip_far_larger_than_what_is_owed_is_refused_on_its_size() {
 #[test]
 fn a_message_before_the_new_deck_from_a_player_who_had_the_request_is_caught() {
     let mut game = Game::<Ristretto255>::ready(8);
-    game.pair.intent(Seat::Host, Intent::NewGame(None)).unwrap();
-    game.pair.intent(Seat::Guest, Intent::NewGame(None)).unwrap();
-    let deck = game.intercept(Seat::Guest, is_deck);
+    game.pair.intent(Seat::HOST, Intent::NewGame(None)).unwrap();
+    game.pair.intent(Seat::GUEST, Intent::NewGame(None)).unwrap();
+    let deck = game.intercept(Seat::GUEST, is_deck);
     assert!(deck.ack > 0);
     let body = wire::encode_body(&Message::<Ristretto255>::Act { action: Action::NextTurn, seen: 0, digest: None });
-    let forged = game.forge(Seat::Guest, deck.seq, body);
-    game.deliver(Seat::Guest, forged.clone());
+    let forged = game.forge(Seat::GUEST, deck.seq, body);
+    game.deliver(Seat::GUEST, forged.clone());
     game.victim_alone = Some("when the cheater took the victim's request in");
-    game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Unexpected);
+    game.assert_caught_forgery(Seat::GUEST, &forged, AlertKind::Unexpected);
 }
 
 /// A halted engine stores nothing more in its journal: neither messages nor intents.
 #[test]
 fn nothing_is_journaled_after_a_halt() {
     let mut game = Game::<Ristretto255>::ready(8);
-    let forged = game.forge_next(Seat::Guest, &Message::Audit { deck_key: Ristretto255::scalar_from_u128(7) });
-    game.deliver(Seat::Guest, forged.clone());
-    assert!(game.engine(Seat::Host).halted().is_some());
-    let kept = game.engine(Seat::Host).journal().inputs.len();
-    game.deliver(Seat::Guest, forged);
-    assert!(game.pair.intent(Seat::Host, Intent::Ping).is_err());
-    assert_eq!(game.engine(Seat::Host).journal().inputs.len(), kept);
+    let forged = game.forge_next(Seat::GUEST, &Message::Audit { deck_key: Ristretto255::scalar_from_u128(7) });
+    game.deliver(Seat::GUEST, forged.clone());
+    assert!(game.engine(Seat::HOST).halted().is_some());
+    let kept = game.engine(Seat::HOST).journal().inputs.len();
+    game.deliver(Seat::GUEST, forged);
+    assert!(game.pair.intent(Seat::HOST, Intent::Ping).is_err());
+    assert_eq!(game.engine(Seat::HOST).journal().inputs.len(), kept);
 }
 
 /// The host's last action: a card of its hand played face up and tapped. Both undoable.
 fn host_taps_a_card() -> Game<Ristretto255> {
     let mut game = Game::<Ristretto255>::ready(8);
-    game.play(Seat::Host, Action::Draw { count: 1 });
-    let card = game.hand(Seat::Host)[0];
-    let to = ZoneId::new(Seat::Host, ZoneKind::Play);
-    game.play(Seat::Host, Action::Move { card, to, position: Position::Top, placement: Placement::default() });
-    game.play(Seat::Host, Action::Tap { card, tapped: true });
+    game.play(Seat::HOST, Action::Draw { count: 1 });
+    let card = game.hand(Seat::HOST)[0];
+    let to = ZoneId::new(Seat::HOST, ZoneKind::Play);
+    game.play(Seat::HOST, Action::Move { card, to, position: Position::Top, placement: Placement::default() });
+    game.play(Seat::HOST, Action::Tap { card, tapped: true });
     game.assert_honest();
     game
 }
@@ -2156,35 +2156,35 @@ fn host_taps_a_card() -> Game<Ristretto255> {
 fn an_undo_nobody_asked_for_is_caught() {
     // The guest undoes the host's tap without the host's asking.
     let mut game = host_taps_a_card();
-    let action = game.engine(Seat::Guest).actions_applied() - 1;
-    let seen = game.engine(Seat::Guest).actions_applied();
-    let forged = game.forge_next(Seat::Guest, &Message::Act { action: Action::Undo { action }, seen, digest: None });
-    game.deliver(Seat::Guest, forged.clone());
-    game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Forbidden);
+    let action = game.engine(Seat::GUEST).actions_applied() - 1;
+    let seen = game.engine(Seat::GUEST).actions_applied();
+    let forged = game.forge_next(Seat::GUEST, &Message::Act { action: Action::Undo { action }, seen, digest: None });
+    game.deliver(Seat::GUEST, forged.clone());
+    game.assert_caught_forgery(Seat::GUEST, &forged, AlertKind::Forbidden);
 }
 
 #[test]
 fn a_request_to_undo_a_draw_or_the_other_players_action_is_caught() {
     // A draw cannot be undone: no honest engine asks. Nor does one ask about its opponent's action.
     let mut game = Game::<Ristretto255>::ready(8);
-    game.play(Seat::Host, Action::Draw { count: 1 });
-    let action = game.engine(Seat::Host).actions_applied() - 1;
-    let forged = game.forge_next(Seat::Host, &Message::UndoAsk { action });
-    game.deliver(Seat::Host, forged.clone());
-    game.assert_caught_forgery(Seat::Host, &forged, AlertKind::Unexpected);
+    game.play(Seat::HOST, Action::Draw { count: 1 });
+    let action = game.engine(Seat::HOST).actions_applied() - 1;
+    let forged = game.forge_next(Seat::HOST, &Message::UndoAsk { action });
+    game.deliver(Seat::HOST, forged.clone());
+    game.assert_caught_forgery(Seat::HOST, &forged, AlertKind::Unexpected);
 
     let mut game = host_taps_a_card();
-    let action = game.engine(Seat::Guest).actions_applied() - 1;
-    let forged = game.forge_next(Seat::Guest, &Message::UndoAsk { action });
-    game.deliver(Seat::Guest, forged.clone());
-    game.assert_caught_forgery(Seat::Guest, &forged, AlertKind::Unexpected);
+    let action = game.engine(Seat::GUEST).actions_applied() - 1;
+    let forged = game.forge_next(Seat::GUEST, &Message::UndoAsk { action });
+    game.deliver(Seat::GUEST, forged.clone());
+    game.assert_caught_forgery(Seat::GUEST, &forged, AlertKind::Unexpected);
 }
 
 #[test]
 fn a_request_to_undo_an_action_not_taken_is_caught() {
     let mut game = host_taps_a_card();
-    let action = game.engine(Seat::Host).actions_applied() + 3;
-    let forged = game.forge_next(Seat::Host, &Message::UndoAsk { action });
-    game.deliver(Seat::Host, forged.clone());
-    game.assert_caught_forgery(Seat::Host, &forged, AlertKind::Unexpected);
+    let action = game.engine(Seat::HOST).actions_applied() + 3;
+    let forged = game.forge_next(Seat::HOST, &Message::UndoAsk { action });
+    game.deliver(Seat::HOST, forged.clone());
+    game.assert_caught_forgery(Seat::HOST, &forged, AlertKind::Unexpected);
 }

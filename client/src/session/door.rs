@@ -43,7 +43,7 @@ impl<G: Group> SessionCore<G> {
     /// Hosting: the relay gave seat 1 back and waits for a guest under `nameplate` (perhaps another number, if
     /// the old one was taken meanwhile). A fresh channel takes the next guest's key exchange.
     pub(super) fn reopened(&mut self, nameplate: &str) {
-        if self.engine.seat() != Seat::Host || self.channel.is_established() {
+        if self.engine.seat() != Seat::HOST || self.channel.is_established() {
             return;
         }
         if !code::is_nameplate(nameplate) {

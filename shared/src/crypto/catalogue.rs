@@ -75,7 +75,7 @@ pub enum CatalogueError {
 /// quote or backslash takes two bytes and a control character six) fits the fixed entry size whatever the card's
 /// owner, nonce and back. A name that does not is refused where the deck enters, never cut.
 pub fn name_fits(name: &str) -> bool {
-    let widest = CardInstance { owner: crate::Seat::Guest, nonce: [0xff; 16], name: name.to_string(), back: u32::MAX };
+    let widest = CardInstance { owner: crate::Seat::GUEST, nonce: [0xff; 16], name: name.to_string(), back: u32::MAX };
     !name.is_empty()
         && name.len() <= MAX_NAME_LEN
         && serde_json::to_vec(&widest).is_ok_and(|json| json.len() <= SEALED_LEN)

@@ -137,8 +137,8 @@ impl AwaitingOpening {
     pub fn finish(self, opening: &Opening) -> Result<Verified<SharedSeed>, ProofError> {
         let theirs = contribution(&self.theirs, &self.purpose, &self.game_id, self.seat.opponent(), opening)?;
         let (host, guest) = match self.seat {
-            Seat::Host => (self.mine, theirs),
-            Seat::Guest => (theirs, self.mine),
+            Seat::HOST => (self.mine, theirs),
+            Seat::GUEST => (theirs, self.mine),
         };
         Ok(Verified::assert_checked(SharedSeed { purpose: self.purpose, game_id: self.game_id, host, guest }))
     }
@@ -156,8 +156,8 @@ pub fn observe_round(
     if host.0 == guest.0 {
         return Err(ProofError::EchoedCommitment);
     }
-    let host_value = contribution(host.0, purpose, game_id, Seat::Host, host.1)?;
-    let guest_value = contribution(guest.0, purpose, game_id, Seat::Guest, guest.1)?;
+    let host_value = contribution(host.0, purpose, game_id, Seat::HOST, host.1)?;
+    let guest_value = contribution(guest.0, purpose, game_id, Seat::GUEST, guest.1)?;
     let seed = SharedSeed { purpose: purpose.to_owned(), game_id: *game_id, host: host_value, guest: guest_value };
     Ok(Verified::assert_checked(seed))
 }

@@ -38,7 +38,7 @@ impl<G: Group> GridDraft<G> {
 
     /// Who picks next from the current grid: the host first in even grids, the guest in odd ones.
     fn picker(&self) -> Option<Seat> {
-        let first = if self.current.is_multiple_of(2) { Seat::Host } else { Seat::Guest };
+        let first = if self.current.is_multiple_of(2) { Seat::HOST } else { Seat::GUEST };
         match self.picks {
             0 => Some(first),
             1 => Some(first.opponent()),

@@ -87,7 +87,7 @@ impl<G: Group> Engine<G> {
                 let action = self.complete_action(action);
                 let checked = self.check_action(self.seat, &action).map_err(|e| IntentError::Invalid(e.reason))?;
                 match self.seat {
-                    Seat::Host => {
+                    Seat::HOST => {
                         let digest = (action == Action::NextTurn).then(|| TableDigest(self.game.table.digest()));
                         self.out.send::<G>(&Message::Act {
                             action: action.clone(),
@@ -96,7 +96,7 @@ impl<G: Group> Engine<G> {
                         });
                         self.apply(checked);
                     }
-                    Seat::Guest => {
+                    Seat::GUEST => {
                         let seq = self.out.next_seq();
                         self.out.send::<G>(&Message::Act {
                             action: action.clone(),

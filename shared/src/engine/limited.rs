@@ -90,9 +90,9 @@ pub(super) fn check_config<G: Group>(seat: Seat, config: &LimitedConfig) -> Resu
         return Err(PoolError::BadName(name.clone()));
     }
     match (seat, config.format) {
-        (Seat::Guest, Some(_)) => Err(PoolError::GuestFormat),
-        (Seat::Host, None) => Err(PoolError::NoFormat),
-        (Seat::Host, Some(format)) => {
+        (Seat::GUEST, Some(_)) => Err(PoolError::GuestFormat),
+        (Seat::HOST, None) => Err(PoolError::NoFormat),
+        (Seat::HOST, Some(format)) => {
             let needs = match (format, &set) {
                 (LimitedFormat::SealedBoosters { .. } | LimitedFormat::BoosterDraft { .. }, None) => {
                     Some("an MTGJSON set file")
@@ -114,7 +114,7 @@ pub(super) fn check_config<G: Group>(seat: Seat, config: &LimitedConfig) -> Resu
             fits(format, cards).map_err(|needed| PoolError::TooSmall { cards, format, needed })?;
             Ok(set)
         }
-        (Seat::Guest, None) => Ok(set),
+        (Seat::GUEST, None) => Ok(set),
     }
 }
 
@@ -192,10 +192,10 @@ impl<G: Group> Engine<G> {
             ));
         }
         let format = match (peer, format) {
-            (Seat::Host, Some(format)) => format,
-            (Seat::Guest, None) => limited.format.expect("a host's engine starts with its format (check_config)"),
-            (Seat::Host, None) => return Err(Fault::new(AlertKind::Malformed, "a host's limited-pool with no format")),
-            (Seat::Guest, Some(_)) => return Err(Fault::new(AlertKind::Unexpected, "a format from the guest")),
+            (Seat::HOST, Some(format)) => format,
+            (Seat::GUEST, None) => limited.format.expect("a host's engine starts with its format (check_config)"),
+            (Seat::HOST, None) => return Err(Fault::new(AlertKind::Malformed, "a host's limited-pool with no format")),
+            (Seat::GUEST, Some(_)) => return Err(Fault::new(AlertKind::Unexpected, "a format from the guest")),
         };
         // The same file on both sides: what the host's engine checked of it holds here, but the format it offers
         // is checked again, as any peer's word.
@@ -236,7 +236,7 @@ impl<G: Group> Engine<G> {
         }
         self.out.emit(Event::LimitedAgreed { format, pool });
         match laid {
-            None => self.start_random(BOOSTER_ROUND, Seat::Host, RandomKind::Boosters),
+            None => self.start_random(BOOSTER_ROUND, Seat::HOST, RandomKind::Boosters),
             Some((cards, positions)) => {
                 let whole = 0..cards.len();
                 self.lay_stack(format, cards, vec![whole], positions);

@@ -78,7 +78,7 @@ impl<G: Group> Observer<G> {
     /// A spectator's engine. `rng_seed` must be secret and fresh (the operating system's): the shuffle proofs'
     /// checks draw their challenges from it, and a player who knew them could pass a false proof.
     pub fn new(rng_seed: [u8; 32]) -> Self {
-        let mut engine = Engine::blank(Seat::Guest, EngineConfig::default(), DeckList::default(), None, rng_seed);
+        let mut engine = Engine::blank(Seat::GUEST, EngineConfig::default(), DeckList::default(), None, rng_seed);
         engine.observing = true;
         Observer {
             engine,
@@ -207,7 +207,7 @@ impl<G: Group> Observer<G> {
         own.key = Some(key);
         own.heads.push(envelope.chain);
         own.acked = envelope.ack;
-        if from == Seat::Host {
+        if from == Seat::HOST {
             // The host's acknowledgement of the guest's stream: which of the guest's library reorders its table had.
             self.engine.out.peer_ack = envelope.ack;
             self.engine.game.unseen_reorders.retain(|reorder| reorder.seq >= envelope.ack);
@@ -313,7 +313,7 @@ impl<G: Group> Observer<G> {
         digest: Option<TableDigest>,
     ) -> Result<(), Fault> {
         let engine = &mut self.engine;
-        if from == Seat::Host {
+        if from == Seat::HOST {
             return engine.receive_act(seq, action, seen, digest);
         }
         if !engine.game.phase.is_ready() {

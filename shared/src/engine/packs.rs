@@ -61,7 +61,7 @@ impl<G: Group> PackDraft<G> {
 
     /// Each seat opens its pack of the round: its cards owed to it.
     fn open_round(&mut self) {
-        for seat in [Seat::Host, Seat::Guest] {
+        for seat in [Seat::HOST, Seat::GUEST] {
             let pack = 2 * self.round + index(seat) as u32;
             self.waiting[index(seat)].push_back(pack);
             self.reveals.owe(seat, &self.packs[pack as usize]);

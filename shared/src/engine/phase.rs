@@ -357,16 +357,16 @@ mod tests {
     #[test]
     fn a_new_game_starts_once_both_asked_and_waits_for_the_deck() {
         let mut phase = MatchPhase::default();
-        phase.new_game_asked(Some(Seat::Guest), 5).unwrap();
+        phase.new_game_asked(Some(Seat::GUEST), 5).unwrap();
         assert!(phase.is_new_game_asked());
         assert_eq!(phase.new_game_asked(None, 6), Err(PhaseError::AlreadyAsked));
         assert_eq!(phase.start_new_game(), None, "the opponent has not asked yet");
         assert!(!phase.is_awaiting_new_deck());
 
-        let theirs = PeerRequest { loser: Some(Seat::Guest), ack: 4 };
+        let theirs = PeerRequest { loser: Some(Seat::GUEST), ack: 4 };
         phase.new_game_offered(theirs).unwrap();
         assert_eq!(phase.new_game_offered(theirs), Err(PhaseError::PeerAlreadyAsked));
-        assert_eq!(phase.start_new_game(), Some(Agreed { mine: Some(Seat::Guest), theirs, request: 5 }));
+        assert_eq!(phase.start_new_game(), Some(Agreed { mine: Some(Seat::GUEST), theirs, request: 5 }));
         assert!(!phase.is_new_game_asked() && !phase.is_new_game_offered());
         assert!(phase.is_awaiting_new_deck());
         assert_eq!(phase.start_new_game(), None, "the requests are used up");

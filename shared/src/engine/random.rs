@@ -21,7 +21,7 @@ impl<G: Group> Engine<G> {
                 self.game.chooser = Some(loser);
                 self.out.emit(Event::Chooser { seat: loser, by: ChosenBy::Loser });
             }
-            None => self.start_random(CHOOSER_ROUND, Seat::Host, RandomKind::Chooser),
+            None => self.start_random(CHOOSER_ROUND, Seat::HOST, RandomKind::Chooser),
         }
     }
 
@@ -91,11 +91,11 @@ impl<G: Group> Engine<G> {
             RoundError::BadProof(e) => bad_round(round, e),
         })?;
         match self.seat {
-            Seat::Host => {
+            Seat::HOST => {
                 self.out.send::<G>(&Message::RandomSettle { round });
                 self.settle_random(round, seed);
             }
-            Seat::Guest => entry.hold(seed),
+            Seat::GUEST => entry.hold(seed),
         }
         Ok(())
     }
@@ -104,7 +104,7 @@ impl<G: Group> Engine<G> {
         let out_of_turn =
             || Fault::new(AlertKind::Unexpected, format!("settlement of random round {round} out of turn"));
         let entry = match self.game.randoms.get_mut(&round) {
-            Some(entry) if self.seat == Seat::Guest => entry,
+            Some(entry) if self.seat == Seat::GUEST => entry,
             _ => return Err(out_of_turn()),
         };
         let seed = entry.take_settlement().map_err(|_| out_of_turn())?;
@@ -127,8 +127,8 @@ impl<G: Group> Engine<G> {
             }
             RandomKind::Chooser => {
                 let seat = match seed.flip_coin() {
-                    Coin::Heads => Seat::Host,
-                    Coin::Tails => Seat::Guest,
+                    Coin::Heads => Seat::HOST,
+                    Coin::Tails => Seat::GUEST,
                 };
                 self.game.chooser = Some(seat);
                 self.out.emit(Event::Chooser { seat, by: ChosenBy::Coin });

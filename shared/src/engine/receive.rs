@@ -143,8 +143,8 @@ impl<G: Group> Engine<G> {
     fn meet(&mut self, name: String, software: String, nonce: [u8; 32]) -> Result<(), Fault> {
         self.game.table.player_mut(self.seat.opponent()).name = name.clone();
         let (host_nonce, guest_nonce) = match self.seat {
-            Seat::Host => (self.nonce, nonce),
-            Seat::Guest => (nonce, self.nonce),
+            Seat::HOST => (self.nonce, nonce),
+            Seat::GUEST => (nonce, self.nonce),
         };
         self.game
             .phase
@@ -167,7 +167,7 @@ impl<G: Group> Engine<G> {
             .proposals
             .remove(&proposal)
             .ok_or_else(|| Fault::new(AlertKind::Unexpected, format!("accept of unknown proposal {proposal}")))?;
-        let checked = self.check_action(Seat::Guest, &action).map_err(|e| {
+        let checked = self.check_action(Seat::GUEST, &action).map_err(|e| {
             Fault::new(AlertKind::Unexpected, format!("accepted an action that does not fit: {}", e.reason))
         })?;
         self.apply(checked);
@@ -272,7 +272,7 @@ impl<G: Group> Engine<G> {
     }
 
     pub(super) fn expect_guest(&mut self) -> Result<&mut Self, Fault> {
-        if self.seat == Seat::Guest {
+        if self.seat == Seat::GUEST {
             Ok(self)
         } else {
             Err(Fault::new(AlertKind::Unexpected, "only the host accepts or rejects actions"))
@@ -312,7 +312,7 @@ impl<G: Group> Engine<G> {
         let peer = self.seat.opponent();
         match self.seat {
             // The guest's proposal: the host decides its place in the game's order.
-            Seat::Host => match self.check_action(peer, &action) {
+            Seat::HOST => match self.check_action(peer, &action) {
                 Ok(checked) => {
                     self.out.send::<G>(&Message::Accept { seq });
                     self.apply(checked);
@@ -332,7 +332,7 @@ impl<G: Group> Engine<G> {
                 }
             },
             // The host's action, already applied on its side: it must fit, at the same point.
-            Seat::Guest => {
+            Seat::GUEST => {
                 if seen != self.game.actions_applied {
                     return Err(Fault::new(
                         AlertKind::Unexpected,

@@ -89,13 +89,13 @@ impl RandomRound {
     pub(super) fn observe_commitment(&mut self, from: Seat, commitment: Commitment) -> Result<(), RoundError> {
         match &mut self.stage {
             Stage::Observed { commitments, openings, .. }
-                if commitments[from.slot()].is_none() && openings.iter().all(Option::is_none) =>
+                if commitments[from.index()].is_none() && openings.iter().all(Option::is_none) =>
             {
                 // An echo of the other's commitment would cancel its contribution out.
-                if commitments[from.opponent().slot()] == Some(commitment) {
+                if commitments[from.opponent().index()] == Some(commitment) {
                     return Err(RoundError::BadProof(ProofError::EchoedCommitment));
                 }
-                commitments[from.slot()] = Some(commitment);
+                commitments[from.index()] = Some(commitment);
                 Ok(())
             }
             _ => Err(RoundError::OutOfTurn),
@@ -109,13 +109,13 @@ impl RandomRound {
             return Err(RoundError::OutOfTurn);
         };
         let [Some(host), Some(guest)] = commitments else { return Err(RoundError::OutOfTurn) };
-        if openings[from.slot()].is_some() {
+        if openings[from.index()].is_some() {
             return Err(RoundError::OutOfTurn);
         }
-        let own = if from == Seat::Host { &*host } else { &*guest };
+        let own = if from == Seat::HOST { &*host } else { &*guest };
         // Checked as it comes, so a false opening is blamed on the message that carries it.
         let _checked = own.verify(purpose, game_id, from, &opening).map_err(RoundError::BadProof)?;
-        openings[from.slot()] = Some(opening);
+        openings[from.index()] = Some(opening);
         if let [Some(host_opening), Some(guest_opening)] = openings {
             let seed = crate::crypto::observe_round(purpose, game_id, (host, host_opening), (guest, guest_opening))
                 .map_err(RoundError::BadProof)?;
@@ -186,9 +186,9 @@ mod tests {
     /// Both players' rounds, started alike, with their commitments.
     fn pair() -> ((RandomRound, Commitment), (RandomRound, Commitment)) {
         let start = |seat, seed| {
-            RandomRound::start(Seat::Host, RandomKind::Flip, "random/1", ID, seat, &mut ChaCha20Rng::from_seed(seed))
+            RandomRound::start(Seat::HOST, RandomKind::Flip, "random/1", ID, seat, &mut ChaCha20Rng::from_seed(seed))
         };
-        (start(Seat::Host, [1; 32]), start(Seat::Guest, [2; 32]))
+        (start(Seat::HOST, [1; 32]), start(Seat::GUEST, [2; 32]))
     }
 
     #[test]
@@ -204,7 +204,7 @@ mod tests {
         assert_eq!(host_seed.flip_coin(), guest_seed.flip_coin());
         assert_eq!(host_seed.roll(Dice::new(1, 1000).unwrap()), guest_seed.roll(Dice::new(1, 1000).unwrap()));
         assert!(matches!(guest.take_settlement(), Err(RoundError::OutOfTurn)), "a second settlement");
-        assert!(matches!(guest.into_parts(), (Seat::Host, RandomKind::Flip)));
+        assert!(matches!(guest.into_parts(), (Seat::HOST, RandomKind::Flip)));
     }
 
     #[test]
@@ -213,11 +213,11 @@ mod tests {
         host.take_commitment(guest_commitment).unwrap();
         // An opening of another round of the guest's, not the one it committed to.
         let (mut other, _) = RandomRound::start(
-            Seat::Host,
+            Seat::HOST,
             RandomKind::Flip,
             "random/1",
             ID,
-            Seat::Guest,
+            Seat::GUEST,
             &mut ChaCha20Rng::from_seed([9; 32]),
         );
         let wrong = other.take_commitment(host_commitment).unwrap();

@@ -19,8 +19,8 @@ impl<G: Group> Engine<G> {
     /// Ids of `owner`'s cards start above this number.
     pub(super) fn id_base(owner: Seat) -> u32 {
         match owner {
-            Seat::Host => 0,
-            Seat::Guest => GUEST_CARD_OFFSET,
+            Seat::HOST => 0,
+            Seat::GUEST => GUEST_CARD_OFFSET,
         }
     }
 
@@ -458,7 +458,7 @@ impl<G: Group> Engine<G> {
         // The host's own concession takes effect as its `act` goes out, which tells the guest. Every other
         // reaches this engine by the opponent's message (the host's `act`, its `accept` of the guest's
         // concession) or, on the host, by the guest's own proposal: the opponent knew it first.
-        let own_act = (self.seat == Seat::Host && actor == Seat::Host).then(|| self.out.next_seq() - 1);
+        let own_act = (self.seat == Seat::HOST && actor == Seat::HOST).then(|| self.out.next_seq() - 1);
         self.record_loss(actor, GameEnd::Conceded, own_act);
     }
 

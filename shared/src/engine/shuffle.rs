@@ -227,7 +227,7 @@ impl<G: Group> Engine<G> {
         // The stepper's key on the library is now current × fresh (proven), or fresh the first time.
         let new_commitment = combined.map_or(step.fresh, Verified::into_inner);
         self.game.shuffles.take(library, peer, ShufflePart::Step).map_err(out_of_turn)?;
-        if self.observing && peer == Seat::Guest {
+        if self.observing && peer == Seat::GUEST {
             // A spectator follows the host's table: the guest's step may end a run the host has not seen yet.
             self.game.shuffles.own_step_sent(library, seq);
         }
@@ -271,7 +271,7 @@ impl<G: Group> Engine<G> {
             self.game.table.permute(ZoneId::library(library), &order).expect("an order of this library");
             // The host completes the run only once the guest's last step reaches it: until
             // then its table, and the turn digest it sends, have the library's old order.
-            if (self.seat == Seat::Guest || self.observing)
+            if (self.seat == Seat::GUEST || self.observing)
                 && let Some(seq) = end.own_step
                 && seq >= self.out.peer_ack
             {
@@ -303,7 +303,7 @@ impl<G: Group> Engine<G> {
         if self.game.back_groups(library).len() < 2 {
             return Arrangement::Single;
         }
-        let round = ARRANGEMENT_ROUNDS | serial << 1 | u64::from(library == Seat::Guest);
+        let round = ARRANGEMENT_ROUNDS | serial << 1 | u64::from(library == Seat::GUEST);
         self.start_random(round, library, RandomKind::Arrangement(library));
         Arrangement::Drawing
     }

@@ -190,8 +190,8 @@ impl ShuffleRuns {
 mod tests {
     use super::*;
 
-    const HOST: Seat = Seat::Host;
-    const GUEST: Seat = Seat::Guest;
+    const HOST: Seat = Seat::HOST;
+    const GUEST: Seat = Seat::GUEST;
 
     fn steps(known: Knowledge) -> Vec<Seat> {
         ShuffleRun::plan(HOST, known, |_| false, Arrangement::Single).steps.into()

@@ -75,7 +75,7 @@ impl<G: Group> Stack<G> {
         if !self.format.deals_from_one_stack() {
             return self.dealt[index(seat.opponent())].is_none();
         }
-        let their_shuffle = if seat == Seat::Host { 1 } else { 0 };
+        let their_shuffle = if seat == Seat::HOST { 1 } else { 0 };
         // A draft's reveals and picks after the shuffles are the draft's to tell (`grid.rs`); then its pool shuffle.
         self.steps == their_shuffle
             || (self.steps == 2 && self.own.is_none() && !self.format.is_draft())
@@ -85,7 +85,7 @@ impl<G: Group> Stack<G> {
     /// The most bytes the opponent's stack message of `kind` could take now, or `None` if none is awaited.
     pub(super) fn bound(&self, seat: Seat, kind: wire::MessageKind, element: usize, scalar: usize) -> Option<usize> {
         let shuffle = (self.points.len().max(1) + self.segments.len()) * (10 * (element + 64) + 6 * scalar);
-        let their_shuffle = if seat == Seat::Host { 1 } else { 0 };
+        let their_shuffle = if seat == Seat::HOST { 1 } else { 0 };
         let owed_list = !self.format.deals_from_one_stack() && self.dealt[index(seat.opponent())].is_none();
         match kind {
             wire::MessageKind::StackShuffle if owed_list || self.steps == their_shuffle => Some(shuffle),
@@ -215,7 +215,7 @@ impl<G: Group> Engine<G> {
         limited.stack = Some(stack);
         if !format.deals_from_one_stack() {
             self.send_own_list();
-        } else if self.seat == Seat::Host {
+        } else if self.seat == Seat::HOST {
             self.send_stack_shuffle();
         }
     }
@@ -278,7 +278,7 @@ impl<G: Group> Engine<G> {
             return Err(Fault::new(AlertKind::Unexpected, "a stack-shuffle before the stack"));
         };
         let list = !stack.format.deals_from_one_stack();
-        let turn = if peer == Seat::Host { 0 } else { 1 };
+        let turn = if peer == Seat::HOST { 0 } else { 1 };
         if (list && stack.dealt[index(peer)].is_some()) || (!list && stack.steps != turn) {
             return Err(Fault::new(AlertKind::Unexpected, "a stack-shuffle out of turn"));
         }
@@ -295,8 +295,8 @@ impl<G: Group> Engine<G> {
         stack.steps += 1;
         let draft = stack.format.is_draft();
         match me {
-            Seat::Guest => self.send_stack_shuffle(),
-            Seat::Host => self.after_shuffles(draft),
+            Seat::GUEST => self.send_stack_shuffle(),
+            Seat::HOST => self.after_shuffles(draft),
         }
         Ok(())
     }

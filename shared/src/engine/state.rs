@@ -23,7 +23,7 @@ pub(super) struct Form<G: Group> {
 }
 
 pub(super) fn index(seat: Seat) -> usize {
-    seat.slot()
+    seat.index()
 }
 
 /// The cards of one back in a library, as a shuffle step takes them.

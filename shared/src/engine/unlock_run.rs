@@ -182,8 +182,8 @@ impl Unlocks {
 mod tests {
     use super::*;
 
-    const HOST: Seat = Seat::Host;
-    const GUEST: Seat = Seat::Guest;
+    const HOST: Seat = Seat::HOST;
+    const GUEST: Seat = Seat::GUEST;
 
     fn ids(ids: &[u32]) -> Vec<CardId> {
         ids.iter().map(|id| CardId(*id)).collect()

@@ -52,7 +52,7 @@ impl<G: Group> WinstonDraft<G> {
             told: None,
             shown: None,
         };
-        draft.arrive(Seat::Host, 0);
+        draft.arrive(Seat::HOST, 0);
         draft
     }
 

@@ -100,7 +100,7 @@ struct Run<G: Group> {
 
 impl<G: Group> Run<G> {
     fn step(&mut self, chooser: &mut dyn Chooser) {
-        let seat = if chooser.below(2) == 0 { Seat::Host } else { Seat::Guest };
+        let seat = if chooser.below(2) == 0 { Seat::HOST } else { Seat::GUEST };
         match chooser.below(10) {
             0..=3 => {
                 self.pair.step_from(seat);

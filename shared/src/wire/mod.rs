@@ -848,8 +848,8 @@ impl std::fmt::Display for Awaited {
                 let ids: Vec<String> = cards.iter().map(|c| c.to_string()).collect();
                 write!(f, "its strip of {}", ids.join(", "))
             }
-            Awaited::Shuffle { library: Seat::Host } => write!(f, "its part of the shuffle of the host's library"),
-            Awaited::Shuffle { library: Seat::Guest } => write!(f, "its part of the shuffle of the guest's library"),
+            Awaited::Shuffle { library: Seat::HOST } => write!(f, "its part of the shuffle of the host's library"),
+            Awaited::Shuffle { library: Seat::GUEST } => write!(f, "its part of the shuffle of the guest's library"),
             Awaited::RandomRound { round } => match *round {
                 ARRANGEMENT_ROUNDS.. => write!(f, "its side of the random order of a library's card backs"),
                 CHOOSER_ROUND => write!(f, "its side of the coin for who chooses to play or draw"),

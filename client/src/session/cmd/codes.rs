@@ -31,7 +31,7 @@ impl fmt::Display for NewCodeRefused {
 /// `new-code`: hosting, before the key exchange succeeded, new words, and the seat given to the next guest.
 pub(super) fn new_code<G: Group>(core: &mut SessionCore<G>, line: &str) {
     let code = match core.hosting.code() {
-        Some(code) if core.engine.seat() == Seat::Host && !core.channel.is_established() => code,
+        Some(code) if core.engine.seat() == Seat::HOST && !core.channel.is_established() => code,
         _ => return core.refuse(ErrorKind::Refused, line, NewCodeRefused::NoCode.to_string()),
     };
     let code = Code::random_from(&mut core.rng, code.nameplate());

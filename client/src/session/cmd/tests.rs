@@ -24,7 +24,7 @@ fn core() -> SessionCore<Ristretto255> {
     let library = (0..8).map(|i| DeckCard { name: format!("Card {i}"), back: 0 }).collect();
     let deck = DeckList { library, ..DeckList::default() };
     let config = EngineConfig { name: "Host".into(), software: "test".into() };
-    let engine = Engine::<Ristretto255>::new(Seat::Host, config, deck, [1; 32]).unwrap();
+    let engine = Engine::<Ristretto255>::new(Seat::HOST, config, deck, [1; 32]).unwrap();
     let code = Code::random("7");
     let channel = Channel::new(Side::Host, &code.password(), code.nameplate(), [2; 32]);
     let relay = RelayPlace { url: "ws://relay.test/v1".into(), ca: None, token: None, serve: None };
@@ -32,7 +32,7 @@ fn core() -> SessionCore<Ristretto255> {
 }
 
 fn gate_of(line: &str) -> Gate {
-    gate(&parse(line, Seat::Host).unwrap_or_else(|e| panic!("{line}: {e}")), &core())
+    gate(&parse(line, Seat::HOST).unwrap_or_else(|e| panic!("{line}: {e}")), &core())
 }
 
 #[test]
