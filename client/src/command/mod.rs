@@ -1,11 +1,11 @@
 //! The player's commands: one table ([`COMMANDS`], in `table.rs`) says for each its name, arguments, what it
 //! does, an example, its keys and how it is read. From it come the parser ([`read`]), the `--help` text
-//! ([`help`]), the terminal table's keys ([`shortcuts`]) and its `?` overlay (`ui/overlay.rs`). What a parsed
-//! [`Command`] may run is `gate.rs` ([`Gate`]); what it does, the session's `commands.rs`.
+//! ([`help`]), the terminal table's keys ([`shortcuts`]) and its `?` overlay (`ui/overlay.rs`). When each kind
+//! of parsed [`Command`] may run (a [`Gate`]) and what it does are its module's in the session (`session/cmd/`).
 //!
 //! Adding a command: an entry in `table.rs` (its parser in `arguments.rs` if it takes arguments). If it asks for
 //! actions worked out from the table as it stands when it runs, a [`TableAct`] (`spec.rs`: its actions); if for
-//! something no [`Command`] does yet, a variant with its gate (`gate.rs`) and its effect in the session. A
+//! something no [`Command`] does yet, a variant, and its module in `session/cmd/` (its gate and its effect). A
 //! command on one card names it by id or by name ([`CardRef`]); it is found with [`CardAct::find`] right before
 //! acting.
 

@@ -1,145 +1,49 @@
 //! Running the player's commands: each line is read once into the queue, where it waits until its gate opens
 //! (table commands until set-up is done, `wait` until nothing is pending, `quit` a few seconds for the
-//! opponent's acknowledgements), then runs, one per step of the core. What a line means, when it may run and
-//! what it does are [`crate::command`]'s; here are the queue, the gates as the session judges them, and what
-//! commands share: an intent handed to the engine, a refusal shown.
+//! opponent's acknowledgements), then runs, one per step of the core. What a line means is [`crate::command`]'s;
+//! when each kind may run and what it does, `cmd/`'s. Here are the queue's turn, the gates as the session judges
+//! them, and what commands share: an intent handed to the engine, a refusal shown.
 
-use std::fs::OpenOptions;
-use std::io::{ErrorKind as IoErrorKind, Write as _};
-use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
-use fairdeck_shared::crypto::CardInstance;
 use fairdeck_shared::crypto::Group;
 use fairdeck_shared::engine::{Input, Intent, IntentError};
-use fairdeck_shared::table::{Placement, PowerToughness, ZoneId, ZoneKind};
-use fairdeck_shared::wire::{Action, PoolHash};
-use rand::Rng;
+use fairdeck_shared::wire::Action;
 
-use super::building::{deck_file_name, deck_text};
-use super::claim::LinkAction;
+use super::cmd;
 use super::frontend::Output;
-use super::start::{deck_warnings, read_checked_deck, read_deck};
 use super::state::{Flow, SessionCore};
-use crate::command::{self, Amount, BuildStep, Command, Entered, ErrorKind, Gate, Parsed, Placing, UndoStep, table};
-use crate::deck::{Deck, Swap, Swapped};
-use crate::save::games_dir;
+use super::timers::Timer;
+use crate::command::{Entered, ErrorKind, Gate};
 
 /// How long `quit` waits for the peer to acknowledge what was sent.
 const QUIT_GRACE: Duration = Duration::from_secs(5);
-/// Deck files built from one pool in one day, at most: each gets a name of its own.
-const DECK_FILES_PER_DAY: u32 = 1000;
-
-/// Does what the parsed line asks, its gate open: an intent for the engine, or what the session does itself; `line`
-/// is quoted by a refusal. A refusal is shown, not returned: the session goes on.
-fn run<G: Group>(Parsed { spec, command }: Parsed, session: &mut SessionCore<G>, line: &str) -> Flow {
-    let mut give = |intent| {
-        session.intent(intent, line);
-    };
-    match command {
-        Command::Act(action) => give(Intent::Act(action)),
-        Command::Chat(text) => give(Intent::Chat(text)),
-        Command::Ask(zone, count) => give(Intent::RequestReveal { zone, count }),
-        Command::Refuse(zone) => give(Intent::RefuseReveal { zone }),
-        Command::Undo(UndoStep::Ask) => give(Intent::AskUndo),
-        Command::Undo(step) => give(Intent::AnswerUndo(step == UndoStep::Accept)),
-        Command::End => give(Intent::EndGame),
-        Command::OnCard(card, act) => {
-            let engine = &session.engine;
-            match act.find(engine, &card).and_then(|card| act.action(engine, card)) {
-                Ok(action) => {
-                    session.intent(Intent::Act(action), line);
-                }
-                Err(error) => session.refuse(error.kind(), line, error.to_string()),
-            }
-        }
-        Command::PlayerValue { key, amount } => session.set_player_value(key, amount, line),
-        Command::Token { name, power_toughness, placement } => {
-            session.put_token(name, power_toughness, placement, line)
-        }
-        Command::OnTable(act) => match act.actions(&session.engine) {
-            Ok(actions) => {
-                let then = act.then(&actions);
-                if session.intents(actions, line)
-                    && let Some(then) = then
-                {
-                    // First in the queue: it runs once what was just handed in is answered (its gate).
-                    let parsed = Ok(Parsed { spec, command: Command::OnTable(then) });
-                    session.queue.push_front(Entered { line: line.to_string(), parsed });
-                }
-            }
-            Err(message) => session.refuse(ErrorKind::Refused, line, message),
-        },
-        Command::Browse(purpose, count) => session.open_browsing(purpose, count, line),
-        Command::Take(card, zone) => session.take_browsed(card, zone, line),
-        // No scry open: the London mulligan's cards from the hand.
-        Command::Place(Placing::Bottom, cards) if session.browsing.is_none() => {
-            match command::hand_to_bottom(&session.engine, &cards) {
-                Ok(actions) => {
-                    session.intents(actions, line);
-                }
-                Err((kind, message)) => session.refuse(kind, line, message),
-            }
-        }
-        Command::Place(placing, cards) => session.place_browsed(placing, &cards, line),
-        Command::Done if session.done_builds() => session.finish_build(line),
-        Command::Done => session.close_browsing(line),
-        Command::RevealHand => session.reveal_hand(line),
-        Command::RevealTop => session.reveal_top(line),
-        Command::WatchTop(watch) => session.set_top_watch(watch),
-        Command::Forfeit => session.forfeit(line),
-        Command::NewGame(file) => session.new_game(file.as_deref(), line),
-        Command::Sideboard(swap) => session.sideboard(&swap, line),
-        Command::Build(file) => session.build(&file, line),
-        Command::Pick(grid_line) => {
-            session.intent(Intent::Pick(grid_line), line);
-        }
-        Command::Pile(choice) => {
-            session.intent(Intent::Pile(choice), line);
-        }
-        Command::TakeCard(card) => match session.limited.pack_card(&card) {
-            Ok(n) => {
-                session.intent(Intent::TakeCard(n), line);
-            }
-            Err((kind, message)) => session.refuse(kind, line, message),
-        },
-        Command::Building(step) => session.building(step, line),
-        Command::NewCode => session.new_code(line),
-        Command::Watch(step) => session.watch_command(step, line),
-        Command::Table => session.show(Output::Table),
-        Command::Wait => session.show(Output::Idle),
-        Command::Quit => {
-            session.show(Output::Table);
-            return Flow::Quit;
-        }
-    }
-    Flow::Ran
-}
 
 impl<G: Group> SessionCore<G> {
     /// Takes a line from the player into the queue, read once; `None`, the end of the input, is a `quit` after the
     /// rest.
     pub fn take_line(&mut self, line: Option<String>) {
-        let seat = self.engine.seat();
-        match line {
-            Some(line) if line.trim().is_empty() => {}
-            Some(line) => self.queue.push_back(command::read(&line, seat)),
-            None => {
-                self.input_done = true;
-                self.queue.push_back(command::read(table::QUIT.name, seat));
-            }
-        }
+        self.commands.take_line(line, self.engine.seat());
     }
 
-    /// Runs the next queued command if its gate is open (a line that did not parse is reported in its turn).
+    /// Runs the next queued command if its gate is open (a line that did not parse is reported in its turn). A
+    /// command with a file asks the driver for it first, and runs once answered.
     pub(super) fn run_queue(&mut self) -> Flow {
-        let Some(Entered { parsed, .. }) = self.queue.front() else { return Flow::Blocked };
+        let Some(Entered { parsed, .. }) = self.commands.head() else { return Flow::Blocked };
         if let Ok(parsed) = parsed
-            && (self.waits_for_suite(&parsed.command) || !self.may_run(self.gate(&parsed.command)))
+            && (self.waits_for_suite(&parsed.command) || !self.may_run(cmd::gate(&parsed.command, self)))
         {
             return Flow::Blocked;
         }
-        let Some(Entered { line, parsed }) = self.queue.pop_front() else { return Flow::Blocked };
+        if let Some(Entered { parsed: Ok(parsed), .. }) = self.commands.head()
+            && !self.commands.answered()
+            && let Some(request) = cmd::file(&parsed.command, self)
+        {
+            self.commands.ask();
+            self.outbox.file(request);
+            return Flow::Asked;
+        }
+        let Some((Entered { line, parsed }, answer)) = self.commands.pop() else { return Flow::Blocked };
         let parsed = match parsed {
             Ok(parsed) => parsed,
             Err(message) => {
@@ -147,24 +51,7 @@ impl<G: Group> SessionCore<G> {
                 return Flow::Ran;
             }
         };
-        let flow = run(parsed, self, &line);
-        if let Flow::Quit = flow {
-            self.link_actions.push_back(LinkAction::Leave(None));
-        }
-        flow
-    }
-
-    /// When `command` may run: its own gate, but for a `done` that sends the deck built from the pool, at once.
-    fn gate(&self, command: &Command) -> Gate {
-        match command {
-            Command::Done if self.done_builds() => Gate::Always,
-            command => command.gate(),
-        }
-    }
-
-    /// Whether `done` sends the deck built from the pool: in limited play, with no search, scry or surveil open.
-    fn done_builds(&self) -> bool {
-        self.browsing.is_none() && self.limited.build().is_some()
+        cmd::run(parsed, self, &line, answer)
     }
 
     /// Whether a command waiting at `gate` may run now.
@@ -184,142 +71,12 @@ impl<G: Group> SessionCore<G> {
                 // Let what we sent reach the peer before leaving the room, but not forever (the peer may be
                 // away): the core's timer brings us back here until the grace runs out. With the link down
                 // nothing can be acknowledged: the game is saved, and it leaves at once.
-                let deadline = *self.quit_deadline.get_or_insert_with(|| self.now + QUIT_GRACE);
+                let deadline = self.timers.get(Timer::Quit).unwrap_or(self.now + QUIT_GRACE);
+                self.timers.set(Timer::Quit, Some(deadline));
                 let pending = self.channel.unacked_frames() > 0 || self.engine.is_busy();
-                halted || !self.link.is_up() || !pending || self.now >= deadline
+                halted || !self.uplink.is_up() || !pending || self.now >= deadline
             }
         }
-    }
-
-    /// `forfeit`: claims the game against the opponent's silence, or its absence once the grace passed.
-    pub(super) fn forfeit(&mut self, line: &str) {
-        if let Some(message) = self.forfeit_refused() {
-            return self.refuse(ErrorKind::Refused, line, message);
-        }
-        // Nothing awaited, but the opponent left and has not come back: its absence is the claim.
-        let abandoned = self.engine.awaiting_opponent().is_none() && !self.peer_here && self.channel.is_established();
-        let claim = if abandoned { Intent::ClaimAbandoned } else { Intent::ClaimForfeit };
-        self.intent(claim, line);
-    }
-
-    /// `new-game [DECKFILE]`: asks for the next game, with the deck of that file, or the one `sideboard` left, or
-    /// the same one.
-    pub(super) fn new_game(&mut self, file: Option<&Path>, line: &str) {
-        match file.map(|file| read_checked_deck(file).map(|read| (file, read))).transpose() {
-            Ok(read) => {
-                // A limited deck is checked by its pool, not by a constructed deck's rules.
-                if let Some((file, read)) = &read
-                    && self.limited.pool_hash().is_none()
-                {
-                    deck_warnings(file, read).into_iter().for_each(|warning| self.show(warning));
-                }
-                let deck = read.map(|(_, read)| read.deck.to_deck_list()).or_else(|| self.sideboarded.clone());
-                if self.intent(Intent::NewGame(deck), line) {
-                    self.sideboarded = None;
-                }
-            }
-            Err(error) => self.refuse(ErrorKind::BadDeck, line, error.to_string()),
-        }
-    }
-
-    /// `sideboard in … out …`: the next game's deck, cards traded between main deck and sideboard, from the deck
-    /// last sideboarded or else this game's. Limited play sideboards with `add`, `remove` and `done`.
-    pub(super) fn sideboard(&mut self, swap: &Swap, line: &str) {
-        if self.limited.pool_hash().is_some() {
-            let message = "in limited play, change your deck with add and remove, then done".to_string();
-            return self.refuse(ErrorKind::Refused, line, message);
-        }
-        let deck = self.sideboarded.as_ref().unwrap_or(self.engine.deck());
-        match crate::deck::sideboard(deck, swap) {
-            Ok(Swapped { deck, cards_in, cards_out }) => {
-                let output = Output::Sideboarded {
-                    cards_in,
-                    cards_out,
-                    main: deck.library.len() as u32,
-                    sideboard: deck.sideboard.len() as u32,
-                    hash: deck.label.clone(),
-                };
-                self.sideboarded = Some(deck);
-                self.show(output);
-            }
-            Err(message) => self.refuse(ErrorKind::Refused, line, message),
-        }
-    }
-
-    /// `build DECKFILE`: this player's deck from its pool.
-    pub(super) fn build(&mut self, file: &Path, line: &str) {
-        match read_deck(file) {
-            Ok(deck) => {
-                self.intent(Intent::Build(deck.to_deck_list()), line);
-            }
-            Err(error) => self.refuse(ErrorKind::BadDeck, line, error.to_string()),
-        }
-    }
-
-    /// `add`, `remove`, `basics` and `pool`: the deck built from the pool changed, or the pool shown.
-    fn building(&mut self, step: BuildStep, line: &str) {
-        let build = match self.limited.build_mut() {
-            Ok(build) => build,
-            Err(message) => return self.refuse(ErrorKind::Refused, line, message),
-        };
-        let shown = match step {
-            BuildStep::Add(count, name) => build.add(count, &name).map(Output::Building),
-            BuildStep::Remove(count, name) => build.remove(count, &name).map(Output::Building),
-            BuildStep::AddPool => Ok(Output::Building(build.add_pool())),
-            BuildStep::RemoveAll => Ok(Output::Building(build.remove_all())),
-            BuildStep::Basics(lands) => Ok(Output::Building(build.set_basics(&lands))),
-            BuildStep::ShowPool => Ok(Output::PoolListed { cards: build.listing() }),
-        };
-        match shown {
-            Ok(output) => self.show(output),
-            Err((kind, message)) => self.refuse(kind, line, message),
-        }
-    }
-
-    /// `done` in limited play: the deck built is written to a deck file of its own and sent, as the first game's
-    /// deck or, once a game is over, the next one's (sideboarding). A deck the engine refuses leaves no file.
-    fn finish_build(&mut self, line: &str) {
-        let first = self.engine.is_building();
-        if !first && !self.engine.is_ended() {
-            let message = "your deck for this game is in: sideboard once the game is over (`end`)".to_string();
-            return self.refuse(ErrorKind::Refused, line, message);
-        }
-        let Some(build) = self.limited.build() else { return self.close_browsing(line) };
-        let deck = match build.deck() {
-            Ok(deck) => deck,
-            Err((kind, message)) => return self.refuse(kind, line, message),
-        };
-        let path = match write_deck_file(&deck, self.limited.pool_hash()) {
-            Ok(path) => path,
-            Err(message) => return self.refuse(ErrorKind::Refused, line, message),
-        };
-        let list = deck.to_deck_list();
-        let intent = if first { Intent::Build(list) } else { Intent::NewGame(Some(list)) };
-        if self.intent(intent, line) {
-            self.show(Output::DeckWritten(path));
-        } else {
-            let _already_refused = std::fs::remove_file(&path);
-        }
-    }
-
-    /// Why `forfeit` is refused now, if it is: the opponent is away, and has not been for the whole
-    /// [`FORFEIT_GRACE`](super::FORFEIT_GRACE) (it may be coming back), or the relay has not said yet whether
-    /// it is here. An opponent who is here but silent is the engine's to judge, by what it owes.
-    fn forfeit_refused(&self) -> Option<String> {
-        if self.peer_here || !self.channel.is_established() {
-            return None;
-        }
-        let opponent = self.opponent.as_deref().unwrap_or("the opponent");
-        let now = self.now;
-        let Some(left) = self.absence.forfeit_in(now) else {
-            return Some(format!("the relay has not said yet whether {opponent} is here: forfeit once it has"));
-        };
-        if left.is_zero() {
-            return None;
-        }
-        let away = self.absence.away_for(now).unwrap_or_default().as_secs();
-        let left = left.as_millis().div_ceil(1000);
-        Some(format!("{opponent} left {away} s ago and may be coming back: forfeit is possible in {left} s"))
     }
 
     /// Nothing in flight: no exchange, nothing the engine has yet to hand over (an action just taken), nothing
@@ -329,24 +86,6 @@ impl<G: Group> SessionCore<G> {
             && !self.engine.has_output()
             && self.channel.unacked_frames() == 0
             && self.top_watch_due().is_none()
-    }
-
-    /// `life`, `poison` and the like: a change is from the value on the table now, what both players see.
-    fn set_player_value(&mut self, key: String, amount: Amount, line: &str) {
-        let seat = self.engine.seat();
-        let current = self.engine.table().player(seat).values.get(&key).copied().unwrap_or(0);
-        self.intent(Intent::Act(Action::SetPlayerValue { value: amount.apply(current), key }), line);
-    }
-
-    /// `token`: a new card of the player's in its play area.
-    fn put_token(&mut self, name: String, power_toughness: Option<PowerToughness>, placement: Placement, line: &str) {
-        // A fresh nonce keeps two tokens of one name distinct cards.
-        let mut nonce = [0; 16];
-        self.rng.fill_bytes(&mut nonce);
-        let seat = self.engine.seat();
-        let card = CardInstance { owner: seat, nonce, name, back: 0 };
-        let to = ZoneId::new(seat, ZoneKind::Play);
-        self.intent(Intent::Act(Action::AddCard { card, to, placement, power_toughness }), line);
     }
 
     /// Hands `actions` to the engine in turn, stopping at the first it refuses. Whether it took them all.
@@ -380,29 +119,4 @@ impl<G: Group> SessionCore<G> {
     pub(super) fn refuse(&mut self, kind: ErrorKind, line: &str, message: String) {
         self.show(Output::CommandError { kind, command: line.to_string(), message });
     }
-}
-
-/// Writes `deck` as a new plain-text deck file in `$XDG_DATA_HOME/fairdeck/decks` (else
-/// `$HOME/.local/share/fairdeck/decks`), named by the day and the pool file's hash; returns its path.
-fn write_deck_file(deck: &Deck, pool: Option<PoolHash>) -> Result<PathBuf, String> {
-    let games = games_dir(|name| std::env::var_os(name))
-        .ok_or("cannot tell where to write the deck file: neither XDG_DATA_HOME nor HOME is set")?;
-    let dir = games.parent().unwrap_or(&games).join("decks");
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot make the folder {}: {e}", dir.display()))?;
-    let now = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
-    let day = now.get(..10).unwrap_or(&now);
-    let text = deck_text(deck);
-    for number in 1..=DECK_FILES_PER_DAY {
-        let path = dir.join(deck_file_name(day, pool, number));
-        // A new file each time: the decks built earlier stay as they were.
-        match OpenOptions::new().write(true).create_new(true).open(&path) {
-            Ok(mut file) => {
-                file.write_all(text.as_bytes()).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-                return Ok(path);
-            }
-            Err(error) if error.kind() == IoErrorKind::AlreadyExists => continue,
-            Err(error) => return Err(format!("cannot write {}: {error}", path.display())),
-        }
-    }
-    Err(format!("{} holds {DECK_FILES_PER_DAY} deck files of this pool from today already", dir.display()))
 }

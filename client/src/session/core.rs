@@ -13,13 +13,16 @@
 //!    opponent waits on them, not on this side's screen);
 //! 3. [`SessionCore::poll_output`]: what to show the player, with the engine as it stands (no step changes the
 //!    engine while something is left to show);
-//! 4. [`SessionCore::poll_link`]: connecting and claiming a seat, leaving, dropping the connection;
-//! 5. [`SessionCore::poll_watch_frame`] and [`SessionCore::poll_watch_link`]: the spectators' frames and the watch
+//! 4. [`SessionCore::poll_file`]: a deck file to read or write for a command, answered at once with
+//!    [`Input::File`];
+//! 5. [`SessionCore::poll_link`]: connecting and claiming a seat, leaving, dropping the connection;
+//! 6. [`SessionCore::poll_watch_frame`] and [`SessionCore::poll_watch_link`]: the spectators' frames and the watch
 //!    link (the player's second connection, `watching.rs`);
 //!
-//! then asks [`SessionCore::poll_end`] whether the session is over. The timers are deadlines in
-//! [`SessionCore::poll_timeout`]: the next attempt at the seat (its backoff), `quit`'s grace, the wait on the
-//! opponent and its absence.
+//! then asks [`SessionCore::poll_end`] whether the session is over. The timers are one table (`timers.rs`),
+//! armed after each input and each step from the parts they time: the next attempt at the seat (its backoff),
+//! `quit`'s grace, the wait on the opponent and its absence, the watch link's next attempt, an ack held back;
+//! [`SessionCore::poll_timeout`] is the earliest.
 
 use std::time::Instant;
 
@@ -28,9 +31,12 @@ use fairdeck_shared::engine::Engine;
 
 use super::claim::{LinkAction, Seated, WatchAction};
 use super::error::SessionError;
+use super::files::{FileAnswer, FileRequest};
 use super::frontend::Output;
+use super::outbox::{SavePoint, ToRelay};
 pub(super) use super::state::SessionCore;
-use super::state::{Flow, LinkState, Meeting, SavePoint, Stage, ToRelay};
+use super::state::{Flow, Meeting, Stage};
+use super::timers::Timer;
 pub(super) use super::watch_state::WatchInput;
 use super::watch_state::WatchLinkState;
 use crate::channel::Channel;
@@ -52,6 +58,8 @@ pub(super) enum Input {
     Unseated(SessionError),
     /// What the watch link, the spectators' side, brought.
     Watch(WatchInput),
+    /// The answer to the file asked for ([`SessionCore::poll_file`]).
+    File(FileAnswer),
 }
 
 impl<G: Group> SessionCore<G> {
@@ -61,6 +69,11 @@ impl<G: Group> SessionCore<G> {
             return;
         }
         self.now = now;
+        self.take_in(input);
+        self.arm_timers();
+    }
+
+    fn take_in(&mut self, input: Input) {
         let handled = match input {
             Input::Line(line) => {
                 self.take_line(line);
@@ -75,19 +88,31 @@ impl<G: Group> SessionCore<G> {
                 self.handle_watch(input);
                 Ok(())
             }
+            Input::File(answer) => {
+                // The turn goes on at the command that asked, which runs now.
+                self.commands.answer(answer);
+                self.stage = Stage::Queue;
+                return;
+            }
         };
         self.turn_after(handled);
     }
 
-    /// The time passed [`poll_timeout`](Self::poll_timeout)'s deadline (or not: then nothing is due).
+    /// The time passed [`poll_timeout`](Self::poll_timeout)'s deadline (or not: then nothing is due). The
+    /// attempts at the seat and at the watch link are made here; the other timers are the turn's to read.
     pub fn handle_timeout(&mut self, now: Instant) {
         if self.end.is_some() {
             return;
         }
         self.now = now;
-        self.retry_due();
-        self.watch_due();
+        if self.timers.is_expired(Timer::Retry, now) {
+            self.retry_due();
+        }
+        if self.timers.is_expired(Timer::Watch, now) {
+            self.watch_due();
+        }
         self.turn_after(Ok(()));
+        self.arm_timers();
     }
 
     /// The input was taken in: the turn runs, unless it ended the session.
@@ -105,13 +130,28 @@ impl<G: Group> SessionCore<G> {
         if self.end.is_some() || self.elsewhere().is_some() {
             return false;
         }
-        match self.step() {
+        let more = match self.step() {
             Ok(more) => more,
             Err(error) => {
                 self.end = Some(Err(error));
                 false
             }
-        }
+        };
+        self.arm_timers();
+        more
+    }
+
+    /// Sets each timer from what it times, as the input or the step left it: the attempt at the seat waited for,
+    /// the clocks' next news (the absence's while the clocks count), the watch link's next attempt, and the ack
+    /// held back while it can leave. `quit`'s grace is set once, by the first `quit` (`commands.rs`).
+    fn arm_timers(&mut self) {
+        let counts = self.clocks_count();
+        self.timers.set(Timer::Retry, self.uplink.retry_at());
+        self.timers.set(Timer::Wait, self.clocks.next_wait_news());
+        self.timers.set(Timer::Absence, self.clocks.next_absence_news().filter(|_| counts));
+        self.timers.set(Timer::Watch, self.watch_deadline());
+        // An ack held back can only leave on a link that is up.
+        self.timers.set(Timer::Ack, self.ack_deadline.filter(|_| self.uplink.can_transmit()));
     }
 
     fn step(&mut self) -> Result<bool, SessionError> {
@@ -132,6 +172,8 @@ impl<G: Group> SessionCore<G> {
             Stage::Queue => match self.run_queue() {
                 Flow::Ran => self.stage = Stage::QueuePump,
                 Flow::Blocked => self.stage = Stage::Clocks,
+                // The driver answers before anything else comes in; the turn goes on with the answer.
+                Flow::Asked => self.stage = Stage::Idle,
                 Flow::Quit => {
                     self.acknowledge_before_leaving();
                     self.end = Some(Ok(()));
@@ -167,11 +209,8 @@ impl<G: Group> SessionCore<G> {
     fn time_wait(&mut self) {
         let counts = self.clocks_count();
         let awaited = self.engine.awaiting_opponent().filter(|_| counts);
-        for news in self.wait_clock.observe(awaited, self.now) {
-            self.show(news.into());
-        }
-        for news in self.absence.observe(counts, self.now) {
-            self.show(news.into());
+        for news in self.clocks.observe(awaited, counts, self.now) {
+            self.show(news);
         }
     }
 
@@ -183,31 +222,37 @@ impl<G: Group> SessionCore<G> {
     /// asks once.
     #[must_use]
     pub fn poll_save(&mut self) -> Option<SavePoint> {
-        self.save_due.take()
+        self.outbox.poll_save()
     }
 
     /// The next thing to show the player.
     #[must_use]
     pub fn poll_output(&mut self) -> Option<Output> {
-        self.outputs.pop_front()
+        self.outbox.poll_output()
     }
 
     /// The next frame or control message for the relay.
     #[must_use]
     pub fn poll_transmit(&mut self) -> Option<ToRelay> {
-        self.transmits.pop_front()
+        self.outbox.poll_transmit()
+    }
+
+    /// The next file to read or write; the driver answers a read or a write with [`Input::File`] at once.
+    #[must_use]
+    pub fn poll_file(&mut self) -> Option<FileRequest> {
+        self.outbox.poll_file()
     }
 
     /// The next thing to do with the link.
     #[must_use]
     pub fn poll_link(&mut self) -> Option<LinkAction> {
-        self.link_actions.pop_front()
+        self.outbox.poll_link()
     }
 
     /// The next thing to do with the watch link.
     #[must_use]
     pub fn poll_watch_link(&mut self) -> Option<WatchAction> {
-        self.watch_actions.pop_front()
+        self.outbox.poll_watch()
     }
 
     /// The next frame for the watch link (`[K] ++ payload`, for spectator K), while it is up.
@@ -222,19 +267,9 @@ impl<G: Group> SessionCore<G> {
         self.end.take()
     }
 
-    /// When to call [`handle_timeout`](Self::handle_timeout): the earliest of the next attempt at the seat,
-    /// the end of `quit`'s grace, and the next news of the wait and absence clocks.
+    /// When to call [`handle_timeout`](Self::handle_timeout): the earliest of the core's timers.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        let retry = match &self.link {
-            LinkState::Waiting(retry) => Some(retry.at),
-            _ => None,
-        };
-        // Set while a `quit` waits for acknowledgements.
-        let absence = self.absence.next_news().filter(|_| self.clocks_count());
-        let watch = self.watch_deadline();
-        // An ack held back can only leave on a link that is up.
-        let ack = self.ack_deadline.filter(|_| self.can_transmit());
-        [retry, self.quit_deadline, self.wait_clock.next_news(), absence, watch, ack].into_iter().flatten().min()
+        self.timers.next_timeout()
     }
 
     /// The engine, as the front end shows it.
@@ -248,12 +283,12 @@ impl<G: Group> SessionCore<G> {
 
     /// The relay, its CA and the seat's token, as they are now.
     pub fn relay(&self) -> &RelayPlace {
-        &self.relay
+        self.uplink.place()
     }
 
     /// Whether the player's input ended: the driver reads no more lines.
     pub fn input_done(&self) -> bool {
-        self.input_done
+        self.commands.input_done()
     }
 
     /// The driver made the save file at `path`.

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use fairdeck_shared::crypto::Group;
 
 use super::core::{Input, SessionCore};
+use super::disk;
 use super::error::SessionError;
 use super::frontend::Frontend;
 use super::link::Link;
@@ -105,7 +106,7 @@ impl Driver {
     }
 
     /// Does what the core queued, in the core's order: the save before anything leaves, the sends, the shows,
-    /// the link. The sends go before the shows: the opponent waits on them, not on this side's screen.
+    /// the files, the link. The sends go before the shows: the opponent waits on them, not on this side's screen.
     async fn drain<G: Group, F: Frontend>(
         &mut self,
         core: &mut SessionCore<G>,
@@ -129,6 +130,11 @@ impl Driver {
         }
         while let Some(output) = core.poll_output() {
             front.show(output, core.engine())?;
+        }
+        while let Some(request) = core.poll_file() {
+            if let Some(answer) = disk::perform(request) {
+                core.handle(Input::File(answer), Instant::now());
+            }
         }
         if let Some(reason) = lost {
             // A dropped socket is not the end of the game: the channel still holds every unacknowledged frame,

@@ -8,14 +8,15 @@ use fairdeck_shared::crypto::Group;
 use super::claim::LinkAction;
 use super::error::SessionError;
 use super::frontend::Output;
-use super::state::{Door, SessionCore};
+use super::hosting::Door;
+use super::state::SessionCore;
 use crate::channel::ChannelError;
 use crate::save::Status;
 
 impl<G: Group> SessionCore<G> {
     /// A frame of the end-to-end channel, from the opponent.
     pub(super) fn handle_frame(&mut self, bytes: &[u8]) -> Result<(), SessionError> {
-        if self.door != Door::Open {
+        if self.hosting.door() != Door::Open {
             return Ok(());
         }
         if let Err(error) = self.channel.handle_frame(bytes) {
@@ -32,10 +33,10 @@ impl<G: Group> SessionCore<G> {
             }
             if error == ChannelError::WrongCode {
                 // Not `leave`, which would end the host's room: the host gives the seat to the next guest.
-                self.link_actions.push_back(LinkAction::Abandon(report));
+                self.outbox.link(LinkAction::Abandon(report));
                 return Err(SessionError::WrongCode);
             }
-            self.link_actions.push_back(LinkAction::Leave(Some(report)));
+            self.outbox.link(LinkAction::Leave(Some(report)));
             return Err(SessionError::Channel(error));
         }
         if self.channel.is_established() && !self.announced {
@@ -61,18 +62,18 @@ impl<G: Group> SessionCore<G> {
         match message {
             ServerMessage::Paired { .. } if self.channel.is_established() => {
                 // Met again at the rendezvous: the opponent may lack anything sent before.
-                self.paired = true;
+                self.uplink.pair(true);
                 self.peer_is_here(true);
                 self.channel.resend_unacked();
                 self.show(Output::PeerBack);
             }
             ServerMessage::Paired { .. } => {
-                self.paired = true;
+                self.uplink.pair(true);
                 self.peer_is_here(true);
                 self.show(Output::Paired);
             }
             // A guest being sent away may drop before the relay has its seat: not worth showing.
-            ServerMessage::PeerAway { .. } | ServerMessage::PeerBack if self.door != Door::Open => {}
+            ServerMessage::PeerAway { .. } | ServerMessage::PeerBack if self.hosting.door() != Door::Open => {}
             ServerMessage::PeerAway { hold_ms } => {
                 self.peer_is_here(false);
                 self.show(Output::PeerAway { hold_ms });
@@ -96,7 +97,7 @@ impl<G: Group> SessionCore<G> {
             ServerMessage::PeerGone { reason } => return self.peer_gone(reason),
             ServerMessage::Closing { reconnect_after_ms, try_for_ms, .. } => {
                 let (after, try_for) = super::reconnect::restart_hint(reconnect_after_ms, try_for_ms);
-                self.restart_hint = Some((after, try_for));
+                self.uplink.hint_restart((after, try_for));
                 self.show(Output::RelayRestarting { reconnect_after_ms: after.as_millis() as u64 });
             }
             ServerMessage::Watchers { host, guest, open, delay } => self.watchers(host, guest, open, delay),
@@ -131,7 +132,7 @@ impl<G: Group> SessionCore<G> {
         self.show(Output::PeerGone { reason });
         self.peer_is_here(false);
         self.close_link();
-        self.relay.token = None;
+        self.uplink.forget_token();
         if self.channel.is_established() && self.standing().status == Status::Playing {
             // The game is not: wait for the opponent at the game's rendezvous, where its `fairdeck resume`
             // finds this side.

@@ -17,8 +17,8 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use super::claim::LinkAction;
 use super::core::Input;
 use super::error::SessionError;
+use super::outbox::ToRelay;
 use super::relay::{Claimed, Ws, claim_seat, lost_reason, send_control};
-use super::state::ToRelay;
 
 /// How long a last word to the relay (a report, `leave`, the close) may take when leaving.
 const PARTING: Duration = Duration::from_secs(2);

@@ -82,7 +82,7 @@ impl<G: Group> SessionCore<G> {
     /// host learns the guest is gone.
     pub(super) fn refuse_suite(&mut self, error: SessionError) {
         self.meeting = Meeting::Met;
-        self.link_actions.push_back(LinkAction::Leave(Some(ReportedResult::Errored)));
+        self.outbox.link(LinkAction::Leave(Some(ReportedResult::Errored)));
         self.end = Some(Err(error));
     }
 
@@ -100,35 +100,23 @@ impl<G: Group> SessionCore<G> {
             watching: Watching { hub, ..self.watching },
             stage: Stage::Pump,
             channel: self.channel,
-            link: self.link,
-            paired: self.paired,
-            announced: self.announced,
-            restart_hint: self.restart_hint,
-            quit_deadline: self.quit_deadline,
-            queue: self.queue,
-            input_done: self.input_done,
-            wait_clock: self.wait_clock,
-            relay: self.relay,
-            code: self.code,
-            door: self.door,
-            wrong_codes: self.wrong_codes,
-            saved_at: self.saved_at,
-            opponent: self.opponent,
-            record: self.record,
-            untap_draw: self.untap_draw,
-            peer_here: self.peer_here,
-            absence: self.absence,
+            uplink: self.uplink,
+            commands: self.commands,
+            hosting: self.hosting,
+            clocks: self.clocks,
+            timers: self.timers,
+            outbox: self.outbox,
             browsing: self.browsing,
             top_watch: self.top_watch,
-            limited: self.limited,
             sideboarded: self.sideboarded,
+            limited: self.limited,
+            opponent: self.opponent,
+            announced: self.announced,
+            saved_at: self.saved_at,
+            record: self.record,
+            untap_draw: self.untap_draw,
             now: self.now,
             rng: self.rng,
-            outputs: self.outputs,
-            transmits: self.transmits,
-            link_actions: self.link_actions,
-            watch_actions: self.watch_actions,
-            save_due: self.save_due,
             ack_deadline: self.ack_deadline,
             end: self.end,
         }

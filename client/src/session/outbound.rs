@@ -10,7 +10,9 @@ use fairdeck_shared::wire::Action;
 
 use super::error::SessionError;
 use super::frontend::Output;
-use super::state::{SavePoint, SessionCore, ToRelay};
+use super::outbox::{SavePoint, ToRelay};
+use super::state::SessionCore;
+use super::timers::Timer;
 use crate::channel::OwedAck;
 
 /// How long the ack of a lone message waits for a message of this side's to carry it. Most of the
@@ -34,7 +36,7 @@ impl<G: Group> SessionCore<G> {
         let ack = self.ack_due();
         // Saved before anything leaves: a save is never behind what the opponent (or a spectator) has seen.
         let sending = self.can_transmit() && (self.channel.has_data_frame() || ack);
-        self.save_due = Some(if sending || self.watching.wanted { SavePoint::Sending } else { SavePoint::Settled });
+        self.outbox.save(if sending || self.watching.wanted { SavePoint::Sending } else { SavePoint::Settled });
         let flushed = self.flush_frames(ack);
         self.ack_deadline = match self.channel.owes_ack() {
             OwedAck::Nothing => None,
@@ -50,7 +52,7 @@ impl<G: Group> SessionCore<G> {
             OwedAck::Nothing => false,
             OwedAck::Now => true,
             OwedAck::MayWait => {
-                self.quit_deadline.is_some() || self.ack_deadline.is_some_and(|deadline| self.now >= deadline)
+                self.timers.get(Timer::Quit).is_some() || self.ack_deadline.is_some_and(|deadline| self.now >= deadline)
             }
         }
     }
@@ -59,14 +61,14 @@ impl<G: Group> SessionCore<G> {
     /// leaves.
     pub(super) fn acknowledge_before_leaving(&mut self) {
         if self.can_transmit() && self.channel.owes_ack() != OwedAck::Nothing {
-            self.save_due = Some(SavePoint::Sending);
+            self.outbox.save(SavePoint::Sending);
             self.flush_frames(true);
         }
     }
 
     /// Whether frames can go to the opponent: both seats taken and the link up.
     pub(super) fn can_transmit(&self) -> bool {
-        self.paired && self.link.is_up()
+        self.uplink.can_transmit()
     }
 
     /// Hands the channel's messages to the engine and the engine's messages to the channel, and shows the
@@ -108,7 +110,7 @@ impl<G: Group> SessionCore<G> {
             && let Some(frame) =
                 self.channel.poll_data_frame().or_else(|| ack.then(|| self.channel.poll_ack()).flatten())
         {
-            self.transmits.push_back(ToRelay::Frame(frame));
+            self.outbox.transmit(ToRelay::Frame(frame));
             any = true;
         }
         any

@@ -1,8 +1,8 @@
 //! Taking the seat back after the link dropped: by the seat's token while the relay knows it, else at the
 //! game's rendezvous, one attempt at a time on a backoff timer, for a minute (or as long as a restarting relay
-//! says). The timer is a deadline of the core ([`LinkState::Waiting`]); the driver makes each attempt when the
-//! core asks, so commands go on meanwhile; the seat back, the channel resends every frame the opponent has
-//! not acknowledged.
+//! says). The timer is a deadline of the core (`Timer::Retry`, set while the link waits); the driver makes each
+//! attempt when the core asks, so commands go on meanwhile; the seat back, the channel resends every frame the
+//! opponent has not acknowledged.
 
 use std::time::{Duration, Instant};
 
@@ -13,7 +13,9 @@ use fairdeck_shared::crypto::Group;
 use super::claim::{Claim, LinkAction, Seated};
 use super::error::SessionError;
 use super::frontend::Output;
-use super::state::{Door, LinkState, Retry, SessionCore};
+use super::hosting::Door;
+use super::state::SessionCore;
+use super::uplink::Retry;
 
 /// How long to keep trying to take the seat back, unless a restarting relay says otherwise.
 pub(crate) const RECONNECT_FOR: Duration = Duration::from_secs(60);
@@ -34,7 +36,7 @@ impl<G: Group> SessionCore<G> {
     /// The relay connection dropped (a restart, a network blip): the seat is taken back while the game goes on.
     pub(super) fn link_lost(&mut self, reason: String) -> Result<(), SessionError> {
         // What was queued for the connection goes with it: the channel keeps every frame not acknowledged.
-        self.transmits.clear();
+        self.outbox.drop_transmits();
         self.close_link();
         self.show(Output::RelayLost(reason));
         self.reach_seat()
@@ -42,16 +44,15 @@ impl<G: Group> SessionCore<G> {
 
     /// Drops the connection, once what was queued for it is sent.
     pub(super) fn close_link(&mut self) {
-        self.link = LinkState::Closed;
-        self.paired = false;
-        self.link_actions.push_back(LinkAction::Close);
+        self.uplink.close();
+        self.outbox.link(LinkAction::Close);
     }
 
     /// Starts taking the seat back: with its token while the relay knows it, else, once the channel is up, at
     /// the game's rendezvous (the relay lost the room in a crash, or the room ended when the opponent left).
     pub(super) fn reach_seat(&mut self) -> Result<(), SessionError> {
         // A restarting relay says when to come back and for how long to try; otherwise retry for a minute.
-        let (first_delay, try_for) = self.restart_hint.take().unwrap_or((Duration::ZERO, RECONNECT_FOR));
+        let (first_delay, try_for) = self.uplink.take_restart_hint().unwrap_or((Duration::ZERO, RECONNECT_FOR));
         let at = self.now + first_delay;
         self.claim_seat(at, at + try_for, FIRST_RETRY)
     }
@@ -60,7 +61,7 @@ impl<G: Group> SessionCore<G> {
     /// in a new room, under a new number with the same words.
     pub(super) fn open_new_room(&mut self) {
         self.close_link();
-        if self.code.is_some() {
+        if self.hosting.code().is_some() {
             let now = self.now;
             self.schedule(Retry { claim: Claim::NewRoom, at: now, deadline: now, delay: FIRST_RETRY });
         }
@@ -69,8 +70,8 @@ impl<G: Group> SessionCore<G> {
     /// The next attempt at the seat, at `at`, by its token if the relay knows one, else at the rendezvous.
     fn claim_seat(&mut self, at: Instant, deadline: Instant, delay: Duration) -> Result<(), SessionError> {
         let claim =
-            match self.relay.token.clone() {
-                Some(token) => Claim::Token(token),
+            match self.uplink.token() {
+                Some(token) => Claim::Token(token.to_string()),
                 None => Claim::Rendezvous(self.channel.rendezvous().ok_or_else(|| {
                     SessionError::Lost("the game has no rendezvous before the code is proved".into())
                 })?),
@@ -81,24 +82,20 @@ impl<G: Group> SessionCore<G> {
 
     /// Waits for the attempt's moment, or asks the driver for it at once if it has come.
     fn schedule(&mut self, retry: Retry) {
-        self.link = LinkState::Waiting(retry);
+        self.uplink.wait(retry);
         self.retry_due();
     }
 
     /// The attempt waited for, if its moment came: the driver is asked to make it.
     pub(super) fn retry_due(&mut self) {
-        if let LinkState::Waiting(retry) = &self.link
-            && retry.at <= self.now
-        {
-            let retry = retry.clone();
-            self.link_actions.push_back(LinkAction::Claim(retry.claim.clone()));
-            self.link = LinkState::Attempting(retry);
+        if let Some(claim) = self.uplink.attempt_due(self.now) {
+            self.outbox.link(LinkAction::Claim(claim));
         }
     }
 
     /// Takes in the end of an attempt: the link is up again, another attempt is scheduled, or the session ends.
     pub(super) fn attempted(&mut self, outcome: Result<(Seated, usize), SessionError>) -> Result<(), SessionError> {
-        let LinkState::Attempting(down) = std::mem::replace(&mut self.link, LinkState::Closed) else { return Ok(()) };
+        let Some(down) = self.uplink.end_attempt() else { return Ok(()) };
         let error = match outcome {
             Ok((seated, max_frame)) => return self.seated(seated, max_frame),
             Err(error) => error,
@@ -110,7 +107,7 @@ impl<G: Group> SessionCore<G> {
             (Claim::NewRoom, error) => Err(error),
             // The relay lost the room (a crash): the players meet at the game's rendezvous.
             (Claim::Token(_), _) if bad_token && self.channel.is_established() => {
-                self.relay.token = None;
+                self.uplink.forget_token();
                 self.claim_seat(now, down.deadline, down.delay)
             }
             // The room ended while we were away, before any guest proved the code (a guest left).
@@ -141,31 +138,31 @@ impl<G: Group> SessionCore<G> {
     /// The seat is had on a new connection: the channel resends what the opponent may lack.
     fn seated(&mut self, seated: Seated, max_frame: usize) -> Result<(), SessionError> {
         self.channel.set_max_frame_bytes(max_frame);
-        self.link = LinkState::Up;
+        self.uplink.up();
         match seated {
             Seated::Resumed { peer, waiting_as } => {
-                self.paired = peer != PeerState::Waiting;
+                self.uplink.pair(peer != PeerState::Waiting);
                 self.peer_is_here(peer == PeerState::Present);
                 self.channel.resend_unacked();
-                self.show(Output::Resumed { peer_here: self.peer_here });
+                self.show(Output::Resumed { peer_here: self.clocks.peer_here() });
                 // Our `reopen` took effect while the connection was down, its answer lost with it.
-                if let Some(nameplate) = waiting_as.filter(|_| self.door == Door::Reopening) {
+                if let Some(nameplate) = waiting_as.filter(|_| self.hosting.door() == Door::Reopening) {
                     self.reopened(&nameplate);
                 }
             }
             Seated::Met { token, peer } => {
-                self.relay.token = Some(token);
-                self.paired = peer == PeerState::Present;
-                self.peer_is_here(self.paired);
+                self.uplink.keep_token(token);
+                self.uplink.pair(peer == PeerState::Present);
+                self.peer_is_here(self.uplink.paired());
                 self.channel.resend_unacked();
-                self.show(Output::Rendezvous { peer_here: self.peer_here });
+                self.show(Output::Rendezvous { peer_here: self.clocks.peer_here() });
             }
             Seated::Created { nameplate, token } => {
                 self.new_room_opened(&nameplate, token);
                 return Ok(());
             }
         }
-        if let Some(news) = self.wait_clock.restart() {
+        if let Some(news) = self.clocks.restart_wait() {
             self.show(news.into());
         }
         // The watch link may have dropped with the seat: it opens again with the seat's token.

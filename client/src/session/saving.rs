@@ -9,7 +9,8 @@ use fairdeck_shared::crypto::Group;
 
 use super::error::SessionError;
 use super::frontend::Output;
-use super::state::{SavePoint, SessionCore};
+use super::outbox::SavePoint;
+use super::state::SessionCore;
 use crate::save::{SaveFile, Standing, Status};
 
 impl<G: Group> SessionCore<G> {
@@ -23,7 +24,7 @@ impl<G: Group> SessionCore<G> {
             Status::Playing
         };
         Standing {
-            relay: self.relay.clone(),
+            relay: self.uplink.place().clone(),
             status,
             opponent: self.opponent.clone(),
             moves: self.engine.actions_applied(),

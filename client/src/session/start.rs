@@ -4,7 +4,7 @@
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::{Group, Modp2048, Ristretto255, Suite};
@@ -12,9 +12,11 @@ use fairdeck_shared::engine::{Engine, EngineConfig, Event, LimitedConfig, PoolLi
 use fairdeck_shared::journal::{self, Journal};
 use fairdeck_shared::pool::set::MAX_SET_FILE_BYTES;
 use fairdeck_shared::wire::{LimitedFormat, PoolHash};
+use rand::Rng;
 use sha2::{Digest, Sha256};
 
 use super::core::SessionCore;
+use super::disk::{deck_warnings, read_checked_deck};
 use super::error::SessionError;
 use super::event_loop::Driver;
 use super::frontend::{Frontend, Output};
@@ -22,12 +24,14 @@ use super::link::Link;
 use super::reconnect::{LONGEST_RETRY, RECONNECT_FOR};
 use super::relay::{Opened, SOFTWARE, Ws, create_room, join_room, open_relay};
 use super::saving::Saver;
-use super::state::{LinkState, Meeting, os_seed};
+use super::state::Meeting;
+use super::uplink::{LinkState, Uplink};
+use super::wait_clock::{FORFEIT_GRACE, FORFEIT_GRACE_VARIABLE};
 use super::watch_link::WatchLink;
 use crate::channel::{Channel, Side};
 use crate::code::{self, Code};
 use crate::command::{self, Command};
-use crate::deck::{self, Deck, DeckFormatRule, ReadDeck, cockatrice_hash, parse_deck};
+use crate::deck::{cockatrice_hash, parse_deck};
 use crate::save::{self, RelayPlace, SaveFile, Saved};
 use crate::serve::Served;
 use crate::tls::client_config;
@@ -119,17 +123,19 @@ pub struct Options {
     pub ca: Option<PathBuf>,
 }
 
-/// Reads and parses a deck file.
-pub(super) fn read_deck(path: &Path) -> Result<Deck, SessionError> {
-    read_checked_deck(path).map(|read| read.deck)
+/// 32 bytes of the operating system's randomness: the seed of an engine or of a key exchange.
+pub(crate) fn os_seed() -> [u8; 32] {
+    let mut seed = [0u8; 32];
+    rand::rng().fill_bytes(&mut seed);
+    seed
 }
 
-/// Reads and parses a deck file, keeping what its checks need.
-pub(super) fn read_checked_deck(path: &Path) -> Result<ReadDeck, SessionError> {
-    let deck_error = |reason: String| SessionError::Deck { path: path.display().to_string(), reason };
-    let text = crate::file::read_text_at_most(path, crate::file::DECK_BYTES).map_err(|e| deck_error(e.to_string()))?;
-    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    deck::read_deck(&file_name, &text).map_err(|e| deck_error(e.to_string()))
+/// The grace of this process: [`FORFEIT_GRACE`], unless [`FORFEIT_GRACE_VARIABLE`] holds a number of seconds.
+fn forfeit_grace() -> Duration {
+    std::env::var(FORFEIT_GRACE_VARIABLE)
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .map_or(FORFEIT_GRACE, Duration::from_secs)
 }
 
 /// Reads a pool file: an MTGJSON set file (JSON, which the engine reads), or any deck file, each copy a card of the
@@ -176,13 +182,6 @@ fn deck_engine<G: Group, F: Frontend>(
         front.show(warning, &engine)?;
     }
     Ok(engine)
-}
-
-/// The checks' warnings about a constructed deck read from `path`, as outputs.
-pub(super) fn deck_warnings(path: &Path, read: &ReadDeck) -> Vec<Output> {
-    let file = path.display().to_string();
-    let warnings = deck::check_deck_here(read, DeckFormatRule::of(&read.deck, false));
-    warnings.into_iter().map(|warning| Output::DeckWarning { file: file.clone(), warning }).collect()
 }
 
 /// Runs a session to its end: `Ok` after `quit` (or the end of input), else the fatal error.
@@ -271,8 +270,9 @@ async fn open<G: Group, F: Frontend>(
     channel.set_max_frame_bytes(max_frame);
     let ca = absolute(options.ca.as_deref());
     let relay = RelayPlace { url: relay_url, ca, token: Some(token), serve: served.map(Served::listen) };
-    let mut core = SessionCore::new(engine, channel, LinkState::Up, relay, os_seed(), Instant::now());
-    core.code = Some(code);
+    let uplink = Uplink::new(LinkState::Up, relay);
+    let mut core =
+        SessionCore::new(engine, channel, uplink, os_seed(), forfeit_grace(), Instant::now()).with_code(code);
     if seat == Seat::GUEST {
         core.meeting = Meeting::Awaiting;
     }
@@ -444,7 +444,14 @@ async fn resume_in<G: Group, F: Frontend>(
         show_served(served, &engine, front)?;
     }
     let channel = saved.restore_channel(os_seed());
-    let mut core = SessionCore::new(engine, channel, LinkState::Closed, relay, os_seed(), Instant::now());
+    let mut core = SessionCore::new(
+        engine,
+        channel,
+        Uplink::new(LinkState::Closed, relay),
+        os_seed(),
+        forfeit_grace(),
+        Instant::now(),
+    );
     core.announced = true;
     core.saved(save.path().to_path_buf());
     core.opponent = saved.standing.opponent.clone();

@@ -3,7 +3,8 @@
 //! step drains both cores as their driver would, and a dropped link, a failed attempt or a grace that runs out is
 //! an input like any other.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use fairdeck_relay_protocol::{ClientMessage, PeerState, ReportedResult};
@@ -16,10 +17,15 @@ use fairdeck_shared::wire::{Action, decode_envelope, encode_envelope, peek_suite
 use super::claim::{Claim, LinkAction, Seated, WatchAction};
 use super::core::{Input, SessionCore, WatchInput};
 use super::error::SessionError;
+use super::files::{DeckRead, FileAnswer, FileRequest};
 use super::frontend::Output;
-use super::state::{LinkState, Meeting, SavePoint, ToRelay};
+use super::outbox::{SavePoint, ToRelay};
+use super::state::Meeting;
+use super::uplink::{LinkState, Uplink};
+use super::wait_clock::FORFEIT_GRACE;
 use crate::channel::{Channel, Side};
 use crate::code::Code;
+use crate::command::ErrorKind;
 use crate::save::RelayPlace;
 use crate::watch::{Feed, OpeningFailure};
 
@@ -36,6 +42,33 @@ struct Seen {
     saves: Vec<SavePoint>,
     /// Channel frames sent.
     frames: usize,
+    /// The files this side's driver holds, by path: the deck files given it, and those it wrote.
+    files: BTreeMap<PathBuf, String>,
+}
+
+impl Seen {
+    /// Does what the core asked with a file, in memory; the answer to hand it, if the request has one.
+    fn file(&mut self, request: FileRequest) -> Option<FileAnswer> {
+        match request {
+            FileRequest::ReadDeck { path, .. } => {
+                let deck_error = |reason: String| SessionError::Deck { path: path.display().to_string(), reason };
+                let read = match self.files.get(&path) {
+                    Some(text) => crate::deck::parse_deck("deck.txt", text).map_err(|e| deck_error(e.to_string())),
+                    None => Err(deck_error("no such file".into())),
+                };
+                Some(FileAnswer::Deck(read.map(|deck| DeckRead { deck, warnings: Vec::new() })))
+            }
+            FileRequest::WriteDeck { text, .. } => {
+                let path = PathBuf::from(format!("decks/{}.txt", self.files.len() + 1));
+                self.files.insert(path.clone(), text);
+                Some(FileAnswer::Written(Ok(path)))
+            }
+            FileRequest::Remove(path) => {
+                self.files.remove(&path);
+                None
+            }
+        }
+    }
 }
 
 /// Two cores, host first, and the relay between them.
@@ -71,8 +104,9 @@ fn core_in<G: Group>(seat: Seat, words: &Code, now: Instant, deck: DeckList) -> 
     let channel = Channel::new(channel_side, &words.password(), words.nameplate(), [side(seat) as u8 + 9; 32]);
     let relay =
         RelayPlace { url: "ws://relay.test/v1".into(), ca: None, token: Some(format!("token-{seat}")), serve: None };
-    let mut core = SessionCore::new(engine, channel, LinkState::Up, relay, [side(seat) as u8 + 17; 32], now);
-    core.code = Some(words.clone());
+    let uplink = Uplink::new(LinkState::Up, relay);
+    let seed = [side(seat) as u8 + 17; 32];
+    let mut core = SessionCore::new(engine, channel, uplink, seed, FORFEIT_GRACE, now).with_code(words.clone());
     if seat == Seat::GUEST {
         // As `fairdeck join` starts it: its engine held back until the host's hello names the suite.
         core.meeting = Meeting::Awaiting;
@@ -187,6 +221,11 @@ fn drain<G: Group>(core: &mut SessionCore<G>, seen: &mut Seen, mut wire: Option<
             seen.tables.push(engine.table().zone(ZoneId::hand(engine.seat())).len());
         }
         seen.shown.push(output);
+    }
+    while let Some(request) = core.poll_file() {
+        if let Some(answer) = seen.file(request) {
+            core.handle(Input::File(answer), Instant::now());
+        }
     }
     while let Some(action) = core.poll_link() {
         seen.links.push(action);
@@ -322,9 +361,8 @@ fn a_sideboarded_deck_is_not_a_changed_one_and_a_deck_off_the_75_is() {
     table.line(Seat::GUEST, "sideboard out card 1 out card 2");
     let sideboarded = |o: &Output| matches!(o, Output::Sideboarded { main: 6, sideboard: 2, .. });
     assert!(table.saw(Seat::GUEST, sideboarded));
-    let other = tempfile::NamedTempFile::with_suffix(".txt").unwrap();
-    std::fs::write(other.path(), "8 Other Card\n").unwrap();
-    table.line(Seat::HOST, &format!("new-game {}", other.path().display()));
+    table.seen[0].files.insert("other.txt".into(), "8 Other Card\n".into());
+    table.line(Seat::HOST, "new-game other.txt");
     table.line(Seat::GUEST, "new-game");
     table.run();
     let changed = |seat: Seat| move |o: &Output| matches!(o, Output::Engine(Event::DeckLabel { seat: s, changed: true, .. }) if *s == seat);
@@ -335,6 +373,28 @@ fn a_sideboarded_deck_is_not_a_changed_one_and_a_deck_off_the_75_is() {
     }
     let guest = table.core(Seat::GUEST).engine().deck();
     assert_eq!((guest.library.len(), guest.sideboard.len()), (6, 2));
+}
+
+/// A deck file is read by the driver, not the core: `new-game` waits for the answer, and a file that cannot be read
+/// refuses it, the commands after it going on in order.
+#[test]
+fn new_game_asks_the_driver_for_its_deck_file_and_a_file_it_cannot_read_is_refused() {
+    let mut table = Table::ready();
+    table.forget();
+    let now = table.now;
+    table.core(Seat::HOST).handle(Input::Line(Some("new-game missing.txt".into())), now);
+    table.core(Seat::HOST).handle(Input::Line(Some("table".into())), now);
+    while table.core(Seat::HOST).advance() {}
+    let asked = table.core(Seat::HOST).poll_file();
+    assert_eq!(asked, Some(FileRequest::ReadDeck { path: "missing.txt".into(), checked: true }));
+    assert!(table.core(Seat::HOST).poll_output().is_none(), "nothing runs before the answer");
+    let answer = table.seen[0].file(asked.unwrap()).unwrap();
+    table.input(Seat::HOST, Input::File(answer));
+    let shown = &table.seen[0].shown;
+    let refused = matches!(&shown[0], Output::CommandError { kind: ErrorKind::BadDeck, command, .. }
+        if command == "new-game missing.txt");
+    assert!(refused, "{shown:?}");
+    assert_eq!(shown[1], Output::Table, "the next command runs after it");
 }
 
 #[test]

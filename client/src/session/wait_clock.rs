@@ -37,14 +37,6 @@ pub const FORFEIT_GRACE: Duration = Duration::from_secs(60);
 /// cannot wait a minute.
 pub const FORFEIT_GRACE_VARIABLE: &str = "FAIRDECK_FORFEIT_GRACE_SECS";
 
-/// The grace of this process: [`FORFEIT_GRACE`], unless [`FORFEIT_GRACE_VARIABLE`] holds a number of seconds.
-pub fn forfeit_grace() -> Duration {
-    std::env::var(FORFEIT_GRACE_VARIABLE)
-        .ok()
-        .and_then(|s| s.trim().parse().ok())
-        .map_or(FORFEIT_GRACE, Duration::from_secs)
-}
-
 /// What the engine waits on the opponent for, and for how long so far.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Waiting {

@@ -58,7 +58,7 @@ impl<G: Group> SessionCore<G> {
                 self.watching.hub.renew(code.clone());
                 self.show(Output::WatchCode(code.to_string()));
             }
-            WatchStep::Off | WatchStep::Delay(_) if !self.link.is_up() => {
+            WatchStep::Off | WatchStep::Delay(_) if !self.uplink.is_up() => {
                 self.refuse(ErrorKind::Refused, line, "not connected to the relay: try again once it is back".into());
             }
             WatchStep::Off => self.send_control(ClientMessage::WatchOff),
@@ -74,16 +74,16 @@ impl<G: Group> SessionCore<G> {
     pub(super) fn open_watch(&mut self) {
         let closed = matches!(self.watching.link, WatchLinkState::Closed | WatchLinkState::Waiting(_));
         // A guest's engine may be replaced until the host's suite is known (`meeting.rs`): nothing is watched before.
-        let can = self.link.is_up()
+        let can = self.uplink.is_up()
             && self.channel.watch_secret().is_some()
             && !self.awaits_suite()
             && self.limited.pool_hash().is_none();
         if !self.watching.wanted || self.watching.off || !closed || !can {
             return;
         }
-        if let Some(token) = self.relay.token.clone() {
+        if let Some(token) = self.uplink.token().map(str::to_string) {
             self.watching.link = WatchLinkState::Opening;
-            self.watch_actions.push_back(WatchAction::Open(token));
+            self.outbox.watch(WatchAction::Open(token));
         }
     }
 
@@ -135,7 +135,7 @@ impl<G: Group> SessionCore<G> {
 
     fn watch_opened(&mut self, nameplate: &str, max_frame: usize) {
         let Some(secret) = self.channel.watch_secret().filter(|_| code::is_nameplate(nameplate)) else {
-            self.watch_actions.push_back(WatchAction::Close);
+            self.outbox.watch(WatchAction::Close);
             self.watching.link = WatchLinkState::Closed;
             return self.show(Output::RelayAlert("the relay gave an impossible watch number".into()));
         };
@@ -186,7 +186,7 @@ impl<G: Group> SessionCore<G> {
         self.watching.off |= off;
         self.watching.wanted = false;
         self.watching.link = WatchLinkState::Closed;
-        self.watch_actions.push_back(WatchAction::Close);
+        self.outbox.watch(WatchAction::Close);
     }
 
     /// The relay's `watchers`: both seats' spectators, the switch, the larger of both delay choices.
