@@ -283,7 +283,8 @@ impl Session<'_> {
                 let Some(seated) = &self.seated else {
                     return Some(self.fail(ErrorCode::BadMessage, "binary frame before create, join or resume"));
                 };
-                let len = data.len() as u64;
+                // The payload, as before frames were addressed: the first byte names a seat.
+                let len = data.len().saturating_sub(1) as u64;
                 self.count_frame(self.state.rooms.forward(seated, data, received), len)
             }
             Message::Text(text) => {

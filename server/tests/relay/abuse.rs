@@ -456,7 +456,7 @@ async fn a_reader_that_never_reads_is_cut_off_with_its_queue_bounded_in_bytes() 
     let mut honest = HonestPair::start(&relay.url()).await;
     let (mut sender, mut never_reads, _, _, _) = Client::pair(&relay.url()).await;
 
-    let largest_queue = push_until_peer_cut(&relay, &mut sender, &[0x5a; 16 * 1024], Duration::ZERO).await;
+    let largest_queue = push_until_peer_cut(&relay, &mut sender, &[0x5a; 16 * 1024 - 1], Duration::ZERO).await;
     assert!(largest_queue <= queue_bytes as f64, "queued {largest_queue} bytes, over the {queue_bytes} budget");
     honest.exchange().await;
     let text = metrics(relay.addr).await;
@@ -482,7 +482,7 @@ async fn a_reader_that_falls_behind_for_too_long_is_cut_off_by_age() {
     let relay = TestRelay::start(dir.path(), limits).await;
     let mut honest = HonestPair::start(&relay.url()).await;
     let (mut sender, _never_reads, _, _, _) = Client::pair(&relay.url()).await;
-    push_until_peer_cut(&relay, &mut sender, &[0x33; 16 * 1024], Duration::from_millis(2)).await;
+    push_until_peer_cut(&relay, &mut sender, &[0x33; 16 * 1024 - 1], Duration::from_millis(2)).await;
     let text = metrics(relay.addr).await;
     assert_eq!(metric(&text, r#"fairdeck_relay_slow_readers_total{reason="age"}"#), 1.0);
     assert_eq!(metric(&text, r#"fairdeck_relay_slow_readers_total{reason="bytes"}"#), 0.0);

@@ -23,7 +23,8 @@ async fn frames_are_forwarded_byte_exact_both_ways() {
     let relay = TestRelay::start(dir.path(), test_limits()).await;
     let (mut creator, mut joiner, nameplate, _, _) = Client::pair(&relay.url()).await;
     assert_eq!(nameplate, "1");
-    let frames = tricky_frames(test_limits().max_message_bytes);
+    // The largest payload leaves room for the address byte under the limit.
+    let frames = tricky_frames(test_limits().max_message_bytes - 1);
     for frame in &frames {
         creator.send_data(&frame.clone()).await;
         joiner.send_data(&frame.iter().rev().copied().collect::<Vec<_>>()).await;

@@ -51,9 +51,9 @@ async fn two_players_meet_in_either_order_and_frames_flow_both_ways() {
         assert!(matches!(a.recv().await, Received::Control(ServerMessage::Paired { .. })));
         assert!(matches!(b.recv().await, Received::Control(ServerMessage::Paired { .. })));
         a.send_data(&b"to b".to_vec()).await;
-        b.expect_data(0, b"to b").await;
+        b.expect_data(first, b"to b").await;
         b.send_data(&b"to a".to_vec()).await;
-        a.expect_data(1, b"to a").await;
+        a.expect_data(1 - first, b"to a").await;
         // Leaving ends the room: the next rendezvous opens a new one.
         a.send(json!({"type": "leave"})).await;
         assert!(matches!(b.recv().await, Received::Control(ServerMessage::PeerGone { .. })));

@@ -169,7 +169,7 @@ async fn watch_off_sends_every_spectator_away_and_refuses_new_ones() {
     }
     // The game goes on.
     creator.send_data(&b"still playing".to_vec()).await;
-    assert_eq!(next_frame(&mut joiner).await, b"still playing");
+    assert_eq!(next_frame(&mut joiner).await, b"\0still playing");
     relay.stop().await;
 }
 
@@ -235,7 +235,7 @@ async fn a_spectator_that_does_not_read_is_cut_off_while_the_game_flows() {
             host.send_binary(frame.clone()).await;
         }
         creator.send_data(&b"move".to_vec()).await;
-        assert_eq!(next_frame(&mut joiner).await, b"move");
+        assert_eq!(next_frame(&mut joiner).await, b"\0move");
         while let Some(message) = host.try_recv(Duration::from_millis(1)).await {
             if message == Received::Control(ServerMessage::WatcherLeft { watcher: 0 }) {
                 break 'pushing;
@@ -257,7 +257,7 @@ async fn a_spectator_that_does_not_read_is_cut_off_while_the_game_flows() {
     host.send_binary(vec![watcher, 9]).await;
     next.expect_binary(&[9]).await;
     joiner.send_data(&b"reply".to_vec()).await;
-    assert_eq!(next_frame(&mut creator).await, b"reply");
+    assert_eq!(next_frame(&mut creator).await, b"\x01reply");
     relay.stop().await;
 }
 
