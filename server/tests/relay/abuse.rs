@@ -34,7 +34,7 @@ impl HonestPair {
         let frames: [Vec<u8>; 3] =
             [vec![self.round], (0..=255u8).map(|b| b ^ self.round).collect(), vec![0xff, 0x00, self.round, 0xc3]];
         for frame in &frames {
-            self.host.send_data(&frame.clone()).await;
+            self.host.send_data(frame).await;
             self.guest.send_data(&frame.iter().rev().copied().collect::<Vec<_>>()).await;
         }
         for frame in &frames {
@@ -109,8 +109,8 @@ async fn a_nameplate_is_free_again_once_its_room_is_paired() {
     let (mut second_guest, _) = Client::join(&url, &plate).await;
     second_host.expect(|m| matches!(m, ServerMessage::Paired { .. })).await;
     // Both rooms that used the number flow independently.
-    first_host.send_data(&b"first".to_vec()).await;
-    second_host.send_data(&b"second".to_vec()).await;
+    first_host.send_data(b"first").await;
+    second_host.send_data(b"second").await;
     first_guest.expect_data(0, b"first").await;
     second_guest.expect_data(0, b"second").await;
     first_guest.expect_silence().await;
@@ -159,9 +159,9 @@ async fn after_a_wrong_code_the_creator_reopens_and_the_right_guest_pairs() {
     // The right guest pairs and the game flows.
     let (mut right, _) = Client::join(&url, &plate).await;
     host.expect(|m| matches!(m, ServerMessage::Paired { .. })).await;
-    host.send_data(&b"welcome".to_vec()).await;
+    host.send_data(b"welcome").await;
     right.expect_data(0, b"welcome").await;
-    right.send_data(&b"thanks".to_vec()).await;
+    right.send_data(b"thanks").await;
     host.expect_data(1, b"thanks").await;
     honest.exchange().await;
     relay.stop().await;

@@ -16,7 +16,7 @@ async fn an_oversize_frame_closes_its_sender_with_1009_and_nothing_else() {
     let (mut sender, mut peer, _, _, _) = Client::pair(&relay.url()).await;
     let (mut other_a, mut other_b, _, _, _) = Client::pair(&relay.url()).await;
 
-    sender.send_data(&vec![7; 8191]).await;
+    sender.send_data(&[7; 8191]).await;
     peer.expect_data(0, &[7; 8191]).await;
     sender.send_binary(vec![7; 8193]).await;
     sender.expect_error_and_close("too_big", close::TOO_BIG).await;
@@ -24,9 +24,9 @@ async fn an_oversize_frame_closes_its_sender_with_1009_and_nothing_else() {
     assert!(matches!(peer.recv().await, Received::Control(ServerMessage::PeerAway { .. })));
     peer.expect_silence().await;
     // The other room is undisturbed, in both directions and at full size.
-    other_a.send_data(&vec![1; 8191]).await;
+    other_a.send_data(&[1; 8191]).await;
     other_b.expect_data(0, &[1; 8191]).await;
-    other_b.send_data(&vec![2; 10]).await;
+    other_b.send_data(&[2; 10]).await;
     other_a.expect_data(1, &[2; 10]).await;
     relay.stop().await;
 }
@@ -59,7 +59,7 @@ async fn a_slow_reader_is_cut_off_while_other_rooms_keep_flowing() {
 
     // Meanwhile the other room flows.
     for i in 0..10u8 {
-        other_a.send_data(&vec![i; 100]).await;
+        other_a.send_data(&[i; 100]).await;
         other_b.expect_data(0, &[i; 100]).await;
     }
     // The slow reader, reading at last, finds what fitted in the buffers and then the documented close code.

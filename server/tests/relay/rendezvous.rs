@@ -50,9 +50,9 @@ async fn two_players_meet_in_either_order_and_frames_flow_both_ways() {
         assert_eq!(peer, PeerState::Present);
         assert!(matches!(a.recv().await, Received::Control(ServerMessage::Paired { .. })));
         assert!(matches!(b.recv().await, Received::Control(ServerMessage::Paired { .. })));
-        a.send_data(&b"to b".to_vec()).await;
+        a.send_data(b"to b").await;
         b.expect_data(first, b"to b").await;
-        b.send_data(&b"to a".to_vec()).await;
+        b.send_data(b"to a").await;
         a.expect_data(1 - first, b"to a").await;
         // Leaving ends the room: the next rendezvous opens a new one.
         a.send(json!({"type": "leave"})).await;
@@ -160,7 +160,7 @@ async fn the_seats_secret_replaces_a_connection_still_in_it_and_its_token_resume
     guest.send(json!({"type": "resume", "token": token})).await;
     assert!(matches!(guest.recv().await, Received::Control(ServerMessage::Resumed { seat: 1, .. })));
     assert_eq!(host.recv().await, Received::Control(ServerMessage::PeerBack { seat: 1 }));
-    host.send_data(&b"again".to_vec()).await;
+    host.send_data(b"again").await;
     guest.expect_data(0, b"again").await;
     relay.stop().await;
 }

@@ -29,7 +29,7 @@ async fn a_dropped_seat_is_taken_back_with_its_token_and_the_peer_is_told() {
         other => panic!("expected peer_away, got {other:?}"),
     }
     // Frames sent while the peer is away are dropped, not stored: the clients retransmit after `peer_back`.
-    joiner.send_data(&b"lost".to_vec()).await;
+    joiner.send_data(b"lost").await;
 
     let mut thief = Client::connect(&relay.url()).await;
     thief.send(json!({"type": "resume", "token": "00".repeat(16)})).await;
@@ -39,9 +39,9 @@ async fn a_dropped_seat_is_taken_back_with_its_token_and_the_peer_is_told() {
     assert_eq!(resumed, ServerMessage::Resumed { nameplate: None, seat: 0, others: other(0, PeerState::Present) });
     assert_eq!(joiner.recv().await, Received::Control(ServerMessage::PeerBack { seat: 0 }));
     creator.expect_silence().await;
-    joiner.send_data(&b"again".to_vec()).await;
+    joiner.send_data(b"again").await;
     creator.expect_data(1, b"again").await;
-    creator.send_data(&b"welcome back".to_vec()).await;
+    creator.send_data(b"welcome back").await;
     joiner.expect_data(0, b"welcome back").await;
     relay.stop().await;
 }
@@ -57,7 +57,7 @@ async fn resuming_a_seat_still_connected_replaces_the_old_connection() {
     );
     joiner.expect_error_and_close("replaced", close::REPLACED).await;
     assert_eq!(old.recv().await, Received::Control(ServerMessage::PeerBack { seat: 1 }));
-    old.send_data(&b"to the new one".to_vec()).await;
+    old.send_data(b"to the new one").await;
     new.expect_data(0, b"to the new one").await;
     relay.stop().await;
 }
@@ -125,7 +125,7 @@ async fn shutdown_tells_clients_and_the_next_relay_takes_the_rooms_over() {
     let (mut joiner, resumed) = resume(&relay.url(), &joiner_token).await;
     assert_eq!(resumed, ServerMessage::Resumed { nameplate: None, seat: 1, others: other(1, PeerState::Present) });
     assert_eq!(creator.recv().await, Received::Control(ServerMessage::PeerBack { seat: 1 }));
-    creator.send_data(&b"after restart".to_vec()).await;
+    creator.send_data(b"after restart").await;
     joiner.expect_data(0, b"after restart").await;
     let (_waiting, resumed) = resume(&relay.url(), &waiting_token).await;
     assert_eq!(
