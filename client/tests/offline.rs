@@ -85,7 +85,8 @@ async fn serve(stream: tokio::net::TcpStream, seats: Seats) {
                     Ok(ClientMessage::Create { .. }) => {
                         seat = Some(0);
                         seats.lock().unwrap()[0] = Some(to_player.clone());
-                        let created = ServerMessage::Created { nameplate: "7".into(), seat: 0, seats: 2, token: "t0".into() };
+                        let created =
+                            ServerMessage::Created { nameplate: "7".into(), seat: 0, seats: 2, token: "t0".into() };
                         to_player.send(control(&created)).unwrap();
                     }
                     Ok(ClientMessage::Join { nameplate, .. }) => {

@@ -56,7 +56,8 @@ impl Link {
                 Some(match outcome {
                     Ok(Claimed { ws, max_frame, seated }) => {
                         *self = Link::Up(ws);
-                        Input::Seated { seated, max_frame }
+                        // Each frame leaves with its address byte before it.
+                        Input::Seated { seated, max_frame: max_frame.saturating_sub(1) }
                     }
                     Err(error) => Input::Unseated(error),
                 })

@@ -29,7 +29,7 @@ pub(crate) type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 /// A connection to the relay, past its welcome.
 pub(crate) struct Opened {
     pub ws: Ws,
-    /// The largest payload of a frame the relay takes (less its address byte).
+    /// The largest frame the relay takes.
     pub max_frame: usize,
     /// What a `rendezvous` proof on this connection signs.
     pub challenge: [u8; CHALLENGE_BYTES],
@@ -53,7 +53,7 @@ pub(crate) async fn open_relay(url: &str, tls: &Arc<rustls::ClientConfig>) -> Re
                 .ok()
                 .and_then(|bytes| bytes.try_into().ok())
                 .ok_or_else(|| SessionError::Lost("the relay's welcome has no readable challenge".into()))?;
-            Ok(Opened { ws, max_frame: max_message_bytes.saturating_sub(1), challenge })
+            Ok(Opened { ws, max_frame: max_message_bytes, challenge })
         }
         other => Err(unexpected(&other)),
     }
