@@ -49,7 +49,7 @@ mod tests {
 
     fn listed(opponent: &str, in_use: Option<InUse>) -> Listed {
         let summary = Summary {
-            seat: Seat::Host,
+            seat: Seat::HOST,
             opponent: Some(opponent.into()),
             started: 0,
             last: 60,

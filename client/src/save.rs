@@ -554,7 +554,7 @@ pub fn load(path: &Path) -> Result<Saved, SaveError> {
     let json = next_line(&mut chain, first).map_err(|reason| damaged(number, reason))?;
     let header: Header =
         serde_json::from_slice(json).map_err(|e| damaged(number, &format!("unreadable header: {e}")))?;
-    if (header.keys.side() == crate::channel::Side::Host) != (header.journal.seat == fairdeck_shared::Seat::Host) {
+    if (header.keys.side() == crate::channel::Side::Host) != (header.journal.seat == fairdeck_shared::Seat::HOST) {
         return Err(damaged(number, "its channel and its journal are of different seats"));
     }
 
@@ -780,7 +780,7 @@ mod tests {
         use fairdeck_shared::engine::{Engine, EngineConfig};
         let config = EngineConfig { name: "Ada".into(), software: "fairdeck-test".into() };
         let deck = fairdeck_shared::pair::numbered_deck("Ada", 3, 0);
-        let journal = Engine::<Ristretto255>::new(Seat::Host, config, deck, [3; 32]).unwrap().journal().clone();
+        let journal = Engine::<Ristretto255>::new(Seat::HOST, config, deck, [3; 32]).unwrap().journal().clone();
         let mut host = Channel::new(crate::channel::Side::Host, "tests-words", "7", [1; 32]);
         let mut guest = Channel::new(crate::channel::Side::Guest, "tests-words", "7", [2; 32]);
         for _ in 0..10 {

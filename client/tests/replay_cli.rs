@@ -20,7 +20,7 @@ fn journal_bytes() -> Vec<u8> {
         |name: &str| DeckList { library: vec![DeckCard { name: name.into(), back: 0 }; 8], ..DeckList::default() };
     let mut pair = Pair::<Ristretto255>::new(deck("Ember"), deck("Secret"), 9);
     pair.drive();
-    pair.intent(Seat::Host, Intent::Act(Action::Draw { count: 2 })).expect("a legal draw");
+    pair.intent(Seat::HOST, Intent::Act(Action::Draw { count: 2 })).expect("a legal draw");
     pair.drive();
     journal::encode(pair.host.journal())
 }

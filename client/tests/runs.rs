@@ -47,7 +47,7 @@ fn journal_of(seat: Seat) -> Journal {
 }
 
 fn journal() -> Journal {
-    journal_of(Seat::Guest)
+    journal_of(Seat::GUEST)
 }
 
 fn standing() -> Standing {
@@ -246,7 +246,7 @@ proptest! {
     fn honest_resumes_in_any_delivery_order_are_never_a_fork(steps in proptest::collection::vec(step(), 1..120)) {
         let dir = tempfile::tempdir().unwrap();
         let (host, guest) = established();
-        let journals = [journal_of(Seat::Host), journal_of(Seat::Guest)];
+        let journals = [journal_of(Seat::HOST), journal_of(Seat::GUEST)];
         // Each restore's seed is new: the host's from 10 on, the guest's from 100 on.
         let mut players = [(host, &journals[0], 10), (guest, &journals[1], 100)].map(|(channel, journal, seed)| {
             let save = SaveFile::create(dir.path(), journal, &channel, standing()).unwrap();

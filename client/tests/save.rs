@@ -46,7 +46,7 @@ fn journal(chats: usize) -> Journal {
     let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/decks/burn.txt")).unwrap();
     let deck = fairdeck::deck::parse_deck("burn.txt", &text).unwrap().to_deck_list();
     let config = EngineConfig { name: "Bea".into(), software: "test".into() };
-    let mut engine = Engine::<Ristretto255>::new(Seat::Guest, config, deck, [9; 32]).unwrap();
+    let mut engine = Engine::<Ristretto255>::new(Seat::GUEST, config, deck, [9; 32]).unwrap();
     for i in 0..chats {
         let _ = engine.handle(Input::Intent { intent: Intent::Chat(format!("hello {i}")) });
     }
@@ -140,7 +140,7 @@ fn a_save_lists_its_game_and_goes_on_being_written_after_a_resume() {
     let game = listed[0].summary.as_ref().unwrap();
     assert_eq!(
         (game.seat, game.opponent.as_deref(), game.moves, game.status),
-        (Seat::Guest, Some("Ada"), 4, Status::Playing)
+        (Seat::GUEST, Some("Ada"), 4, Status::Playing)
     );
     assert_eq!(save::latest_unfinished(dir.path()).unwrap(), path);
     #[cfg(unix)]

@@ -130,23 +130,23 @@ fn play_row(buffer: &Buffer, pair: &Pair<Ristretto255>, seat: Seat, card: CardId
 /// drew two and played one.
 fn played_game() -> (Pair<Ristretto255>, CardId, CardId, CardId) {
     let mut pair = ready_pair();
-    act(&mut pair, Seat::Host, "draw 3");
-    act(&mut pair, Seat::Guest, "draw 2");
-    let host_hand = hand(&pair, Seat::Host);
+    act(&mut pair, Seat::HOST, "draw 3");
+    act(&mut pair, Seat::GUEST, "draw 2");
+    let host_hand = hand(&pair, Seat::HOST);
     let (up, down) = (host_hand[0], host_hand[1]);
-    act(&mut pair, Seat::Host, &format!("play {} at 4,2", up.0));
-    act(&mut pair, Seat::Host, &format!("tap {}", up.0));
-    act(&mut pair, Seat::Host, &format!("counter {} +1/+1 2", up.0));
-    act(&mut pair, Seat::Host, &format!("play {} at 1,1 facedown", down.0));
-    let theirs = hand(&pair, Seat::Guest)[0];
-    act(&mut pair, Seat::Guest, &format!("play {} at 0,0", theirs.0));
+    act(&mut pair, Seat::HOST, &format!("play {} at 4,2", up.0));
+    act(&mut pair, Seat::HOST, &format!("tap {}", up.0));
+    act(&mut pair, Seat::HOST, &format!("counter {} +1/+1 2", up.0));
+    act(&mut pair, Seat::HOST, &format!("play {} at 1,1 facedown", down.0));
+    let theirs = hand(&pair, Seat::GUEST)[0];
+    act(&mut pair, Seat::GUEST, &format!("play {} at 0,0", theirs.0));
     (pair, up, down, theirs)
 }
 
 #[test]
 fn zones_hand_and_play_areas_as_each_player_sees_them() {
     let (pair, up, down, theirs) = played_game();
-    let buffer = draw(&view_of(&pair, Seat::Host), WIDTH, HEIGHT);
+    let buffer = draw(&view_of(&pair, Seat::HOST), WIDTH, HEIGHT);
     let text = screen(&buffer);
 
     // Counts of both sides, in one line each.
@@ -156,25 +156,25 @@ fn zones_hand_and_play_areas_as_each_player_sees_them() {
     assert!(find(&buffer, "┌ Your play area · 2 cards ").is_some(), "{text}");
     assert!(find(&buffer, "┌ Guest's play area · 1 card ").is_some(), "{text}");
     // The host's own hand, face up with its id; the guest's hand as one back.
-    let mine = hand(&pair, Seat::Host)[0];
+    let mine = hand(&pair, Seat::HOST)[0];
     assert!(row_with(&buffer, "You (Host)").contains("life 20"));
-    assert!(text.contains(&format!("{mine} {}", name(&pair, Seat::Host, mine))), "{text}");
+    assert!(text.contains(&format!("{mine} {}", name(&pair, Seat::HOST, mine))), "{text}");
     assert_eq!(text.matches("[▒▒]").count(), 1, "{text}");
     // Play areas: the tapped card with its counter and position, the face-down card (the host knows it).
-    let tapped = play_row(&buffer, &pair, Seat::Host, up);
-    assert!(tapped.contains(&name(&pair, Seat::Host, up)) && tapped.contains("at 4,2"), "{tapped}");
+    let tapped = play_row(&buffer, &pair, Seat::HOST, up);
+    assert!(tapped.contains(&name(&pair, Seat::HOST, up)) && tapped.contains("at 4,2"), "{tapped}");
     assert!(tapped.contains("TAPPED") && tapped.contains("[+1/+1: 2]"), "{tapped}");
-    let face_down = play_row(&buffer, &pair, Seat::Host, down);
+    let face_down = play_row(&buffer, &pair, Seat::HOST, down);
     assert!(face_down.contains("at 1,1") && face_down.contains("FACE DOWN"), "{face_down}");
-    assert!(face_down.contains(&name(&pair, Seat::Host, down)), "{face_down}");
-    assert!(play_row(&buffer, &pair, Seat::Host, theirs).contains("at 0,0"));
+    assert!(face_down.contains(&name(&pair, Seat::HOST, down)), "{face_down}");
+    assert!(play_row(&buffer, &pair, Seat::HOST, theirs).contains("at 0,0"));
     assert!(text.contains("You drew 3 cards"), "{text}");
     assert!(text.contains("Guest drew 2 cards"), "{text}");
 
     // The guest sees the host's face-down card as a face-down card, not its name.
-    let buffer = draw(&view_of(&pair, Seat::Guest), WIDTH, HEIGHT);
+    let buffer = draw(&view_of(&pair, Seat::GUEST), WIDTH, HEIGHT);
     let face_down = row_with(&buffer, &format!("{:<8}face-down card", down.to_string()));
-    assert!(face_down.contains("at 1,1") && !face_down.contains(&name(&pair, Seat::Host, down)));
+    assert!(face_down.contains("at 1,1") && !face_down.contains(&name(&pair, Seat::HOST, down)));
     assert_eq!(screen(&buffer).matches("[▒▒]").count(), 1, "the host's one card in hand is a back");
 }
 
@@ -182,15 +182,15 @@ fn zones_hand_and_play_areas_as_each_player_sees_them() {
 fn an_alert_is_red_bold_and_marked() {
     let (mut pair, up, ..) = played_game();
     // The guest untaps the host's card: the host's engine tells the host.
-    act(&mut pair, Seat::Guest, &format!("untap {}", up.0));
-    assert!(pair.events(Seat::Host).iter().any(|e| matches!(e, Event::Alert(_))), "no alert raised");
-    let buffer = draw(&view_of(&pair, Seat::Host), WIDTH, HEIGHT);
+    act(&mut pair, Seat::GUEST, &format!("untap {}", up.0));
+    assert!(pair.events(Seat::HOST).iter().any(|e| matches!(e, Event::Alert(_))), "no alert raised");
+    let buffer = draw(&view_of(&pair, Seat::HOST), WIDTH, HEIGHT);
     let (x, y) = find(&buffer, "!! ").unwrap_or_else(|| panic!("no alert mark:\n{}", screen(&buffer)));
     let cell = &buffer[(x, y)];
     assert_eq!(cell.fg, Color::Red);
     assert!(cell.modifier.contains(Modifier::BOLD));
     let alert = &rows(&buffer)[usize::from(y)];
-    assert!(alert.contains(&format!("Guest untapped your {up} {}", name(&pair, Seat::Host, up))), "{alert}");
+    assert!(alert.contains(&format!("Guest untapped your {up} {}", name(&pair, Seat::HOST, up))), "{alert}");
     // An ordinary action line is not styled as an alert.
     let (x, y) = find(&buffer, "You drew 3 cards").expect("action line");
     assert_ne!(buffer[(x, y)].fg, Color::Red);
@@ -200,9 +200,9 @@ fn an_alert_is_red_bold_and_marked() {
 fn the_opponents_words_reach_the_screen_without_their_control_characters() {
     let mut pair = ready_pair();
     // The opponent names a phase and a player value of its own: a window title and a screen clear in each.
-    act(&mut pair, Seat::Guest, "phase \u{1b}]2;PWNED\u{7}\u{1b}[2Jmain");
-    act(&mut pair, Seat::Guest, "player-counter \u{1b}]2;X\u{7}poison +1");
-    let view = view_of(&pair, Seat::Host);
+    act(&mut pair, Seat::GUEST, "phase \u{1b}]2;PWNED\u{7}\u{1b}[2Jmain");
+    act(&mut pair, Seat::GUEST, "player-counter \u{1b}]2;X\u{7}poison +1");
+    let view = view_of(&pair, Seat::HOST);
     assert_eq!(view.table.phase, "\u{fffd}]2;PWNED\u{fffd}\u{fffd}[2Jmain");
     let values: Vec<&String> = view.table.opponent.values.iter().map(|(key, _)| key).collect();
     assert_eq!(values, ["\u{fffd}]2;X\u{fffd}poison"]);
@@ -224,7 +224,7 @@ fn shown(shortcut: &Shortcut) -> String {
 #[test]
 fn the_help_overlay_lists_every_shortcut_after_a_question_mark() {
     let pair = ready_pair();
-    let mut view = view_of(&pair, Seat::Host);
+    let mut view = view_of(&pair, Seat::HOST);
     assert!(find(&draw(&view, 200, 60), "Keys and commands").is_none());
     assert_eq!(handle_key(&mut view, key('?')), None);
     let buffer = draw(&view, 200, 60);
@@ -258,7 +258,7 @@ fn help_pages(view: &mut View, width: u16, height: u16) -> Vec<Buffer> {
 #[test]
 fn the_help_lists_every_command_and_key_and_fits_80_by_24_in_pages() {
     let pair = ready_pair();
-    let mut view = view_of(&pair, Seat::Host);
+    let mut view = view_of(&pair, Seat::HOST);
     let pages = help_pages(&mut view, 80, 24);
     assert!(pages.len() > 1, "the table's commands take more than one 80×24 page");
     assert_eq!(view.overlay, Overlay::None, "Esc closes the help");
@@ -337,7 +337,7 @@ fn a_draft_shows_its_stage_and_no_gauge_standing_still() {
     let host = LimitedConfig { pool: cube.clone(), format: Some(LimitedFormat::Draft { packs: 1, cards: 5 }) };
     let mut pair = Pair::<Ristretto255>::limited(host, LimitedConfig { pool: cube, format: None }, 7);
     pair.drive();
-    let text = screen(&draw(&view_of(&pair, Seat::Host), 80, 24));
+    let text = screen(&draw(&view_of(&pair, Seat::HOST), 80, 24));
     assert!(text.contains("Drafting: the log shows what you may pick"), "{text}");
     assert!(!text.contains('%'), "no progress bar while drafting:\n{text}");
 }
@@ -345,13 +345,13 @@ fn a_draft_shows_its_stage_and_no_gauge_standing_still() {
 #[test]
 fn the_set_up_panel_shows_again_for_the_next_game() {
     let mut pair = ready_pair();
-    act(&mut pair, Seat::Host, "draw 2");
-    let mut view = view_of(&pair, Seat::Host);
+    act(&mut pair, Seat::HOST, "draw 2");
+    let mut view = view_of(&pair, Seat::HOST);
     assert!(!screen(&draw(&view, WIDTH, HEIGHT)).contains("Setting up the table"));
     let mut seen = pair.host_events.len();
 
     // The guest asks first: the host is told how to agree, and the game goes on meanwhile.
-    pair.intent(Seat::Guest, Intent::NewGame(None)).expect("the guest asks");
+    pair.intent(Seat::GUEST, Intent::NewGame(None)).expect("the guest asks");
     pair.drive();
     for event in &pair.host_events[seen..] {
         view.apply(&Output::Engine(event.clone()), &pair.host);
@@ -363,7 +363,7 @@ fn the_set_up_panel_shows_again_for_the_next_game() {
     assert!(!text.contains("Setting up the table"), "{text}");
 
     // The host agrees: game 2 starts its set-up, and the panel is back until both libraries are shuffled.
-    pair.intent(Seat::Host, Intent::NewGame(None)).expect("the host agrees");
+    pair.intent(Seat::HOST, Intent::NewGame(None)).expect("the host agrees");
     while pair.host.is_ready() {
         assert!(pair.step(), "game 2 never started");
     }
@@ -390,16 +390,16 @@ fn the_set_up_panel_shows_again_for_the_next_game() {
 #[test]
 fn the_status_line_shows_connection_opponent_turn_and_life() {
     let mut pair = ready_pair();
-    act(&mut pair, Seat::Host, "life 17");
-    act(&mut pair, Seat::Guest, "life 20");
-    pair.intent(Seat::Host, Intent::Act(Action::NextTurn)).unwrap();
+    act(&mut pair, Seat::HOST, "life 17");
+    act(&mut pair, Seat::GUEST, "life 20");
+    pair.intent(Seat::HOST, Intent::Act(Action::NextTurn)).unwrap();
     pair.drive();
-    let mut view = view_of(&pair, Seat::Host);
+    let mut view = view_of(&pair, Seat::HOST);
     let status = rows(&draw(&view, WIDTH, HEIGHT)).last().unwrap().clone();
     assert!(status.contains("● connected"), "{status}");
     assert!(status.contains("vs Guest"), "{status}");
     let turn = pair.host.table().turn;
-    let whose = if pair.host.table().active == Some(Seat::Host) { "yours" } else { "Guest's" };
+    let whose = if pair.host.table().active == Some(Seat::HOST) { "yours" } else { "Guest's" };
     assert!(status.contains(&format!("turn {turn} ({whose})")), "{status}");
     assert!(status.contains("life: you 17 · Guest 20"), "{status}");
 
@@ -418,11 +418,11 @@ fn the_status_line_shows_connection_opponent_turn_and_life() {
 fn the_status_line_shows_a_long_wait_on_the_opponent_and_then_forfeit() {
     let mut pair = ready_pair();
     // The host draws, and the guest's strip never comes.
-    let Ok(Command::Act(draw_one)) = command::parse("draw 1", Seat::Host) else { panic!("draw is an action") };
-    pair.intent(Seat::Host, Intent::Act(draw_one)).expect("draw");
+    let Ok(Command::Act(draw_one)) = command::parse("draw 1", Seat::HOST) else { panic!("draw is an action") };
+    pair.intent(Seat::HOST, Intent::Act(draw_one)).expect("draw");
     let awaited = pair.host.awaiting_opponent().expect("the host waits on the guest's strip");
     assert!(awaited.to_string().starts_with("its strip of #"), "{awaited}");
-    let mut view = view_of(&pair, Seat::Host);
+    let mut view = view_of(&pair, Seat::HOST);
     let status = |view: &View| rows(&draw(view, 80, 24)).last().unwrap().clone();
     assert!(!status(&view).contains("waiting for"), "{}", status(&view));
 
@@ -455,8 +455,8 @@ fn the_status_line_shows_a_long_wait_on_the_opponent_and_then_forfeit() {
 #[test]
 fn command_errors_show_in_the_log() {
     let pair = ready_pair();
-    let mut view = view_of(&pair, Seat::Host);
-    let message = command::parse("draw x", Seat::Host).unwrap_err();
+    let mut view = view_of(&pair, Seat::HOST);
+    let message = command::parse("draw x", Seat::HOST).unwrap_err();
     view.apply(
         &Output::CommandError { kind: command::ErrorKind::BadCommand, command: "draw x".into(), message },
         &pair.host,
@@ -469,8 +469,8 @@ fn command_errors_show_in_the_log() {
 #[test]
 fn opponent_text_cannot_write_escape_sequences() {
     let pair = ready_pair();
-    let mut view = view_of(&pair, Seat::Host);
-    let chat = Event::Chat { from: Seat::Guest, text: "hi\u{1b}[2J\u{7}there".into() };
+    let mut view = view_of(&pair, Seat::HOST);
+    let chat = Event::Chat { from: Seat::GUEST, text: "hi\u{1b}[2J\u{7}there".into() };
     view.apply(&Output::Engine(chat), &pair.host);
     let line = view.log.lines().back().unwrap();
     assert_eq!(line.kind, LogKind::Chat);
@@ -480,7 +480,7 @@ fn opponent_text_cannot_write_escape_sequences() {
 #[test]
 fn any_size_draws_without_panicking() {
     let (pair, ..) = played_game();
-    let mut view = view_of(&pair, Seat::Host);
+    let mut view = view_of(&pair, Seat::HOST);
     let piles = [Pile::Graveyard(Side::Mine), Pile::Exile(Side::Opponent), Pile::Sideboard].map(Overlay::Pile);
     for overlay in [Overlay::None, Overlay::Help, Overlay::ConfirmQuit].into_iter().chain(piles) {
         view.overlay = overlay;
@@ -517,7 +517,7 @@ fn shortcuts_are_commands() {
             assert!(view.prompt.focused);
             assert_eq!(view.prompt.text, format!("{} ", shortcut.spec.name));
             let verb = shortcut.line.trim();
-            let error = command::parse(verb, Seat::Host).err().unwrap_or_default();
+            let error = command::parse(verb, Seat::HOST).err().unwrap_or_default();
             assert!(!error.contains("unknown command"), "{verb}: {error}");
             handle_key(&mut view, special(KeyCode::Esc));
             assert!(!view.prompt.focused && view.prompt.text.is_empty());
@@ -525,7 +525,7 @@ fn shortcuts_are_commands() {
             // A key that runs its command at once asks first, but for untap-all (public, and undone by untapping).
             let out = if shortcut.key == 'U' { out } else { handle_key(&mut view, key('y')) };
             assert_eq!(out.as_deref(), Some(shortcut.line.as_str()), "key {}", shortcut.key);
-            assert!(command::parse(&shortcut.line, Seat::Host).is_ok(), "{}", shortcut.line);
+            assert!(command::parse(&shortcut.line, Seat::HOST).is_ok(), "{}", shortcut.line);
         }
     }
     // Every key of the table is one of them.
@@ -587,7 +587,7 @@ fn quitting_asks_first_and_ctrl_c_does_not() {
 #[test]
 fn an_opponent_away_is_counted_down_as_away_not_as_gone() {
     let (pair, ..) = played_game();
-    let mut view = view_of(&pair, Seat::Host);
+    let mut view = view_of(&pair, Seat::HOST);
     view.apply(&Output::ForfeitGrace(Some(56)), &pair.host);
     let status = rows(&draw(&view, 200, 24)).last().unwrap().clone();
     assert!(status.contains("Guest away: forfeit possible in 56 s"), "{status}");
@@ -752,12 +752,12 @@ fn accounted_beside(
 /// Every card of both hands and both play areas is on `buffer` or counted in its panel's "+N more".
 fn every_card_accounted(buffer: &Buffer, pair: &Pair<Ristretto255>) -> [usize; 4] {
     let play = |seat| pair.host.table().zone(ZoneId::new(seat, ZoneKind::Play)).to_vec();
-    let (their_hand, mine) = (hand(pair, Seat::Guest), hand(pair, Seat::Host));
+    let (their_hand, mine) = (hand(pair, Seat::GUEST), hand(pair, Seat::HOST));
     let unknown = their_hand.iter().filter(|&&c| pair.host.identity(c).is_none()).count();
     [
         accounted(buffer, "You (Host)", &mine, 0).1,
-        accounted(buffer, "Your play area", &play(Seat::Host), 0).1,
-        accounted(buffer, "Guest's play area", &play(Seat::Guest), 0).1,
+        accounted(buffer, "Your play area", &play(Seat::HOST), 0).1,
+        accounted(buffer, "Guest's play area", &play(Seat::GUEST), 0).1,
         accounted(buffer, "Guest · life", &their_hand, unknown).1,
     ]
 }
@@ -767,7 +767,7 @@ fn every_card_is_shown_or_counted_at_every_size() {
     let mut pair = busy_table();
     for count in [0, 7, 14, 30] {
         fill_hands(&mut pair, count);
-        let view = view_of(&pair, Seat::Host);
+        let view = view_of(&pair, Seat::HOST);
         for (width, height) in [(80, 24), (120, 40), (160, 45), (200, 50)] {
             let buffer = draw(&view, width, height);
             let more = every_card_accounted(&buffer, &pair);
@@ -792,8 +792,8 @@ fn shown_in(buffer: &Buffer, title: &str) -> Vec<CardId> {
 fn scrolling_a_hand_and_a_play_area_brings_the_hidden_cards_into_sight() {
     let mut pair = busy_table();
     fill_hands(&mut pair, 30);
-    let mine = hand(&pair, Seat::Host);
-    let mut view = view_of(&pair, Seat::Host);
+    let mine = hand(&pair, Seat::HOST);
+    let mut view = view_of(&pair, Seat::HOST);
     let buffer = draw(&view, 80, 24);
     let (first, more) = accounted(&buffer, "You (Host)", &mine, 0);
     assert!(0 < more && first[0] == mine[0], "{}", screen(&buffer));
@@ -870,15 +870,15 @@ fn open(view: &mut View, words: &str) -> Option<String> {
 fn the_piles_and_your_sideboard_show_card_by_card_with_ids() {
     let mut pair = Pair::new(burn_deck(20, 30), burn_deck(20, 2), 5);
     pair.drive();
-    act(&mut pair, Seat::Host, "draw 4");
-    act(&mut pair, Seat::Guest, "draw 4");
-    let (mine, theirs) = (hand(&pair, Seat::Host), hand(&pair, Seat::Guest));
+    act(&mut pair, Seat::HOST, "draw 4");
+    act(&mut pair, Seat::GUEST, "draw 4");
+    let (mine, theirs) = (hand(&pair, Seat::HOST), hand(&pair, Seat::GUEST));
     for card in &mine[..3] {
-        act(&mut pair, Seat::Host, &format!("move {} graveyard", card.0));
+        act(&mut pair, Seat::HOST, &format!("move {} graveyard", card.0));
     }
-    act(&mut pair, Seat::Guest, &format!("move {} exile", theirs[0].0));
-    act(&mut pair, Seat::Guest, &format!("move {} exile", theirs[1].0));
-    let mut view = view_of(&pair, Seat::Host);
+    act(&mut pair, Seat::GUEST, &format!("move {} exile", theirs[0].0));
+    act(&mut pair, Seat::GUEST, &format!("move {} exile", theirs[1].0));
+    let mut view = view_of(&pair, Seat::HOST);
 
     // The command opens the view on the screen; the session never sees it.
     assert_eq!(open(&mut view, "graveyard"), None);
@@ -888,7 +888,7 @@ fn the_piles_and_your_sideboard_show_card_by_card_with_ids() {
     // Top first: the last card moved there.
     assert!(row_with(&buffer, &format!("{:<8}", mine[2].to_string())).contains("(top)"), "{}", screen(&buffer));
     for card in &mine[..3] {
-        assert!(row_with(&buffer, &format!("{:<8}", card.to_string())).contains(&name(&pair, Seat::Host, *card)));
+        assert!(row_with(&buffer, &format!("{:<8}", card.to_string())).contains(&name(&pair, Seat::HOST, *card)));
     }
     handle_key(&mut view, special(KeyCode::Esc));
     assert_eq!(view.overlay, Overlay::None);
@@ -900,12 +900,12 @@ fn the_piles_and_your_sideboard_show_card_by_card_with_ids() {
     for card in &theirs[..2] {
         // The overlay's row, at its border: the log beside it may name the card too.
         let row = row_with(&buffer, &format!("│{:<8}", card.to_string()));
-        assert!(row.contains(&name(&pair, Seat::Guest, *card)), "{row}");
+        assert!(row.contains(&name(&pair, Seat::GUEST, *card)), "{row}");
     }
     handle_key(&mut view, special(KeyCode::Esc));
 
     // Your sideboard of 30 at 80×24: what does not fit is counted, and scrolling brings it in sight.
-    let sideboard = pair.host.table().zone(ZoneId::new(Seat::Host, ZoneKind::Sideboard)).to_vec();
+    let sideboard = pair.host.table().zone(ZoneId::new(Seat::HOST, ZoneKind::Sideboard)).to_vec();
     open(&mut view, "sideboard");
     let buffer = draw(&view, 80, 24);
     let (shown, more) = accounted(&buffer, "Your sideboard · 30 cards", &sideboard, 0);
@@ -968,10 +968,10 @@ fn a_restored_game_shows_both_decks_labels() {
 fn a_restored_game_tells_its_log_again_from_the_saved_events() {
     let mut pair = Pair::<Ristretto255>::new(numbered_deck("Host", 10, 2), numbered_deck("Guest", 10, 2), 8);
     pair.drive();
-    pair.intent(Seat::Host, Intent::Act(Action::Draw { count: 2 })).unwrap();
-    pair.intent(Seat::Guest, Intent::Chat("good luck".into())).unwrap();
+    pair.intent(Seat::HOST, Intent::Act(Action::Draw { count: 2 })).unwrap();
+    pair.intent(Seat::GUEST, Intent::Chat("good luck".into())).unwrap();
     pair.drive();
-    let history = pair.events(Seat::Host).to_vec();
+    let history = pair.events(Seat::HOST).to_vec();
     let mut view = View::new("ws://127.0.0.1:7171/v1");
     let relay = "ws://127.0.0.1:7171/v1".to_string();
     view.apply(&Output::Restored { path: "game.fairdeck".into(), moves: 1, relay, history }, &pair.host);

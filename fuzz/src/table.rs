@@ -87,8 +87,8 @@ impl<G: Group> Checkpoints<G> {
             pair.drive();
         }
         pairs.push(checked(&pair));
-        pair.intent(Seat::Host, Intent::NewGame(None)).expect("a new game");
-        pair.intent(Seat::Guest, Intent::NewGame(Some(sideboarded[1].clone()))).expect("a new game");
+        pair.intent(Seat::HOST, Intent::NewGame(None)).expect("a new game");
+        pair.intent(Seat::GUEST, Intent::NewGame(Some(sideboarded[1].clone()))).expect("a new game");
         pair.drive();
         pairs.push(checked(&pair));
         pairs.extend(limited_checkpoints());
@@ -382,7 +382,7 @@ impl<G: Group> Run<'_, G> {
             16 => Intent::ClaimForfeit,
             17 => Intent::ClaimAbandoned,
             18 if pick & 1 == 0 => Intent::NewGame(None),
-            18 => Intent::NewGame(Some(self.sideboarded[usize::from(seat == Seat::Guest)].clone())),
+            18 => Intent::NewGame(Some(self.sideboarded[usize::from(seat == Seat::GUEST)].clone())),
             19 => Intent::TakeCard(u32::from(pick % 5)),
             // Undo by consent: asking often fails (the last action is not undoable, or not this player's).
             21 if pick & 1 == 0 => Intent::AskUndo,
@@ -413,7 +413,7 @@ impl<G: Group> Run<'_, G> {
 pub fn run<G: Group>(checkpoints: &Checkpoints<G>, data: &[u8]) {
     let mut choices = Choices::new(data);
     let pair = checkpoints.pairs[choices.below(checkpoints.pairs.len())].clone();
-    let cheater = if choices.flag() { Seat::Guest } else { Seat::Host };
+    let cheater = if choices.flag() { Seat::GUEST } else { Seat::HOST };
     let puppet = pair.engine(cheater).clone();
     let next_seal = puppet.record().iter().filter(|(from, _)| *from == cheater).count() as u64;
     let mut run = Run {
@@ -430,10 +430,10 @@ pub fn run<G: Group>(checkpoints: &Checkpoints<G>, data: &[u8]) {
     while !choices.is_empty() && run.deliveries < MAX_DELIVERIES {
         match choices.below(8) {
             0 => {
-                run.deliver(Seat::Host);
+                run.deliver(Seat::HOST);
             }
             1 => {
-                run.deliver(Seat::Guest);
+                run.deliver(Seat::GUEST);
             }
             2 => {
                 for _ in 0..4 {
@@ -444,7 +444,7 @@ pub fn run<G: Group>(checkpoints: &Checkpoints<G>, data: &[u8]) {
             }
             3 | 4 if intents < MAX_INTENTS => {
                 intents += 1;
-                let seat = if choices.flag() { Seat::Guest } else { Seat::Host };
+                let seat = if choices.flag() { Seat::GUEST } else { Seat::HOST };
                 run.intent(seat, &mut choices);
             }
             5 | 6 => {

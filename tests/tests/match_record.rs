@@ -96,7 +96,7 @@ fn a_match_with_sideboarding_is_recorded_and_verified() {
     type Edit = Box<dyn Fn(&mut Journal)>;
     let edits: [(&str, Edit); 4] = [
         ("suite", Box::new(|j| j.suite = Suite::Modp2048)),
-        ("seat", Box::new(|j| j.seat = Seat::Guest)),
+        ("seat", Box::new(|j| j.seat = Seat::GUEST)),
         (
             "an invented first message",
             Box::new(move |j| {

@@ -101,32 +101,32 @@ mod tests {
     #[test]
     fn a_scry_places_its_cards_and_only_those() {
         let mut scry = Browsing::new(PeekPurpose::Scry, vec![CardId(1), CardId(2), CardId(3)]);
-        let top = scry.place(Placing::Top, &[CardId(3), CardId(1)], Seat::Host, 10).unwrap();
+        let top = scry.place(Placing::Top, &[CardId(3), CardId(1)], Seat::HOST, 10).unwrap();
         assert_eq!(
             top,
             vec![Action::Rearrange { card: CardId(3), index: 0 }, Action::Rearrange { card: CardId(1), index: 1 }]
         );
         assert_eq!(scry.cards, vec![CardId(2)]);
         let mut later = scry.clone();
-        let under = later.place(Placing::Top, &[CardId(2)], Seat::Host, 10).unwrap();
+        let under = later.place(Placing::Top, &[CardId(2)], Seat::HOST, 10).unwrap();
         assert_eq!(under, vec![Action::Rearrange { card: CardId(2), index: 2 }], "under the two kept before");
-        assert!(scry.place(Placing::Graveyard, &[CardId(2)], Seat::Host, 10).is_err());
-        assert!(scry.place(Placing::Bottom, &[CardId(1)], Seat::Host, 10).is_err(), "already placed");
-        let bottom = scry.place(Placing::Bottom, &[CardId(2)], Seat::Host, 10).unwrap();
+        assert!(scry.place(Placing::Graveyard, &[CardId(2)], Seat::HOST, 10).is_err());
+        assert!(scry.place(Placing::Bottom, &[CardId(1)], Seat::HOST, 10).is_err(), "already placed");
+        let bottom = scry.place(Placing::Bottom, &[CardId(2)], Seat::HOST, 10).unwrap();
         assert_eq!(bottom, vec![Action::Rearrange { card: CardId(2), index: 9 }]);
-        assert!(scry.take(CardId(2), ZoneKind::Hand, Seat::Host).is_err());
+        assert!(scry.take(CardId(2), ZoneKind::Hand, Seat::HOST).is_err());
     }
 
     #[test]
     fn a_search_takes_searched_cards_once() {
         let mut search = Browsing::new(PeekPurpose::Search, vec![CardId(1), CardId(2)]);
-        let taken = search.take(CardId(2), ZoneKind::Hand, Seat::Guest).unwrap();
-        let to = ZoneId::hand(Seat::Guest);
+        let taken = search.take(CardId(2), ZoneKind::Hand, Seat::GUEST).unwrap();
+        let to = ZoneId::hand(Seat::GUEST);
         assert_eq!(
             taken,
             Action::Move { card: CardId(2), to, position: Position::Top, placement: Placement::default() }
         );
-        assert!(search.take(CardId(2), ZoneKind::Hand, Seat::Guest).is_err());
-        assert!(search.place(Placing::Top, &[CardId(1)], Seat::Guest, 1).is_err());
+        assert!(search.take(CardId(2), ZoneKind::Hand, Seat::GUEST).is_err());
+        assert!(search.place(Placing::Top, &[CardId(1)], Seat::GUEST, 1).is_err());
     }
 }

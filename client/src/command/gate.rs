@@ -69,7 +69,7 @@ mod tests {
     use crate::command::parse;
 
     fn gate(line: &str) -> Gate {
-        parse(line, Seat::Host).unwrap_or_else(|e| panic!("{line}: {e}")).gate()
+        parse(line, Seat::HOST).unwrap_or_else(|e| panic!("{line}: {e}")).gate()
     }
 
     #[test]

@@ -48,14 +48,14 @@ mod tests {
         let library = names.iter().map(|name| DeckCard { name: name.to_string(), back: 0 }).collect();
         let mut pair = Pair::new(DeckList { library, ..DeckList::default() }, numbered_deck("Guest", 5, 0), 5);
         pair.drive();
-        pair.intent(Seat::Host, Intent::Act(Action::Mulligan { draw: 7 })).unwrap();
+        pair.intent(Seat::HOST, Intent::Act(Action::Mulligan { draw: 7 })).unwrap();
         pair.drive();
-        assert_eq!(pair.host.table().zone(ZoneId::hand(Seat::Host)).len(), 7);
+        assert_eq!(pair.host.table().zone(ZoneId::hand(Seat::HOST)).len(), 7);
         pair
     }
 
     fn bottom(pair: &Pair<Ristretto255>, line: &str) -> Result<Vec<Action>, (ErrorKind, String)> {
-        let Ok(Command::Place(Placing::Bottom, cards)) = parse(line, Seat::Host) else { panic!("{line}") };
+        let Ok(Command::Place(Placing::Bottom, cards)) = parse(line, Seat::HOST) else { panic!("{line}") };
         hand_to_bottom(&pair.host, &cards)
     }
 
@@ -69,15 +69,15 @@ mod tests {
         let mut pair = mulliganed();
         let actions = bottom(&pair, "bottom Mountain, lava spike, mountain").unwrap();
         for action in actions {
-            pair.intent(Seat::Host, Intent::Act(action)).unwrap();
+            pair.intent(Seat::HOST, Intent::Act(action)).unwrap();
         }
         pair.drive();
-        assert_eq!(names(&pair, ZoneId::library(Seat::Host)), ["Mountain", "Lava Spike", "Mountain"]);
-        let mut hand = names(&pair, ZoneId::hand(Seat::Host));
+        assert_eq!(names(&pair, ZoneId::library(Seat::HOST)), ["Mountain", "Lava Spike", "Mountain"]);
+        let mut hand = names(&pair, ZoneId::hand(Seat::HOST));
         hand.sort();
         assert_eq!(hand, ["Goblin Guide", "Lava Spike", "Lightning Bolt", "Mountain"]);
         // The opponent saw cards go, not which.
-        let library = pair.guest.table().zone(ZoneId::library(Seat::Host)).to_vec();
+        let library = pair.guest.table().zone(ZoneId::library(Seat::HOST)).to_vec();
         assert!(library.iter().all(|card| pair.guest.identity(*card).is_none()));
     }
 
@@ -89,7 +89,7 @@ mod tests {
         assert!(error.1.ends_with("is named twice"), "{error:?}");
         let error = bottom(&pair, "bottom Shock").unwrap_err();
         assert_eq!(error, (ErrorKind::UnknownCard, "no card you know matches \"Shock\" in your hand".to_string()));
-        let guest_card = pair.guest.table().zone(ZoneId::library(Seat::Guest))[0];
+        let guest_card = pair.guest.table().zone(ZoneId::library(Seat::GUEST))[0];
         assert_eq!(
             bottom(&pair, &format!("bottom {guest_card}")).unwrap_err().1,
             format!("{guest_card} is not in your hand")

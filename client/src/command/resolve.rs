@@ -263,8 +263,8 @@ mod tests {
         let mut pair = Pair::new(host, guest, 3);
         pair.drive();
         assert!(pair.host.is_ready() && pair.guest.is_ready(), "set-up did not finish");
-        act(&mut pair, Seat::Host, "draw 10");
-        act(&mut pair, Seat::Guest, "draw 3");
+        act(&mut pair, Seat::HOST, "draw 10");
+        act(&mut pair, Seat::GUEST, "draw 3");
         pair
     }
 
@@ -298,8 +298,8 @@ mod tests {
     #[test]
     fn a_name_finds_its_card_whole_or_started_in_any_case_quoted_or_not() {
         let pair = game();
-        let hand = ZoneId::hand(Seat::Host);
-        let bolts = named(&pair, Seat::Host, hand, "Lightning Bolt");
+        let hand = ZoneId::hand(Seat::HOST);
+        let bolts = named(&pair, Seat::HOST, hand, "Lightning Bolt");
         assert_eq!(bolts.len(), 2);
         // Copies in one zone are one choice: the first in the zone's order.
         for line in [
@@ -309,36 +309,36 @@ mod tests {
             "play bolt at 0,0",
             "move \"lightning bolt\" graveyard",
         ] {
-            assert_eq!(find(&pair, Seat::Host, line), Ok(bolts[0]), "{line}");
+            assert_eq!(find(&pair, Seat::HOST, line), Ok(bolts[0]), "{line}");
         }
-        let only = |name| named(&pair, Seat::Host, hand, name)[0];
-        assert_eq!(find(&pair, Seat::Host, "play helix at 0,0"), Ok(only("Lightning Helix")));
+        let only = |name| named(&pair, Seat::HOST, hand, name)[0];
+        assert_eq!(find(&pair, Seat::HOST, "play helix at 0,0"), Ok(only("Lightning Helix")));
         // A word starts after anything but a letter or digit.
-        assert_eq!(find(&pair, Seat::Host, "play ice at 0,0"), Ok(only("Fire // Ice")));
-        assert_eq!(find(&pair, Seat::Host, "play hans at 0,0"), Ok(only("\"Ach! Hans, Run!\"")));
-        assert_eq!(find(&pair, Seat::Host, "play ach at 0,0"), Ok(only("\"Ach! Hans, Run!\"")));
+        assert_eq!(find(&pair, Seat::HOST, "play ice at 0,0"), Ok(only("Fire // Ice")));
+        assert_eq!(find(&pair, Seat::HOST, "play hans at 0,0"), Ok(only("\"Ach! Hans, Run!\"")));
+        assert_eq!(find(&pair, Seat::HOST, "play ach at 0,0"), Ok(only("\"Ach! Hans, Run!\"")));
         // The whole name beats a start: Mountain is not ambiguous with Mountain Goat.
-        assert_eq!(find(&pair, Seat::Host, "play mountain at 0,0"), Ok(named(&pair, Seat::Host, hand, "Mountain")[0]));
-        assert_eq!(find(&pair, Seat::Host, "play mountain g at 0,0"), Ok(only("Mountain Goat")));
+        assert_eq!(find(&pair, Seat::HOST, "play mountain at 0,0"), Ok(named(&pair, Seat::HOST, hand, "Mountain")[0]));
+        assert_eq!(find(&pair, Seat::HOST, "play mountain g at 0,0"), Ok(only("Mountain Goat")));
         // Inside a word is no start.
-        assert!(matches!(find(&pair, Seat::Host, "play ightning at 0,0"), Err(CardError::Unknown { .. })));
+        assert!(matches!(find(&pair, Seat::HOST, "play ightning at 0,0"), Err(CardError::Unknown { .. })));
     }
 
     #[test]
     fn ids_are_taken_as_they_are() {
         let pair = game();
-        assert_eq!(find(&pair, Seat::Host, "play #3 at 0,0"), Ok(CardId(3)));
-        assert_eq!(find(&pair, Seat::Host, "tap 99999"), Ok(CardId(99999)));
-        assert_eq!(find(&pair, Seat::Guest, "move 4 opponent graveyard"), Ok(CardId(4)));
+        assert_eq!(find(&pair, Seat::HOST, "play #3 at 0,0"), Ok(CardId(3)));
+        assert_eq!(find(&pair, Seat::HOST, "tap 99999"), Ok(CardId(99999)));
+        assert_eq!(find(&pair, Seat::GUEST, "move 4 opponent graveyard"), Ok(CardId(4)));
     }
 
     #[test]
     fn an_ambiguous_name_is_refused_with_its_candidates() {
         let pair = game();
-        let hand = ZoneId::hand(Seat::Host);
-        let bolts = named(&pair, Seat::Host, hand, "Lightning Bolt");
-        let helix = named(&pair, Seat::Host, hand, "Lightning Helix")[0];
-        let error = find(&pair, Seat::Host, "play light at 0,0").unwrap_err();
+        let hand = ZoneId::hand(Seat::HOST);
+        let bolts = named(&pair, Seat::HOST, hand, "Lightning Bolt");
+        let helix = named(&pair, Seat::HOST, hand, "Lightning Helix")[0];
+        let error = find(&pair, Seat::HOST, "play light at 0,0").unwrap_err();
         assert_eq!(error.kind(), ErrorKind::AmbiguousCard);
         let CardError::Ambiguous { candidates, .. } = &error else { panic!("{error:?}") };
         let mut ids: Vec<CardId> = candidates.iter().map(|c| c.id).collect();
@@ -360,46 +360,46 @@ mod tests {
     #[test]
     fn the_first_group_with_a_match_decides_and_copies_in_two_zones_are_ambiguous() {
         let mut pair = game();
-        let hand = ZoneId::hand(Seat::Host);
-        let bolts = named(&pair, Seat::Host, hand, "Lightning Bolt");
-        act(&mut pair, Seat::Host, &format!("move {} graveyard", bolts[0]));
-        act(&mut pair, Seat::Host, &format!("move {} exile", bolts[1]));
+        let hand = ZoneId::hand(Seat::HOST);
+        let bolts = named(&pair, Seat::HOST, hand, "Lightning Bolt");
+        act(&mut pair, Seat::HOST, &format!("move {} graveyard", bolts[0]));
+        act(&mut pair, Seat::HOST, &format!("move {} exile", bolts[1]));
         // No Bolt in hand: the graveyard and exile are the next group, and hold one each.
-        let error = find(&pair, Seat::Host, "play bolt at 0,0").unwrap_err();
+        let error = find(&pair, Seat::HOST, "play bolt at 0,0").unwrap_err();
         let message = error.to_string();
         assert!(message.contains(&format!("{} Lightning Bolt (graveyard)", bolts[0])), "{message}");
         assert!(message.contains(&format!("{} Lightning Bolt (exile)", bolts[1])), "{message}");
         // Moving to the exile, the exile's Bolt is not a candidate.
-        assert_eq!(find(&pair, Seat::Host, "move bolt exile"), Ok(bolts[0]));
-        act(&mut pair, Seat::Host, &format!("move {} graveyard", bolts[1]));
+        assert_eq!(find(&pair, Seat::HOST, "move bolt exile"), Ok(bolts[0]));
+        act(&mut pair, Seat::HOST, &format!("move {} graveyard", bolts[1]));
         // Two in the graveyard: the top one, the last put there.
-        assert_eq!(find(&pair, Seat::Host, "play bolt at 0,0"), Ok(bolts[1]));
+        assert_eq!(find(&pair, Seat::HOST, "play bolt at 0,0"), Ok(bolts[1]));
         // A library's cards its owner knows are found too: the graveyard's top goes there.
-        act(&mut pair, Seat::Host, "move bolt library");
-        let message = find(&pair, Seat::Host, "play bolt at 0,0").unwrap_err().to_string();
+        act(&mut pair, Seat::HOST, "move bolt library");
+        let message = find(&pair, Seat::HOST, "play bolt at 0,0").unwrap_err().to_string();
         assert!(message.contains(&format!("{} Lightning Bolt (library)", bolts[1])), "{message}");
-        act(&mut pair, Seat::Host, &format!("move {} play", bolts[0]));
-        act(&mut pair, Seat::Host, &format!("move {} play", bolts[1]));
+        act(&mut pair, Seat::HOST, &format!("move {} play", bolts[0]));
+        act(&mut pair, Seat::HOST, &format!("move {} play", bolts[1]));
         // The sideboard's is the last resort.
-        let sideboard = named(&pair, Seat::Host, ZoneId::new(Seat::Host, ZoneKind::Sideboard), "Lightning Bolt");
-        assert_eq!(find(&pair, Seat::Host, "play bolt at 0,0"), Ok(sideboard[0]));
+        let sideboard = named(&pair, Seat::HOST, ZoneId::new(Seat::HOST, ZoneKind::Sideboard), "Lightning Bolt");
+        assert_eq!(find(&pair, Seat::HOST, "play bolt at 0,0"), Ok(sideboard[0]));
     }
 
     #[test]
     fn tap_takes_an_untapped_copy_and_untap_a_tapped_one() {
         let mut pair = game();
-        let guides = named(&pair, Seat::Host, ZoneId::hand(Seat::Host), "Goblin Guide");
-        act(&mut pair, Seat::Host, "play guide at 0,0");
-        act(&mut pair, Seat::Host, "play guide at 1,0");
-        assert!(matches!(find(&pair, Seat::Host, "untap guide"), Ok(id) if guides.contains(&id)));
-        let first = find(&pair, Seat::Host, "tap guide").unwrap();
-        act(&mut pair, Seat::Host, "tap guide");
-        let second = find(&pair, Seat::Host, "tap guide").unwrap();
+        let guides = named(&pair, Seat::HOST, ZoneId::hand(Seat::HOST), "Goblin Guide");
+        act(&mut pair, Seat::HOST, "play guide at 0,0");
+        act(&mut pair, Seat::HOST, "play guide at 1,0");
+        assert!(matches!(find(&pair, Seat::HOST, "untap guide"), Ok(id) if guides.contains(&id)));
+        let first = find(&pair, Seat::HOST, "tap guide").unwrap();
+        act(&mut pair, Seat::HOST, "tap guide");
+        let second = find(&pair, Seat::HOST, "tap guide").unwrap();
         assert_ne!(first, second);
-        assert_eq!(find(&pair, Seat::Host, "untap goblin"), Ok(first));
-        assert_eq!(find(&pair, Seat::Host, "counter guide +1/+1 1"), Ok(first));
+        assert_eq!(find(&pair, Seat::HOST, "untap goblin"), Ok(first));
+        assert_eq!(find(&pair, Seat::HOST, "counter guide +1/+1 1"), Ok(first));
         // The guest sees the Guides in the host's play area: by name, after its own (none).
-        assert_eq!(find(&pair, Seat::Guest, "untap guide"), Ok(first));
+        assert_eq!(find(&pair, Seat::GUEST, "untap guide"), Ok(first));
     }
 
     #[test]
@@ -408,35 +408,35 @@ mod tests {
         let krenko = "Krenko, Mob Boss";
         let mut pair = Pair::new(deck(&[krenko, "Mountain"], &[]), deck(&[krenko, "Mountain"], &[]), 6);
         pair.drive();
-        act(&mut pair, Seat::Host, "draw 2");
-        act(&mut pair, Seat::Guest, "draw 2");
-        act(&mut pair, Seat::Host, "play krenko");
-        act(&mut pair, Seat::Guest, "play krenko");
-        let host_krenko = named(&pair, Seat::Host, ZoneId::new(Seat::Host, ZoneKind::Play), krenko)[0];
-        let guest_krenko = named(&pair, Seat::Guest, ZoneId::new(Seat::Guest, ZoneKind::Play), krenko)[0];
+        act(&mut pair, Seat::HOST, "draw 2");
+        act(&mut pair, Seat::GUEST, "draw 2");
+        act(&mut pair, Seat::HOST, "play krenko");
+        act(&mut pair, Seat::GUEST, "play krenko");
+        let host_krenko = named(&pair, Seat::HOST, ZoneId::new(Seat::HOST, ZoneKind::Play), krenko)[0];
+        let guest_krenko = named(&pair, Seat::GUEST, ZoneId::new(Seat::GUEST, ZoneKind::Play), krenko)[0];
         // Killed, the host's Krenko is in its graveyard, beside the guest's in play, in one group.
-        act(&mut pair, Seat::Host, "move krenko graveyard");
-        assert_eq!(find(&pair, Seat::Host, "command krenko"), Ok(host_krenko));
-        assert_eq!(find(&pair, Seat::Guest, "command krenko"), Ok(guest_krenko), "its own, in its play area");
-        assert_eq!(find(&pair, Seat::Host, "move krenko exile"), Ok(host_krenko));
+        act(&mut pair, Seat::HOST, "move krenko graveyard");
+        assert_eq!(find(&pair, Seat::HOST, "command krenko"), Ok(host_krenko));
+        assert_eq!(find(&pair, Seat::GUEST, "command krenko"), Ok(guest_krenko), "its own, in its play area");
+        assert_eq!(find(&pair, Seat::HOST, "move krenko exile"), Ok(host_krenko));
         // To the opponent's zones, the opponent's cards first.
-        assert_eq!(find(&pair, Seat::Host, "move krenko opponent exile"), Ok(guest_krenko));
+        assert_eq!(find(&pair, Seat::HOST, "move krenko opponent exile"), Ok(guest_krenko));
         // No card of the owner's matches (its Krenko is where it would go): the others' are found as before.
-        act(&mut pair, Seat::Host, "command krenko");
-        assert_eq!(find(&pair, Seat::Host, "command krenko"), Ok(guest_krenko));
+        act(&mut pair, Seat::HOST, "command krenko");
+        assert_eq!(find(&pair, Seat::HOST, "command krenko"), Ok(guest_krenko));
     }
 
     #[test]
     fn a_name_never_finds_a_card_its_player_does_not_know() {
         let mut pair = game();
-        let shocks = named(&pair, Seat::Guest, ZoneId::hand(Seat::Guest), "Shock");
+        let shocks = named(&pair, Seat::GUEST, ZoneId::hand(Seat::GUEST), "Shock");
         assert!(!shocks.is_empty());
-        let error = find(&pair, Seat::Host, "move shock exile").unwrap_err();
+        let error = find(&pair, Seat::HOST, "move shock exile").unwrap_err();
         assert_eq!(error.kind(), ErrorKind::UnknownCard);
         assert_eq!(error.to_string(), "no card you know matches \"shock\" in any zone but where it would go");
-        assert!(matches!(find(&pair, Seat::Host, "tap zzz"), Err(CardError::Unknown { reach: Reach::InPlay, .. })));
+        assert!(matches!(find(&pair, Seat::HOST, "tap zzz"), Err(CardError::Unknown { reach: Reach::InPlay, .. })));
         // Shown to the host, the Shock can be named.
-        act(&mut pair, Seat::Guest, &format!("reveal {}", shocks[0]));
-        assert_eq!(find(&pair, Seat::Host, "move shock opponent graveyard"), Ok(shocks[0]));
+        act(&mut pair, Seat::GUEST, &format!("reveal {}", shocks[0]));
+        assert_eq!(find(&pair, Seat::HOST, "move shock opponent graveyard"), Ok(shocks[0]));
     }
 }

@@ -215,7 +215,7 @@ mod tests {
     fn engine() -> Engine<Ristretto255> {
         let deck = crate::deck::parse_deck("goldfish.txt", "4 Lightning Bolt\n").unwrap().to_deck_list();
         let config = EngineConfig { name: NAME.into(), software: "test".into() };
-        Engine::new(Seat::Guest, config, deck, [7; 32]).unwrap()
+        Engine::new(Seat::GUEST, config, deck, [7; 32]).unwrap()
     }
 
     fn new_goldfish() -> (Goldfish, watch::Sender<bool>) {
@@ -252,11 +252,11 @@ mod tests {
         }
         let outputs = vec![
             // The player's turn: nothing to say.
-            Output::Engine(Event::Grid { grid: 0, cells: cells.clone(), picker: Some(Seat::Host) }),
-            Output::Engine(Event::Grid { grid: 0, cells, picker: Some(Seat::Guest) }),
+            Output::Engine(Event::Grid { grid: 0, cells: cells.clone(), picker: Some(Seat::HOST) }),
+            Output::Engine(Event::Grid { grid: 0, cells, picker: Some(Seat::GUEST) }),
             Output::Engine(Event::PileShown { pile: 1, cards: vec!["Card 1".into()] }),
             // Another's pick of a pack: nothing to say. A pack shown to it: a card of it.
-            Output::Engine(Event::CardTaken { by: Seat::Host, pack: 0, card: None }),
+            Output::Engine(Event::CardTaken { by: Seat::HOST, pack: 0, card: None }),
             Output::Engine(Event::Pack { pack: 1, cards: vec!["Card 1".into(), "Card 2".into(), "Card 3".into()] }),
         ];
         let lines = answers(&mut goldfish, outputs).await;
@@ -274,18 +274,18 @@ mod tests {
     async fn it_answers_what_the_engine_leaves_to_a_player_and_nothing_else() {
         let (mut goldfish, _quit) = new_goldfish();
         let outputs = vec![
-            Output::Engine(Event::Chat { from: Seat::Host, text: "hello".into() }),
-            Output::Engine(Event::RevealRequested { zone: ZoneId::hand(Seat::Guest), count: None }),
-            Output::Engine(Event::RevealRequested { zone: ZoneId::library(Seat::Guest), count: Some(3) }),
+            Output::Engine(Event::Chat { from: Seat::HOST, text: "hello".into() }),
+            Output::Engine(Event::RevealRequested { zone: ZoneId::hand(Seat::GUEST), count: None }),
+            Output::Engine(Event::RevealRequested { zone: ZoneId::library(Seat::GUEST), count: Some(3) }),
             // Not its zone: nothing to refuse.
-            Output::Engine(Event::RevealRequested { zone: ZoneId::new(Seat::Host, ZoneKind::Hand), count: None }),
-            Output::Engine(Event::Audited { seat: Seat::Host, deck: Vec::new() }),
+            Output::Engine(Event::RevealRequested { zone: ZoneId::new(Seat::HOST, ZoneKind::Hand), count: None }),
+            Output::Engine(Event::Audited { seat: Seat::HOST, deck: Vec::new() }),
             // Its own deck audited: the player answered its `end`.
-            Output::Engine(Event::Audited { seat: Seat::Guest, deck: Vec::new() }),
+            Output::Engine(Event::Audited { seat: Seat::GUEST, deck: Vec::new() }),
             Output::Engine(Event::NewGameRequested),
             // The player chooses: nothing to say. The goldfish chooses: the player plays first.
-            Output::Engine(Event::Chooser { seat: Seat::Host, by: ChosenBy::Coin }),
-            Output::Engine(Event::Chooser { seat: Seat::Guest, by: ChosenBy::Coin }),
+            Output::Engine(Event::Chooser { seat: Seat::HOST, by: ChosenBy::Coin }),
+            Output::Engine(Event::Chooser { seat: Seat::GUEST, by: ChosenBy::Coin }),
             // Its choice is held until the set-up is done.
             Output::Engine(Event::Ready),
         ];
@@ -351,7 +351,7 @@ mod tests {
         // the set-up waits on, goes first.
         let (mut goldfish, _quit) = new_goldfish();
         goldfish.build = folder.path().join("goldfish-deck.txt");
-        let chooser = Output::Engine(Event::Chooser { seat: Seat::Guest, by: ChosenBy::Coin });
+        let chooser = Output::Engine(Event::Chooser { seat: Seat::GUEST, by: ChosenBy::Coin });
         let dealt = Output::Engine(Event::Pool { cards: pool(30) });
         assert_eq!(answers(&mut goldfish, vec![chooser, dealt]).await, [format!("build {}", goldfish.build.display())]);
         assert_eq!(answers(&mut goldfish, vec![Output::Engine(Event::Ready)]).await, ["draw-first"]);

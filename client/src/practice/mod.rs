@@ -201,7 +201,7 @@ mod tests {
     fn engine() -> Engine<Ristretto255> {
         let deck = crate::deck::parse_deck("player.txt", "4 Lightning Bolt\n").unwrap().to_deck_list();
         let config = EngineConfig { name: "Ada".into(), software: "test".into() };
-        Engine::new(Seat::Host, config, deck, [3; 32]).unwrap()
+        Engine::new(Seat::HOST, config, deck, [3; 32]).unwrap()
     }
 
     #[tokio::test]

@@ -25,10 +25,10 @@ fn played() -> Pair<Ristretto255> {
     let mut pair = Pair::new(deck("Ember"), deck("Secret"), 5);
     pair.drive();
     let moves = [
-        (Seat::Host, Action::Draw { count: 3 }),
-        (Seat::Guest, Action::Draw { count: 2 }),
-        (Seat::Host, Action::NextTurn),
-        (Seat::Guest, Action::NextTurn),
+        (Seat::HOST, Action::Draw { count: 3 }),
+        (Seat::GUEST, Action::Draw { count: 2 }),
+        (Seat::HOST, Action::NextTurn),
+        (Seat::GUEST, Action::NextTurn),
     ];
     for (seat, action) in moves {
         pair.intent(seat, Intent::Act(action)).expect("a legal action");

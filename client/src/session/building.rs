@@ -403,9 +403,9 @@ mod tests {
         let (_, message) = limited.pack_card(&PackCard::Name("Bolt".into())).unwrap_err();
         assert!(message.contains("no card named \"Bolt\""), "{message}");
         // The other player's pick leaves the pack shown; this player's takes it away.
-        limited.see(&Event::CardTaken { by: Seat::Host, pack: 2, card: None });
+        limited.see(&Event::CardTaken { by: Seat::HOST, pack: 2, card: None });
         assert_eq!(limited.pack_card(&PackCard::Number(3)), Ok(2));
-        limited.see(&Event::CardTaken { by: Seat::Guest, pack: 3, card: Some("Counterspell".into()) });
+        limited.see(&Event::CardTaken { by: Seat::GUEST, pack: 3, card: Some("Counterspell".into()) });
         assert_eq!(limited.pack_card(&PackCard::Number(1)).unwrap_err().0, ErrorKind::Refused);
     }
 

@@ -54,7 +54,7 @@ impl<G: Group> SessionCore<G> {
     /// Hosting: the relay gave seat 1 back and waits for a guest under `nameplate` (perhaps another number, if
     /// the old one was taken meanwhile). A fresh channel takes the next guest's key exchange.
     pub(super) fn reopened(&mut self, nameplate: &str) {
-        if self.engine.seat() != Seat::Host || self.channel.is_established() {
+        if self.engine.seat() != Seat::HOST || self.channel.is_established() {
             return;
         }
         if !code::is_nameplate(nameplate) {
@@ -77,7 +77,7 @@ impl<G: Group> SessionCore<G> {
     /// `new-code`: hosting, before the key exchange succeeded, new words, and the seat given to the next guest.
     pub(super) fn new_code(&mut self, line: &str) {
         let code = match &self.code {
-            Some(code) if self.engine.seat() == Seat::Host && !self.channel.is_established() => code,
+            Some(code) if self.engine.seat() == Seat::HOST && !self.channel.is_established() => code,
             _ => {
                 let message = "only the host has a code, and only until the opponent proved it".to_string();
                 return self.refuse(ErrorKind::Refused, line, message);

@@ -25,7 +25,7 @@ impl<G: Group> SessionCore<G> {
                 ChannelError::WrongCode => ReportedResult::Scary,
                 _ => ReportedResult::Errored,
             };
-            if self.engine.seat() == Seat::Host && !self.channel.is_established() {
+            if self.engine.seat() == Seat::HOST && !self.channel.is_established() {
                 // A guest with another code (or a broken one): send it away, keep the game open.
                 self.send_away_guest(report);
                 return Ok(());
@@ -89,7 +89,7 @@ impl<G: Group> SessionCore<G> {
                 self.close_link();
                 return Err(SessionError::WrongCode);
             }
-            ServerMessage::PeerGone { .. } if self.engine.seat() == Seat::Host && !self.channel.is_established() => {
+            ServerMessage::PeerGone { .. } if self.engine.seat() == Seat::HOST && !self.channel.is_established() => {
                 // A guest who never proved the code left, and the relay ended the room with it: the game
                 // opens again in a new room, under a new number with the same words.
                 self.open_new_room();

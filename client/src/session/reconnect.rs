@@ -114,7 +114,7 @@ impl<G: Group> SessionCore<G> {
                 self.claim_seat(now, down.deadline, down.delay)
             }
             // The room ended while we were away, before any guest proved the code (a guest left).
-            (Claim::Token(_), _) if bad_token && self.engine.seat() == Seat::Host => {
+            (Claim::Token(_), _) if bad_token && self.engine.seat() == Seat::HOST => {
                 self.open_new_room();
                 Ok(())
             }

@@ -188,10 +188,10 @@ pub(super) fn deck_warnings(path: &Path, read: &ReadDeck) -> Vec<Output> {
 /// Runs a session to its end: `Ok` after `quit` (or the end of input), else the fatal error.
 pub async fn run<F: Frontend>(options: Options, front: &mut F) -> Result<(), SessionError> {
     let (seat, brought, code, suite) = match &options.role {
-        Role::Host { brought, suite } => (Seat::Host, brought, None, *suite),
+        Role::Host { brought, suite } => (Seat::HOST, brought, None, *suite),
         // A guest plays the host's suite, which the host's hello names: it starts in the default one, and goes on in
         // the host's once it knows it (`meeting.rs`).
-        Role::Join { code, brought } => (Seat::Guest, brought, Some(code), Suite::Ristretto255),
+        Role::Join { code, brought } => (Seat::GUEST, brought, Some(code), Suite::Ristretto255),
         Role::Resume { file } => return resume(file.clone(), &options, front).await,
     };
     // The relay this program serves comes first: a port in use is said before anything else is read or shown.
@@ -266,14 +266,14 @@ async fn open<G: Group, F: Frontend>(
         // The code is the secret the players share; it goes to the player only, never to a log.
         front.show(Output::Code(code.to_string()), &engine)?;
     }
-    let side = if seat == Seat::Host { Side::Host } else { Side::Guest };
+    let side = if seat == Seat::HOST { Side::Host } else { Side::Guest };
     let mut channel = Channel::new(side, &code.password(), code.nameplate(), os_seed());
     channel.set_max_frame_bytes(max_frame);
     let ca = absolute(options.ca.as_deref());
     let relay = RelayPlace { url: relay_url, ca, token: Some(token), serve: served.map(Served::listen) };
     let mut core = SessionCore::new(engine, channel, LinkState::Up, relay, os_seed(), Instant::now());
     core.code = Some(code);
-    if seat == Seat::Guest {
+    if seat == Seat::GUEST {
         core.meeting = Meeting::Awaiting;
     }
     core.record = absolute(options.record.as_deref());
@@ -527,12 +527,12 @@ mod tests {
         let standing = |picks: u32| Event::Packs { round: 0, rounds: 1, waiting: [1, 1], picks: [picks, picks] };
         let pack = |pack: u32| Event::Pack { pack, cards: vec!["Opt".into()] };
         let taken = |by: Seat, pack: u32| Event::CardTaken { by, pack, card: None };
-        let host = Seat::Host;
+        let host = Seat::HOST;
         // Taken from: only the standing is told again.
         let events = vec![standing(0), pack(0), taken(host, 0), standing(1)];
         assert_eq!(limited_standing(events, host), vec![standing(1)]);
         // The opponent's pick leaves this player's pack to pick from.
-        let events = vec![standing(0), pack(0), taken(Seat::Guest, 1), standing(1)];
+        let events = vec![standing(0), pack(0), taken(Seat::GUEST, 1), standing(1)];
         assert_eq!(limited_standing(events, host), vec![pack(0), standing(1)]);
         // A pack shown after this player's last pick.
         let events = vec![standing(0), pack(0), taken(host, 0), pack(1), standing(1)];
@@ -560,12 +560,12 @@ mod tests {
         std::fs::write(&path, (0..301).map(|i| format!("1 Card {i}\n")).collect::<String>()).unwrap();
         let config = || EngineConfig { name: "Ada".into(), software: "test".into() };
         let mut shown = Shown(Vec::new());
-        match deck_engine::<Modp2048, _>(&path, Seat::Host, config(), &mut shown) {
+        match deck_engine::<Modp2048, _>(&path, Seat::HOST, config(), &mut shown) {
             Err(SessionError::Deck { reason, .. }) => assert!(reason.contains("at most 300 cards"), "{reason}"),
             other => panic!("refused as a deck: {:?}", other.err()),
         }
         assert!(shown.0.is_empty(), "nothing shown of a refused deck");
-        assert!(deck_engine::<Ristretto255, _>(&path, Seat::Host, config(), &mut shown).is_ok());
+        assert!(deck_engine::<Ristretto255, _>(&path, Seat::HOST, config(), &mut shown).is_ok());
     }
 
     #[cfg(unix)]
@@ -578,9 +578,9 @@ mod tests {
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
         let deck = DeckList { library: vec![DeckCard { name: "Mountain".into(), back: 0 }], ..DeckList::default() };
         let config = EngineConfig { name: "Ada".into(), software: "test".into() };
-        let engine = Engine::<Ristretto255>::new(Seat::Host, config, deck, [7; 32]).unwrap();
+        let engine = Engine::<Ristretto255>::new(Seat::HOST, config, deck, [7; 32]).unwrap();
         write_journal(&path, engine.journal()).unwrap();
         assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
-        assert_eq!(journal::decode(&std::fs::read(&path).unwrap()).unwrap().seat, Seat::Host);
+        assert_eq!(journal::decode(&std::fs::read(&path).unwrap()).unwrap().seat, Seat::HOST);
     }
 }

@@ -247,7 +247,7 @@ mod tests {
         assert_eq!(clock.observe(None, at(63)), [WaitNews::Count(None)]);
         assert_eq!(clock.observe(None, at(200)), []);
         // The next exchange is timed from its own start, and is overdue in its turn.
-        let shuffle = || Some(Awaited::Shuffle { library: Seat::Host });
+        let shuffle = || Some(Awaited::Shuffle { library: Seat::HOST });
         assert_eq!(clock.observe(shuffle(), at(300)), []);
         let news = clock.observe(shuffle(), at(400));
         assert_eq!(news.iter().filter(|n| matches!(n, WaitNews::Overdue(_))).count(), 1, "{news:?}");

@@ -82,35 +82,35 @@ mod tests {
         let mut pair = Pair::<Ristretto255>::new(numbered_deck("Host", 10, 0), numbered_deck("Guest", 10, 0), 3);
         pair.drive();
         let mut arrows = Arrows::default();
-        act(&mut pair, &mut arrows, Seat::Host, Action::Draw { count: 3 });
-        act(&mut pair, &mut arrows, Seat::Guest, Action::Draw { count: 1 });
-        let mine = pair.host.table().zone(ZoneId::hand(Seat::Host)).to_vec();
-        let theirs = pair.guest.table().zone(ZoneId::hand(Seat::Guest))[0];
+        act(&mut pair, &mut arrows, Seat::HOST, Action::Draw { count: 3 });
+        act(&mut pair, &mut arrows, Seat::GUEST, Action::Draw { count: 1 });
+        let mine = pair.host.table().zone(ZoneId::hand(Seat::HOST)).to_vec();
+        let theirs = pair.guest.table().zone(ZoneId::hand(Seat::GUEST))[0];
         for card in &mine {
-            play(&mut pair, &mut arrows, Seat::Host, *card);
+            play(&mut pair, &mut arrows, Seat::HOST, *card);
         }
-        play(&mut pair, &mut arrows, Seat::Guest, theirs);
+        play(&mut pair, &mut arrows, Seat::GUEST, theirs);
 
         let (at_card, at_player) = (Target::Card(theirs), Target::Player(Side::Opponent));
         let arrow = |from, to| Action::Arrow { from, to };
-        act(&mut pair, &mut arrows, Seat::Host, arrow(mine[0], ArrowTarget::Card(theirs)));
-        act(&mut pair, &mut arrows, Seat::Host, arrow(mine[0], ArrowTarget::Player(Seat::Guest)));
-        act(&mut pair, &mut arrows, Seat::Guest, arrow(theirs, ArrowTarget::Card(mine[1])));
-        act(&mut pair, &mut arrows, Seat::Guest, arrow(theirs, ArrowTarget::Player(Seat::Host)));
+        act(&mut pair, &mut arrows, Seat::HOST, arrow(mine[0], ArrowTarget::Card(theirs)));
+        act(&mut pair, &mut arrows, Seat::HOST, arrow(mine[0], ArrowTarget::Player(Seat::GUEST)));
+        act(&mut pair, &mut arrows, Seat::GUEST, arrow(theirs, ArrowTarget::Card(mine[1])));
+        act(&mut pair, &mut arrows, Seat::GUEST, arrow(theirs, ArrowTarget::Player(Seat::HOST)));
         assert_eq!(arrows.from(mine[0]).collect::<Vec<_>>(), [at_card, at_player]);
         assert_eq!(arrows.from(theirs).collect::<Vec<_>>(), [Target::Card(mine[1]), Target::Player(Side::Mine)]);
         assert_eq!(arrows.from(mine[2]).count(), 0);
 
         // The target leaves play: the arrows to it go, the one to the player stays.
-        let graveyard = ZoneId::new(Seat::Guest, ZoneKind::Graveyard);
+        let graveyard = ZoneId::new(Seat::GUEST, ZoneKind::Graveyard);
         let to_graveyard =
             Action::Move { card: theirs, to: graveyard, position: Position::Top, placement: Placement::default() };
-        act(&mut pair, &mut arrows, Seat::Guest, to_graveyard);
+        act(&mut pair, &mut arrows, Seat::GUEST, to_graveyard);
         assert_eq!(arrows.from(mine[0]).collect::<Vec<_>>(), [at_player]);
         assert_eq!(arrows.from(theirs).count(), 0);
 
         // A new phase clears the table of arrows.
-        act(&mut pair, &mut arrows, Seat::Host, Action::SetPhase { phase: "combat".into() });
+        act(&mut pair, &mut arrows, Seat::HOST, Action::SetPhase { phase: "combat".into() });
         assert_eq!(arrows, Arrows::default());
     }
 }

@@ -167,7 +167,7 @@ impl TableView {
         let unnamed = |seat: Seat, mine: &'static str, theirs: &'static str| match (engine.plays(), seat == me) {
             (true, true) => mine,
             (true, false) => theirs,
-            (false, _) if seat == Seat::Host => "Host",
+            (false, _) if seat == Seat::HOST => "Host",
             (false, _) => "Guest",
         };
         TableView {

@@ -41,5 +41,5 @@ fn hellos<G: fairdeck_shared::crypto::Group>() -> Vec<(fairdeck_shared::Seat, fa
         let bytes = engine.poll_transmit().unwrap();
         (seat, fairdeck_shared::wire::decode_envelope(&bytes).unwrap())
     };
-    vec![hello(Seat::Host), hello(Seat::Guest)]
+    vec![hello(Seat::HOST), hello(Seat::GUEST)]
 }

@@ -60,13 +60,13 @@ fn midgame() -> Pair<Ristretto255> {
 
 /// The host's view, with the card database at `book` (none: a path where there is no database).
 fn view_with(pair: &Pair<Ristretto255>, book: std::path::PathBuf) -> View {
-    let engine = pair.engine(Seat::Host);
+    let engine = pair.engine(Seat::HOST);
     let mut view = View::new("ws://127.0.0.1:7171/v1");
     view.book = CardBook::new(Some(book));
     for output in [Output::Paired, Output::ChannelEstablished] {
         view.apply(&output, engine);
     }
-    for event in pair.events(Seat::Host) {
+    for event in pair.events(Seat::HOST) {
         view.apply(&Output::Engine(event.clone()), engine);
     }
     view
@@ -191,7 +191,7 @@ fn card_shows_both_faces_and_says_why_when_it_cannot() {
 #[test]
 fn stray_keys_change_nothing_on_the_table() {
     let pair = ready_pair();
-    let mut view = view_of(&pair, Seat::Host);
+    let mut view = view_of(&pair, Seat::HOST);
     // `end` typed with the command line closed: n asks, d answers no and is not passed on.
     for c in ['e', 'n', 'd'] {
         assert_eq!(handle_key(&mut view, key(c)), None, "{c}");
@@ -212,10 +212,10 @@ fn stray_keys_change_nothing_on_the_table() {
 fn the_status_line_keeps_the_opponents_name_and_the_phase_at_80_columns() {
     let mut pair = ready_pair();
     // `next-turn` runs several actions; the turn's action alone will do here.
-    pair.intent(Seat::Host, Intent::Act(Action::NextTurn)).unwrap();
+    pair.intent(Seat::HOST, Intent::Act(Action::NextTurn)).unwrap();
     pair.drive();
-    act(&mut pair, Seat::Host, "phase combat");
-    let mut view = view_of(&pair, Seat::Host);
+    act(&mut pair, Seat::HOST, "phase combat");
+    let mut view = view_of(&pair, Seat::HOST);
     view.table.opponent.name = "Maximiliana of the Long Name".into();
     let status = |view: &View, width| rows(&draw(view, width, 24)).last().unwrap().clone();
     let narrow = status(&view, 80);

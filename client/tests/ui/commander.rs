@@ -63,27 +63,27 @@ fn commander_board() -> Board {
     let chooser = pair.host.chooser().expect("a coin decided who chooses");
     act(&mut pair, chooser, "play-first");
 
-    let (mine, theirs) = (&played[&Seat::Host], &played[&Seat::Guest]);
-    act(&mut pair, Seat::Host, "token \"Goblin\" 1/1 at 0,2");
-    act(&mut pair, Seat::Host, "token Goblin 1/1 at 1,2");
-    let thrasios = named(&pair, Seat::Host, ZoneKind::Command, HOST_COMMANDERS[1]);
-    act(&mut pair, Seat::Host, &format!("play {} at 3,2", thrasios.0));
-    act(&mut pair, Seat::Host, &format!("attach {} to {}", mine[1].0, mine[0].0));
-    act(&mut pair, Seat::Host, &format!("arrow {} to {}", mine[2].0, theirs[0].0));
-    let goblin = named(&pair, Seat::Host, ZoneKind::Play, "Goblin");
-    act(&mut pair, Seat::Host, &format!("arrow {} to opponent", goblin.0));
-    act(&mut pair, Seat::Host, "life -3");
-    act(&mut pair, Seat::Host, "player-counter poison 3");
-    act(&mut pair, Seat::Host, "player-counter energy +2");
-    act(&mut pair, Seat::Host, "commander-damage atraxa +7");
-    act(&mut pair, Seat::Guest, "token Treasure at 3,2");
-    act(&mut pair, Seat::Guest, "life -12");
-    act(&mut pair, Seat::Guest, "commander-damage thrasios 5");
-    act(&mut pair, Seat::Guest, &format!("arrow {} to {}", theirs[1].0, thrasios.0));
+    let (mine, theirs) = (&played[&Seat::HOST], &played[&Seat::GUEST]);
+    act(&mut pair, Seat::HOST, "token \"Goblin\" 1/1 at 0,2");
+    act(&mut pair, Seat::HOST, "token Goblin 1/1 at 1,2");
+    let thrasios = named(&pair, Seat::HOST, ZoneKind::Command, HOST_COMMANDERS[1]);
+    act(&mut pair, Seat::HOST, &format!("play {} at 3,2", thrasios.0));
+    act(&mut pair, Seat::HOST, &format!("attach {} to {}", mine[1].0, mine[0].0));
+    act(&mut pair, Seat::HOST, &format!("arrow {} to {}", mine[2].0, theirs[0].0));
+    let goblin = named(&pair, Seat::HOST, ZoneKind::Play, "Goblin");
+    act(&mut pair, Seat::HOST, &format!("arrow {} to opponent", goblin.0));
+    act(&mut pair, Seat::HOST, "life -3");
+    act(&mut pair, Seat::HOST, "player-counter poison 3");
+    act(&mut pair, Seat::HOST, "player-counter energy +2");
+    act(&mut pair, Seat::HOST, "commander-damage atraxa +7");
+    act(&mut pair, Seat::GUEST, "token Treasure at 3,2");
+    act(&mut pair, Seat::GUEST, "life -12");
+    act(&mut pair, Seat::GUEST, "commander-damage thrasios 5");
+    act(&mut pair, Seat::GUEST, &format!("arrow {} to {}", theirs[1].0, thrasios.0));
     // An aura of the guest's on the host's creature: it stays in the guest's play area, saying on what.
-    act(&mut pair, Seat::Guest, &format!("attach {} to {}", theirs[2].0, mine[3].0));
+    act(&mut pair, Seat::GUEST, &format!("attach {} to {}", theirs[2].0, mine[3].0));
 
-    let label = |card: CardId| format!("{card} {}", name(&pair, Seat::Host, card));
+    let label = |card: CardId| format!("{card} {}", name(&pair, Seat::HOST, card));
     let arrows = vec![
         (mine[2], format!("→ {}", label(theirs[0]))),
         (goblin, "→ Guest".to_string()),
@@ -130,8 +130,8 @@ fn side_shows(buffer: &Buffer, board: &Board, seat: Seat, title: &str, values: &
 /// to bottom: each card's rows by its id.
 fn play_entries(view: &mut View, size: (u16, u16), seat: Seat, count: usize) -> BTreeMap<CardId, String> {
     let (title, tabs) = match seat {
-        Seat::Host => ("Your play area", 1),
-        Seat::Guest => ("Guest's play area", 2),
+        Seat::HOST => ("Your play area", 1),
+        Seat::GUEST => ("Guest's play area", 2),
     };
     for _ in 0..tabs {
         handle_key(view, special(KeyCode::Tab));
@@ -189,7 +189,7 @@ fn play_shows(view: &mut View, size: (u16, u16), board: &Board, seat: Seat) {
     assert_eq!(copies, cards.len(), "{size:?}: {entries:#?}");
     for card in cards {
         let state = table.card(card).expect("a card in play");
-        let card_name = name(&board.pair, Seat::Host, card);
+        let card_name = name(&board.pair, Seat::HOST, card);
         let Some(entry) = entries.get(&card) else {
             let group = format!("{card_name} ×");
             let entry = entries.values().find(|entry| entry.contains(&group));
@@ -216,7 +216,7 @@ fn play_shows(view: &mut View, size: (u16, u16), board: &Board, seat: Seat) {
             let on = if owner == state.owner {
                 format!("└ on {host}:")
             } else {
-                format!("└ on {host} {}:", name(&board.pair, Seat::Host, host))
+                format!("└ on {host} {}:", name(&board.pair, Seat::HOST, host))
             };
             assert!(entry.starts_with(&on), "{size:?}: {on} in {entry}");
         }
@@ -232,18 +232,18 @@ fn play_shows(view: &mut View, size: (u16, u16), board: &Board, seat: Seat) {
 fn a_commander_board_shows_every_card_and_value_at_every_size() {
     let board = commander_board();
     let pair = &board.pair;
-    let atraxa = named(pair, Seat::Guest, ZoneKind::Command, GUEST_COMMANDER);
-    let thrasios = named(pair, Seat::Host, ZoneKind::Play, HOST_COMMANDERS[1]);
+    let atraxa = named(pair, Seat::GUEST, ZoneKind::Command, GUEST_COMMANDER);
+    let thrasios = named(pair, Seat::HOST, ZoneKind::Play, HOST_COMMANDERS[1]);
     let beside = |seat| [ZoneKind::Command, ZoneKind::Graveyard, ZoneKind::Exile].map(|kind| zone(pair, seat, kind));
-    let mut view = view_of(pair, Seat::Host);
+    let mut view = view_of(pair, Seat::HOST);
     for size in SIZES {
         let buffer = draw(&view, size.0, size.1);
         // Every card of both hands and play areas is shown or counted.
-        accounted_beside(&buffer, "You (Host)", &hand(pair, Seat::Host), 0, &beside(Seat::Host).concat());
-        let their_hand = hand(pair, Seat::Guest);
-        accounted_beside(&buffer, "Guest · life", &their_hand, their_hand.len(), &beside(Seat::Guest).concat());
-        accounted(&buffer, "Your play area", &zone(pair, Seat::Host, ZoneKind::Play), 0);
-        accounted(&buffer, "Guest's play area", &zone(pair, Seat::Guest, ZoneKind::Play), 0);
+        accounted_beside(&buffer, "You (Host)", &hand(pair, Seat::HOST), 0, &beside(Seat::HOST).concat());
+        let their_hand = hand(pair, Seat::GUEST);
+        accounted_beside(&buffer, "Guest · life", &their_hand, their_hand.len(), &beside(Seat::GUEST).concat());
+        accounted(&buffer, "Your play area", &zone(pair, Seat::HOST, ZoneKind::Play), 0);
+        accounted(&buffer, "Guest's play area", &zone(pair, Seat::GUEST, ZoneKind::Play), 0);
 
         // Life in each side's title and on the status line; values, commanders and piles in the sides.
         assert!(find(&buffer, "┌ You (Host) · life 37 ").is_some(), "{size:?}:\n{}", screen(&buffer));
@@ -253,9 +253,9 @@ fn a_commander_board_shows_every_card_and_value_at_every_size() {
         assert!(!status.contains("chooses"), "the first turn is on: {status}");
         let from_atraxa = format!("cmdr {atraxa} {GUEST_COMMANDER}: 7");
         let mine = [from_atraxa, "poison 3".to_string(), "energy 2".to_string()];
-        side_shows(&buffer, &board, Seat::Host, "You (Host)", &mine);
+        side_shows(&buffer, &board, Seat::HOST, "You (Host)", &mine);
         let theirs = [format!("cmdr {thrasios} {}: 5", HOST_COMMANDERS[1])];
-        side_shows(&buffer, &board, Seat::Guest, "Guest · life", &theirs);
+        side_shows(&buffer, &board, Seat::GUEST, "Guest · life", &theirs);
         // The tops of the piles come last, and a side too short for them says so.
         let guest = inside(&buffer, "Guest · life").join("\n");
         let bottom = rows(&buffer)[usize::from(panel(&buffer, "Guest · life").bottom)].clone();
@@ -265,12 +265,12 @@ fn a_commander_board_shows_every_card_and_value_at_every_size() {
         }
 
         // Each card in play, scrolled to, shows all of its state.
-        play_shows(&mut view, size, &board, Seat::Host);
-        play_shows(&mut view, size, &board, Seat::Guest);
+        play_shows(&mut view, size, &board, Seat::HOST);
+        play_shows(&mut view, size, &board, Seat::GUEST);
         assert_eq!(view.scrolls.focus(), Panel::MyHand);
     }
     // Both command zones open as piles, with each commander by id and name; the host's cast one is not there.
-    let tymna = named(pair, Seat::Host, ZoneKind::Command, HOST_COMMANDERS[0]);
+    let tymna = named(pair, Seat::HOST, ZoneKind::Command, HOST_COMMANDERS[0]);
     for (words, title, card, name) in [
         ("command", "Your command zone · 1 card", tymna, HOST_COMMANDERS[0]),
         ("opponent command", "Guest's command zone · 1 card", atraxa, GUEST_COMMANDER),
@@ -283,7 +283,7 @@ fn a_commander_board_shows_every_card_and_value_at_every_size() {
         handle_key(&mut view, special(KeyCode::Esc));
     }
     // The largest screen shows both play areas whole.
-    let buffer = draw(&view_of(pair, Seat::Host), 200, 50);
+    let buffer = draw(&view_of(pair, Seat::HOST), 200, 50);
     for title in ["Your play area", "Guest's play area"] {
         let bottom = rows(&buffer)[usize::from(panel(&buffer, title).bottom)].clone();
         assert!(!bottom.contains("more"), "{title}:\n{}", screen(&buffer));
@@ -294,19 +294,19 @@ fn a_commander_board_shows_every_card_and_value_at_every_size() {
 fn the_guest_sees_the_same_board_from_its_side() {
     let board = commander_board();
     let pair = &board.pair;
-    let view = view_of(pair, Seat::Guest);
+    let view = view_of(pair, Seat::GUEST);
     for (width, height) in SIZES {
         let buffer = draw(&view, width, height);
         let beside =
             |seat| [ZoneKind::Command, ZoneKind::Graveyard, ZoneKind::Exile].map(|kind| zone(pair, seat, kind));
-        let host_hand = hand(pair, Seat::Host);
-        accounted_beside(&buffer, "You (Guest)", &hand(pair, Seat::Guest), 0, &beside(Seat::Guest).concat());
-        accounted_beside(&buffer, "Host · life", &host_hand, host_hand.len(), &beside(Seat::Host).concat());
-        accounted(&buffer, "Your play area", &zone(pair, Seat::Guest, ZoneKind::Play), 0);
-        accounted(&buffer, "Host's play area", &zone(pair, Seat::Host, ZoneKind::Play), 0);
+        let host_hand = hand(pair, Seat::HOST);
+        accounted_beside(&buffer, "You (Guest)", &hand(pair, Seat::GUEST), 0, &beside(Seat::GUEST).concat());
+        accounted_beside(&buffer, "Host · life", &host_hand, host_hand.len(), &beside(Seat::HOST).concat());
+        accounted(&buffer, "Your play area", &zone(pair, Seat::GUEST, ZoneKind::Play), 0);
+        accounted(&buffer, "Host's play area", &zone(pair, Seat::HOST, ZoneKind::Play), 0);
         let host = inside(&buffer, "Host · life").join("\n");
         // The host's commander still in its command zone, by name.
-        let tymna = named(pair, Seat::Host, ZoneKind::Command, HOST_COMMANDERS[0]);
+        let tymna = named(pair, Seat::HOST, ZoneKind::Command, HOST_COMMANDERS[0]);
         assert!(host.contains(&format!("{tymna} {}", HOST_COMMANDERS[0])), "{}", screen(&buffer));
         assert!(host.contains("poison 3") && host.contains("energy 2"), "{}", screen(&buffer));
         assert!(rows(&buffer).last().unwrap().contains("life: you 28 · Host 37"), "{}", screen(&buffer));
@@ -314,7 +314,7 @@ fn the_guest_sees_the_same_board_from_its_side() {
     // The host's arrows, as the guest sees them: to the guest's card, and to the guest.
     let buffer = draw(&view, 200, 50);
     let host_play = inside(&buffer, "Host's play area");
-    let host_cards = zone(pair, Seat::Host, ZoneKind::Play);
+    let host_cards = zone(pair, Seat::HOST, ZoneKind::Play);
     for (from, to) in board.arrows.iter().filter(|(from, _)| host_cards.contains(from)) {
         let to = to.replace("→ Guest", "→ you");
         let row = host_play.iter().find(|row| row.starts_with(&format!("{from} "))).expect("the card's row");
@@ -327,9 +327,9 @@ fn after_a_concession_the_status_line_says_the_game_is_over_and_who_lost() {
     let mut pair = ready_pair();
     assert!(pair.host.chooser().is_some(), "a coin decided who chooses");
     let status = |pair: &Pair<Ristretto255>, seat| rows(&draw(&view_of(pair, seat), 80, 24)).last().unwrap().clone();
-    assert!(status(&pair, Seat::Host).contains("choose"), "{}", status(&pair, Seat::Host));
-    act(&mut pair, Seat::Guest, "concede");
-    for (seat, over) in [(Seat::Host, "GAME OVER: Guest conceded · you win"), (Seat::Guest, "GAME OVER: you conceded")]
+    assert!(status(&pair, Seat::HOST).contains("choose"), "{}", status(&pair, Seat::HOST));
+    act(&mut pair, Seat::GUEST, "concede");
+    for (seat, over) in [(Seat::HOST, "GAME OVER: Guest conceded · you win"), (Seat::GUEST, "GAME OVER: you conceded")]
     {
         let line = status(&pair, seat);
         assert!(line.contains(over), "{line}");
@@ -340,5 +340,5 @@ fn after_a_concession_the_status_line_says_the_game_is_over_and_who_lost() {
         pair.intent(seat, Intent::EndGame).expect("end");
         pair.drive();
     }
-    assert!(status(&pair, Seat::Host).contains("GAME OVER: Guest conceded · you win"), "{}", status(&pair, Seat::Host));
+    assert!(status(&pair, Seat::HOST).contains("GAME OVER: Guest conceded · you win"), "{}", status(&pair, Seat::HOST));
 }

@@ -38,8 +38,8 @@ struct Game {
 
 fn index(seat: Seat) -> usize {
     match seat {
-        Seat::Host => 0,
-        Seat::Guest => 1,
+        Seat::HOST => 0,
+        Seat::GUEST => 1,
     }
 }
 
@@ -50,8 +50,8 @@ impl Game {
             Engine::new(seat, config, deck(), [seed; 32]).expect("valid deck")
         };
         let mut pair = Pair {
-            host: engine(Seat::Host, "Ada", 3),
-            guest: engine(Seat::Guest, "Bea", 4),
+            host: engine(Seat::HOST, "Ada", 3),
+            guest: engine(Seat::GUEST, "Bea", 4),
             host_events: Vec::new(),
             guest_events: Vec::new(),
             queue: VecDeque::new(),
@@ -128,9 +128,9 @@ fn move_to(card: CardId, to: ZoneId, position: Position) -> Action {
 #[test]
 fn a_card_put_from_hand_into_play_says_from_where_to_where() {
     let mut game = Game::new();
-    let card = game.draw(Seat::Host, 1)[0];
-    let [ada, bea] = game.lines(|game| game.act(Seat::Host, play(Seat::Host, card, 0, 0, false)));
-    let named = game.card(Seat::Host, card);
+    let card = game.draw(Seat::HOST, 1)[0];
+    let [ada, bea] = game.lines(|game| game.act(Seat::HOST, play(Seat::HOST, card, 0, 0, false)));
+    let named = game.card(Seat::HOST, card);
     assert_eq!(texts(&ada), [format!("You put {named} from your hand into your play area at 0,0")]);
     assert_eq!(ada[0].kind, LogKind::Action);
     // Bea learns the card once Ada's key for it arrives, after the move.
@@ -146,11 +146,11 @@ fn a_card_put_from_hand_into_play_says_from_where_to_where() {
 #[test]
 fn the_opponent_moving_your_card_is_one_alert_in_the_tables_words() {
     let mut game = Game::new();
-    let card = game.draw(Seat::Host, 1)[0];
-    game.act(Seat::Host, play(Seat::Host, card, 0, 0, false));
-    let named = game.card(Seat::Host, card);
-    let graveyard = ZoneId::new(Seat::Host, ZoneKind::Graveyard);
-    let [ada, bea] = game.lines(|game| game.act(Seat::Guest, move_to(card, graveyard, Position::Top)));
+    let card = game.draw(Seat::HOST, 1)[0];
+    game.act(Seat::HOST, play(Seat::HOST, card, 0, 0, false));
+    let named = game.card(Seat::HOST, card);
+    let graveyard = ZoneId::new(Seat::HOST, ZoneKind::Graveyard);
+    let [ada, bea] = game.lines(|game| game.act(Seat::GUEST, move_to(card, graveyard, Position::Top)));
     assert_eq!(
         ada,
         [LogLine {
@@ -165,14 +165,14 @@ fn the_opponent_moving_your_card_is_one_alert_in_the_tables_words() {
 #[test]
 fn a_card_put_into_a_library_says_top_or_bottom() {
     let mut game = Game::new();
-    let hand = game.draw(Seat::Host, 2);
-    let library = ZoneId::library(Seat::Host);
+    let hand = game.draw(Seat::HOST, 2);
+    let library = ZoneId::library(Seat::HOST);
     let [ada, bea] = game.lines(|game| {
-        game.act(Seat::Host, move_to(hand[0], library, Position::Top));
-        game.act(Seat::Host, move_to(hand[1], library, Position::Bottom));
+        game.act(Seat::HOST, move_to(hand[0], library, Position::Top));
+        game.act(Seat::HOST, move_to(hand[1], library, Position::Bottom));
     });
     // Back in the library, Ada knows the cards she put there.
-    let (top, bottom) = (game.card(Seat::Host, hand[0]), game.card(Seat::Host, hand[1]));
+    let (top, bottom) = (game.card(Seat::HOST, hand[0]), game.card(Seat::HOST, hand[1]));
     assert_eq!(
         texts(&ada),
         [
@@ -192,12 +192,12 @@ fn a_card_put_into_a_library_says_top_or_bottom() {
 #[test]
 fn a_face_down_card_is_put_face_down_and_named_only_for_its_owner() {
     let mut game = Game::new();
-    let card = game.draw(Seat::Host, 1)[0];
+    let card = game.draw(Seat::HOST, 1)[0];
     let [ada, bea] = game.lines(|game| {
-        game.act(Seat::Host, play(Seat::Host, card, 1, 1, true));
-        game.act(Seat::Host, Action::Tap { card, tapped: true });
+        game.act(Seat::HOST, play(Seat::HOST, card, 1, 1, true));
+        game.act(Seat::HOST, Action::Tap { card, tapped: true });
     });
-    let named = game.card(Seat::Host, card);
+    let named = game.card(Seat::HOST, card);
     assert_eq!(
         texts(&ada),
         [format!("You put {named} from your hand into your play area at 1,1 face down"), format!("You tapped {named}")]
@@ -214,11 +214,11 @@ fn a_face_down_card_is_put_face_down_and_named_only_for_its_owner() {
 #[test]
 fn a_token_is_told_with_its_id_where_it_was_created() {
     let mut game = Game::new();
-    let goblin = CardInstance { owner: Seat::Host, nonce: [7; 16], name: "Goblin".into(), back: 0 };
-    let to = ZoneId::new(Seat::Host, ZoneKind::Play);
+    let goblin = CardInstance { owner: Seat::HOST, nonce: [7; 16], name: "Goblin".into(), back: 0 };
+    let to = ZoneId::new(Seat::HOST, ZoneKind::Play);
     let placement = Placement { x: 2, y: 0, face_down: false };
     let [ada, bea] =
-        game.lines(|game| game.act(Seat::Host, Action::AddCard { card: goblin, to, placement, power_toughness: None }));
+        game.lines(|game| game.act(Seat::HOST, Action::AddCard { card: goblin, to, placement, power_toughness: None }));
     let token = *game.pair.host.table().zone(to).last().expect("the token");
     assert_eq!(texts(&ada), [format!("You created token {token} Goblin in your play area at 2,0")]);
     // Bea's engine tells her the token's name as it is created.
@@ -232,9 +232,9 @@ fn a_token_is_told_with_its_id_where_it_was_created() {
 
     // Two more of that name whose events come together: each is told with its own id.
     for nonce in [8, 9] {
-        let card = CardInstance { owner: Seat::Host, nonce: [nonce; 16], name: "Goblin".into(), back: 0 };
+        let card = CardInstance { owner: Seat::HOST, nonce: [nonce; 16], name: "Goblin".into(), back: 0 };
         game.pair
-            .intent(Seat::Host, Intent::Act(Action::AddCard { card, to, placement, power_toughness: None }))
+            .intent(Seat::HOST, Intent::Act(Action::AddCard { card, to, placement, power_toughness: None }))
             .expect("token");
     }
     let [ada, _] = game.lines(Game::settle);
@@ -252,9 +252,9 @@ fn a_token_is_told_with_its_id_where_it_was_created() {
 #[test]
 fn asking_to_see_a_hand_is_told_as_a_request_and_a_refusal_as_one() {
     let mut game = Game::new();
-    game.draw(Seat::Host, 2);
-    let ask = Intent::RequestReveal { zone: ZoneId::hand(Seat::Host), count: None };
-    let [ada, bea] = game.lines(|game| game.intent(Seat::Guest, ask));
+    game.draw(Seat::HOST, 2);
+    let ask = Intent::RequestReveal { zone: ZoneId::hand(Seat::HOST), count: None };
+    let [ada, bea] = game.lines(|game| game.intent(Seat::GUEST, ask));
     // One line that stands out, and it claims no more than the request: nothing was shown, so the engine
     // raises no alert.
     assert_eq!(
@@ -267,8 +267,8 @@ fn asking_to_see_a_hand_is_told_as_a_request_and_a_refusal_as_one() {
     assert!(!game.pair.host_events.iter().any(|e| matches!(e, Event::Alert(_))), "no alert for a request");
     assert_eq!(texts(&bea), ["You asked Ada to show their hand"]);
 
-    let refuse = Intent::RefuseReveal { zone: ZoneId::hand(Seat::Host) };
-    let [ada, bea] = game.lines(|game| game.intent(Seat::Host, refuse));
+    let refuse = Intent::RefuseReveal { zone: ZoneId::hand(Seat::HOST) };
+    let [ada, bea] = game.lines(|game| game.intent(Seat::HOST, refuse));
     assert_eq!(texts(&ada), ["You refused to show your hand"]);
     assert_eq!(texts(&bea), ["Ada refused to show their hand"]);
 }
@@ -276,8 +276,8 @@ fn asking_to_see_a_hand_is_told_as_a_request_and_a_refusal_as_one() {
 #[test]
 fn asking_for_the_top_of_a_library_counts_the_cards() {
     let mut game = Game::new();
-    let ask = Intent::RequestReveal { zone: ZoneId::library(Seat::Guest), count: Some(3) };
-    let [ada, bea] = game.lines(|game| game.intent(Seat::Host, ask));
+    let ask = Intent::RequestReveal { zone: ZoneId::library(Seat::GUEST), count: Some(3) };
+    let [ada, bea] = game.lines(|game| game.intent(Seat::HOST, ask));
     assert_eq!(texts(&ada), ["You asked Bea to show the top 3 cards of their library"]);
     assert_eq!(
         texts(&bea),
@@ -288,13 +288,13 @@ fn asking_for_the_top_of_a_library_counts_the_cards() {
 #[test]
 fn events_told_after_the_engine_moved_on_name_no_wrong_origin() {
     let mut game = Game::new();
-    let card = game.draw(Seat::Host, 1)[0];
-    let named = game.card(Seat::Host, card);
+    let card = game.draw(Seat::HOST, 1)[0];
+    let named = game.card(Seat::HOST, card);
     // Two moves of one card whose events come together, as from messages that arrived at once: the
     // engine's table is already past both.
-    game.pair.intent(Seat::Host, Intent::Act(play(Seat::Host, card, 0, 0, false))).expect("play");
-    let graveyard = ZoneId::new(Seat::Host, ZoneKind::Graveyard);
-    game.pair.intent(Seat::Host, Intent::Act(move_to(card, graveyard, Position::Top))).expect("move");
+    game.pair.intent(Seat::HOST, Intent::Act(play(Seat::HOST, card, 0, 0, false))).expect("play");
+    let graveyard = ZoneId::new(Seat::HOST, ZoneKind::Graveyard);
+    game.pair.intent(Seat::HOST, Intent::Act(move_to(card, graveyard, Position::Top))).expect("move");
     let [ada, _] = game.lines(Game::settle);
     assert_eq!(
         texts(&ada),
@@ -306,9 +306,9 @@ fn events_told_after_the_engine_moved_on_name_no_wrong_origin() {
 
     // A card drawn and played in one batch: the table is past both, and the play's event says where the card
     // came from (no name: the card is not unlocked yet).
-    game.pair.intent(Seat::Host, Intent::Act(Action::Draw { count: 1 })).expect("draw");
-    let drawn = *game.pair.host.table().zone(ZoneId::hand(Seat::Host)).last().expect("drawn");
-    game.pair.intent(Seat::Host, Intent::Act(play(Seat::Host, drawn, 1, 0, false))).expect("play");
+    game.pair.intent(Seat::HOST, Intent::Act(Action::Draw { count: 1 })).expect("draw");
+    let drawn = *game.pair.host.table().zone(ZoneId::hand(Seat::HOST)).last().expect("drawn");
+    game.pair.intent(Seat::HOST, Intent::Act(play(Seat::HOST, drawn, 1, 0, false))).expect("play");
     let [ada, _] = game.lines(Game::settle);
     assert_eq!(texts(&ada), ["You drew 1 card", "You put a card from your hand into your play area at 1,0"]);
 }
@@ -323,9 +323,9 @@ fn screen(view: &View) -> String {
 #[test]
 fn table_end_and_refuse_show_on_the_screen() {
     let mut game = Game::new();
-    game.draw(Seat::Host, 3);
-    game.act(Seat::Host, Action::SetPlayerValue { key: "life".into(), value: 18 });
-    game.act(Seat::Guest, Action::SetPlayerValue { key: "poison".into(), value: 2 });
+    game.draw(Seat::HOST, 3);
+    game.act(Seat::HOST, Action::SetPlayerValue { key: "life".into(), value: 18 });
+    game.act(Seat::GUEST, Action::SetPlayerValue { key: "poison".into(), value: 2 });
     let [ada, _] = game.lines(|game| game.views[0].apply(&Output::Table, &game.pair.host));
     assert_eq!(
         texts(&ada),
@@ -338,12 +338,12 @@ fn table_end_and_refuse_show_on_the_screen() {
     let text = screen(&game.views[0]);
     assert!(text.contains("You: life 18 · library 7 · hand 3"), "{text}");
 
-    let refuse = Intent::RefuseReveal { zone: ZoneId::library(Seat::Host) };
-    game.intent(Seat::Host, refuse);
+    let refuse = Intent::RefuseReveal { zone: ZoneId::library(Seat::HOST) };
+    game.intent(Seat::HOST, refuse);
     let text = screen(&game.views[0]);
     assert!(text.contains("You refused to show your library"), "{text}");
 
-    let [ada, bea] = game.lines(|game| game.intent(Seat::Host, Intent::EndGame));
+    let [ada, bea] = game.lines(|game| game.intent(Seat::HOST, Intent::EndGame));
     assert_eq!(
         texts(&ada),
         ["You ended the game and sent your deck key: Bea can check your whole deck against its sealed list"]
@@ -356,7 +356,7 @@ fn table_end_and_refuse_show_on_the_screen() {
 #[test]
 fn taking_from_your_library_is_one_alert_in_the_tables_words() {
     let mut game = Game::new();
-    let [ada, bea] = game.lines(|game| game.act(Seat::Guest, Action::TakeFromLibrary { count: 1 }));
+    let [ada, bea] = game.lines(|game| game.act(Seat::GUEST, Action::TakeFromLibrary { count: 1 }));
     assert_eq!(
         ada,
         [LogLine {
@@ -364,12 +364,12 @@ fn taking_from_your_library_is_one_alert_in_the_tables_words() {
             text: "Bea took the top card of your library into their hand, unseen by you".into()
         }]
     );
-    let taken = game.pair.guest.table().zone(ZoneId::hand(Seat::Guest))[0];
+    let taken = game.pair.guest.table().zone(ZoneId::hand(Seat::GUEST))[0];
     assert_eq!(
         texts(&bea),
         [
             "You took the top card of Ada's library into your hand, unseen by Ada".to_string(),
-            format!("You see {} (your hand)", game.card(Seat::Guest, taken)),
+            format!("You see {} (your hand)", game.card(Seat::GUEST, taken)),
         ]
     );
 }
@@ -392,13 +392,13 @@ fn a_caught_cheat_is_a_sentence_with_the_engines_evidence() {
 fn a_search_is_one_line_each_side_while_a_look_names_each_card() {
     let mut game = Game::new();
     let search = Action::Peek { count: 10, purpose: PeekPurpose::Search };
-    let [ada, bea] = game.lines(|game| game.act(Seat::Host, search));
+    let [ada, bea] = game.lines(|game| game.act(Seat::HOST, search));
     assert_eq!(texts(&ada), ["You searched your library"], "the view lists the cards, not the log");
     assert_eq!(texts(&bea), ["Ada searched their library"]);
-    let [ada, _] = game.lines(|game| game.act(Seat::Host, Action::Shuffle { permutation: None }));
+    let [ada, _] = game.lines(|game| game.act(Seat::HOST, Action::Shuffle { permutation: None }));
     assert!(!texts(&ada).iter().any(|text| text.starts_with("You see")), "{ada:?}");
     let look = Action::Peek { count: 2, purpose: PeekPurpose::Look };
-    let [ada, _] = game.lines(|game| game.act(Seat::Host, look));
+    let [ada, _] = game.lines(|game| game.act(Seat::HOST, look));
     let seen = texts(&ada).into_iter().filter(|text| text.starts_with("You see")).count();
     assert_eq!(seen, 2, "{ada:?}");
 }
@@ -406,21 +406,21 @@ fn a_search_is_one_line_each_side_while_a_look_names_each_card() {
 #[test]
 fn a_scried_card_goes_on_top_or_at_the_bottom_in_words() {
     let mut game = Game::new();
-    game.act(Seat::Host, Action::Peek { count: 2, purpose: PeekPurpose::Scry });
-    let library = game.pair.host.table().zone(ZoneId::library(Seat::Host)).to_vec();
+    game.act(Seat::HOST, Action::Peek { count: 2, purpose: PeekPurpose::Scry });
+    let library = game.pair.host.table().zone(ZoneId::library(Seat::HOST)).to_vec();
     let (first, second) = (library[0], library[1]);
     let bottom = u32::try_from(library.len() - 1).unwrap();
-    let [ada, bea] = game.lines(|game| game.act(Seat::Host, Action::Rearrange { card: first, index: bottom }));
-    assert_eq!(texts(&ada), [format!("You put {} at the bottom of your library", game.card(Seat::Host, first))]);
+    let [ada, bea] = game.lines(|game| game.act(Seat::HOST, Action::Rearrange { card: first, index: bottom }));
+    assert_eq!(texts(&ada), [format!("You put {} at the bottom of your library", game.card(Seat::HOST, first))]);
     assert_eq!(texts(&bea), ["Ada put a card at the bottom of their library"]);
-    let [ada, _] = game.lines(|game| game.act(Seat::Host, Action::Rearrange { card: second, index: 0 }));
-    assert_eq!(texts(&ada), [format!("You put {} on top of your library", game.card(Seat::Host, second))]);
+    let [ada, _] = game.lines(|game| game.act(Seat::HOST, Action::Rearrange { card: second, index: 0 }));
+    assert_eq!(texts(&ada), [format!("You put {} on top of your library", game.card(Seat::HOST, second))]);
 }
 
 #[test]
 fn a_concession_says_who_wins_to_each_player() {
     let mut game = Game::new();
-    let [ada, bea] = game.lines(|game| game.act(Seat::Guest, Action::Concede));
+    let [ada, bea] = game.lines(|game| game.act(Seat::GUEST, Action::Concede));
     assert!(texts(&ada).contains(&"Game over: Bea conceded, you win"), "{ada:?}");
     assert!(texts(&bea).contains(&"Game over: You conceded, Ada wins"), "{bea:?}");
 }
@@ -430,7 +430,7 @@ fn a_player_back_after_a_forfeit_claimed_against_their_absence_is_told_the_game_
     let mut game = Game::new();
     // Bea left; Ada claims the game against her absence. The claim waits for Bea's return.
     let [ada, _] = game.lines(|game| {
-        game.pair.intent(Seat::Host, Intent::ClaimAbandoned).unwrap();
+        game.pair.intent(Seat::HOST, Intent::ClaimAbandoned).unwrap();
         game.tell();
     });
     assert_eq!(texts(&ada), ["You ended the game: Bea forfeits, having left it", "Game over: Bea forfeited, you win"]);
@@ -454,8 +454,8 @@ fn a_forfeit_over_a_silence_says_who_forfeits_in_each_player_s_words() {
     let mut game = Game::new();
     // Ada draws, which waits on Bea's strip; Ada claims before it comes.
     let [ada, bea] = game.lines(|game| {
-        game.pair.intent(Seat::Host, Intent::Act(Action::Draw { count: 1 })).unwrap();
-        game.pair.intent(Seat::Host, Intent::ClaimForfeit).unwrap();
+        game.pair.intent(Seat::HOST, Intent::Act(Action::Draw { count: 1 })).unwrap();
+        game.pair.intent(Seat::HOST, Intent::ClaimForfeit).unwrap();
         game.settle();
     });
     let claimed = |lines: &[LogLine], text: &str| lines.iter().any(|line| line.text.starts_with(text));
@@ -467,16 +467,16 @@ fn a_forfeit_over_a_silence_says_who_forfeits_in_each_player_s_words() {
 #[test]
 fn commander_damage_names_the_commander_for_each_player() {
     let mut game = Game::new();
-    let commander = game.draw(Seat::Guest, 1)[0];
-    game.act(Seat::Guest, play(Seat::Guest, commander, 0, 0, false));
-    let name = game.card(Seat::Guest, commander);
+    let commander = game.draw(Seat::GUEST, 1)[0];
+    game.act(Seat::GUEST, play(Seat::GUEST, commander, 0, 0, false));
+    let name = game.card(Seat::GUEST, commander);
     let damage = Action::SetPlayerValue { key: format!("commander:{commander}"), value: 5 };
-    let [ada, bea] = game.lines(|game| game.act(Seat::Host, damage));
+    let [ada, bea] = game.lines(|game| game.act(Seat::HOST, damage));
     assert_eq!(texts(&ada), [format!("You set your commander damage from Bea's {name} to 5")]);
     assert_eq!(texts(&bea), [format!("Ada set their commander damage from your {name} to 5")]);
     // Any other value keeps its name.
     let poison = Action::SetPlayerValue { key: "poison".into(), value: 1 };
-    let [ada, _] = game.lines(|game| game.act(Seat::Host, poison));
+    let [ada, _] = game.lines(|game| game.act(Seat::HOST, poison));
     assert_eq!(texts(&ada), ["You set your poison to 1"]);
 }
 
@@ -486,16 +486,16 @@ fn who_chooses_to_play_or_draw_is_told_with_how_it_was_decided() {
     let coin = game.pair.host.chooser().expect("the coin decided in game 1");
     let told = |view: &View| view.log.lines().iter().filter(|l| l.text.contains("to play or draw")).count();
     let ada_says = match coin {
-        Seat::Host => "You choose to play or draw (a fair coin decided)",
-        Seat::Guest => "Bea chooses to play or draw (a fair coin decided)",
+        Seat::HOST => "You choose to play or draw (a fair coin decided)",
+        Seat::GUEST => "Bea chooses to play or draw (a fair coin decided)",
     };
     assert!(game.views[0].log.lines().iter().any(|l| l.text == ada_says), "{:?}", game.views[0].log.lines());
     assert_eq!(told(&game.views[1]), 1);
 
-    game.act(Seat::Guest, Action::Concede);
+    game.act(Seat::GUEST, Action::Concede);
     let [ada, bea] = game.lines(|game| {
-        game.intent(Seat::Host, Intent::NewGame(None));
-        game.intent(Seat::Guest, Intent::NewGame(None));
+        game.intent(Seat::HOST, Intent::NewGame(None));
+        game.intent(Seat::GUEST, Intent::NewGame(None));
     });
     let chooser = |lines: &[LogLine]| -> Vec<String> {
         lines.iter().filter(|l| l.text.contains("to play or draw")).map(|l| l.text.clone()).collect()
@@ -507,13 +507,13 @@ fn who_chooses_to_play_or_draw_is_told_with_how_it_was_decided() {
 #[test]
 fn a_deck_off_the_matchs_75_is_told_to_both_with_what_differs() {
     let mut game = Game::new();
-    game.intent(Seat::Host, Intent::NewGame(None));
+    game.intent(Seat::HOST, Intent::NewGame(None));
     // Bea sideboards (a Mountain out, the Smash in) and plays a Shock in place of a Lightning Bolt.
     let mut deck = deck();
     std::mem::swap(&mut deck.library[2], &mut deck.sideboard[0]);
     let bolt = deck.library.iter_mut().find(|card| card.name == "Lightning Bolt").expect("a bolt");
     bolt.name = "Shock".into();
-    let [ada, bea] = game.lines(|game| game.intent(Seat::Guest, Intent::NewGame(Some(deck))));
+    let [ada, bea] = game.lines(|game| game.intent(Seat::GUEST, Intent::NewGame(Some(deck))));
     let warning = |lines: &[LogLine]| -> Vec<LogLine> {
         lines.iter().filter(|l| l.text.contains("is not the match's 75")).cloned().collect()
     };
@@ -536,10 +536,10 @@ fn a_deck_off_the_matchs_75_is_told_to_both_with_what_differs() {
 fn a_deck_left_unaudited_is_told_to_both() {
     let mut game = Game::new();
     // Ada ends game 1 with her audit; Bea never does.
-    game.intent(Seat::Host, Intent::EndGame);
+    game.intent(Seat::HOST, Intent::EndGame);
     let [ada, bea] = game.lines(|game| {
-        game.intent(Seat::Host, Intent::NewGame(None));
-        game.intent(Seat::Guest, Intent::NewGame(None));
+        game.intent(Seat::HOST, Intent::NewGame(None));
+        game.intent(Seat::GUEST, Intent::NewGame(None));
     });
     let missing = |lines: &[LogLine]| -> Vec<LogLine> {
         lines.iter().filter(|l| l.text.contains("never audited")).cloned().collect()
@@ -568,7 +568,7 @@ fn a_deck_left_unaudited_is_told_to_both() {
 #[test]
 fn a_chat_line_reads_the_same_on_both_sides() {
     let mut game = Game::new();
-    let [ada, bea] = game.lines(|game| game.intent(Seat::Host, Intent::Chat("good luck".into())));
+    let [ada, bea] = game.lines(|game| game.intent(Seat::HOST, Intent::Chat("good luck".into())));
     assert_eq!(ada, [LogLine { kind: LogKind::Chat, text: "<Ada> good luck".into() }]);
     assert_eq!(bea, [LogLine { kind: LogKind::Chat, text: "<Ada> good luck".into() }]);
 }
@@ -600,12 +600,12 @@ fn a_booster_draft_tells_the_standing_the_pack_numbered_and_who_took_a_card() {
     let events = [
         Event::Packs { round: 1, rounds: 3, waiting: [1, 2], picks: [16, 15] },
         Event::Pack { pack: 3, cards },
-        Event::CardTaken { by: Seat::Host, pack: 3, card: Some("Counterspell".into()) },
-        Event::CardTaken { by: Seat::Guest, pack: 2, card: None },
+        Event::CardTaken { by: Seat::HOST, pack: 3, card: Some("Counterspell".into()) },
+        Event::CardTaken { by: Seat::GUEST, pack: 2, card: None },
     ];
     let [ada, _] = game.lines(|game| {
         for event in events {
-            game.views[0].apply(&Output::Engine(event), game.pair.engine(Seat::Host));
+            game.views[0].apply(&Output::Engine(event), game.pair.engine(Seat::HOST));
         }
     });
     assert_eq!(
@@ -622,8 +622,8 @@ fn a_booster_draft_tells_the_standing_the_pack_numbered_and_who_took_a_card() {
 #[test]
 fn a_card_shown_at_random_is_told_in_the_past_to_both() {
     let mut game = Game::new();
-    game.draw(Seat::Host, 3);
-    let [ada, bea] = game.lines(|game| game.act(Seat::Host, Action::ShowRandom));
+    game.draw(Seat::HOST, 3);
+    let [ada, bea] = game.lines(|game| game.act(Seat::HOST, Action::ShowRandom));
     let shown = |lines: &[LogLine], who: &str| {
         lines.iter().any(|line| line.text.starts_with(&format!("{who} showed ")) && line.text.ends_with(" at random"))
     };
