@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use fairdeck::session::{Brought, Options, Role, SessionError};
-use fairdeck_relay_protocol::{ClientMessage, ServerMessage};
+use fairdeck_relay_protocol::{ClientMessage, PROTOCOL_VERSION, ServerMessage};
 use fairdeck_shared::crypto::Suite;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::Value;
@@ -70,7 +70,7 @@ async fn serve(stream: tokio::net::TcpStream, seats: Seats) {
     let control = |message: &ServerMessage| Message::text(serde_json::to_string(message).unwrap());
     let welcome = ServerMessage::Welcome {
         relay: "test".into(),
-        protocol: 1,
+        protocol: PROTOCOL_VERSION,
         max_message_bytes: 1 << 20,
         hold_ms: 60_000,
         waiting_ms: 60_000,
@@ -85,14 +85,15 @@ async fn serve(stream: tokio::net::TcpStream, seats: Seats) {
                     Ok(ClientMessage::Create { .. }) => {
                         seat = Some(0);
                         seats.lock().unwrap()[0] = Some(to_player.clone());
-                        let created = ServerMessage::Created { nameplate: "7".into(), seat: 1, token: "t0".into() };
+                        let created =
+                            ServerMessage::Created { nameplate: "7".into(), seat: 0, seats: 2, token: "t0".into() };
                         to_player.send(control(&created)).unwrap();
                     }
                     Ok(ClientMessage::Join { nameplate, .. }) => {
                         seat = Some(1);
                         let mut seats = seats.lock().unwrap();
                         seats[1] = Some(to_player.clone());
-                        let joined = ServerMessage::Joined { nameplate, seat: 2, token: "t1".into() };
+                        let joined = ServerMessage::Joined { nameplate, seat: 1, seats: 2, token: "t1".into() };
                         to_player.send(control(&joined)).unwrap();
                         for player in seats.iter().flatten() {
                             let _ = player.send(control(&ServerMessage::Paired { peer_client: None }));
@@ -100,10 +101,12 @@ async fn serve(stream: tokio::net::TcpStream, seats: Seats) {
                     }
                     _ => {}
                 },
-                Message::Binary(frame) => {
-                    let other = seat.map(|seat: usize| seats.lock().unwrap()[1 - seat].clone());
-                    if let Some(Some(other)) = other {
-                        let _ = other.send(Message::Binary(frame));
+                // A frame addressed to the other seat leaves naming its sender instead.
+                Message::Binary(frame) if !frame.is_empty() => {
+                    let other = seat.map(|seat: usize| (seat, seats.lock().unwrap()[1 - seat].clone()));
+                    if let Some((from, Some(other))) = other {
+                        let named = [&[from as u8][..], &frame[1..]].concat();
+                        let _ = other.send(Message::Binary(named.into()));
                     }
                 }
                 _ => {}

@@ -254,7 +254,7 @@ pub async fn open_game(game: Arc<Game>, urls: Arc<Vec<String>>) -> anyhow::Resul
     let host_at = pick(&urls);
     let mut host = connect(&urls[host_at]).await?;
     welcome(&mut host).await?;
-    send_control(&mut host, &ClientMessage::Create { client: Some(CLIENT.into()) }).await?;
+    send_control(&mut host, &ClientMessage::Create { client: Some(CLIENT.into()), seats: None }).await?;
     let (nameplate, host_token) = match next_control(&mut host).await? {
         ServerMessage::Created { nameplate, token, .. } => (nameplate, token),
         other => anyhow::bail!("create: {other:?}"),
@@ -396,7 +396,7 @@ impl Player {
         self.note(format!("from instance {}: {text}", self.instance));
         match message {
             // Met again at the rendezvous, or back with a peer that was away: the peer may lack anything.
-            Ok(ServerMessage::Paired { .. } | ServerMessage::PeerBack) => {
+            Ok(ServerMessage::Paired { .. } | ServerMessage::PeerBack { .. }) => {
                 self.counts.peer_backs += 1;
                 Control::Resend
             }

@@ -11,11 +11,22 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-/// Version of the protocol, also the endpoint path (`/v1`).
-pub const PROTOCOL_VERSION: u32 = 1;
+/// Version of the protocol, told in `welcome`: a client refuses a relay of another version. Version 2 addressed
+/// data frames to seats, for rooms of more than two.
+pub const PROTOCOL_VERSION: u32 = 2;
 
-/// Path of the WebSocket endpoint.
+/// Path of the WebSocket endpoint, which configured relay addresses name: kept across versions (see
+/// [`PROTOCOL_VERSION`]).
 pub const ENDPOINT_PATH: &str = "/v1";
+
+/// Seats of a room whose `create` asks for no number.
+pub const DEFAULT_SEATS: u8 = 2;
+
+/// The most seats a room may have. A frame to every other seat is sent once per seat; eight keeps that bounded.
+pub const MAX_SEATS: u8 = 8;
+
+/// First byte of a player's data frame addressed to every other seat (any other first byte is one seat's number).
+pub const TO_ALL: u8 = 0xff;
 
 /// Largest control (text) message the relay reads. Control messages are a few dozen bytes.
 pub const MAX_CONTROL_BYTES: usize = 1024;
@@ -31,12 +42,14 @@ pub const MAX_CLIENT_VERSION_CHARS: usize = 64;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ClientMessage {
-    /// Open a new room and take its first seat.
+    /// Open a new room of `seats` seats ([`DEFAULT_SEATS`] if absent, at most [`MAX_SEATS`]) and take seat 0.
     Create {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         client: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seats: Option<u8>,
     },
-    /// Take the second seat of the room with this nameplate.
+    /// Take the next free seat (seats are numbered in join order) of the room with this nameplate.
     Join {
         nameplate: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -50,10 +63,11 @@ pub enum ClientMessage {
     },
     /// Tell the relay how the session went, for the statistics (e.g. a failed key exchange).
     Report { result: ReportedResult },
-    /// Leave the room for good; the peer is told and the room ends.
+    /// Leave the room for good; the other seats are told and the room ends.
     Leave,
-    /// Creator only: the key exchange with the guest failed (a wrong code). The relay gives seat 1 to whoever
-    /// joins next: the guest is sent away, the room waits again under a nameplate (`reopened`).
+    /// Creator only: the key exchange with a guest failed (a wrong code). The relay frees every seat but the
+    /// creator's for whoever joins next: the guests are sent away, the room waits again under a nameplate
+    /// (`reopened`).
     Reopen,
     /// Meet the other player again in the room both derive from their shared session key: after the relay lost
     /// the room (a crash), on another relay, or another day. The relay keeps nothing beforehand: it checks that
@@ -242,32 +256,33 @@ pub enum ServerMessage {
     /// First message on every connection. `challenge` (64 hex digits, fresh for each connection) is what a
     /// `rendezvous` on this connection signs.
     Welcome { relay: String, protocol: u32, max_message_bytes: usize, hold_ms: u64, waiting_ms: u64, challenge: String },
-    /// The room exists; share the nameplate, keep the token to resume.
-    Created { nameplate: String, seat: u8, token: String },
-    /// The second seat is yours; `paired` follows.
-    Joined { nameplate: String, seat: u8, token: String },
-    /// Answer to `rendezvous`: the seat is yours, with a token to `resume` it after a drop; `peer` says where the
-    /// other seat stands (`waiting`: nobody has come yet). `paired` follows when both are there (or `peer_back`
-    /// to a player who was waiting with its peer away).
-    Met { seat: u8, token: String, peer: PeerState },
-    /// The seat is yours again; `peer` says where the other seat stands. `nameplate` is there only while the room
-    /// still waits for its guest (a paired room has released its nameplate).
+    /// The room of `seats` seats exists; share the nameplate, keep the token to resume.
+    Created { nameplate: String, seat: u8, seats: u8, token: String },
+    /// Seat `seat` of a room of `seats` is yours; `paired` follows when every seat is taken.
+    Joined { nameplate: String, seat: u8, seats: u8, token: String },
+    /// Answer to `rendezvous`: the seat is yours, with a token to `resume` it after a drop; `others` says where
+    /// each other seat stands (`waiting`: nobody has come yet). `paired` follows when both are there (or
+    /// `peer_back` to a player who was waiting with the other away).
+    Met { seat: u8, token: String, others: Vec<SeatState> },
+    /// The seat is yours again; `others` says where each other seat stands. `nameplate` is there only while the
+    /// room still waits for a guest (a full room has released its nameplate).
     Resumed {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         nameplate: Option<String>,
         seat: u8,
-        peer: PeerState,
+        others: Vec<SeatState>,
     },
-    /// Both seats are taken: binary frames now flow to the peer.
+    /// Every seat is taken: binary frames now flow between the seats. In a room of two, `peer_client` is the
+    /// other seat's client version.
     Paired {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         peer_client: Option<String>,
     },
-    /// The peer's connection dropped; its seat is held for `hold_ms`. Frames sent meanwhile are dropped.
-    PeerAway { hold_ms: u64 },
-    /// The peer took its seat back: resend what it has not acknowledged.
-    PeerBack,
-    /// The peer is gone for good; the room is over and the relay closes this connection.
+    /// Seat `seat`'s connection dropped; it is held for `hold_ms`. Frames sent to it meanwhile are dropped.
+    PeerAway { seat: u8, hold_ms: u64 },
+    /// Seat `seat` took its place back: resend what it has not acknowledged.
+    PeerBack { seat: u8 },
+    /// A player is gone for good; the room is over and the relay closes this connection.
     PeerGone { reason: GoneReason },
     /// Answer to `reopen`: seat 1 is free again and the room waits for a guest under this nameplate.
     Reopened { nameplate: String },
@@ -290,19 +305,41 @@ pub enum ServerMessage {
     Error { code: ErrorCode, message: String },
 }
 
-/// Where the other seat stands when a seat is resumed.
+/// Where one other seat stands, in `met` and `resumed`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatState {
+    pub seat: u8,
+    pub state: PeerState,
+}
+
+impl SeatState {
+    /// Where the other seats stand together, for a client that waits for all of them: away if any is away, else
+    /// waiting if any has not come yet, else present. In a room of two, the other seat's state.
+    pub fn together(others: &[SeatState]) -> PeerState {
+        let any = |state| others.iter().any(|other| other.state == state);
+        if any(PeerState::Away) {
+            PeerState::Away
+        } else if any(PeerState::Waiting) {
+            PeerState::Waiting
+        } else {
+            PeerState::Present
+        }
+    }
+}
+
+/// Where another seat stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PeerState {
     /// Nobody has joined yet.
     Waiting,
-    /// The peer is connected.
+    /// The seat's player is connected.
     Present,
-    /// The peer's seat is held, waiting for it to resume.
+    /// The seat is held, waiting for its player to resume.
     Away,
 }
 
-/// Why the peer is gone.
+/// Why a player is gone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum GoneReason {
@@ -333,7 +370,7 @@ pub enum ErrorCode {
     BadMessage,
     /// No waiting room has this nameplate.
     UnknownNameplate,
-    /// The room already has two players.
+    /// Every seat of the room is taken.
     Crowded,
     /// No seat has this token: unknown, malformed, void, or its room is over (one answer for all).
     BadToken,
@@ -427,7 +464,7 @@ impl fmt::Display for ErrorCode {
 
 /// WebSocket close codes the relay uses. 4000–4999 are private-use codes (RFC 6455 §7.4.2).
 pub mod close {
-    /// The room is over: you left, or your peer is gone.
+    /// The room is over: you left, or another player is gone.
     pub const NORMAL: u16 = 1000;
     /// A text frame was not valid UTF-8 (standard code).
     pub const BAD_ENCODING: u16 = 1007;
@@ -460,7 +497,8 @@ mod tests {
     #[test]
     fn client_messages_parse_from_documented_json() {
         let cases = [
-            (r#"{"type":"create"}"#, ClientMessage::Create { client: None }),
+            (r#"{"type":"create"}"#, ClientMessage::Create { client: None, seats: None }),
+            (r#"{"type":"create","seats":4}"#, ClientMessage::Create { client: None, seats: Some(4) }),
             (
                 r#"{"type":"join","nameplate":"7","client":"fairdeck/0.1.0"}"#,
                 ClientMessage::Join { nameplate: "7".into(), client: Some("fairdeck/0.1.0".into()) },
@@ -500,8 +538,12 @@ mod tests {
         // The secret of the first version of this message is no field any more.
         let old = json.replace(r#""proof""#, r#""secret""#);
         assert!(serde_json::from_str::<ClientMessage>(&old).is_err());
-        let met = ServerMessage::Met { seat: 0, token: "ab".into(), peer: PeerState::Waiting };
-        assert_eq!(serde_json::to_string(&met).unwrap(), r#"{"type":"met","seat":0,"token":"ab","peer":"waiting"}"#);
+        let others = vec![SeatState { seat: 1, state: PeerState::Waiting }];
+        let met = ServerMessage::Met { seat: 0, token: "ab".into(), others };
+        assert_eq!(
+            serde_json::to_string(&met).unwrap(),
+            r#"{"type":"met","seat":0,"token":"ab","others":[{"seat":1,"state":"waiting"}]}"#
+        );
     }
 
     /// Two seats' keys, from the secrets 7… and 8…, and the challenge of a connection.
@@ -696,14 +738,28 @@ mod tests {
             serde_json::to_string(&ServerMessage::Error { code: ErrorCode::Crowded, message: "room is full".into() })
                 .unwrap();
         assert_eq!(json, r#"{"type":"error","code":"crowded","message":"room is full"}"#);
-        let json = serde_json::to_string(&ServerMessage::PeerAway { hold_ms: 5 }).unwrap();
-        assert_eq!(json, r#"{"type":"peer_away","hold_ms":5}"#);
-        let paired = ServerMessage::Resumed { nameplate: None, seat: 0, peer: PeerState::Present };
-        assert_eq!(serde_json::to_string(&paired).unwrap(), r#"{"type":"resumed","seat":0,"peer":"present"}"#);
-        let waiting = ServerMessage::Resumed { nameplate: Some("7".into()), seat: 0, peer: PeerState::Waiting };
+        let json = serde_json::to_string(&ServerMessage::PeerAway { seat: 2, hold_ms: 5 }).unwrap();
+        assert_eq!(json, r#"{"type":"peer_away","seat":2,"hold_ms":5}"#);
+        assert_eq!(
+            serde_json::to_string(&ServerMessage::PeerBack { seat: 1 }).unwrap(),
+            r#"{"type":"peer_back","seat":1}"#
+        );
+        let created = ServerMessage::Created { nameplate: "7".into(), seat: 0, seats: 3, token: "ab".into() };
+        assert_eq!(
+            serde_json::to_string(&created).unwrap(),
+            r#"{"type":"created","nameplate":"7","seat":0,"seats":3,"token":"ab"}"#
+        );
+        let present = vec![SeatState { seat: 1, state: PeerState::Present }];
+        let paired = ServerMessage::Resumed { nameplate: None, seat: 0, others: present };
+        assert_eq!(
+            serde_json::to_string(&paired).unwrap(),
+            r#"{"type":"resumed","seat":0,"others":[{"seat":1,"state":"present"}]}"#
+        );
+        let others = vec![SeatState { seat: 1, state: PeerState::Waiting }];
+        let waiting = ServerMessage::Resumed { nameplate: Some("7".into()), seat: 0, others };
         assert_eq!(
             serde_json::to_string(&waiting).unwrap(),
-            r#"{"type":"resumed","nameplate":"7","seat":0,"peer":"waiting"}"#
+            r#"{"type":"resumed","nameplate":"7","seat":0,"others":[{"seat":1,"state":"waiting"}]}"#
         );
         let reopened = ServerMessage::Reopened { nameplate: "7".into() };
         assert_eq!(serde_json::to_string(&reopened).unwrap(), r#"{"type":"reopened","nameplate":"7"}"#);
@@ -742,6 +798,24 @@ mod tests {
     #[test]
     fn serde_alone_would_take_an_array_for_a_control_message() {
         assert_eq!(serde_json::from_str::<ClientMessage>(r#"["leave"]"#).ok(), Some(ClientMessage::Leave));
+    }
+
+    #[test]
+    fn the_other_seats_together_are_as_far_as_the_least_ready() {
+        let of = |states: &[PeerState]| {
+            let others: Vec<SeatState> = states
+                .iter()
+                .enumerate()
+                .map(|(seat, state)| SeatState { seat: seat as u8 + 1, state: *state })
+                .collect();
+            SeatState::together(&others)
+        };
+        for state in [PeerState::Waiting, PeerState::Present, PeerState::Away] {
+            assert_eq!(of(&[state]), state, "two seats: the other's state");
+        }
+        assert_eq!(of(&[PeerState::Present, PeerState::Waiting]), PeerState::Waiting);
+        assert_eq!(of(&[PeerState::Waiting, PeerState::Away, PeerState::Present]), PeerState::Away);
+        assert_eq!(of(&[PeerState::Present, PeerState::Present]), PeerState::Present);
     }
 
     #[test]

@@ -86,9 +86,10 @@ pub(crate) struct RoomSnapshot {
     pub(crate) paired_ms: Option<i64>,
     /// What was left of the waiting lifetime when saved (unpaired rooms).
     pub(crate) waiting_left_ms: u64,
-    pub(crate) seats: [Option<SeatSnapshot>; 2],
+    /// Every seat, in join order (as many as the room has; files of earlier versions have two).
+    pub(crate) seats: Vec<Option<SeatSnapshot>>,
     /// Frames and bytes sent by each seat.
-    pub(crate) traffic: [(u64, u64); 2],
+    pub(crate) traffic: Vec<(u64, u64)>,
     pub(crate) resumes: u32,
     pub(crate) crowded: bool,
     pub(crate) scary: bool,

@@ -283,9 +283,9 @@ impl Session<'_> {
                 let Some(seated) = &self.seated else {
                     return Some(self.fail(ErrorCode::BadMessage, "binary frame before create, join or resume"));
                 };
-                let len = data.len() as u64;
-                self.count_frame(self.state.rooms.forward(seated, data, received), len);
-                None
+                // The payload, as before frames were addressed: the first byte names a seat.
+                let len = data.len().saturating_sub(1) as u64;
+                self.count_frame(self.state.rooms.forward(seated, data, received), len)
             }
             Message::Text(text) => {
                 if text.len() > MAX_CONTROL_BYTES {
@@ -307,8 +307,9 @@ impl Session<'_> {
         }
     }
 
-    /// Counts a frame by what became of it; a player told that nobody is there yet.
-    fn count_frame(&self, forwarded: Forwarded, len: u64) {
+    /// Counts a frame by what became of it; a player told that nobody is there yet. A frame naming no other
+    /// seat ends the connection.
+    fn count_frame(&self, forwarded: Forwarded, len: u64) -> Option<End> {
         let metrics = &self.state.metrics;
         match forwarded {
             Forwarded::Delivered => {
@@ -320,7 +321,13 @@ impl Session<'_> {
                 let _ = self.outbox.error(ErrorCode::NotPaired, "nobody has joined yet; frame dropped");
             }
             Forwarded::Dropped => metrics.frames_dropped.increment(1),
+            Forwarded::Misaddressed => {
+                return Some(
+                    self.fail(ErrorCode::BadMessage, "a data frame must start with another seat's number or 255 (all)"),
+                );
+            }
         }
+        None
     }
 
     /// A binary frame on a watch connection. A spectator's frame reaches its player one byte longer (the
@@ -454,7 +461,7 @@ impl Session<'_> {
         let client = |raw: Option<String>| raw.map(|v| sanitize_client_version(&v));
         let now = Stamp::now();
         let seated = match control {
-            ClientMessage::Create { client: version } => {
+            ClientMessage::Create { client: version, seats } => {
                 if state.room_limiter.check(self.addr, now.at).is_err() {
                     return Err(self.fail(ErrorCode::RateLimited, "too many new rooms from your address"));
                 }
@@ -462,7 +469,7 @@ impl Session<'_> {
                     Reserved::Create(claim) => Some(claim),
                     _ => None,
                 };
-                state.rooms.create(now, self.outbox.clone(), client(version), claim).map(|(seated, deadline)| {
+                state.rooms.create(now, self.outbox.clone(), client(version), seats, claim).map(|(seated, deadline)| {
                     schedule(state, deadline);
                     seated
                 })

@@ -73,12 +73,13 @@ impl<G: Group> SessionCore<G> {
                 self.show(Output::Paired);
             }
             // A guest being sent away may drop before the relay has its seat: not worth showing.
-            ServerMessage::PeerAway { .. } | ServerMessage::PeerBack if self.hosting.door() != Door::Open => {}
-            ServerMessage::PeerAway { hold_ms } => {
+            ServerMessage::PeerAway { .. } | ServerMessage::PeerBack { .. } if self.hosting.door() != Door::Open => {}
+            // With two seats, the seat away or back is always the opponent's.
+            ServerMessage::PeerAway { hold_ms, .. } => {
                 self.peer_is_here(false);
                 self.show(Output::PeerAway { hold_ms });
             }
-            ServerMessage::PeerBack => {
+            ServerMessage::PeerBack { .. } => {
                 self.peer_is_here(true);
                 self.channel.resend_unacked();
                 self.show(Output::PeerBack);

@@ -8,7 +8,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use fairdeck_relay_protocol::{ClientMessage, ReportedResult};
+use fairdeck_relay_protocol::{ClientMessage, ReportedResult, TO_ALL};
 use futures_util::{SinkExt, StreamExt};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
@@ -39,7 +39,11 @@ impl Link {
     pub async fn next(&mut self) -> Option<Input> {
         match self {
             Link::Up(ws) => match ws.next().await {
-                Some(Ok(Message::Binary(bytes))) => Some(Input::Frame(bytes.to_vec())),
+                // The first byte names the sending seat: with two seats, always the opponent's.
+                Some(Ok(Message::Binary(bytes))) => Some(match bytes.split_first() {
+                    Some((_from, payload)) => Input::Frame(payload.to_vec()),
+                    None => Input::Lost("the relay sent a data frame naming no seat".into()),
+                }),
                 Some(Ok(Message::Text(text))) => Some(Input::Control(text.as_str().to_string())),
                 // The stream ends right after a close; the next read gives `None` and the seat is taken back.
                 Some(Ok(_)) => None,
@@ -52,7 +56,8 @@ impl Link {
                 Some(match outcome {
                     Ok(Claimed { ws, max_frame, seated }) => {
                         *self = Link::Up(ws);
-                        Input::Seated { seated, max_frame }
+                        // Each frame leaves with its address byte before it.
+                        Input::Seated { seated, max_frame: max_frame.saturating_sub(1) }
                     }
                     Err(error) => Input::Unseated(error),
                 })
@@ -67,7 +72,11 @@ impl Link {
     pub async fn send(&mut self, transmit: ToRelay) -> Result<(), String> {
         let Link::Up(ws) = self else { return Ok(()) };
         match transmit {
-            ToRelay::Frame(frame) => ws.feed(Message::binary(frame)).await.map_err(sending_failed),
+            // Addressed to every other seat: with two seats, the opponent.
+            ToRelay::Frame(frame) => {
+                let addressed = [&[TO_ALL][..], &frame].concat();
+                ws.feed(Message::binary(addressed)).await.map_err(sending_failed)
+            }
             // A control message that does not go shows up on the next read.
             ToRelay::Control(message) => {
                 let _ = send_control(ws, &message).await;

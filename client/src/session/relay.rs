@@ -5,7 +5,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use fairdeck_relay_protocol::{CHALLENGE_BYTES, ClientMessage, ErrorCode, MAX_MESSAGE_BYTES_CEILING, ServerMessage};
+use fairdeck_relay_protocol::{
+    CHALLENGE_BYTES, ClientMessage, ErrorCode, MAX_MESSAGE_BYTES_CEILING, PROTOCOL_VERSION, SeatState, ServerMessage,
+};
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
@@ -40,6 +42,12 @@ pub(crate) async fn open_relay(url: &str, tls: &Arc<rustls::ClientConfig>) -> Re
         .map_err(|_| SessionError::Unreachable { url: url.to_string(), reason: "timed out".into() })?
         .map_err(|error| connect_error(url, &error))?;
     match next_control(&mut ws).await? {
+        ServerMessage::Welcome { protocol, .. } if protocol != PROTOCOL_VERSION => Err(SessionError::Relay {
+            code: "protocol",
+            message: format!(
+                "the relay speaks relay protocol {protocol} and this program {PROTOCOL_VERSION}: update the older one"
+            ),
+        }),
         ServerMessage::Welcome { max_message_bytes, challenge, .. } => {
             let challenge = hex::decode(challenge)
                 .ok()
@@ -53,7 +61,7 @@ pub(crate) async fn open_relay(url: &str, tls: &Arc<rustls::ClientConfig>) -> Re
 
 /// Opens a room in the first seat: its nameplate, and the token that resumes the seat.
 pub(super) async fn create_room(ws: &mut Ws) -> Result<(String, String), SessionError> {
-    send_control(ws, &ClientMessage::Create { client: Some(SOFTWARE.to_string()) }).await?;
+    send_control(ws, &ClientMessage::Create { client: Some(SOFTWARE.to_string()), seats: None }).await?;
     match next_control(ws).await? {
         ServerMessage::Created { nameplate, token, .. } if code::is_nameplate(&nameplate) => Ok((nameplate, token)),
         ServerMessage::Created { .. } => Err(SessionError::Lost("the relay gave an impossible room number".into())),
@@ -102,14 +110,16 @@ pub(super) async fn claim_seat(
         Claim::Token(token) => {
             send_control(&mut ws, &ClientMessage::Resume { token, client }).await?;
             match next_control(&mut ws).await? {
-                ServerMessage::Resumed { peer, nameplate, .. } => Seated::Resumed { peer, waiting_as: nameplate },
+                ServerMessage::Resumed { others, nameplate, .. } => {
+                    Seated::Resumed { peer: SeatState::together(&others), waiting_as: nameplate }
+                }
                 other => return Err(relay_refusal(other)),
             }
         }
         Claim::Rendezvous(meeting) => {
             send_control(&mut ws, &meeting.message(&challenge, client)).await?;
             match next_control(&mut ws).await? {
-                ServerMessage::Met { token, peer, .. } => Seated::Met { token, peer },
+                ServerMessage::Met { token, others, .. } => Seated::Met { token, peer: SeatState::together(&others) },
                 other => return Err(relay_refusal(other)),
             }
         }
@@ -225,7 +235,7 @@ mod tests {
         tokio::spawn(async move {
             let (tcp, _) = listener.accept().await.unwrap();
             let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
-            let welcome = r#"{"type":"welcome","relay":"r","protocol":1,"max_message_bytes":65536,"hold_ms":1,"waiting_ms":1,"challenge":"00000000000000000000000000000000000000000000000000000000000000ff"}"#;
+            let welcome = r#"{"type":"welcome","relay":"r","protocol":2,"max_message_bytes":65536,"hold_ms":1,"waiting_ms":1,"challenge":"00000000000000000000000000000000000000000000000000000000000000ff"}"#;
             let first = Frame::message(vec![7; len / 2], OpCode::Data(Data::Binary), false);
             let rest = Frame::message(vec![7; len - len / 2], OpCode::Data(Data::Continue), true);
             // The client may already have refused the message and gone: what follows can fail.

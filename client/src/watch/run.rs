@@ -237,7 +237,7 @@ mod tests {
                 let mut ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
                 let welcome = ServerMessage::Welcome {
                     relay: "r".into(),
-                    protocol: 1,
+                    protocol: fairdeck_relay_protocol::PROTOCOL_VERSION,
                     max_message_bytes: 65536,
                     hold_ms: 1,
                     waiting_ms: 1,

@@ -112,7 +112,7 @@ pub(crate) struct Peer {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct RoomEntry {
     pub(crate) snapshot: RoomSnapshot,
-    pub(crate) connected: [bool; 2],
+    pub(crate) connected: Vec<bool>,
 }
 
 /// This instance's membership of the cluster.

@@ -350,10 +350,15 @@ impl Rooms {
             return Err(RoomError::DelayTooLong);
         }
         let mut state = lock(&from.room.state);
-        if state.ended || !state.owns(from) || state.watch.sides[from.seat].delay == turns {
+        if state.ended || !state.owns(from) {
             return Ok(());
         }
-        state.watch.sides[from.seat].delay = turns;
+        // Only rooms of two have watch seats.
+        let Some(side) = state.watch.sides.get_mut(from.seat) else { return Err(RoomError::WatchingOff) };
+        if side.delay == turns {
+            return Ok(());
+        }
+        side.delay = turns;
         state.tell_watchers();
         drop(state);
         self.changed(&from.room);

@@ -4,7 +4,7 @@
 use std::net::{IpAddr, Ipv4Addr};
 use std::time::{Duration, Instant};
 
-use fairdeck_relay::protocol::{GoneReason, ServerMessage, close};
+use fairdeck_relay::protocol::{GoneReason, ServerMessage, TO_ALL, close};
 use fairdeck_relay::{Limits, Relay};
 use futures_util::SinkExt;
 use serde_json::json;
@@ -34,12 +34,12 @@ impl HonestPair {
         let frames: [Vec<u8>; 3] =
             [vec![self.round], (0..=255u8).map(|b| b ^ self.round).collect(), vec![0xff, 0x00, self.round, 0xc3]];
         for frame in &frames {
-            self.host.send_binary(frame.clone()).await;
-            self.guest.send_binary(frame.iter().rev().copied().collect()).await;
+            self.host.send_data(frame).await;
+            self.guest.send_data(&frame.iter().rev().copied().collect::<Vec<_>>()).await;
         }
         for frame in &frames {
-            self.guest.expect_binary(frame).await;
-            self.host.expect_binary(&frame.iter().rev().copied().collect::<Vec<_>>()).await;
+            self.guest.expect_data(0, frame).await;
+            self.host.expect_data(1, &frame.iter().rev().copied().collect::<Vec<_>>()).await;
         }
     }
 }
@@ -109,10 +109,10 @@ async fn a_nameplate_is_free_again_once_its_room_is_paired() {
     let (mut second_guest, _) = Client::join(&url, &plate).await;
     second_host.expect(|m| matches!(m, ServerMessage::Paired { .. })).await;
     // Both rooms that used the number flow independently.
-    first_host.send_binary(b"first".to_vec()).await;
-    second_host.send_binary(b"second".to_vec()).await;
-    first_guest.expect_binary(b"first").await;
-    second_guest.expect_binary(b"second").await;
+    first_host.send_data(b"first").await;
+    second_host.send_data(b"second").await;
+    first_guest.expect_data(0, b"first").await;
+    second_guest.expect_data(0, b"second").await;
     first_guest.expect_silence().await;
     honest.exchange().await;
     relay.stop().await;
@@ -135,7 +135,7 @@ async fn after_a_wrong_code_the_creator_reopens_and_the_right_guest_pairs() {
     let mut wrong = Client::connect(&url).await;
     wrong.send(json!({"type": "resume", "token": wrong_token})).await;
     wrong.expect(|m| matches!(m, ServerMessage::Resumed { .. })).await;
-    host.expect(|m| *m == ServerMessage::PeerBack).await;
+    host.expect(|m| matches!(m, ServerMessage::PeerBack { .. })).await;
     host.send(json!({"type": "reopen"})).await;
     assert_eq!(host.recv().await, Received::Control(ServerMessage::Reopened { nameplate: plate.clone() }));
     assert_eq!(wrong.recv().await, Received::Control(ServerMessage::PeerGone { reason: GoneReason::Rejected }));
@@ -159,10 +159,10 @@ async fn after_a_wrong_code_the_creator_reopens_and_the_right_guest_pairs() {
     // The right guest pairs and the game flows.
     let (mut right, _) = Client::join(&url, &plate).await;
     host.expect(|m| matches!(m, ServerMessage::Paired { .. })).await;
-    host.send_binary(b"welcome".to_vec()).await;
-    right.expect_binary(b"welcome").await;
-    right.send_binary(b"thanks".to_vec()).await;
-    host.expect_binary(b"thanks").await;
+    host.send_data(b"welcome").await;
+    right.expect_data(0, b"welcome").await;
+    right.send_data(b"thanks").await;
+    host.expect_data(1, b"thanks").await;
     honest.exchange().await;
     relay.stop().await;
 }
@@ -400,22 +400,22 @@ async fn a_burst_of_2000_small_frames_to_a_reader_that_reads_cuts_nobody() {
 
     // One burst: every frame is written before the first flush.
     for frame in &frames {
-        sender.ws.feed(Message::Binary(frame.clone().into())).await.unwrap();
+        sender.ws.feed(Message::Binary([&[TO_ALL][..], frame].concat().into())).await.unwrap();
     }
     sender.ws.flush().await.unwrap();
     // Here the relay's queue to the reader holds most of the burst (about 2,000 frames on a test machine, where a
     // queue of 256 frames used to cut the reader off).
     tokio::time::sleep(Duration::from_millis(100)).await;
     for frame in &frames {
-        reader.expect_binary(frame).await;
+        reader.expect_data(0, frame).await;
     }
     // And back, the same way.
     for i in 0..2000u32 {
-        reader.ws.feed(Message::Binary(i.to_le_bytes().to_vec().into())).await.unwrap();
+        reader.ws.feed(Message::Binary([&[TO_ALL][..], &i.to_le_bytes()].concat().into())).await.unwrap();
     }
     reader.ws.flush().await.unwrap();
     for i in 0..2000u32 {
-        sender.expect_binary(&i.to_le_bytes()).await;
+        sender.expect_data(1, &i.to_le_bytes()).await;
     }
     sender.expect_silence().await;
     reader.expect_silence().await;
@@ -434,7 +434,7 @@ async fn push_until_peer_cut(relay: &TestRelay, sender: &mut Client, frame: &[u8
     loop {
         assert!(started.elapsed() < 3 * PATIENCE, "the reader was not cut off ({sent} frames sent)");
         for _ in 0..8 {
-            sender.send_binary(frame.to_vec()).await;
+            sender.send_data(frame).await;
             sent += 1;
             tokio::time::sleep(pace).await;
         }
@@ -456,7 +456,7 @@ async fn a_reader_that_never_reads_is_cut_off_with_its_queue_bounded_in_bytes() 
     let mut honest = HonestPair::start(&relay.url()).await;
     let (mut sender, mut never_reads, _, _, _) = Client::pair(&relay.url()).await;
 
-    let largest_queue = push_until_peer_cut(&relay, &mut sender, &[0x5a; 16 * 1024], Duration::ZERO).await;
+    let largest_queue = push_until_peer_cut(&relay, &mut sender, &[0x5a; 16 * 1024 - 1], Duration::ZERO).await;
     assert!(largest_queue <= queue_bytes as f64, "queued {largest_queue} bytes, over the {queue_bytes} budget");
     honest.exchange().await;
     let text = metrics(relay.addr).await;
@@ -482,7 +482,7 @@ async fn a_reader_that_falls_behind_for_too_long_is_cut_off_by_age() {
     let relay = TestRelay::start(dir.path(), limits).await;
     let mut honest = HonestPair::start(&relay.url()).await;
     let (mut sender, _never_reads, _, _, _) = Client::pair(&relay.url()).await;
-    push_until_peer_cut(&relay, &mut sender, &[0x33; 16 * 1024], Duration::from_millis(2)).await;
+    push_until_peer_cut(&relay, &mut sender, &[0x33; 16 * 1024 - 1], Duration::from_millis(2)).await;
     let text = metrics(relay.addr).await;
     assert_eq!(metric(&text, r#"fairdeck_relay_slow_readers_total{reason="age"}"#), 1.0);
     assert_eq!(metric(&text, r#"fairdeck_relay_slow_readers_total{reason="bytes"}"#), 0.0);

@@ -9,7 +9,7 @@ use fairdeck_relay::Relay;
 use fairdeck_relay::protocol::{PeerState, SeatKey, ServerMessage, rendezvous_room};
 use serde_json::json;
 
-use crate::common::{Client, PATIENCE, Received, TestRelay, http_get, metric, metrics, test_limits};
+use crate::common::{Client, PATIENCE, Received, TestRelay, http_get, metric, metrics, other, test_limits};
 
 /// A throwaway `redis-server` on a free loopback port, without persistence.
 struct TestRedis {
@@ -100,10 +100,10 @@ async fn two_instances(redis: &TestRedis) -> (TestRelay, TestRelay, [tempfile::T
 }
 
 async fn exchange(a: &mut Client, b: &mut Client, tag: &str) {
-    a.send_binary(format!("{tag} to b").into_bytes()).await;
-    b.expect_binary(format!("{tag} to b").as_bytes()).await;
-    b.send_binary(format!("{tag} to a").into_bytes()).await;
-    a.expect_binary(format!("{tag} to a").as_bytes()).await;
+    a.send_data(&format!("{tag} to b").into_bytes()).await;
+    b.expect_data(0, format!("{tag} to b").as_bytes()).await;
+    b.send_data(&format!("{tag} to a").into_bytes()).await;
+    a.expect_data(1, format!("{tag} to a").as_bytes()).await;
 }
 
 #[tokio::test]
@@ -124,14 +124,18 @@ async fn players_on_different_instances_pair_resume_and_leave() {
     host.expect(|m| matches!(m, ServerMessage::PeerAway { .. })).await;
     let mut guest = Client::connect(&a.url()).await;
     guest.send(json!({"type": "resume", "token": guest_token})).await;
-    guest.expect(|m| matches!(m, ServerMessage::Resumed { seat: 1, peer: PeerState::Present, .. })).await;
-    host.expect(|m| matches!(m, ServerMessage::PeerBack)).await;
+    guest
+        .expect(
+            |m| matches!(m, ServerMessage::Resumed { seat: 1, others, .. } if *others == other(1, PeerState::Present)),
+        )
+        .await;
+    host.expect(|m| matches!(m, ServerMessage::PeerBack { .. })).await;
     // And the host moves to the other instance too.
     drop(host);
     let mut host = Client::connect(&b.url()).await;
     host.send(json!({"type": "resume", "token": host_token})).await;
     host.expect(|m| matches!(m, ServerMessage::Resumed { seat: 0, .. })).await;
-    guest.expect(|m| matches!(m, ServerMessage::PeerBack)).await;
+    guest.expect(|m| matches!(m, ServerMessage::PeerBack { .. })).await;
     exchange(&mut host, &mut guest, "moved").await;
 
     // A leave through a forwarded connection ends the room at its instance.
@@ -173,11 +177,18 @@ async fn a_stopped_instance_hands_its_rooms_to_the_cluster() {
     drop((host, guest));
     let mut host = Client::connect(&b.url()).await;
     host.send(json!({"type": "resume", "token": host_token})).await;
-    host.expect(|m| matches!(m, ServerMessage::Resumed { seat: 0, peer: PeerState::Away, .. })).await;
+    host.expect(
+        |m| matches!(m, ServerMessage::Resumed { seat: 0, others, .. } if *others == other(0, PeerState::Away)),
+    )
+    .await;
     let mut guest = Client::connect(&b.url()).await;
     guest.send(json!({"type": "resume", "token": guest_token})).await;
-    guest.expect(|m| matches!(m, ServerMessage::Resumed { seat: 1, peer: PeerState::Present, .. })).await;
-    host.expect(|m| matches!(m, ServerMessage::PeerBack)).await;
+    guest
+        .expect(
+            |m| matches!(m, ServerMessage::Resumed { seat: 1, others, .. } if *others == other(1, PeerState::Present)),
+        )
+        .await;
+    host.expect(|m| matches!(m, ServerMessage::PeerBack { .. })).await;
     exchange(&mut host, &mut guest, "taken over").await;
     assert_eq!(metric(&metrics(b.addr).await, "fairdeck_relay_cluster_adoptions_total"), 1.0);
 }
@@ -346,7 +357,7 @@ async fn games_go_on_across_a_redis_restart_that_lost_everything() {
     drop(host);
     guest.expect(|m| matches!(m, ServerMessage::PeerAway { .. })).await;
     let mut host = resume_until_seated(&b.url(), &host_token).await;
-    guest.expect(|m| matches!(m, ServerMessage::PeerBack)).await;
+    guest.expect(|m| matches!(m, ServerMessage::PeerBack { .. })).await;
     exchange(&mut host, &mut guest, "after").await;
 }
 
@@ -446,7 +457,7 @@ async fn a_killed_instance_restarted_at_its_address_gives_its_rooms_up_at_once()
     let _a_again = InstanceProcess::start(&redis, port, dirs[0].path());
     let mut host = resume_until_seated(&b.url(), &host_token).await;
     let mut guest = resume_until_seated(&a_url, &guest_token).await;
-    host.expect(|m| matches!(m, ServerMessage::PeerBack)).await;
+    host.expect(|m| matches!(m, ServerMessage::PeerBack { .. })).await;
     exchange(&mut host, &mut guest, "after").await;
     assert_eq!(metric(&metrics(b.addr).await, "fairdeck_relay_cluster_adoptions_total"), 1.0);
 }
@@ -583,8 +594,11 @@ async fn while_redis_is_down_players_not_held_here_reach_their_room_or_come_back
     guest.expect(|m| matches!(m, ServerMessage::PeerAway { .. })).await;
     let mut host = Client::connect(&b.url()).await;
     host.send(json!({"type": "resume", "token": host_token})).await;
-    host.expect(|m| matches!(m, ServerMessage::Resumed { seat: 0, peer: PeerState::Present, .. })).await;
-    guest.expect(|m| matches!(m, ServerMessage::PeerBack)).await;
+    host.expect(
+        |m| matches!(m, ServerMessage::Resumed { seat: 0, others, .. } if *others == other(0, PeerState::Present)),
+    )
+    .await;
+    guest.expect(|m| matches!(m, ServerMessage::PeerBack { .. })).await;
     exchange(&mut host, &mut guest, "forwarded to its instance").await;
     assert_eq!(metric(&metrics(b.addr).await, "fairdeck_relay_cluster_links_total"), 1.0);
     // A token no instance answers for may be a room of an instance Redis did not name: come back shortly.

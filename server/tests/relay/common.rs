@@ -3,7 +3,7 @@
 use std::net::{IpAddr, SocketAddr};
 use std::time::{Duration, Instant};
 
-use fairdeck_relay::protocol::ServerMessage;
+use fairdeck_relay::protocol::{PROTOCOL_VERSION, PeerState, SeatState, ServerMessage, TO_ALL};
 use fairdeck_relay::{Limits, Relay, RelayBuilder, RelayError, ShutdownHandle, StatsStore};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
@@ -68,6 +68,11 @@ impl TestRelay {
     }
 }
 
+/// What `met` and `resumed` tell `seat` of a room of two: where the other seat stands.
+pub fn other(seat: u8, state: PeerState) -> Vec<SeatState> {
+    vec![SeatState { seat: 1 - seat, state }]
+}
+
 /// What a client received.
 #[derive(Debug, PartialEq)]
 pub enum Received {
@@ -109,7 +114,7 @@ impl Client {
     async fn welcomed(ws: WebSocketStream<MaybeTlsStream<TcpStream>>) -> Client {
         let mut client = Client { ws, challenge: [0; 32], sees_watchers: false };
         match client.recv().await {
-            Received::Control(ServerMessage::Welcome { protocol: 1, challenge, .. }) => {
+            Received::Control(ServerMessage::Welcome { protocol: PROTOCOL_VERSION, challenge, .. }) => {
                 client.challenge = hex::decode(challenge).unwrap().try_into().expect("a 32-byte challenge");
             }
             other => panic!("expected welcome, got {other:?}"),
@@ -122,7 +127,9 @@ impl Client {
         let mut client = Client::connect(url).await;
         client.send(json!({"type": "create", "client": "test/creator"})).await;
         match client.recv().await {
-            Received::Control(ServerMessage::Created { nameplate, seat: 0, token }) => (client, nameplate, token),
+            Received::Control(ServerMessage::Created { nameplate, seat: 0, seats: 2, token }) => {
+                (client, nameplate, token)
+            }
             other => panic!("expected created, got {other:?}"),
         }
     }
@@ -153,6 +160,11 @@ impl Client {
 
     pub async fn send_binary(&mut self, data: Vec<u8>) {
         self.ws.send(Message::Binary(data.into())).await.expect("send binary");
+    }
+
+    /// Sends a player's data frame to every other seat.
+    pub async fn send_data(&mut self, payload: &[u8]) {
+        self.send_binary([&[TO_ALL][..], payload].concat()).await;
     }
 
     /// Leaves with a normal close frame.
@@ -207,6 +219,11 @@ impl Client {
             Received::Binary(got) => assert!(got == data, "frame differs ({} bytes vs {})", got.len(), data.len()),
             other => panic!("expected a {}-byte frame, got {other:?}", data.len()),
         }
+    }
+
+    /// Expects the next message to be a data frame from seat `from` with this payload.
+    pub async fn expect_data(&mut self, from: u8, payload: &[u8]) {
+        self.expect_binary(&[&[from][..], payload].concat()).await;
     }
 
     /// Expects an error with this code, then a close frame with `close`.

@@ -23,8 +23,8 @@ fn builder(dir: &Path) -> RelayBuilder {
 
 async fn play_a_short_game(url: &str) {
     let (mut creator, mut joiner, _, _, _) = Client::pair(url).await;
-    creator.send_binary(vec![7; 100]).await;
-    joiner.expect_binary(&[7; 100]).await;
+    creator.send_data(&[7; 100]).await;
+    joiner.expect_data(0, &[7; 100]).await;
     creator.send(json!({"type": "leave"})).await;
     joiner.expect(|m| *m == ServerMessage::PeerGone { reason: GoneReason::Left }).await;
 }

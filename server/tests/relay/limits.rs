@@ -16,18 +16,18 @@ async fn an_oversize_frame_closes_its_sender_with_1009_and_nothing_else() {
     let (mut sender, mut peer, _, _, _) = Client::pair(&relay.url()).await;
     let (mut other_a, mut other_b, _, _, _) = Client::pair(&relay.url()).await;
 
-    sender.send_binary(vec![7; 8192]).await;
-    peer.expect_binary(&[7; 8192]).await;
+    sender.send_data(&[7; 8191]).await;
+    peer.expect_data(0, &[7; 8191]).await;
     sender.send_binary(vec![7; 8193]).await;
     sender.expect_error_and_close("too_big", close::TOO_BIG).await;
     // The peer learns its partner dropped (the seat is held for a resume), and nothing else.
     assert!(matches!(peer.recv().await, Received::Control(ServerMessage::PeerAway { .. })));
     peer.expect_silence().await;
     // The other room is undisturbed, in both directions and at full size.
-    other_a.send_binary(vec![1; 8192]).await;
-    other_b.expect_binary(&[1; 8192]).await;
-    other_b.send_binary(vec![2; 10]).await;
-    other_a.expect_binary(&[2; 10]).await;
+    other_a.send_data(&[1; 8191]).await;
+    other_b.expect_data(0, &[1; 8191]).await;
+    other_b.send_data(&[2; 10]).await;
+    other_a.expect_data(1, &[2; 10]).await;
     relay.stop().await;
 }
 
@@ -46,7 +46,7 @@ async fn a_slow_reader_is_cut_off_while_other_rooms_keep_flowing() {
     let cut_off = 'push: loop {
         assert!(sent < 8000 && started.elapsed() < Duration::from_secs(30), "slow reader never cut off");
         for _ in 0..32 {
-            sender.send_binary(frame.clone()).await;
+            sender.send_data(&frame[1..]).await;
             sent += 1;
         }
         while let Some(message) = sender.try_recv(Duration::from_millis(1)).await {
@@ -59,8 +59,8 @@ async fn a_slow_reader_is_cut_off_while_other_rooms_keep_flowing() {
 
     // Meanwhile the other room flows.
     for i in 0..10u8 {
-        other_a.send_binary(vec![i; 100]).await;
-        other_b.expect_binary(&[i; 100]).await;
+        other_a.send_data(&[i; 100]).await;
+        other_b.expect_data(0, &[i; 100]).await;
     }
     // The slow reader, reading at last, finds what fitted in the buffers and then the documented close code.
     let mut frames = 0;

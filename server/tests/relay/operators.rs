@@ -24,8 +24,8 @@ async fn health_and_metrics_reflect_the_rooms() {
     let (mut creator, mut joiner, _, _, _) = Client::pair(&relay.url()).await;
     let (_waiting, _, _) = Client::create(&relay.url()).await;
     for _ in 0..3 {
-        creator.send_binary(vec![9; 100]).await;
-        joiner.expect_binary(&[9; 100]).await;
+        creator.send_data(&[9; 100]).await;
+        joiner.expect_data(0, &[9; 100]).await;
     }
     let mut third = Client::connect(&relay.url()).await;
     third.send(json!({"type": "join", "nameplate": "99"})).await;

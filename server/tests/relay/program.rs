@@ -116,16 +116,16 @@ async fn idle_connections_past_the_open_file_limit_do_not_lock_players_out() {
     for _ in 0..200 {
         idle.push(TcpStream::connect(relay.addr).await.expect("the kernel accepts into the backlog"));
     }
-    host.send_binary(vec![1; 32]).await;
-    guest.expect_binary(&[1; 32]).await;
+    host.send_data(&[1; 32]).await;
+    guest.expect_data(0, &[1; 32]).await;
     // A new player gets in long before the idle connections' 10 s head timeout.
     let (mut newcomer, _, _) = tokio::time::timeout(Duration::from_secs(3), Client::create(&url))
         .await
         .expect("a new player is not locked out");
     newcomer.send(json!({"type": "leave"})).await;
     assert!(matches!(newcomer.recv().await, Received::Closed(_)), "the newcomer's room ended");
-    guest.send_binary(vec![2; 32]).await;
-    host.expect_binary(&[2; 32]).await;
+    guest.send_data(&[2; 32]).await;
+    host.expect_data(1, &[2; 32]).await;
     let fds = relay.metric("process_open_fds").await.expect("process_open_fds");
     assert!(fds < 128.0, "{fds} descriptors open");
     drop(idle);

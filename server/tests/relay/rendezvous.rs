@@ -2,10 +2,10 @@
 //! nothing kept on the relay beforehand and no secret ever sent to it.
 
 use fairdeck_relay::Limits;
-use fairdeck_relay::protocol::{PeerState, SeatKey, ServerMessage, close, rendezvous_room};
+use fairdeck_relay::protocol::{PeerState, SeatKey, SeatState, ServerMessage, close, rendezvous_room};
 use serde_json::json;
 
-use crate::common::{Client, Received, TestRelay, metric, metrics, test_limits};
+use crate::common::{Client, Received, TestRelay, metric, metrics, other, test_limits};
 
 /// Two seats' keys, as two clients derive them from their session key.
 struct Seats {
@@ -33,7 +33,7 @@ async fn meet(url: &str, seats: &Seats, seat: u8) -> (Client, String, PeerState)
     let mut client = Client::connect(url).await;
     client.send(seats.message(seat, &client.challenge)).await;
     match client.recv().await {
-        Received::Control(ServerMessage::Met { token, peer, .. }) => (client, token, peer),
+        Received::Control(ServerMessage::Met { token, others, .. }) => (client, token, SeatState::together(&others)),
         other => panic!("expected met, got {other:?}"),
     }
 }
@@ -50,10 +50,10 @@ async fn two_players_meet_in_either_order_and_frames_flow_both_ways() {
         assert_eq!(peer, PeerState::Present);
         assert!(matches!(a.recv().await, Received::Control(ServerMessage::Paired { .. })));
         assert!(matches!(b.recv().await, Received::Control(ServerMessage::Paired { .. })));
-        a.send_binary(b"to b".to_vec()).await;
-        b.expect_binary(b"to b").await;
-        b.send_binary(b"to a".to_vec()).await;
-        a.expect_binary(b"to a").await;
+        a.send_data(b"to b").await;
+        b.expect_data(first, b"to b").await;
+        b.send_data(b"to a").await;
+        a.expect_data(1 - first, b"to a").await;
         // Leaving ends the room: the next rendezvous opens a new one.
         a.send(json!({"type": "leave"})).await;
         assert!(matches!(b.recv().await, Received::Control(ServerMessage::PeerGone { .. })));
@@ -74,7 +74,10 @@ async fn an_unproved_claim_takes_no_seat_and_disturbs_nothing() {
     let mut holder = Client::connect(&relay.url()).await;
     let sent = seats.message(0, &holder.challenge);
     holder.send(sent.clone()).await;
-    assert!(matches!(holder.recv().await, Received::Control(ServerMessage::Met { peer: PeerState::Waiting, .. })));
+    assert!(matches!(
+        holder.recv().await,
+        Received::Control(ServerMessage::Met { others, .. }) if others == other(0, PeerState::Waiting)
+    ));
     // What the guest's client sent to another relay, or on a connection it lost.
     let guest_elsewhere = seats.message(1, &[9; 32]);
     let thief = SeatKey::from_secret(&[99; 32]);
@@ -146,7 +149,7 @@ async fn the_seats_secret_replaces_a_connection_still_in_it_and_its_token_resume
     let (guest, token, peer) = meet(&relay.url(), &seats, 1).await;
     assert_eq!(peer, PeerState::Present);
     stale.expect_error_and_close("replaced", close::REPLACED).await;
-    assert_eq!(host.recv().await, Received::Control(ServerMessage::PeerBack));
+    assert_eq!(host.recv().await, Received::Control(ServerMessage::PeerBack { seat: 1 }));
     // The old token is void; the new one takes the seat back after a drop.
     drop(guest);
     assert!(matches!(host.recv().await, Received::Control(ServerMessage::PeerAway { .. })));
@@ -156,9 +159,9 @@ async fn the_seats_secret_replaces_a_connection_still_in_it_and_its_token_resume
     let mut guest = Client::connect(&relay.url()).await;
     guest.send(json!({"type": "resume", "token": token})).await;
     assert!(matches!(guest.recv().await, Received::Control(ServerMessage::Resumed { seat: 1, .. })));
-    assert_eq!(host.recv().await, Received::Control(ServerMessage::PeerBack));
-    host.send_binary(b"again".to_vec()).await;
-    guest.expect_binary(b"again").await;
+    assert_eq!(host.recv().await, Received::Control(ServerMessage::PeerBack { seat: 1 }));
+    host.send_data(b"again").await;
+    guest.expect_data(0, b"again").await;
     relay.stop().await;
 }
 

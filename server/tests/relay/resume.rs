@@ -7,7 +7,7 @@ use fairdeck_relay::protocol::{ClosingReason, GoneReason, PeerState, ServerMessa
 use futures_util::SinkExt;
 use serde_json::json;
 
-use crate::common::{Client, Received, TestRelay, test_limits};
+use crate::common::{Client, Received, TestRelay, other, test_limits};
 
 async fn resume(url: &str, token: &str) -> (Client, ServerMessage) {
     let mut client = Client::connect(url).await;
@@ -25,24 +25,24 @@ async fn a_dropped_seat_is_taken_back_with_its_token_and_the_peer_is_told() {
     let (creator, mut joiner, _, creator_token, _) = Client::pair(&relay.url()).await;
     drop(creator); // The TCP connection goes away without a close frame, as on a network failure.
     match joiner.recv().await {
-        Received::Control(ServerMessage::PeerAway { hold_ms }) => assert_eq!(hold_ms, 10_000),
+        Received::Control(ServerMessage::PeerAway { hold_ms, .. }) => assert_eq!(hold_ms, 10_000),
         other => panic!("expected peer_away, got {other:?}"),
     }
     // Frames sent while the peer is away are dropped, not stored: the clients retransmit after `peer_back`.
-    joiner.send_binary(b"lost".to_vec()).await;
+    joiner.send_data(b"lost").await;
 
     let mut thief = Client::connect(&relay.url()).await;
     thief.send(json!({"type": "resume", "token": "00".repeat(16)})).await;
     thief.expect_error_and_close("bad_token", close::BAD_TOKEN).await;
 
     let (mut creator, resumed) = resume(&relay.url(), &creator_token).await;
-    assert_eq!(resumed, ServerMessage::Resumed { nameplate: None, seat: 0, peer: PeerState::Present });
-    assert_eq!(joiner.recv().await, Received::Control(ServerMessage::PeerBack));
+    assert_eq!(resumed, ServerMessage::Resumed { nameplate: None, seat: 0, others: other(0, PeerState::Present) });
+    assert_eq!(joiner.recv().await, Received::Control(ServerMessage::PeerBack { seat: 0 }));
     creator.expect_silence().await;
-    joiner.send_binary(b"again".to_vec()).await;
-    creator.expect_binary(b"again").await;
-    creator.send_binary(b"welcome back".to_vec()).await;
-    joiner.expect_binary(b"welcome back").await;
+    joiner.send_data(b"again").await;
+    creator.expect_data(1, b"again").await;
+    creator.send_data(b"welcome back").await;
+    joiner.expect_data(0, b"welcome back").await;
     relay.stop().await;
 }
 
@@ -52,11 +52,13 @@ async fn resuming_a_seat_still_connected_replaces_the_old_connection() {
     let relay = TestRelay::start(dir.path(), test_limits()).await;
     let (mut old, mut joiner, _, _, joiner_token) = Client::pair(&relay.url()).await;
     let (mut new, resumed) = resume(&relay.url(), &joiner_token).await;
-    assert!(matches!(resumed, ServerMessage::Resumed { seat: 1, peer: PeerState::Present, .. }));
+    assert!(
+        matches!(resumed, ServerMessage::Resumed { seat: 1, others, .. } if *others == other(1, PeerState::Present))
+    );
     joiner.expect_error_and_close("replaced", close::REPLACED).await;
-    assert_eq!(old.recv().await, Received::Control(ServerMessage::PeerBack));
-    old.send_binary(b"to the new one".to_vec()).await;
-    new.expect_binary(b"to the new one").await;
+    assert_eq!(old.recv().await, Received::Control(ServerMessage::PeerBack { seat: 1 }));
+    old.send_data(b"to the new one").await;
+    new.expect_data(0, b"to the new one").await;
     relay.stop().await;
 }
 
@@ -67,7 +69,7 @@ async fn a_seat_not_resumed_in_time_ends_the_room() {
     let relay = TestRelay::start(dir.path(), limits).await;
     let (creator, mut joiner, _, creator_token, _) = Client::pair(&relay.url()).await;
     drop(creator);
-    assert!(matches!(joiner.recv().await, Received::Control(ServerMessage::PeerAway { hold_ms: 300 })));
+    assert!(matches!(joiner.recv().await, Received::Control(ServerMessage::PeerAway { hold_ms: 300, .. })));
     assert_eq!(joiner.recv().await, Received::Control(ServerMessage::PeerGone { reason: GoneReason::Timeout }));
     assert_eq!(joiner.recv().await, Received::Closed(Some(close::NORMAL)));
     let mut late = Client::connect(&relay.url()).await;
@@ -119,16 +121,20 @@ async fn shutdown_tells_clients_and_the_next_relay_takes_the_rooms_over() {
     let relay = TestRelay::start(dir.path(), test_limits()).await;
     assert!(!dir.path().join("handover.json").exists());
     let (mut creator, resumed) = resume(&relay.url(), &creator_token).await;
-    assert_eq!(resumed, ServerMessage::Resumed { nameplate: None, seat: 0, peer: PeerState::Away });
+    assert_eq!(resumed, ServerMessage::Resumed { nameplate: None, seat: 0, others: other(0, PeerState::Away) });
     let (mut joiner, resumed) = resume(&relay.url(), &joiner_token).await;
-    assert_eq!(resumed, ServerMessage::Resumed { nameplate: None, seat: 1, peer: PeerState::Present });
-    assert_eq!(creator.recv().await, Received::Control(ServerMessage::PeerBack));
-    creator.send_binary(b"after restart".to_vec()).await;
-    joiner.expect_binary(b"after restart").await;
+    assert_eq!(resumed, ServerMessage::Resumed { nameplate: None, seat: 1, others: other(1, PeerState::Present) });
+    assert_eq!(creator.recv().await, Received::Control(ServerMessage::PeerBack { seat: 1 }));
+    creator.send_data(b"after restart").await;
+    joiner.expect_data(0, b"after restart").await;
     let (_waiting, resumed) = resume(&relay.url(), &waiting_token).await;
     assert_eq!(
         resumed,
-        ServerMessage::Resumed { nameplate: Some(waiting_plate.clone()), seat: 0, peer: PeerState::Waiting }
+        ServerMessage::Resumed {
+            nameplate: Some(waiting_plate.clone()),
+            seat: 0,
+            others: other(0, PeerState::Waiting)
+        }
     );
     // The paired room released its number at pairing, so the waiting room took it; a new room does not.
     assert_eq!(waiting_plate, nameplate);

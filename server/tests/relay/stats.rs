@@ -27,11 +27,11 @@ async fn play_every_result(builder: RelayBuilder) -> BTreeMap<RoomResult, RoomRe
     // happy: frames both ways, then a leave.
     let (mut creator, mut joiner, _, _, _) = Client::pair(&url).await;
     for size in [10, 200, 3000] {
-        creator.send_binary(vec![1; size]).await;
-        joiner.expect_binary(&vec![1; size]).await;
+        creator.send_data(&vec![1; size]).await;
+        joiner.expect_data(0, &vec![1; size]).await;
     }
-    joiner.send_binary(vec![2; 50]).await;
-    creator.expect_binary(&[2; 50]).await;
+    joiner.send_data(&[2; 50]).await;
+    creator.expect_data(1, &[2; 50]).await;
     creator.send(json!({"type": "leave"})).await;
     expect_gone(&mut joiner, GoneReason::Left).await;
 
@@ -148,8 +148,8 @@ async fn wait_for_metrics(relay: &TestRelay, limit: Duration, what: &str, done: 
 
 async fn play_a_short_game(url: &str) {
     let (mut creator, mut joiner, _, _, _) = Client::pair(url).await;
-    creator.send_binary(vec![7; 100]).await;
-    joiner.expect_binary(&[7; 100]).await;
+    creator.send_data(&[7; 100]).await;
+    joiner.expect_data(0, &[7; 100]).await;
     creator.send(json!({"type": "leave"})).await;
     expect_gone(&mut joiner, GoneReason::Left).await;
 }
@@ -207,8 +207,8 @@ async fn handed_over_rooms_are_taken_back_before_and_without_the_database() {
         client.expect(|m| matches!(m, ServerMessage::Resumed { .. })).await;
         seats.push(client);
     }
-    seats[0].expect(|m| *m == ServerMessage::PeerBack).await;
-    seats[1].send_binary(b"still playing".to_vec()).await;
-    seats[0].expect_binary(b"still playing").await;
+    seats[0].expect(|m| matches!(m, ServerMessage::PeerBack { .. })).await;
+    seats[1].send_data(b"still playing").await;
+    seats[0].expect_data(1, b"still playing").await;
     relay.stop().await;
 }

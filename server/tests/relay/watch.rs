@@ -97,8 +97,8 @@ async fn spectators_and_their_player_exchange_frames_with_the_watcher_prefix() {
     host.expect_binary(&[1]).await;
     // A frame for an empty watch seat goes nowhere; the game itself is untouched.
     host.send_binary(vec![5, 1, 2]).await;
-    creator.send_binary(b"game".to_vec()).await;
-    joiner.expect_binary(b"game").await;
+    creator.send_data(b"game").await;
+    joiner.expect_data(0, b"game").await;
     for client in [&mut first, &mut second] {
         client.expect_silence().await;
     }
@@ -168,8 +168,8 @@ async fn watch_off_sends_every_spectator_away_and_refuses_new_ones() {
         late.expect_error_and_close("watching_off", close::WATCHING_OFF).await;
     }
     // The game goes on.
-    creator.send_binary(b"still playing".to_vec()).await;
-    assert_eq!(next_frame(&mut joiner).await, b"still playing");
+    creator.send_data(b"still playing").await;
+    assert_eq!(next_frame(&mut joiner).await, b"\0still playing");
     relay.stop().await;
 }
 
@@ -234,8 +234,8 @@ async fn a_spectator_that_does_not_read_is_cut_off_while_the_game_flows() {
         for _ in 0..8 {
             host.send_binary(frame.clone()).await;
         }
-        creator.send_binary(b"move".to_vec()).await;
-        assert_eq!(next_frame(&mut joiner).await, b"move");
+        creator.send_data(b"move").await;
+        assert_eq!(next_frame(&mut joiner).await, b"\0move");
         while let Some(message) = host.try_recv(Duration::from_millis(1)).await {
             if message == Received::Control(ServerMessage::WatcherLeft { watcher: 0 }) {
                 break 'pushing;
@@ -256,8 +256,8 @@ async fn a_spectator_that_does_not_read_is_cut_off_while_the_game_flows() {
     let (mut next, watcher) = spectator(&url, &nameplate).await;
     host.send_binary(vec![watcher, 9]).await;
     next.expect_binary(&[9]).await;
-    joiner.send_binary(b"reply".to_vec()).await;
-    assert_eq!(next_frame(&mut creator).await, b"reply");
+    joiner.send_data(b"reply").await;
+    assert_eq!(next_frame(&mut creator).await, b"\x01reply");
     relay.stop().await;
 }
 
