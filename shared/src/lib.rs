@@ -20,8 +20,8 @@ pub use engine::observer;
 #[cfg(feature = "testing")]
 pub mod pair;
 pub mod pool;
-pub mod serde_hex;
 pub mod seats;
+pub mod serde_hex;
 pub mod table;
 pub mod wire;
 

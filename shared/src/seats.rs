@@ -140,7 +140,10 @@ mod tests {
         assert!(seats.contains(third) && !Seats::TWO.contains(third));
         let mut told = SeatMap::<u32>::new(seats);
         told[third] += 3;
-        assert_eq!(told.iter().map(|(seat, n)| (seat.name(), *n)).collect::<Vec<_>>(), [("host", 0), ("guest", 0), ("seat3", 3)]);
+        assert_eq!(
+            told.iter().map(|(seat, n)| (seat.name(), *n)).collect::<Vec<_>>(),
+            [("host", 0), ("guest", 0), ("seat3", 3)]
+        );
         assert_eq!(Seats::new(1), None);
         assert_eq!(Seats::new(9), None);
     }
