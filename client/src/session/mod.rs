@@ -24,6 +24,7 @@
 //! | `building.rs` | limited play: the deck built from the pool at the table (`add`, `remove`, `basics`, `pool`, `done`) |
 //! | `browse.rs`, `top_card.rs` | searching, scrying, surveilling ([`Browsing`] is `command/`'s), revealing; the top card watched |
 //! | `wait_clock.rs` | the wait on the opponent ([`WaitClock`], [`Waiting`]) and its absence ([`AbsenceClock`]) |
+//! | `spectators/` | the player's side of watching, sans-IO: the feed's messages and the hub, one channel per spectator |
 //! | `watching.rs` | the player's spectators: the watch hub fed with the record, the watch link, `watch-*` commands |
 //! | `watch_state.rs` | what the core keeps of them ([`Watching`](watch_state::Watching)), and what the watch link brings |
 //!
@@ -56,6 +57,7 @@ mod outbound;
 mod reconnect;
 mod relay;
 mod saving;
+pub mod spectators;
 mod start;
 mod state;
 mod top_card;

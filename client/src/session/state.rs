@@ -16,13 +16,13 @@ use super::building::Limited;
 use super::claim::{Claim, LinkAction, WatchAction};
 use super::error::SessionError;
 use super::frontend::Output;
+use super::spectators::WatchHub;
 use super::wait_clock::{AbsenceClock, WaitClock, forfeit_grace};
 use super::watch_state::Watching;
 use crate::channel::Channel;
 use crate::code::Code;
 use crate::command::{Browsing, Entered, TopWatch};
 use crate::save::RelayPlace;
-use crate::watch::WatchHub;
 
 /// One game's session without I/O: the engine, the channel, the player's commands, hosting and the link's
 /// reconnection as timers. The driver (`event_loop.rs`) feeds it and does what it asks; see `core.rs`.

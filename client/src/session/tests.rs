@@ -17,11 +17,11 @@ use super::claim::{Claim, LinkAction, Seated, WatchAction};
 use super::core::{Input, SessionCore, WatchInput};
 use super::error::SessionError;
 use super::frontend::Output;
+use super::spectators::{Feed, OpeningFailure};
 use super::state::{LinkState, Meeting, SavePoint, ToRelay};
 use crate::channel::{Channel, Side};
 use crate::code::Code;
 use crate::save::RelayPlace;
-use crate::watch::{Feed, OpeningFailure};
 
 /// What one side's driver did with its core's requests.
 #[derive(Default)]

@@ -17,9 +17,9 @@ use super::card_book::CardBook;
 use super::log::{LogKind, LogLine, Story, building_words, pool_lines, table_lines};
 use super::table_view::{CardView, Side, TableSource, TableView};
 use crate::command::{Spec, TopWatch, table};
+use crate::session::spectators::{OpeningFailure, WRONG_WATCH_CODES_PER_CODE};
 use crate::session::{Browsing, Output, WRONG_CODES_PER_CODE, Waiting, purpose_name};
 use crate::text::clean;
-use crate::watch::{OpeningFailure, WRONG_WATCH_CODES_PER_CODE};
 
 /// Set-up shuffles one library per player; the engine's `SetupProgress` confirms the total.
 const LIBRARIES: u32 = 2;
