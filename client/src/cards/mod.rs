@@ -22,12 +22,15 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub use atomic::{MAX_CARDS, MAX_FACES, MAX_TEXT_BYTES};
-pub use input::{MAX_INPUT_BYTES, MAX_JSON_BYTES};
-pub use show::{imported_text, to_json, to_text, updated_text};
-pub use store::{Database, Header, Imported};
-pub use suggest::{edit_distance, nearest};
-pub use update::{MTGJSON_URL, Updated, update};
+pub(crate) use atomic::{MAX_CARDS, MAX_FACES};
+pub(crate) use input::MAX_INPUT_BYTES;
+pub use show::{imported_text, updated_text};
+pub(crate) use show::{to_json, to_text};
+pub use store::Database;
+pub(crate) use store::{Header, Imported};
+pub(crate) use suggest::nearest;
+pub(crate) use update::Updated;
+pub use update::{MTGJSON_URL, update};
 
 /// The database's file name inside the cards folder.
 pub const DATABASE_FILE: &str = "cards.db";

@@ -109,8 +109,9 @@ use spake2::{Ed25519Group, Identity, Password, Spake2};
 
 pub use error::ChannelError;
 use keys::Keys;
-pub use keys::Rendezvous;
-pub use saved::{Progress, SavedKeys, SavedState};
+pub(crate) use keys::Rendezvous;
+pub(crate) use saved::Progress;
+pub use saved::{SavedKeys, SavedState};
 
 /// Largest message the channel sends or reassembles: a hostile peer cannot make us hold more than this.
 pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;

@@ -19,10 +19,11 @@ use std::path::Path;
 
 use fairdeck_shared::engine::{DeckCard, DeckList};
 
-pub use check::{DeckFormatRule, DeckWarning, WarningKind, check_deck, check_deck_here};
+pub use check::WarningKind;
+pub(crate) use check::{DeckFormatRule, DeckWarning, check_deck_here};
 pub use hash::cockatrice_hash;
-pub use show::{show_file, to_json, to_text};
-pub use sideboard::{Swap, Swapped, parse_swap, sideboard, sideboarded_text};
+pub use show::show_file;
+pub(crate) use sideboard::{Swap, Swapped, parse_swap, sideboard, sideboarded_text};
 
 /// Longest card name accepted, in bytes: the engine's catalogue limit.
 pub const MAX_NAME_BYTES: usize = fairdeck_shared::crypto::MAX_NAME_LEN;

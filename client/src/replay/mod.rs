@@ -9,7 +9,7 @@
 
 mod script;
 pub mod text;
-pub mod viewer;
+mod viewer;
 
 use std::io::{ErrorKind, IsTerminal};
 use std::path::{Path, PathBuf};

@@ -55,8 +55,13 @@ use serde::{Deserialize, Serialize};
 
 pub use error::SaveError;
 pub use file::SaveFile;
-pub use list::{Listed, Summary, format_time, latest_unfinished, list};
-pub use load::{Saved, load};
+/// `fairdeck games`' tests make a list of saves by hand.
+#[cfg(test)]
+pub(crate) use list::Summary;
+pub(crate) use list::{Listed, format_time};
+pub use list::{latest_unfinished, list};
+pub(crate) use load::Saved;
+pub use load::load;
 pub use lock::{InUse, in_use};
 
 /// The version of the save layout. Another version is refused with its number.

@@ -66,19 +66,19 @@ mod watch_link;
 mod watch_state;
 mod watching;
 
-pub use crate::command::{Browsing, purpose_name};
-pub use building::{PoolLine, Tally};
+pub(crate) use crate::command::{Browsing, purpose_name};
+pub(crate) use building::{PoolLine, Tally};
 pub use door::WRONG_CODES_PER_CODE;
 pub use error::SessionError;
-pub use frontend::{Frontend, Output};
+pub(crate) use frontend::Frontend;
+pub use frontend::Output;
 pub(crate) use reconnect::{FIRST_RETRY, LONGEST_RETRY, RECONNECT_FOR};
 pub(crate) use relay::{Opened, Ws, next_control, open_relay, relay_refusal, send_control};
-pub use start::{Brought, DEFAULT_RELAY, Offer, Options, Role, run};
+pub(crate) use start::run;
+pub use start::{Brought, DEFAULT_RELAY, Offer, Options, Role};
 pub(crate) use state::os_seed;
-pub use wait_clock::{
-    AbsenceClock, AbsenceNews, BUILD_HINT_AFTER, FORFEIT_GRACE, FORFEIT_GRACE_VARIABLE, FORFEIT_HINT_AFTER,
-    WAIT_SHOWN_AFTER, WaitClock, WaitNews, Waiting, forfeit_hint_after,
-};
+pub(crate) use wait_clock::forfeit_hint_after;
+pub use wait_clock::{FORFEIT_HINT_AFTER, Waiting};
 
 #[cfg(test)]
 mod tests;

@@ -4,12 +4,12 @@
 //!
 //! | file | job |
 //! |---|---|
-//! | `spectator.rs` | the spectator's side, sans-IO ([`Spectator`]): the channel, the feed, the observer |
-//! | `run.rs` | `fairdeck watch`: the watch seat at the relay, the spectator driven, a [`WatchFront`] shown |
+//! | `spectator.rs` | the spectator's side, sans-IO ([`Spectator`](spectator::Spectator)): the channel, the feed, the observer |
+//! | `run.rs` | `fairdeck watch`: the watch seat at the relay, the spectator driven, a [`WatchFront`](run::WatchFront) shown |
 //! | `script.rs` | `fairdeck watch --script`: JSON lines |
 //! | `screen.rs` | `fairdeck watch`'s terminal: the read-only table, drawn as the game draws its own |
 //! | `command.rs` | the command as the program runs it: configuration, terminal, exit code |
-//! | `error.rs` | [`WatchError`] |
+//! | `error.rs` | [`WatchError`](error::WatchError) |
 
 mod command;
 mod error;
@@ -19,7 +19,4 @@ mod script;
 mod spectator;
 
 pub use command::command;
-pub use error::WatchError;
-pub use run::{Ended, WatchFront, WatchOptions, watch};
-pub use script::watch_script;
-pub use spectator::{News, Spectator};
+pub(crate) use script::watch_script;

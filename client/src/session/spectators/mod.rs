@@ -10,8 +10,9 @@
 mod feed;
 mod hub;
 
-pub use feed::{Feed, FeedError, MAX_DELAY};
-pub use hub::{FailedOpening, OpeningFailure, WRONG_WATCH_CODES_PER_CODE, WatchHub};
+pub(crate) use feed::{Feed, FeedError};
+pub use hub::WatchHub;
+pub(crate) use hub::{FailedOpening, OpeningFailure, WRONG_WATCH_CODES_PER_CODE};
 
 /// Both players' hellos of a game of one-card decks in suite `G`, host first, as a record holds them.
 #[cfg(test)]

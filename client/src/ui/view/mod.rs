@@ -21,11 +21,14 @@ use fairdeck_shared::crypto::Group;
 use fairdeck_shared::engine::{Engine, Event, GameEnd};
 use fairdeck_shared::table::CardId;
 
-pub use log_pane::Log;
+pub(crate) use log_pane::Log;
 use notices::watch_words;
-pub use pile::{LibraryView, Pile};
-pub use scrolls::{Panel, Scrolls};
-pub use status::{DeckLabel, Overlay, PeerState, Prompt, RelayLink, Setup, Stage, Watchers};
+pub(crate) use pile::LibraryView;
+pub use pile::Pile;
+pub use scrolls::Panel;
+pub(crate) use scrolls::Scrolls;
+pub(crate) use status::{DeckLabel, PeerState, Prompt, RelayLink, Setup, Watchers};
+pub use status::{Overlay, Stage};
 
 use super::arrows::Arrows;
 use super::card_book::CardBook;
