@@ -33,7 +33,7 @@ pub(crate) use update::Updated;
 pub use update::{MTGJSON_URL, update};
 
 /// The database's file name inside the cards folder.
-pub const DATABASE_FILE: &str = "cards.db";
+pub(crate) const DATABASE_FILE: &str = "cards.db";
 
 /// One card: its full name (`Front // Back` for a card of several faces) and its faces, front first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -115,7 +115,7 @@ fn did_you_mean(suggestions: &[String]) -> String {
 
 /// Where the card database goes: `$XDG_DATA_HOME/fairdeck/cards`, else `$HOME/.local/share/fairdeck/cards`,
 /// found as saved games are.
-pub fn cards_dir(get: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
+pub(crate) fn cards_dir(get: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
     crate::save::data_dir(get).map(|dir| dir.join("cards"))
 }
 

@@ -114,12 +114,12 @@ pub(crate) use saved::Progress;
 pub use saved::{SavedKeys, SavedState};
 
 /// Largest message the channel sends or reassembles: a hostile peer cannot make us hold more than this.
-pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+pub(crate) const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 /// The relay's default `max_message_bytes` (docs/RELAY.md); frames are never larger.
 pub const DEFAULT_MAX_FRAME_BYTES: usize = 64 * 1024;
 /// How far ahead of the next expected data frame a receiver accepts a sequence number. An honest sender
 /// never has more unacknowledged, so a frame beyond it is an error.
-pub const WINDOW: u64 = 256;
+pub(crate) const WINDOW: u64 = 256;
 /// Data frames this side keeps unacknowledged, at most. With [`SEND_WINDOW_BYTES`] it keeps what waits in
 /// the relay for a busy peer (one computing a shuffle proof does not read for a while) within half of the
 /// relay's default outbound queue (256 frames, 512 KiB), which cuts off a reader that lets it overflow.
@@ -154,7 +154,7 @@ const NUMBER_AT: usize = 1 + RUN_ID_LEN;
 const ACK_AT: usize = NUMBER_AT + 8;
 /// The peer's runs a receiver records, at most: one per resume of the peer's game; beyond, the peer is
 /// broken or hostile.
-pub const MAX_PEER_RUNS: usize = 1024;
+pub(crate) const MAX_PEER_RUNS: usize = 1024;
 const TAG_LEN: usize = 16;
 const FLAG_LAST: u8 = 1;
 /// Smallest frame limit accepted: header, tag, flags and a useful fragment.

@@ -34,7 +34,7 @@ pub use spec::{Command, Key};
 pub use table::COMMANDS;
 
 /// Reads a command line for the player in `seat`, once: its command and entry, or what was expected.
-pub fn read(line: &str, seat: Seat) -> Entered {
+pub(crate) fn read(line: &str, seat: Seat) -> Entered {
     let line = line.trim();
     Entered { line: line.to_string(), parsed: parse_entry(line, seat) }
 }

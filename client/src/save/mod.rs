@@ -69,17 +69,17 @@ pub use lock::{InUse, in_use};
 /// externally tagged (protocol 4).
 pub const SAVE_FORMAT: u32 = 4;
 /// The extension of save files.
-pub const EXTENSION: &str = "fairdeck";
+pub(crate) const EXTENSION: &str = "fairdeck";
 
 /// Where saved games go: `$XDG_DATA_HOME/fairdeck/games`, else `$HOME/.local/share/fairdeck/games`; `None` when
 /// neither is set. Empty or relative values are ignored, as the XDG base directory specification asks.
-pub fn games_dir(get: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
+pub(crate) fn games_dir(get: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
     data_dir(get).map(|dir| dir.join("games"))
 }
 
 /// fairdeck's data folder: `$XDG_DATA_HOME/fairdeck`, else `$HOME/.local/share/fairdeck`; `None` when neither is
 /// set (empty or relative values ignored).
-pub fn data_dir(get: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
+pub(crate) fn data_dir(get: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
     let absolute = |name: &str| get(name).map(PathBuf::from).filter(|path| path.is_absolute());
     let base = absolute("XDG_DATA_HOME").or_else(|| absolute("HOME").map(|home| home.join(".local").join("share")))?;
     Some(base.join("fairdeck"))

@@ -36,7 +36,7 @@ use crate::session::{Frontend, Output, SessionError};
 /// The terminal in raw mode on its alternate screen, cleared: a program killed there (`kill -9`, before
 /// `fairdeck resume`) leaves its last screen behind, and the first frame is drawn over a blank one. On failure the
 /// terminal is put back (raw mode may be on already when entering the alternate screen failed).
-pub fn open_terminal() -> std::io::Result<DefaultTerminal> {
+pub(crate) fn open_terminal() -> std::io::Result<DefaultTerminal> {
     let mut terminal = ratatui::try_init().inspect_err(|_| ratatui::restore())?;
     terminal.clear().inspect_err(|_| ratatui::restore())?;
     Ok(terminal)

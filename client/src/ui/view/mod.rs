@@ -292,8 +292,6 @@ impl View {
         self.setup.ready = ready;
     }
 
-    /// The watch code, and the relay's count of spectators; watching turned off is told once.
-
     /// A spectator's view: takes in an event of the observer, `source` its table after it. The table the view
     /// shows is built from `source` as a player's is from its engine.
     pub fn spectate(&mut self, event: &Event, source: &impl TableSource) {

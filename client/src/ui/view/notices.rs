@@ -25,6 +25,7 @@ impl View {
         ));
     }
 
+    /// The watch code, and the relay's count of spectators; watching turned off is told once.
     pub(super) fn spectators(&mut self, output: &Output) {
         match output {
             Output::WatchCode(code) => self.notice(format!("watch code: {code} (spectators: fairdeck watch {code})")),
