@@ -2,7 +2,7 @@
 
 use super::WINDOW;
 
-/// Why the channel failed (from [`Channel::handle_frame`]; always fatal there) or refused a message.
+/// Why the channel failed (from [`Channel::handle_frame`](super::Channel::handle_frame); always fatal there) or refused a message.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ChannelError {
     /// Key confirmation failed: the peer used other words (a typo, or someone guessing the code).

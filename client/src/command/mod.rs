@@ -4,9 +4,9 @@
 //! [`Command`] may run is `gate.rs` ([`Gate`]); what it does, the session's `commands.rs`.
 //!
 //! Adding a command: an entry in `table.rs` (its parser in `arguments.rs` if it takes arguments). If it asks for
-//! actions worked out from the table as it stands when it runs, a [`TableAct`] (`spec.rs`: its actions); if for
+//! actions worked out from the table as it stands when it runs, a [`TableAct`](spec::TableAct) (`spec.rs`: its actions); if for
 //! something no [`Command`] does yet, a variant with its gate (`gate.rs`) and its effect in the session. A
-//! command on one card names it by id or by name ([`CardRef`]); it is found with [`CardAct::find`] right before
+//! command on one card names it by id or by name ([`CardRef`]); it is found with [`CardAct::find`](spec::CardAct::find) right before
 //! acting.
 
 mod arguments;

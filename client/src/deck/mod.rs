@@ -180,7 +180,7 @@ pub fn parse_deck(file_name: &str, text: &str) -> Result<Deck, DeckParseError> {
     read_deck(file_name, text).map(|read| read.deck)
 }
 
-/// Reads a deck file as [`parse_deck`] does, keeping its warnings and lines for [`check_deck`].
+/// Reads a deck file as [`parse_deck`] does, keeping its warnings and lines for [`check_deck`](check::check_deck).
 pub fn read_deck(file_name: &str, text: &str) -> Result<ReadDeck, DeckParseError> {
     read_deck_as(detect_format(file_name, text), text)
 }

@@ -110,9 +110,9 @@ pub enum Overlay {
     None,
     Help,
     ConfirmQuit,
-    /// Whether to run the line a single key stands for ([`View::asked`]): y runs it, any other key does not.
+    /// Whether to run the line a single key stands for ([`View::asked`](super::View::asked)): y runs it, any other key does not.
     Confirm,
-    /// A card's text ([`View::card_text`]).
+    /// A card's text ([`View::card_text`](super::View::card_text)).
     Card,
     /// A pile, card by card, with ids.
     Pile(Pile),
