@@ -496,7 +496,7 @@ mod tests {
     fn engine() -> Engine<Ristretto255> {
         let config = EngineConfig { name: "Ada".into(), software: "fairdeck-test".into() };
         let deck = DeckList { library: vec![DeckCard { name: "Mountain".into(), back: 0 }], ..DeckList::default() };
-        Engine::new(Seat::Host, config, deck, [1; 32]).expect("a valid deck")
+        Engine::new(Seat::HOST, config, deck, [1; 32]).expect("a valid deck")
     }
 
     fn json(event: Event) -> serde_json::Value {
@@ -617,11 +617,11 @@ mod tests {
     #[test]
     fn the_chooser_event_says_how_the_choice_was_decided() {
         assert_eq!(
-            json(Event::Chooser { seat: Seat::Guest, by: ChosenBy::Loser }),
+            json(Event::Chooser { seat: Seat::GUEST, by: ChosenBy::Loser }),
             serde_json::json!({"event": "chooser", "seat": "guest", "by": "previous-loser"})
         );
         assert_eq!(
-            json(Event::Chooser { seat: Seat::Host, by: ChosenBy::Coin }),
+            json(Event::Chooser { seat: Seat::HOST, by: ChosenBy::Coin }),
             serde_json::json!({"event": "chooser", "seat": "host", "by": "coin"})
         );
     }
@@ -631,7 +631,7 @@ mod tests {
         let difference =
             DeckDifference { added: vec![(1, "Shock".into())], removed: vec![(2, "Lightning Bolt".into())] };
         assert_eq!(
-            json(Event::DeckDiffers { seat: Seat::Guest, game: 2, difference, check: DifferenceCheck::Unverifiable }),
+            json(Event::DeckDiffers { seat: Seat::GUEST, game: 2, difference, check: DifferenceCheck::Unverifiable }),
             serde_json::json!({
                 "event": "deck_differs", "seat": "guest", "game": 2,
                 "added": [[1, "Shock"]], "removed": [[2, "Lightning Bolt"]], "check": "unverifiable",
@@ -642,7 +642,7 @@ mod tests {
     #[test]
     fn a_missing_audit_is_an_event_naming_whose_deck_and_which_game() {
         assert_eq!(
-            json(Event::AuditMissing { seat: Seat::Guest, game: 1 }),
+            json(Event::AuditMissing { seat: Seat::GUEST, game: 1 }),
             serde_json::json!({"event": "audit_missing", "seat": "guest", "game": 1})
         );
     }

@@ -210,7 +210,7 @@ async fn cheating_feed(url: String, record: Vec<(Seat, Envelope)>, code: mpsc::S
     link.send(Message::Text(json!({"type": "host_watch", "token": token}).to_string().into())).await.unwrap();
     let opened = control(&mut link).await;
     let watch_code = Code::random(opened["nameplate"].as_str().unwrap());
-    let mut hub = WatchHub::new(Seat::Host, Suite::Ristretto255, [8; 32]);
+    let mut hub = WatchHub::new(Seat::HOST, Suite::Ristretto255, [8; 32]);
     hub.opened(watch_code.clone(), welcome["max_message_bytes"].as_u64().unwrap() as usize);
     hub.follow(&record, 0, true);
     code.send(watch_code.to_string()).unwrap();
@@ -238,10 +238,10 @@ fn a_forwarded_envelope_its_player_changed_raises_an_alert_at_the_spectator() {
     // guest's envelopes with its body changed.
     let mut pair = Pair::<Ristretto255>::new(numbered_deck("Host", 10, 1), numbered_deck("Guest", 10, 1), 7);
     pair.drive();
-    pair.intent(Seat::Guest, Intent::Act(Action::Draw { count: 2 })).unwrap();
+    pair.intent(Seat::GUEST, Intent::Act(Action::Draw { count: 2 })).unwrap();
     pair.drive();
     let mut record = pair.host.record().to_vec();
-    let (_, changed) = record.iter_mut().rev().find(|(from, _)| *from == Seat::Guest).unwrap();
+    let (_, changed) = record.iter_mut().rev().find(|(from, _)| *from == Seat::GUEST).unwrap();
     changed.body[0] ^= 1;
     let changed_seq = changed.seq;
 

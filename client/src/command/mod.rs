@@ -114,14 +114,14 @@ mod tests {
         // A key that runs a line runs a line of its own command that parses.
         for shortcut in shortcuts().filter(|s| !s.prefill) {
             assert_eq!(shortcut.line.split_whitespace().next(), Some(shortcut.spec.name));
-            assert!(parse(&shortcut.line, Seat::Host).is_ok(), "{}", shortcut.line);
+            assert!(parse(&shortcut.line, Seat::HOST).is_ok(), "{}", shortcut.line);
         }
     }
 
     #[test]
     fn pick_reads_a_grid_line_or_a_card_of_the_pack_by_number_or_name() {
         use fairdeck_shared::wire::GridLine;
-        let host = Seat::Host;
+        let host = Seat::HOST;
         assert_eq!(parse("pick row 2", host), Ok(Command::Pick(GridLine::Row(1))));
         assert_eq!(parse("pick column 3", host), Ok(Command::Pick(GridLine::Column(2))));
         assert_eq!(parse("pick 12", host), Ok(Command::TakeCard(PackCard::Number(12))));
@@ -135,7 +135,7 @@ mod tests {
     #[test]
     fn browsing_commands_parse() {
         use fairdeck_shared::wire::PeekPurpose;
-        let host = Seat::Host;
+        let host = Seat::HOST;
         assert_eq!(parse("search", host), Ok(Command::Browse(PeekPurpose::Search, None)));
         assert_eq!(parse("surveil 2", host), Ok(Command::Browse(PeekPurpose::Surveil, Some(2))));
         assert_eq!(parse("take 4", host), Ok(Command::Take(CardRef::Id(CardId(4)), ZoneKind::Hand)));
@@ -158,7 +158,7 @@ mod tests {
 
     #[test]
     fn table_actions_parse() {
-        let host = Seat::Host;
+        let host = Seat::HOST;
         assert_eq!(parse("draw 7", host), Ok(Command::Act(Action::Draw { count: 7 })));
         assert_eq!(parse("roll 2d6", host), Ok(Command::Act(Action::Roll { dice: Dice::new(2, 6).unwrap() })));
         assert_eq!(parse("end", host), Ok(Command::End));
@@ -173,7 +173,7 @@ mod tests {
 
     #[test]
     fn building_reads_a_count_and_a_name_or_all() {
-        let host = Seat::Host;
+        let host = Seat::HOST;
         let step = |line| match parse(line, host) {
             Ok(Command::Building(step)) => Ok(step),
             other => Err(other),
@@ -189,7 +189,7 @@ mod tests {
 
     #[test]
     fn mill_parses_a_count_of_one_or_more() {
-        let host = Seat::Host;
+        let host = Seat::HOST;
         assert_eq!(parse("mill 3", host), Ok(Command::OnTable(TableAct::Mill(3))));
         assert_eq!(parse("mill", host), Err("usage: mill N".into()));
         assert_eq!(parse("mill x", host), Err("usage: mill N (a whole number)".into()));
@@ -199,7 +199,7 @@ mod tests {
 
     #[test]
     fn card_commands_parse() {
-        let host = Seat::Host;
+        let host = Seat::HOST;
         assert_eq!(
             parse("play #3 at 10,-2 facedown", host),
             Ok(Command::OnCard(
@@ -212,15 +212,15 @@ mod tests {
             ))
         );
         assert_eq!(
-            parse("move 4 opponent graveyard bottom", Seat::Guest),
+            parse("move 4 opponent graveyard bottom", Seat::GUEST),
             Ok(Command::OnCard(
                 CardRef::Id(CardId(4)),
-                CardAct::Move { to: ZoneId::new(Seat::Host, ZoneKind::Graveyard), position: Position::Bottom }
+                CardAct::Move { to: ZoneId::new(Seat::HOST, ZoneKind::Graveyard), position: Position::Bottom }
             ))
         );
         assert_eq!(
             parse("reveal 5 to opponent", host),
-            Ok(Command::OnCard(CardRef::Id(CardId(5)), CardAct::Reveal { to: Some(Seat::Guest) }))
+            Ok(Command::OnCard(CardRef::Id(CardId(5)), CardAct::Reveal { to: Some(Seat::GUEST) }))
         );
         assert_eq!(parse("tap #12", host), Ok(Command::OnCard(CardRef::Id(CardId(12)), CardAct::Tap(true))));
         assert_eq!(
@@ -242,7 +242,7 @@ mod tests {
 
     #[test]
     fn play_takes_the_next_free_spot_unless_told_where() {
-        let host = Seat::Host;
+        let host = Seat::HOST;
         let area = ZoneId::new(host, ZoneKind::Play);
         let play = |card: &str, spot, face_down| {
             Ok(Command::OnCard(CardRef::Name(card.into()), CardAct::Play { area, spot, face_down }))
@@ -257,7 +257,7 @@ mod tests {
 
     #[test]
     fn reveal_library_next_turn_and_bottom_of_the_hand_parse() {
-        let host = Seat::Host;
+        let host = Seat::HOST;
         let reveal = |count| Ok(Command::OnTable(TableAct::RevealLibrary { count, looked: false }));
         assert_eq!(parse("reveal library 3", host), reveal(Some(3)));
         assert_eq!(parse("reveal library", host), reveal(None));
@@ -293,7 +293,7 @@ mod tests {
 
     #[test]
     fn attachments_and_arrows_parse() {
-        let host = Seat::Host;
+        let host = Seat::HOST;
         assert_eq!(
             parse("attach 3 to goblin guide", host),
             Ok(Command::OnCard(
@@ -304,7 +304,7 @@ mod tests {
         assert_eq!(parse("detach 3", host), Ok(Command::OnCard(CardRef::Id(CardId(3)), CardAct::Attach { to: None })));
         assert_eq!(
             parse("arrow 3 to opponent", host),
-            Ok(Command::OnCard(CardRef::Id(CardId(3)), CardAct::Arrow { to: ArrowTo::Player(Seat::Guest) }))
+            Ok(Command::OnCard(CardRef::Id(CardId(3)), CardAct::Arrow { to: ArrowTo::Player(Seat::GUEST) }))
         );
         assert_eq!(
             parse("arrow 3 to me", host),
@@ -314,10 +314,10 @@ mod tests {
 
     #[test]
     fn players_talk_values_and_tokens_parse() {
-        let host = Seat::Host;
+        let host = Seat::HOST;
         assert_eq!(parse("say hello there", host), Ok(Command::Chat("hello there".into())));
-        assert_eq!(parse("ask hand", host), Ok(Command::Ask(ZoneId::hand(Seat::Guest), None)));
-        assert_eq!(parse("ask library 3", host), Ok(Command::Ask(ZoneId::library(Seat::Guest), Some(3))));
+        assert_eq!(parse("ask hand", host), Ok(Command::Ask(ZoneId::hand(Seat::GUEST), None)));
+        assert_eq!(parse("ask library 3", host), Ok(Command::Ask(ZoneId::library(Seat::GUEST), Some(3))));
         assert_eq!(parse("refuse hand", host), Ok(Command::Refuse(ZoneId::hand(host))));
         assert_eq!(parse("life -3", host), Ok(Command::PlayerValue { key: "life".into(), amount: Amount::Add(-3) }));
         assert_eq!(parse("life 40", host), Ok(Command::PlayerValue { key: "life".into(), amount: Amount::Set(40) }));
@@ -369,27 +369,27 @@ mod tests {
             "concede now",
             "untap-all 3",
         ] {
-            assert!(parse(line, Seat::Host).is_err(), "{line} should be refused");
+            assert!(parse(line, Seat::HOST).is_err(), "{line} should be refused");
         }
     }
 
     #[test]
     fn a_line_is_read_once_with_its_entry_or_its_error() {
-        let entered = read("  draw 2 ", Seat::Host);
+        let entered = read("  draw 2 ", Seat::HOST);
         assert_eq!(entered.line, "draw 2");
         let parsed = entered.parsed.expect("draw parses");
         assert_eq!(parsed.spec.name, table::DRAW.name);
         assert_eq!(parsed.command, Command::Act(Action::Draw { count: 2 }));
-        assert_eq!(read("dance", Seat::Host).parsed, Err("unknown command \"dance\" (see `fairdeck --help`)".into()));
+        assert_eq!(read("dance", Seat::HOST).parsed, Err("unknown command \"dance\" (see `fairdeck --help`)".into()));
         // `view` is the terminal's alone.
-        assert!(read("view graveyard", Seat::Host).parsed.is_err());
+        assert!(read("view graveyard", Seat::HOST).parsed.is_err());
         assert_eq!(table::VIEW.arguments("view opponent exile"), Some(" opponent exile"));
         assert_eq!(table::VIEW.arguments("viewer"), None);
     }
 
     #[test]
     fn cards_are_named_by_id_or_by_name() {
-        let host = Seat::Host;
+        let host = Seat::HOST;
         let card = |line: &str| match parse(line, host) {
             Ok(Command::OnCard(card, _)) => card,
             other => panic!("{line}: {other:?}"),
@@ -412,7 +412,7 @@ mod tests {
             parse("move \"Lightning Bolt\" opponent graveyard top", host),
             Ok(Command::OnCard(
                 name("Lightning Bolt"),
-                CardAct::Move { to: ZoneId::new(Seat::Guest, ZoneKind::Graveyard), position: Position::Top }
+                CardAct::Move { to: ZoneId::new(Seat::GUEST, ZoneKind::Graveyard), position: Position::Top }
             ))
         );
         assert_eq!(parse("tap \"Lightning Bolt", host), Err("\"Lightning Bolt lacks its closing quote".into()));
@@ -440,14 +440,14 @@ mod tests {
             "ask deck",
             "ask hand x",
         ] {
-            assert!(parse(line, Seat::Host).is_err(), "{line} should be refused");
+            assert!(parse(line, Seat::HOST).is_err(), "{line} should be refused");
         }
         // The messages name what was expected, as they always have.
-        assert_eq!(parse("draw", Seat::Host), Err("usage: draw N".into()));
-        assert_eq!(parse("draw x", Seat::Host), Err("usage: draw N (a whole number)".into()));
-        assert_eq!(parse("roll 2d", Seat::Host), Err("usage: roll NdM (such as 2d6)".into()));
-        assert_eq!(parse("untap", Seat::Host), Err("usage: untap CARD".into()));
-        assert_eq!(parse("wait 3", Seat::Host), Err("`wait` takes no argument".into()));
-        assert_eq!(parse("dance", Seat::Host), Err("unknown command \"dance\" (see `fairdeck --help`)".into()));
+        assert_eq!(parse("draw", Seat::HOST), Err("usage: draw N".into()));
+        assert_eq!(parse("draw x", Seat::HOST), Err("usage: draw N (a whole number)".into()));
+        assert_eq!(parse("roll 2d", Seat::HOST), Err("usage: roll NdM (such as 2d6)".into()));
+        assert_eq!(parse("untap", Seat::HOST), Err("usage: untap CARD".into()));
+        assert_eq!(parse("wait 3", Seat::HOST), Err("`wait` takes no argument".into()));
+        assert_eq!(parse("dance", Seat::HOST), Err("unknown command \"dance\" (see `fairdeck --help`)".into()));
     }
 }

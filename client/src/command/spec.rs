@@ -518,16 +518,16 @@ mod tests {
     #[test]
     fn mill_moves_the_library_top_cards_into_the_graveyard_known_to_both() {
         let mut pair = ready_pair();
-        let library = pair.host.table().zone(ZoneId::library(Seat::Host)).to_vec();
+        let library = pair.host.table().zone(ZoneId::library(Seat::HOST)).to_vec();
         for action in TableAct::Mill(2).actions(&pair.host).unwrap() {
-            pair.intent(Seat::Host, Intent::Act(action)).unwrap();
+            pair.intent(Seat::HOST, Intent::Act(action)).unwrap();
         }
         pair.drive();
-        let graveyard = ZoneId::new(Seat::Host, ZoneKind::Graveyard);
+        let graveyard = ZoneId::new(Seat::HOST, ZoneKind::Graveyard);
         // The top card went first: the second one lies on it.
         assert_eq!(pair.host.table().zone(graveyard), [library[1], library[0]]);
         assert_eq!(pair.guest.table().zone(graveyard), [library[1], library[0]]);
-        assert_eq!(pair.host.table().zone(ZoneId::library(Seat::Host)), &library[2..]);
+        assert_eq!(pair.host.table().zone(ZoneId::library(Seat::HOST)), &library[2..]);
         for card in &library[..2] {
             assert_eq!(pair.host.table().card(*card).unwrap().known_to, Knowledge::BOTH);
             assert!(pair.guest.identity(*card).is_some(), "the guest knows the milled {card}");
@@ -543,9 +543,9 @@ mod tests {
 
     /// Plays `card` of the host's hand at `spot`, its card found and its action made as the session does.
     fn play(pair: &mut Pair<Ristretto255>, card: CardId, spot: Spot) {
-        let act = CardAct::Play { area: ZoneId::new(Seat::Host, ZoneKind::Play), spot, face_down: false };
+        let act = CardAct::Play { area: ZoneId::new(Seat::HOST, ZoneKind::Play), spot, face_down: false };
         let action = act.action(&pair.host, act.find(&pair.host, &CardRef::Id(card)).unwrap()).unwrap();
-        run(pair, Seat::Host, vec![action]);
+        run(pair, Seat::HOST, vec![action]);
     }
 
     fn spot_of(pair: &Pair<Ristretto255>, card: CardId) -> (i32, i32) {
@@ -557,8 +557,8 @@ mod tests {
     fn a_card_played_without_a_spot_takes_the_next_free_one_row_by_row() {
         let mut pair = Pair::new(numbered_deck("Host", 12, 0), numbered_deck("Guest", 5, 0), 4);
         pair.drive();
-        run(&mut pair, Seat::Host, vec![Action::Draw { count: 12 }]);
-        let hand = pair.host.table().zone(ZoneId::hand(Seat::Host)).to_vec();
+        run(&mut pair, Seat::HOST, vec![Action::Draw { count: 12 }]);
+        let hand = pair.host.table().zone(ZoneId::hand(Seat::HOST)).to_vec();
         play(&mut pair, hand[0], Spot::Next);
         play(&mut pair, hand[1], Spot::At { x: 2, y: 0 });
         play(&mut pair, hand[2], Spot::Next);
@@ -567,10 +567,10 @@ mod tests {
             [(0, 0), (2, 0), (1, 0)]
         );
         // A spot left free is taken again; a card already there keeps a spot of its own.
-        let to = ZoneId::new(Seat::Host, ZoneKind::Graveyard);
+        let to = ZoneId::new(Seat::HOST, ZoneKind::Graveyard);
         run(
             &mut pair,
-            Seat::Host,
+            Seat::HOST,
             vec![Action::Move { card: hand[0], to, position: Position::Top, placement: Placement::default() }],
         );
         play(&mut pair, hand[3], Spot::Next);
@@ -598,22 +598,22 @@ mod tests {
     #[test]
     fn reveal_library_shows_the_top_cards_to_the_opponent_only_once_looked_at() {
         let mut pair = ready_pair();
-        let library = pair.guest.table().zone(ZoneId::library(Seat::Guest)).to_vec();
+        let library = pair.guest.table().zone(ZoneId::library(Seat::GUEST)).to_vec();
         let reveal = |count| TableAct::RevealLibrary { count, looked: false };
         // Unknown cards are looked at first, then shown.
         let look = reveal(Some(3)).actions(&pair.guest).unwrap();
         assert_eq!(look, [Action::Peek { count: 3, purpose: PeekPurpose::Look }]);
         assert_eq!(reveal(Some(3)).then(&look), Some(TableAct::RevealLibrary { count: Some(3), looked: true }));
-        run_table_act(&mut pair, Seat::Guest, reveal(Some(3)));
+        run_table_act(&mut pair, Seat::GUEST, reveal(Some(3)));
         for (i, card) in library.iter().enumerate() {
             let known = pair.host.table().card(*card).unwrap().known_to;
             assert_eq!(known, if i < 3 { Knowledge::BOTH } else { Knowledge::NOBODY }, "card {i}");
             assert_eq!(pair.host.identity(*card).is_some(), i < 3, "card {i}");
         }
-        assert_eq!(pair.guest.table().zone(ZoneId::library(Seat::Guest)), library, "the library keeps its order");
+        assert_eq!(pair.guest.table().zone(ZoneId::library(Seat::GUEST)), library, "the library keeps its order");
         // Known cards are shown at once, and that is all.
         let shown = reveal(Some(2)).actions(&pair.guest).unwrap();
-        assert_eq!(shown, [Action::Reveal { cards: library[..2].to_vec(), to: Some(Seat::Host) }]);
+        assert_eq!(shown, [Action::Reveal { cards: library[..2].to_vec(), to: Some(Seat::HOST) }]);
         assert_eq!(reveal(Some(2)).then(&shown), None);
         // More than the library holds, or no count: all of it. Looked at, a card still unknown stops it.
         let all = [Action::Peek { count: 5, purpose: PeekPurpose::Look }];
@@ -621,32 +621,32 @@ mod tests {
         assert_eq!(reveal(None).actions(&pair.guest).unwrap(), all);
         let looked = TableAct::RevealLibrary { count: None, looked: true };
         assert!(looked.actions(&pair.guest).is_err_and(|e| e.contains("not answered")));
-        run(&mut pair, Seat::Guest, vec![Action::Draw { count: 5 }]);
+        run(&mut pair, Seat::GUEST, vec![Action::Draw { count: 5 }]);
         assert_eq!(reveal(Some(1)).actions(&pair.guest), Err("your library is empty".to_string()));
     }
 
     #[test]
     fn next_turn_sets_the_first_phase_and_taking_the_turn_back_untaps_and_draws() {
         let mut pair = ready_pair();
-        run(&mut pair, Seat::Host, vec![Action::Draw { count: 1 }]);
-        let card = pair.host.table().zone(ZoneId::hand(Seat::Host))[0];
+        run(&mut pair, Seat::HOST, vec![Action::Draw { count: 1 }]);
+        let card = pair.host.table().zone(ZoneId::hand(Seat::HOST))[0];
         play(&mut pair, card, Spot::Next);
-        run(&mut pair, Seat::Host, vec![Action::Tap { card, tapped: true }, Action::SetPhase { phase: "end".into() }]);
+        run(&mut pair, Seat::HOST, vec![Action::Tap { card, tapped: true }, Action::SetPhase { phase: "end".into() }]);
         // Passing the turn (the first: its own), the host cannot untap and draw: that is the guest's turn beginning.
         let refused = TableAct::NextTurn { untap_draw: true }.actions(&pair.host);
         assert!(refused.is_err_and(|e| e.contains("own turn")));
         let actions = TableAct::NextTurn { untap_draw: false }.actions(&pair.host).unwrap();
-        run(&mut pair, Seat::Host, actions);
+        run(&mut pair, Seat::HOST, actions);
         let table = pair.guest.table();
-        assert_eq!((table.turn, table.active, table.phase.as_str()), (1, Some(Seat::Guest), FIRST_PHASE));
-        run(&mut pair, Seat::Guest, vec![Action::SetPhase { phase: "main2".into() }]);
+        assert_eq!((table.turn, table.active, table.phase.as_str()), (1, Some(Seat::GUEST), FIRST_PHASE));
+        run(&mut pair, Seat::GUEST, vec![Action::SetPhase { phase: "main2".into() }]);
         // The guest forgets to pass: the host takes the turn back, untaps and draws.
         let actions = TableAct::NextTurn { untap_draw: true }.actions(&pair.host).unwrap();
-        run(&mut pair, Seat::Host, actions);
+        run(&mut pair, Seat::HOST, actions);
         let table = pair.guest.table();
-        assert_eq!((table.turn, table.active, table.phase.as_str()), (2, Some(Seat::Host), FIRST_PHASE));
+        assert_eq!((table.turn, table.active, table.phase.as_str()), (2, Some(Seat::HOST), FIRST_PHASE));
         assert!(!table.card(card).unwrap().tapped);
-        assert_eq!(table.zone(ZoneId::hand(Seat::Host)).len(), 1);
+        assert_eq!(table.zone(ZoneId::hand(Seat::HOST)).len(), 1);
     }
 
     #[test]
@@ -655,7 +655,7 @@ mod tests {
         let actions = TableAct::Mill(9).actions(&pair.host).unwrap();
         assert_eq!(actions.len(), 5, "the whole library, no more");
         for action in actions {
-            pair.intent(Seat::Host, Intent::Act(action)).unwrap();
+            pair.intent(Seat::HOST, Intent::Act(action)).unwrap();
         }
         pair.drive();
         assert_eq!(TableAct::Mill(1).actions(&pair.host), Err("your library is empty".to_string()));

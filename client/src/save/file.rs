@@ -242,7 +242,7 @@ mod tests {
         use fairdeck_shared::engine::{Engine, EngineConfig};
         let config = EngineConfig { name: "Ada".into(), software: "fairdeck-test".into() };
         let deck = fairdeck_shared::pair::numbered_deck("Ada", 3, 0);
-        let journal = Engine::<Ristretto255>::new(Seat::Host, config, deck, [3; 32]).unwrap().journal().clone();
+        let journal = Engine::<Ristretto255>::new(Seat::HOST, config, deck, [3; 32]).unwrap().journal().clone();
         let mut host = Channel::new(crate::channel::Side::Host, "tests-words", "7", [1; 32]);
         let mut guest = Channel::new(crate::channel::Side::Guest, "tests-words", "7", [2; 32]);
         for _ in 0..10 {

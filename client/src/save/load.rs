@@ -60,7 +60,7 @@ pub fn load(path: &Path) -> Result<Saved, SaveError> {
     let json = next_line(&mut chain, first).map_err(|reason| damaged(number, reason))?;
     let header: Header =
         serde_json::from_slice(json).map_err(|e| damaged(number, &format!("unreadable header: {e}")))?;
-    if (header.keys.side() == crate::channel::Side::Host) != (header.journal.seat == fairdeck_shared::Seat::Host) {
+    if (header.keys.side() == crate::channel::Side::Host) != (header.journal.seat == fairdeck_shared::Seat::HOST) {
         return Err(damaged(number, "its channel and its journal are of different seats"));
     }
 

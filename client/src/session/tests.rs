@@ -51,7 +51,7 @@ struct Table {
 }
 
 fn side(seat: Seat) -> usize {
-    usize::from(seat == Seat::Guest)
+    usize::from(seat == Seat::GUEST)
 }
 
 fn deck() -> DeckList {
@@ -67,13 +67,13 @@ fn core(seat: Seat, words: &Code, now: Instant) -> SessionCore<Ristretto255> {
 fn core_in<G: Group>(seat: Seat, words: &Code, now: Instant, deck: DeckList) -> SessionCore<G> {
     let config = EngineConfig { name: format!("{seat:?}"), software: "test".into() };
     let engine = Engine::<G>::new(seat, config, deck, [side(seat) as u8 + 1; 32]).unwrap();
-    let channel_side = if seat == Seat::Host { Side::Host } else { Side::Guest };
+    let channel_side = if seat == Seat::HOST { Side::Host } else { Side::Guest };
     let channel = Channel::new(channel_side, &words.password(), words.nameplate(), [side(seat) as u8 + 9; 32]);
     let relay =
         RelayPlace { url: "ws://relay.test/v1".into(), ca: None, token: Some(format!("token-{seat:?}")), serve: None };
     let mut core = SessionCore::new(engine, channel, LinkState::Up, relay, [side(seat) as u8 + 17; 32], now);
     core.code = Some(words.clone());
-    if seat == Seat::Guest {
+    if seat == Seat::GUEST {
         // As `fairdeck join` starts it: its engine held back until the host's hello names the suite.
         core.meeting = Meeting::Awaiting;
     }
@@ -84,9 +84,9 @@ impl Table {
     /// Host and guest, seated and paired by the relay; the guest typed `guest_code`.
     fn new(host_code: &Code, guest_code: &Code) -> Table {
         let now = Instant::now();
-        let cores = [core(Seat::Host, host_code, now), core(Seat::Guest, guest_code, now)];
+        let cores = [core(Seat::HOST, host_code, now), core(Seat::GUEST, guest_code, now)];
         let mut table = Table { cores, seen: Default::default(), wire: Default::default(), here: [true, true], now };
-        for seat in [Seat::Host, Seat::Guest] {
+        for seat in [Seat::HOST, Seat::GUEST] {
             table.input(seat, Input::Control(r#"{"type":"paired"}"#.into()));
         }
         table
@@ -97,7 +97,7 @@ impl Table {
         let code = Code::random("7");
         let mut table = Table::new(&code, &code);
         table.run();
-        for seat in [Seat::Host, Seat::Guest] {
+        for seat in [Seat::HOST, Seat::GUEST] {
             assert!(table.saw(seat, |o| matches!(o, Output::Engine(Event::Ready))), "{seat:?} is not ready");
         }
         table
@@ -120,7 +120,7 @@ impl Table {
     /// The time moves on by `by`; each core whose deadline came is woken.
     fn wait(&mut self, by: Duration) {
         self.now += by;
-        for seat in [Seat::Host, Seat::Guest] {
+        for seat in [Seat::HOST, Seat::GUEST] {
             if self.core(seat).poll_timeout().is_some_and(|deadline| deadline <= self.now) {
                 let now = self.now;
                 self.core(seat).handle_timeout(now);
@@ -141,7 +141,7 @@ impl Table {
         for _ in 0..10_000 {
             let Some(i) = (0..2).find(|&i| !self.wire[i].is_empty()) else { return };
             let frame = self.wire[i].pop_front().unwrap();
-            let seat = if i == 0 { Seat::Host } else { Seat::Guest };
+            let seat = if i == 0 { Seat::HOST } else { Seat::GUEST };
             self.input(seat, Input::Frame(frame));
         }
         panic!("the table never settled");
@@ -208,21 +208,21 @@ fn learned(output: &Output) -> bool {
 fn a_draw_reaches_the_other_side_and_its_card_comes_back_known() {
     let mut table = Table::ready();
     table.forget();
-    table.line(Seat::Host, "draw 1");
-    assert!(table.saw(Seat::Host, drew(Seat::Host)));
-    assert!(!table.saw(Seat::Guest, drew(Seat::Host)), "nothing crossed yet");
+    table.line(Seat::HOST, "draw 1");
+    assert!(table.saw(Seat::HOST, drew(Seat::HOST)));
+    assert!(!table.saw(Seat::GUEST, drew(Seat::HOST)), "nothing crossed yet");
     table.run();
-    assert!(table.saw(Seat::Guest, drew(Seat::Host)), "the guest's table shows the draw");
-    assert!(table.saw(Seat::Host, learned), "the guest's strip came back: the host knows its card");
-    assert!(!table.saw(Seat::Guest, learned), "the guest learns nothing of the host's hand");
-    let hand = |core: &SessionCore<Ristretto255>| core.engine().table().zone(ZoneId::hand(Seat::Host)).len();
+    assert!(table.saw(Seat::GUEST, drew(Seat::HOST)), "the guest's table shows the draw");
+    assert!(table.saw(Seat::HOST, learned), "the guest's strip came back: the host knows its card");
+    assert!(!table.saw(Seat::GUEST, learned), "the guest learns nothing of the host's hand");
+    let hand = |core: &SessionCore<Ristretto255>| core.engine().table().zone(ZoneId::hand(Seat::HOST)).len();
     assert_eq!((hand(&table.cores[0]), hand(&table.cores[1])), (1, 1));
 }
 
 #[test]
 fn the_answer_is_saved_and_sent_in_the_drain_that_shows_what_it_answers() {
     let mut table = Table::ready();
-    table.line(Seat::Host, "draw 1");
+    table.line(Seat::HOST, "draw 1");
     let now = table.now;
     let frames: Vec<Vec<u8>> = table.wire[1].drain(..).collect();
     let guest = &mut table.cores[1];
@@ -238,7 +238,7 @@ fn the_answer_is_saved_and_sent_in_the_drain_that_shows_what_it_answers() {
             break;
         }
     }
-    let shown = drains.iter().position(|seen| seen.shown.iter().any(drew(Seat::Host))).expect("the draw is shown");
+    let shown = drains.iter().position(|seen| seen.shown.iter().any(drew(Seat::HOST))).expect("the draw is shown");
     assert_eq!(drains[shown].saves, [SavePoint::Sending], "saved before the strip leaves");
     assert!(drains[shown].frames > 0, "the strip leaves in the same drain");
     assert_eq!(drains.iter().map(|seen| seen.frames).sum::<usize>(), drains[shown].frames);
@@ -250,19 +250,19 @@ fn the_ack_of_a_message_not_answered_waits_for_the_next_message_and_no_save_is_w
     table.wait(Duration::from_secs(1));
     table.run();
     table.forget();
-    table.line(Seat::Host, "draw 1");
+    table.line(Seat::HOST, "draw 1");
     table.run();
-    assert!(table.saw(Seat::Host, learned));
+    assert!(table.saw(Seat::HOST, learned));
     assert_eq!(table.seen[0].frames, 1, "the draw went; the guest's strip is not acknowledged yet");
     assert_eq!(table.seen[0].saves.last(), Some(&SavePoint::Settled), "the strip taken in, nothing to send");
-    let ack_at = table.core(Seat::Host).poll_timeout().expect("the held ack has a deadline");
+    let ack_at = table.core(Seat::HOST).poll_timeout().expect("the held ack has a deadline");
     assert!(ack_at > table.now);
 
     // The next draw carries the ack: the guest takes it in and answers at once.
-    table.line(Seat::Host, "draw 1");
+    table.line(Seat::HOST, "draw 1");
     table.run();
     assert_eq!(table.seen[0].frames, 2, "no ack frame of its own");
-    assert!(table.saw(Seat::Guest, drew(Seat::Host)));
+    assert!(table.saw(Seat::GUEST, drew(Seat::HOST)));
     let guest_sent = table.seen[1].frames;
 
     // Unanswered, the last strip is acknowledged once the delay passed: saved first, then the ack; the guest
@@ -275,7 +275,7 @@ fn the_ack_of_a_message_not_answered_waits_for_the_next_message_and_no_save_is_w
     assert!(table.seen[1].saves.iter().all(|point| *point == SavePoint::Settled), "the ack taken in, nothing to send");
     assert_eq!(table.seen[1].frames, 0);
     assert!(guest_sent > 0);
-    assert_eq!(table.core(Seat::Host).poll_timeout(), None, "nothing owed, nothing due");
+    assert_eq!(table.core(Seat::HOST).poll_timeout(), None, "nothing owed, nothing due");
 }
 
 #[test]
@@ -283,16 +283,16 @@ fn a_player_who_quits_sends_the_ack_it_held_back_saved_first() {
     let mut table = Table::ready();
     table.wait(Duration::from_secs(1));
     table.run();
-    table.line(Seat::Host, "draw 1");
+    table.line(Seat::HOST, "draw 1");
     table.run();
-    assert!(table.core(Seat::Host).poll_timeout().is_some(), "the strip's ack is held back");
+    assert!(table.core(Seat::HOST).poll_timeout().is_some(), "the strip's ack is held back");
     table.forget();
-    table.line(Seat::Host, "quit");
+    table.line(Seat::HOST, "quit");
     assert_eq!(table.seen[0].frames, 1, "the ack left with the player");
     assert_eq!(table.seen[0].saves.last(), Some(&SavePoint::Sending));
     assert!(matches!(table.seen[0].end, Some(Ok(()))));
     table.run();
-    assert_eq!(table.core(Seat::Guest).channel().unacked_frames(), 0, "the guest keeps nothing for the host");
+    assert_eq!(table.core(Seat::GUEST).channel().unacked_frames(), 0, "the guest keeps nothing for the host");
 }
 
 #[test]
@@ -300,14 +300,14 @@ fn the_session_s_last_line_goes_to_its_save_and_makes_none() {
     let mut table = Table::ready();
     let games = tempfile::tempdir().unwrap();
     let mut saver = super::saving::Saver::new(games.path().to_path_buf(), None);
-    saver.keep(table.core(Seat::Host)).unwrap();
+    saver.keep(table.core(Seat::HOST)).unwrap();
     assert_eq!(std::fs::read_dir(games.path()).unwrap().count(), 0, "a game never saved leaves no save behind");
-    saver.save(table.core(Seat::Host), SavePoint::Sending).unwrap();
-    let path = table.core(Seat::Host).saved_at.clone().expect("the save is made");
+    saver.save(table.core(Seat::HOST), SavePoint::Sending).unwrap();
+    let path = table.core(Seat::HOST).saved_at.clone().expect("the save is made");
     let before = std::fs::metadata(&path).unwrap().len();
-    table.line(Seat::Host, "draw 1");
+    table.line(Seat::HOST, "draw 1");
     table.run();
-    saver.keep(table.core(Seat::Host)).unwrap();
+    saver.keep(table.core(Seat::HOST)).unwrap();
     assert!(std::fs::metadata(&path).unwrap().len() > before, "what came since is kept");
 }
 
@@ -317,23 +317,23 @@ fn the_session_s_last_line_goes_to_its_save_and_makes_none() {
 fn a_sideboarded_deck_is_not_a_changed_one_and_a_deck_off_the_75_is() {
     let mut table = Table::ready();
     table.forget();
-    table.line(Seat::Guest, "sideboard out card 1 in card 7");
-    assert!(table.saw(Seat::Guest, |o| matches!(o, Output::CommandError { .. })), "Card 7 is not in the sideboard");
-    table.line(Seat::Guest, "sideboard out card 1 out card 2");
+    table.line(Seat::GUEST, "sideboard out card 1 in card 7");
+    assert!(table.saw(Seat::GUEST, |o| matches!(o, Output::CommandError { .. })), "Card 7 is not in the sideboard");
+    table.line(Seat::GUEST, "sideboard out card 1 out card 2");
     let sideboarded = |o: &Output| matches!(o, Output::Sideboarded { main: 6, sideboard: 2, .. });
-    assert!(table.saw(Seat::Guest, sideboarded));
+    assert!(table.saw(Seat::GUEST, sideboarded));
     let other = tempfile::NamedTempFile::with_suffix(".txt").unwrap();
     std::fs::write(other.path(), "8 Other Card\n").unwrap();
-    table.line(Seat::Host, &format!("new-game {}", other.path().display()));
-    table.line(Seat::Guest, "new-game");
+    table.line(Seat::HOST, &format!("new-game {}", other.path().display()));
+    table.line(Seat::GUEST, "new-game");
     table.run();
     let changed = |seat: Seat| move |o: &Output| matches!(o, Output::Engine(Event::DeckLabel { seat: s, changed: true, .. }) if *s == seat);
-    for seat in [Seat::Host, Seat::Guest] {
+    for seat in [Seat::HOST, Seat::GUEST] {
         assert!(table.saw(seat, |o| matches!(o, Output::Engine(Event::NewGame { number: 2 }))), "{seat:?}");
-        assert!(table.saw(seat, changed(Seat::Host)), "{seat:?} sees the host's deck off the 75");
-        assert!(!table.saw(seat, changed(Seat::Guest)), "{seat:?} sees the guest's sideboarded deck unchanged");
+        assert!(table.saw(seat, changed(Seat::HOST)), "{seat:?} sees the host's deck off the 75");
+        assert!(!table.saw(seat, changed(Seat::GUEST)), "{seat:?} sees the guest's sideboarded deck unchanged");
     }
-    let guest = table.core(Seat::Guest).engine().deck();
+    let guest = table.core(Seat::GUEST).engine().deck();
     assert_eq!((guest.library.len(), guest.sideboard.len()), (6, 2));
 }
 
@@ -343,7 +343,7 @@ fn commands_queued_together_are_each_shown_with_the_table_as_they_left_it() {
     let mut table = Table::new(&code, &code);
     // Typed before the game is set up: they wait, then run in one turn once it is.
     for line in ["draw 1", "table", "draw 1", "table"] {
-        table.line(Seat::Host, line);
+        table.line(Seat::HOST, line);
     }
     assert!(table.seen[0].tables.is_empty(), "draws wait for the set-up, and the table behind them");
     table.run();
@@ -355,50 +355,50 @@ fn a_dropped_link_is_taken_back_on_its_backoff_and_the_draw_made_meanwhile_arriv
     let mut table = Table::ready();
     table.forget();
     table.here[0] = false;
-    table.input(Seat::Host, Input::Lost("the connection was cut".into()));
-    assert!(table.saw(Seat::Host, |o| matches!(o, Output::RelayLost(_))));
+    table.input(Seat::HOST, Input::Lost("the connection was cut".into()));
+    assert!(table.saw(Seat::HOST, |o| matches!(o, Output::RelayLost(_))));
     assert!(
         matches!(&table.seen[0].links[..], [LinkAction::Close, LinkAction::Claim(Claim::Token(t))] if t == "token-Host")
     );
     // Commands go on while the link is down: the draw waits in the channel.
-    table.line(Seat::Host, "draw 1");
-    assert!(table.saw(Seat::Host, drew(Seat::Host)));
+    table.line(Seat::HOST, "draw 1");
+    assert!(table.saw(Seat::HOST, drew(Seat::HOST)));
     assert!(table.wire[1].is_empty(), "no frame leaves while the link is down");
 
     // The attempt fails: the next one waits 200 ms, then 400 ms.
     table.seen[0].links.clear();
-    table.input(Seat::Host, Input::Unseated(SessionError::Lost("refused".into())));
+    table.input(Seat::HOST, Input::Unseated(SessionError::Lost("refused".into())));
     assert!(table.seen[0].links.is_empty(), "no attempt before its moment");
-    assert_eq!(table.core(Seat::Host).poll_timeout(), Some(table.now + Duration::from_millis(200)));
+    assert_eq!(table.core(Seat::HOST).poll_timeout(), Some(table.now + Duration::from_millis(200)));
     table.wait(Duration::from_millis(199));
     assert!(table.seen[0].links.is_empty());
     table.wait(Duration::from_millis(1));
     assert!(matches!(&table.seen[0].links[..], [LinkAction::Claim(Claim::Token(_))]));
-    table.input(Seat::Host, Input::Unseated(SessionError::Lost("refused".into())));
-    assert_eq!(table.core(Seat::Host).poll_timeout(), Some(table.now + Duration::from_millis(400)));
+    table.input(Seat::HOST, Input::Unseated(SessionError::Lost("refused".into())));
+    assert_eq!(table.core(Seat::HOST).poll_timeout(), Some(table.now + Duration::from_millis(400)));
     table.wait(Duration::from_millis(400));
 
     // Seated again: the channel resends what the guest lacks.
     table.here[0] = true;
     let seated = Seated::Resumed { peer: PeerState::Present, waiting_as: None };
-    table.input(Seat::Host, Input::Seated { seated, max_frame: 1 << 20 });
-    assert!(table.saw(Seat::Host, |o| *o == Output::Resumed { peer_here: true }));
+    table.input(Seat::HOST, Input::Seated { seated, max_frame: 1 << 20 });
+    assert!(table.saw(Seat::HOST, |o| *o == Output::Resumed { peer_here: true }));
     table.run();
-    assert!(table.saw(Seat::Guest, drew(Seat::Host)), "the draw made while away reached the guest");
-    assert!(table.saw(Seat::Host, learned));
+    assert!(table.saw(Seat::GUEST, drew(Seat::HOST)), "the draw made while away reached the guest");
+    assert!(table.saw(Seat::HOST, learned));
 }
 
 #[test]
 fn taking_the_seat_back_gives_up_after_a_minute_naming_the_save() {
     let mut table = Table::ready();
-    table.core(Seat::Host).saved("/games/ada.fairdeck".into());
-    table.input(Seat::Host, Input::Lost("the connection was cut".into()));
+    table.core(Seat::HOST).saved("/games/ada.fairdeck".into());
+    table.input(Seat::HOST, Input::Lost("the connection was cut".into()));
     let mut attempts = 0;
     while table.seen[0].end.is_none() {
         assert!(attempts < 100, "it never gave up");
         attempts += 1;
-        table.input(Seat::Host, Input::Unseated(SessionError::Lost("refused".into())));
-        if let Some(deadline) = table.core(Seat::Host).poll_timeout() {
+        table.input(Seat::HOST, Input::Unseated(SessionError::Lost("refused".into())));
+        if let Some(deadline) = table.core(Seat::HOST).poll_timeout() {
             table.wait(deadline - table.now);
         }
     }
@@ -411,19 +411,19 @@ fn taking_the_seat_back_gives_up_after_a_minute_naming_the_save() {
 #[test]
 fn a_relay_that_says_come_back_is_tried_again_when_it_says_until_the_minute_is_out() {
     let mut table = Table::ready();
-    table.core(Seat::Host).saved("/games/ada.fairdeck".into());
-    table.input(Seat::Host, Input::Lost("the connection was cut".into()));
+    table.core(Seat::HOST).saved("/games/ada.fairdeck".into());
+    table.input(Seat::HOST, Input::Lost("the connection was cut".into()));
     let come_back = || SessionError::ComeBack { after: Duration::from_millis(700) };
-    table.input(Seat::Host, Input::Unseated(come_back()));
-    assert_eq!(table.core(Seat::Host).poll_timeout(), Some(table.now + Duration::from_millis(700)), "when it says");
+    table.input(Seat::HOST, Input::Unseated(come_back()));
+    assert_eq!(table.core(Seat::HOST).poll_timeout(), Some(table.now + Duration::from_millis(700)), "when it says");
     let mut attempts = 1;
     while table.seen[0].end.is_none() {
         assert!(attempts < 200, "it never gave up");
-        if let Some(deadline) = table.core(Seat::Host).poll_timeout() {
+        if let Some(deadline) = table.core(Seat::HOST).poll_timeout() {
             table.wait(deadline - table.now);
         }
         attempts += 1;
-        table.input(Seat::Host, Input::Unseated(come_back()));
+        table.input(Seat::HOST, Input::Unseated(come_back()));
     }
     let Some(Err(SessionError::Lost(message))) = &table.seen[0].end else { panic!("{:?}", table.seen[0].end) };
     assert!(message.contains("asked to come back") && message.contains("/games/ada.fairdeck"), "{message}");
@@ -436,7 +436,7 @@ fn a_seat_taken_by_another_copy_of_the_game_stops_this_one_without_taking_it_bac
     let mut table = Table::ready();
     table.forget();
     let replaced = r#"{"type":"error","code":"replaced","message":"another connection resumed this seat"}"#;
-    table.input(Seat::Guest, Input::Control(replaced.into()));
+    table.input(Seat::GUEST, Input::Control(replaced.into()));
     let Some(Err(SessionError::Lost(message))) = &table.seen[1].end else { panic!("{:?}", table.seen[1].end) };
     assert!(message.contains("another fairdeck took this game's seat"), "{message}");
     // Taking the seat back would unseat the other copy, which would do the same: no claim, ever.
@@ -451,23 +451,23 @@ fn quit_waits_for_the_acknowledgements_until_its_grace_runs_out() {
     table.forget();
     // The guest is away: what the host sends is never acknowledged.
     table.here[1] = false;
-    table.line(Seat::Host, "draw 1");
-    table.line(Seat::Host, "quit");
+    table.line(Seat::HOST, "draw 1");
+    table.line(Seat::HOST, "quit");
     assert!(table.seen[0].end.is_none(), "quit waits for the guest's acknowledgement");
-    assert_eq!(table.core(Seat::Host).poll_timeout(), Some(table.now + Duration::from_secs(5)));
+    assert_eq!(table.core(Seat::HOST).poll_timeout(), Some(table.now + Duration::from_secs(5)));
     table.wait(Duration::from_millis(4_999));
     assert!(table.seen[0].end.is_none());
     table.wait(Duration::from_millis(1));
     assert!(matches!(table.seen[0].end, Some(Ok(()))));
-    assert!(table.saw(Seat::Host, |o| *o == Output::Table), "quit shows the table");
+    assert!(table.saw(Seat::HOST, |o| *o == Output::Table), "quit shows the table");
     assert!(matches!(table.seen[0].links.last(), Some(LinkAction::Leave(None))));
 }
 
 #[test]
 fn quit_leaves_once_the_opponent_acknowledged() {
     let mut table = Table::ready();
-    table.line(Seat::Host, "draw 1");
-    table.line(Seat::Host, "quit");
+    table.line(Seat::HOST, "draw 1");
+    table.line(Seat::HOST, "quit");
     assert!(table.seen[0].end.is_none());
     table.run();
     assert!(matches!(table.seen[0].end, Some(Ok(()))), "acknowledged, it leaves before the grace");
@@ -479,7 +479,7 @@ fn a_guest_with_another_code_is_sent_away_and_the_seat_given_to_the_next() {
     let mut table = Table::new(&host_code, &Code::random("7"));
     table.run();
     let attempts = Output::WrongCodeTried { attempts: 1, reopened: true };
-    assert!(table.saw(Seat::Host, |o| *o == attempts));
+    assert!(table.saw(Seat::HOST, |o| *o == attempts));
     assert_eq!(
         table.seen[0].controls,
         [ClientMessage::Report { result: ReportedResult::Scary }, ClientMessage::Reopen],
@@ -495,14 +495,14 @@ fn a_guest_with_another_code_is_sent_away_and_the_seat_given_to_the_next() {
 #[test]
 fn untap_draw_untaps_and_draws_when_the_opponent_passes_the_turn() {
     let mut table = Table::ready();
-    table.core(Seat::Guest).untap_draw = true;
-    table.line(Seat::Host, "play-first");
-    table.line(Seat::Guest, "draw 1");
+    table.core(Seat::GUEST).untap_draw = true;
+    table.line(Seat::HOST, "play-first");
+    table.line(Seat::GUEST, "draw 1");
     table.run();
-    let card = table.cores[1].engine().table().zone(ZoneId::hand(Seat::Guest))[0];
-    table.line(Seat::Guest, &format!("play {card}"));
+    let card = table.cores[1].engine().table().zone(ZoneId::hand(Seat::GUEST))[0];
+    table.line(Seat::GUEST, &format!("play {card}"));
     table.run();
-    table.line(Seat::Guest, &format!("tap {card}"));
+    table.line(Seat::GUEST, &format!("tap {card}"));
     table.run();
     // `seat`'s hand as each table has it: host's, guest's.
     let hand = |table: &Table, seat: Seat| {
@@ -511,15 +511,15 @@ fn untap_draw_untaps_and_draws_when_the_opponent_passes_the_turn() {
     let tapped = |table: &Table| table.cores[0].engine().table().card(card).is_some_and(|c| c.tapped);
     assert!(tapped(&table));
     // The host passes its turn: the guest's turn begins untapped, with a card more, on both tables.
-    table.line(Seat::Host, "next-turn");
+    table.line(Seat::HOST, "next-turn");
     table.run();
     assert!(!tapped(&table), "the guest's card is untapped");
-    assert_eq!(hand(&table, Seat::Guest), [1, 1]);
+    assert_eq!(hand(&table, Seat::GUEST), [1, 1]);
     // The guest passes it back: the host, without the setting, draws nothing.
-    table.line(Seat::Guest, "next-turn");
+    table.line(Seat::GUEST, "next-turn");
     table.run();
-    assert_eq!(hand(&table, Seat::Host), [0, 0]);
-    assert_eq!(hand(&table, Seat::Guest), [1, 1]);
+    assert_eq!(hand(&table, Seat::HOST), [0, 0]);
+    assert_eq!(hand(&table, Seat::GUEST), [1, 1]);
 }
 
 /// A spectator's end of the host's watch channel, moved by hand: frames each way until nothing moves; what it
@@ -528,13 +528,13 @@ fn watch_exchange(table: &mut Table, spectator: &mut Channel) -> Vec<Feed> {
     let mut fed = Vec::new();
     loop {
         let mut moved = false;
-        while let Some(frame) = table.core(Seat::Host).poll_watch_frame() {
+        while let Some(frame) = table.core(Seat::HOST).poll_watch_frame() {
             assert_eq!(frame[0], 0, "spectator 0's frames");
             spectator.handle_frame(&frame[1..]).unwrap();
             moved = true;
         }
         while let Some(payload) = spectator.poll_frame() {
-            table.input(Seat::Host, Input::Watch(WatchInput::Frame([&[0][..], &payload].concat())));
+            table.input(Seat::HOST, Input::Watch(WatchInput::Frame([&[0][..], &payload].concat())));
             moved = true;
         }
         while let Some(message) = spectator.poll_message() {
@@ -558,10 +558,10 @@ fn envelopes(fed: &[Feed]) -> Vec<(Seat, Vec<u8>)> {
 fn a_spectator_gets_every_envelope_of_the_game_as_the_host_handled_them_after_the_delay() {
     let mut table = Table::ready();
     table.forget();
-    table.line(Seat::Host, "watch-code");
-    assert_eq!(table.core(Seat::Host).poll_watch_link(), Some(WatchAction::Open("token-Host".into())));
+    table.line(Seat::HOST, "watch-code");
+    assert_eq!(table.core(Seat::HOST).poll_watch_link(), Some(WatchAction::Open("token-Host".into())));
     let opened = WatchInput::Opened { nameplate: "5".into(), max_frame: 64 * 1024 };
-    table.input(Seat::Host, Input::Watch(opened));
+    table.input(Seat::HOST, Input::Watch(opened));
     let Some(Output::WatchCode(code)) = table.seen[0].shown.iter().find(|o| matches!(o, Output::WatchCode(_))) else {
         panic!("no watch code shown")
     };
@@ -569,19 +569,19 @@ fn a_spectator_gets_every_envelope_of_the_game_as_the_host_handled_them_after_th
     assert_eq!(code.nameplate(), "5");
     // The players chose a delay of one turn; the spectator comes in after the set-up.
     let watchers = r#"{"type":"watchers","host":1,"guest":0,"open":true,"delay":1}"#;
-    table.input(Seat::Host, Input::Control(watchers.into()));
-    assert_eq!(table.core(Seat::Host).poll_watch_link(), None, "open already: not opened twice");
-    table.input(Seat::Host, Input::Watch(WatchInput::Control(r#"{"type":"watcher_joined","watcher":0}"#.into())));
+    table.input(Seat::HOST, Input::Control(watchers.into()));
+    assert_eq!(table.core(Seat::HOST).poll_watch_link(), None, "open already: not opened twice");
+    table.input(Seat::HOST, Input::Watch(WatchInput::Control(r#"{"type":"watcher_joined","watcher":0}"#.into())));
     let mut spectator = Channel::new(Side::Guest, &code.password(), code.nameplate(), [40; 32]);
     let fed = watch_exchange(&mut table, &mut spectator);
-    assert_eq!(fed[0], Feed::Start { suite: Suite::Ristretto255, seat: Seat::Host, delay: 1 });
+    assert_eq!(fed[0], Feed::Start { suite: Suite::Ristretto255, seat: Seat::HOST, delay: 1 });
     assert!(envelopes(&fed).is_empty(), "the set-up's turn is held until the next starts");
 
     let record = |table: &mut Table| -> Vec<(Seat, Vec<u8>)> {
-        table.core(Seat::Host).engine().record().iter().map(|(from, e)| (*from, encode_envelope(e))).collect()
+        table.core(Seat::HOST).engine().record().iter().map(|(from, e)| (*from, encode_envelope(e))).collect()
     };
     let set_up = record(&mut table);
-    let chooser = table.core(Seat::Host).engine().chooser().unwrap();
+    let chooser = table.core(Seat::HOST).engine().chooser().unwrap();
     table.line(chooser, "play-first");
     table.run();
     let mut fed = watch_exchange(&mut table, &mut spectator);
@@ -611,7 +611,7 @@ fn a_spectator_gets_every_envelope_of_the_game_as_the_host_handled_them_after_th
 fn watching_opens_only_once_the_code_is_proved_and_watch_off_closes_it_for_good() {
     let code = Code::random("7");
     let mut table = Table::new(&code, &code);
-    table.line(Seat::Host, "watch-code");
+    table.line(Seat::HOST, "watch-code");
     let refused = |table: &Table| {
         table.seen[0]
             .shown
@@ -620,24 +620,24 @@ fn watching_opens_only_once_the_code_is_proved_and_watch_off_closes_it_for_good(
             .count()
     };
     assert_eq!(refused(&table), 1, "no watch code before the opponent proved the game's code");
-    assert_eq!(table.core(Seat::Host).poll_watch_link(), None);
+    assert_eq!(table.core(Seat::HOST).poll_watch_link(), None);
     table.run();
-    table.line(Seat::Host, "watch-delay 3");
+    table.line(Seat::HOST, "watch-delay 3");
     assert!(table.seen[0].controls.contains(&ClientMessage::WatchDelay { turns: 3 }));
-    table.line(Seat::Host, "watch-delay 21");
+    table.line(Seat::HOST, "watch-delay 21");
     assert!(
-        table.saw(Seat::Host, |o| matches!(o, Output::CommandError { message, .. } if message.contains("0 to 20")))
+        table.saw(Seat::HOST, |o| matches!(o, Output::CommandError { message, .. } if message.contains("0 to 20")))
     );
-    table.line(Seat::Guest, "watch-off");
+    table.line(Seat::GUEST, "watch-off");
     assert!(table.seen[1].controls.contains(&ClientMessage::WatchOff));
     // The relay tells both: watching is off; the host's watch-code is refused from then on.
     let off = r#"{"type":"watchers","host":0,"guest":0,"open":false,"delay":3}"#;
-    table.input(Seat::Host, Input::Control(off.into()));
-    assert!(table.saw(Seat::Host, |o| *o == Output::Watchers { host: 0, guest: 0, open: false, delay: 3 }));
-    table.line(Seat::Host, "watch-code");
+    table.input(Seat::HOST, Input::Control(off.into()));
+    assert!(table.saw(Seat::HOST, |o| *o == Output::Watchers { host: 0, guest: 0, open: false, delay: 3 }));
+    table.line(Seat::HOST, "watch-code");
     assert_eq!(refused(&table), 2);
-    assert_eq!(table.core(Seat::Host).poll_watch_link(), Some(WatchAction::Close));
-    assert_eq!(table.core(Seat::Host).poll_watch_link(), None, "never opened again");
+    assert_eq!(table.core(Seat::HOST).poll_watch_link(), Some(WatchAction::Close));
+    assert_eq!(table.core(Seat::HOST).poll_watch_link(), None, "never opened again");
 }
 
 #[test]
@@ -646,58 +646,58 @@ fn a_resumed_game_whose_spectators_wait_at_the_relay_opens_watching_again_by_its
     // This program never typed watch-code (it is a new process on a resumed game): the relay counts one
     // spectator of the guest's seat.
     let watchers = r#"{"type":"watchers","host":0,"guest":1,"open":true,"delay":0}"#;
-    table.input(Seat::Host, Input::Control(watchers.into()));
-    assert_eq!(table.core(Seat::Host).poll_watch_link(), None, "the host's seat has none");
-    table.input(Seat::Guest, Input::Control(watchers.into()));
-    assert_eq!(table.core(Seat::Guest).poll_watch_link(), Some(WatchAction::Open("token-Guest".into())));
+    table.input(Seat::HOST, Input::Control(watchers.into()));
+    assert_eq!(table.core(Seat::HOST).poll_watch_link(), None, "the host's seat has none");
+    table.input(Seat::GUEST, Input::Control(watchers.into()));
+    assert_eq!(table.core(Seat::GUEST).poll_watch_link(), Some(WatchAction::Open("token-Guest".into())));
 }
 
 #[test]
 fn a_dropped_watch_link_is_opened_again_after_a_second_or_with_the_seat() {
     let mut table = Table::ready();
-    table.line(Seat::Host, "watch-code");
-    assert_eq!(table.core(Seat::Host).poll_watch_link(), Some(WatchAction::Open("token-Host".into())));
-    table.input(Seat::Host, Input::Watch(WatchInput::Opened { nameplate: "5".into(), max_frame: 1 << 16 }));
-    table.input(Seat::Host, Input::Watch(WatchInput::Lost));
-    assert_eq!(table.core(Seat::Host).poll_watch_link(), None, "not at once");
+    table.line(Seat::HOST, "watch-code");
+    assert_eq!(table.core(Seat::HOST).poll_watch_link(), Some(WatchAction::Open("token-Host".into())));
+    table.input(Seat::HOST, Input::Watch(WatchInput::Opened { nameplate: "5".into(), max_frame: 1 << 16 }));
+    table.input(Seat::HOST, Input::Watch(WatchInput::Lost));
+    assert_eq!(table.core(Seat::HOST).poll_watch_link(), None, "not at once");
     table.wait(Duration::from_secs(1));
-    assert_eq!(table.core(Seat::Host).poll_watch_link(), Some(WatchAction::Open("token-Host".into())));
+    assert_eq!(table.core(Seat::HOST).poll_watch_link(), Some(WatchAction::Open("token-Host".into())));
     // Dropped again while the game's seat is being taken back: no deadline spins, the seat's return opens it.
-    table.input(Seat::Host, Input::Watch(WatchInput::Opened { nameplate: "5".into(), max_frame: 1 << 16 }));
-    table.input(Seat::Host, Input::Watch(WatchInput::Lost));
+    table.input(Seat::HOST, Input::Watch(WatchInput::Opened { nameplate: "5".into(), max_frame: 1 << 16 }));
+    table.input(Seat::HOST, Input::Watch(WatchInput::Lost));
     table.here[0] = false;
-    table.input(Seat::Host, Input::Lost("the connection was cut".into()));
+    table.input(Seat::HOST, Input::Lost("the connection was cut".into()));
     table.wait(Duration::from_secs(1));
-    assert_eq!(table.core(Seat::Host).poll_watch_link(), None);
-    let seat_attempt = table.core(Seat::Host).poll_timeout();
+    assert_eq!(table.core(Seat::HOST).poll_watch_link(), None);
+    let seat_attempt = table.core(Seat::HOST).poll_timeout();
     assert!(seat_attempt.is_none_or(|at| at > table.now), "nothing due now");
     table.here[0] = true;
     let seated = Seated::Resumed { peer: PeerState::Present, waiting_as: None };
-    table.input(Seat::Host, Input::Seated { seated, max_frame: 1 << 20 });
-    assert_eq!(table.core(Seat::Host).poll_watch_link(), Some(WatchAction::Open("token-Host".into())));
+    table.input(Seat::HOST, Input::Seated { seated, max_frame: 1 << 20 });
+    assert_eq!(table.core(Seat::HOST).poll_watch_link(), Some(WatchAction::Open("token-Host".into())));
 }
 
 #[test]
 fn a_watch_link_that_cannot_open_yet_is_tried_again_and_a_refusal_of_watching_is_not() {
     let mut table = Table::ready();
-    table.line(Seat::Host, "watch-code");
-    assert_eq!(table.core(Seat::Host).poll_watch_link(), Some(WatchAction::Open("token-Host".into())));
+    table.line(Seat::HOST, "watch-code");
+    assert_eq!(table.core(Seat::HOST).poll_watch_link(), Some(WatchAction::Open("token-Host".into())));
     let transient = [
         SessionError::ComeBack { after: Duration::from_millis(500) },
         SessionError::Lost("the relay closed the connection".into()),
         SessionError::Unreachable { url: "ws://relay".into(), reason: "refused".into() },
     ];
     for error in transient {
-        table.input(Seat::Host, Input::Watch(WatchInput::Refused(error)));
-        assert_eq!(table.core(Seat::Host).poll_watch_link(), None, "not at once");
+        table.input(Seat::HOST, Input::Watch(WatchInput::Refused(error)));
+        assert_eq!(table.core(Seat::HOST).poll_watch_link(), None, "not at once");
         table.wait(Duration::from_secs(1));
-        assert_eq!(table.core(Seat::Host).poll_watch_link(), Some(WatchAction::Open("token-Host".into())));
+        assert_eq!(table.core(Seat::HOST).poll_watch_link(), Some(WatchAction::Open("token-Host".into())));
     }
     let off = SessionError::Relay { code: "watching_off", message: "watching is off for this game".into() };
-    table.input(Seat::Host, Input::Watch(WatchInput::Refused(off)));
-    assert!(table.saw(Seat::Host, |o| matches!(o, Output::RelayAlert(_))));
+    table.input(Seat::HOST, Input::Watch(WatchInput::Refused(off)));
+    assert!(table.saw(Seat::HOST, |o| matches!(o, Output::RelayAlert(_))));
     table.wait(Duration::from_secs(5));
-    assert_eq!(table.core(Seat::Host).poll_watch_link(), None, "never opened again");
+    assert_eq!(table.core(Seat::HOST).poll_watch_link(), None, "never opened again");
 }
 
 /// A deck of one card: the meeting tests look at hellos, not at a shuffle.
@@ -745,8 +745,8 @@ fn connected_in(suite: Suite) -> impl Fn(&Output) -> bool {
 #[test]
 fn a_guest_goes_on_in_the_suite_of_the_hosts_hello_having_played_no_part_before() {
     let (now, code) = (Instant::now(), Code::random("7"));
-    let mut host = core_in::<Modp2048>(Seat::Host, &code, now, one_card());
-    let mut guest = core_in::<Ristretto255>(Seat::Guest, &code, now, one_card());
+    let mut host = core_in::<Modp2048>(Seat::HOST, &code, now, one_card());
+    let mut guest = core_in::<Ristretto255>(Seat::GUEST, &code, now, one_card());
     let (mut seen, mut wire) = (<[Seen; 2]>::default(), <[VecDeque<Vec<u8>>; 2]>::default());
     let paired = || Input::Control(r#"{"type":"paired"}"#.into());
     give(&mut host, paired(), &mut seen[0], &mut wire[1], now);
@@ -783,7 +783,7 @@ fn a_guest_goes_on_in_the_suite_of_the_hosts_hello_having_played_no_part_before(
 fn a_first_message_naming_no_suite_goes_to_the_guests_engine_which_refuses_it() {
     // A hello whose suite is one no program knows: its tag made 7 (the body: kind, protocol, software, suite).
     let config = EngineConfig { name: "Host".into(), software: "test".into() };
-    let mut source = Engine::<Ristretto255>::new(Seat::Host, config, one_card(), [9; 32]).unwrap();
+    let mut source = Engine::<Ristretto255>::new(Seat::HOST, config, one_card(), [9; 32]).unwrap();
     let mut envelope = decode_envelope(&source.poll_transmit().unwrap()).unwrap();
     let at = 1 + 1 + 1 + "test".len();
     assert_eq!(envelope.body[at], 0, "ristretto255's tag");
@@ -792,10 +792,10 @@ fn a_first_message_naming_no_suite_goes_to_the_guests_engine_which_refuses_it() 
     assert!(peek_suite(&unknown_suite).is_err());
     for first in [unknown_suite, b"not an envelope".to_vec(), Vec::new()] {
         let (now, code) = (Instant::now(), Code::random("7"));
-        let mut host = core_in::<Modp2048>(Seat::Host, &code, now, one_card());
+        let mut host = core_in::<Modp2048>(Seat::HOST, &code, now, one_card());
         // The host's first message, before its engine's hello.
         host.channel.send(first.clone()).unwrap();
-        let mut guest = core_in::<Ristretto255>(Seat::Guest, &code, now, one_card());
+        let mut guest = core_in::<Ristretto255>(Seat::GUEST, &code, now, one_card());
         let (mut seen, mut wire) = (<[Seen; 2]>::default(), <[VecDeque<Vec<u8>>; 2]>::default());
         let paired = || Input::Control(r#"{"type":"paired"}"#.into());
         give(&mut host, paired(), &mut seen[0], &mut wire[1], now);
@@ -811,7 +811,7 @@ fn a_first_message_naming_no_suite_goes_to_the_guests_engine_which_refuses_it() 
 fn a_deck_the_hosts_suite_cannot_take_ends_the_guests_session_before_the_game_leaving_the_room() {
     let library = (0..301).map(|i| DeckCard { name: format!("Card {i}"), back: 0 }).collect();
     let deck = DeckList { library, ..DeckList::default() };
-    let mut guest = core_in::<Ristretto255>(Seat::Guest, &Code::random("7"), Instant::now(), deck);
+    let mut guest = core_in::<Ristretto255>(Seat::GUEST, &Code::random("7"), Instant::now(), deck);
     let error = guest.engine_in::<Modp2048>([5; 32]).err().expect("301 cards are too many for modp2048");
     assert!(matches!(error, SessionError::Suite { suite: Suite::Modp2048, .. }), "{error:?}");
     assert!(error.to_string().contains("at most 300 cards"), "{error}");
@@ -828,30 +828,30 @@ fn a_relay_that_asks_to_come_back_after_ages_is_tried_again_within_bounds() {
     let mut table = Table::ready();
     table.forget();
     let closing = r#"{"type":"closing","reason":"restart","reconnect_after_ms":18446744073709551615,"try_for_ms":18446744073709551615}"#;
-    table.input(Seat::Host, Input::Control(closing.into()));
-    table.input(Seat::Host, Input::Lost("the connection was cut".into()));
-    let next = table.core(Seat::Host).poll_timeout().expect("an attempt is scheduled");
+    table.input(Seat::HOST, Input::Control(closing.into()));
+    table.input(Seat::HOST, Input::Lost("the connection was cut".into()));
+    let next = table.core(Seat::HOST).poll_timeout().expect("an attempt is scheduled");
     assert!(next <= table.now + Duration::from_secs(30), "{:?} from now", next - table.now);
 }
 
 #[test]
 fn guesses_at_the_watch_code_are_told_and_close_it_until_new_watch_code_whose_words_outlive_a_dropped_link() {
     let mut table = Table::ready();
-    table.line(Seat::Host, "new-watch-code");
+    table.line(Seat::HOST, "new-watch-code");
     assert!(
-        table.saw(Seat::Host, |o| matches!(o, Output::CommandError { message, .. } if message.contains("watch-code")))
+        table.saw(Seat::HOST, |o| matches!(o, Output::CommandError { message, .. } if message.contains("watch-code")))
     );
-    table.line(Seat::Host, "watch-code");
-    assert_eq!(table.core(Seat::Host).poll_watch_link(), Some(WatchAction::Open("token-Host".into())));
-    table.input(Seat::Host, Input::Watch(WatchInput::Opened { nameplate: "5".into(), max_frame: 1 << 16 }));
-    table.input(Seat::Host, Input::Watch(WatchInput::Control(r#"{"type":"watcher_joined","watcher":0}"#.into())));
+    table.line(Seat::HOST, "watch-code");
+    assert_eq!(table.core(Seat::HOST).poll_watch_link(), Some(WatchAction::Open("token-Host".into())));
+    table.input(Seat::HOST, Input::Watch(WatchInput::Opened { nameplate: "5".into(), max_frame: 1 << 16 }));
+    table.input(Seat::HOST, Input::Watch(WatchInput::Control(r#"{"type":"watcher_joined","watcher":0}"#.into())));
     // A guesser at seat 0 sends HELLO after HELLO, each of other words.
     for n in 0..5u8 {
         let guess = Code::from_secret("5", &[n; 32]);
         let mut guesser = Channel::new(Side::Guest, &guess.password(), guess.nameplate(), [n; 32]);
         let hello = guesser.poll_frame().unwrap();
-        table.input(Seat::Host, Input::Watch(WatchInput::Frame([&[0][..], &hello].concat())));
-        while table.core(Seat::Host).poll_watch_frame().is_some() {}
+        table.input(Seat::HOST, Input::Watch(WatchInput::Frame([&[0][..], &hello].concat())));
+        while table.core(Seat::HOST).poll_watch_frame().is_some() {}
     }
     let told: Vec<_> = table.seen[0]
         .shown
@@ -871,19 +871,19 @@ fn guesses_at_the_watch_code_are_told_and_close_it_until_new_watch_code_whose_wo
         });
         codes.collect()
     };
-    table.line(Seat::Host, "new-watch-code");
+    table.line(Seat::HOST, "new-watch-code");
     let codes = shown_codes(&table);
     let [first, renewed] = codes.as_slice() else { panic!("two watch codes: {codes:?}") };
     assert_ne!(first, renewed);
     let renewed = crate::code::parse(renewed).unwrap();
     assert_eq!(renewed.nameplate(), "5");
     // The link drops and comes back under another number: the new words stay.
-    table.input(Seat::Host, Input::Watch(WatchInput::Lost));
+    table.input(Seat::HOST, Input::Watch(WatchInput::Lost));
     table.wait(Duration::from_secs(1));
-    assert_eq!(table.core(Seat::Host).poll_watch_link(), Some(WatchAction::Open("token-Host".into())));
-    table.input(Seat::Host, Input::Watch(WatchInput::Opened { nameplate: "6".into(), max_frame: 1 << 16 }));
+    assert_eq!(table.core(Seat::HOST).poll_watch_link(), Some(WatchAction::Open("token-Host".into())));
+    table.input(Seat::HOST, Input::Watch(WatchInput::Opened { nameplate: "6".into(), max_frame: 1 << 16 }));
     assert_eq!(shown_codes(&table).last(), Some(&renewed.with_nameplate("6").to_string()));
-    table.input(Seat::Host, Input::Watch(WatchInput::Control(r#"{"type":"watcher_joined","watcher":0}"#.into())));
+    table.input(Seat::HOST, Input::Watch(WatchInput::Control(r#"{"type":"watcher_joined","watcher":0}"#.into())));
     let renewed = renewed.with_nameplate("6");
     let mut spectator = Channel::new(Side::Guest, &renewed.password(), renewed.nameplate(), [40; 32]);
     let fed = watch_exchange(&mut table, &mut spectator);

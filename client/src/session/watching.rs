@@ -197,7 +197,7 @@ impl<G: Group> SessionCore<G> {
             self.close_watch(true);
         }
         // Spectators of this seat wait at the relay (this program resumed a game they watched): the feed goes on.
-        let mine = if self.engine.seat() == Seat::Host { host } else { guest };
+        let mine = if self.engine.seat() == Seat::HOST { host } else { guest };
         if open && mine > 0 {
             self.watching.wanted = true;
             self.follow_for_spectators();

@@ -250,7 +250,7 @@ fn winston_words(piles: [u32; 3], stack: u32, looking: Option<(Seat, u8)>, words
 /// Where a booster draft stands: the round, then this player's picks and packs waiting, then the opponent's.
 fn packs_words(round: u32, rounds: u32, waiting: [u32; 2], picks: [u32; 2], words: &Words<impl TableSource>) -> String {
     let [mine, theirs] = [words.engine.seat(), words.engine.seat().opponent()].map(|seat| {
-        let at = if seat == Seat::Host { 0 } else { 1 };
+        let at = if seat == Seat::HOST { 0 } else { 1 };
         format!(
             "{} {} taken, {} waiting",
             words.name(seat),

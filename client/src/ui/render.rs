@@ -332,7 +332,7 @@ mod tests {
         let config = fairdeck_shared::engine::EngineConfig { name: "Ada".into(), software: "test".into() };
         let card = fairdeck_shared::engine::DeckCard { name: "Mountain".into(), back: 0 };
         let deck = fairdeck_shared::engine::DeckList { library: vec![card], ..Default::default() };
-        fairdeck_shared::engine::Engine::new(fairdeck_shared::Seat::Host, config, deck, [1; 32]).unwrap()
+        fairdeck_shared::engine::Engine::new(fairdeck_shared::Seat::HOST, config, deck, [1; 32]).unwrap()
     }
 
     #[test]

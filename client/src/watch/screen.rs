@@ -266,14 +266,14 @@ mod tests {
         };
         let mut pair = Pair::new(deck(), deck(), 3);
         pair.drive();
-        for seat in [Seat::Host, Seat::Guest] {
+        for seat in [Seat::HOST, Seat::GUEST] {
             pair.intent(seat, Intent::Act(Action::Draw { count: 3 })).expect("draw");
             pair.drive();
         }
-        let card = pair.host.table().zone(ZoneId::hand(Seat::Host))[0];
-        let to = ZoneId::new(Seat::Host, ZoneKind::Play);
+        let card = pair.host.table().zone(ZoneId::hand(Seat::HOST))[0];
+        let to = ZoneId::new(Seat::HOST, ZoneKind::Play);
         let play = Action::Move { card, to, position: Position::Top, placement: Placement::default() };
-        pair.intent(Seat::Host, Intent::Act(play)).expect("play");
+        pair.intent(Seat::HOST, Intent::Act(play)).expect("play");
         pair.drive();
         pair
     }
@@ -282,7 +282,7 @@ mod tests {
     fn watched(record: &[(Seat, Envelope)]) -> (Spectator, Watching) {
         let mut spectator = Spectator::new(&Code::from_secret("5", &[1; 32]), [2; 32], [3; 32]);
         let mut watching = Watching::new("ws://relay");
-        let start = Feed::Start { suite: Ristretto255::SUITE, seat: Seat::Host, delay: 1 };
+        let start = Feed::Start { suite: Ristretto255::SUITE, seat: Seat::HOST, delay: 1 };
         let envelopes = record.iter().map(|(from, e)| Feed::Envelope { from: *from, bytes: encode_envelope(e) });
         for feed in std::iter::once(start).chain(envelopes) {
             spectator.take(feed).expect("an honest feed");
@@ -314,11 +314,11 @@ mod tests {
         // The card played is public: named, on the table and in the log, although it is the watched player's own;
         // the hands are not.
         assert!(text.contains("Goblin Guide") || text.contains("Mountain"), "{text}");
-        let played = pair.host.table().zone(ZoneId::new(Seat::Host, ZoneKind::Play))[0];
+        let played = pair.host.table().zone(ZoneId::new(Seat::HOST, ZoneKind::Play))[0];
         let name = &TableSource::identity(&spectator, played).expect("public").name;
         let shown = format!("Shown: {played} {name} (Host's play area)");
         assert!(watching.view.log.lines().iter().any(|line| line.text == shown), "{:?}", watching.view.log.lines());
-        let hand = pair.host.table().zone(ZoneId::hand(Seat::Host)).to_vec();
+        let hand = pair.host.table().zone(ZoneId::hand(Seat::HOST)).to_vec();
         assert!(hand.iter().all(|card| TableSource::identity(&spectator, *card).is_none()));
         assert!(spectator.halted().is_none());
 
@@ -332,7 +332,7 @@ mod tests {
         let pair = game();
         let mut record = pair.host.record().to_vec();
         // The host's program forwards one of the guest's envelopes altered: its signature no longer holds.
-        let (_, envelope) = record.iter_mut().rev().find(|(from, _)| *from == Seat::Guest).expect("one of Bea's");
+        let (_, envelope) = record.iter_mut().rev().find(|(from, _)| *from == Seat::GUEST).expect("one of Bea's");
         envelope.body[0] ^= 1;
         let (spectator, watching) = watched(&record);
         assert!(spectator.halted().is_some());

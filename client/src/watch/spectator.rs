@@ -208,7 +208,7 @@ impl Spectator {
 /// The observer's table, from the inviting player's seat; a spectator names both players.
 impl TableSource for Spectator {
     fn seat(&self) -> Seat {
-        self.seat.unwrap_or(Seat::Host)
+        self.seat.unwrap_or(Seat::HOST)
     }
 
     fn plays(&self) -> bool {
@@ -264,7 +264,7 @@ mod tests {
     }
 
     fn hub(code: &Code, seed: u8) -> WatchHub {
-        let mut hub = WatchHub::new(Seat::Guest, Ristretto255::SUITE, [seed; 32]);
+        let mut hub = WatchHub::new(Seat::GUEST, Ristretto255::SUITE, [seed; 32]);
         hub.opened(code.clone(), 64 * 1024);
         hub.joined(0);
         hub
@@ -308,7 +308,7 @@ mod tests {
     fn a_modp2048_game_is_followed_by_an_observer_of_the_suite_its_feed_names() {
         let code = Code::from_secret("9", &[5; 32]);
         let mut spectator = Spectator::new(&code, [1; 32], [2; 32]);
-        spectator.take(Feed::Start { suite: Suite::Modp2048, seat: Seat::Host, delay: 0 }).unwrap();
+        spectator.take(Feed::Start { suite: Suite::Modp2048, seat: Seat::HOST, delay: 0 }).unwrap();
         for (from, envelope) in crate::session::spectators::hellos::<Modp2048>() {
             let bytes = fairdeck_shared::wire::encode_envelope(&envelope);
             spectator.take(Feed::Envelope { from, bytes }).unwrap();
@@ -334,9 +334,9 @@ mod tests {
         pair.drive();
         let code = Code::from_secret("9", &[5; 32]);
         let mut spectator = Spectator::new(&code, [1; 32], [2; 32]);
-        spectator.take(Feed::Start { suite: Suite::Ristretto255, seat: Seat::Host, delay: 0 }).unwrap();
+        spectator.take(Feed::Start { suite: Suite::Ristretto255, seat: Seat::HOST, delay: 0 }).unwrap();
         assert_eq!(spectator.unsupported(), None);
-        for (from, envelope) in pair.engine(Seat::Host).record() {
+        for (from, envelope) in pair.engine(Seat::HOST).record() {
             let bytes = fairdeck_shared::wire::encode_envelope(envelope);
             spectator.take(Feed::Envelope { from: *from, bytes }).unwrap();
         }
@@ -356,8 +356,8 @@ mod tests {
         let mut spectator = Spectator::new(&code, [1; 32], [2; 32]);
         exchange(&mut hub(&code, 3), &mut spectator).expect("an honest player");
         assert!(spectator.is_established() && spectator.started());
-        assert_eq!(spectator.poll_news(), Some(News::Started { seat: Seat::Guest, delay: 0 }));
-        assert_eq!(TableSource::seat(&spectator), Seat::Guest, "the inviting player at the bottom");
+        assert_eq!(spectator.poll_news(), Some(News::Started { seat: Seat::GUEST, delay: 0 }));
+        assert_eq!(TableSource::seat(&spectator), Seat::GUEST, "the inviting player at the bottom");
         // The player's program starts again (its game resumed): a new channel, which the spectator's refuses.
         let restarted = exchange(&mut hub(&code, 4), &mut spectator);
         assert!(matches!(restarted, Err(WatchError::Restarted)), "{restarted:?}");

@@ -74,10 +74,10 @@ mod tests {
     #[test]
     fn every_feed_message_reads_back_as_it_was() {
         let messages = [
-            Feed::Start { suite: Suite::Ristretto255, seat: Seat::Guest, delay: 3 },
+            Feed::Start { suite: Suite::Ristretto255, seat: Seat::GUEST, delay: 3 },
             Feed::Delay { turns: MAX_DELAY },
-            Feed::Envelope { from: Seat::Host, bytes: vec![0, 1, 2, 255] },
-            Feed::Envelope { from: Seat::Guest, bytes: Vec::new() },
+            Feed::Envelope { from: Seat::HOST, bytes: vec![0, 1, 2, 255] },
+            Feed::Envelope { from: Seat::GUEST, bytes: Vec::new() },
         ];
         for message in messages {
             assert_eq!(Feed::decode(&message.encode()), Ok(message));
@@ -96,9 +96,9 @@ mod tests {
         let mut extra = Feed::Delay { turns: 1 }.encode();
         extra.push(0);
         assert_eq!(Feed::decode(&extra), Err(FeedError::LeftOver(1)));
-        let long = Feed::Start { suite: Suite::Modp2048, seat: Seat::Host, delay: MAX_DELAY + 1 };
+        let long = Feed::Start { suite: Suite::Modp2048, seat: Seat::HOST, delay: MAX_DELAY + 1 };
         assert_eq!(Feed::decode(&long.encode()), Err(FeedError::DelayTooLong(MAX_DELAY + 1)));
-        let huge = Feed::Envelope { from: Seat::Host, bytes: vec![0; MAX_ENVELOPE_BYTES + 1] };
+        let huge = Feed::Envelope { from: Seat::HOST, bytes: vec![0; MAX_ENVELOPE_BYTES + 1] };
         assert_eq!(Feed::decode(&huge.encode()), Err(FeedError::TooLarge(MAX_ENVELOPE_BYTES + 1)));
     }
 }

@@ -406,7 +406,7 @@ mod tests {
     }
 
     fn record(numbers: std::ops::Range<u8>) -> Vec<(Seat, Envelope)> {
-        numbers.map(|n| (if n % 2 == 0 { Seat::Host } else { Seat::Guest }, envelope(n))).collect()
+        numbers.map(|n| (if n % 2 == 0 { Seat::HOST } else { Seat::GUEST }, envelope(n))).collect()
     }
 
     #[test]
@@ -419,7 +419,7 @@ mod tests {
     }
 
     fn opened_hub() -> (WatchHub, Code) {
-        let mut hub = WatchHub::new(Seat::Guest, Suite::Ristretto255, [7; 32]);
+        let mut hub = WatchHub::new(Seat::GUEST, Suite::Ristretto255, [7; 32]);
         let code = Code::from_secret("42", &[3; 32]);
         hub.opened(code.clone(), MAX_FRAME);
         (hub, code)
@@ -433,7 +433,7 @@ mod tests {
         let mut watcher = Watcher::new(0, &code);
         hub.follow(&record(0..3), 1, false);
         exchange(&mut hub, &mut [&mut watcher]);
-        assert_eq!(watcher.fed, [Feed::Start { suite: Suite::Ristretto255, seat: Seat::Guest, delay: 1 }]);
+        assert_eq!(watcher.fed, [Feed::Start { suite: Suite::Ristretto255, seat: Seat::GUEST, delay: 1 }]);
         // More of turn 1: still nothing.
         hub.follow(&record(0..5), 1, false);
         exchange(&mut hub, &mut [&mut watcher]);

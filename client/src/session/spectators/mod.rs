@@ -27,5 +27,5 @@ pub(crate) fn hellos<G: fairdeck_shared::crypto::Group>()
         let bytes = engine.poll_transmit().unwrap();
         (seat, fairdeck_shared::wire::decode_envelope(&bytes).unwrap())
     };
-    vec![hello(Seat::Host), hello(Seat::Guest)]
+    vec![hello(Seat::HOST), hello(Seat::GUEST)]
 }

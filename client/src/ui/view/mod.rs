@@ -356,7 +356,7 @@ mod tests {
         assert_eq!(view.table.turn, 99);
 
         // The engine moves on: its first output builds the table again.
-        pair.intent(Seat::Host, Intent::Act(Action::Draw { count: 2 })).expect("a legal draw");
+        pair.intent(Seat::HOST, Intent::Act(Action::Draw { count: 2 })).expect("a legal draw");
         pair.drive();
         for event in &pair.host_events[seen..] {
             view.apply(&Output::Engine(event.clone()), &pair.host);
