@@ -10,14 +10,14 @@
 use std::fmt;
 
 /// Words after the nameplate.
-pub const WORDS_PER_CODE: usize = 2;
+pub(crate) const WORDS_PER_CODE: usize = 2;
 /// Longest nameplate read, in digits (the relay's own limit).
 const MAX_NAMEPLATE_DIGITS: usize = 9;
 /// Most suggestions given for one unknown word.
 const MAX_SUGGESTIONS: usize = 3;
 
 /// The word list: 256 distinct lower-case words.
-pub const WORDS: [&str; 256] = [
+pub(crate) const WORDS: [&str; 256] = [
     "acorn", "anchor", "button", "actor", "agent", "alarm", "album", "alert", "amber", "angel", "apple", "april",
     "arena", "arrow", "atlas", "audio", "award", "bacon", "badge", "bagel", "baker", "bamboo", "banjo", "barn",
     "beach", "beard", "beast", "bench", "berry", "bike", "bird", "blade", "block", "bloom", "board", "boat", "bonus",
@@ -125,7 +125,7 @@ fn parts(input: &str) -> impl Iterator<Item = &str> {
 }
 
 /// Whether `text` can be a relay's nameplate: 1 to 9 ASCII digits.
-pub fn is_nameplate(text: &str) -> bool {
+pub(crate) fn is_nameplate(text: &str) -> bool {
     (1..=MAX_NAMEPLATE_DIGITS).contains(&text.len()) && text.bytes().all(|b| b.is_ascii_digit())
 }
 
@@ -164,7 +164,7 @@ fn unknown_word(typed: &str) -> CodeError {
 
 /// The words of the list nearest to `typed` (lower case), at most three: the words it begins, else those one
 /// edit away, else (for words of five letters or more) two edits away. Only the nearest kind is given.
-pub fn suggestions(typed: &str) -> Vec<&'static str> {
+pub(crate) fn suggestions(typed: &str) -> Vec<&'static str> {
     let allowed = if typed.chars().count() <= 4 { 1 } else { 2 };
     let mut ranked: Vec<(usize, &'static str)> = WORDS
         .iter()
@@ -204,7 +204,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 
 /// What Tab does to a code being typed.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Completion {
+pub(crate) struct Completion {
     /// The line after completion (unchanged when nothing matches).
     pub line: String,
     /// The words the last part could still become, when more than one: shown under the prompt.
@@ -214,7 +214,7 @@ pub struct Completion {
 /// Completes the word being typed at the end of `line`: a single match is written out (with a `-` after it
 /// if another word follows), several are extended to their common beginning and listed. The nameplate is
 /// not completed.
-pub fn complete(line: &str) -> Completion {
+pub(crate) fn complete(line: &str) -> Completion {
     let unchanged = || Completion { line: line.to_string(), candidates: Vec::new() };
     let typed_parts = parts(line).count();
     let ends_in_separator = line.chars().last().is_some_and(|c| !c.is_alphanumeric());

@@ -42,7 +42,7 @@ Configuration file, read by host and join: {here}
 }
 
 /// The variable that names the configuration file, overriding the usual place.
-pub const PATH_VARIABLE: &str = "FAIRDECK_CONFIG";
+pub(crate) const PATH_VARIABLE: &str = "FAIRDECK_CONFIG";
 
 /// The settings read from the configuration file; `None` where the file says nothing.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -62,7 +62,7 @@ pub struct Config {
 
 /// Where the configuration file is, and whether the user named it (then it must exist).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConfigPath {
+pub(crate) struct ConfigPath {
     pub path: PathBuf,
     pub explicit: bool,
 }
@@ -80,7 +80,7 @@ pub enum ConfigError {
 
 /// The configuration file's place from the environment (`get` reads a variable), or `None` when
 /// neither `XDG_CONFIG_HOME` nor `HOME` says where the user's files are.
-pub fn config_path(get: impl Fn(&str) -> Option<OsString>) -> Option<ConfigPath> {
+pub(crate) fn config_path(get: impl Fn(&str) -> Option<OsString>) -> Option<ConfigPath> {
     // Empty or relative values are ignored, as the XDG base directory specification asks.
     let absolute = |name: &str| get(name).map(PathBuf::from).filter(|path| path.is_absolute());
     if let Some(path) = get(PATH_VARIABLE).filter(|value| !value.is_empty()) {
@@ -99,7 +99,7 @@ pub fn load_from_env() -> Result<Config, ConfigError> {
 }
 
 /// Reads and checks the file at `place`; a missing file is an empty configuration unless it was named.
-pub fn load(place: &ConfigPath) -> Result<Config, ConfigError> {
+pub(crate) fn load(place: &ConfigPath) -> Result<Config, ConfigError> {
     let path = place.path.display().to_string();
     match crate::file::read_text_at_most(&place.path, crate::file::SETTINGS_BYTES) {
         Ok(text) => parse(&place.path, &text),
@@ -110,7 +110,7 @@ pub fn load(place: &ConfigPath) -> Result<Config, ConfigError> {
 }
 
 /// Parses and checks the text of the configuration file at `path` (named in errors).
-pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
+pub(crate) fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
     let invalid = |span: Option<Range<usize>>, message: String| ConfigError::Invalid {
         path: path.display().to_string(),
         line: line_of(text, span.map_or(0, |span| span.start)),

@@ -21,7 +21,7 @@ pub fn show_file(path: &Path) -> anyhow::Result<String> {
 
 /// The journal at `path`: a journal written by `--record`, or a game's save, which holds its journal. What
 /// `verify`, `journal show` and `replay` read.
-pub fn read_file(path: &Path) -> anyhow::Result<Journal> {
+pub(crate) fn read_file(path: &Path) -> anyhow::Result<Journal> {
     let bytes = crate::file::read_at_most(path, crate::file::GAME_BYTES)
         .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
     match journal::decode(&bytes) {
@@ -34,7 +34,7 @@ pub fn read_file(path: &Path) -> anyhow::Result<Journal> {
 
 /// The journal's fields, with every received message decoded; a message that does not decode is shown as its
 /// bytes with the reason, since a journal may hold a cheater's malformed message.
-pub fn view<G: Group>(journal: &Journal) -> Value {
+pub(crate) fn view<G: Group>(journal: &Journal) -> Value {
     let inputs: Vec<Value> = journal
         .inputs
         .iter()

@@ -4,7 +4,7 @@ use anyhow::{Context, bail};
 use fairdeck_shared::hash_rng::{HashRng, shuffled_indices};
 
 /// Shuffles bigger than this are no deck; refusing them keeps a typo from eating memory.
-pub const MAX_COUNT: usize = 1_000_000;
+pub(crate) const MAX_COUNT: usize = 1_000_000;
 
 /// The basic shuffle of `0..count` over the generator given by its shared seed and state,
 /// as a JSON array.

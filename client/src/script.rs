@@ -519,7 +519,7 @@ mod tests {
         use crate::command::{ErrorKind, TopWatch};
         use crate::deck::{DeckWarning, WarningKind};
         use crate::session::Waiting;
-        use crate::watch::OpeningFailure;
+        use crate::session::spectators::OpeningFailure;
 
         let refused =
             Output::CommandError { kind: ErrorKind::BadCommand, command: "dance".into(), message: "no".into() };

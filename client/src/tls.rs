@@ -62,7 +62,7 @@ fn shown(path: &Path) -> String {
 
 /// A sentence for a failed connection when TLS refused the relay's certificate, naming the host; `None` for
 /// any other failure.
-pub fn explain_certificate_failure(error: &tokio_tungstenite::tungstenite::Error, host: &str) -> Option<String> {
+pub(crate) fn explain_certificate_failure(error: &tokio_tungstenite::tungstenite::Error, host: &str) -> Option<String> {
     let tokio_tungstenite::tungstenite::Error::Io(io) = error else { return None };
     let rustls::Error::InvalidCertificate(problem) = io.get_ref()?.downcast_ref::<rustls::Error>()? else {
         return None;

@@ -10,7 +10,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use fairdeck::code::Code;
-use fairdeck::watch::WatchHub;
+use fairdeck::session::spectators::WatchHub;
 use fairdeck_e2e::{Player, Relay, public, settle, zone_cards};
 use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::{Ristretto255, Suite};

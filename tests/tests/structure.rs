@@ -1,7 +1,7 @@
-//! The code's shape, checked on every test run: no function over 100 lines, and no circle of imports between
-//! the files of the engine, the client and the relay. A child module using its parent's items is not a circle
-//! (that is what a parent is for); test modules (`#[cfg(test)]`) may reach anywhere, but their functions are
-//! measured too.
+//! The code's shape, checked on every test run: no file over 800 lines, no function over 100 lines, and no
+//! circle of imports between the files, nor between the folders, of the engine, the client and the relay. A
+//! child module using its parent's items is not a circle (that is what a parent is for); test modules
+//! (`#[cfg(test)]`) may reach anywhere, but their functions and lines are measured too.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -12,6 +12,9 @@ use syn::visit::{self, Visit};
 /// The longest a function may be, from `fn` to its closing brace.
 const LIMIT: usize = 100;
 
+/// The longest a file may be, in lines.
+const FILE_LIMIT: usize = 800;
+
 /// The crates' sources checked, relative to the workspace.
 const SOURCES: [&str; 3] = ["shared/src", "client/src", "server/src"];
 
@@ -21,10 +24,14 @@ type ModulePath = Vec<String>;
 /// What one file holds, as far as its shape goes.
 #[derive(Default)]
 struct FileShape {
+    /// How many lines the file has.
+    lines: usize,
     /// Every function with its first line and its length in lines.
     functions: Vec<(String, usize, usize)>,
     /// The modules its non-test code names through `crate::`, `super::` or `self::`, made absolute.
     named: BTreeSet<ModulePath>,
+    /// The modules it declares in files of their own for tests only (`#[cfg(test)] mod tests;`): test code.
+    test_files: BTreeSet<ModulePath>,
 }
 
 /// Walks one file's syntax tree.
@@ -129,6 +136,9 @@ impl<'ast> Visit<'ast> for Walk {
     fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
         let test = self.enter(&item.attrs);
         self.module.push(item.ident.to_string());
+        if self.in_test > 0 && item.content.is_none() {
+            self.shape.test_files.insert(self.module.clone());
+        }
         visit::visit_item_mod(self, item);
         self.module.pop();
         self.leave(test);
@@ -180,7 +190,8 @@ fn rust_files(folder: &Path, out: &mut Vec<PathBuf>) {
 
 fn shape_of(source: &str, module: ModulePath) -> FileShape {
     let file = syn::parse_file(source).expect("the source parses");
-    let mut walk = Walk { module, in_test: 0, shape: FileShape::default() };
+    let mut walk =
+        Walk { module, in_test: 0, shape: FileShape { lines: source.lines().count(), ..FileShape::default() } };
     walk.visit_file(&file);
     walk.shape
 }
@@ -202,9 +213,13 @@ fn crate_shapes(root: &Path) -> BTreeMap<PathBuf, (ModulePath, FileShape)> {
 }
 
 /// The file each file's code names (the longest module prefix that is a file), leaving out the file itself and
-/// its ancestors.
+/// its ancestors, and test files.
 fn imports(files: &BTreeMap<PathBuf, (ModulePath, FileShape)>) -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
-    let in_graph = |file: &PathBuf| file.file_name().is_some_and(|name| name != "main.rs");
+    let test_files: BTreeSet<&ModulePath> = files.values().flat_map(|(_, shape)| &shape.test_files).collect();
+    let in_graph = |file: &PathBuf| {
+        file.file_name().is_some_and(|name| name != "main.rs")
+            && !test_files.iter().any(|test| files[file].0.starts_with(test))
+    };
     let by_module: BTreeMap<&ModulePath, &PathBuf> =
         files.iter().filter(|(file, _)| in_graph(file)).map(|(file, (module, _))| (module, file)).collect();
     let mut edges = BTreeMap::new();
@@ -222,6 +237,33 @@ fn imports(files: &BTreeMap<PathBuf, (ModulePath, FileShape)>) -> BTreeMap<PathB
         edges.insert(file.clone(), targets);
     }
     edges
+}
+
+/// The modules' import graph lifted to siblings: an edge from file `a/b/c.rs` to `a/d/e.rs` is an edge from
+/// the module `a::b` to its sibling `a::d`, the children of the deepest module both are in. A circle there that
+/// the file graph does not show runs through a folder: its files use another module whose files use them back.
+/// An edge from a module to one of its own descendants is the parent using its child, no edge between siblings.
+fn sibling_imports(
+    files: &BTreeMap<PathBuf, (ModulePath, FileShape)>,
+    edges: &BTreeMap<PathBuf, BTreeSet<PathBuf>>,
+) -> BTreeMap<ModulePath, BTreeSet<ModulePath>> {
+    let mut lifted: BTreeMap<ModulePath, BTreeSet<ModulePath>> = BTreeMap::new();
+    for (file, targets) in edges {
+        let from = &files[file].0;
+        for target in targets {
+            let to = &files[target].0;
+            let common = from.iter().zip(to).take_while(|(a, b)| a == b).count();
+            if common < from.len() && common < to.len() {
+                lifted.entry(from[..=common].to_vec()).or_default().insert(to[..=common].to_vec());
+            }
+        }
+    }
+    lifted
+}
+
+/// The modules with children (`a/mod.rs` or `a.rs` beside `a/`).
+fn folders(files: &BTreeMap<PathBuf, (ModulePath, FileShape)>) -> BTreeSet<ModulePath> {
+    files.values().filter_map(|(module, _)| module.split_last().map(|(_, parent)| parent.to_vec())).collect()
 }
 
 /// The circles of a graph: its strongly connected components of more than one node (Tarjan's algorithm).
@@ -306,12 +348,48 @@ fn no_files_import_each_other_in_a_circle() {
     assert!(found.is_empty(), "files importing each other in a circle:\n{}", found.join("\n"));
 }
 
+#[test]
+fn no_folders_import_each_other_in_a_circle() {
+    let mut found = Vec::new();
+    for source in SOURCES {
+        let files = crate_shapes(&workspace().join(source));
+        let folders = folders(&files);
+        for circle in circles(&sibling_imports(&files, &imports(&files))) {
+            if circle.iter().any(|module| folders.contains(module)) {
+                let names: Vec<String> = circle
+                    .iter()
+                    .map(|module| {
+                        let slash = if folders.contains(module) { "/" } else { "" };
+                        format!("{source}/{}{slash}", module.join("/"))
+                    })
+                    .collect();
+                found.push(names.join(" ↔ "));
+            }
+        }
+    }
+    assert!(found.is_empty(), "folders importing each other in a circle:\n{}", found.join("\n"));
+}
+
+#[test]
+fn no_file_is_over_800_lines() {
+    let mut long = Vec::new();
+    for source in SOURCES {
+        for (file, (_, shape)) in crate_shapes(&workspace().join(source)) {
+            if shape.lines > FILE_LIMIT {
+                long.push(format!("{}: {} lines", shown(&file), shape.lines));
+            }
+        }
+    }
+    assert!(long.is_empty(), "files over {FILE_LIMIT} lines:\n{}", long.join("\n"));
+}
+
 /// The checks themselves: what they must catch and what they must let through.
 #[test]
 fn the_checks_catch_long_functions_and_circles() {
     let body = "    let x = 1;\n".repeat(LIMIT - 2);
     let long = shape_of(&format!("fn long() {{\n{body}}}\nfn short() {{}}\n"), vec![]);
     assert_eq!(long.functions, vec![("long".to_string(), 1, LIMIT), ("short".to_string(), LIMIT + 1, 1)]);
+    assert_eq!(long.lines, LIMIT + 1);
     let longer = shape_of(&format!("impl A {{\n    fn f() {{\n{body}    let y = 2;\n    }}\n}}\n"), vec![]);
     assert_eq!(longer.functions, vec![("f".to_string(), 2, LIMIT + 1)]);
 
@@ -324,7 +402,8 @@ fn the_checks_catch_long_functions_and_circles() {
         file("a/mod.rs", &["a"], "use self::child::X; use crate::b::Y;"),
         file("a/child.rs", &["a", "child"], "use super::Z; fn g() -> crate::lib_item::Q { todo() }"),
         file("b.rs", &["b"], "fn g() { super::a::child::h(); }\n#[cfg(test)]\nmod tests { use crate::c::W; }"),
-        file("c.rs", &["c"], "use crate::b; #[cfg(test)] use crate::a::X;"),
+        file("c.rs", &["c"], "use crate::b; #[cfg(test)] use crate::a::X; #[cfg(test)] mod tests;"),
+        file("c/tests.rs", &["c", "tests"], "use crate::a::X;"),
     ]
     .into_iter()
     .collect();
@@ -335,6 +414,7 @@ fn the_checks_catch_long_functions_and_circles() {
     assert_eq!(edges[Path::new("a/mod.rs")], set(&["a/child.rs", "b.rs"]));
     assert_eq!(edges[Path::new("b.rs")], set(&["a/child.rs"]));
     assert_eq!(edges[Path::new("c.rs")], set(&["b.rs"]));
+    assert!(!edges.contains_key(Path::new("c/tests.rs")));
     assert!(circles(&edges).is_empty());
 
     let mut circled = edges.clone();
@@ -342,4 +422,18 @@ fn the_checks_catch_long_functions_and_circles() {
     let found = circles(&circled);
     assert_eq!(found.len(), 1);
     assert_eq!(found[0].iter().cloned().collect::<BTreeSet<_>>(), set(&["a/child.rs", "b.rs", "c.rs"]));
+
+    // Lifted to siblings: `a/mod.rs` naming `b.rs` is `a` → `b`, `b.rs` naming `a/child.rs` is `b` → `a`, a circle
+    // between the folder `a` and the file `b` that no two files close.
+    let modules = |names: &[&[&str]]| -> BTreeSet<ModulePath> {
+        names.iter().map(|name| name.iter().map(|s| s.to_string()).collect()).collect()
+    };
+    assert_eq!(folders(&files), modules(&[&[], &["a"], &["c"]]));
+    let lifted = sibling_imports(&files, &edges);
+    assert_eq!(lifted.keys().cloned().collect::<BTreeSet<_>>(), modules(&[&["a"], &["b"], &["c"]]));
+    assert_eq!(lifted[&vec!["a".to_string()]], modules(&[&["b"]]));
+    assert_eq!(lifted[&vec!["b".to_string()]], modules(&[&["a"]]));
+    let found = circles(&lifted);
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].iter().cloned().collect::<BTreeSet<_>>(), modules(&[&["a"], &["b"]]));
 }

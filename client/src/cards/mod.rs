@@ -22,15 +22,18 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub use atomic::{MAX_CARDS, MAX_FACES, MAX_TEXT_BYTES};
-pub use input::{MAX_INPUT_BYTES, MAX_JSON_BYTES};
-pub use show::{imported_text, to_json, to_text, updated_text};
-pub use store::{Database, Header, Imported};
-pub use suggest::{edit_distance, nearest};
-pub use update::{MTGJSON_URL, Updated, update};
+pub(crate) use atomic::{MAX_CARDS, MAX_FACES};
+pub(crate) use input::MAX_INPUT_BYTES;
+pub use show::{imported_text, updated_text};
+pub(crate) use show::{to_json, to_text};
+pub use store::Database;
+pub(crate) use store::{Header, Imported};
+pub(crate) use suggest::nearest;
+pub(crate) use update::Updated;
+pub use update::{MTGJSON_URL, update};
 
 /// The database's file name inside the cards folder.
-pub const DATABASE_FILE: &str = "cards.db";
+pub(crate) const DATABASE_FILE: &str = "cards.db";
 
 /// One card: its full name (`Front // Back` for a card of several faces) and its faces, front first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -112,7 +115,7 @@ fn did_you_mean(suggestions: &[String]) -> String {
 
 /// Where the card database goes: `$XDG_DATA_HOME/fairdeck/cards`, else `$HOME/.local/share/fairdeck/cards`,
 /// found as saved games are.
-pub fn cards_dir(get: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
+pub(crate) fn cards_dir(get: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
     crate::save::data_dir(get).map(|dir| dir.join("cards"))
 }
 

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use fairdeck_relay_protocol::MAX_WATCH_DELAY_TURNS;
 use fairdeck_shared::crypto::Dice;
 use fairdeck_shared::table::{CardId, Placement, Position, PowerToughness, ZoneId, ZoneKind};
 use fairdeck_shared::wire::{Action, BasicLand, GridLine, PeekPurpose, PileChoice};
@@ -393,9 +394,9 @@ fn position(a: &Args, xy: &str) -> Result<(i32, i32), String> {
 /// `watch-delay N`: N turns, at most the relay's limit.
 pub fn watch_delay(a: &Args) -> Result<Command, String> {
     let turns = one_number(a)?;
-    match u8::try_from(turns).ok().filter(|&turns| turns <= crate::watch::MAX_DELAY) {
+    match u8::try_from(turns).ok().filter(|&turns| u32::from(turns) <= MAX_WATCH_DELAY_TURNS) {
         Some(turns) => Ok(Command::Watch(WatchStep::Delay(turns))),
-        None => Err(a.usage_with(&format!("N from 0 to {}", crate::watch::MAX_DELAY))),
+        None => Err(a.usage_with(&format!("N from 0 to {MAX_WATCH_DELAY_TURNS}"))),
     }
 }
 

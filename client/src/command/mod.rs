@@ -15,25 +15,26 @@ mod error;
 mod gate;
 pub mod help;
 mod mulligan;
-pub mod resolve;
+pub(crate) mod resolve;
 mod spec;
-pub mod table;
+pub(crate) mod table;
 
 use fairdeck_shared::Seat;
 
-pub use browsing::{Browsing, purpose_name};
+pub(crate) use browsing::{Browsing, purpose_name};
 pub use error::ErrorKind;
-pub use gate::Gate;
-pub use mulligan::hand_to_bottom;
-pub use resolve::CardRef;
-pub use spec::{
-    Amount, Args, ArrowTo, BuildStep, CardAct, Command, Entered, Key, Local, PackCard, Parsed, Placing, Spec, Spot,
-    TableAct, TopWatch, UndoStep, WatchStep, commander_damage_from,
+pub(crate) use gate::Gate;
+pub(crate) use mulligan::hand_to_bottom;
+pub(crate) use resolve::CardRef;
+pub(crate) use spec::{
+    Amount, Args, BuildStep, CardAct, Entered, Local, PackCard, Parsed, Placing, Spec, TableAct, TopWatch, UndoStep,
+    WatchStep, commander_damage_from,
 };
+pub use spec::{Command, Key};
 pub use table::COMMANDS;
 
 /// Reads a command line for the player in `seat`, once: its command and entry, or what was expected.
-pub fn read(line: &str, seat: Seat) -> Entered {
+pub(crate) fn read(line: &str, seat: Seat) -> Entered {
     let line = line.trim();
     Entered { line: line.to_string(), parsed: parse_entry(line, seat) }
 }
@@ -86,6 +87,7 @@ mod tests {
     use fairdeck_shared::table::{CardId, Placement, Position, PowerToughness, ZoneId, ZoneKind};
     use fairdeck_shared::wire::Action;
 
+    use super::spec::{ArrowTo, CardAct, Spot, TableAct};
     use super::*;
 
     #[test]

@@ -450,8 +450,6 @@ impl Eq for Spec {}
 #[derive(Debug)]
 pub struct Local {
     pub name: &'static str,
-    /// The arguments as the help shows them.
-    pub args: &'static str,
     pub about: &'static str,
 }
 

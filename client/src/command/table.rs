@@ -8,8 +8,7 @@ use super::arguments as read;
 use super::spec::{BuildStep, Command, Key, Local, Placing, Spec, TopWatch, WatchStep};
 
 /// The terminal table's own command: a pile on the screen. Scripted mode does not take it.
-pub static VIEW: Local =
-    Local { name: "view", args: "[opponent] PILE", about: "a pile with ids: graveyard, exile, command, sideboard" };
+pub static VIEW: Local = Local { name: "view", about: "a pile with ids: graveyard, exile, command, sideboard" };
 
 /// Every command, in the order the help lists them.
 pub static COMMANDS: &[&Spec] = &[

@@ -19,20 +19,21 @@ use std::path::Path;
 
 use fairdeck_shared::engine::{DeckCard, DeckList};
 
-pub use check::{DeckFormatRule, DeckWarning, WarningKind, check_deck, check_deck_here};
+pub use check::WarningKind;
+pub(crate) use check::{DeckFormatRule, DeckWarning, check_deck_here};
 pub use hash::cockatrice_hash;
-pub use show::{show_file, to_json, to_text};
-pub use sideboard::{Swap, Swapped, parse_swap, sideboard, sideboarded_text};
+pub use show::show_file;
+pub(crate) use sideboard::{Swap, Swapped, parse_swap, sideboard, sideboarded_text};
 
 /// Longest card name accepted, in bytes: the engine's catalogue limit.
 pub const MAX_NAME_BYTES: usize = fairdeck_shared::crypto::MAX_NAME_LEN;
 /// Longest card line (or `.dek` name) read, in bytes: far above any real one, and a bound on the work of
 /// reading a line.
-pub const MAX_LINE_BYTES: usize = 1000;
+pub(crate) const MAX_LINE_BYTES: usize = 1000;
 /// Largest count on one line.
-pub const MAX_COUNT: u32 = 1000;
+pub(crate) const MAX_COUNT: u32 = 1000;
 /// Largest deck, every section together (Cockatrice's limit too).
-pub const MAX_DECK_CARDS: u32 = 1000;
+pub(crate) const MAX_DECK_CARDS: u32 = 1000;
 
 /// One line of a deck list: `count` copies of the card `name`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -179,7 +180,7 @@ pub fn parse_deck(file_name: &str, text: &str) -> Result<Deck, DeckParseError> {
     read_deck(file_name, text).map(|read| read.deck)
 }
 
-/// Reads a deck file as [`parse_deck`] does, keeping its warnings and lines for [`check_deck`].
+/// Reads a deck file as [`parse_deck`] does, keeping its warnings and lines for [`check_deck`](check::check_deck).
 pub fn read_deck(file_name: &str, text: &str) -> Result<ReadDeck, DeckParseError> {
     read_deck_as(detect_format(file_name, text), text)
 }
@@ -217,13 +218,8 @@ fn sniff(text: &str) -> DeckFormat {
     }
 }
 
-/// Reads `text` as the given format, whatever its file name.
-pub fn parse_deck_as(format: DeckFormat, text: &str) -> Result<Deck, DeckParseError> {
-    read_deck_as(format, text).map(|read| read.deck)
-}
-
 /// Reads `text` as the given format, keeping its warnings and lines.
-pub fn read_deck_as(format: DeckFormat, text: &str) -> Result<ReadDeck, DeckParseError> {
+pub(crate) fn read_deck_as(format: DeckFormat, text: &str) -> Result<ReadDeck, DeckParseError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     match format {
         DeckFormat::Cockatrice | DeckFormat::MtgoDek => xml::parse_xml(format, text),
@@ -324,7 +320,7 @@ impl Builder {
 }
 
 /// Cards counted by name, in name order, as `[count, name]` pairs: a limited pool as the player reads it.
-pub fn counted(cards: &[String]) -> Vec<(u32, String)> {
+pub(crate) fn counted(cards: &[String]) -> Vec<(u32, String)> {
     fairdeck_shared::wire::card_counts(cards.iter().map(String::as_str))
         .into_iter()
         .map(|(name, n)| (n, name))

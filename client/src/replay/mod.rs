@@ -9,7 +9,7 @@
 
 mod script;
 pub mod text;
-pub mod viewer;
+mod viewer;
 
 use std::io::{ErrorKind, IsTerminal};
 use std::path::{Path, PathBuf};
@@ -43,7 +43,7 @@ pub struct Args {
 
 /// Where `--to-turn` or `--steps` stops the replay.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Until {
+pub(crate) enum Until {
     /// The last step.
     End,
     /// The step that starts this turn (the last step, in a game that never reached it).
@@ -93,7 +93,7 @@ fn replay<G: Group>(path: &Path, journal: Journal, script: bool, until: Option<U
 /// A game being played back: the engine and the view at one position of the journal (how many of its inputs
 /// were taken), which moves forward one step at a time, or back by making them again from the start (a whole
 /// game takes a fraction of a second).
-pub struct Replay<G: Group> {
+pub(crate) struct Replay<G: Group> {
     /// The journal without its inputs: what a fresh engine is made from.
     start: Journal,
     inputs: Vec<Input>,
@@ -106,7 +106,7 @@ pub struct Replay<G: Group> {
 
 /// One step of a replay: which input, of how many, what it was, and the turn once it was taken.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Step {
+pub(crate) struct Step {
     /// The step's number, from 1.
     pub step: usize,
     /// How many steps the journal holds.
@@ -119,7 +119,7 @@ pub struct Step {
 /// What a step's input was.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub enum StepKind {
+pub(crate) enum StepKind {
     /// An intent of the player's, by its name (as the journal's JSON spells it); a table action also by the
     /// action's.
     Intent {
@@ -147,11 +147,6 @@ impl<G: Group> Replay<G> {
     /// How many steps the journal holds.
     pub fn len(&self) -> usize {
         self.inputs.len()
-    }
-
-    /// Whether the journal holds no step at all.
-    pub fn is_empty(&self) -> bool {
-        self.inputs.is_empty()
     }
 
     /// How many steps were taken: 0 at the start, [`Replay::len`] at the end.

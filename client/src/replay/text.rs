@@ -23,7 +23,7 @@ pub fn show_file(path: &Path) -> anyhow::Result<String> {
 }
 
 /// The log of `journal`'s game: `step  turn  sentence`, the lines of the start as step 0.
-pub fn log_text<G: Group>(journal: Journal) -> anyhow::Result<String> {
+pub(crate) fn log_text<G: Group>(journal: Journal) -> anyhow::Result<String> {
     let mut replay = Replay::<G>::new(journal)?;
     let mut text = String::new();
     let mut told = 0;

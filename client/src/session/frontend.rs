@@ -11,10 +11,10 @@ use fairdeck_shared::wire::PeekPurpose;
 use serde::Serialize;
 
 use super::building::{PoolLine, Tally};
+use super::spectators::OpeningFailure;
 use super::wait_clock::{AbsenceNews, WaitNews, Waiting};
 use crate::command::{Browsing, ErrorKind, TopWatch};
 use crate::deck::DeckWarning;
-use crate::watch::OpeningFailure;
 
 /// The player's side of a session. The session calls `next_line` in every turn of its loop and shows
 /// every output as it happens, with the engine as it stands after it.

@@ -22,10 +22,10 @@ use fairdeck_shared::wire::peek_suite;
 
 use super::claim::LinkAction;
 use super::error::SessionError;
+use super::spectators::WatchHub;
 use super::state::{Meeting, SessionCore, Stage};
 use super::watch_state::Watching;
 use crate::command::Command;
-use crate::watch::WatchHub;
 
 impl<G: Group> SessionCore<G> {
     /// A step of a guest awaiting the host's first message, in place of `pump`: the channel's own frames go out (the

@@ -33,6 +33,7 @@
 //! | `building.rs` | limited play: the deck built from the pool at the table (`add`, `remove`, `basics`, `pool`, `done`) |
 //! | `browse.rs`, `top_card.rs` | searching, scrying, surveilling ([`Browsing`] is `command/`'s), revealing; the top card watched |
 //! | `wait_clock.rs` | the wait on the opponent ([`WaitClock`], [`Waiting`]) and its absence ([`AbsenceClock`]) |
+//! | `spectators/` | the player's side of watching, sans-IO: the feed's messages and the hub, one channel per spectator |
 //! | `watching.rs` | the player's spectators: the watch hub fed with the record, the watch link, `watch-*` commands |
 //! | `watch_state.rs` | what the core keeps of them ([`Watching`](watch_state::Watching)), and what the watch link brings |
 //!
@@ -73,6 +74,7 @@ mod queue;
 mod reconnect;
 mod relay;
 mod saving;
+pub mod spectators;
 mod start;
 mod state;
 mod timers;
@@ -83,19 +85,18 @@ mod watch_link;
 mod watch_state;
 mod watching;
 
-pub use crate::command::{Browsing, purpose_name};
-pub use building::{PoolLine, Tally};
+pub(crate) use crate::command::{Browsing, purpose_name};
+pub(crate) use building::{PoolLine, Tally};
 pub use error::SessionError;
-pub use frontend::{Frontend, Output};
+pub(crate) use frontend::Frontend;
+pub use frontend::Output;
 pub use hosting::WRONG_CODES_PER_CODE;
 pub(crate) use reconnect::{FIRST_RETRY, LONGEST_RETRY, RECONNECT_FOR};
 pub(crate) use relay::{Opened, Ws, next_control, open_relay, relay_refusal, send_control};
-pub(crate) use start::os_seed;
-pub use start::{Brought, DEFAULT_RELAY, Offer, Options, Role, run};
-pub use wait_clock::{
-    AbsenceClock, AbsenceNews, BUILD_HINT_AFTER, FORFEIT_GRACE, FORFEIT_GRACE_VARIABLE, FORFEIT_HINT_AFTER,
-    WAIT_SHOWN_AFTER, WaitClock, WaitNews, Waiting, forfeit_hint_after,
-};
+pub use start::{Brought, DEFAULT_RELAY, Offer, Options, Role};
+pub(crate) use start::{os_seed, run};
+pub(crate) use wait_clock::forfeit_hint_after;
+pub use wait_clock::{FORFEIT_HINT_AFTER, Waiting};
 
 #[cfg(test)]
 mod tests;

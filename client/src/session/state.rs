@@ -18,13 +18,13 @@ use super::frontend::Output;
 use super::hosting::Hosting;
 use super::outbox::{Outbox, ToRelay};
 use super::queue::CommandQueue;
+use super::spectators::WatchHub;
 use super::timers::TimerTable;
 use super::uplink::Uplink;
 use super::watch_state::Watching;
 use crate::channel::Channel;
 use crate::code::Code;
 use crate::command::{Browsing, TopWatch};
-use crate::watch::WatchHub;
 
 /// One game's session without I/O: the engine and the channel, and the parts the core drives them with, each
 /// owning its data: the link, the player's commands, hosting, the clocks, the timers, what the driver is to do.

@@ -20,6 +20,7 @@ use super::error::SessionError;
 use super::files::{DeckRead, FileAnswer, FileRequest};
 use super::frontend::Output;
 use super::outbox::{SavePoint, ToRelay};
+use super::spectators::{Feed, OpeningFailure};
 use super::state::Meeting;
 use super::uplink::{LinkState, Uplink};
 use super::wait_clock::FORFEIT_GRACE;
@@ -27,7 +28,6 @@ use crate::channel::{Channel, Side};
 use crate::code::Code;
 use crate::command::ErrorKind;
 use crate::save::RelayPlace;
-use crate::watch::{Feed, OpeningFailure};
 
 /// What one side's driver did with its core's requests.
 #[derive(Default)]

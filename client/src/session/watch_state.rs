@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use super::error::SessionError;
-use crate::watch::WatchHub;
+use super::spectators::WatchHub;
 
 /// What the core keeps of watching.
 pub(super) struct Watching {

@@ -14,11 +14,11 @@ use fairdeck_shared::crypto::Group;
 use super::claim::WatchAction;
 use super::error::SessionError;
 use super::frontend::Output;
+use super::spectators::FailedOpening;
 use super::state::SessionCore;
 use super::watch_state::{WatchInput, WatchLinkState};
 use crate::code::{self, Code};
 use crate::command::{ErrorKind, WatchStep};
-use crate::watch::FailedOpening;
 
 /// The wait before the watch link is opened again after a drop.
 const WATCH_RETRY: Duration = Duration::from_secs(1);

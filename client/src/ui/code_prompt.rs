@@ -19,7 +19,7 @@ const MAX_LINE: usize = 80;
 
 /// The line being edited, and what to show under it.
 #[derive(Debug, Default)]
-pub struct Prompt {
+pub(crate) struct Prompt {
     line: String,
     /// Completion candidates or the reason Enter refused the line, shown once under it.
     note: Option<String>,
@@ -27,7 +27,7 @@ pub struct Prompt {
 
 /// What a key did.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Step {
+pub(crate) enum Step {
     /// Keep editing.
     Edit,
     /// Enter on a line that reads as a code.

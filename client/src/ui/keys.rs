@@ -13,10 +13,10 @@ use crate::command::table::{self, QUIT, UNTAP_ALL, VIEW};
 use crate::command::{Local, Spec, shortcuts};
 
 /// The terminal table's own command: a card's text from the card database, over the table.
-pub static CARD: Local = Local { name: "card", args: "NAME", about: "card text by name or #ID; o: the selected" };
+pub(crate) static CARD: Local = Local { name: "card", about: "card text by name or #ID; o: the selected" };
 
 /// The key that shows the text of the focused panel's selected card (its first shown, its id reversed).
-pub const CARD_KEY: char = 'o';
+pub(crate) const CARD_KEY: char = 'o';
 
 /// Single keys that run at once: public actions the engine can undo. Every other key that would run a command
 /// asks first (a stray key must not draw, shuffle or pass the turn).
@@ -35,9 +35,9 @@ pub const OTHER_KEYS: &[(&str, &str)] = &[
     ("q", "leave (asks first); Ctrl-C: at once"),
 ];
 
-/// `view`'s usage as the help shows it (a test checks it against [`VIEW`]).
+/// `view`'s usage as the help shows it (a test checks it names [`VIEW`]).
 const VIEW_USAGE: &str = "view [opponent] PILE";
-/// `card`'s usage as the help shows it (a test checks it against [`CARD`]).
+/// `card`'s usage as the help shows it (a test checks it names [`CARD`]).
 const CARD_USAGE: &str = "card NAME";
 
 /// The commands whose first key the hint line names, in its order.
@@ -48,7 +48,7 @@ const TYPED_BUILDING: [&Spec; 3] = [&table::BASICS, &table::POOL, &table::DONE];
 
 /// The hint line under the table while the command line is closed: a few keys of the table, then the others;
 /// while building a limited deck, the building commands; while drafting, the draft's.
-pub fn hint_line(stage: Stage) -> String {
+pub(crate) fn hint_line(stage: Stage) -> String {
     if let Stage::Drafting(format) = stage {
         // The draft's own command, with the arguments its format takes.
         let (spec, args) = match format {
@@ -315,7 +315,7 @@ mod tests {
         assert_eq!(drafting(LimitedFormat::Grid { grids: 2 }), "Keys: : pick row N | column N · ? help · q quit");
         assert_eq!(drafting(LimitedFormat::Winston { cards: 45 }), "Keys: : pile take | pass · ? help · q quit");
         assert_eq!(drafting(LimitedFormat::Draft { packs: 3, cards: 15 }), "Keys: : pick N | NAME · ? help · q quit");
-        assert_eq!(VIEW_USAGE, format!("{} {}", VIEW.name, VIEW.args));
-        assert_eq!(CARD_USAGE, format!("{} {}", CARD.name, CARD.args));
+        assert!(VIEW_USAGE.starts_with(&format!("{} ", VIEW.name)));
+        assert!(CARD_USAGE.starts_with(&format!("{} ", CARD.name)));
     }
 }

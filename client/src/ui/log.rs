@@ -43,7 +43,7 @@ pub enum LogKind {
 
 /// What the log remembers between events to tell them.
 #[derive(Clone, Debug, Default)]
-pub struct Story {
+pub(crate) struct Story {
     /// The engine's alert about the opponent's action on this player's cards: it comes before the action's
     /// `Applied`, whose sentence then is the alert.
     alert: Option<Alert>,
@@ -363,7 +363,7 @@ fn audit_missing(seat: Seat, game: u32, words: &Words<impl TableSource>) -> Stri
 }
 
 /// How a game was lost, in a word: "Bea conceded".
-pub fn lost_by(how: GameEnd) -> &'static str {
+pub(crate) fn lost_by(how: GameEnd) -> &'static str {
     match how {
         GameEnd::Conceded => "conceded",
         GameEnd::Forfeited => "forfeited",

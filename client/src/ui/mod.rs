@@ -14,9 +14,9 @@ pub mod card_book;
 pub mod code_prompt;
 mod groups;
 pub mod keys;
-pub mod library_view;
+mod library_view;
 pub mod log;
-pub mod overlay;
+mod overlay;
 mod panels;
 pub mod render;
 pub mod table_view;
@@ -36,7 +36,7 @@ use crate::session::{Frontend, Output, SessionError};
 /// The terminal in raw mode on its alternate screen, cleared: a program killed there (`kill -9`, before
 /// `fairdeck resume`) leaves its last screen behind, and the first frame is drawn over a blank one. On failure the
 /// terminal is put back (raw mode may be on already when entering the alternate screen failed).
-pub fn open_terminal() -> std::io::Result<DefaultTerminal> {
+pub(crate) fn open_terminal() -> std::io::Result<DefaultTerminal> {
     let mut terminal = ratatui::try_init().inspect_err(|_| ratatui::restore())?;
     terminal.clear().inspect_err(|_| ratatui::restore())?;
     Ok(terminal)

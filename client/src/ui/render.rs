@@ -17,7 +17,7 @@ use crate::session::forfeit_hint_after;
 use crate::text::wrap;
 
 /// The mark before an alert in the log, so it stands out even without colour.
-pub const ALERT_MARK: &str = "!! ";
+pub(crate) const ALERT_MARK: &str = "!! ";
 
 /// Draws the whole screen.
 pub fn render(frame: &mut Frame, view: &View) {
@@ -40,13 +40,13 @@ pub fn render(frame: &mut Frame, view: &View) {
 }
 
 /// The screen's rows: the table and the log, the command line, the status line.
-pub fn screen_rows(area: Rect) -> [Rect; 3] {
+pub(crate) fn screen_rows(area: Rect) -> [Rect; 3] {
     Layout::vertical([Constraint::Min(0), Constraint::Length(1), Constraint::Length(1)]).areas(area)
 }
 
 /// The table (under the set-up panel while set-up lasts) and the log beside it, in `area`: the game's screen but
 /// its two last rows, which `fairdeck replay` fills with its own.
-pub fn render_table_and_log(frame: &mut Frame, area: Rect, view: &View) {
+pub(crate) fn render_table_and_log(frame: &mut Frame, area: Rect, view: &View) {
     let [table, log] = Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(area);
     let setup_height = if view.setup.ready { 0 } else { 6 };
     let [setup, table] = Layout::vertical([Constraint::Length(setup_height), Constraint::Min(0)]).areas(table);
@@ -274,7 +274,7 @@ pub(crate) fn turns_behind(delay: u32) -> String {
 }
 
 /// The connection state in words, and its colour.
-pub fn connection(view: &View) -> (&'static str, Color) {
+pub(crate) fn connection(view: &View) -> (&'static str, Color) {
     match (view.relay, view.peer) {
         (RelayLink::Connecting, _) => ("connecting", Color::Yellow),
         (RelayLink::Reconnecting, _) => ("reconnecting", Color::Yellow),

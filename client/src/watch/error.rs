@@ -1,9 +1,9 @@
 //! Why watching stopped: [`WatchError`], with the `kind` scripted mode prints and the exit code, as a game's
 //! [`SessionError`] has them.
 
-use super::feed::FeedError;
 use crate::channel::ChannelError;
 use crate::session::SessionError;
+use crate::session::spectators::FeedError;
 
 /// Why watching stopped. Each message says what to do about it.
 #[derive(Debug, thiserror::Error)]

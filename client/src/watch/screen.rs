@@ -250,8 +250,8 @@ mod tests {
 
     use super::*;
     use crate::code::Code;
+    use crate::session::spectators::Feed;
     use crate::ui::table_view::TableSource;
-    use crate::watch::Feed;
 
     /// Both players draw three; the host plays its first card face up.
     fn game() -> Pair<Ristretto255> {

@@ -14,9 +14,9 @@ use fairdeck_shared::table::{CardId, Table};
 use fairdeck_shared::wire::{MessageKind, decode_envelope, peek_kind};
 
 use super::error::WatchError;
-use super::feed::Feed;
 use crate::channel::{Channel, Side};
 use crate::code::Code;
+use crate::session::spectators::Feed;
 use crate::ui::table_view::TableSource;
 
 /// What the spectator is told.
@@ -243,7 +243,7 @@ impl TableSource for Spectator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::watch::WatchHub;
+    use crate::session::spectators::WatchHub;
 
     /// Frames both ways between a player's hub and spectator 0 until nothing moves; the first error.
     fn exchange(hub: &mut WatchHub, spectator: &mut Spectator) -> Result<(), WatchError> {
@@ -309,7 +309,7 @@ mod tests {
         let code = Code::from_secret("9", &[5; 32]);
         let mut spectator = Spectator::new(&code, [1; 32], [2; 32]);
         spectator.take(Feed::Start { suite: Suite::Modp2048, seat: Seat::HOST, delay: 0 }).unwrap();
-        for (from, envelope) in crate::watch::hellos::<Modp2048>() {
+        for (from, envelope) in crate::session::spectators::hellos::<Modp2048>() {
             let bytes = fairdeck_shared::wire::encode_envelope(&envelope);
             spectator.take(Feed::Envelope { from, bytes }).unwrap();
         }

@@ -411,7 +411,7 @@ mod tests {
 
     #[test]
     fn a_modp2048_record_given_whole_is_placed_by_an_observer_of_its_suite() {
-        let record = crate::watch::hellos::<Modp2048>();
+        let record = crate::session::spectators::hellos::<Modp2048>();
         let turns = played_turns::<Modp2048>(&record, [7; 32]);
         assert!(turns.iter().all(Option::is_some), "followed: {turns:?}");
         // An observer of the other suite stops at the first hello: every envelope would go in the turn now.
