@@ -101,8 +101,10 @@ fn set_for_the_running_crate(name: &str) -> bool {
         )
 }
 
-/// Builds both programs the tests run, `fairdeck` and `fairdeck-relay`, in one Cargo run, and returns `bin`: built
-/// apart, each package resolves its dependencies' features alone, and most of them were compiled twice.
+/// Builds both programs the tests run, `fairdeck` and `fairdeck-relay`, and returns `bin`. They are built as
+/// `cargo test --workspace` builds them: with every package's tests selected, so the tests' features are unified
+/// the same way and the programs it already built are fresh. Built for their packages alone, ring, rustls, axum
+/// and the crates above them were compiled a second time with other features.
 fn build_binary(bin: &str) -> PathBuf {
     // Cargo sets CARGO for the tests it runs; the one that compiled this crate is the fallback.
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
@@ -116,8 +118,7 @@ fn build_binary(bin: &str) -> PathBuf {
         }
     }
     command
-        .args(["build", "--package", "fairdeck", "--package", "fairdeck-relay"])
-        .args(["--bin", "fairdeck", "--bin", "fairdeck-relay", "--message-format", "json-render-diagnostics"])
+        .args(["build", "--workspace", "--bins", "--tests", "--message-format", "json-render-diagnostics"])
         .arg("--manifest-path")
         .arg(workspace_root().join("Cargo.toml"))
         .stderr(Stdio::inherit());
@@ -131,6 +132,8 @@ fn build_binary(bin: &str) -> PathBuf {
         .lines()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
         .filter(|message| message["reason"] == "compiler-artifact" && message["target"]["name"] == bin)
+        // The package's unit-test program has the same name: the program is the one not built for tests.
+        .filter(|message| message["profile"]["test"] == false && message["target"]["kind"][0] == "bin")
         .find_map(|message| message["executable"].as_str().map(PathBuf::from))
         .unwrap_or_else(|| panic!("cargo build reported no {bin} executable"))
 }
