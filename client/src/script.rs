@@ -4,11 +4,11 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::{Group, Suite};
 use fairdeck_shared::engine::{ChosenBy, DifferenceCheck, Engine, Event, GameEnd};
 use fairdeck_shared::table::{CardId, Knowledge, ZoneId, ZoneKind};
 use fairdeck_shared::wire::{Action, PeekPurpose};
+use fairdeck_shared::{Seat, SeatMap};
 use serde::Serialize;
 use tokio::io::AsyncBufRead;
 
@@ -286,8 +286,8 @@ enum ScriptEvent {
     Packs {
         round: u32,
         rounds: u32,
-        waiting: [u32; 2],
-        picks: [u32; 2],
+        waiting: SeatMap<u32>,
+        picks: SeatMap<u32>,
     },
     /// Booster draft: the pack `pack` this player picks from now: its cards, in the order `pick N` counts (from 1).
     Pack {

@@ -173,6 +173,16 @@ impl<T> SeatMap<T> {
         self.values.iter()
     }
 
+    /// Each seat's value made from its value here.
+    pub fn map<U>(&self, mut value: impl FnMut(&T) -> U) -> SeatMap<U> {
+        SeatMap { values: self.values.iter().map(&mut value).collect() }
+    }
+
+    /// The values in a slice, host first, for a pattern over every seat.
+    pub fn as_slice(&self) -> &[T] {
+        &self.values
+    }
+
     /// The value of `seat`, if the table has that seat.
     pub fn get(&self, seat: Seat) -> Option<&T> {
         self.values.get(seat.index())
@@ -190,6 +200,13 @@ impl<T: Default> SeatMap<T> {
 impl<T: Default> Default for SeatMap<T> {
     fn default() -> SeatMap<T> {
         SeatMap::new(Seats::TWO)
+    }
+}
+
+/// The host's and the guest's values: a map of a two-seat table.
+impl<T> From<[T; 2]> for SeatMap<T> {
+    fn from(values: [T; 2]) -> SeatMap<T> {
+        SeatMap { values: values.into() }
     }
 }
 

@@ -531,7 +531,8 @@ mod tests {
 
     #[test]
     fn a_resumed_booster_draft_shows_its_standing_and_the_pack_this_player_has_yet_to_pick_from() {
-        let standing = |picks: u32| Event::Packs { round: 0, rounds: 1, waiting: [1, 1], picks: [picks, picks] };
+        let standing =
+            |picks: u32| Event::Packs { round: 0, rounds: 1, waiting: [1, 1].into(), picks: [picks, picks].into() };
         let pack = |pack: u32| Event::Pack { pack, cards: vec!["Opt".into()] };
         let taken = |by: Seat, pack: u32| Event::CardTaken { by, pack, card: None };
         let host = Seat::HOST;

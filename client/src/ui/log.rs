@@ -7,11 +7,11 @@
 mod tests;
 mod words;
 
-use fairdeck_shared::Seat;
 use fairdeck_shared::crypto::CardInstance;
 use fairdeck_shared::engine::{Alert, ChosenBy, DifferenceCheck, Event, GameEnd, Intent};
 use fairdeck_shared::table::{CardId, ZoneId};
 use fairdeck_shared::wire::{Action, Awaited, DeckDifference, PeekPurpose};
+use fairdeck_shared::{Seat, SeatMap};
 
 use self::words::{Words, top_cards};
 pub use self::words::{building_words, pool_lines, table_lines};
@@ -177,7 +177,7 @@ fn describe(event: &Event, words: &Words<impl TableSource>) -> Option<LogLine> {
             line(LogKind::Notice, format!("{} took {from}: {what}", words.who(*by)))
         }
         Event::Packs { round, rounds, waiting, picks } => {
-            line(LogKind::Notice, packs_words(*round, *rounds, *waiting, *picks, words))
+            line(LogKind::Notice, packs_words(*round, *rounds, waiting, picks, words))
         }
         Event::Pack { pack, cards } => line(LogKind::Notice, pack_words(*pack, cards)),
         Event::CardTaken { by, pack, card } => {
@@ -248,15 +248,17 @@ fn winston_words(piles: [u32; 3], stack: u32, looking: Option<(Seat, u8)>, words
 }
 
 /// Where a booster draft stands: the round, then this player's picks and packs waiting, then the opponent's.
-fn packs_words(round: u32, rounds: u32, waiting: [u32; 2], picks: [u32; 2], words: &Words<impl TableSource>) -> String {
+fn packs_words(
+    round: u32,
+    rounds: u32,
+    waiting: &SeatMap<u32>,
+    picks: &SeatMap<u32>,
+    words: &Words<impl TableSource>,
+) -> String {
     let [mine, theirs] = [words.engine.seat(), words.engine.seat().opponent()].map(|seat| {
-        let at = if seat == Seat::HOST { 0 } else { 1 };
-        format!(
-            "{} {} taken, {} waiting",
-            words.name(seat),
-            picks[at],
-            crate::text::counted(waiting[at] as usize, "pack")
-        )
+        let (taken, waiting) = (picks.get(seat).copied(), waiting.get(seat).copied());
+        let (taken, waiting) = (taken.unwrap_or_default(), waiting.unwrap_or_default());
+        format!("{} {taken} taken, {} waiting", words.name(seat), crate::text::counted(waiting as usize, "pack"))
     });
     format!("Booster draft, round {} of {rounds}: {mine}; {theirs}", round + 1)
 }

@@ -2,6 +2,7 @@
 
 use crate::crypto::{BackId, CardInstance, Coin, Dice, MAX_NAME_LEN, Suite};
 use crate::ids::Seat;
+use crate::seats::SeatMap;
 use crate::table::{Card, CardId, ZoneId, ZoneKind};
 use crate::wire::{Action, Awaited, DeckDifference, Envelope, GridLine, LimitedFormat, PileChoice, PoolHash};
 
@@ -482,9 +483,9 @@ pub enum Event {
         /// How many rounds in all.
         rounds: u32,
         /// Packs waiting with each seat.
-        waiting: [u32; 2],
+        waiting: SeatMap<u32>,
         /// Cards each seat has taken.
-        picks: [u32; 2],
+        picks: SeatMap<u32>,
     },
     /// Booster draft: the pack this player picks from now, every card of it readable: its cards, in order.
     Pack {

@@ -11,6 +11,7 @@ use super::limited::{booster_kind, max_stack};
 use super::packs::PackDraft;
 use crate::crypto::{Group, SharedSeed, Verified};
 use crate::pool::BoosterPlan;
+use crate::seats::SeatMap;
 use crate::wire::LimitedFormat;
 
 /// A plan laid out as a stack: the card at each position, the segments (one per player and sheet), and each booster's
@@ -73,9 +74,9 @@ impl<G: Group> Engine<G> {
                     if let Some(limited) = self.limited.as_mut() {
                         limited.packs = Some(PackDraft::new(packs));
                     }
-                    [Vec::new(), Vec::new()]
+                    SeatMap::default()
                 } else {
-                    [opened.concat(), guests.concat()]
+                    SeatMap::from([opened.concat(), guests.concat()])
                 };
                 self.lay_stack(format, cards, segments, positions);
             }

@@ -9,7 +9,6 @@
 use super::Engine;
 use super::api::{AlertKind, Event, IntentError};
 use super::fault::Fault;
-use super::state::index;
 use crate::crypto::{DleqProof, Group};
 use crate::ids::Seat;
 use crate::wire::{Awaited, GridLine, Message};
@@ -195,7 +194,7 @@ impl<G: Group> Engine<G> {
         let open = grid.open_cells(line);
         // This player's cards are under its layer alone in the opponent's strips; the opponent's in this player's.
         let forms = if by == me { peer_off } else { mine_off };
-        let dealt = stack.dealt[index(by)].get_or_insert_with(Vec::new);
+        let dealt = stack.dealt[by].get_or_insert_with(Vec::new);
         dealt.extend(open.iter().map(|&cell| forms[cell].clone()));
         let cards = open.iter().map(|&cell| stack.names[cells[cell] as usize].clone()).collect();
         for &cell in &open {
@@ -219,8 +218,8 @@ impl<G: Group> Engine<G> {
             return self.reveal_grid();
         }
         // Every grid picked: the forms each player took are its pool, shuffled by its owner.
-        let theirs = stack.dealt[index(self.seat.opponent())].take().unwrap_or_default();
-        let mine = stack.dealt[index(self.seat)].take().unwrap_or_default();
+        let theirs = stack.dealt[self.seat.opponent()].take().unwrap_or_default();
+        let mine = stack.dealt[self.seat].take().unwrap_or_default();
         self.shuffle_drafted_pools(mine, theirs);
     }
 

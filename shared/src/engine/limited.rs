@@ -239,7 +239,7 @@ impl<G: Group> Engine<G> {
             None => self.start_random(BOOSTER_ROUND, Seat::HOST, RandomKind::Boosters),
             Some((cards, positions)) => {
                 let whole = 0..cards.len();
-                self.lay_stack(format, cards, vec![whole], positions);
+                self.lay_stack(format, cards, vec![whole], positions.into());
             }
         }
         Ok(())

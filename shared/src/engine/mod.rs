@@ -65,9 +65,10 @@ use self::output::Output;
 use self::phase::{GamePhase, MatchPhase};
 use self::rules::{Applied, CheckedAction, Effect};
 use self::setup::check_deck;
-use self::state::{GameState, index};
+use self::state::GameState;
 use crate::crypto::{CardInstance, Group};
 use crate::ids::{GameId, Seat};
+use crate::seats::SeatMap;
 use crate::table::{CardId, Table};
 use crate::wire::{self, Action, Envelope, Message, PROTOCOL_VERSION};
 
@@ -94,13 +95,13 @@ pub struct Engine<G: Group> {
     /// Everything of the game being played, dropped when a new game starts.
     game: GameState<G>,
     /// Each seat's deck label in the last game its deck entered (host, guest).
-    labels: [Option<String>; 2],
+    labels: SeatMap<Option<String>>,
     /// Each seat's deck in the match's first game, card names counted (host, guest): this player's own, and the
     /// opponent's once audited (`the75`).
-    first_decks: [Option<wire::CardCounts>; 2],
+    first_decks: SeatMap<Option<wire::CardCounts>>,
     /// Each seat whose deck of the match's first game was never audited (host, guest): nothing can check its later
     /// decks' declared differences (`the75`).
-    unverifiable: [bool; 2],
+    unverifiable: SeatMap<bool>,
     /// A limited match's pool and its stack, kept for the whole match (`limited`).
     limited: Option<limited::Limited<G>>,
     /// A spectator's engine (`observer`): it holds no key and plays no part, so it makes no strip, step,
@@ -189,9 +190,9 @@ impl<G: Group> Engine<G> {
             follow_ups: VecDeque::new(),
             journal,
             game: GameState::new(1, GamePhase::meeting()),
-            labels: [None, None],
-            first_decks: [None, None],
-            unverifiable: [false, false],
+            labels: SeatMap::default(),
+            first_decks: SeatMap::default(),
+            unverifiable: SeatMap::default(),
             limited: None,
             observing: false,
         }
@@ -209,7 +210,7 @@ impl<G: Group> Engine<G> {
 
     /// The label of `seat`'s deck as its latest deck message gave it, once one came.
     pub fn deck_label(&self, seat: Seat) -> Option<&str> {
-        self.labels[index(seat)].as_deref()
+        self.labels[seat].as_deref()
     }
 
     /// The public table, as this engine has applied it.

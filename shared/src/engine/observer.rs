@@ -24,10 +24,10 @@ use super::pool_deck::ReceivedPoolDeck;
 use super::receive::{check_hello, game_id};
 use super::round::RoundError;
 use super::setup::{ReceivedDeck, agreed_loser};
-use super::state::index;
 use super::{DeckList, Engine};
 use crate::crypto::{CardInstance, Group};
 use crate::ids::{GameId, Seat};
+use crate::seats::{SeatMap, Seats};
 use crate::table::{CardId, Table};
 use crate::wire::{self, Action, Envelope, Message, MessageKind, Stream, TableDigest, WireError};
 
@@ -35,16 +35,16 @@ use crate::wire::{self, Action, Envelope, Message, MessageKind, Stream, TableDig
 /// [`Observer::poll_event`]. It never sends anything.
 pub struct Observer<G: Group> {
     engine: Engine<G>,
-    streams: [SeatStream; 2],
+    streams: SeatMap<SeatStream>,
     /// Each seat's hello nonce, until the game's id is made of both.
-    nonces: [Option<[u8; 32]>; 2],
+    nonces: SeatMap<Option<[u8; 32]>>,
     /// Each seat's new-game request (the loser it names), until both asked.
-    new_game: [Option<Option<Seat>>; 2],
+    new_game: SeatMap<Option<Option<Seat>>>,
     /// After a new game began: the seats whose deck of it has not come yet, whose other messages belong to the game
     /// dropped.
-    awaiting_deck: [bool; 2],
+    awaiting_deck: SeatMap<bool>,
     /// The seats that ended this game with their audit: they take no more actions in it.
-    ended: [bool; 2],
+    ended: SeatMap<bool>,
     unsupported: Option<String>,
 }
 
@@ -82,11 +82,11 @@ impl<G: Group> Observer<G> {
         engine.observing = true;
         Observer {
             engine,
-            streams: [SeatStream::new(), SeatStream::new()],
-            nonces: [None, None],
-            new_game: [None, None],
-            awaiting_deck: [false, false],
-            ended: [false, false],
+            streams: SeatMap::from_fn(Seats::TWO, |_| SeatStream::new()),
+            nonces: SeatMap::default(),
+            new_game: SeatMap::default(),
+            awaiting_deck: SeatMap::default(),
+            ended: SeatMap::default(),
             unsupported: None,
         }
     }
@@ -183,14 +183,14 @@ impl<G: Group> Observer<G> {
 
     /// How many of `seat`'s messages the observer has taken in.
     pub fn seen(&self, seat: Seat) -> u64 {
-        self.streams[index(seat)].stream.next_seq
+        self.streams[seat].stream.next_seq
     }
 
     /// Checks the envelope's number, chain, signature (the key from the seat's hello) and its acknowledgement of
     /// the other stream; gives the hello, decoded for its key, if this is the seat's first message.
     fn authenticate(&mut self, from: Seat, envelope: &Envelope) -> Result<Option<Message<G>>, Fault> {
-        let other = &self.streams[index(from.opponent())];
-        let own = &self.streams[index(from)];
+        let other = &self.streams[from.opponent()];
+        let own = &self.streams[from];
         let ack_head = other.acknowledged_head(envelope.ack, own.acked)?;
         let (key, hello) = match own.key {
             Some(key) => (key, None),
@@ -202,7 +202,7 @@ impl<G: Group> Observer<G> {
                 (wire::verifying_key(signing_key)?, Some(message))
             }
         };
-        let own = &mut self.streams[index(from)];
+        let own = &mut self.streams[from];
         own.stream.open(&key, envelope, &ack_head)?;
         own.key = Some(key);
         own.heads.push(envelope.chain);
@@ -218,20 +218,20 @@ impl<G: Group> Observer<G> {
     fn dispatch(&mut self, from: Seat, envelope: &Envelope, message: Message<G>) -> Result<(), Fault> {
         let seq = envelope.seq;
         let kind = message.kind();
-        if self.awaiting_deck[index(from)] {
+        if self.awaiting_deck[from] {
             if !matches!(kind, MessageKind::Deck | MessageKind::Chat | MessageKind::Ping | MessageKind::Pong) {
                 // Its sender's part of the game dropped, sent before it took the new one in.
                 return Ok(());
             }
             if kind == MessageKind::Deck {
-                self.awaiting_deck[index(from)] = false;
+                self.awaiting_deck[from] = false;
             }
         }
         let late = matches!(
             message,
             Message::Act { .. } | Message::Audit { .. } | Message::ForfeitClaim { .. } | Message::RevealRequest { .. }
         );
-        if late && self.ended[index(from)] {
+        if late && self.ended[from] {
             return Err(Fault::new(AlertKind::Unexpected, format!("a {kind} after its sender ended the game")));
         }
         let engine = &mut self.engine;
@@ -262,7 +262,7 @@ impl<G: Group> Observer<G> {
                 engine.settle_random(round, seed);
             }
             Message::Audit { deck_key } => {
-                self.ended[index(from)] = true;
+                self.ended[from] = true;
                 engine.game.phase.ended_by_peer();
                 engine.receive_audit(deck_key)?
             }
@@ -350,8 +350,8 @@ impl<G: Group> Observer<G> {
         let engine = &mut self.engine;
         engine.game.table.player_mut(from).name = name.clone();
         engine.out.emit(Event::Connected { name, software, suite });
-        self.nonces[index(from)] = Some(nonce);
-        if let [Some(host), Some(guest)] = &self.nonces {
+        self.nonces[from] = Some(nonce);
+        if let [Some(host), Some(guest)] = self.nonces.as_slice() {
             engine
                 .game
                 .phase
@@ -367,14 +367,14 @@ impl<G: Group> Observer<G> {
         if self.engine.game.phase.game_id().is_none() {
             return Err(Fault::new(AlertKind::Unexpected, "a new game before the hellos"));
         }
-        if self.new_game[index(from)].replace(loser).is_some() {
+        if self.new_game[from].replace(loser).is_some() {
             return Err(Fault::new(AlertKind::Unexpected, "a second new-game request"));
         }
         self.engine.out.emit(Event::NewGameRequested);
-        if let [Some(host), Some(guest)] = self.new_game {
-            self.new_game = [None, None];
-            self.awaiting_deck = [true, true];
-            self.ended = [false, false];
+        if let [Some(host), Some(guest)] = *self.new_game.as_slice() {
+            self.new_game = SeatMap::default();
+            self.awaiting_deck = SeatMap::from_fn(Seats::TWO, |_| true);
+            self.ended = SeatMap::default();
             self.engine.begin_next_game();
             self.engine.decide_chooser(agreed_loser(host, guest));
         }

@@ -13,9 +13,9 @@ use super::Engine;
 use super::api::{AlertKind, Event, IntentError};
 use super::fault::Fault;
 use super::reveals::Reveals;
-use super::state::index;
 use crate::crypto::Group;
 use crate::ids::Seat;
+use crate::seats::SeatMap;
 use crate::wire::{Awaited, Message};
 
 /// The draft under way.
@@ -26,18 +26,18 @@ pub(super) struct PackDraft<G: Group> {
     packs: Vec<Vec<u32>>,
     round: u32,
     /// The packs waiting with each seat (host, guest), in the order they came: it picks from the first.
-    waiting: [VecDeque<u32>; 2],
+    waiting: SeatMap<VecDeque<u32>>,
     /// What each seat was revealed, and is owed.
     pub(super) reveals: Reveals<G>,
     /// Each seat's picks, in order.
-    picked: [Vec<u32>; 2],
+    picked: SeatMap<Vec<u32>>,
     /// The standing last told, and the pack (with its size) last shown to this player, each told once.
     told: Option<Standing>,
     shown: Option<(u32, usize)>,
 }
 
 /// The round, the packs waiting with each seat and each seat's picks.
-type Standing = (u32, [u32; 2], [u32; 2]);
+type Standing = (u32, SeatMap<u32>, SeatMap<u32>);
 
 impl<G: Group> PackDraft<G> {
     /// A draft of `packs`, two to a round (the host's, then the guest's).
@@ -45,9 +45,9 @@ impl<G: Group> PackDraft<G> {
         let mut draft = PackDraft {
             packs,
             round: 0,
-            waiting: [VecDeque::new(), VecDeque::new()],
+            waiting: SeatMap::default(),
             reveals: Reveals::new(),
-            picked: [Vec::new(), Vec::new()],
+            picked: SeatMap::default(),
             told: None,
             shown: None,
         };
@@ -62,15 +62,15 @@ impl<G: Group> PackDraft<G> {
     /// Each seat opens its pack of the round: its cards owed to it.
     fn open_round(&mut self) {
         for seat in [Seat::HOST, Seat::GUEST] {
-            let pack = 2 * self.round + index(seat) as u32;
-            self.waiting[index(seat)].push_back(pack);
+            let pack = 2 * self.round + seat.index() as u32;
+            self.waiting[seat].push_back(pack);
             self.reveals.owe(seat, &self.packs[pack as usize]);
         }
     }
 
     /// The pack `seat` picks from now, once it can read it whole.
     fn ready(&self, seat: Seat) -> Option<u32> {
-        let pack = *self.waiting[index(seat)].front()?;
+        let pack = *self.waiting[seat].front()?;
         self.reveals.reads(seat, &self.packs[pack as usize]).then_some(pack)
     }
 
@@ -79,25 +79,25 @@ impl<G: Group> PackDraft<G> {
     fn take(&mut self, seat: Seat, pack: u32, position: u32) {
         let left = &mut self.packs[pack as usize];
         left.retain(|&p| p != position);
-        self.picked[index(seat)].push(position);
-        self.waiting[index(seat)].pop_front();
+        self.picked[seat].push(position);
+        self.waiting[seat].pop_front();
         if !left.is_empty() {
             let other = seat.opponent();
-            self.waiting[index(other)].push_back(pack);
+            self.waiting[other].push_back(pack);
             self.reveals.owe(other, &self.packs[pack as usize]);
-        } else if self.waiting.iter().all(VecDeque::is_empty) && self.round + 1 < self.rounds() {
+        } else if self.waiting.values().all(VecDeque::is_empty) && self.round + 1 < self.rounds() {
             self.round += 1;
             self.open_round();
         }
     }
 
     fn standing(&self) -> Standing {
-        let waiting = self.waiting.clone().map(|packs| packs.len() as u32);
-        (self.round, waiting, self.picked.clone().map(|picks| picks.len() as u32))
+        let waiting = self.waiting.map(|packs| packs.len() as u32);
+        (self.round, waiting, self.picked.map(|picks| picks.len() as u32))
     }
 
     fn done(&self) -> bool {
-        self.waiting.iter().all(VecDeque::is_empty) && self.reveals.is_quiet()
+        self.waiting.values().all(VecDeque::is_empty) && self.reveals.is_quiet()
     }
 }
 
@@ -119,8 +119,8 @@ impl<G: Group> Engine<G> {
         self.send_owed_reveals();
         let Some(draft) = self.packs() else { return };
         let standing = draft.standing();
-        let told = (draft.told != Some(standing)).then(|| {
-            let (round, waiting, picks) = standing;
+        let told = (draft.told.as_ref() != Some(&standing)).then(|| {
+            let (round, waiting, picks) = standing.clone();
             Event::Packs { round, rounds: draft.rounds(), waiting, picks }
         });
         let shown = draft

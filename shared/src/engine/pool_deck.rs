@@ -16,7 +16,7 @@ use super::Engine;
 use super::api::{AlertKind, DeckCard, DeckList, IntentError};
 use super::fault::Fault;
 use super::setup::{OwnDeck, PeerDeck};
-use super::state::index;
+use super::stack::Stack;
 use crate::crypto::{BackId, CardInstance, Catalogue, DleqProof, Group, KeyCommitment, LockKey, basic_point};
 use crate::ids::Seat;
 use crate::wire::{self, BasicLand, DeckDifference, DeckSource, Envelope, Message};
@@ -122,10 +122,9 @@ impl<G: Group> Engine<G> {
     /// Takes `deck` as this player's deck from now on if its cards are in its pool (or basic lands): the rest of the
     /// pool joins its sideboard.
     pub(super) fn choose_pool_deck(&mut self, deck: DeckList) -> Result<(), IntentError> {
-        let Some(own) = self.stack().and_then(|stack| stack.own.clone()) else {
+        let Some((stack, own)) = self.stack().and_then(|stack| Some((stack, stack.own.clone()?))) else {
             return Err(IntentError::NotReady);
         };
-        let stack = self.stack().expect("this player's pool came from the stack");
         if !deck.commander.is_empty() {
             return Err(IntentError::Invalid("a limited deck has no commander".into()));
         }
@@ -182,16 +181,16 @@ impl<G: Group> Engine<G> {
         let chosen =
             DeckList { library: names(&library), sideboard: names(&sideboard), commander: vec![], label: deck.label };
         self.deck = chosen;
-        self.limited.as_mut().expect("checked above").sources = Some((library, sideboard));
+        if let Some(limited) = self.limited.as_mut() {
+            limited.sources = Some((library, sideboard));
+        }
         Ok(())
     }
 
     /// The points and instances of a deck's cards in the order of its message (library pool cards, basic lands,
     /// sideboard pool cards), and the catalogue that reads them: every pool card of `owner`'s (whose places in the
     /// pool file the opponent does not know) and the deck's basic lands.
-    fn pool_cards(&self, owner: Seat, split: &Split, own: Option<&[u32]>) -> (Vec<CardInstance>, Catalogue) {
-        let limited = self.limited.as_ref().expect("a pool deck is a limited match's");
-        let stack = limited.stack.as_ref().expect("a pool deck comes after the deal");
+    fn pool_cards(stack: &Stack<G>, owner: Seat, split: &Split, own: Option<&[u32]>) -> (Vec<CardInstance>, Catalogue) {
         let id = &stack.match_id.0;
         let pool_instance = |index: u32| instance(id, owner, &stack.names[index as usize], "pool", index);
         let basics: Vec<(G::Element, CardInstance)> = split
@@ -221,15 +220,23 @@ impl<G: Group> Engine<G> {
     }
 
     /// Sends this player's deck built from its pool (`choose_pool_deck`) and puts it on the table.
+    /// A deck is chosen only from a dealt pool (`choose_pool_deck`); should this engine come here otherwise, its own
+    /// state is wrong, and it stops with an internal alert rather than send a deck it cannot prove.
     pub(super) fn send_pool_deck(&mut self) {
         let seat = self.seat;
-        let limited = self.limited.as_ref().expect("a pool deck is a limited match's");
-        let (library, sideboard) = limited.sources.clone().expect("a pool deck is sent once chosen");
-        let stack = limited.stack.as_ref().expect("a pool deck comes after the deal");
-        let split = Split::of(&library, &sideboard, stack.pool_len(seat) as u32, stack.format.deals_from_one_stack())
-            .expect("a chosen deck holds the pool once");
-        let dealt = stack.dealt[index(seat)].as_ref().expect("this player's deal came before it chose");
-        let own = stack.own.clone().expect("this player's deal came before it chose");
+        let chosen =
+            self.limited.as_ref().and_then(|limited| Some((limited.sources.clone()?, limited.stack.as_ref()?)));
+        let Some(((library, sideboard), stack)) = chosen else {
+            return self.raise(
+                Fault::new(AlertKind::Internal, "a pool deck to send with no pool dealt or no deck chosen"),
+                None,
+            );
+        };
+        let deal = stack.pool_len(seat) as u32;
+        let split = Split::of(&library, &sideboard, deal, stack.format.deals_from_one_stack());
+        let (Ok(split), Some(dealt), Some(own)) = (split, stack.dealt[seat].as_ref(), stack.own.clone()) else {
+            return self.raise(Fault::new(AlertKind::Internal, "a chosen deck that does not fit the pool dealt"), None);
+        };
         let seq = self.out.next_seq();
         let context = |what: &str| self.game.context(seq, format!("pool-deck/{}/{what}", seat.id_byte()));
         let key = LockKey::<G>::generate(&mut self.rng);
@@ -249,7 +256,7 @@ impl<G: Group> Engine<G> {
             let (basics, proof) = key.lock_with_proof(&points, &context("basics"), &mut self.rng);
             (library_pool.chain(basics).chain(sideboard_pool), Some(proof))
         };
-        let (instances, catalogue) = self.pool_cards(seat, &split, Some(&own));
+        let (instances, catalogue) = Self::pool_cards(stack, seat, &split, Some(&own));
         let difference = self.own_difference();
         let message = Message::PoolDeck {
             key: key.commitment().clone(),
@@ -275,7 +282,7 @@ impl<G: Group> Engine<G> {
         let Some(stack) = self.stack() else {
             return Err(Fault::new(AlertKind::Incompatible, "a deck built from a pool in a match without one"));
         };
-        let Some(dealt) = stack.dealt[index(peer)].as_ref() else {
+        let Some(dealt) = stack.dealt[peer].as_ref() else {
             return Err(Fault::new(AlertKind::Unexpected, "a pool-deck before the deal"));
         };
         if self.game.catalogues.contains_key(&peer) {
@@ -324,7 +331,7 @@ impl<G: Group> Engine<G> {
             }
             _ => return Err(Fault::new(AlertKind::Malformed, "a pool-deck's basic-land proof does not fit its lands")),
         };
-        let (_, catalogue) = self.pool_cards(peer, &split, None);
+        let (_, catalogue) = Self::pool_cards(stack, peer, &split, None);
         let backs = vec![BackId::default(); total];
         self.enter_peer_deck(envelope, PeerDeck { key, catalogue, locked, backs, library_len });
         self.announce_deck(peer, label, difference);

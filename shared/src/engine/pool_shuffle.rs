@@ -10,7 +10,6 @@
 use super::Engine;
 use super::api::AlertKind;
 use super::fault::Fault;
-use super::state::index;
 use crate::crypto::{DleqProof, Group, KeyCommitment, LockKey, ProvenShuffle};
 use crate::ids::Seat;
 use crate::wire::Message;
@@ -72,7 +71,7 @@ impl<G: Group> Engine<G> {
             .map_err(|e| Fault::new(AlertKind::BadProof, format!("the drafted pool's stack layer: {e}")))?;
         stack.peer_drafted = None;
         stack.peer_pool_key = Some(key);
-        stack.dealt[index(peer)] = Some(stripped.into_inner().cards);
+        stack.dealt[peer] = Some(stripped.into_inner().cards);
         Ok(())
     }
 }

@@ -10,62 +10,61 @@ use std::collections::{BTreeMap, VecDeque};
 use super::Engine;
 use super::api::AlertKind;
 use super::fault::Fault;
-use super::state::index;
 use crate::crypto::{DleqProof, Group};
 use crate::ids::Seat;
+use crate::seats::SeatMap;
 use crate::wire::Message;
 
 /// What each seat was revealed, and is owed.
 #[cfg_attr(fuzzing, derive(Clone))]
 pub(super) struct Reveals<G: Group> {
     /// Each seat's positions revealed to it so far (host, guest): the form under its layer alone.
-    revealed: [BTreeMap<u32, G::Element>; 2],
+    revealed: SeatMap<BTreeMap<u32, G::Element>>,
     /// Positions each seat is owed a reveal of, in the order owed (host, guest).
-    owed: [VecDeque<Vec<u32>>; 2],
+    owed: SeatMap<VecDeque<Vec<u32>>>,
 }
 
 impl<G: Group> Reveals<G> {
     pub(super) fn new() -> Self {
-        Reveals { revealed: [BTreeMap::new(), BTreeMap::new()], owed: [VecDeque::new(), VecDeque::new()] }
+        Reveals { revealed: SeatMap::default(), owed: SeatMap::default() }
     }
 
     /// `seat` comes to `positions`: those it was neither revealed nor owed are owed to it.
     pub(super) fn owe(&mut self, seat: Seat, positions: &[u32]) {
         let unseen: Vec<u32> = positions.iter().copied().filter(|p| !self.is_seen(seat, *p)).collect();
         if !unseen.is_empty() {
-            self.owed[index(seat)].push_back(unseen);
+            self.owed[seat].push_back(unseen);
         }
     }
 
     /// Whether `seat` was revealed `position`, or is owed it.
     pub(super) fn is_seen(&self, seat: Seat, position: u32) -> bool {
-        self.revealed[index(seat)].contains_key(&position)
-            || self.owed[index(seat)].iter().flatten().any(|p| *p == position)
+        self.revealed[seat].contains_key(&position) || self.owed[seat].iter().flatten().any(|p| *p == position)
     }
 
     /// Whether `seat` can read every one of `positions`.
     pub(super) fn reads(&self, seat: Seat, positions: &[u32]) -> bool {
-        positions.iter().all(|p| self.revealed[index(seat)].contains_key(p))
+        positions.iter().all(|p| self.revealed[seat].contains_key(p))
     }
 
     /// The forms of `positions` under `seat`'s layer alone, each revealed to it.
     pub(super) fn forms(&self, seat: Seat, positions: &[u32]) -> Vec<G::Element> {
-        positions.iter().map(|p| self.revealed[index(seat)][p].clone()).collect()
+        positions.iter().map(|p| self.revealed[seat][p].clone()).collect()
     }
 
     /// Whether `seat` is owed a reveal.
     pub(super) fn is_owed(&self, seat: Seat) -> bool {
-        !self.owed[index(seat)].is_empty()
+        !self.owed[seat].is_empty()
     }
 
     /// Whether nothing is owed to either seat.
     pub(super) fn is_quiet(&self) -> bool {
-        self.owed.iter().all(VecDeque::is_empty)
+        self.owed.values().all(VecDeque::is_empty)
     }
 
     /// How many positions `seat` is owed first.
     pub(super) fn first_owed(&self, seat: Seat) -> Option<usize> {
-        self.owed[index(seat)].front().map(Vec::len)
+        self.owed[seat].front().map(Vec::len)
     }
 }
 
@@ -87,12 +86,12 @@ impl<G: Group> Engine<G> {
             let seq = self.out.next_seq();
             let Some(limited) = self.limited.as_mut() else { return };
             let Some((stack, reveals)) = limited.stack_and_reveals() else { return };
-            let Some(positions) = reveals.owed[index(peer)].front().cloned() else { return };
+            let Some(positions) = reveals.owed[peer].front().cloned() else { return };
             let context = self.game.context(seq, reveal_purpose(me, &positions));
             let (stripped, proof) = stack.key.strip_with_proof(&stack.forms_at(&positions), &context, &mut self.rng);
             let forms = stripped.into_inner().cards;
-            reveals.owed[index(peer)].pop_front();
-            reveals.revealed[index(peer)].extend(positions.iter().copied().zip(forms.iter().cloned()));
+            reveals.owed[peer].pop_front();
+            reveals.revealed[peer].extend(positions.iter().copied().zip(forms.iter().cloned()));
             self.out.send::<G>(&Message::StackReveal { positions, forms, proof });
         }
     }
@@ -110,7 +109,7 @@ impl<G: Group> Engine<G> {
         let Some((stack, reveals)) = self.limited.as_mut().and_then(|limited| limited.stack_and_reveals()) else {
             return Err(Fault::new(AlertKind::Unexpected, "a stack-reveal outside a draft that deals by reveals"));
         };
-        if reveals.owed[index(me)].front() != Some(&positions) || forms.len() != positions.len() {
+        if reveals.owed[me].front() != Some(&positions) || forms.len() != positions.len() {
             return Err(Fault::new(AlertKind::Unexpected, "a stack-reveal of other cards than owed"));
         }
         let key = stack
@@ -120,8 +119,8 @@ impl<G: Group> Engine<G> {
         let stripped = key
             .verify_strip(&stack.forms_at(&positions), forms, &proof, &context)
             .map_err(|e| Fault::new(AlertKind::BadProof, format!("a reveal of stack positions: {e}")))?;
-        reveals.owed[index(me)].pop_front();
-        reveals.revealed[index(me)].extend(positions.into_iter().zip(stripped.into_inner().cards));
+        reveals.owed[me].pop_front();
+        reveals.revealed[me].extend(positions.into_iter().zip(stripped.into_inner().cards));
         self.advance_draft();
         Ok(())
     }
@@ -144,9 +143,9 @@ impl<G: Group> Engine<G> {
 
     /// The draft is over: each seat's pool is its picks, in the forms revealed to it, each shuffled by its owner
     /// (`pool_shuffle.rs`).
-    pub(super) fn take_drafted_pools(&mut self, reveals: &Reveals<G>, picked: &[Vec<u32>; 2]) {
-        let mine = reveals.forms(self.seat, &picked[index(self.seat)]);
-        self.shuffle_drafted_pools(mine, reveals.forms(self.seat.opponent(), &picked[index(self.seat.opponent())]));
+    pub(super) fn take_drafted_pools(&mut self, reveals: &Reveals<G>, picked: &SeatMap<Vec<u32>>) {
+        let mine = reveals.forms(self.seat, &picked[self.seat]);
+        self.shuffle_drafted_pools(mine, reveals.forms(self.seat.opponent(), &picked[self.seat.opponent()]));
     }
 
     /// The most positions the opponent may reveal now, if it owes any.

@@ -6,6 +6,7 @@ use rand_core::CryptoRng;
 
 use crate::crypto::{AwaitingOpening, Commitment, Dice, Opening, ProofError, SharedRandom, SharedSeed, Verified};
 use crate::ids::{GameId, Seat};
+use crate::seats::SeatMap;
 use crate::table::CardId;
 
 #[cfg_attr(fuzzing, derive(Clone))]
@@ -47,8 +48,8 @@ enum Stage {
     Observed {
         purpose: String,
         game_id: GameId,
-        commitments: [Option<Commitment>; 2],
-        openings: [Option<Opening>; 2],
+        commitments: SeatMap<Option<Commitment>>,
+        openings: SeatMap<Option<Opening>>,
     },
     /// The outcome went to the engine: the round takes nothing more.
     Spent,
@@ -80,8 +81,12 @@ impl RandomRound {
     /// A round a spectator follows: it takes both seats' commitments and openings (`observe_commitment`,
     /// `observe_opening`) and holds the seed once both are in.
     pub(super) fn observed(by: Seat, kind: RandomKind, purpose: &str, game_id: GameId) -> Self {
-        let stage =
-            Stage::Observed { purpose: purpose.to_owned(), game_id, commitments: [None, None], openings: [None, None] };
+        let stage = Stage::Observed {
+            purpose: purpose.to_owned(),
+            game_id,
+            commitments: SeatMap::default(),
+            openings: SeatMap::default(),
+        };
         RandomRound { by, kind, stage }
     }
 
@@ -89,13 +94,13 @@ impl RandomRound {
     pub(super) fn observe_commitment(&mut self, from: Seat, commitment: Commitment) -> Result<(), RoundError> {
         match &mut self.stage {
             Stage::Observed { commitments, openings, .. }
-                if commitments[from.index()].is_none() && openings.iter().all(Option::is_none) =>
+                if commitments[from].is_none() && openings.values().all(Option::is_none) =>
             {
                 // An echo of the other's commitment would cancel its contribution out.
-                if commitments[from.opponent().index()] == Some(commitment) {
+                if commitments[from.opponent()] == Some(commitment) {
                     return Err(RoundError::BadProof(ProofError::EchoedCommitment));
                 }
-                commitments[from.index()] = Some(commitment);
+                commitments[from] = Some(commitment);
                 Ok(())
             }
             _ => Err(RoundError::OutOfTurn),
@@ -108,15 +113,15 @@ impl RandomRound {
         let Stage::Observed { purpose, game_id, commitments, openings } = &mut self.stage else {
             return Err(RoundError::OutOfTurn);
         };
-        let [Some(host), Some(guest)] = commitments else { return Err(RoundError::OutOfTurn) };
-        if openings[from.index()].is_some() {
+        let [Some(host), Some(guest)] = commitments.as_slice() else { return Err(RoundError::OutOfTurn) };
+        if openings[from].is_some() {
             return Err(RoundError::OutOfTurn);
         }
         let own = if from == Seat::HOST { &*host } else { &*guest };
         // Checked as it comes, so a false opening is blamed on the message that carries it.
         let _checked = own.verify(purpose, game_id, from, &opening).map_err(RoundError::BadProof)?;
-        openings[from.index()] = Some(opening);
-        if let [Some(host_opening), Some(guest_opening)] = openings {
+        openings[from] = Some(opening);
+        if let [Some(host_opening), Some(guest_opening)] = openings.as_slice() {
             let seed = crate::crypto::observe_round(purpose, game_id, (host, host_opening), (guest, guest_opening))
                 .map_err(RoundError::BadProof)?;
             self.stage = Stage::Settled { seed };

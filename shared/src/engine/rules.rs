@@ -6,10 +6,11 @@ use super::Engine;
 use super::api::{AlertKind, Event, GameEnd, Moved, Place};
 use super::fault::{ActionError, Fault, check_text};
 use super::round::RandomKind;
-use super::state::{Form, index};
+use super::state::Form;
 use super::undo::LastAction;
 use crate::crypto::{CardInstance, Group, MAX_NAME_LEN};
 use crate::ids::Seat;
+use crate::seats::SeatMap;
 use crate::table::{
     Card, CardId, GUEST_CARD_OFFSET, Knowledge, LIFE, Placement, Position, PowerToughness, ZoneId, ZoneKind,
 };
@@ -36,7 +37,7 @@ impl<G: Group> Engine<G> {
                 Seat::BOTH.into_iter().all(|holder| {
                     let current =
                         self.game.current_keys.get(&(holder, library)).map(|&epoch| KeyRef { holder, library, epoch });
-                    current.is_some() && self.game.planned[id][index(holder)] == current
+                    current.is_some() && self.game.planned[id][holder] == current
                 })
             })
     }
@@ -538,8 +539,8 @@ impl<G: Group> Engine<G> {
             power_toughness,
         };
         as_checked(self.game.table.add_card(new, Position::Top).ok());
-        self.game.forms.insert(id, Form { element: point.clone(), layers: [None, None] });
-        self.game.planned.insert(id, [None, None]);
+        self.game.forms.insert(id, Form { element: point.clone(), layers: SeatMap::default() });
+        self.game.planned.insert(id, SeatMap::default());
         self.game.tokens.insert(point, card.clone());
         self.game.identities.insert(id, card.clone());
         self.out.emit(Event::Learned { card: id, instance: card.clone() });

@@ -10,11 +10,12 @@ use super::api::{AlertKind, DeckError, DeckList, Event};
 use super::fault::Fault;
 use super::phase::{Agreed, GamePhase};
 use super::shuffle_run::ShuffleRun;
-use super::state::{Form, GameState, index};
+use super::state::{Form, GameState};
 use crate::crypto::{
     BackId, CardInstance, Catalogue, DleqProof, Group, KeyCommitment, LockKey, Locked, Verified, random_permutation,
 };
 use crate::ids::{GameId, Seat};
+use crate::seats::SeatMap;
 use crate::table::{Card, CardId, Knowledge, Placement, Position, ZoneId, ZoneKind};
 use crate::wire::{self, DeckDifference, Envelope, KeyRef, Message};
 
@@ -236,7 +237,7 @@ impl<G: Group> Engine<G> {
     /// Tells the interface which deck `seat` brings to this game, and whether it is `changed`: off the match's 75.
     /// Not whether its label changed: the label is the deck hash, which sideboarding changes too.
     fn show_label(&mut self, seat: Seat, label: String, changed: bool) {
-        self.labels[index(seat)] = Some(label.clone());
+        self.labels[seat] = Some(label.clone());
         self.out.emit(Event::DeckLabel { seat, label, changed });
     }
 
@@ -270,9 +271,9 @@ impl<G: Group> Engine<G> {
             };
             // A deck is placed once a game, into zones that were empty: its ids are new, and the bottom is a place.
             self.game.table.add_card(card, Position::Bottom).expect("fresh ids in empty zones");
-            let mut layers = [None, None];
-            layers[index(owner)] = Some(key);
-            self.game.forms.insert(id, Form { element: element.clone(), layers });
+            let mut layers = SeatMap::default();
+            layers[owner] = Some(key);
+            self.game.forms.insert(id, Form { element: element.clone(), layers: layers.clone() });
             self.game.planned.insert(id, layers);
             ids.push(id);
         }

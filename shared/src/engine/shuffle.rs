@@ -6,7 +6,7 @@ use super::fault::Fault;
 use super::round::RandomKind;
 use super::setup::SETUP_SHUFFLES;
 use super::shuffle_run::{Arrangement, OutOfTurn, ShuffleEffect, ShufflePart, ShuffleRun};
-use super::state::{BackGroup, UnseenReorder, index};
+use super::state::{BackGroup, UnseenReorder};
 use crate::crypto::{Group, LockKey, Locked, ProofContext, Shuffled, Verified};
 use crate::ids::Seat;
 use crate::table::{CardId, Knowledge, ZoneId};
@@ -24,7 +24,7 @@ impl<G: Group> Engine<G> {
             .fold(Knowledge::NOBODY, |known, card| known.union(card.known_to));
         let stale = |holder| {
             let current = self.game.current_key(holder, library);
-            cards.iter().any(|id| self.game.planned[id][index(holder)] != current)
+            cards.iter().any(|id| self.game.planned[id][holder] != current)
         };
         let run = ShuffleRun::plan(library, known, stale, arrangement);
         self.game.shuffles.insert(library, run);
@@ -99,8 +99,8 @@ impl<G: Group> Engine<G> {
         for (id, element) in cards.iter().zip(relocked.into_inner().cards) {
             let form = self.game.form_mut(*id);
             form.element = element;
-            form.layers[index(holder)] = current;
-            let layers = form.layers;
+            form.layers[holder] = current;
+            let layers = form.layers.clone();
             self.game.planned.insert(*id, layers);
         }
     }
@@ -247,8 +247,8 @@ impl<G: Group> Engine<G> {
         for (id, element) in outputs {
             let form = self.game.form_mut(id);
             form.element = element;
-            form.layers[index(stepper)] = Some(new_ref);
-            let layers = form.layers;
+            form.layers[stepper] = Some(new_ref);
+            let layers = form.layers.clone();
             self.game.planned.insert(id, layers);
             let card = self.game.known_card_mut(id);
             // Only the stepper could follow a card it knew through its own permutation, and

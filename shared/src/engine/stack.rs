@@ -19,9 +19,9 @@ use rand_chacha::ChaCha20Rng;
 use super::Engine;
 use super::api::{AlertKind, Event};
 use super::fault::Fault;
-use super::state::index;
 use crate::crypto::{DleqProof, Group, KeyCommitment, LockKey, ProofContext, ProvenShuffle, pool_point};
 use crate::ids::{GameId, Seat};
+use crate::seats::SeatMap;
 use crate::wire::{self, LimitedFormat, Message};
 
 /// The shared stack and the deal.
@@ -36,7 +36,7 @@ pub(super) struct Stack<G: Group> {
     /// The segments each shuffle permutes within.
     segments: Vec<Range<usize>>,
     /// The positions dealt to each seat (host, guest), in the order of the deal.
-    positions: [Vec<u32>; 2],
+    positions: SeatMap<Vec<u32>>,
     /// This player's stack key.
     pub(super) key: LockKey<G>,
     /// The opponent's stack key, once its shuffle came.
@@ -46,7 +46,7 @@ pub(super) struct Stack<G: Group> {
     /// Shuffle steps done: the host's, then the guest's.
     steps: u8,
     /// Each seat's pool under its own layer only (host, guest): what that player's decks are relocked from.
-    pub(super) dealt: [Option<Vec<G::Element>>; 2],
+    pub(super) dealt: SeatMap<Option<Vec<G::Element>>>,
     /// The stack position each card of this player's pool started at, in the order of its pool.
     pub(super) own: Option<Vec<u32>>,
     /// After a draft: this player's pool key, and the opponent's (`pool_shuffle.rs`); decks are relocked from these.
@@ -62,9 +62,9 @@ impl<G: Group> Stack<G> {
     /// How many cards `seat`'s pool holds.
     pub(super) fn pool_len(&self, seat: Seat) -> usize {
         if self.format.is_draft() {
-            self.dealt[index(seat)].as_ref().map_or(0, Vec::len)
+            self.dealt[seat].as_ref().map_or(0, Vec::len)
         } else if self.format.deals_from_one_stack() {
-            self.positions[index(seat)].len()
+            self.positions[seat].len()
         } else {
             self.points.len()
         }
@@ -73,7 +73,7 @@ impl<G: Group> Stack<G> {
     /// Whether the opponent of `seat` owes its shuffle or its deal.
     pub(super) fn owed_by_peer(&self, seat: Seat) -> bool {
         if !self.format.deals_from_one_stack() {
-            return self.dealt[index(seat.opponent())].is_none();
+            return self.dealt[seat.opponent()].is_none();
         }
         let their_shuffle = if seat == Seat::HOST { 1 } else { 0 };
         // A draft's reveals and picks after the shuffles are the draft's to tell (`grid.rs`); then its pool shuffle.
@@ -86,11 +86,11 @@ impl<G: Group> Stack<G> {
     pub(super) fn bound(&self, seat: Seat, kind: wire::MessageKind, element: usize, scalar: usize) -> Option<usize> {
         let shuffle = (self.points.len().max(1) + self.segments.len()) * (10 * (element + 64) + 6 * scalar);
         let their_shuffle = if seat == Seat::HOST { 1 } else { 0 };
-        let owed_list = !self.format.deals_from_one_stack() && self.dealt[index(seat.opponent())].is_none();
+        let owed_list = !self.format.deals_from_one_stack() && self.dealt[seat.opponent()].is_none();
         match kind {
             wire::MessageKind::StackShuffle if owed_list || self.steps == their_shuffle => Some(shuffle),
             wire::MessageKind::StackDeal if self.steps == 2 && self.own.is_none() && !self.format.is_draft() => {
-                Some(self.positions[index(seat)].len() * (element + 8) + 4 * element)
+                Some(self.positions[seat].len() * (element + 8) + 4 * element)
             }
             wire::MessageKind::PoolShuffle => self.peer_drafted.as_ref().map(|drafted| {
                 (drafted.len().max(1) + 1) * (10 * (element + 64) + 6 * scalar) + drafted.len() * (element + 8)
@@ -111,7 +111,7 @@ impl<G: Group> Stack<G> {
 
     /// The forms at `seat`'s positions.
     fn at_positions(&self, seat: Seat) -> Vec<G::Element> {
-        self.forms_at(&self.positions[index(seat)])
+        self.forms_at(&self.positions[seat])
     }
 
     /// The forms at the stack positions `positions`, in their order.
@@ -189,7 +189,7 @@ impl<G: Group> Engine<G> {
         format: LimitedFormat,
         names: Vec<String>,
         segments: Vec<Range<usize>>,
-        positions: [Vec<u32>; 2],
+        positions: SeatMap<Vec<u32>>,
     ) {
         // The hello came first (`authenticate`), so the game has its id.
         let match_id = self.game.game_id();
@@ -204,7 +204,7 @@ impl<G: Group> Engine<G> {
             key: LockKey::generate(&mut self.rng),
             peer_key: None,
             steps: 0,
-            dealt: [None, None],
+            dealt: SeatMap::default(),
             own: None,
             pool_key: None,
             peer_pool_key: None,
@@ -241,7 +241,7 @@ impl<G: Group> Engine<G> {
     pub(super) fn take_own_pool(&mut self, forms: Vec<G::Element>) {
         let Some(stack) = self.limited.as_mut().and_then(|limited| limited.stack.as_mut()) else { return };
         let own = stack.read_under(stack.pool_key.as_ref().unwrap_or(&stack.key), &forms);
-        stack.dealt[index(self.seat)] = Some(forms);
+        stack.dealt[self.seat] = Some(forms);
         let cards = own.iter().map(|&position| stack.names[position as usize].clone()).collect();
         stack.own = Some(own);
         self.out.emit(Event::Pool { cards });
@@ -279,7 +279,7 @@ impl<G: Group> Engine<G> {
         };
         let list = !stack.format.deals_from_one_stack();
         let turn = if peer == Seat::HOST { 0 } else { 1 };
-        if (list && stack.dealt[index(peer)].is_some()) || (!list && stack.steps != turn) {
+        if (list && stack.dealt[peer].is_some()) || (!list && stack.steps != turn) {
             return Err(Fault::new(AlertKind::Unexpected, "a stack-shuffle out of turn"));
         }
         let what = if list { "list" } else { "shuffle" };
@@ -288,7 +288,7 @@ impl<G: Group> Engine<G> {
         let forms = verify_segments(&key, inputs, &stack.segments, shuffles, context, &mut self.rng)?;
         stack.peer_key = Some(key);
         if list {
-            stack.dealt[index(peer)] = Some(forms);
+            stack.dealt[peer] = Some(forms);
             return Ok(());
         }
         stack.cards = forms;
@@ -318,8 +318,8 @@ impl<G: Group> Engine<G> {
         let Some(stack) = self.limited.as_mut().and_then(|limited| limited.stack.as_mut()) else { return };
         let (stripped, proof) = stack.key.strip_with_proof(&stack.at_positions(peer), &context, &mut self.rng);
         let forms = stripped.into_inner().cards;
-        stack.dealt[index(peer)] = Some(forms.clone());
-        let positions = stack.positions[index(peer)].clone();
+        stack.dealt[peer] = Some(forms.clone());
+        let positions = stack.positions[peer].clone();
         self.out.send::<G>(&Message::StackDeal { positions, forms, proof });
     }
 
@@ -337,7 +337,7 @@ impl<G: Group> Engine<G> {
         let Some(stack) = self.stack().filter(|stack| stack.steps == 2 && stack.own.is_none()) else {
             return Err(Fault::new(AlertKind::Unexpected, "a stack-deal out of turn"));
         };
-        if positions != stack.positions[index(me)] || forms.len() != positions.len() {
+        if positions != stack.positions[me] || forms.len() != positions.len() {
             return Err(Fault::new(AlertKind::Unexpected, "a stack-deal of other positions than this player's"));
         }
         let peer_key = stack

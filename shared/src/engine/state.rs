@@ -12,6 +12,7 @@ use super::undo::LastAction;
 use super::unlock_run::Unlocks;
 use crate::crypto::{BackId, CardInstance, Catalogue, Group, KeyCommitment, LockKey, ProofContext};
 use crate::ids::{GameId, Seat};
+use crate::seats::SeatMap;
 use crate::table::{Card, CardId, Table, ZoneId};
 use crate::wire::{Action, DeckDifference, Envelope, KeyRef};
 
@@ -19,11 +20,7 @@ use crate::wire::{Action, DeckDifference, Envelope, KeyRef};
 #[derive(Clone, Debug)]
 pub(super) struct Form<G: Group> {
     pub(super) element: G::Element,
-    pub(super) layers: [Option<KeyRef>; 2],
-}
-
-pub(super) fn index(seat: Seat) -> usize {
-    seat.index()
+    pub(super) layers: SeatMap<Option<KeyRef>>,
 }
 
 /// The cards of one back in a library, as a shuffle step takes them.
@@ -43,7 +40,7 @@ pub(super) struct GameState<G: Group> {
     pub(super) table: Table,
     pub(super) forms: HashMap<CardId, Form<G>>,
     /// Each card's layers once every unlock planned so far is done.
-    pub(super) planned: HashMap<CardId, [Option<KeyRef>; 2]>,
+    pub(super) planned: HashMap<CardId, SeatMap<Option<KeyRef>>>,
     pub(super) keys: HashMap<KeyRef, LockKey<G>>,
     pub(super) commitments: HashMap<KeyRef, KeyCommitment<G>>,
     pub(super) current_keys: HashMap<(Seat, Seat), u32>,
@@ -205,7 +202,7 @@ impl<G: Group> GameState<G> {
             return groups;
         }
         for id in self.table.zone(ZoneId::library(library)) {
-            let layer = self.forms[id].layers[index(holder)];
+            let layer = self.forms[id].layers[holder];
             if layer != current {
                 groups.entry(layer).or_default().push(*id);
             }

@@ -9,7 +9,6 @@
 use super::Engine;
 use super::api::{AlertKind, DifferenceCheck, Event};
 use super::fault::Fault;
-use super::state::index;
 use crate::crypto::{CardInstance, Group};
 use crate::ids::Seat;
 use crate::wire::{self, DeckDifference, card_counts};
@@ -20,7 +19,7 @@ impl<G: Group> Engine<G> {
     pub(super) fn own_difference(&mut self) -> DeckDifference {
         let deck = &self.deck;
         let counts = card_counts(deck.library.iter().chain(&deck.sideboard).chain(&deck.commander).map(|c| &*c.name));
-        let first = &mut self.first_decks[index(self.seat)];
+        let first = &mut self.first_decks[self.seat];
         match first {
             // Every game sends this player's deck, the first one too.
             Some(first) => DeckDifference::between(first, &counts),
@@ -56,8 +55,7 @@ impl<G: Group> Engine<G> {
     /// check that account.
     pub(super) fn tell_difference(&mut self, seat: Seat, difference: DeckDifference) {
         if !difference.is_empty() {
-            let check =
-                if self.unverifiable[index(seat)] { DifferenceCheck::Unverifiable } else { DifferenceCheck::AtAudit };
+            let check = if self.unverifiable[seat] { DifferenceCheck::Unverifiable } else { DifferenceCheck::AtAudit };
             self.out.emit(Event::DeckDiffers { seat, game: self.game.number, difference: difference.clone(), check });
         }
         self.game.differences.insert(seat, difference);
@@ -75,7 +73,7 @@ impl<G: Group> Engine<G> {
                 continue;
             }
             if self.game.number == 1 {
-                self.unverifiable[index(seat)] = true;
+                self.unverifiable[seat] = true;
             }
             self.out.emit(Event::AuditMissing { seat, game: self.game.number });
         }
@@ -87,10 +85,10 @@ impl<G: Group> Engine<G> {
         let peer = self.seat.opponent();
         let counts = card_counts(deck.iter().map(|card| &*card.name));
         if self.game.number == 1 {
-            self.first_decks[index(peer)] = Some(counts);
+            self.first_decks[peer] = Some(counts);
             return Ok(());
         }
-        let Some(first) = &self.first_decks[index(peer)] else { return Ok(()) };
+        let Some(first) = &self.first_decks[peer] else { return Ok(()) };
         let actual = DeckDifference::between(first, &counts);
         if self.game.differences.get(&peer) == Some(&actual) {
             return Ok(());

@@ -69,7 +69,7 @@ impl<G: Group> Engine<G> {
                 if self.game.table.card(*card).is_some_and(|c| hidden_zone(c.zone)) {
                     return Err(NotUndoable::HiddenCards);
                 }
-                Ok(vec![self.restore_card(*card)])
+                Ok(self.restore_card(*card).into_iter().collect())
             }
             // A card played from a hand is seen by then: putting it back hides nothing new and shows nothing.
             Action::Move { card, to, placement, .. } => {
@@ -77,12 +77,12 @@ impl<G: Group> Engine<G> {
                 if !open || hidden_zone(*to) || (to.kind == ZoneKind::Play && placement.face_down) {
                     return Err(NotUndoable::HiddenCards);
                 }
-                Ok(vec![self.restore_card(*card)])
+                Ok(self.restore_card(*card).into_iter().collect())
             }
             Action::UntapAll => {
                 let play = table.zone(ZoneId::new(actor, ZoneKind::Play));
                 let tapped = play.iter().filter(|id| table.card(**id).is_some_and(|c| c.tapped));
-                Ok(tapped.map(|id| self.restore_card(*id)).collect())
+                Ok(tapped.filter_map(|id| self.restore_card(*id)).collect())
             }
             Action::SetPlayerValue { key, .. } => Ok(vec![Restore::PlayerValue {
                 seat: actor,
@@ -105,13 +105,14 @@ impl<G: Group> Engine<G> {
         }
     }
 
-    /// A card as it is now, with its index and the cards attached to it. The card was checked to exist.
-    fn restore_card(&self, id: CardId) -> Restore {
+    /// A card as it is now, with its index and the cards attached to it: none for a card the table lacks, which
+    /// the action's own check refuses.
+    fn restore_card(&self, id: CardId) -> Option<Restore> {
         let table = &self.game.table;
-        let card = table.card(id).cloned().expect(CHECKED);
+        let card = table.card(id).cloned()?;
         let index = table.zone(card.zone).iter().position(|&c| c == id).unwrap_or_default() as u32;
         let attached = table.cards().filter(|c| c.attached_to == Some(id)).map(|c| c.id).collect();
-        Restore::Card { card, index, attached }
+        Some(Restore::Card { card, index, attached })
     }
 
     /// Whether `actor` may undo action number `number` now: the opponent's last action, which it asked to undo.
@@ -133,8 +134,11 @@ impl<G: Group> Engine<G> {
 
     /// Applies a checked undo: puts back what the last action changed, and says which cards went back where.
     pub(super) fn apply_undo(&mut self) -> Vec<Moved> {
-        let LastAction { number, actor, action, restore } = self.game.last.take().expect(CHECKED);
-        let restore = restore.expect(CHECKED);
+        // `check_undo` found both on this same table.
+        let Some(LastAction { number, actor, action, restore: Ok(restore) }) = self.game.last.take() else {
+            self.raise(Fault::new(AlertKind::Internal, "an undo applied with nothing to undo"), None);
+            return Vec::new();
+        };
         self.out.emit(Event::Undone { actor, action: number, undone: action });
         let mut moved = Vec::new();
         for step in restore {
@@ -179,7 +183,7 @@ impl<G: Group> Engine<G> {
     pub(super) fn ask_undo(&mut self) -> Result<(), IntentError> {
         self.require_ready()?;
         let number = self.undoable().map_err(|reason| IntentError::Invalid(format!("cannot undo: {reason}")))?;
-        let undone = self.game.last.as_ref().expect(CHECKED).action.clone();
+        let undone = self.game.last.as_ref().map(|last| last.action.clone()).ok_or(IntentError::NotReady)?;
         self.out.send::<G>(&Message::UndoAsk { action: number });
         self.game.undo_asked = Some(number);
         self.out.emit(Event::UndoAsked { by: self.seat, action: number, undone });
@@ -247,7 +251,6 @@ impl<G: Group> Engine<G> {
 }
 
 /// What a checked step finds: `check_undo` (or `undoable`) passed on this same table, unchanged since.
-const CHECKED: &str = "the undo was checked against this same table";
 
 /// Zones whose cards an undo does not touch: a move out of or into one hides or shows a card, or changes a library
 /// a shuffle keeps secret.

@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 use super::Engine;
 use super::api::{AlertKind, Event};
 use super::fault::Fault;
-use super::state::index;
 use super::unlock_run::{StripRefusal, UnlockEffect, UnlockRun};
 use crate::crypto::{Group, Stripped, Verified};
 use crate::table::{CardId, Knowledge};
@@ -25,10 +24,10 @@ impl<G: Group> Engine<G> {
         if cards.is_empty() {
             return;
         }
-        let run = UnlockRun::plan(cards, audience, |id, holder| self.game.planned[&id][index(holder)].is_some());
+        let run = UnlockRun::plan(cards, audience, |id, holder| self.game.planned[&id][holder].is_some());
         for (holder, due) in run.steps() {
             for id in due {
-                self.game.planned.entry(*id).or_insert([None, None])[index(holder)] = None;
+                self.game.planned.entry(*id).or_default()[holder] = None;
             }
         }
         for (id, learners) in run.learners() {
@@ -65,7 +64,7 @@ impl<G: Group> Engine<G> {
         for id in cards {
             // This player's step names only cards its planned layer is on, and no earlier unlock of them is
             // under way (the machine holds a blocked unlock back), so the layer is on each one now.
-            let key = self.game.forms[id].layers[index(self.seat)].expect("planned strips are of present layers");
+            let key = self.game.forms[id].layers[self.seat].expect("planned strips are of present layers");
             groups.entry(key).or_default().push(*id);
         }
         let mut strip_groups = Vec::new();
@@ -88,7 +87,7 @@ impl<G: Group> Engine<G> {
         // Each due card with the opponent's layer on it, which a strip must name (planned strips are of present
         // layers, so every one has it).
         let mut due: BTreeMap<CardId, Option<KeyRef>> =
-            due.iter().map(|id| (*id, self.game.forms[id].layers[index(peer)])).collect();
+            due.iter().map(|id| (*id, self.game.forms[id].layers[peer])).collect();
         let context = self.game.context(seq, format!("unlock/{number}"));
         let mut stripped = Vec::with_capacity(groups.len());
         for group in groups {
@@ -124,7 +123,7 @@ impl<G: Group> Engine<G> {
             for (id, element) in cards.into_iter().zip(forms.into_inner().cards) {
                 let form = self.game.form_mut(id);
                 form.element = element;
-                form.layers[index(key.holder)] = None;
+                form.layers[key.holder] = None;
             }
         }
     }
@@ -133,10 +132,10 @@ impl<G: Group> Engine<G> {
     /// only this player's locks are left on it: what this player would strip it to.
     pub(super) fn stripped_point(&self, card: CardId) -> Option<G::Element> {
         let form = self.game.forms.get(&card)?;
-        if form.layers[index(self.seat.opponent())].is_some() {
+        if form.layers[self.seat.opponent()].is_some() {
             return None;
         }
-        Some(match form.layers[index(self.seat)] {
+        Some(match form.layers[self.seat] {
             Some(key) => G::mul(&form.element, self.game.keys.get(&key)?.strip_scalar()),
             None => form.element.clone(),
         })

@@ -11,9 +11,9 @@ use super::Engine;
 use super::api::{AlertKind, Event, IntentError};
 use super::fault::Fault;
 use super::reveals::Reveals;
-use super::state::index;
 use crate::crypto::Group;
 use crate::ids::Seat;
+use crate::seats::SeatMap;
 use crate::wire::{Awaited, Message, PileChoice};
 
 /// The draft under way.
@@ -28,7 +28,7 @@ pub(super) struct WinstonDraft<G: Group> {
     /// What each seat was revealed, and is owed.
     pub(super) reveals: Reveals<G>,
     /// Each seat's picks, in order; a card taken unseen is read once revealed.
-    picked: [Vec<u32>; 2],
+    picked: SeatMap<Vec<u32>>,
     /// This player's card taken unseen, named once revealed.
     blind: Option<u32>,
     /// The state last told (piles' sizes, stack, who looks where), so that it is told once per change; and the
@@ -47,7 +47,7 @@ impl<G: Group> WinstonDraft<G> {
             piles: [vec![0], vec![1], vec![2]],
             looking: None,
             reveals: Reveals::new(),
-            picked: [Vec::new(), Vec::new()],
+            picked: SeatMap::default(),
             blind: None,
             told: None,
             shown: None,
@@ -94,7 +94,7 @@ impl<G: Group> WinstonDraft<G> {
                 let taken = std::mem::take(&mut self.piles[pile]);
                 let refill = self.draw();
                 self.piles[pile].extend(refill);
-                self.picked[index(seat)].extend(&taken);
+                self.picked[seat].extend(&taken);
                 self.arrive(seat.opponent(), 0);
                 (taken, false)
             }
@@ -118,7 +118,7 @@ impl<G: Group> WinstonDraft<G> {
                     }
                     None => first,
                 };
-                self.picked[index(seat)].push(top);
+                self.picked[seat].push(top);
                 self.reveals.owe(seat, &[top]);
                 self.arrive(seat.opponent(), 0);
                 (vec![top], true)

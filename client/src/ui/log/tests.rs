@@ -598,7 +598,7 @@ fn a_booster_draft_tells_the_standing_the_pack_numbered_and_who_took_a_card() {
     let mut game = Game::new();
     let cards: Vec<String> = ["Lightning Bolt", "Counterspell", "Giant Growth"].map(String::from).into();
     let events = [
-        Event::Packs { round: 1, rounds: 3, waiting: [1, 2], picks: [16, 15] },
+        Event::Packs { round: 1, rounds: 3, waiting: [1, 2].into(), picks: [16, 15].into() },
         Event::Pack { pack: 3, cards },
         Event::CardTaken { by: Seat::HOST, pack: 3, card: Some("Counterspell".into()) },
         Event::CardTaken { by: Seat::GUEST, pack: 2, card: None },
