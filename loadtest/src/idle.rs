@@ -11,9 +11,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use fairdeck_relay_load::system::{self, Sources};
-use fairdeck_relay_load::ws::next_binary;
+use fairdeck_relay_load::ws::{next_binary, to_all};
 use futures_util::{SinkExt, StreamExt};
-use tokio_tungstenite::tungstenite::Message;
 
 use crate::{CONNECT_CONCURRENCY, Kind, open_pairs};
 
@@ -41,9 +40,9 @@ pub async fn hold(task: &Hold) -> anyhow::Result<()> {
     let mut pairs = open_pairs(task.kind, &task.relays, task.first..task.first + task.pairs).await?;
     let exchanged: Vec<anyhow::Result<()>> = futures_util::stream::iter(pairs.iter_mut())
         .map(|(a, b)| async move {
-            a.send(Message::Binary(vec![1; 200].into())).await?;
+            a.send(to_all(&[1; 200])).await?;
             next_binary(b).await?;
-            b.send(Message::Binary(vec![2; 200].into())).await?;
+            b.send(to_all(&[2; 200])).await?;
             next_binary(a).await?;
             Ok(())
         })

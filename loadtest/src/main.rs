@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use fairdeck_relay::{Limits, Relay, descriptors};
-use fairdeck_relay_load::ws::{Ws, connect_from, field, next_binary, next_text, until_paired};
+use fairdeck_relay_load::ws::{Ws, connect_from, field, next_binary, next_text, to_all, until_paired};
 use fairdeck_relay_load::{percentile, system};
 use futures_util::{SinkExt, StreamExt, TryStreamExt};
 use tokio_tungstenite::tungstenite::Message;
@@ -289,9 +289,9 @@ async fn ping_pong(pairs: Vec<(Ws, Ws)>, round_trips: usize, size: usize) -> any
                 let mut times = Vec::with_capacity(round_trips);
                 for _ in 0..round_trips {
                     let sent = Instant::now();
-                    a.send(Message::Binary(payload.clone().into())).await?;
+                    a.send(to_all(&payload)).await?;
                     let echo = next_binary(&mut b).await?;
-                    b.send(Message::Binary(echo)).await?;
+                    b.send(to_all(&echo)).await?;
                     let back = next_binary(&mut a).await?;
                     anyhow::ensure!(back.len() == size, "a frame changed size");
                     times.push(sent.elapsed());
@@ -326,7 +326,7 @@ async fn stream(pairs: Vec<(Ws, Ws)>, messages: usize, size: usize) -> anyhow::R
                             other => bail!("stream receiver got {other:?}"),
                         }
                         if received % ACK_EVERY == 0 || received == messages {
-                            b_tx.send(Message::Binary((received as u64).to_le_bytes().to_vec().into())).await?;
+                            b_tx.send(to_all(&(received as u64).to_le_bytes())).await?;
                         }
                     }
                     Ok(())
@@ -339,15 +339,16 @@ async fn stream(pairs: Vec<(Ws, Ws)>, messages: usize, size: usize) -> anyhow::R
                     for sent in 0..=messages {
                         while acked < messages && (sent == messages || sent - acked >= WINDOW) {
                             match a_rx.next().await {
-                                Some(Ok(Message::Binary(ack))) if ack.len() == 8 => {
-                                    acked = u64::from_le_bytes(ack[..].try_into()?) as usize;
+                                // The sender's seat, then the count.
+                                Some(Ok(Message::Binary(ack))) if ack.len() == 9 => {
+                                    acked = u64::from_le_bytes(ack[1..].try_into()?) as usize;
                                 }
                                 Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
                                 other => bail!("stream sender got {other:?}"),
                             }
                         }
                         if sent < messages {
-                            a_tx.send(Message::Binary(payload.clone().into())).await?;
+                            a_tx.send(to_all(&payload)).await?;
                         }
                     }
                     Ok(())

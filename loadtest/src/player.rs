@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::Context;
-use fairdeck_relay::protocol::{CHALLENGE_BYTES, ClientMessage, ErrorCode, SeatKey, ServerMessage};
+use fairdeck_relay::protocol::{CHALLENGE_BYTES, ClientMessage, ErrorCode, SeatKey, ServerMessage, TO_ALL};
 use futures_util::stream::SplitSink;
 use futures_util::{SinkExt, StreamExt};
 use tokio_tungstenite::tungstenite::Message;
@@ -355,8 +355,9 @@ impl Player {
         tx: &mut Sink,
     ) -> Option<Link> {
         match message {
+            // The sender's seat comes first: a room of two has one other.
             Some(Ok(Message::Binary(frame))) => {
-                self.take_frame(&frame);
+                self.take_frame(frame.get(1..).unwrap_or_default());
                 None
             }
             Some(Ok(Message::Text(text))) => match self.control(&text) {
@@ -457,7 +458,8 @@ impl Player {
     }
 
     fn data_frame(&self, seq: u64) -> Message {
-        let mut frame = Vec::with_capacity(DATA_LEN);
+        let mut frame = Vec::with_capacity(DATA_LEN + 1);
+        frame.push(TO_ALL);
         frame.push(DATA);
         frame.extend_from_slice(&self.game.number.to_be_bytes());
         frame.push(self.seat);
@@ -468,7 +470,8 @@ impl Player {
     }
 
     fn ack_frame(&self) -> Message {
-        let mut frame = Vec::with_capacity(ACK_LEN);
+        let mut frame = Vec::with_capacity(ACK_LEN + 1);
+        frame.push(TO_ALL);
         frame.push(ACK);
         frame.extend_from_slice(&self.game.number.to_be_bytes());
         frame.push(self.seat);

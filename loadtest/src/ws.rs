@@ -4,7 +4,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::os::fd::AsRawFd;
 
 use anyhow::{Context, bail};
-use fairdeck_relay::protocol::ServerMessage;
+use fairdeck_relay::protocol::{ServerMessage, TO_ALL};
 use futures_util::StreamExt;
 use tokio::net::{TcpSocket, TcpStream};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
@@ -63,11 +63,20 @@ pub async fn next_text(ws: &mut Ws) -> anyhow::Result<String> {
     }
 }
 
-/// The next binary frame; a control message at this point means trouble (e.g. the peer was cut off).
+/// A data frame to every other seat of the room: the address byte, then the payload.
+pub fn to_all(payload: &[u8]) -> Message {
+    let mut frame = Vec::with_capacity(payload.len() + 1);
+    frame.push(TO_ALL);
+    frame.extend_from_slice(payload);
+    Message::Binary(frame.into())
+}
+
+/// The payload of the next binary frame, without the sender's seat the relay puts before it; a control message at
+/// this point means trouble (e.g. the peer was cut off).
 pub async fn next_binary(ws: &mut Ws) -> anyhow::Result<Bytes> {
     loop {
         match ws.next().await {
-            Some(Ok(Message::Binary(data))) => return Ok(data),
+            Some(Ok(Message::Binary(data))) if !data.is_empty() => return Ok(data.slice(1..)),
             Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
             other => bail!("expected a binary frame, got {other:?}"),
         }

@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use fairdeck_relay::{Limits, Relay};
-use fairdeck_relay_load::ws::{Ws, field, next_binary, next_text, until_paired};
+use fairdeck_relay_load::ws::{Ws, field, next_binary, next_text, to_all, until_paired};
 use fairdeck_relay_load::{percentile, system};
 use futures_util::{SinkExt, StreamExt};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -221,10 +221,10 @@ impl Honest {
                 n += 1;
                 let frame: Vec<u8> = (0..200u64).map(|i| (i * 31 + n) as u8).collect();
                 let started = Instant::now();
-                a.send(Message::Binary(frame.clone().into())).await?;
+                a.send(to_all(&frame)).await?;
                 let got = next_binary(&mut b).await?;
                 anyhow::ensure!(got == frame, "round trip {n}: the frame changed on the way");
-                b.send(Message::Binary(got)).await?;
+                b.send(to_all(&got)).await?;
                 anyhow::ensure!(next_binary(&mut a).await? == frame, "round trip {n}: the echo changed on the way");
                 latencies.push(started.elapsed());
                 counting.fetch_add(1, Ordering::Relaxed);
@@ -346,7 +346,7 @@ async fn run(args: &Args) -> anyhow::Result<()> {
                 if began.elapsed() > Duration::from_secs(60) {
                     return None;
                 }
-                if sender.send(Message::Binary(frame.clone().into())).await.is_err() {
+                if sender.send(to_all(&frame)).await.is_err() {
                     return None;
                 }
                 // The relay says `peer_away` once it has cut the reader off.
@@ -389,7 +389,7 @@ async fn run(args: &Args) -> anyhow::Result<()> {
     let frames: Vec<Vec<u8>> = (0..2000u32).map(|i| [&i.to_be_bytes()[..], &[0xa5; 96]].concat()).collect();
     let started = Instant::now();
     for frame in &frames {
-        sender.feed(Message::Binary(frame.clone().into())).await?;
+        sender.feed(to_all(frame)).await?;
     }
     sender.flush().await?;
     for frame in &frames {
