@@ -117,7 +117,7 @@ impl RandomRound {
         if openings[from].is_some() {
             return Err(RoundError::OutOfTurn);
         }
-        let own = if from == Seat::HOST { &*host } else { &*guest };
+        let own = if from == Seat::HOST { host } else { guest };
         // Checked as it comes, so a false opening is blamed on the message that carries it.
         let _checked = own.verify(purpose, game_id, from, &opening).map_err(RoundError::BadProof)?;
         openings[from] = Some(opening);

@@ -250,8 +250,6 @@ impl<G: Group> Engine<G> {
     }
 }
 
-/// What a checked step finds: `check_undo` (or `undoable`) passed on this same table, unchanged since.
-
 /// Zones whose cards an undo does not touch: a move out of or into one hides or shows a card, or changes a library
 /// a shuffle keeps secret.
 fn hidden_zone(zone: ZoneId) -> bool {
