@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/ensure-test-tools.sh
-cargo test --workspace "$@"
+cargo test --workspace --no-fail-fast "$@"
 if [[ $# -eq 0 ]]; then
     scripts/fuzz.sh --smoke
 fi

@@ -55,8 +55,11 @@ async fn forward(tcp: tokio::net::TcpStream, relay: String, frames: Arc<Mutex<Ve
     let (mut to_relay, mut from_relay) = relay.split();
     let up = async {
         while let Some(Ok(message)) = from_player.next().await {
-            if let Message::Binary(bytes) = &message {
-                frames.lock().unwrap().push(bytes.to_vec());
+            // The relay's address byte comes first; the channel's frame is the rest.
+            if let Message::Binary(bytes) = &message
+                && let Some(frame) = bytes.get(1..)
+            {
+                frames.lock().unwrap().push(frame.to_vec());
             }
             if to_relay.send(message).await.is_err() {
                 break;
